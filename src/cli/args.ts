@@ -1,0 +1,44 @@
+// Option parsing shared by every command: node's own parseArgs, strict, with
+// the three options every command takes.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from '../common/errors.js';
+
+export type Format = 'text' | 'json' | 'github';
+
+export interface Common {
+  format: Format;
+  config?: string;
+  dir: string;
+  help: boolean;
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+const commonOptions = {
+  format: { type: 'string' },
+  config: { type: 'string' },
+  C: { type: 'string', short: 'C' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies Options;
+
+/** Parses `args` against the command's options plus the common ones. */
+export function parse<O extends Options>(args: string[], options: O, allowPositionals = true) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { ...commonOptions, ...options }, strict: true, allowPositionals });
+  } catch (err) {
+    throw new UsageError((err as Error).message.replace(/\. To specify.*$/s, ''));
+  }
+  const v = parsed.values as Record<string, unknown>;
+  const format = (v.format ?? 'text') as string;
+  if (format !== 'text' && format !== 'json' && format !== 'github') {
+    throw new UsageError(`--format must be text, json or github, not ${JSON.stringify(format)}`);
+  }
+  const common: Common = {
+    format,
+    config: v.config as string | undefined,
+    dir: (v.C as string | undefined) ?? process.cwd(),
+    help: Boolean(v.help),
+  };
+  return { common, values: parsed.values as { [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : O[K] extends { multiple: true } ? string[] : string }, positionals: parsed.positionals };
+}

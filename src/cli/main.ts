@@ -1,0 +1,81 @@
+// The `patchwarden` entry point. Each command lives in its concern's folder
+// and is loaded only when asked for: hooks start on every commit.
+import { resolve } from 'node:path';
+import { CannotJudge, UsageError } from '../common/errors.js';
+
+export interface Command {
+  /** The text `--help` prints. */
+  help: string;
+  /** Runs with the arguments after the command name; returns the exit code. */
+  run(args: string[]): Promise<number>;
+}
+
+type Loader = () => Promise<Command>;
+
+const commands: Record<string, { summary: string; load: Loader }> = {
+  init: { summary: 'write a starter config and install the hooks', load: () => import('../hooks/init.js') },
+  doctor: { summary: 'say whether hooks and oracle files are in order', load: () => import('../hooks/doctor.js') },
+  check: { summary: 'the mixing rule on the index, a commit or a range', load: () => import('../mixing/command.js') },
+  'pre-commit': { summary: 'hook entry point: git pre-commit', load: () => import('../hooks/pre-commit.js') },
+  'pre-push': { summary: 'hook entry point: git pre-push REMOTE URL', load: () => import('../hooks/pre-push.js') },
+  'pre-receive': { summary: 'hook entry point: server-side pre-receive', load: () => import('../hooks/pre-receive.js') },
+  signatures: { summary: 'failure signatures of JUnit reports', load: () => import('../signature/command.js') },
+  freeze: { summary: 'the freeze ledger: check, list, add, prune, apply', load: () => import('../freeze/command.js') },
+  fixtures: { summary: 'the fixture lock: lock, verify, add', load: () => import('../fixtures/command.js') },
+  'revert-check': { summary: 'properties must fail with the production diff reverted', load: () => import('../properties/command.js') },
+  recover: { summary: 'restore the tree after a killed in-place revert check', load: () => import('../properties/recover.js') },
+  replay: { summary: 'run a command N times and classify each case', load: () => import('../replay/command.js') },
+  gate: { summary: 'every layer, one decision table, one exit code', load: () => import('../gate/command.js') },
+};
+
+const usage = `usage: patchwarden <command> [options]
+
+commands:
+${Object.entries(commands).map(([name, c]) => `  ${name.padEnd(14)}${c.summary}`).join('\n')}
+
+every command takes --format text|json, --config PATH, -C DIR and --help.
+exit codes: 0 passes, 1 refused, 2 could not judge.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage + '\n');
+    return name ? 0 : 2;
+  }
+  if (name === '--version') {
+    process.stdout.write('patchwarden 0.1.0\n');
+    return 0;
+  }
+  const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!entry) throw new UsageError(`unknown command ${JSON.stringify(name)}; run patchwarden --help`);
+  const command = await entry.load();
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(command.help.trimEnd() + '\n');
+    return 0;
+  }
+  return command.run(args);
+}
+
+function report(err: unknown): number {
+  const debug = process.env.PATCHWARDEN_DEBUG === '1';
+  const json = process.argv.includes('--format=json') || process.argv.join(' ').includes('--format json');
+  let message: string;
+  if (err instanceof CannotJudge) {
+    message = err.describe();
+    if (err instanceof UsageError) message += ' (see --help)';
+  } else {
+    message = `internal error: ${(err as Error)?.message ?? String(err)}`;
+  }
+  if (json) process.stdout.write(JSON.stringify({ ok: false, error: message }) + '\n');
+  process.stderr.write(`patchwarden: ${message}\n`);
+  if (debug && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+  return 2;
+}
+
+// Git may hand a hook a relative index path; pin it before any cwd change.
+if (process.env.GIT_INDEX_FILE) process.env.GIT_INDEX_FILE = resolve(process.env.GIT_INDEX_FILE);
+
+main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (err) => { process.exitCode = report(err); },
+);

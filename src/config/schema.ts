@@ -1,0 +1,85 @@
+// The shape of `.patchwarden.yml`, its defaults, and what each key accepts.
+
+export const ZONES = ['src', 'spec', 'fixtures', 'freeze', 'guard'] as const;
+export type ZoneName = (typeof ZONES)[number];
+/** Zones whose paths judge a patch: a production change may not touch them. */
+export const ORACLE_ZONES: readonly ZoneName[] = ['spec', 'fixtures', 'freeze', 'guard'];
+
+/** The guard's own files, always in the guard zone, ahead of every other glob. */
+export const BUILTIN_GUARD = ['.patchwarden.yml', '.patchwarden/**', '.husky/**'];
+
+export const CONFIG_FILE = '.patchwarden.yml';
+
+export interface Config {
+  version: 1;
+  /** Zones in the order they are matched, each with its globs. */
+  zones: { name: ZoneName; globs: string[] }[];
+  mix: { range: 'refuse' | 'allow' };
+  freeze: { ledger: string; max_ttl: number; on_rename: 'warn' | 'refuse' };
+  fixtures: { inputs: string; lock: string; forbid: string[] };
+  properties: { command: string | null; invariants: string; timeout: number };
+  suite: { command: string | null };
+  signature: { project: string[] | null; length: number };
+  revert: { mode: 'worktree' | 'in-place'; link: string[] };
+  pre_push: { revert: boolean };
+  pre_receive: { deletions: 'allow' | 'refuse' };
+  owners: { signers: string | null; agents: string[] };
+  /** Where it was read from (a path, or `REV:path`), for messages. */
+  source: string;
+  /** False when no config file exists and these are the defaults. */
+  present: boolean;
+}
+
+const DAY = 86_400_000;
+
+export function defaults(source = CONFIG_FILE): Config {
+  return {
+    version: 1,
+    zones: [
+      { name: 'src', globs: ['src/**'] },
+      { name: 'spec', globs: ['spec/**'] },
+      { name: 'fixtures', globs: ['fixtures/**'] },
+      { name: 'freeze', globs: ['freeze/**'] },
+      { name: 'guard', globs: [] },
+    ],
+    mix: { range: 'refuse' },
+    freeze: { ledger: 'freeze/signatures.yaml', max_ttl: 30 * DAY, on_rename: 'warn' },
+    fixtures: { inputs: 'fixtures/input', lock: 'fixtures/inputs.sha256', forbid: ['**/expected.*', '**/*out*.json', '**/*.golden', '**/*.snap'] },
+    properties: { command: null, invariants: 'spec/invariants.yaml', timeout: 10 * 60_000 },
+    suite: { command: null },
+    signature: { project: null, length: 16 },
+    revert: { mode: 'worktree', link: [] },
+    pre_push: { revert: true },
+    pre_receive: { deletions: 'allow' },
+    owners: { signers: null, agents: [] },
+    source,
+    present: false,
+  };
+}
+
+/** What a key's value must be. */
+export type Kind =
+  | { type: 'string' }
+  | { type: 'path' }
+  | { type: 'command' }
+  | { type: 'globs' }
+  | { type: 'paths' }
+  | { type: 'bool' }
+  | { type: 'duration' }
+  | { type: 'int'; min: number; max: number }
+  | { type: 'enum'; values: string[] };
+
+/** Every key a config may hold, section by section. */
+export const SCHEMA: Record<string, Record<string, Kind>> = {
+  zones: Object.fromEntries(ZONES.map((z) => [z, { type: 'globs' }])),
+  mix: { range: { type: 'enum', values: ['refuse', 'allow'] } },
+  freeze: { ledger: { type: 'path' }, max_ttl: { type: 'duration' }, on_rename: { type: 'enum', values: ['warn', 'refuse'] } },
+  fixtures: { inputs: { type: 'path' }, lock: { type: 'path' }, forbid: { type: 'globs' } },
+  properties: { command: { type: 'command' }, invariants: { type: 'path' }, timeout: { type: 'duration' } },
+  suite: { command: { type: 'command' } },
+  signature: { project: { type: 'globs' }, length: { type: 'int', min: 8, max: 64 } },
+  revert: { mode: { type: 'enum', values: ['worktree', 'in-place'] }, link: { type: 'paths' } },
+  pre_push: { revert: { type: 'bool' } },
+  pre_receive: { deletions: { type: 'enum', values: ['allow', 'refuse'] } },
+  owners: { signers: { type: 'path' }, agents: { type: 'globs' } },
+};

@@ -1,0 +1,60 @@
+// Reading trees, the index and blobs from git objects, so the same checks run
+// on the index, on a commit, and in a bare repository (push quarantine too).
+import type { Repo } from './repo.js';
+import { splitNul } from './run.js';
+
+export interface TreeEntry {
+  mode: string;
+  /** blob, tree or commit (a submodule). */
+  type: string;
+  oid: string;
+  path: string;
+}
+
+/** Every entry of a commit's tree below `prefix` (recursive). */
+export async function listTree(repo: Repo, rev: string, prefix?: string): Promise<TreeEntry[]> {
+  const args = ['ls-tree', '-r', '-z', '--full-tree', rev];
+  if (prefix) args.push('--', prefix);
+  const out = await repo.run(args);
+  return splitNul(out.stdout).map((rec) => {
+    const tab = rec.indexOf('\t');
+    const [mode, type, oid] = rec.slice(0, tab).split(' ');
+    return { mode, type, oid, path: rec.slice(tab + 1) };
+  });
+}
+
+/** Every stage-0 entry of the index below `prefix` (honours GIT_INDEX_FILE). */
+export async function listIndex(repo: Repo, prefix?: string): Promise<TreeEntry[]> {
+  const args = ['ls-files', '-s', '-z', '--full-name'];
+  if (prefix) args.push('--', `:(top,literal)${prefix}`);
+  const out = await repo.run(args);
+  return splitNul(out.stdout).map((rec) => {
+    const tab = rec.indexOf('\t');
+    const [mode, oid] = rec.slice(0, tab).split(' ');
+    return { mode, type: mode === '160000' ? 'commit' : 'blob', oid, path: rec.slice(tab + 1) };
+  });
+}
+
+/** The bytes of one file at a revision (`REV`, or `:` for the index); null if absent. */
+export async function readFileAt(repo: Repo, rev: string, file: string): Promise<Buffer | null> {
+  const spec = rev === ':' ? `:${file}` : `${rev}:${file}`;
+  const r = await repo.run(['cat-file', 'blob', spec], { okCodes: [128] });
+  return r.code === 0 ? r.stdout : null;
+}
+
+/** Reads many blobs in one `git cat-file --batch` process. */
+export async function readBlobs(repo: Repo, oids: string[]): Promise<Map<string, Buffer>> {
+  const blobs = new Map<string, Buffer>();
+  if (!oids.length) return blobs;
+  const out = (await repo.run(['cat-file', '--batch'], { input: oids.join('\n') + '\n' })).stdout;
+  let at = 0;
+  while (at < out.length) {
+    const nl = out.indexOf(0x0a, at);
+    const [oid, type, size] = out.subarray(at, nl).toString('latin1').split(' ');
+    if (type === 'missing') { at = nl + 1; continue; }
+    const n = Number(size);
+    blobs.set(oid, out.subarray(nl + 1, nl + 1 + n));
+    at = nl + 1 + n + 1;
+  }
+  return blobs;
+}

@@ -1,0 +1,67 @@
+// Finding the repository a command runs in, worktree or bare.
+import path from 'node:path';
+import { CannotJudge } from '../common/errors.js';
+import { runGit, type RunOptions, type RunResult } from './run.js';
+
+export interface Repo {
+  /** The working tree's top folder; null in a bare repository. */
+  root: string | null;
+  /** This worktree's git directory (absolute). */
+  gitDir: string;
+  /** The git directory shared by all worktrees (absolute). */
+  commonDir: string;
+  /** Where git commands run: the root, or the git directory when bare. */
+  cwd: string;
+  run(args: string[], opts?: RunOptions): Promise<RunResult>;
+  /** Runs git and returns its stdout as text without the final newline. */
+  text(args: string[], opts?: RunOptions): Promise<string>;
+}
+
+export async function openRepo(dir: string): Promise<Repo> {
+  let out: string;
+  try {
+    const r = await runGit(dir, ['rev-parse', '--is-bare-repository', '--absolute-git-dir', '--git-common-dir', '--show-toplevel'], { okCodes: [] });
+    out = r.stdout.toString('utf8');
+  } catch (err) {
+    throw new CannotJudge(`not a git repository: ${dir} (${(err as Error).message.replace(/^.*?failed: /, '')})`);
+  }
+  const [bare, gitDir, common, top] = out.split('\n');
+  const isBare = bare === 'true';
+  const root = isBare || !top ? null : top;
+  const commonDir = path.resolve(dir, common);
+  return makeRepo(root, gitDir, commonDir);
+}
+
+function makeRepo(root: string | null, gitDir: string, commonDir: string): Repo {
+  const cwd = root ?? gitDir;
+  const run = (args: string[], opts?: RunOptions) => runGit(cwd, args, opts);
+  return {
+    root, gitDir, commonDir, cwd, run,
+    text: async (args, opts) => (await run(args, opts)).stdout.toString('utf8').replace(/\n$/, ''),
+  };
+}
+
+/** The repository's root, or a clear error for a bare one. */
+export function worktreeRoot(repo: Repo): string {
+  if (!repo.root) throw new CannotJudge('this command needs a working tree; this is a bare repository');
+  return repo.root;
+}
+
+/** Resolves a revision to a commit id, or explains that it does not exist. */
+export async function resolveCommit(repo: Repo, rev: string): Promise<string> {
+  const r = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { okCodes: [1] });
+  const id = r.stdout.toString('utf8').trim();
+  if (r.code !== 0 || !id) throw new CannotJudge(`no such commit: ${rev}`);
+  return id;
+}
+
+/** The empty tree's id in this repository's hash format. */
+export async function emptyTree(repo: Repo): Promise<string> {
+  return repo.text(['hash-object', '-t', 'tree', '--stdin']);
+}
+
+/** A boolean git config value, read the way git reads it. */
+export async function configBool(repo: Repo, key: string): Promise<boolean> {
+  const r = await repo.run(['config', '--type=bool', '--get', key], { okCodes: [1] });
+  return r.stdout.toString('utf8').trim() === 'true';
+}

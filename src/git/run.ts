@@ -1,0 +1,49 @@
+// Runs git plumbing. Output stays bytes until the caller splits it: paths are
+// read NUL-separated (-z), so spaces, newlines and quotes survive.
+import { spawn } from 'node:child_process';
+import { CannotJudge } from '../common/errors.js';
+
+export interface RunOptions {
+  input?: Buffer | string;
+  env?: NodeJS.ProcessEnv;
+  /** Exit codes that are answers rather than failures (e.g. 1 for "no"). */
+  okCodes?: number[];
+}
+
+export interface RunResult {
+  stdout: Buffer;
+  stderr: string;
+  code: number;
+}
+
+/** Settings that would change plumbing output are pinned for every call. */
+const pinned = ['-c', 'core.quotePath=false', '-c', 'diff.noprefix=false', '-c', 'color.ui=false'];
+
+export function runGit(cwd: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', [...pinned, ...args], {
+      cwd,
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...opts.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (e) => reject(new CannotJudge(`cannot run git: ${e.message}`)));
+    child.stdin.on('error', () => { /* git may exit before reading all input; its exit code tells */ });
+    child.on('close', (code) => {
+      const result = { stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), code: code ?? 128 };
+      if (code === 0 || (code !== null && opts.okCodes?.includes(code))) resolve(result);
+      else reject(new CannotJudge(`git ${args.join(' ')} failed: ${result.stderr.trim() || `exit ${code}`}`));
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** Splits NUL-separated output, dropping the trailing empty field. */
+export function splitNul(buf: Buffer): string[] {
+  const parts = buf.toString('utf8').split('\0');
+  if (parts.length && parts[parts.length - 1] === '') parts.pop();
+  return parts;
+}

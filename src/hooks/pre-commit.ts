@@ -1,0 +1,21 @@
+// `patchwarden pre-commit`: git's pre-commit hook. Everything is read from the
+// index git hands the hook (GIT_INDEX_FILE), never from the working tree.
+import { parse } from '../cli/args.js';
+import { openWithConfig } from '../cli/context.js';
+import { emit, violationsOutcome } from '../cli/output.js';
+import { checkStaged, classifierFor } from '../mixing/check.js';
+
+export const help = `usage: patchwarden pre-commit [--format text|json|github] [--config PATH] [-C DIR]
+
+The pre-commit hook. On the staged set it applies the mixing rule (production
+code and oracles in separate commits), checks the freeze ledger's shape when
+the ledger is staged, and verifies the fixture lock when fixtures or the lock
+are staged. Exit 0 lets the commit through; anything else stops it.`;
+
+export async function run(args: string[]): Promise<number> {
+  const { common } = parse(args, {}, false);
+  const { repo, config } = await openWithConfig(common);
+  const classify = await classifierFor(repo, config);
+  const violations = await checkStaged(repo, config, classify);
+  return emit(common.format, violationsOutcome(violations, {}, 'patchwarden: pre-commit ok'));
+}

@@ -1,0 +1,58 @@
+// The mixing rule applied to the index, one commit, or a range, read from git.
+import type { Config } from '../config/schema.js';
+import type { Violation } from '../common/verdict.js';
+import { commitChanges, rangeCommits, stagedChanges, type Change } from '../git/changes.js';
+import { configBool, type Repo } from '../git/repo.js';
+import { shellQuote } from '../common/text.js';
+import { zoneClassifier, type Classify } from '../zones/zones.js';
+import { mixViolation, zonedPaths } from './rule.js';
+
+export async function classifierFor(repo: Repo, config: Config): Promise<Classify> {
+  return zoneClassifier(config, await configBool(repo, 'core.ignorecase'));
+}
+
+/** The mixing rule on the staged set; the refusal says what to unstage. */
+export async function checkStaged(repo: Repo, config: Config, classify?: Classify): Promise<Violation[]> {
+  classify ??= await classifierFor(repo, config);
+  const changes = await stagedChanges(repo);
+  const v = mixViolation(changes, classify, 'mix');
+  if (!v) return [];
+  const { oracle, src } = zonedPaths(changes, classify);
+  const list = (zs: { path: string }[]) => zs.map((z) => shellQuote(z.path)).join(' ');
+  v.fix = [
+    'split it: commit the production change first, then the oracle change on its own:',
+    `  git restore --staged -- ${list(oracle)}`,
+    '  git commit            # production code (and free paths such as tests)',
+    `  git add -- ${list(oracle)} && git commit`,
+    `or keep the oracles and unstage the production code: git restore --staged -- ${list(src)}`,
+  ].join('\n');
+  return [v];
+}
+
+/** Per-commit and whole-range mixing over the commits given (oldest first). */
+export function judgeCommits(commits: string[], changes: Map<string, Change[]>, config: Config, classify: Classify): Violation[] {
+  const violations: Violation[] = [];
+  for (const c of commits) {
+    const v = mixViolation(changes.get(c) ?? [], classify, 'mix', c);
+    if (v) {
+      v.fix = 'split the commit (git rebase -i, then `edit` it) so production code and oracles land in separate commits';
+      violations.push(v);
+    }
+  }
+  if (config.mix.range === 'refuse' && commits.length > 1 && !violations.length) {
+    const v = mixViolation(commits.flatMap((c) => changes.get(c) ?? []), classify, 'mix-range');
+    if (v) {
+      v.message += ' (split across commits)';
+      v.fix = 'push the oracle commits on their own, reviewed first, then the production commits (or set mix.range: allow)';
+      violations.push(v);
+    }
+  }
+  return violations;
+}
+
+export async function checkRange(repo: Repo, config: Config, from: string | null, to: string, classify?: Classify): Promise<{ commits: string[]; violations: Violation[] }> {
+  classify ??= await classifierFor(repo, config);
+  const commits = await rangeCommits(repo, from, to);
+  const changes = await commitChanges(repo, commits);
+  return { commits, violations: judgeCommits(commits, changes, config, classify) };
+}

@@ -1,0 +1,40 @@
+// `patchwarden check`: the mixing rule on the index, a commit or a range.
+import { parse } from '../cli/args.js';
+import { openWithConfig } from '../cli/context.js';
+import { emit, violationsOutcome } from '../cli/output.js';
+import { UsageError } from '../common/errors.js';
+import { resolveCommit } from '../git/repo.js';
+import { checkRange, checkStaged } from './check.js';
+
+export const help = `usage: patchwarden check [--staged | --commit REV | --range A..B] [--format text|json|github] [--config PATH] [-C DIR]
+
+The mixing rule: a change to production code (the src zone) may not also
+change an oracle (spec, fixtures, freeze) or the guard (its config, hooks).
+
+  --staged        the index, as git hands it to a hook (default)
+  --commit REV    one commit
+  --range A..B    every commit of A..B, and the range as a whole
+                  (mix.range: allow relaxes the whole-range rule)
+
+exit 0 clean, 1 refused, 2 could not judge.`;
+
+export async function run(args: string[]): Promise<number> {
+  const { common, values } = parse(args, { staged: { type: 'boolean' }, commit: { type: 'string' }, range: { type: 'string' } }, false);
+  const modes = [values.staged, values.commit, values.range].filter((v) => v !== undefined);
+  if (modes.length > 1) throw new UsageError('give one of --staged, --commit REV, --range A..B');
+  const { repo, config } = await openWithConfig(common);
+  if (values.commit !== undefined) {
+    const id = await resolveCommit(repo, values.commit);
+    const { violations } = await checkRange(repo, config, `${id}^@`, id);
+    return emit(common.format, violationsOutcome(violations, { commits: [id] }));
+  }
+  if (values.range !== undefined) {
+    const m = /^(.*?)\.\.(.+)$/.exec(values.range);
+    if (!m || m[1].endsWith('.')) throw new UsageError(`--range wants A..B, not ${JSON.stringify(values.range)}`);
+    const from = await resolveCommit(repo, m[1] || 'HEAD');
+    const to = await resolveCommit(repo, m[2]);
+    const { commits, violations } = await checkRange(repo, config, from, to);
+    return emit(common.format, violationsOutcome(violations, { commits }));
+  }
+  return emit(common.format, violationsOutcome(await checkStaged(repo, config)));
+}

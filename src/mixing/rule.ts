@@ -1,0 +1,45 @@
+// The mixing rule, pure: a change set that touches production code may not
+// also touch an oracle (spec, fixtures, freeze) or the guard.
+import type { ZoneName } from '../config/schema.js';
+import type { Violation } from '../common/verdict.js';
+import type { Change } from '../git/changes.js';
+import { isOracle, type Classify } from '../zones/zones.js';
+
+export interface Zoned {
+  path: string;
+  zone: ZoneName;
+  status: string;
+}
+
+/** The src and oracle paths of a change set, each once. */
+export function zonedPaths(changes: Change[], classify: Classify): { src: Zoned[]; oracle: Zoned[] } {
+  const src: Zoned[] = [];
+  const oracle: Zoned[] = [];
+  const seen = new Set<string>();
+  for (const c of changes) {
+    if (seen.has(c.path)) continue;
+    seen.add(c.path);
+    const zone = classify(c.path);
+    if (zone === 'src') src.push({ path: c.path, zone, status: c.status });
+    else if (isOracle(zone)) oracle.push({ path: c.path, zone: zone!, status: c.status });
+  }
+  return { src, oracle };
+}
+
+const STATUS: Record<string, string> = { A: 'added', D: 'deleted', M: 'modified', T: 'type changed', U: 'unmerged' };
+
+/** A violation when `changes` mix src with an oracle; null when clean. */
+export function mixViolation(changes: Change[], classify: Classify, rule: 'mix' | 'mix-range', commit?: string): Violation | null {
+  const { src, oracle } = zonedPaths(changes, classify);
+  if (!src.length || !oracle.length) return null;
+  const zones = [...new Set(oracle.map((o) => o.zone))].join(', ');
+  const where = rule === 'mix' ? (commit ? 'this commit' : 'the staged change') : 'this range';
+  const all = [...src, ...oracle];
+  return {
+    rule,
+    commit,
+    paths: all.map((z) => z.path),
+    message: `${where} changes production code (src) together with ${zones}; production code and the oracles that judge it must change in separate commits`,
+    detail: all.map((z) => ({ path: z.path, zone: z.zone, note: STATUS[z.status[0]] ?? z.status })),
+  };
+}
