@@ -1,12 +1,16 @@
 // Bundles the CLI into dist/ with esbuild: hooks start on every commit, and one
 // bundled ESM entry with lazily loaded command chunks starts fastest.
 import { build } from 'esbuild';
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
 
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+// PATCHWARDEN_BUILD_DIR lets parallel test runs each build their own copy.
+const outdir = path.resolve(process.env.PATCHWARDEN_BUILD_DIR ?? 'dist');
+// Built beside the target and swapped in, so a running test never sees half a build.
+const tmp = `${outdir}.tmp-${process.pid}`;
 await build({
   entryPoints: { main: 'src/cli/main.ts' },
-  outdir: 'dist',
+  outdir: tmp,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -19,4 +23,8 @@ await build({
   },
   logLevel: 'warning',
 });
-chmodSync(new URL('../dist/main.js', import.meta.url), 0o755);
+chmodSync(path.join(tmp, 'main.js'), 0o755);
+const old = `${outdir}.old-${process.pid}`;
+try { renameSync(outdir, old); } catch { /* first build */ }
+renameSync(tmp, outdir);
+rmSync(old, { recursive: true, force: true });

@@ -7,9 +7,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const CLI = path.join(PROJECT, 'dist/main.js');
-/** A folder with only `patchwarden` in it, for PATH. */
-export const BIN = path.join(PROJECT, 'dist/.test-bin');
+/** The built CLI; PATCHWARDEN_BUILD_DIR points at another build. */
+export const DIST = path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR ?? 'dist');
+export const CLI = path.join(DIST, 'main.js');
+/** A folder with only `patchwarden` in it, for PATH (outside the build, which is swapped whole). */
+export const BIN = path.join(PROJECT, 'node_modules/.cache/patchwarden-test-bin', path.basename(DIST));
 
 /** An environment free of the caller's git identity and config. */
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {

@@ -1,0 +1,71 @@
+// The demo's few tools: throwaway repositories and shell steps that must turn
+// out as shown, or the demo stops with a non-zero exit.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const project = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const bin = mkdtempSync(path.join(tmpdir(), 'patchwarden-demo-bin-'));
+writeFileSync(path.join(bin, 'patchwarden'), `#!/bin/sh\nexec "${process.execPath}" "${project}/dist/main.js" "$@"\n`, { mode: 0o755 });
+const made: string[] = [bin];
+
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  PATH: `${bin}:${process.env.PATH}`,
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'Demo Human',
+  GIT_AUTHOR_EMAIL: 'human@example.com',
+  GIT_COMMITTER_NAME: 'Demo Human',
+  GIT_COMMITTER_EMAIL: 'human@example.com',
+  HUSKY: '',
+};
+
+export function section(title: string): void {
+  console.log(`\n\x1b[1m== ${title}\x1b[0m`);
+}
+
+export function say(text: string): void {
+  console.log(`   ${text}`);
+}
+
+export class DemoRepo {
+  constructor(readonly dir: string) {}
+
+  /** Writes files (relative paths) into the repository. */
+  write(files: Record<string, string>): void {
+    for (const [f, c] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(this.dir, f)), { recursive: true });
+      writeFileSync(path.join(this.dir, f), c);
+    }
+  }
+
+  /** Runs a shell line, shows it and its output, and checks its exit code. */
+  run(line: string, expect = 0): string {
+    console.log(`\x1b[36m$ ${line}\x1b[0m`);
+    const r = spawnSync('sh', ['-c', line], { cwd: this.dir, env, encoding: 'utf8' });
+    const out = `${r.stdout}${r.stderr}`.trimEnd();
+    if (out) console.log(out.replace(/^/gm, '  '));
+    const code = r.status ?? 128;
+    console.log(code === expect ? `  \x1b[32m-> exit ${code}, as expected\x1b[0m` : `  \x1b[31m-> exit ${code}, expected ${expect}\x1b[0m`);
+    if (code !== expect) throw new Error(`demo step did not turn out as shown: ${line}`);
+    return r.stdout;
+  }
+}
+
+/** A fresh repository with patchwarden's hooks installed and one commit. */
+export function newRepo(files: Record<string, string>): DemoRepo {
+  const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-demo-'));
+  made.push(dir);
+  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir, env });
+  const repo = new DemoRepo(dir);
+  repo.write(files);
+  repo.run('patchwarden init --yes >/dev/null && git add -A && git commit -q -m "start" && git log --oneline');
+  return repo;
+}
+
+export function cleanup(): void {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+}
