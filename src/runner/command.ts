@@ -1,0 +1,80 @@
+// Runs a configured test command (properties, suite, replay) through the
+// shell, with a fresh path for its JUnit report in `{junit}` and in
+// PATCHWARDEN_JUNIT, a timeout that kills the whole process group, and its
+// output kept for when it is needed.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export interface CommandRun {
+  /** Exit code, or null when killed by a signal. */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  /** Where the runner was asked to write its report (may not exist). */
+  junit: string;
+  /** stdout and stderr, interleaved as they came, capped at the last 1 MiB. */
+  output: string;
+  elapsedMs: number;
+  /** Removes the report's temporary folder. */
+  dispose(): void;
+}
+
+export interface CommandOptions {
+  cwd: string;
+  timeoutMs: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+const KEEP = 1 << 20;
+
+/** Quotes the report path for the shell line it is put into. */
+function quote(p: string): string {
+  return `'${p.replace(/'/g, `'\\''`)}'`;
+}
+
+export function runTestCommand(command: string, opts: CommandOptions): Promise<CommandRun> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-junit-'));
+  const junit = path.join(dir, 'report.xml');
+  const line = command.replaceAll('{junit}', quote(junit));
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', line], {
+      cwd: opts.cwd,
+      env: { ...process.env, ...opts.env, PATCHWARDEN_JUNIT: junit },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // its own process group, so a timeout kills the runner's children too
+    });
+    let output = '';
+    const keep = (b: Buffer) => {
+      output += b.toString('utf8');
+      if (output.length > KEEP * 2) output = output.slice(-KEEP);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    let timedOut = false;
+    const kill = (sig: NodeJS.Signals) => {
+      try { process.kill(-child.pid!, sig); } catch { /* already gone */ }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill('SIGTERM');
+      setTimeout(() => kill('SIGKILL'), 2000).unref();
+    }, opts.timeoutMs);
+    // If patchwarden itself is interrupted, the runner goes with it.
+    const onExit = () => kill('SIGKILL');
+    process.once('exit', onExit);
+    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+      clearTimeout(timer);
+      process.removeListener('exit', onExit);
+      resolve({
+        code, signal, timedOut, junit, elapsedMs: Date.now() - started,
+        output: output.length > KEEP ? output.slice(-KEEP) : output,
+        dispose: () => rmSync(dir, { recursive: true, force: true }),
+      });
+    };
+    child.on('error', (err) => { keep(Buffer.from(`cannot start: ${err.message}\n`)); finish(127, null); });
+    child.on('close', finish);
+  });
+}
