@@ -20,8 +20,10 @@ export interface Repo {
 export async function openRepo(dir: string): Promise<Repo> {
   let out: string;
   try {
-    const r = await runGit(dir, ['rev-parse', '--is-bare-repository', '--absolute-git-dir', '--git-common-dir', '--show-toplevel'], { okCodes: [] });
-    out = r.stdout.toString('utf8');
+    const args = ['rev-parse', '--is-bare-repository', '--absolute-git-dir', '--git-common-dir'];
+    // Some git versions refuse --show-toplevel in a bare repository: ask again without it.
+    const r = await runGit(dir, [...args, '--show-toplevel'], { okCodes: [128] });
+    out = (r.code === 0 ? r : await runGit(dir, args)).stdout.toString('utf8');
   } catch (err) {
     throw new CannotJudge(`not a git repository: ${dir} (${(err as Error).message.replace(/^.*?failed: /, '')})`);
   }

@@ -1,8 +1,174 @@
-// Placeholder until this command's layer lands.
+// `patchwarden pre-receive`: the server-side hook of a bare repository. It
+// judges every pushed ref from git objects alone (inside git's push
+// quarantine), by the config, ledger, lock and signers on the repository's
+// current default branch: a push that loosens the rules is judged by the old
+// ones. Its text is written for a person reading `remote:` lines.
+import { parse } from '../cli/args.js';
+import { emit } from '../cli/output.js';
 import { CannotJudge } from '../common/errors.js';
+import { showPath } from '../common/text.js';
+import type { Violation } from '../common/verdict.js';
+import { loadConfig, loadConfigAt } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { commitChanges } from '../git/changes.js';
+import { openRepo, type Repo } from '../git/repo.js';
+import { classifierFor, judgeCommits } from '../mixing/check.js';
+import { checkOwners } from '../owners/check.js';
 
-export const help = 'not available yet';
+export const help = `usage: patchwarden pre-receive [--format text|json] [--config PATH] [-C DIR]
 
-export async function run(_args: string[]): Promise<number> {
-  throw new CannotJudge('this command is not available yet');
+The server-side hook: reads git's "<old> <new> <ref>" lines on stdin and
+refuses the push when a ref's new commits break a rule: the mixing rule per
+commit and over each ref's new commits, the owners rule (owners.signers,
+owners.agents), and the freeze ledger's shape and the fixture lock at each new
+tip. Everything is read from git objects; no test runs. The rules come from
+the repository's default branch (HEAD), not from the push. Ref deletions pass
+unless pre_receive.deletions is refuse. A repository whose default branch has
+no .patchwarden.yml yet is not guarded.
+
+  --config PATH   judge by this config file on the server instead
+
+exit 0 accepts the push, anything else refuses it.`;
+
+export interface RefUpdate {
+  old: string;
+  new: string;
+  ref: string;
+}
+
+const isZero = (oid: string) => /^0+$/.test(oid);
+
+/** git's pre-receive input: one `<old> <new> <ref>` line per ref. */
+export function parseUpdates(text: string): RefUpdate[] {
+  const updates: RefUpdate[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    const m = /^([0-9a-f]{40}|[0-9a-f]{64}) ([0-9a-f]{40}|[0-9a-f]{64}) (\S.*)$/.exec(line);
+    if (!m) throw new CannotJudge(`not a "<old> <new> <ref>" line: ${JSON.stringify(line.slice(0, 120))}`, { file: 'stdin', line: i + 1 });
+    updates.push({ old: m[1], new: m[2], ref: m[3] });
+  });
+  return updates;
+}
+
+interface RefVerdict extends RefUpdate {
+  commits: string[];
+  violations: Violation[];
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The default branch's name and commit (null while it has none). */
+async function defaultBranch(repo: Repo): Promise<{ name: string; id: string | null }> {
+  const name = (await repo.run(['symbolic-ref', '-q', 'HEAD'], { okCodes: [1] })).stdout.toString('utf8').trim() || 'HEAD';
+  const r = await repo.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { okCodes: [1] });
+  return { name, id: r.code === 0 ? r.stdout.toString('utf8').trim() : null };
+}
+
+/** The commit each pushed object peels to, in one process; absent for a tag of a tree or blob. */
+async function peelCommits(repo: Repo, oids: string[]): Promise<Map<string, string>> {
+  const peeled = new Map<string, string>();
+  if (!oids.length) return peeled;
+  // Each object, then what it peels to: a missing object is an error, never a pass.
+  const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { input: oids.map((o) => `${o}\n${o}^{commit}\n`).join('') });
+  const lines = out.split('\n');
+  oids.forEach((oid, i) => {
+    if (lines[2 * i].endsWith(' missing')) throw new CannotJudge(`the pushed object ${oid} is not in the repository`);
+    const [id, type] = lines[2 * i + 1].split(' ');
+    if (type === 'commit') peeled.set(oid, id);
+  });
+  return peeled;
+}
+
+/** The commits a push brings that the repository did not have, oldest first. */
+async function newCommits(repo: Repo, tip: string): Promise<string[]> {
+  const out = await repo.text(['rev-list', '--reverse', tip, '--not', '--all']);
+  return out ? out.split('\n') : [];
+}
+
+export async function judgePush(repo: Repo, config: Config, judgeRev: string | null, updates: RefUpdate[]): Promise<RefVerdict[]> {
+  const verdicts: RefVerdict[] = updates.map((u) => ({ ...u, commits: [], violations: [] }));
+  const pushed = verdicts.filter((v) => !isZero(v.new));
+  for (const v of verdicts) {
+    if (isZero(v.new) && config.pre_receive.deletions === 'refuse') {
+      v.violations.push({ rule: 'delete', paths: [], message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})` });
+    }
+  }
+  const peeled = await peelCommits(repo, [...new Set(pushed.map((v) => v.new))]);
+  await Promise.all(pushed.map(async (v) => {
+    const tip = peeled.get(v.new);
+    if (tip) v.commits = await newCommits(repo, tip);
+  }));
+  const all = [...new Set(pushed.flatMap((v) => v.commits))];
+  const changes = await commitChanges(repo, all);
+  const classify = await classifierFor(repo, config);
+  const owners = await checkOwners(repo, config, judgeRev, all, changes, classify);
+  const ownerFault = new Map(owners.violations.map((o) => [o.commit!, o]));
+  const blamed = new Set<string>();
+  for (const v of pushed) {
+    for (const c of v.commits) {
+      const fault = ownerFault.get(c);
+      if (fault && !blamed.has(c)) { v.violations.push(fault); blamed.add(c); }
+    }
+    v.violations.push(...judgeCommits(v.commits, changes, config, classify, owners.exempt));
+  }
+  return verdicts;
+}
+
+/** The first line of each named commit's message, for people reading the refusal. */
+async function subjects(repo: Repo, commits: string[]): Promise<Map<string, string>> {
+  if (!commits.length) return new Map();
+  const out = await repo.run(['log', '--no-walk=unsorted', '--stdin', '-z', '--format=%H %s'], { input: commits.join('\n') + '\n' });
+  return new Map(out.stdout.toString('utf8').split('\0').filter(Boolean).map((r) => [r.slice(0, r.indexOf(' ')), r.slice(r.indexOf(' ') + 1)]));
+}
+
+function render(verdicts: RefVerdict[], subject: Map<string, string>): string[] {
+  const text: string[] = [];
+  for (const r of verdicts) {
+    if (!r.violations.length) continue;
+    text.push(`patchwarden: refusing the push to ${r.ref}`);
+    for (const v of r.violations) {
+      const s = v.commit ? subject.get(v.commit) : undefined;
+      const who = v.commit ? `commit ${v.commit.slice(0, 12)}${s ? ` ${JSON.stringify(s.length > 60 ? s.slice(0, 57) + '...' : s)}` : ''}: ` : '';
+      text.push(`  [${v.rule}] ${who}${v.message}`);
+      for (const d of v.detail ?? v.paths.map((path) => ({ path, zone: undefined, note: undefined }))) {
+        const tags = [d.zone, d.note].filter(Boolean).join(', ');
+        text.push(`      ${showPath(d.path)}${tags ? `  (${tags})` : ''}`);
+      }
+      if (v.fix) text.push(...v.fix.split('\n').map((l, i) => `    ${i ? '' : 'fix: '}${l}`));
+    }
+  }
+  if (!text.length) text.push(`patchwarden: pre-receive ok (${verdicts.length} ref${verdicts.length === 1 ? '' : 's'}, ${new Set(verdicts.flatMap((v) => v.commits)).size} new commits)`);
+  return text;
+}
+
+export async function run(args: string[]): Promise<number> {
+  const { common } = parse(args, {}, false);
+  const repo = await openRepo(common.dir);
+  const updates = parseUpdates(await readStdin());
+  const branch = await defaultBranch(repo);
+  const config = common.config ? await loadConfig(repo, common.config) : branch.id ? await loadConfigAt(repo, branch.id) : null;
+  if (!config?.present) {
+    return emit(common.format, {
+      ok: true,
+      json: { guarded: false, refs: [], violations: [] },
+      text: [`patchwarden: ${branch.name} has no .patchwarden.yml yet; this repository is not guarded`],
+    });
+  }
+  const verdicts = await judgePush(repo, config, branch.id, updates);
+  const violations = verdicts.flatMap((r) => r.violations.map((v) => ({ ...v, ref: r.ref })));
+  const subject = await subjects(repo, [...new Set(violations.flatMap((v) => (v.commit ? [v.commit] : [])))]);
+  return emit(common.format, {
+    ok: violations.length === 0,
+    json: {
+      guarded: true,
+      judged_by: config.source,
+      refs: verdicts.map((r) => ({ ref: r.ref, old: r.old, new: r.new, commits: r.commits.length, ok: r.violations.length === 0 })),
+      violations,
+    },
+    text: render(verdicts, subject),
+  });
 }

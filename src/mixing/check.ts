@@ -29,8 +29,12 @@ export async function checkStaged(repo: Repo, config: Config, classify?: Classif
   return [v];
 }
 
-/** Per-commit and whole-range mixing over the commits given (oldest first). */
-export function judgeCommits(commits: string[], changes: Map<string, Change[]>, config: Config, classify: Classify): Violation[] {
+/**
+ * Per-commit and whole-range mixing over the commits given (oldest first).
+ * Commits in `rangeExempt` (owner-signed oracle commits) still obey the
+ * per-commit rule but are left out of the whole-range one.
+ */
+export function judgeCommits(commits: string[], changes: Map<string, Change[]>, config: Config, classify: Classify, rangeExempt: ReadonlySet<string> = new Set()): Violation[] {
   const violations: Violation[] = [];
   for (const c of commits) {
     const v = mixViolation(changes.get(c) ?? [], classify, 'mix', c);
@@ -40,7 +44,7 @@ export function judgeCommits(commits: string[], changes: Map<string, Change[]>, 
     }
   }
   if (config.mix.range === 'refuse' && commits.length > 1 && !violations.length) {
-    const v = mixViolation(commits.flatMap((c) => changes.get(c) ?? []), classify, 'mix-range');
+    const v = mixViolation(commits.filter((c) => !rangeExempt.has(c)).flatMap((c) => changes.get(c) ?? []), classify, 'mix-range');
     if (v) {
       v.message += ' (split across commits)';
       v.fix = 'push the oracle commits on their own, reviewed first, then the production commits (or set mix.range: allow)';

@@ -1,0 +1,77 @@
+// The owners rule, pure: commits that touch an oracle zone (spec, fixtures,
+// freeze, guard) must be signed by a listed owner when `owners.signers` is
+// set, and may never come from an agent identity, signed or not.
+import type { Config } from '../config/schema.js';
+import type { Violation } from '../common/verdict.js';
+import type { Change } from '../git/changes.js';
+import { zonedPaths } from '../mixing/rule.js';
+import type { Classify } from '../zones/zones.js';
+import { identityMatcher } from './identity.js';
+import type { Authorship } from './signatures.js';
+
+export interface OwnersVerdict {
+  violations: Violation[];
+  /** Owner-signed oracle commits: a range may mix them with production commits. */
+  exempt: Set<string>;
+}
+
+const UNSIGNED: Record<string, string> = {
+  N: 'is not signed',
+  B: 'has a bad signature',
+  U: 'is signed, but not by a key in the allowed-signers file',
+  X: 'has an expired signature',
+  Y: 'is signed by an expired key',
+  R: 'is signed by a revoked key',
+  E: 'has a signature git could not check',
+};
+
+export function ownersApply(owners: Config['owners']): boolean {
+  return owners.signers !== null || owners.agents.length > 0;
+}
+
+/** The commits whose changes touch an oracle zone, with those paths. */
+export function oracleCommits(commits: string[], changes: Map<string, Change[]>, classify: Classify): Map<string, ReturnType<typeof zonedPaths>['oracle']> {
+  const result = new Map<string, ReturnType<typeof zonedPaths>['oracle']>();
+  for (const c of commits) {
+    const { oracle } = zonedPaths(changes.get(c) ?? [], classify);
+    if (oracle.length) result.set(c, oracle);
+  }
+  return result;
+}
+
+export function judgeOwners(oracle: ReturnType<typeof oracleCommits>, authorship: Map<string, Authorship>, owners: Config['owners']): OwnersVerdict {
+  const isAgent = identityMatcher(owners.agents);
+  const violations: Violation[] = [];
+  const exempt = new Set<string>();
+  for (const [commit, paths] of oracle) {
+    const who = authorship.get(commit);
+    const zones = [...new Set(paths.map((p) => p.zone))].join(', ');
+    const base = { commit, paths: paths.map((p) => p.path), detail: paths.map((p) => ({ path: p.path, zone: p.zone })) };
+    if (!who) {
+      violations.push({ ...base, rule: 'owners', message: `this commit touches ${zones}, and git could not say who made it` });
+      continue;
+    }
+    const agents = [...new Set([who.author, who.committer, ...who.coAuthors].filter((a) => a && isAgent(a)))];
+    if (agents.length) {
+      violations.push({
+        ...base,
+        rule: 'owners-agent',
+        message: `this commit touches ${zones} and names the agent identity ${agents.join(', ')} (author, committer or Co-authored-by); agents may never change the oracles, signed or not`,
+        fix: 'have a person make this change in a commit of their own',
+      });
+      continue;
+    }
+    if (owners.signers === null) continue;
+    if (who.signature === 'G') {
+      exempt.add(commit);
+      continue;
+    }
+    violations.push({
+      ...base,
+      rule: 'owners-signature',
+      message: `this commit touches ${zones} and ${UNSIGNED[who.signature] ?? `has signature status ${who.signature}`} (${owners.signers}); oracle changes must be signed by a listed owner`,
+      fix: `an owner signs it with a key listed in ${owners.signers}: git -c gpg.format=ssh -c user.signingkey=KEY commit --amend --no-edit -S`,
+    });
+  }
+  return { violations, exempt };
+}
