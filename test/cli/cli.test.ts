@@ -1,0 +1,53 @@
+// The command line itself: --help everywhere, usage errors, exit 2 outside a
+// repository, one JSON object even for an error.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CLI, sh } from '../helpers/repo.js';
+
+const COMMANDS = ['init', 'doctor', 'check', 'pre-commit', 'pre-push', 'pre-receive', 'signatures', 'freeze', 'fixtures', 'revert-check', 'recover', 'replay', 'gate'];
+const pw = (args: string[], cwd = process.cwd()) => sh(process.execPath, [CLI, ...args], { cwd });
+
+test('every command answers --help with its usage and exit 0', () => {
+  for (const name of COMMANDS) {
+    const r = pw([name, '--help']);
+    assert.is(r.code, 0, name);
+    assert.match(r.stdout, new RegExp(`^usage: patchwarden ${name}`), name);
+  }
+});
+
+test('the top-level help lists every command', () => {
+  const r = pw(['--help']);
+  assert.is(r.code, 0);
+  for (const name of COMMANDS) assert.match(r.stdout, new RegExp(`\\n  ${name} `), name);
+});
+
+test('usage errors exit 2 with one line and a pointer to --help', () => {
+  const unknown = pw(['frobnicate']);
+  assert.is(unknown.code, 2);
+  assert.match(unknown.stderr, /unknown command "frobnicate"/);
+  const badFlag = pw(['check', '--nope']);
+  assert.is(badFlag.code, 2);
+  assert.match(badFlag.stderr, /Unknown option '--nope' \(see --help\)/);
+  assert.not.match(badFlag.stderr, /\n\s+at /, 'no stack trace');
+  const badFormat = pw(['check', '--format', 'xml']);
+  assert.is(badFormat.code, 2);
+  assert.match(badFormat.stderr, /--format must be text, json or github/);
+});
+
+test('outside a repository: exit 2, and JSON output is still one object', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pw-norepo-'));
+  try {
+    const r = sh(process.execPath, [CLI, 'check', '--format', 'json'], { cwd: dir, env: { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(dir) } });
+    assert.is(r.code, 2);
+    const out = JSON.parse(r.stdout);
+    assert.is(out.ok, false);
+    assert.match(out.error, /not a git repository/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
