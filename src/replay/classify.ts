@@ -1,0 +1,68 @@
+// Classification over every run, pure: observations in, one verdict per key out.
+//
+// A run judges a key as follows:
+// - the run left no report (crash, timeout, unreadable report): a failed run;
+// - a case with the key failed in it: a failed run;
+// - an id-keyed case (fixture, invariant) passed in it: a passed run; it is
+//   absent or only skipped: a failed run ("missing": a silent skip is not a pass);
+// - a signature-keyed key is absent from a run that wrote a report: a passed
+//   run. Its passing runs cannot be seen directly (a pass has no signature, and
+//   names are not keys), so the absence of that failure is its pass.
+import type { KeyKind, Observation, RunRecord, Status } from './types.js';
+
+export interface KeyStats {
+  key: string;
+  kind: KeyKind;
+  name: string;
+  names: string[];
+  status: Status;
+  runs: number;
+  passes: number;
+  fails: number;
+  crashed: number;
+  missing: number;
+  /** Failure signatures seen, in order, with whether each is eligible. */
+  sigs: { sig: string; eligible: boolean }[];
+  fixture?: string;
+  invariant?: string;
+}
+
+type RunOutcome = 'pass' | 'fail' | 'missing' | 'crashed';
+
+/** What one report says of one key, its cases folded: any failure fails it. */
+function outcomeIn(run: RunRecord, key: string, kind: KeyKind): RunOutcome {
+  if (!run.report) return 'crashed';
+  const seen = run.cases.filter((o) => o.key === key);
+  if (seen.some((o) => o.outcome === 'fail')) return 'fail';
+  if (seen.some((o) => o.outcome === 'pass')) return 'pass';
+  return kind === 'signature' ? 'pass' : 'missing';
+}
+
+export function classify(runs: RunRecord[]): KeyStats[] {
+  const byKey = new Map<string, { first: Observation; names: string[]; name: string; sigs: Map<string, boolean> }>();
+  for (const run of runs) {
+    for (const o of run.cases) {
+      let entry = byKey.get(o.key);
+      if (!entry) byKey.set(o.key, (entry = { first: o, names: [], name: o.name, sigs: new Map() }));
+      if (!entry.names.includes(o.name)) entry.names.push(o.name);
+      // The name it last failed under is the one a ledger row's last_name should carry.
+      if (o.outcome === 'fail') entry.name = o.name;
+      if (o.sig && !entry.sigs.has(o.sig)) entry.sigs.set(o.sig, o.eligible !== false);
+    }
+  }
+  const out: KeyStats[] = [];
+  for (const [key, { first, names, name, sigs }] of byKey) {
+    const counts = { pass: 0, fail: 0, missing: 0, crashed: 0 };
+    for (const run of runs) counts[outcomeIn(run, key, first.kind)]++;
+    const fails = counts.fail + counts.missing + counts.crashed;
+    const status: Status = fails === 0 ? 'stable_pass' : counts.pass === 0 ? 'stable_fail' : 'flicker';
+    out.push({
+      key, kind: first.kind, name, names, status,
+      runs: runs.length, passes: counts.pass, fails, crashed: counts.crashed, missing: counts.missing,
+      sigs: [...sigs].map(([sig, eligible]) => ({ sig, eligible })),
+      ...(first.fixture && { fixture: first.fixture }),
+      ...(first.invariant && { invariant: first.invariant }),
+    });
+  }
+  return out;
+}

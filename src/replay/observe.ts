@@ -1,0 +1,58 @@
+// From one run's test cases to keyed observations. A case is keyed by the id
+// its report carries (a pinned fixture, else an invariant), and only failing
+// cases without one are keyed by their failure signature: a test name is never
+// a key, because a patch can rename a test at will.
+import { CannotJudge } from '../common/errors.js';
+import type { TestCase } from '../junit/types.js';
+import type { Signed } from '../signature/types.js';
+import type { Observation } from './types.js';
+
+/** `<property name="fixture" value="…">`: the id of the pinned input the case ran on. */
+export const FIXTURE_PROPERTY = 'fixture';
+/** `<property name="invariant" value="…">`, or `[invariant:ID]` in the case's name. */
+export const INVARIANT_PROPERTY = 'invariant';
+
+const FIXTURE_ID = /^[0-9a-f]{16}$/;
+const INVARIANT_IN_NAME = /\[invariant:([^\]\s]+)\]/;
+
+function property(tc: TestCase, name: string): string | undefined {
+  const value = tc.properties.find((p) => p.name === name)?.value.trim();
+  return value ? value : undefined;
+}
+
+/** The fixture and invariant ids a case carries, checked. */
+export function caseIds(tc: TestCase, file: string): { fixture?: string; invariant?: string } {
+  const fixture = property(tc, FIXTURE_PROPERTY);
+  if (fixture !== undefined && !FIXTURE_ID.test(fixture)) {
+    throw new CannotJudge(
+      `test case ${JSON.stringify(tc.name)} has fixture property ${JSON.stringify(fixture)}, which is not a fixture id (16 lowercase hex digits)`,
+      { file },
+    );
+  }
+  const invariant = property(tc, INVARIANT_PROPERTY) ?? INVARIANT_IN_NAME.exec(tc.name)?.[1];
+  return { ...(fixture && { fixture }), ...(invariant && { invariant }) };
+}
+
+/**
+ * The observations of one report. Passing and skipped cases without an id are
+ * left out: there is nothing to key them by (their absence is what a pass of a
+ * signature-keyed case looks like, see classify.ts).
+ */
+export function observeCases(cases: TestCase[], sign: (tc: TestCase) => Signed, file: string): Observation[] {
+  const out: Observation[] = [];
+  for (const tc of cases) {
+    const ids = caseIds(tc, file);
+    const failed = tc.status === 'failed' || tc.status === 'error';
+    const signed = failed ? sign(tc) : undefined;
+    const failure = signed ? { sig: signed.sig, eligible: signed.eligible } : {};
+    const outcome = failed ? 'fail' : tc.status === 'skipped' ? 'skipped' : 'pass';
+    if (ids.fixture) {
+      out.push({ key: `fixture:${ids.fixture}`, kind: 'fixture', name: tc.name, outcome, ...failure, ...ids });
+    } else if (ids.invariant) {
+      out.push({ key: `invariant:${ids.invariant}`, kind: 'invariant', name: tc.name, outcome, ...failure, ...ids });
+    } else if (signed) {
+      out.push({ key: `sig:${signed.sig}`, kind: 'signature', name: tc.name, outcome: 'fail', ...failure });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,104 @@
+// The promotion table: what to do with each classified case. A freeze is the
+// last resort, proposed only for a flicker seen on a remote runner, and only
+// ever printed for a human to review: replay never writes the ledger.
+import { formatDuration } from '../common/duration.js';
+import { shellQuote } from '../common/text.js';
+import type { KeyStats } from './classify.js';
+import type { CaseVerdict, EnvClass, FreezeCandidate } from './types.js';
+
+export interface PromotionContext {
+  seed: string;
+  envClass: EnvClass;
+  /** How long a proposed row lives. */
+  ttlMs: number;
+  now: Date;
+}
+
+/** The ledger's timestamp shape: ISO 8601 to the second, UTC. */
+function stamp(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** The seed as the ledger holds it: a number when it is a plain integer. */
+function ledgerSeed(seed: string): number | string {
+  return /^\d+$/.test(seed) && Number.isSafeInteger(Number(seed)) ? Number(seed) : seed;
+}
+
+/** `7d` rather than `604800.0s`: the ttl as `freeze add --ttl` takes it. */
+function ttlText(ms: number): string {
+  const day = 86_400_000;
+  const hour = 3_600_000;
+  if (ms % day === 0) return `${ms / day}d`;
+  if (ms % hour === 0) return `${ms / hour}h`;
+  return formatDuration(ms);
+}
+
+function freezeAddLine(row: Omit<FreezeCandidate, 'command'>, ttl: string): string {
+  const q = shellQuote;
+  // `--opt=value`: a value that starts with a dash (a test name can) stays a value.
+  return [
+    'patchwarden freeze add',
+    `--sig=${q(row.sig)}`,
+    `--reason=${q(row.reason)}`,
+    // Left for the human: pasted without OWNER set, the shell stops with this message.
+    '--owner="${OWNER:?set OWNER to who answers for this flake}"',
+    `--ttl=${q(ttl)}`,
+    `--last-name=${q(row.last_name)}`,
+    ...(row.fixture ? [`--fixture=${q(row.fixture)}`] : []),
+    `--seed=${q(String(row.seed))}`,
+    `--env-class=${q(row.env_class)}`,
+  ].join(' ');
+}
+
+function candidate(s: KeyStats, ctx: PromotionContext): FreezeCandidate {
+  const sig = s.sigs[0].sig;
+  const row: Omit<FreezeCandidate, 'command'> = {
+    sig,
+    reason: `flicker: ${s.fails} of ${s.runs} runs failed under seed ${ctx.seed} on ${ctx.envClass} runners (TODO: the cause)`,
+    owner: null,
+    expires: stamp(new Date(ctx.now.getTime() + ctx.ttlMs)),
+    issued: stamp(ctx.now),
+    last_name: s.name,
+    ...(s.fixture && { fixture: s.fixture }),
+    seed: ledgerSeed(ctx.seed),
+    env_class: ctx.envClass,
+  };
+  return { ...row, command: freezeAddLine(row, ttlText(ctx.ttlMs)) };
+}
+
+/** Why a remote flicker cannot be frozen, or null when it can. */
+function unfreezable(s: KeyStats): string | null {
+  if (s.sigs.length === 0) return 'no failing run left a failure signature (the runs crashed or did not run it)';
+  if (s.sigs.length > 1) return `it failed with ${s.sigs.length} different signatures: more than one failure, not one flake`;
+  if (!s.sigs[0].eligible) return 'its failure has nothing stable to bind to (ineligible signature), so no freeze could match it';
+  return null;
+}
+
+function counted(s: KeyStats): string {
+  const parts = [];
+  if (s.crashed) parts.push(`${s.crashed} without a report`);
+  if (s.missing) parts.push(`${s.missing} where it did not run`);
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
+export function promote(s: KeyStats, ctx: PromotionContext): CaseVerdict {
+  const base = {
+    key: s.key, kind: s.kind, name: s.name, names: s.names, status: s.status,
+    runs: s.runs, passes: s.passes, fails: s.fails, crashed: s.crashed, missing: s.missing,
+    sigs: s.sigs.map((x) => x.sig),
+  };
+  if (s.status === 'stable_fail') {
+    const pin = s.fixture ? `its input is pinned as fixture ${s.fixture}` : 'pin its failing input as a fixture (patchwarden fixtures add)';
+    return { ...base, action: 'fix', note: `failed in all ${s.runs} runs${counted(s)}: a regression to fix; ${pin}; no freeze`, freeze_candidate: null };
+  }
+  if (s.status === 'stable_pass') {
+    return { ...base, action: 'drop', note: `passed in all ${s.runs} runs: not reproducible under seed ${ctx.seed}; drop it, no freeze`, freeze_candidate: null };
+  }
+  const flicker = `failed in ${s.fails} of ${s.runs} runs${counted(s)}`;
+  if (ctx.envClass === 'local') {
+    return { ...base, action: 'replay_remote', note: `${flicker} on a local runner: replay it on remote runners before any freeze`, freeze_candidate: null };
+  }
+  const why = unfreezable(s);
+  if (why) return { ...base, action: 'investigate', note: `${flicker}, but ${why}`, freeze_candidate: null };
+  return { ...base, action: 'freeze_candidate', note: `${flicker} on remote runners: a freeze candidate for a human to review`, freeze_candidate: candidate(s, ctx) };
+}
