@@ -1,8 +1,76 @@
-// Placeholder until this command's layer lands.
-import { CannotJudge } from '../common/errors.js';
+// `patchwarden gate --base REV`: every layer over base..HEAD, the rules,
+// ledger, lock and registry taken from the base side, one decision table and
+// one exit code.
+import { parse } from '../cli/args.js';
+import { emit } from '../cli/output.js';
+import { UsageError } from '../common/errors.js';
+import { loadConfig, loadConfigAt } from '../config/load.js';
+import { CONFIG_FILE } from '../config/schema.js';
+import { commitChanges, rangeCommits } from '../git/changes.js';
+import { openRepo, resolveCommit } from '../git/repo.js';
+import { classifierFor } from '../mixing/check.js';
+import { exitCode, type LayerResult } from './layer.js';
+import { fixturesLayer, mixingAndOwners, type GateContext } from './range.js';
+import { githubAnnotations, jsonLayers, textTable } from './table.js';
 
-export const help = 'not available yet';
+export const help = `usage: patchwarden gate --base REV [--format text|json|github] [--config PATH] [-C DIR]
 
-export async function run(_args: string[]): Promise<number> {
-  throw new CannotJudge('this command is not available yet');
+The merge gate: every layer over the commits of HEAD that are not in REV,
+judged by the config, ledger, lock and registry as they are at REV.
+
+  mixing      production code and oracles in separate commits, and not mixed
+              across the range (mix.range)
+  owners      oracle commits signed by a listed owner (owners.signers), never
+              by an agent identity (owners.agents)
+  ledger      the freeze ledger's shape at HEAD
+  fixtures    the fixture lock at HEAD
+  properties  every registered invariant passes at HEAD (properties.command)
+  revert      the properties fail with the production diff reverted
+  suite       every failure of suite.command matches an unexpired freeze row
+
+A layer with nothing configured is skipped and says why. It prints one table;
+--format github adds annotations, --format json gives ok and layers.
+
+  --base REV      the target branch (e.g. origin/main); required
+
+exit 0 every layer passed or was skipped, 1 a layer refused, 2 a layer could
+not judge (and none refused).`;
+
+export async function run(args: string[]): Promise<number> {
+  const { common, values } = parse(args, { base: { type: 'string' } }, false);
+  if (!values.base) throw new UsageError('gate needs --base REV, the branch the change would merge into');
+  const repo = await openRepo(common.dir);
+  const base = await resolveCommit(repo, values.base);
+  const head = await resolveCommit(repo, 'HEAD');
+  const config = common.config ? await loadConfig(repo, common.config) : await loadConfigAt(repo, base);
+  const commits = await rangeCommits(repo, base, head);
+  const ctx: GateContext = {
+    repo, config, base, head, commits,
+    changes: await commitChanges(repo, commits),
+    classify: await classifierFor(repo, config),
+    now: new Date(),
+    progress: (line) => process.stderr.write(`patchwarden gate: ${line}\n`),
+  };
+  const layers: LayerResult[] = [
+    ...(await mixingAndOwners(ctx)),
+    notAvailable('ledger'),
+    await fixturesLayer(ctx),
+    notAvailable('properties'),
+    notAvailable('revert'),
+    notAvailable('suite'),
+  ];
+  const rules = common.config ?? (config.present ? `${base.slice(0, 12)}:${CONFIG_FILE}` : `the defaults (no ${CONFIG_FILE} at ${base.slice(0, 12)})`);
+  const header = { base, head, commits: commits.length, rules };
+  const code = exitCode(layers);
+  emit(common.format, {
+    ok: code === 0,
+    json: { base, head, commits: commits.length, rules, layers: jsonLayers(layers) },
+    text: textTable(header, layers),
+    github: githubAnnotations(layers),
+  });
+  return code;
+}
+
+function notAvailable(layer: string): LayerResult {
+  return { layer, ok: false, status: 'not available', summary: 'this build of patchwarden does not have this layer yet', violations: [] };
 }

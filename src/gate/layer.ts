@@ -1,0 +1,53 @@
+// One row of the gate's decision table.
+import { CannotJudge } from '../common/errors.js';
+import type { Violation } from '../common/verdict.js';
+
+/**
+ * pass and skipped let the gate through; refused is a rule saying no; error
+ * is input that could not be judged; not available is a layer this build
+ * does not have. Only pass and skipped are ok: nothing passes by default.
+ */
+export type LayerStatus = 'pass' | 'refused' | 'skipped' | 'not available' | 'error';
+
+export interface LayerResult {
+  layer: string;
+  ok: boolean;
+  status: LayerStatus;
+  /** One line for the table. */
+  summary: string;
+  violations: Violation[];
+  /** Layer-specific data for --format json. */
+  details?: Record<string, unknown>;
+}
+
+export function passed(layer: string, summary: string, details?: Record<string, unknown>): LayerResult {
+  return { layer, ok: true, status: 'pass', summary, violations: [], details };
+}
+
+export function skipped(layer: string, reason: string): LayerResult {
+  return { layer, ok: true, status: 'skipped', summary: reason, violations: [] };
+}
+
+/** Passed when there are no violations, else refused with the summary given. */
+export function judged(layer: string, violations: Violation[], pass: string, refused: string, details?: Record<string, unknown>): LayerResult {
+  return violations.length
+    ? { layer, ok: false, status: 'refused', summary: refused, violations, details }
+    : passed(layer, pass, details);
+}
+
+/** Runs a layer; input it cannot read becomes that layer's error, not the gate's end. */
+export async function guarded(layer: string, body: () => Promise<LayerResult>): Promise<LayerResult> {
+  try {
+    return await body();
+  } catch (err) {
+    if (!(err instanceof CannotJudge)) throw err;
+    return { layer, ok: false, status: 'error', summary: err.describe(), violations: [] };
+  }
+}
+
+/** The gate's exit code: 1 when a rule refused, else 2 when a layer could not judge, else 0. */
+export function exitCode(layers: LayerResult[]): number {
+  if (layers.some((l) => l.status === 'refused')) return 1;
+  if (layers.some((l) => !l.ok)) return 2;
+  return 0;
+}

@@ -1,0 +1,52 @@
+// The gate's object-only layers over base..head: mixing, owners, and the
+// fixture lock at head. Rules come from the base side.
+import type { Config } from '../config/schema.js';
+import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
+import type { Change } from '../git/changes.js';
+import type { Repo } from '../git/repo.js';
+import { judgeCommits } from '../mixing/check.js';
+import { checkOwners } from '../owners/check.js';
+import { ownersApply } from '../owners/rule.js';
+import type { Classify } from '../zones/zones.js';
+import { guarded, judged, skipped, type LayerResult } from './layer.js';
+
+export interface GateContext {
+  repo: Repo;
+  config: Config;
+  /** The base commit the rules come from, and the commit judged. */
+  base: string;
+  head: string;
+  /** head's commits not in base, oldest first, and their changed paths. */
+  commits: string[];
+  changes: Map<string, Change[]>;
+  classify: Classify;
+  now: Date;
+  progress(line: string): void;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** Owners first: owner-signed oracle commits are left out of the whole-range mixing rule. */
+export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> {
+  let exempt = new Set<string>();
+  const owners = await guarded('owners', async () => {
+    if (!ownersApply(ctx.config.owners)) return skipped('owners', 'owners.signers and owners.agents are not set');
+    const v = await checkOwners(ctx.repo, ctx.config, ctx.base, ctx.commits, ctx.changes, ctx.classify);
+    exempt = v.exempt;
+    return judged('owners', v.violations, `oracle commits by owners only (${plural(v.exempt.size, 'signed oracle commit')})`, `${plural(new Set(v.violations.map((x) => x.commit)).size, 'oracle commit')} not made by an owner`);
+  });
+  const mixing = await guarded('mixing', async () => {
+    const v = judgeCommits(ctx.commits, ctx.changes, ctx.config, ctx.classify, exempt);
+    return judged('mixing', v, `${plural(ctx.commits.length, 'commit')}, production code and oracles kept apart`, v.some((x) => x.rule === 'mix') ? `${plural(v.length, 'commit')} mix production code with oracles` : 'the range mixes production code with oracles');
+  });
+  return [mixing, owners];
+}
+
+export function fixturesLayer(ctx: GateContext): Promise<LayerResult> {
+  return guarded('fixtures', async () => {
+    const report = await verifyFixtures(ctx.repo, ctx.config, { kind: 'rev', rev: ctx.head });
+    const v = fixtureViolations(report, ctx.config, `head ${ctx.head.slice(0, 12)}`);
+    const none = report.lockMissing && !v.length;
+    return judged('fixtures', v, none ? `no fixtures and no ${ctx.config.fixtures.lock} at head` : `${ctx.config.fixtures.lock} matches the fixtures at head`, `${ctx.config.fixtures.lock} does not match the fixtures at head`, { ...report });
+  });
+}

@@ -1,0 +1,56 @@
+// The gate's one decision table, as text, GitHub annotations or JSON.
+import { githubEscape } from '../cli/output.js';
+import { showPath } from '../common/text.js';
+import type { LayerResult } from './layer.js';
+
+export interface GateHeader {
+  base: string;
+  head: string;
+  commits: number;
+  /** Where the rules came from, e.g. `<base>:.patchwarden.yml`. */
+  rules: string;
+}
+
+export function textTable(h: GateHeader, layers: LayerResult[]): string[] {
+  const lines = [`patchwarden gate: ${h.base.slice(0, 12)}..${h.head.slice(0, 12)} (${h.commits} commit${h.commits === 1 ? '' : 's'}), rules from ${h.rules}`, ''];
+  const w = Math.max(5, ...layers.map((l) => l.layer.length)) + 2;
+  const sw = Math.max(6, ...layers.map((l) => l.status.length)) + 2;
+  lines.push(`  ${'layer'.padEnd(w)}${'status'.padEnd(sw)}summary`);
+  for (const l of layers) lines.push(`  ${l.layer.padEnd(w)}${l.status.padEnd(sw)}${l.summary}`);
+  for (const l of layers) {
+    if (!l.violations.length) continue;
+    lines.push('', `${l.layer}:`);
+    for (const v of l.violations) {
+      lines.push(`  [${v.rule}] ${v.commit ? `commit ${v.commit.slice(0, 12)}: ` : ''}${v.message}`);
+      for (const d of v.detail ?? v.paths.map((path) => ({ path, zone: undefined, note: undefined }))) {
+        const tags = [d.zone, d.note].filter(Boolean).join(', ');
+        lines.push(`      ${showPath(d.path)}${tags ? `  (${tags})` : ''}`);
+      }
+      if (v.fix) lines.push(...v.fix.split('\n').map((l, i) => `    ${i ? '' : 'fix: '}${l}`));
+    }
+  }
+  const refused = layers.filter((l) => l.status === 'refused').map((l) => l.layer);
+  const unjudged = layers.filter((l) => !l.ok && l.status !== 'refused').map((l) => l.layer);
+  const verdict = [refused.length ? `refused (${refused.join(', ')})` : '', unjudged.length ? `could not judge (${unjudged.join(', ')})` : ''].filter(Boolean);
+  lines.push('', `patchwarden gate: ${verdict.join('; ') || 'passed'}`);
+  return lines;
+}
+
+/** One annotation per violation, and one per layer that could not judge. */
+export function githubAnnotations(layers: LayerResult[]): string[] {
+  const out: string[] = [];
+  for (const l of layers) {
+    for (const v of l.violations) {
+      const props = [`title=${githubEscape(`patchwarden ${l.layer}: ${v.rule}`, true)}`];
+      if (v.paths[0]) props.unshift(`file=${githubEscape(v.paths[0], true)}`);
+      const head = v.commit ? `commit ${v.commit.slice(0, 12)}: ` : '';
+      out.push(`::error ${props.join(',')}::${githubEscape(head + v.message + (v.paths.length > 1 ? ` (${v.paths.length} paths: ${v.paths.join(', ')})` : ''))}`);
+    }
+    if (!l.ok && !l.violations.length) out.push(`::error title=${githubEscape(`patchwarden ${l.layer}: ${l.status}`, true)}::${githubEscape(l.summary)}`);
+  }
+  return out;
+}
+
+export function jsonLayers(layers: LayerResult[]): Record<string, unknown>[] {
+  return layers.map((l) => ({ layer: l.layer, ok: l.ok, status: l.status, summary: l.summary, violations: l.violations, ...(l.details ? { details: l.details } : {}) }));
+}
