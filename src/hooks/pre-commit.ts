@@ -4,6 +4,7 @@ import { parse } from '../cli/args.js';
 import { openWithConfig } from '../cli/context.js';
 import { emit, violationsOutcome } from '../cli/output.js';
 import { checkStaged, classifierFor } from '../mixing/check.js';
+import { checkStagedLedger } from '../freeze/ledger.js';
 import { stagedFixtureViolations } from '../fixtures/verify.js';
 
 export const help = `usage: patchwarden pre-commit [--format text|json|github] [--config PATH] [-C DIR]
@@ -18,6 +19,7 @@ export async function run(args: string[]): Promise<number> {
   const { repo, config } = await openWithConfig(common);
   const classify = await classifierFor(repo, config);
   const violations = await checkStaged(repo, config, classify);
+  violations.push(...(await checkStagedLedger(repo, config)));
   violations.push(...(await stagedFixtureViolations(repo, config, classify)));
   return emit(common.format, violationsOutcome(violations, {}, 'patchwarden: pre-commit ok'));
 }

@@ -1,0 +1,92 @@
+// Writing the ledger for a human: one row added, expired rows dropped. Text in,
+// text out. YAML goes through the yaml Document API so comments, key order and
+// blank lines between rows survive; a `.json` ledger is re-printed as JSON.
+import { isMap, isScalar, isSeq, parseDocument, YAMLSeq, type Document, type Pair, type Scalar } from 'yaml';
+import { CannotJudge } from '../common/errors.js';
+
+/** A row as written: field name to text, in the order it is printed. */
+export type RowFields = Record<string, string>;
+
+export const NEW_LEDGER = `# Freeze ledger: known flaky failures, each keyed by its failure signature.
+# Human-owned: every row names an owner, a reason and an expiry.
+version: 1
+records:
+`;
+
+/** The ledger text with `row` appended to its records (a new ledger when `text` is null). */
+export function addRow(text: string | null, json: boolean, row: RowFields): string {
+  if (json) {
+    const data = text === null ? { version: 1, records: [] } : (JSON.parse(text) as { records?: unknown[] | null });
+    data.records = [...(data.records ?? []), jsonRow(row)];
+    return JSON.stringify(data, null, 2) + '\n';
+  }
+  const doc = yamlDoc(text ?? NEW_LEDGER);
+  const seq = records(doc);
+  const node = doc.createNode(row);
+  // Rows separated by blank lines stay so.
+  if (seq.items.length > 1 && (seq.items[seq.items.length - 1] as { spaceBefore?: boolean }).spaceBefore) node.spaceBefore = true;
+  seq.flow = false;
+  seq.items.push(node);
+  return doc.toString();
+}
+
+/** The ledger text without the rows whose index `drop` holds. */
+export function dropRows(text: string, json: boolean, drop: Set<number>): string {
+  if (json) {
+    const data = JSON.parse(text) as { records?: unknown[] | null };
+    data.records = (data.records ?? []).filter((_, i) => !drop.has(i));
+    return JSON.stringify(data, null, 2) + '\n';
+  }
+  const doc = yamlDoc(text);
+  const seq = records(doc);
+  for (let i = seq.items.length - 1; i >= 0; i--) {
+    if (!drop.has(i)) continue;
+    // yaml keeps the comment above the first row on the list itself: it leaves
+    // with the row unless a blank line sets it apart as the list's own header.
+    if (i === 0) {
+      const header = seq.commentBefore?.endsWith('\n') ? seq.commentBefore : undefined;
+      const next = seq.items[1] as { commentBefore?: string; spaceBefore?: boolean } | undefined;
+      seq.commentBefore = [header, next?.commentBefore].filter(Boolean).join('\n') || undefined;
+      if (next) {
+        next.commentBefore = undefined;
+        next.spaceBefore = false;
+      }
+    }
+    seq.items.splice(i, 1);
+  }
+  if (!seq.items.length && seq.commentBefore) {
+    // An empty list prints as `[]`; its header goes above `records:` instead.
+    const key = recordsPair(doc)!.key as Scalar;
+    key.commentBefore = [key.commentBefore, seq.commentBefore.replace(/\n$/, '')].filter(Boolean).join('\n');
+    seq.commentBefore = undefined;
+  }
+  return doc.toString();
+}
+
+function yamlDoc(text: string): Document {
+  const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: true });
+  if (doc.errors.length) throw new CannotJudge(`not valid YAML: ${doc.errors[0].message.split('\n')[0]}`);
+  if (!isMap(doc.contents)) throw new CannotJudge('the ledger must be a mapping with `version: 1` and `records:`');
+  return doc;
+}
+
+function recordsPair(doc: Document): Pair | undefined {
+  return (doc.contents as import('yaml').YAMLMap).items.find((p) => isScalar(p.key) && p.key.value === 'records');
+}
+
+/** The records list, made when absent or empty. */
+function records(doc: Document): YAMLSeq {
+  const pair = recordsPair(doc);
+  if (pair && isSeq(pair.value)) return pair.value;
+  const seq = new YAMLSeq();
+  if (pair) pair.value = seq;
+  else (doc.contents as import('yaml').YAMLMap).add(doc.createPair('records', seq));
+  return seq;
+}
+
+/** JSON keeps a numeric seed a number, as a human would write it. */
+function jsonRow(row: RowFields): Record<string, string | number> {
+  const out: Record<string, string | number> = { ...row };
+  if (row.seed !== undefined && /^\d{1,15}$/.test(row.seed)) out.seed = Number(row.seed);
+  return out;
+}

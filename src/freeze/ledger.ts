@@ -1,0 +1,269 @@
+// The freeze ledger: human-owned rows, each keyed by a failure signature, with
+// an owner, a reason and an expiry. Parsing is pure (text in, rows and rule
+// breaks out); the readers at the end fetch the text from git or the disk.
+import { lstat, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, Scalar, type Document, type Node } from 'yaml';
+import { CannotJudge } from '../common/errors.js';
+import type { Violation } from '../common/verdict.js';
+import type { Config } from '../config/schema.js';
+import { stagedChanges } from '../git/changes.js';
+import { listIndex, listTree, readFileAt } from '../git/objects.js';
+import { worktreeRoot, type Repo } from '../git/repo.js';
+import { clockNow, parseUtc } from './clock.js';
+
+export interface LedgerRow {
+  sig: string;
+  reason: string;
+  owner: string;
+  expires: Date;
+  issued?: Date;
+  /** Metadata for people; never part of the key. */
+  last_name?: string;
+  ticket?: string;
+  /** Fixture id the failure was classified on; the row is void once that fixture changes. */
+  fixture?: string;
+  seed?: string;
+  env_class?: string;
+  /** The line the row starts on, for messages. */
+  line: number;
+}
+
+export interface Ledger {
+  /** Where it was read from (`path`, `:path` for the index, `REV:path`), for messages. */
+  source: string;
+  /** The rows that keep every rule; a broken row is in `problems` instead. */
+  rows: LedgerRow[];
+  /** Rule breaks, each naming its row by line (rule `ledger`). */
+  problems: Violation[];
+}
+
+export const ROW_KEYS = ['sig', 'reason', 'owner', 'expires', 'issued', 'last_name', 'ticket', 'fixture', 'seed', 'env_class'] as const;
+/** Keys people reach for when they key a freeze by the test instead of the failure. */
+const TEST_KEYS = ['name', 'test', 'test_name', 'testname', 'nodeid', 'node_id', 'test_id', 'testcase', 'classname'];
+const SIG_FIX = 'key the row by the failure signature that `patchwarden signatures REPORT.xml` prints; the test name may go in last_name, as metadata';
+
+export function isExpired(row: LedgerRow, now: Date): boolean {
+  return row.expires.getTime() <= now.getTime();
+}
+
+/** A duration as people write it in the config: 30d, 12h, 90m. */
+export function showTtl(ms: number): string {
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000]] as const) if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${Math.round(ms / 1000)}s`;
+}
+
+/**
+ * Reads a ledger's text. Throws CannotJudge when the text is not well-formed
+ * YAML (or JSON, for a `.json` ledger), multiplies aliases, or is not version 1;
+ * every other rule break is a problem naming its row's line.
+ */
+export function parseLedger(text: string, source: string, config: Config, now: Date): Ledger {
+  const json = source.endsWith('.json');
+  if (json) checkJson(text, source);
+  const lines = new LineCounter();
+  // failsafe: every scalar stays the string the human wrote (a sig of digits, a seed of 0012).
+  const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: true, lineCounter: lines, prettyErrors: false });
+  const lineOf = (node: Node | null | undefined) => (node?.range ? lines.linePos(node.range[0]).line : undefined);
+  const cannot = (message: string, node?: Node | null): never => {
+    throw new CannotJudge(message, { file: source, line: lineOf(node) });
+  };
+  if (doc.errors.length) {
+    const e = doc.errors[0];
+    throw new CannotJudge(`not valid ${json ? 'JSON' : 'YAML'}: ${e.message.split('\n')[0]}`, { file: source, line: lines.linePos(e.pos[0]).line });
+  }
+  try {
+    doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    cannot(`cannot be read: ${(err as Error).message} (anchors and aliases that multiply)`);
+  }
+  const deref = (node: unknown): Node | null => (isAlias(node) ? (node.resolve(doc as Document) ?? null) : ((node as Node | null) ?? null));
+
+  const root = deref(doc.contents);
+  if (!isMap(root)) return cannot('the ledger must be a mapping with `version: 1` and `records:`', root);
+  let version: Node | null | undefined;
+  let records: Node | null = null;
+  for (const pair of root.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : '';
+    if (key === 'version') version = deref(pair.value) ?? (pair.key as Node);
+    else if (key === 'records') records = deref(pair.value);
+    else cannot(`unknown key \`${key}\` (a ledger holds version and records)`, pair.key as Node);
+  }
+  if (version === undefined) cannot('missing `version: 1`', root);
+  if (stringOf(version!) !== '1') cannot(`unknown version ${JSON.stringify(stringOf(version!) ?? null)}; this patchwarden reads version 1`, version);
+  if (records !== null && stringOf(records) !== null && !isSeq(records)) cannot('`records` must be a list of rows', records);
+
+  const ledgerPath = config.freeze.ledger;
+  const problems: Violation[] = [];
+  const rows: LedgerRow[] = [];
+  const seen = new Map<string, number>();
+  const items = isSeq(records) ? records.items : [];
+  for (const item of items) {
+    const line = lineOf(item as Node) ?? lineOf(records) ?? 1;
+    const refuse = (message: string, fix?: string) => {
+      problems.push({ rule: 'ledger', paths: [ledgerPath], message: `${source}:${line}: ${message}`, detail: [{ path: ledgerPath, note: `line ${line}` }], ...(fix ? { fix } : {}) });
+    };
+    const row = readRow(deref(item), line, refuse, deref, config, now);
+    if (!row) continue;
+    const first = seen.get(row.sig);
+    if (first !== undefined) {
+      refuse(`sig ${row.sig} repeats the row at line ${first}; one row per signature`, 'merge the two rows into one');
+      continue;
+    }
+    seen.set(row.sig, line);
+    rows.push(row);
+  }
+  return { source, rows, problems };
+}
+
+/** A `.json` ledger must be JSON, not merely YAML that happens to parse. */
+function checkJson(text: string, source: string) {
+  try {
+    JSON.parse(text);
+  } catch (err) {
+    const message = (err as Error).message;
+    const pos = /position (\d+)/.exec(message);
+    const line = pos ? text.slice(0, Number(pos[1])).split('\n').length : undefined;
+    throw new CannotJudge(`not valid JSON: ${message.replace(/ in JSON at position \d+.*$/, '')}`, { file: source, line });
+  }
+}
+
+/** The text of a scalar; null for an empty value, `~` or `null`, or a node that is not a scalar. */
+function stringOf(node: Node | null): string | null {
+  if (!isScalar(node)) return null;
+  const value = String(node.value ?? '');
+  if (node.type === Scalar.PLAIN && /^(|~|null|Null|NULL)$/.test(value)) return null;
+  return value;
+}
+
+function readRow(node: Node | null, line: number, refuse: (message: string, fix?: string) => void, deref: (n: unknown) => Node | null, config: Config, now: Date): LedgerRow | null {
+  if (!isMap(node)) {
+    refuse('a row must be a mapping with sig, reason, owner and expires');
+    return null;
+  }
+  let broken = false;
+  const fail = (message: string, fix?: string) => {
+    broken = true;
+    refuse(message, fix);
+  };
+  const values = new Map<string, Node | null>();
+  const testKeys: string[] = [];
+  for (const pair of node.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : '';
+    if ((ROW_KEYS as readonly string[]).includes(key)) values.set(key, deref(pair.value));
+    else if (TEST_KEYS.includes(key)) testKeys.push(key);
+    else fail(`unknown key \`${key}\` in the row (known: ${ROW_KEYS.join(', ')})`);
+  }
+  const fields = new Map<string, string>();
+  const misshapen = new Set<string>();
+  for (const [key, v] of values) {
+    const s = stringOf(v);
+    if (v !== null && !isScalar(v)) {
+      misshapen.add(key);
+      fail(`\`${key}\` must be a single value, not a ${isSeq(v) ? 'list' : 'mapping'}`);
+    } else if (s !== null && s.trim()) fields.set(key, s.trim());
+  }
+  const text = (key: string) => fields.get(key);
+  /** Absent or empty; a misshapen value has its own message already. */
+  const missing = (key: string) => !fields.has(key) && !misshapen.has(key);
+
+  const sig = text('sig');
+  const length = config.signature.length;
+  if (missing('sig')) {
+    const byName = [...testKeys, ...(values.has('last_name') ? ['last_name'] : [])];
+    if (byName.length) fail(`the row is keyed by a test name or node id alone (\`${byName[0]}\`) and has no sig; a rename would lift it`, SIG_FIX);
+    else fail('the row has no sig', SIG_FIX);
+  } else if (sig !== undefined && looksLikeTestId(sig)) {
+    fail(`sig ${JSON.stringify(sig)} is a test name or node id, not a failure signature`, SIG_FIX);
+  } else if (sig !== undefined && !new RegExp(`^[0-9a-f]{${length}}$`).test(sig)) {
+    const why = /^[0-9a-fA-F]+$/.test(sig) && sig.length === length ? 'must be lowercase' : `must be ${length} lowercase hex digits (signature.length)`;
+    fail(`sig ${JSON.stringify(sig)} ${why}`, SIG_FIX);
+  }
+  if (sig !== undefined && testKeys.length) fail(`\`${testKeys[0]}\` is not a ledger key: a test name is metadata only (write it as last_name)`);
+
+  const reason = text('reason');
+  if (missing('reason')) fail('the row has no reason', 'say why the failure is tolerated for now');
+  const owner = text('owner');
+  if (missing('owner')) fail('the row has no owner', 'name the person or team who answers for it');
+
+  const time = (key: 'expires' | 'issued'): Date | undefined => {
+    const s = text(key);
+    if (s === undefined) return undefined;
+    const d = parseUtc(s);
+    if (!d) fail(`${key} ${JSON.stringify(s)} is not an ISO 8601 UTC time such as 2026-12-09T00:00:00Z`);
+    return d ?? undefined;
+  };
+  const expires = time('expires');
+  if (missing('expires')) fail('the row has no expires; every freeze ends', 'add expires: an ISO 8601 UTC time at most freeze.max_ttl away');
+  const issued = time('issued');
+  const max = config.freeze.max_ttl;
+  if (expires && issued) {
+    if (expires.getTime() < issued.getTime()) fail('expires is before issued');
+    else if (expires.getTime() - issued.getTime() > max) fail(`expires is further than freeze.max_ttl (${showTtl(max)}) from issued`, 'shorten the freeze, or raise freeze.max_ttl in the config');
+  }
+  if (expires && expires.getTime() - now.getTime() > max) fail(`expires is further than freeze.max_ttl (${showTtl(max)}) from now`, 'shorten the freeze, or raise freeze.max_ttl in the config');
+
+  const fixture = text('fixture');
+  if (fixture !== undefined && !/^[0-9a-f]{16}$/.test(fixture)) fail(`fixture ${JSON.stringify(fixture)} must be a fixture id: 16 lowercase hex digits`);
+  const optional = { last_name: text('last_name'), ticket: text('ticket'), fixture, seed: text('seed'), env_class: text('env_class') };
+  if (broken || !sig || !reason || !owner || !expires) return null;
+  const row: LedgerRow = { sig, reason, owner, expires, line };
+  if (issued) row.issued = issued;
+  for (const [k, v] of Object.entries(optional)) if (v !== undefined) (row as unknown as Record<string, string>)[k] = v;
+  return row;
+}
+
+/** Node ids (`tests/test_a.py::test_x`), parametrized, dotted or snake_case test names. */
+function looksLikeTestId(sig: string): boolean {
+  return /::|[/\\[\]\s._]|^test/i.test(sig);
+}
+
+/** The ledger as stored at `rev` (`:` for the index); null when it has none. */
+export async function readLedgerAt(repo: Repo, config: Config, rev: string, now: Date): Promise<Ledger | null> {
+  const file = config.freeze.ledger;
+  const source = `${rev === ':' ? '' : rev}:${file}`;
+  const entries = rev === ':' ? await listIndex(repo, file) : await listTree(repo, rev, file);
+  const entry = entries.find((e) => e.path === file);
+  if (!entry) return null;
+  if (entry.mode === '120000' || entry.type !== 'blob') throw new CannotJudge('the freeze ledger must be a regular file, not a symbolic link or a folder', { file: source });
+  const blob = await readFileAt(repo, rev, file);
+  if (!blob) return null;
+  return parseLedger(blob.toString('utf8'), source, config, now);
+}
+
+/** The ledger's rule breaks at `rev` (`:` for the index); a missing ledger has none. */
+export async function checkLedgerAt(repo: Repo, config: Config, rev: string, now: Date): Promise<Violation[]> {
+  return (await readLedgerAt(repo, config, rev, now))?.problems ?? [];
+}
+
+/** For pre-commit: the staged ledger's rule breaks, when the ledger is staged at all. */
+export async function checkStagedLedger(repo: Repo, config: Config, now: Date = clockNow()): Promise<Violation[]> {
+  const staged = (await stagedChanges(repo)).some((c) => c.path === config.freeze.ledger && c.status !== 'D');
+  return staged ? checkLedgerAt(repo, config, ':', now) : [];
+}
+
+/** The ledger in the working tree, its absolute path, and its text (null when absent). */
+export async function readWorktreeLedger(repo: Repo, config: Config): Promise<{ file: string; text: string | null }> {
+  const file = path.join(worktreeRoot(repo), config.freeze.ledger);
+  const shown = config.freeze.ledger;
+  let stat;
+  try {
+    stat = await lstat(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { file, text: null };
+    throw new CannotJudge(`cannot read the freeze ledger: ${(err as Error).message}`, { file: shown });
+  }
+  if (stat.isSymbolicLink() || !stat.isFile()) throw new CannotJudge('the freeze ledger must be a regular file, not a symbolic link or a folder', { file: shown });
+  try {
+    return { file, text: await readFile(file, 'utf8') };
+  } catch (err) {
+    throw new CannotJudge(`cannot read the freeze ledger: ${(err as Error).message}`, { file: shown });
+  }
+}
+
+/** For commands that use the rows: a ledger with broken rows cannot judge anything. */
+export function soundLedger(ledger: Ledger): Ledger {
+  const [first, ...rest] = ledger.problems;
+  if (first) throw new CannotJudge(`the freeze ledger has ${ledger.problems.length} broken row${rest.length ? 's' : ''} (run patchwarden freeze check); first: ${first.message}`);
+  return ledger;
+}
