@@ -10,10 +10,13 @@ import { showPath } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { loadConfig, loadConfigAt } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { commitChanges } from '../git/changes.js';
+import { inputsFolder } from '../fixtures/judge.js';
+import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
+import { commitChanges, type Change } from '../git/changes.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { classifierFor, judgeCommits } from '../mixing/check.js';
 import { checkOwners } from '../owners/check.js';
+import type { Classify } from '../zones/zones.js';
 
 export const help = `usage: patchwarden pre-receive [--format text|json] [--config PATH] [-C DIR]
 
@@ -114,8 +117,25 @@ export async function judgePush(repo: Repo, config: Config, judgeRev: string | n
       if (fault && !blamed.has(c)) { v.violations.push(fault); blamed.add(c); }
     }
     v.violations.push(...judgeCommits(v.commits, changes, config, classify, owners.exempt));
+    const tip = peeled.get(v.new);
+    if (tip) v.violations.push(...(await tipViolations(repo, config, v, tip, changes, classify)));
   }
   return verdicts;
+}
+
+/**
+ * The oracle files at a new tip, when the ref's new commits touch them: what
+ * no new commit touched is what the server already holds and has judged.
+ */
+async function tipViolations(repo: Repo, config: Config, ref: RefVerdict, tip: string, changes: Map<string, Change[]>, classify: Classify): Promise<Violation[]> {
+  const touched = ref.commits.flatMap((c) => changes.get(c) ?? []).map((c) => c.path);
+  const { holds } = inputsFolder(config);
+  const out: Violation[] = [];
+  if (touched.some((p) => p === config.fixtures.lock || holds(p) || classify(p) === 'fixtures')) {
+    const report = await verifyFixtures(repo, config, { kind: 'rev', rev: tip });
+    out.push(...fixtureViolations(report, config, `${ref.ref} at ${tip.slice(0, 12)}`));
+  }
+  return out;
 }
 
 /** The first line of each named commit's message, for people reading the refusal. */
