@@ -1,8 +1,89 @@
-// Placeholder until this command's layer lands.
-import { CannotJudge } from '../common/errors.js';
+// `patchwarden signatures REPORT.xml...`: one row per failing or erroring
+// test case with its signature. Exit 0 when every report was read, whatever
+// they hold; 2 when one cannot be read.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse, type Common } from '../cli/args.js';
+import { emit } from '../cli/output.js';
+import { CannotJudge, UsageError } from '../common/errors.js';
+import { showPath } from '../common/text.js';
+import { loadConfig, parseConfig } from '../config/load.js';
+import { defaults, type Config } from '../config/schema.js';
+import { configBool, openRepo } from '../git/repo.js';
+import { readReport } from '../junit/read.js';
+import { signCase, signOptions, type SignOptions } from './sign.js';
+import type { Signed } from './types.js';
 
-export const help = 'not available yet';
+export const help = `usage: patchwarden signatures REPORT.xml... [--format text|json] [--config PATH] [-C DIR]
 
-export async function run(_args: string[]): Promise<number> {
-  throw new CannotJudge('this command is not available yet');
+Reads JUnit XML reports and prints one row per failing or erroring test case
+with its failure signature: exception type, assertion kind, project frames
+(signature.project, by default the src zone) and normalized message, hashed.
+A row marked "ineligible" has neither a project frame nor an assertion
+predicate: nothing stable to bind a freeze to.
+
+Inside a repository the config is read from its working tree; elsewhere the
+defaults apply (or --config PATH).
+
+exit codes: 0 the reports were read; 2 a report could not be read.`;
+
+export interface Row extends Signed {
+  /** The report the case came from, as given. */
+  file: string;
+}
+
+export async function run(args: string[]): Promise<number> {
+  const { common, positionals } = parse(args, {});
+  if (!positionals.length) throw new UsageError('name at least one JUnit XML report');
+  const opts = await options(common);
+  const rows: Row[] = [];
+  for (const file of positionals) {
+    const report = await readReport(path.resolve(process.cwd(), file));
+    for (const tc of report.cases) {
+      const signed = signCase(tc, opts);
+      if (signed) rows.push({ ...signed, file });
+    }
+  }
+  return emit(common.format, { ok: true, json: { failures: rows }, text: table(rows) });
+}
+
+/** The config of the repository we are in, or the defaults outside one. */
+async function options(common: Common): Promise<SignOptions> {
+  let config: Config;
+  let ignoreCase = false;
+  try {
+    const repo = await openRepo(common.dir);
+    config = await loadConfig(repo, common.config);
+    ignoreCase = await configBool(repo, 'core.ignorecase');
+  } catch (err) {
+    if (!(err instanceof CannotJudge) || !/^not a git repository/.test(err.message)) throw err;
+    config = common.config ? await configFile(common.config) : defaults();
+  }
+  return signOptions(config, ignoreCase);
+}
+
+async function configFile(file: string): Promise<Config> {
+  let text: string;
+  try {
+    text = await readFile(path.resolve(process.cwd(), file), 'utf8');
+  } catch (err) {
+    throw new CannotJudge(`cannot read the config: ${(err as Error).message}`, { file });
+  }
+  return parseConfig(text, file);
+}
+
+function table(rows: Row[]): string[] {
+  if (!rows.length) return ['patchwarden: no failing or erroring test cases'];
+  const lines = rows.map((r) => [
+    r.eligible ? r.sig : `${r.sig} (ineligible)`,
+    r.exc || '-',
+    r.kind,
+    r.frames.length ? r.frames.join(' < ') : '-',
+    `${showPath(r.name)}  [${showPath(r.file)}]`,
+  ]);
+  const head = ['signature', 'exception', 'kind', 'frames', 'test (report)'];
+  const widths = head.map((h, i) => Math.min(48, Math.max(h.length, ...lines.map((l) => l[i].length))));
+  const fmt = (cols: string[]) => cols.map((c, i) => (i === cols.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const ineligible = rows.filter((r) => !r.eligible).length;
+  return [fmt(head), ...lines.map(fmt), '', `${rows.length} failing or erroring case(s)${ineligible ? `, ${ineligible} ineligible` : ''}`];
 }

@@ -1,0 +1,169 @@
+// Reads a JUnit XML report as real runners write it into a Report: nested
+// testsuites, failure/error/skipped, system-out/err, properties and Surefire's
+// rerun and flaky records. The text is checked for well-formedness first
+// (wellformed.ts), then fast-xml-parser builds the tree with entity processing
+// off: the only references left are the five predefined ones and character
+// references, decoded here.
+import { readFile } from 'node:fs/promises';
+import { XMLParser } from 'fast-xml-parser';
+import { CannotJudge } from '../common/errors.js';
+import { checkWellFormed } from './wellformed.js';
+import type { FailureRecord, Report, TestCase } from './types.js';
+
+/** Surefire's records of earlier runs, after the primary failure or error. */
+const RERUN_TAGS = ['rerunFailure', 'rerunError', 'flakyFailure', 'flakyError'] as const;
+const LISTS = new Set(['testsuites', 'testsuite', 'testcase', 'failure', 'error', 'skipped', 'system-out', 'system-err', 'properties', 'property', ...RERUN_TAGS, 'stackTrace']);
+
+const TEXT = '#text';
+const CDATA = '#cdata';
+const AT = '@_';
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: AT,
+  processEntities: false,
+  htmlEntities: false,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  cdataPropName: CDATA,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  isArray: (name) => LISTS.has(name),
+  maxNestedTags: 1000,
+});
+
+type Node = Record<string, unknown>;
+
+/** Reads and parses a report file; a missing or unreadable file is CannotJudge. */
+export async function readReport(file: string): Promise<Report> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new CannotJudge(code === 'ENOENT' ? 'no such report' : code === 'EISDIR' ? 'is a folder, not a report' : `cannot read the report (${code ?? (err as Error).message})`, { file });
+  }
+  return parseReport(bytes, file);
+}
+
+/** Parses report text; `file` names it in messages and in the Report. */
+export function parseReport(xml: string | Buffer, file: string): Report {
+  let text = typeof xml === 'string' ? xml : xml.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  checkWellFormed(text, file);
+  let tree: Node;
+  try {
+    tree = parser.parse(text) as Node;
+  } catch (err) {
+    throw new CannotJudge(`not a readable XML report: ${(err as Error).message.split('\n')[0]}`, { file });
+  }
+  const cases: TestCase[] = [];
+  if (tree.testsuites === undefined && tree.testsuite === undefined) {
+    const root = Object.keys(tree).find((k) => !k.startsWith('#') && !k.startsWith('?'));
+    throw new CannotJudge(`not a JUnit report: the root element is <${root}>, not <testsuites> or <testsuite>`, { file });
+  }
+  for (const t of list(tree.testsuites)) walk(asNode(t), [], cases);
+  for (const t of list(tree.testsuite)) walk(asNode(t), [attr(t, 'name')], cases);
+  return { file, cases };
+}
+
+/** Collects the cases of a suite element (`suites`: its own name and its parents'), depth first. */
+function walk(suite: Node, suites: string[], cases: TestCase[]): void {
+  for (const tc of list(suite.testcase)) cases.push(testCase(asNode(tc), suites));
+  // A suite-level <failure>/<error> (a class that failed to load) has no testcase: keep it as one.
+  const suiteLevel = [...list(suite.failure).map((n) => record('failure', n)), ...list(suite.error).map((n) => record('error', n))];
+  if (suiteLevel.length) {
+    const name = attr(suite, 'name');
+    cases.push({
+      name: name || '(suite)',
+      classname: name,
+      status: suiteLevel[0].tag === 'error' ? 'error' : 'failed',
+      failures: suiteLevel,
+      properties: properties(suite),
+      systemOut: texts(suite['system-out']),
+      systemErr: texts(suite['system-err']),
+      suites,
+    });
+  }
+  for (const inner of list(suite.testsuite)) walk(asNode(inner), [...suites, attr(inner, 'name')], cases);
+}
+
+function testCase(tc: Node, suites: string[]): TestCase {
+  const failures = list(tc.failure).map((n) => record('failure', n));
+  const errors = list(tc.error).map((n) => record('error', n));
+  const reruns = RERUN_TAGS.flatMap((tag) => list(tc[tag]).map((n) => record(tag, n)));
+  const status = failures.length ? 'failed' : errors.length ? 'error' : list(tc.skipped).length ? 'skipped' : 'passed';
+  const file = attr(tc, 'file');
+  return {
+    name: attr(tc, 'name'),
+    classname: attr(tc, 'classname') || attr(tc, 'class'),
+    ...(file ? { file } : {}),
+    status,
+    failures: [...failures, ...errors, ...reruns],
+    properties: properties(tc),
+    systemOut: texts(tc['system-out']),
+    systemErr: texts(tc['system-err']),
+    suites,
+  };
+}
+
+function record(tag: string, node: unknown): FailureRecord {
+  const n = asNode(node);
+  // Surefire writes a rerun's trace in <stackTrace>, beside its own output.
+  const trace = n.stackTrace !== undefined ? texts(n.stackTrace) : content(n);
+  const out: FailureRecord = { tag, type: attr(n, 'type'), message: attr(n, 'message'), text: trace };
+  if (n['system-out'] !== undefined) out.systemOut = texts(n['system-out']);
+  if (n['system-err'] !== undefined) out.systemErr = texts(n['system-err']);
+  return out;
+}
+
+function properties(node: Node): { name: string; value: string }[] {
+  return list(node.properties).flatMap((p) => list(asNode(p).property).map((q) => {
+    const prop = asNode(q);
+    const value = prop[`${AT}value`];
+    return { name: attr(prop, 'name'), value: value === undefined ? content(prop) : attr(prop, 'value') };
+  }));
+}
+
+function list(v: unknown): unknown[] {
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+}
+
+function asNode(v: unknown): Node {
+  return typeof v === 'object' && v !== null ? (v as Node) : { [TEXT]: v ?? '' };
+}
+
+/** An attribute's value, normalized as XML says: literal white space becomes a space. */
+function attr(node: unknown, name: string): string {
+  const v = asNode(node)[AT + name];
+  if (typeof v !== 'string') return '';
+  return decode(/[\t\n\r]/.test(v) ? v.replace(/\r\n|[\t\n\r]/g, ' ') : v);
+}
+
+/** An element's text: its character data decoded, its CDATA sections as written. */
+function content(node: Node): string {
+  const raw = node[TEXT];
+  const text = typeof raw === 'string' ? decode(lineEnds(raw)) : '';
+  const cdata = list(node[CDATA]).map((c) => lineEnds(String(c))).join('');
+  if (!cdata) return text.trim() ? text : '';
+  return text.trim() ? text + cdata : cdata;
+}
+
+function texts(v: unknown): string {
+  return list(v).map((n) => content(asNode(n))).join('');
+}
+
+/** XML's end-of-line handling: CRLF and lone CR read as LF. */
+function lineEnds(s: string): string {
+  return s.includes('\r') ? s.replace(/\r\n?/g, '\n') : s;
+}
+
+const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+/** Decodes the references the well-formedness pass allowed, and nothing else. */
+function decode(s: string): string {
+  if (!s.includes('&')) return s;
+  return s.replace(/&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#x([0-9A-Fa-f]{1,6}));/g, (_, name: string, dec: string, hex: string) =>
+    name ? PREDEFINED[name] : String.fromCodePoint(dec ? Number(dec) : parseInt(hex, 16)));
+}

@@ -1,0 +1,108 @@
+// Takes a failure record apart: the exception that ended the test, its
+// message, and the part of the text that holds its stack. Runners wrap the
+// real failure differently; each wrapper is undone here.
+import type { FailureRecord } from '../junit/types.js';
+
+export interface Anatomy {
+  /** Exception type as written (may be qualified), '' when none is named. */
+  exc: string;
+  /** The exception's message as the runner wrote it, before normalization. */
+  message: string;
+  /** Where the frames are read from. */
+  trace: string;
+}
+
+// `Name: message` or `Name [CODE]: message` at the start of a line.
+const HEADER = /^\s*(?:Uncaught |Error: )?((?:[A-Za-z_$][\w$]*(?:\.|::|\\))*[A-Za-z_$][\w$]*(?:Error|Exception|Failure|Failed|Fault|Panic|Warning|Exit|Interrupt|Timeout|Rejection|Problem|Throwable|Unavailable)|Error|Failed|AssertionError|Exception)(?: \[[^\]]*\])?(?::(?: (.*))?)?$/;
+
+export function anatomy(rec: FailureRecord): Anatomy {
+  const text = rec.text;
+  return nodeCause(text) ?? pythonE(rec) ?? jvmCaused(text) ?? plain(rec);
+}
+
+/** node's runner: `Error [ERR_TEST_FAILURE] ... cause: RealError: message` and the real stack. */
+function nodeCause(text: string): Anatomy | null {
+  if (!text.includes('ERR_TEST_FAILURE')) return null;
+  const at = text.search(/^\s*cause: /m);
+  if (at === -1) return null;
+  const cause = text.slice(at).replace(/^\s*cause: /, '');
+  const first = cause.split('\n')[0];
+  const h = HEADER.exec(first);
+  // The message runs up to the first stack line or the inspected properties.
+  const body = cause.split('\n');
+  const end = body.findIndex((l, i) => i > 0 && /^\s*(?:at |\{$|[a-zA-Z]+: )/.test(l));
+  const msgLines = [h ? (h[2] ?? '') : first, ...body.slice(1, end === -1 ? body.length : end)];
+  return { exc: h ? h[1] : '', message: msgLines.join('\n').trim(), trace: cause };
+}
+
+/** pytest: the `E   ` lines hold the exception; the last block of them is the one raised. */
+function pythonE(rec: FailureRecord): Anatomy | null {
+  const lines = rec.text.split('\n');
+  let block: string[] = [];
+  let current: string[] = [];
+  for (const l of lines) {
+    const m = /^E {1,}(.*)$/.exec(l);
+    if (m) current.push(m[1]);
+    else if (current.length) {
+      block = current;
+      current = [];
+    }
+  }
+  if (current.length) block = current;
+  if (!block.length) return null;
+  const lead = /^\s*([\w.]+): ?(.*)$/.exec(block[0]);
+  const tail = /^\S.*?:\d+: ([\w.]+)$/m.exec(lines.filter((l) => /^\S.*?:\d+: [\w.]+$/.test(l)).pop() ?? '');
+  if (lead && /^[A-Za-z_][\w.]*$/.test(lead[1]) && !/^assert\b/.test(block[0])) {
+    return { exc: lead[1], message: [lead[2], ...block.slice(1)].join('\n'), trace: rec.text };
+  }
+  return { exc: tail?.[1] ?? (/^assert\b/.test(block[0]) ? 'AssertionError' : ''), message: block.join('\n'), trace: rec.text };
+}
+
+/** JVM: the root cause (the last `Caused by:`) is the exception that explains the failure. */
+function jvmCaused(text: string): Anatomy | null {
+  const parts = text.split(/^\s*Caused by: /m);
+  if (parts.length < 2) return null;
+  const root = parts[parts.length - 1];
+  const first = root.split('\n')[0];
+  const m = /^([\w.$]+)(?:: (.*))?$/.exec(first);
+  // Frames of the root cause first, then of each wrapper outward.
+  const trace = [...parts.slice(1).reverse(), parts[0]].join('\n');
+  return { exc: m ? m[1] : '', message: m ? (m[2] ?? '') + messageContinuation(root) : first, trace };
+}
+
+function messageContinuation(section: string): string {
+  const lines = section.split('\n').slice(1);
+  const end = lines.findIndex((l) => /^\s*at |^\s*\.\.\. \d+ more/.test(l));
+  const more = lines.slice(0, end === -1 ? 0 : end).join('\n');
+  return more.trim() ? '\n' + more : '';
+}
+
+/** Everything else: the `type` attribute, or a `Name: message` header in the text or message. */
+function plain(rec: FailureRecord): Anatomy {
+  const lines = rec.text.split('\n');
+  const idx = lines.findIndex((l) => HEADER.test(l));
+  if (idx !== -1 && idx < 5) {
+    const h = HEADER.exec(lines[idx])!;
+    const rest = lines.slice(idx + 1);
+    const end = rest.findIndex((l) => /^\s*(?:at |#\d+ |File "|\d+: |goroutine )/.test(l));
+    const message = [h[2] ?? '', ...rest.slice(0, end === -1 ? 0 : end)].join('\n').trim();
+    return { exc: usefulType(rec.type) || h[1], message: message || rec.message, trace: rec.text || rec.message };
+  }
+  const fromMessage = HEADER.exec(rec.message.split('\n')[0]);
+  if (fromMessage && !usefulType(rec.type)) {
+    return { exc: fromMessage[1], message: [fromMessage[2] ?? '', ...rec.message.split('\n').slice(1)].join('\n').trim(), trace: rec.text || rec.message };
+  }
+  return { exc: usefulType(rec.type), message: rec.message || rec.text.split('\n').slice(0, 5).join('\n'), trace: rec.text || rec.message };
+}
+
+/** A `type` attribute that names an exception, not a runner's category. */
+function usefulType(type: string): string {
+  const t = type.trim();
+  if (!t || /\s/.test(t) || /^(?:testCodeFailure|hookFailure|failure|error|Failure|Error|AssertionFailure|exception|fail|FAIL|ERROR)$/.test(t)) return t === 'Error' ? 'Error' : '';
+  return t;
+}
+
+/** The simple name of a possibly qualified exception type. */
+export function simpleName(exc: string): string {
+  return exc.split(/\.|::|\\/).filter(Boolean).pop()?.replace(/\$/g, '.') ?? '';
+}

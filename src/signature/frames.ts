@@ -1,0 +1,201 @@
+// Stack frames out of the trace text runners put in a failure: Python (pytest
+// long/short/native styles), V8, JVM (Java, Kotlin, Scala), Go, Rust, PHP,
+// .NET and Ruby. A frame is a function name and the file it lives in; the
+// file only decides whether the frame is the project's, and the line is
+// never kept.
+
+export interface Frame {
+  fn: string;
+  /** Forward slashes; null when the trace names no file (then it cannot be the project's). */
+  file: string | null;
+}
+
+/** Frames of one trace, innermost first. */
+export function extractFrames(trace: string): Frame[] {
+  const lines = trace.split('\n');
+  for (const reader of READERS) {
+    const frames = reader(lines);
+    if (frames.length) return frames;
+  }
+  return [];
+}
+
+type Reader = (lines: string[]) => Frame[];
+
+const slash = (p: string) => p.replace(/\\/g, '/');
+
+// Python, `--tb=native` and plain tracebacks: `File "x.py", line 3, in name`; outermost first.
+const pythonNative: Reader = (lines) => {
+  const out: Frame[] = [];
+  for (const l of lines) {
+    const m = /^\s*File "([^"]+)", line \d+, in (\S+)/.exec(l);
+    if (m) out.push({ fn: m[2], file: slash(m[1]) });
+  }
+  return out.reverse();
+};
+
+// pytest `--tb=short`: `x.py:3: in name`; outermost first.
+const pytestShort: Reader = (lines) => {
+  const out: Frame[] = [];
+  for (const l of lines) {
+    const m = /^(\S.*?):\d+: in (\S+)$/.exec(l);
+    if (m) out.push({ fn: m[2], file: slash(m[1]) });
+  }
+  return out.reverse();
+};
+
+// pytest's long style: each frame is the function's source, from its `def`
+// line, closed by `x.py:3: ` or `x.py:3: ExcType`; outermost first.
+const pytestLong: Reader = (lines) => {
+  const out: Frame[] = [];
+  let fn: string | null = null;
+  for (const l of lines) {
+    const def = /^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(/.exec(l);
+    if (def && fn === null) fn = def[1];
+    const loc = /^([^\s>E].*?\.pyx?):\d+:(?: (?:[\w.]+)?)?$/.exec(l);
+    if (loc) {
+      out.push({ fn: fn ?? '<module>', file: slash(loc[1]) });
+      fn = null;
+    }
+  }
+  return out.reverse();
+};
+
+// V8: `    at name (file:1:2)`, `    at file:1:2`, `at async name (...)`, `at new Name (...)`.
+const v8: Reader = (lines) => {
+  const out: Frame[] = [];
+  for (const l of lines) {
+    const m = /^\s*at (?:async )?(?:new )?(?:(.+?) \((.+?)(?::\d+){0,2}\)|(.+?)(?::\d+){1,2})\s*$/.exec(l);
+    if (!m) continue;
+    if (m[1] !== undefined) out.push({ fn: jsName(m[1]), file: jsFile(m[2]) });
+    else if (!/^[\w.$]+\s*\[as /.test(m[3]) && /[\\/.]/.test(m[3])) out.push({ fn: '<anonymous>', file: jsFile(m[3]) });
+  }
+  return out;
+};
+
+function jsName(name: string): string {
+  let n = name.replace(/ \[as [^\]]+\]$/, '').replace(/^Object\./, '').replace(/^(?:async|new) /, '');
+  if (n === '<anonymous>' || n === 'Object.<anonymous>' || n === '') n = '<anonymous>';
+  return n;
+}
+
+function jsFile(loc: string): string | null {
+  if (/^(?:node:|internal\/|native$|<anonymous>$)/.test(loc)) return null;
+  return slash(loc.replace(/^file:\/\//, '').replace(/^webpack:\/\/[^/]*\//, '').replace(/\?.*$/, '').replace(/:\d+(?::\d+)?$/, ''));
+}
+
+// JVM: `\tat com.acme.Bill.total(Bill.java:12)`; innermost first, `Caused by:` sections after.
+const jvm: Reader = (lines) => {
+  const out: Frame[] = [];
+  for (const l of lines) {
+    const m = /^\s*at (?:[\w.$-]+\/)*([\w$.<>]+)\.([\w$<>-]+)\(([^)]*)\)/.exec(l);
+    if (!m) continue;
+    const cls = m[1];
+    const file = /^([\w$-]+\.(?:java|kt|kts|scala|groovy|clj)):?\d*$/.exec(m[3]);
+    const pkg = cls.includes('.') ? cls.slice(0, cls.lastIndexOf('.')).replace(/\./g, '/') + '/' : '';
+    const simple = cls.slice(cls.lastIndexOf('.') + 1);
+    out.push({ fn: jvmName(simple, m[2]), file: file ? pkg + file[1] : null });
+  }
+  return out;
+};
+
+function jvmName(cls: string, method: string): string {
+  // Lambdas and anonymous classes carry counters that move when code is added.
+  const m = /^lambda\$(.+?)\$\d+$/.exec(method);
+  return `${cls.replace(/\$\d+/g, '$<n>')}.${m ? `${m[1]}.lambda` : method}`;
+}
+
+// Go: `pkg/path.Func(...)` then `\t/abs/file.go:12 +0x1d`; innermost first.
+const go: Reader = (lines) => {
+  const out: Frame[] = [];
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const fn = /^(\S+?)\((?:[^()]|\.\.\.)*\)$/.exec(lines[i].trim());
+    const file = /^\s+(\S+\.go):\d+(?: \+0x[0-9a-f]+)?$/.exec(lines[i + 1]);
+    if (fn && file && !lines[i].startsWith(' ')) {
+      out.push({ fn: goName(fn[1]), file: GO_STD.test(fn[1]) ? null : slash(file[1]) });
+      i++;
+    }
+  }
+  return out;
+};
+
+// The standard library and the runtime, whose sources sit in GOROOT/src.
+const GO_STD = /^(?:runtime|testing|reflect|sync|syscall|os|fmt|internal|net|io|encoding|strings|strconv|sort|time|context|errors|bufio|bytes|log|math|panic)[./]/;
+
+function goName(name: string): string {
+  // github.com/acme/bill.(*Bill).Total.func1 -> (*Bill).Total.func<n>
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  const dot = base.indexOf('.');
+  return (dot === -1 ? base : base.slice(dot + 1)).replace(/\.func\d+/g, '.func<n>').replace(/\.gowrap\d+/g, '.gowrap<n>');
+}
+
+// Rust backtraces: `  12: crate::module::func` then `at ./src/file.rs:3:5`; innermost first.
+const rust: Reader = (lines) => {
+  const out: Frame[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const fn = /^\s*\d+: (?:0x[0-9a-f]+ - )?(.+?)(?:::h[0-9a-f]{16})?$/.exec(lines[i]);
+    if (!fn) continue;
+    const at = /^\s+at (.+?\.rs):\d+(?::\d+)?$/.exec(lines[i + 1] ?? '');
+    out.push({ fn: rustName(fn[1]), file: at ? slash(at[1]) : null });
+    if (at) i++;
+  }
+  return out;
+};
+
+function rustName(path: string): string {
+  const parts = path.replace(/<[^<>]*>/g, (m) => m.replace(/::/g, '.')).split('::').filter((p) => p !== '{{closure}}');
+  const last = parts[parts.length - 1] ?? path;
+  const owner = parts[parts.length - 2];
+  return owner && /^[A-Z<]/.test(owner) ? `${owner}::${last}` : last;
+}
+
+// PHP: `#0 /src/Bill.php(12): Acme\Tax->rate()`: the call made at that line.
+// The function running at a line is the one the next frame called, and the
+// innermost one runs where the exception says it was thrown (`in file:line`).
+const php: Reader = (lines) => {
+  const calls: { file: string; call: string }[] = [];
+  let thrownIn: string | null = null;
+  for (const l of lines) {
+    const h = /(?:thrown )?in (\S+\.php)(?::|\(| on line )\d+/.exec(l);
+    if (h && thrownIn === null && !/^#\d/.test(l.trim())) thrownIn = slash(h[1]);
+    const m = /^\s*#\d+ (.+?\.php)\(\d+\): (.+?)\(/.exec(l);
+    if (m) calls.push({ file: slash(m[1]), call: m[2] });
+  }
+  const out: Frame[] = [];
+  for (let k = 0; k < calls.length; k++) {
+    const file = k === 0 ? thrownIn : calls[k - 1].file;
+    out.push({ fn: phpName(calls[k].call), file });
+  }
+  return out;
+};
+
+function phpName(call: string): string {
+  return call.replace(/^.*\\/, '').replace(/\{closure[^}]*\}/, '{closure}');
+}
+
+// .NET: `   at Acme.Bill.Total(Int32 x) in /src/Bill.cs:line 12`; innermost first.
+const dotnet: Reader = (lines) => {
+  const out: Frame[] = [];
+  for (const l of lines) {
+    const m = /^\s*at ([\w.`<>$+|\[\],]+?)\.([\w<>`$|]+)(?:\[[^\]]*\])?\([^)]*\)(?: in (.+?):line \d+)?\s*$/.exec(l);
+    if (!m) continue;
+    const cls = m[1].slice(m[1].lastIndexOf('.') + 1);
+    // async state machines: <Total>d__3.MoveNext -> Total
+    const sm = /^<(\w+)>d__\d+$/.exec(cls);
+    out.push({ fn: sm ? sm[1] : `${cls}.${m[2]}`, file: m[3] ? slash(m[3]) : null });
+  }
+  return out;
+};
+
+// Ruby: `/app/models/bill.rb:12:in 'Bill#total'` (or a backquote); innermost first.
+const ruby: Reader = (lines) => {
+  const out: Frame[] = [];
+  for (const l of lines) {
+    const m = /^\s*(?:#\s*)?(\S+?\.rb):\d+:in [`']([^']+)'/.exec(l);
+    if (m) out.push({ fn: m[2].replace(/^(?:block|rescue|ensure) (?:\(\d+ levels\) )?in /, ''), file: slash(m[1]) });
+  }
+  return out;
+};
+
+// Most specific shapes first: each trace is one runtime's.
+const READERS: Reader[] = [pythonNative, pytestShort, jvm, dotnet, v8, go, rust, php, ruby, pytestLong];
