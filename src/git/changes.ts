@@ -53,3 +53,23 @@ export async function rangeCommits(repo: Repo, from: string | null, to: string, 
   const out = await repo.text(args);
   return out ? out.split('\n') : [];
 }
+
+export interface RawChange extends Change {
+  /** Mode and blob id on each side; '000000' and zeros where the path is absent. */
+  oldMode: string;
+  oldOid: string;
+  newMode: string;
+  newOid: string;
+}
+
+/** Every path that differs between two trees, with both sides' modes and blob ids. */
+export async function treeDiff(repo: Repo, from: string, to: string): Promise<RawChange[]> {
+  const out = await repo.run(['diff-tree', '-r', '-z', '--raw', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none', '--full-index', from, to, '--']);
+  const fields = splitNul(out.stdout);
+  const changes: RawChange[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const [oldMode, newMode, oldOid, newOid, status] = fields[i].replace(/^:/, '').split(' ');
+    changes.push({ status, path: fields[i + 1], oldMode, oldOid, newMode, newOid });
+  }
+  return changes;
+}

@@ -1,8 +1,79 @@
-// Placeholder until this command's layer lands.
+// `patchwarden revert-check`: the properties must pass on head and fail with
+// the production diff reverted. Judged by the config and the registry on the
+// base side (unless --config names another file).
+import { parse } from '../cli/args.js';
+import { emit } from '../cli/output.js';
 import { CannotJudge } from '../common/errors.js';
+import { showPath } from '../common/text.js';
+import { loadConfig, loadConfigAt } from '../config/load.js';
+import { openRepo, resolveCommit, type Repo } from '../git/repo.js';
+import { revertCheck, revertPasses, type RevertResult } from './revert.js';
 
-export const help = 'not available yet';
+export const help = `usage: patchwarden revert-check [--base REV] [--head REV] [--format text|json] [--config PATH] [-C DIR]
 
-export async function run(_args: string[]): Promise<number> {
-  throw new CannotJudge('this command is not available yet');
+The properties (properties.command) must pass on head, every registered
+invariant (properties.invariants) exercised; then, with the production diff
+(the src-zone part of base..head) put back to base while spec and tests stay
+at head, at least one registered invariant must fail. Runs in a temporary
+worktree (revert.mode: worktree) or, opt-in, in the working tree under a
+snapshot (revert.mode: in-place; see patchwarden recover).
+
+  --head REV   the patched commit (default HEAD)
+  --base REV   the commit before the patch (default: the merge-base of head
+               with its upstream branch)
+
+The config and the registry are read from the base side.
+status: describes_patch or not_applicable pass (exit 0); does_not_describe,
+fails_on_head and revert_broken refuse (exit 1); 2 could not judge.`;
+
+export async function run(args: string[]): Promise<number> {
+  const { common, values } = parse(args, { base: { type: 'string' }, head: { type: 'string' } }, false);
+  const repo = await openRepo(common.dir);
+  const headRev = values.head ?? 'HEAD';
+  const head = await resolveCommit(repo, headRev);
+  const base = values.base !== undefined ? await resolveCommit(repo, values.base) : await upstreamBase(repo, headRev, head);
+  const config = common.config ? await loadConfig(repo, common.config) : await loadConfigAt(repo, base);
+  const result = await revertCheck(repo, config, base, head, { progress: (line) => process.stderr.write(`patchwarden: ${line}\n`) });
+  if (!revertPasses(result.status) && result.output) showOutput(result.output);
+  return emit(common.format, {
+    ok: revertPasses(result.status),
+    json: {
+      status: result.status, failing_on_revert: result.failing_on_revert, reason: result.reason,
+      base: result.base, head: result.head, mode: result.mode, reverted: result.reverted,
+      head_run: result.head_run, revert_run: result.revert_run,
+    },
+    text: textLines(result),
+  });
+}
+
+/** The merge-base of head with its upstream, or an error that says how to name a base. */
+async function upstreamBase(repo: Repo, headRev: string, head: string): Promise<string> {
+  const up = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${headRev}@{upstream}`], { okCodes: [1, 128] });
+  const upstream = up.stdout.toString('utf8').trim();
+  if (up.code !== 0 || !upstream) throw new CannotJudge(`no base to revert to: ${headRev} has no upstream branch; name one with --base REV (for example --base origin/main)`);
+  const mb = await repo.run(['merge-base', head, upstream], { okCodes: [1] });
+  const base = mb.stdout.toString('utf8').trim();
+  if (mb.code !== 0 || !base) throw new CannotJudge(`${headRev} and its upstream share no history; name a base with --base REV`);
+  return base;
+}
+
+/** The property command's own output, on stderr, when it decided a refusal. */
+function showOutput(output: string): void {
+  const lines = output.trimEnd().split('\n');
+  const shown = lines.slice(-200);
+  process.stderr.write(`patchwarden: the property command said${lines.length > shown.length ? ` (last ${shown.length} lines)` : ''}:\n${shown.map((l) => `  | ${l}`).join('\n')}\n`);
+}
+
+function textLines(r: RevertResult): string[] {
+  const short = (id: string) => id.slice(0, 12);
+  const range = `${short(r.base)}..${short(r.head)}`;
+  if (r.status === 'not_applicable') return [`patchwarden: revert check not applicable for ${range}: ${r.reason}`];
+  const paths = r.reverted.map((p) => `    ${showPath(p.path)}  (${p.action})`);
+  if (r.status === 'describes_patch') return [`patchwarden: revert check passed for ${range} (describes_patch): ${r.reason}`, ...paths];
+  const fix: Record<string, string> = {
+    does_not_describe: 'write a property (registered in the invariant registry, in its own commit) that fails without this patch and passes with it',
+    fails_on_head: 'make every registered invariant pass on head; a case naming an unregistered id needs its id registered first, in a commit of its own',
+    revert_broken: 'the reverted tree could not run the properties, so the check proves nothing; keep the properties importable without the patch (e.g. test through a stable entry point)',
+  };
+  return [`patchwarden: refused [revert] ${r.status} for ${range}: ${r.reason}`, ...(r.reverted.length ? ['  production paths reverted:', ...paths] : []), `  ${fix[r.status]}`];
 }

@@ -25,6 +25,8 @@ export interface CommandOptions {
   cwd: string;
   timeoutMs: number;
   env?: NodeJS.ProcessEnv;
+  /** Aborting kills the command's process group (e.g. on Ctrl-C). */
+  signal?: AbortSignal;
 }
 
 const KEEP = 1 << 20;
@@ -65,9 +67,11 @@ export function runTestCommand(command: string, opts: CommandOptions): Promise<C
     // If patchwarden itself is interrupted, the runner goes with it.
     const onExit = () => kill('SIGKILL');
     process.once('exit', onExit);
+    opts.signal?.addEventListener('abort', onExit, { once: true });
     const finish = (code: number | null, signal: NodeJS.Signals | null) => {
       clearTimeout(timer);
       process.removeListener('exit', onExit);
+      opts.signal?.removeEventListener('abort', onExit);
       resolve({
         code, signal, timedOut, junit, elapsedMs: Date.now() - started,
         output: output.length > KEEP ? output.slice(-KEEP) : output,

@@ -1,0 +1,98 @@
+// Which invariant each property test case exercises, and what a run of them
+// says. Pure: cases and registry in, results out. A case belongs to an
+// invariant through `<property name="invariant" value="ID"/>` or an
+// `[invariant:ID]` token in its name, never through its name alone.
+import type { TestCase } from '../junit/types.js';
+import type { Registry } from './registry.js';
+
+export type InvariantStatus = 'passed' | 'failed' | 'error' | 'skipped' | 'missing';
+
+export interface InvariantResult {
+  id: string;
+  /** failed: a case ran and failed; error: a case could not run; missing: no case. */
+  status: InvariantStatus;
+  /** Names of the cases that map to it (shown, never keys). */
+  cases: string[];
+}
+
+export interface Mapping {
+  /** One per registered invariant, in registry order. */
+  invariants: InvariantResult[];
+  /** Ids named by cases that the registry does not list. */
+  unregistered: { id: string; cases: string[] }[];
+  /** How many cases map to at least one id (registered or not). */
+  mapped: number;
+  /** Cases that map to no id and did not pass: collection and import errors. */
+  strays: { name: string; status: TestCase['status']; message: string }[];
+}
+
+const TOKEN = /\[invariant:([^\]\s]+)\]/g;
+
+/** The ids a case names, each once, properties first. */
+export function invariantIds(c: TestCase): string[] {
+  const ids = c.properties.filter((p) => p.name === 'invariant').map((p) => p.value.trim()).filter(Boolean);
+  for (const m of c.name.matchAll(TOKEN)) ids.push(m[1]);
+  return [...new Set(ids)];
+}
+
+const RANK: Record<TestCase['status'], number> = { skipped: 0, passed: 1, error: 2, failed: 3 };
+
+export function mapCases(cases: TestCase[], registry: Registry): Mapping {
+  const byId = new Map<string, TestCase[]>();
+  const strays: Mapping['strays'] = [];
+  let mapped = 0;
+  for (const c of cases) {
+    const ids = invariantIds(c);
+    if (ids.length) mapped++;
+    else if (c.status === 'failed' || c.status === 'error') strays.push({ name: c.name, status: c.status, message: c.failures[0]?.message ?? '' });
+    for (const id of ids) byId.set(id, [...(byId.get(id) ?? []), c]);
+  }
+  const registered = new Set(registry.invariants.map((i) => i.id));
+  const invariants = registry.invariants.map(({ id }): InvariantResult => {
+    const mine = byId.get(id) ?? [];
+    // The worst case decides: one failure fails the invariant; all skipped is not a pass.
+    const worst = mine.reduce<TestCase['status'] | null>((w, c) => (w === null || RANK[c.status] > RANK[w] ? c.status : w), null);
+    return { id, status: worst ?? 'missing', cases: mine.map((c) => c.name) };
+  });
+  const unregistered = [...byId].filter(([id]) => !registered.has(id)).map(([id, cs]) => ({ id, cases: cs.map((c) => c.name) }));
+  return { invariants, unregistered, mapped, strays };
+}
+
+const list = (xs: string[]) => xs.join(', ');
+
+/**
+ * Why a run on the patched tree does not pass, as plain sentences; empty when
+ * every registered invariant ran and passed and no case names an unknown id.
+ */
+export function headProblems(m: Mapping, registry: Registry): string[] {
+  const problems: string[] = [];
+  if (!m.mapped) problems.push(`no property test case maps to an invariant id (give each a property named "invariant" or an [invariant:ID] token in its name)${strayNote(m)}`);
+  const by = (s: InvariantStatus) => m.invariants.filter((i) => i.status === s).map((i) => i.id);
+  if (by('failed').length) problems.push(`registered invariants fail on the patched tree: ${list(by('failed'))}`);
+  if (by('error').length) problems.push(`registered invariants could not run on the patched tree (error): ${list(by('error'))}`);
+  if (m.mapped && by('missing').length) problems.push(`registered invariants exercised by no test case: ${list(by('missing'))}`);
+  if (by('skipped').length) problems.push(`registered invariants whose every case was skipped: ${list(by('skipped'))}`);
+  for (const u of m.unregistered) problems.push(`test case ${JSON.stringify(u.cases[0])} names invariant ${u.id}, which ${registry.source} does not register`);
+  if (m.mapped && m.strays.length) problems.push(`test cases outside any invariant did not pass: ${list(m.strays.map((s) => s.name))}`);
+  return problems;
+}
+
+export type RevertStatus = 'describes_patch' | 'does_not_describe' | 'revert_broken';
+
+/** What the run on the reverted tree says about the patch. */
+export function revertOutcome(m: Mapping): { status: RevertStatus; failing: string[]; reason: string } {
+  const failing = m.invariants.filter((i) => i.status === 'failed').map((i) => i.id);
+  if (!m.mapped) return { status: 'revert_broken', failing, reason: `with the production diff reverted the properties could not be collected: no test case maps to an invariant${strayNote(m)}` };
+  if (failing.length) return { status: 'describes_patch', failing, reason: `with the production diff reverted these invariants fail: ${list(failing)}` };
+  const unrun = m.invariants.filter((i) => i.status === 'error' || i.status === 'missing' || i.status === 'skipped').map((i) => i.id);
+  if (unrun.length || m.strays.length) {
+    const what = [unrun.length ? `invariants that did not run: ${list(unrun)}` : '', m.strays.length ? `errors outside any invariant: ${list(m.strays.map((s) => s.name))}` : ''].filter(Boolean).join('; ');
+    return { status: 'revert_broken', failing, reason: `with the production diff reverted nothing failed, but the run is inconclusive (${what})` };
+  }
+  return { status: 'does_not_describe', failing, reason: 'with the production diff reverted every registered invariant still passes: the properties do not describe this patch' };
+}
+
+function strayNote(m: Mapping): string {
+  const s = m.strays[0];
+  return s ? `; ${s.status} in ${JSON.stringify(s.name)}${s.message ? `: ${s.message.split('\n')[0]}` : ''}` : '';
+}

@@ -1,0 +1,78 @@
+// The invariant registry (`properties.invariants`): the human-owned list of
+// invariant ids a property run must exercise. Malformed registries cannot
+// judge anything (exit 2); range modes read it from the base side.
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import { CannotJudge } from '../common/errors.js';
+import type { Config } from '../config/schema.js';
+import type { Repo } from '../git/repo.js';
+import { readFileAt } from '../git/objects.js';
+
+export interface Invariant {
+  id: string;
+  description: string;
+}
+
+export interface Registry {
+  /** Where it was read from (a path or `REV:path`), for messages. */
+  source: string;
+  invariants: Invariant[];
+}
+
+/** An id is one token: it has to fit inside `[invariant:ID]` in a test name. */
+const ID = /^[A-Za-z0-9_][A-Za-z0-9_.:/-]*$/;
+
+export function parseRegistry(text: string, source: string): Registry {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  const lineOf = (node: Node | null | undefined) => (node?.range ? lines.linePos(node.range[0]).line : undefined);
+  const fail = (message: string, node?: Node | null): never => {
+    throw new CannotJudge(message, { file: source, line: lineOf(node) });
+  };
+  if (doc.errors.length) {
+    const e = doc.errors[0];
+    throw new CannotJudge(`not valid YAML: ${e.message.split('\n')[0]}`, { file: source, line: lines.linePos(e.pos[0]).line });
+  }
+  const root = doc.contents;
+  if (!isMap(root)) return fail('the invariant registry must be a mapping with `version: 1` and `invariants`', root);
+  let version: Node | null | undefined;
+  let list: Node | null | undefined;
+  for (const pair of root.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : '';
+    if (key === 'version') version = pair.value as Node;
+    else if (key === 'invariants') list = pair.value as Node;
+    else fail(`unknown key \`${key}\` (known: version, invariants)`, pair.key as Node);
+  }
+  if (version === undefined) fail('missing `version: 1`', root);
+  if (!isScalar(version) || version.value !== 1) fail('version: this patchwarden reads registry version 1', version);
+  if (!isSeq(list)) return fail('`invariants` must be a list of {id, description}', list ?? root);
+  if (!list.items.length) fail('`invariants` lists no invariant; a revert check needs at least one', list);
+  const seen = new Map<string, number | undefined>();
+  const invariants = list.items.map((item) => {
+    const node = item as Node;
+    if (!isMap(node)) return fail('each invariant must be a mapping with `id` and `description`', node);
+    const entry: Partial<Invariant> = {};
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : '';
+      const value = isScalar(pair.value) ? pair.value.value : undefined;
+      if (key !== 'id' && key !== 'description') fail(`unknown key \`${key}\` in an invariant (known: id, description)`, pair.key as Node);
+      if (typeof value !== 'string' || !value.trim()) fail(`${key}: must be a non-empty string`, (pair.value as Node) ?? (pair.key as Node));
+      entry[key as keyof Invariant] = value as string;
+    }
+    if (!entry.id) return fail('an invariant without `id`', node);
+    if (!ID.test(entry.id)) fail(`id ${JSON.stringify(entry.id)}: ids are letters, digits and . _ - : / without spaces or brackets`, node);
+    if (!entry.description) fail(`invariant ${entry.id} has no \`description\``, node);
+    if (seen.has(entry.id)) fail(`invariant ${entry.id} is listed twice (first on line ${seen.get(entry.id)})`, node);
+    seen.set(entry.id, lineOf(node));
+    return entry as Invariant;
+  });
+  return { source, invariants };
+}
+
+/** The registry as committed at `rev`; a missing one cannot judge. */
+export async function loadRegistryAt(repo: Repo, config: Config, rev: string): Promise<Registry> {
+  const file = config.properties.invariants;
+  const blob = await readFileAt(repo, rev, file);
+  const source = `${/^[0-9a-f]{40,64}$/.test(rev) ? rev.slice(0, 12) : rev}:${file}`;
+  if (!blob) throw new CannotJudge(`no invariant registry at ${source} (properties.invariants); the properties cannot be judged without one`);
+  return parseRegistry(blob.toString('utf8'), source);
+}

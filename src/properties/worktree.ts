@@ -1,0 +1,74 @@
+// A temporary, detached worktree of one commit, in a fresh folder of its own
+// so that two checks at once never share one. Adding and removing it runs no
+// hook of the user's, and removal touches only this worktree's own entry.
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Repo } from '../git/repo.js';
+import { runGit } from '../git/run.js';
+import { TREE_ENV } from './run.js';
+
+/** Hooks of the user's must not run for a throwaway checkout. */
+const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
+
+export interface TempTree {
+  dir: string;
+  /** Environment for git and commands run inside the temporary tree. */
+  env: NodeJS.ProcessEnv;
+  /** The `revert.link` entries linked in from the main tree. */
+  linked: string[];
+  remove(): Promise<void>;
+}
+
+export async function addTempWorktree(repo: Repo, commit: string): Promise<TempTree> {
+  // realpath: git records the real path, and /tmp may be a link.
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'patchwarden-revert-')));
+  let admin: string | null = null;
+  const linked: string[] = [];
+  const remove = async () => {
+    for (const l of linked.splice(0)) {
+      try { unlinkSync(path.join(dir, l)); } catch { /* already gone */ }
+    }
+    const r = await repo.run([...NO_HOOKS, 'worktree', 'remove', '--force', '--force', dir], { okCodes: [128, 1] });
+    // Should git have lost track of it, take away its folder and its entry ourselves.
+    if (r.code !== 0 && admin) rmSync(admin, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await repo.run([...NO_HOOKS, 'worktree', 'add', '--detach', '--no-checkout', '--quiet', dir, commit]);
+    admin = gitDirOf(dir);
+    await runGit(dir, ['read-tree', '--reset', '-u', 'HEAD'], { env: TREE_ENV });
+  } catch (err) {
+    await remove();
+    throw err;
+  }
+  return { dir, env: TREE_ENV, linked, remove };
+}
+
+/** The worktree's entry under the common git directory, from its `.git` file. */
+function gitDirOf(dir: string): string | null {
+  const m = /^gitdir: (.*)$/m.exec(readFileSync(path.join(dir, '.git'), 'utf8'));
+  return m ? path.resolve(dir, m[1].trim()) : null;
+}
+
+/** Links each `revert.link` entry that exists in the main tree and not in the temporary one. */
+export function linkEntries(tree: TempTree, mainRoot: string, entries: string[]): string[] {
+  for (const entry of entries) {
+    const from = path.join(mainRoot, entry);
+    const to = path.join(tree.dir, entry);
+    if (!exists(from) || exists(to)) continue;
+    mkdirSync(path.dirname(to), { recursive: true });
+    symlinkSync(from, to);
+    tree.linked.push(entry);
+  }
+  return tree.linked;
+}
+
+function exists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
