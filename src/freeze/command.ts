@@ -1,8 +1,221 @@
-// Placeholder until this command's layer lands.
-import { CannotJudge } from '../common/errors.js';
+// `patchwarden freeze check | list | add | prune --expired | apply REPORT.xml...`.
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse, type Common } from '../cli/args.js';
+import { openWithConfig } from '../cli/context.js';
+import { emit, githubEscape, violationsOutcome } from '../cli/output.js';
+import { UsageError } from '../common/errors.js';
+import { parseDuration } from '../common/duration.js';
+import { shellQuote } from '../common/text.js';
+import type { Config } from '../config/schema.js';
+import { configBool, type Repo } from '../git/repo.js';
+import { voidFixtures } from '../fixtures/verify.js';
+import { readReport } from '../junit/read.js';
+import { signCase, signOptions } from '../signature/sign.js';
+import type { Signed } from '../signature/types.js';
+import { applyFreezes, type Decision } from './apply.js';
+import { clockNow, formatUtc } from './clock.js';
+import { addRow, dropRows, type RowFields } from './edit.js';
+import { isExpired, parseLedger, readWorktreeLedger, soundLedger, type Ledger, type LedgerRow } from './ledger.js';
 
-export const help = 'not available yet';
+export const help = `usage: patchwarden freeze <subcommand> [options] [--format text|json|github] [--config PATH] [-C DIR]
 
-export async function run(_args: string[]): Promise<number> {
-  throw new CannotJudge('this command is not available yet');
+The freeze ledger (freeze.ledger, default freeze/signatures.yaml; a .json
+ledger of the same shape works too): human-owned rows keyed by failure
+signature, each with an owner, a reason and an expiry.
+
+  check                 the ledger's shape: exit 1 for rows that break a rule,
+                        2 when the file cannot be read or parsed
+  list                  the rows, expired ones marked
+  add --sig S --reason R --owner O --ttl 3d
+      [--last-name N] [--ticket T] [--fixture F] [--seed S] [--env-class C]
+                        append a row (issued now, expires now + ttl); validated
+                        before anything is written, comments kept
+  prune --expired       drop the rows whose expiry has passed, comments kept
+  apply REPORT.xml...   the signature gate: every failing case of the JUnit
+                        reports must match an unexpired row (exit 1 otherwise)
+
+A ledger with broken rows stops list, add, prune and apply with exit 2.
+PATCHWARDEN_NOW=2026-12-02T00:00:00Z pins the clock (a testing aid).`;
+
+export async function run(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'check': return check(rest);
+    case 'list': return list(rest);
+    case 'add': return add(rest);
+    case 'prune': return prune(rest);
+    case 'apply': return apply(rest);
+    default:
+      throw new UsageError(sub ? `unknown freeze subcommand ${JSON.stringify(sub)} (check, list, add, prune, apply)` : 'freeze needs a subcommand: check, list, add, prune or apply');
+  }
+}
+
+interface Opened {
+  common: Common;
+  repo: Repo;
+  config: Config;
+  now: Date;
+  /** The working tree's ledger, null when there is none. */
+  ledger: Ledger | null;
+  text: string | null;
+  file: string;
+}
+
+async function open(common: Common, sound: boolean): Promise<Opened> {
+  const { repo, config } = await openWithConfig(common);
+  const now = clockNow();
+  const { file, text } = await readWorktreeLedger(repo, config);
+  let ledger = text === null ? null : parseLedger(text, config.freeze.ledger, config, now);
+  if (ledger && sound) ledger = soundLedger(ledger);
+  return { common, repo, config, now, ledger, text, file };
+}
+
+async function check(args: string[]): Promise<number> {
+  const { common } = parse(args, {}, false);
+  const { config, now, ledger } = await open(common, false);
+  const shown = config.freeze.ledger;
+  if (!ledger) return emit(common.format, { ok: true, json: { ledger: shown, rows: 0, expired: 0, violations: [] }, text: [`patchwarden: no freeze ledger at ${shown}; nothing is frozen`] });
+  const expired = ledger.rows.filter((r) => isExpired(r, now)).length;
+  const pass = `patchwarden: ${shown} ok (${ledger.rows.length} row${ledger.rows.length === 1 ? '' : 's'}${expired ? `, ${expired} expired: patchwarden freeze prune --expired` : ''})`;
+  return emit(common.format, violationsOutcome(ledger.problems, { ledger: shown, rows: ledger.rows.length, expired }, pass));
+}
+
+function rowJson(row: LedgerRow, now: Date) {
+  const { expires, issued, ...rest } = row;
+  return { ...rest, expires: formatUtc(expires), ...(issued ? { issued: formatUtc(issued) } : {}), expired: isExpired(row, now) };
+}
+
+async function list(args: string[]): Promise<number> {
+  const { common } = parse(args, {}, false);
+  const { config, now, ledger } = await open(common, true);
+  const rows = ledger?.rows ?? [];
+  const text = rows.length
+    ? table(['line', 'sig', 'expires', 'owner', 'last_name', 'reason'], rows.map((r) => [String(r.line), r.sig, `${formatUtc(r.expires)}${isExpired(r, now) ? ' EXPIRED' : ''}`, r.owner, r.last_name ?? '-', r.reason]))
+    : [`patchwarden: no rows in ${config.freeze.ledger}`];
+  return emit(common.format, { ok: true, json: { ledger: config.freeze.ledger, records: rows.map((r) => rowJson(r, now)) }, text });
+}
+
+const ADD_OPTIONS = {
+  sig: { type: 'string' }, reason: { type: 'string' }, owner: { type: 'string' }, ttl: { type: 'string' },
+  'last-name': { type: 'string' }, ticket: { type: 'string' }, fixture: { type: 'string' }, seed: { type: 'string' }, 'env-class': { type: 'string' },
+} as const;
+
+async function add(args: string[]): Promise<number> {
+  const { common, values } = parse(args, ADD_OPTIONS, false);
+  for (const key of ['sig', 'reason', 'owner', 'ttl'] as const) if (values[key] === undefined) throw new UsageError(`freeze add needs --${key}`);
+  const ttl = parseDuration(values.ttl!);
+  if (ttl === null || ttl <= 0) throw new UsageError(`--ttl ${JSON.stringify(values.ttl)} is not a duration such as 3d, 12h or 90m`);
+  const { config, now, ledger, text, file } = await open(common, true);
+  const fields: RowFields = { sig: values.sig!, reason: values.reason!, owner: values.owner!, issued: formatUtc(now), expires: formatUtc(new Date(now.getTime() + ttl)) };
+  const optional = { last_name: values['last-name'], ticket: values.ticket, fixture: values.fixture, seed: values.seed, env_class: values['env-class'] };
+  for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = v;
+
+  const shown = config.freeze.ledger;
+  const json = shown.endsWith('.json');
+  const updated = addRow(text, json, fields);
+  // The written text is judged by the same rules as any ledger before it replaces the file.
+  const judged = parseLedger(updated, shown, config, now);
+  if (judged.problems.length) {
+    const outcome = violationsOutcome(judged.problems, { ledger: shown, written: false });
+    outcome.text.push(`patchwarden: nothing written to ${shown}`);
+    return emit(common.format, outcome);
+  }
+  await writeAtomically(file, updated);
+  const row = judged.rows.find((r) => r.sig === fields.sig)!;
+  return emit(common.format, {
+    ok: true,
+    json: { ledger: shown, written: true, created: !ledger, record: rowJson(row, now) },
+    text: [
+      `patchwarden: ${ledger ? 'added to' : 'created'} ${shown}: sig ${row.sig}, owner ${row.owner}, expires ${formatUtc(row.expires)} (line ${row.line})`,
+      `  commit it on its own: git add -- ${shellQuote(shown)} && git commit`,
+    ],
+  });
+}
+
+async function prune(args: string[]): Promise<number> {
+  const { common, values } = parse(args, { expired: { type: 'boolean' } }, false);
+  if (!values.expired) throw new UsageError('freeze prune drops expired rows only: pass --expired');
+  const { config, now, ledger, text, file } = await open(common, true);
+  const shown = config.freeze.ledger;
+  const rows = ledger?.rows ?? [];
+  // A sound ledger has one row per record, in order.
+  const drop = new Set(rows.flatMap((r, i) => (isExpired(r, now) ? [i] : [])));
+  if (drop.size) await writeAtomically(file, dropRows(text!, shown.endsWith('.json'), drop));
+  const removed = rows.filter((_, i) => drop.has(i));
+  return emit(common.format, {
+    ok: true,
+    json: { ledger: shown, removed: removed.map((r) => rowJson(r, now)), kept: rows.length - removed.length },
+    text: removed.length
+      ? [`patchwarden: removed ${removed.length} expired row${removed.length === 1 ? '' : 's'} from ${shown}:`, ...removed.map((r) => `  ${r.sig}  expired ${formatUtc(r.expires)}  owner ${r.owner}${r.last_name ? `  (${r.last_name})` : ''}`)]
+      : [`patchwarden: no expired rows in ${shown}`],
+  });
+}
+
+async function apply(args: string[]): Promise<number> {
+  const { common, positionals } = parse(args, {}, true);
+  if (!positionals.length) throw new UsageError('freeze apply needs at least one JUnit report: patchwarden freeze apply REPORT.xml...');
+  const { repo, config, now, ledger } = await open(common, true);
+  const options = signOptions(config, await configBool(repo, 'core.ignorecase'));
+  const signed: Signed[] = [];
+  const reportOf: string[] = [];
+  for (const file of positionals) {
+    const report = await readReport(file);
+    for (const tc of report.cases) {
+      const s = signCase(tc, options);
+      if (!s) continue;
+      signed.push(s);
+      reportOf.push(file);
+    }
+  }
+  const rows = ledger ?? { source: config.freeze.ledger, rows: [], problems: [] };
+  const bySig = new Map(rows.rows.map((r) => [r.sig, r]));
+  const fixtureIds = [...new Set(signed.flatMap((s) => bySig.get(s.sig)?.fixture ?? []))];
+  const voided = fixtureIds.length ? await voidFixtures(repo, config, fixtureIds, { kind: 'worktree' }) : new Set<string>();
+  const decisions = applyFreezes(signed, rows, config, now, voided);
+  return emit(common.format, decisionOutcome(decisions, reportOf, config));
+}
+
+function decisionOutcome(decisions: Decision[], reportOf: string[], config: Config) {
+  const ok = decisions.every((d) => d.passes);
+  const failures = decisions.map((d, i) => ({
+    sig: d.sig, name: d.name, action: d.action, rename: d.rename, passes: d.passes, void: d.void, note: d.note,
+    exc: d.signed.exc, kind: d.signed.kind, frames: d.signed.frames, report: reportOf[i],
+    row: d.row ? { line: d.row.line, owner: d.row.owner, expires: formatUtc(d.row.expires), last_name: d.row.last_name ?? null } : null,
+  }));
+  const text: string[] = [];
+  if (decisions.length) {
+    text.push(...table(['observation', 'layer', 'action'], decisions.map((d) => [
+      `${d.name}: ${d.signed.exc || 'failure'} (${d.signed.kind}) sig ${d.sig}`,
+      d.row && !d.void ? `ledger line ${d.row.line}` : d.void ? 'fixture lock' : 'signature',
+      `${d.action}${d.rename ? ', rename' : ''}${d.passes ? '' : ' - refused'}`,
+    ])));
+    text.push('');
+    for (const d of decisions) text.push(`  ${d.passes ? 'ok     ' : 'REFUSED'} ${d.name}: ${d.note}`);
+  }
+  const stopped = decisions.filter((d) => !d.passes).length;
+  text.push(ok
+    ? `patchwarden: ${decisions.length ? `every failure is frozen by ${config.freeze.ledger}` : 'no failing test cases'}`
+    : `patchwarden: refused [freeze] ${stopped} of ${decisions.length} failure${decisions.length === 1 ? '' : 's'} not frozen by ${config.freeze.ledger}`);
+  if (!ok) text.push('  a human who judges a failure flaky freezes it: patchwarden freeze add --sig SIG --reason R --owner O --ttl 7d');
+  const github = decisions.flatMap((d) => {
+    if (!d.passes) return [`::error title=${githubEscape('patchwarden freeze', true)}::${githubEscape(`${d.name}: ${d.action} (sig ${d.sig}): ${d.note}`)}`];
+    return d.rename ? [`::warning title=${githubEscape('patchwarden freeze rename', true)}::${githubEscape(`${d.name}: ${d.note}`)}`] : [];
+  });
+  return { ok, json: { ledger: config.freeze.ledger, failures }, text, github };
+}
+
+/** Aligned columns; the last column runs free. */
+function table(head: string[], rows: string[][]): string[] {
+  const all = [head, ...rows];
+  const widths = head.map((_, c) => Math.max(...all.map((r) => r[c].length)));
+  return all.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ').trimEnd());
+}
+
+/** Written beside the target and renamed over it: a killed write never leaves half a ledger. */
+async function writeAtomically(file: string, text: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  await writeFile(tmp, text);
+  await rename(tmp, file);
 }

@@ -41,10 +41,10 @@ export function dropRows(text: string, json: boolean, drop: Set<number>): string
   const seq = records(doc);
   for (let i = seq.items.length - 1; i >= 0; i--) {
     if (!drop.has(i)) continue;
-    // yaml keeps the comment above the first row on the list itself: it leaves
-    // with the row unless a blank line sets it apart as the list's own header.
+    // yaml keeps the comment above the first row on the list itself: its last
+    // paragraph leaves with the row; what a blank line sets apart stays as the list's header.
     if (i === 0) {
-      const header = seq.commentBefore?.endsWith('\n') ? seq.commentBefore : undefined;
+      const header = listHeader(seq.commentBefore ?? undefined);
       const next = seq.items[1] as { commentBefore?: string; spaceBefore?: boolean } | undefined;
       seq.commentBefore = [header, next?.commentBefore].filter(Boolean).join('\n') || undefined;
       if (next) {
@@ -61,6 +61,13 @@ export function dropRows(text: string, json: boolean, drop: Set<number>): string
     seq.commentBefore = undefined;
   }
   return doc.toString();
+}
+
+/** The part of a comment above the first row that a blank line sets apart from it (ends in a newline: the blank line). */
+function listHeader(comment: string | undefined): string | undefined {
+  if (!comment || comment.endsWith('\n')) return comment;
+  const cut = comment.lastIndexOf('\n\n');
+  return cut >= 0 ? comment.slice(0, cut + 1) : undefined;
 }
 
 function yamlDoc(text: string): Document {
