@@ -5,12 +5,13 @@ import { parse } from '../cli/args.js';
 import { emit } from '../cli/output.js';
 import { UsageError } from '../common/errors.js';
 import { loadConfig, loadConfigAt } from '../config/load.js';
+import { clockNow } from '../freeze/clock.js';
 import { CONFIG_FILE } from '../config/schema.js';
 import { commitChanges, rangeCommits } from '../git/changes.js';
 import { openRepo, resolveCommit } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
 import { exitCode, type LayerResult } from './layer.js';
-import { fixturesLayer, mixingAndOwners, type GateContext } from './range.js';
+import { fixturesLayer, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
 import { githubAnnotations, jsonLayers, textTable } from './table.js';
 
 export const help = `usage: patchwarden gate --base REV [--format text|json|github] [--config PATH] [-C DIR]
@@ -48,12 +49,12 @@ export async function run(args: string[]): Promise<number> {
     repo, config, base, head, commits,
     changes: await commitChanges(repo, commits),
     classify: await classifierFor(repo, config),
-    now: new Date(),
+    now: clockNow(),
     progress: (line) => process.stderr.write(`patchwarden gate: ${line}\n`),
   };
   const layers: LayerResult[] = [
     ...(await mixingAndOwners(ctx)),
-    notAvailable('ledger'),
+    await ledgerLayer(ctx),
     await fixturesLayer(ctx),
     notAvailable('properties'),
     notAvailable('revert'),

@@ -2,13 +2,14 @@
 // fixture lock at head. Rules come from the base side.
 import type { Config } from '../config/schema.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
+import { readLedgerAt } from '../freeze/ledger.js';
 import type { Change } from '../git/changes.js';
 import type { Repo } from '../git/repo.js';
 import { judgeCommits } from '../mixing/check.js';
 import { checkOwners } from '../owners/check.js';
 import { ownersApply } from '../owners/rule.js';
 import type { Classify } from '../zones/zones.js';
-import { guarded, judged, skipped, type LayerResult } from './layer.js';
+import { guarded, judged, passed, skipped, type LayerResult } from './layer.js';
 
 export interface GateContext {
   repo: Repo;
@@ -48,5 +49,13 @@ export function fixturesLayer(ctx: GateContext): Promise<LayerResult> {
     const v = fixtureViolations(report, ctx.config, `head ${ctx.head.slice(0, 12)}`);
     const none = report.lockMissing && !v.length;
     return judged('fixtures', v, none ? `no fixtures and no ${ctx.config.fixtures.lock} at head` : `${ctx.config.fixtures.lock} matches the fixtures at head`, `${ctx.config.fixtures.lock} does not match the fixtures at head`, { ...report });
+  });
+}
+
+export function ledgerLayer(ctx: GateContext): Promise<LayerResult> {
+  return guarded('ledger', async () => {
+    const ledger = await readLedgerAt(ctx.repo, ctx.config, ctx.head, ctx.now);
+    if (!ledger) return passed('ledger', `no ledger (${ctx.config.freeze.ledger}) at head`);
+    return judged('ledger', ledger.problems, `${ledger.source.replace(/^[0-9a-f]{12,}/, (id) => id.slice(0, 12))}: ${ledger.rows.length} well-formed row${ledger.rows.length === 1 ? '' : 's'}`, `${ctx.config.freeze.ledger} at head breaks ${ledger.problems.length} rule${ledger.problems.length === 1 ? '' : 's'}`);
   });
 }

@@ -12,6 +12,8 @@ import { loadConfig, loadConfigAt } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { inputsFolder } from '../fixtures/judge.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
+import { clockNow } from '../freeze/clock.js';
+import { checkLedgerAt } from '../freeze/ledger.js';
 import { commitChanges, type Change } from '../git/changes.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { classifierFor, judgeCommits } from '../mixing/check.js';
@@ -131,6 +133,7 @@ async function tipViolations(repo: Repo, config: Config, ref: RefVerdict, tip: s
   const touched = ref.commits.flatMap((c) => changes.get(c) ?? []).map((c) => c.path);
   const { holds } = inputsFolder(config);
   const out: Violation[] = [];
+  if (touched.includes(config.freeze.ledger)) out.push(...(await checkLedgerAt(repo, config, tip, clockNow())));
   if (touched.some((p) => p === config.fixtures.lock || holds(p) || classify(p) === 'fixtures')) {
     const report = await verifyFixtures(repo, config, { kind: 'rev', rev: tip });
     out.push(...fixtureViolations(report, config, `${ref.ref} at ${tip.slice(0, 12)}`));

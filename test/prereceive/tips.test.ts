@@ -50,4 +50,21 @@ test('a malformed lock blocks the push and names the line', () => {
   assert.match(r.stderr, 'fixtures/inputs.sha256:1: malformed lock');
 });
 
+const NOW = { PATCHWARDEN_NOW: '2026-12-02T00:00:00Z' };
+const ROW = '  - sig: 7c1a9e2b44d0af13\n    reason: clock skew\n    owner: qa-team\n    expires: 2026-12-09T00:00:00Z\n';
+
+test('a well-formed ledger is accepted; a row without an owner is refused', () => {
+  const s = guardedServer();
+  s.work.commit({ 'freeze/signatures.yaml': `version: 1\nrecords:\n${ROW}` }, 'freeze one failure');
+  let r = s.work.git(['push', 'origin', 'main'], { allowFail: true, env: NOW });
+  assert.is(r.code, 0, r.stderr);
+  const before = s.ref('main');
+  s.work.commit({ 'freeze/signatures.yaml': `version: 1\nrecords:\n${ROW.replace('    owner: qa-team\n', '')}` }, 'drop the owner');
+  r = s.work.git(['push', 'origin', 'main'], { allowFail: true, env: NOW });
+  assert.is.not(r.code, 0);
+  assert.match(r.stderr, 'owner');
+  assert.match(r.stderr, 'freeze/signatures.yaml');
+  assert.is(s.ref('main'), before);
+});
+
 test.run();
