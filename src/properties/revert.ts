@@ -135,8 +135,8 @@ async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
 async function inWorktree(repo: Repo, config: Config, head: string, guard: Guard, say: (l: string) => void, judge: (root: string, env: NodeJS.ProcessEnv) => Promise<void>): Promise<void> {
   let tree: TempTree | null = null;
   try {
-    say('adding a temporary worktree at head');
     tree = await addTempWorktree(repo, head);
+    say(`temporary worktree at head: ${tree.dir}`);
     guard.check();
     if (repo.root) {
       const linked = linkEntries(tree, repo.root, config.revert.link);

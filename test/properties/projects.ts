@@ -1,9 +1,10 @@
 // Sample projects for the revert check, under real pytest and node's own test
 // runner, and a fingerprint of everything a check must leave as it was.
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import { sh, tempRepo, type TempRepo } from '../helpers/repo.js';
+import { CLI, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
 
 export const hasPytest = sh('python3', ['-m', 'pytest', '--version']).code === 0;
 
@@ -78,4 +79,46 @@ export function fingerprint(repo: TempRepo): Record<string, string> {
   out['(worktrees)'] = repo.git(['worktree', 'list', '--porcelain']).stdout;
   out['(refs)'] = repo.git(['for-each-ref']).stdout;
   return out;
+}
+
+export interface Started {
+  pid: number;
+  /** Resolves once stderr has shown `text`. */
+  waitFor(text: string): Promise<void>;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+}
+
+/** Starts the built CLI without waiting, watching its stderr. */
+export function startPw(repo: TempRepo, args: string[], env: NodeJS.ProcessEnv = {}): Started {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: repo.dir, env: { ...repo.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const waiters: { text: string; resolve: () => void }[] = [];
+  child.stdout.on('data', (b: Buffer) => { stdout += b; });
+  child.stderr.on('data', (b: Buffer) => {
+    stderr += b;
+    for (const w of waiters.splice(0)) (stderr.includes(w.text) ? w.resolve() : waiters.push(w));
+  });
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
+    child.on('close', (code, signal) => {
+      for (const w of waiters.splice(0)) w.resolve(); // it ended: nothing more will come
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+  return {
+    pid: child.pid!,
+    waitFor: (text) => new Promise((resolve) => { if (stderr.includes(text)) resolve(); else waiters.push({ text, resolve }); }),
+    done,
+  };
+}
+
+/** Waits until a file exists (a step of a test command marks where it is). */
+export async function waitForFile(file: string, until: Promise<unknown>): Promise<boolean> {
+  let ended = false;
+  until.then(() => { ended = true; });
+  while (!existsSync(file)) {
+    if (ended) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
 }
