@@ -3,7 +3,8 @@
 // one exit code.
 import { parse } from '../cli/args.js';
 import { emit } from '../cli/output.js';
-import { UsageError } from '../common/errors.js';
+import { CannotJudge, UsageError } from '../common/errors.js';
+import { parseDuration } from '../common/duration.js';
 import { loadConfig, loadConfigAt } from '../config/load.js';
 import { clockNow } from '../freeze/clock.js';
 import { CONFIG_FILE } from '../config/schema.js';
@@ -12,6 +13,7 @@ import { openRepo, resolveCommit } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
 import { exitCode, type LayerResult } from './layer.js';
 import { fixturesLayer, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
+import { propertyLayers, suiteLayer } from './tests.js';
 import { githubAnnotations, jsonLayers, textTable } from './table.js';
 
 export const help = `usage: patchwarden gate --base REV [--format text|json|github] [--config PATH] [-C DIR]
@@ -32,21 +34,26 @@ judged by the config, ledger, lock and registry as they are at REV.
 A layer with nothing configured is skipped and says why. It prints one table;
 --format github adds annotations, --format json gives ok and layers.
 
-  --base REV      the target branch (e.g. origin/main); required
+  --base REV             the target branch (e.g. origin/main); required
+  --suite-timeout DUR    kill the suite after this long (default 60m)
 
 exit 0 every layer passed or was skipped, 1 a layer refused, 2 a layer could
 not judge (and none refused).`;
 
 export async function run(args: string[]): Promise<number> {
-  const { common, values } = parse(args, { base: { type: 'string' } }, false);
+  const { common, values } = parse(args, { base: { type: 'string' }, 'suite-timeout': { type: 'string' } }, false);
   if (!values.base) throw new UsageError('gate needs --base REV, the branch the change would merge into');
+  const suiteTimeout = parseDuration(values['suite-timeout'] ?? '60m');
+  if (!suiteTimeout) throw new UsageError(`--suite-timeout wants a duration such as 30m or 2h, not ${JSON.stringify(values['suite-timeout'])}`);
   const repo = await openRepo(common.dir);
   const base = await resolveCommit(repo, values.base);
   const head = await resolveCommit(repo, 'HEAD');
   const config = common.config ? await loadConfig(repo, common.config) : await loadConfigAt(repo, base);
   const commits = await rangeCommits(repo, base, head);
+  const mergeBase = (await repo.run(['merge-base', base, head], { okCodes: [1] })).stdout.toString('utf8').trim();
+  if (!mergeBase) throw new CannotJudge(`HEAD and ${values.base} have no common history`);
   const ctx: GateContext = {
-    repo, config, base, head, commits,
+    repo, config, base, head, mergeBase, commits,
     changes: await commitChanges(repo, commits),
     classify: await classifierFor(repo, config),
     now: clockNow(),
@@ -56,9 +63,8 @@ export async function run(args: string[]): Promise<number> {
     ...(await mixingAndOwners(ctx)),
     await ledgerLayer(ctx),
     await fixturesLayer(ctx),
-    notAvailable('properties'),
-    notAvailable('revert'),
-    notAvailable('suite'),
+    ...(await propertyLayers(ctx)),
+    await suiteLayer(ctx, suiteTimeout),
   ];
   const rules = common.config ?? (config.present ? `${base.slice(0, 12)}:${CONFIG_FILE}` : `the defaults (no ${CONFIG_FILE} at ${base.slice(0, 12)})`);
   const header = { base, head, commits: commits.length, rules };
@@ -70,8 +76,4 @@ export async function run(args: string[]): Promise<number> {
     github: githubAnnotations(layers),
   });
   return code;
-}
-
-function notAvailable(layer: string): LayerResult {
-  return { layer, ok: false, status: 'not available', summary: 'this build of patchwarden does not have this layer yet', violations: [] };
 }

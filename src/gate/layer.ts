@@ -4,10 +4,9 @@ import type { Violation } from '../common/verdict.js';
 
 /**
  * pass and skipped let the gate through; refused is a rule saying no; error
- * is input that could not be judged; not available is a layer this build
- * does not have. Only pass and skipped are ok: nothing passes by default.
+ * is input that could not be judged, which blocks too.
  */
-export type LayerStatus = 'pass' | 'refused' | 'skipped' | 'not available' | 'error';
+export type LayerStatus = 'pass' | 'refused' | 'skipped' | 'error';
 
 export interface LayerResult {
   layer: string;

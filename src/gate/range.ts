@@ -17,6 +17,8 @@ export interface GateContext {
   /** The base commit the rules come from, and the commit judged. */
   base: string;
   head: string;
+  /** Where head left base: the production diff is mergeBase..head. */
+  mergeBase: string;
   /** head's commits not in base, oldest first, and their changed paths. */
   commits: string[];
   changes: Map<string, Change[]>;

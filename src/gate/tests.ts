@@ -1,0 +1,107 @@
+// The gate's layers that run tests: the properties and the revert check (one
+// revert check, whose head run decides the properties layer), and the suite,
+// every failure of which must match an unexpired row of the base ledger. The
+// suite runs in the working tree, which in CI is HEAD's checkout.
+import { existsSync } from 'node:fs';
+import { CannotJudge } from '../common/errors.js';
+import { formatDuration } from '../common/duration.js';
+import type { Violation } from '../common/verdict.js';
+import { voidFixtures } from '../fixtures/verify.js';
+import { applyFreezes } from '../freeze/apply.js';
+import { readLedgerAt, soundLedger } from '../freeze/ledger.js';
+import { readFileAt } from '../git/objects.js';
+import { configBool, worktreeRoot } from '../git/repo.js';
+import { readReport } from '../junit/read.js';
+import { headProblems } from '../properties/mapping.js';
+import { loadRegistryAt } from '../properties/registry.js';
+import { revertCheck, type RevertResult } from '../properties/revert.js';
+import { runProperties, TREE_ENV } from '../properties/run.js';
+import { runTestCommand } from '../runner/command.js';
+import { signCase, signOptions } from '../signature/sign.js';
+import type { Signed } from '../signature/types.js';
+import { guarded, judged, passed, skipped, type LayerResult } from './layer.js';
+import type { GateContext } from './range.js';
+
+const refusal = (rule: string, message: string): Violation => ({ rule, paths: [], message });
+
+/**
+ * The properties and revert layers. With production changes the revert
+ * check judges them, by the base registry. Without any, there is nothing to
+ * revert: the properties run once on the working tree, by head's registry
+ * (an oracle-only change is what the owners and mixing rules are for).
+ */
+export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
+  const { repo, config } = ctx;
+  if (!config.properties.command) {
+    const why = 'properties.command is not set';
+    if (!(await readFileAt(repo, ctx.base, config.properties.invariants))) return [skipped('properties', why), skipped('revert', why)];
+    const e = `${config.properties.invariants} registers invariants at base, but ${why}: nothing would check them`;
+    return ['properties', 'revert'].map((layer) => ({ layer, ok: false, status: 'error' as const, summary: e, violations: [] }));
+  }
+  let result: RevertResult | null = null;
+  const properties = await guarded('properties', async () => {
+    const registry = await loadRegistryAt(repo, config, ctx.base);
+    result = await revertCheck(repo, config, ctx.mergeBase, ctx.head, { progress: ctx.progress, registry });
+    if (result.status === 'not_applicable') return headOnly(ctx);
+    const ids = result.head_run?.invariants.length ?? 0;
+    return result.status === 'fails_on_head'
+      ? { layer: 'properties', ok: false, status: 'refused', summary: 'the properties do not pass on head', violations: [refusal('properties', result.reason)], details: { head_run: result.head_run } }
+      : passed('properties', `${ids} registered invariant${ids === 1 ? '' : 's'} pass on head`, { head_run: result.head_run });
+  });
+  const r = result as RevertResult | null;
+  let revert: LayerResult;
+  if (!r) revert = { ...properties, layer: 'revert' };
+  else if (r.status === 'not_applicable') revert = skipped('revert', r.reason);
+  else {
+    const details = { status: r.status, failing_on_revert: r.failing_on_revert, reverted: r.reverted };
+    revert = r.status === 'describes_patch'
+      ? passed('revert', `describes_patch: with the production diff reverted, ${r.failing_on_revert.join(', ')} fail`, details)
+      : { layer: 'revert', ok: false, status: 'refused', summary: r.status, violations: [refusal('revert', r.status === 'fails_on_head' ? 'not judged: the properties do not pass on head' : `${r.status}: ${r.reason}`)], details };
+  }
+  return [properties, revert];
+}
+
+async function headOnly(ctx: GateContext): Promise<LayerResult> {
+  const registry = await loadRegistryAt(ctx.repo, ctx.config, ctx.head);
+  ctx.progress('no production change: running the properties on the working tree');
+  const run = await runProperties(worktreeRoot(ctx.repo), ctx.config, registry);
+  const problems = run.problem ? [run.problem] : headProblems(run.mapping!, registry);
+  return judged('properties', problems.map((p) => refusal('properties', p)), `${registry.invariants.length} registered invariant${registry.invariants.length === 1 ? '' : 's'} pass on head (no production change)`, 'the properties do not pass on head');
+}
+
+export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerResult> {
+  return guarded('suite', async () => {
+    const { repo, config } = ctx;
+    const command = config.suite.command;
+    if (!command) return skipped('suite', 'suite.command is not set');
+    const root = worktreeRoot(repo);
+    const ledger = soundLedger((await readLedgerAt(repo, config, ctx.base, ctx.now)) ?? { source: `${ctx.base.slice(0, 12)}:${config.freeze.ledger}`, rows: [], problems: [] });
+    ctx.progress('running the suite');
+    const run = await runTestCommand(command, { cwd: root, timeoutMs, env: TREE_ENV });
+    try {
+      if (run.timedOut) return { layer: 'suite', ok: false, status: 'refused', summary: `the suite ran past ${formatDuration(timeoutMs)} and was killed`, violations: [refusal('suite', `the suite ran past ${formatDuration(timeoutMs)} (--suite-timeout) and was killed`)] };
+      if (!existsSync(run.junit)) {
+        const how = run.signal ? `was killed by ${run.signal}` : `exited ${run.code}`;
+        throw new CannotJudge(`the suite ${how} without writing its JUnit report to {junit} (is --junitxml={junit} or --test-reporter-destination={junit} in suite.command?)`);
+      }
+      const report = await readReport(run.junit);
+      const opts = signOptions(config, await configBool(repo, 'core.ignorecase'));
+      const signed = report.cases.map((c) => signCase(c, opts)).filter((s): s is Signed => s !== null);
+      const bySig = new Map(ledger.rows.map((r) => [r.sig, r]));
+      const ids = [...new Set(signed.flatMap((s) => bySig.get(s.sig)?.fixture ?? []))];
+      const voided = ids.length ? await voidFixtures(repo, config, ids, { kind: 'rev', rev: ctx.head }) : new Set<string>();
+      const decisions = applyFreezes(signed, ledger, config, ctx.now, voided);
+      const stopped = decisions.filter((d) => !d.passes);
+      const violations = stopped.map((d) => refusal('freeze', `${d.name}: ${d.action}${d.rename ? ', renamed' : ''} (sig ${d.sig}): ${d.note}`));
+      if (run.code !== 0 && !signed.length) violations.push(refusal('suite', `the suite ${run.signal ? `was killed by ${run.signal}` : `exited ${run.code}`}, and its report names no failing case`));
+      const details = { cases: report.cases.length, failures: decisions.map((d) => ({ sig: d.sig, name: d.name, action: d.action, rename: d.rename })) };
+      const frozen = decisions.length - stopped.length;
+      return judged('suite', violations,
+        `${report.cases.length} cases, ${decisions.length ? `${decisions.length} failing, every one frozen by ${ledger.source}` : 'none failing'}`,
+        stopped.length ? `${stopped.length} of ${decisions.length} failures not frozen by ${ledger.source}${frozen ? ` (${frozen} frozen)` : ''}` : 'the suite failed without a failing case to judge',
+        details);
+    } finally {
+      run.dispose();
+    }
+  });
+}
