@@ -24,5 +24,5 @@ export function sample(config = 'version: 1\n', files: Record<string, string> = 
 export function gate(repo: TempRepo, args: string[] = []) {
   const r = repo.json(['gate', '--base', 'main', ...args]);
   const layers = Object.fromEntries((r.out.layers ?? []).map((l: { layer: string }) => [l.layer, l]));
-  return { ...r, layers: layers as Record<string, { layer: string; ok: boolean; status: string; summary: string; violations: { rule: string; paths: string[] }[] }> };
+  return { ...r, layers: layers as Record<string, { layer: string; ok: boolean; status: string; summary: string; violations: { rule: string; paths: string[]; message: string }[]; details?: Record<string, any> }> };
 }

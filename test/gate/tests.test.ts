@@ -65,7 +65,7 @@ t('properties: an invariant failing on head is refused', () => {
   repo.commit({ 'src/bill.py': BUGGY }, 'break totals');
   const r = gate(repo);
   assert.is(r.layers.properties.status, 'refused');
-  assert.match(r.layers.properties.violations[0].message ?? '', 'bill.total_non_negative');
+  assert.match(r.layers.properties.violations[0].message, 'bill.total_non_negative');
   assert.is(r.code, 1);
 });
 
@@ -95,12 +95,12 @@ t('suite: a failure frozen by the base ledger passes; a new failure is refused',
   repo.commit({ 'src/app.js': 'x\n' }, 'code');
   let r = gate(repo);
   assert.is(r.layers.suite.status, 'pass', JSON.stringify(r.layers.suite));
-  assert.equal((r.layers.suite as any).details.failures.map((f: any) => f.action), ['frozen']);
+  assert.equal(r.layers.suite.details!.failures.map((f: any) => f.action), ['frozen']);
 
   repo.commit({ 'tests/test_tax.py': 'def test_tax():\n    raise LookupError("no tax table")\n' }, 'a new failing test');
   r = gate(repo);
   assert.is(r.layers.suite.status, 'refused');
-  const actions = (r.layers.suite as any).details.failures.map((f: any) => `${f.name}:${f.action}`).sort();
+  const actions = r.layers.suite.details!.failures.map((f: any) => `${f.name}:${f.action}`).sort();
   assert.is(actions[0], 'test_clock:frozen');
   assert.match(actions[1], /^test_tax:(new|ineligible)$/);
   assert.is(r.code, 1);
