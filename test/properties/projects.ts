@@ -41,19 +41,20 @@ export function jsProperty(id = 'bill.total_non_negative', mod = 'bill.mjs'): st
 
 /**
  * A repository whose base commit holds the registry, the property and `src`,
- * then a head commit with `head` files; plus untracked, ignored and staged
- * state that the check must not disturb. Returns the repo, base and head.
+ * then a head commit with `head` files (null deletes); plus untracked, ignored
+ * and (unless `clean`) staged and unstaged state that the check must not
+ * disturb. Returns the repo, base and head.
  */
-export function project(base: Record<string, string>, head: Record<string, string | null>, opts: { deletes?: string[] } = {}): { repo: TempRepo; base: string; head: string } {
+export function project(base: Record<string, string>, head: Record<string, string | null>, opts: { clean?: boolean } = {}): { repo: TempRepo; base: string; head: string } {
   const repo = tempRepo();
   const b = repo.commit({ '.gitignore': 'build/\n__pycache__/\n*.pyc\n.pytest_cache/\n', 'pytest.ini': '[pytest]\npythonpath = src\n', 'docs/notes.md': 'notes\n', ...base }, 'base');
-  for (const f of opts.deletes ?? []) repo.git(['rm', '-q', '--', f]);
   const files = Object.fromEntries(Object.entries(head).filter(([, v]) => v !== null)) as Record<string, string>;
   for (const [f, v] of Object.entries(head)) if (v === null) repo.git(['rm', '-q', '--', f]);
   const h = repo.commit(files, 'patch');
   // State the check must leave alone: untracked, ignored, and a staged change.
   repo.write('scratch.txt', 'untracked bytes\n');
   repo.write('build/cache.bin', Buffer.from([0, 1, 2, 255]));
+  if (opts.clean) return { repo, base: b, head: h }; // in-place mode wants tracked files as committed
   repo.write('docs/notes.md', 'notes, edited and staged\n');
   repo.git(['add', 'docs/notes.md']);
   repo.write('docs/notes.md', 'notes, edited again, unstaged\n');

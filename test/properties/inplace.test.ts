@@ -1,0 +1,170 @@
+// revert.mode: in-place. The check runs in the working tree itself under a
+// snapshot ref; it restores every byte when it ends or is interrupted, and
+// after kill -9 at any point `patchwarden recover` does.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cleanup, type TempRepo } from '../helpers/repo.js';
+import { BUGGY_JS, config, fingerprint, FIXED_JS, jsProperty, NODE_TEST, project, registry, startPw, waitForFile } from './projects.js';
+
+const ID = 'bill.total_non_negative';
+const REF = 'refs/patchwarden/snapshot';
+// The command marks where it is (head or reverted tree) and can stop there to be killed.
+const STOPPABLE = `phase=head; grep -q -- '- 1' src/bill.mjs && phase=revert; if [ "$PW_STOP" = "$phase" ]; then echo $$ > "$PW_MARK.tmp"; mv "$PW_MARK.tmp" "$PW_MARK"; sleep 60; fi; ${NODE_TEST}`;
+const IN_PLACE = 'revert:\n  mode: in-place\n';
+
+function inPlaceProject(extraBase: Record<string, string> = {}, head: Record<string, string | null> = { 'src/bill.mjs': FIXED_JS }) {
+  const p = project({
+    '.patchwarden.yml': config(STOPPABLE, IN_PLACE),
+    'spec/invariants.yaml': registry(ID),
+    'spec/properties/bill.test.mjs': jsProperty(ID),
+    'src/bill.mjs': BUGGY_JS,
+    'src/legacy.mjs': 'export const legacy = true;\n',
+    ...extraBase,
+  }, { 'src/legacy.mjs': null, 'src/added.mjs': 'export const added = 1;\n', ...head }, { clean: true });
+  // More of the user's own state: an untracked symlink and script, and an
+  // ignored file sitting where the revert will write the base's src/legacy.mjs.
+  symlinkSync('scratch.txt', path.join(p.repo.dir, 'link-to-scratch'));
+  p.repo.write('tool.sh', '#!/bin/sh\necho tool\n');
+  chmodSync(path.join(p.repo.dir, 'tool.sh'), 0o755);
+  p.repo.write('.git/info/exclude', 'src/legacy.mjs\n');
+  p.repo.write('src/legacy.mjs', 'my own ignored bytes\n');
+  return p;
+}
+
+const hasRef = (repo: TempRepo) => repo.git(['rev-parse', '--verify', '--quiet', REF], { allowFail: true }).code === 0;
+
+test.after.each(cleanup);
+
+test('in-place: describes_patch, and every byte is back afterwards', () => {
+  const { repo, base, head } = inPlaceProject();
+  const before = fingerprint(repo);
+  const r = repo.json(['revert-check', '--base', base, '--head', head]);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.out.status, 'describes_patch');
+  assert.is(r.out.mode, 'in-place');
+  assert.match(r.stderr, /working tree restored/);
+  assert.equal(fingerprint(repo), before);
+  assert.not.ok(hasRef(repo), 'the snapshot ref is gone');
+});
+
+test('in-place: does_not_describe is refused and the tree is restored', () => {
+  const { repo, base, head } = inPlaceProject({ 'src/bill.mjs': FIXED_JS }, { 'src/bill.mjs': FIXED_JS + 'export const x = 1;\n' });
+  const before = fingerprint(repo);
+  const r = repo.json(['revert-check', '--base', base, '--head', head]);
+  assert.is(r.code, 1);
+  assert.is(r.out.status, 'does_not_describe');
+  assert.equal(fingerprint(repo), before);
+});
+
+test('in-place: tracked files that differ from HEAD are refused before anything changes', () => {
+  const { repo, base, head } = inPlaceProject();
+  repo.write('docs/notes.md', 'uncommitted\n');
+  const before = fingerprint(repo);
+  const r = repo.json(['revert-check', '--base', base, '--head', head]);
+  assert.is(r.code, 2);
+  assert.match(r.out.error, /these tracked files differ from it: docs\/notes\.md/);
+  assert.equal(fingerprint(repo), before);
+  assert.not.ok(hasRef(repo));
+});
+
+test('in-place: SIGTERM during the reverted run restores the tree itself', async () => {
+  const mark = path.join(mkdtempSync(path.join(tmpdir(), 'pw-mark-')), 'stop');
+  const { repo, base, head } = inPlaceProject();
+  try {
+    const before = fingerprint(repo);
+    const run = startPw(repo, ['revert-check', '--base', base, '--head', head], { PW_STOP: 'revert', PW_MARK: mark });
+    assert.ok(await waitForFile(mark, run.done));
+    assert.is(readFileSync(path.join(repo.dir, 'src/bill.mjs'), 'utf8'), BUGGY_JS, 'the tree is reverted in place');
+    process.kill(run.pid, 'SIGTERM');
+    const r = await run.done;
+    assert.is(r.code, 143, r.stderr);
+    assert.equal(fingerprint(repo), before);
+    assert.not.ok(hasRef(repo));
+  } finally {
+    rmSync(path.dirname(mark), { recursive: true, force: true });
+  }
+});
+
+for (const phase of ['head', 'revert'] as const) {
+  test(`in-place: kill -9 during the ${phase} run, then recover brings every byte back`, async () => {
+    const mark = path.join(mkdtempSync(path.join(tmpdir(), 'pw-mark-')), 'stop');
+    const { repo, base, head } = inPlaceProject();
+    try {
+      const before = fingerprint(repo);
+      const run = startPw(repo, ['revert-check', '--base', base, '--head', head], { PW_STOP: phase, PW_MARK: mark });
+      assert.ok(await waitForFile(mark, run.done), 'the command reached its stop');
+      const group = Number(readFileSync(mark, 'utf8'));
+      process.kill(run.pid, 'SIGKILL');
+      await run.done;
+      process.kill(-group, 'SIGKILL'); // the orphaned property command
+      assert.ok(hasRef(repo), 'the snapshot survived the kill');
+      if (phase === 'revert') {
+        assert.is(readFileSync(path.join(repo.dir, 'src/bill.mjs'), 'utf8'), BUGGY_JS);
+        assert.is(readFileSync(path.join(repo.dir, 'src/legacy.mjs'), 'utf8'), 'export const legacy = true;\n', 'the base file was written over the ignored one');
+      }
+      const again = repo.json(['revert-check', '--base', base, '--head', head]);
+      assert.is(again.code, 2);
+      assert.match(again.out.error, /was killed before it restored the working tree; run `patchwarden recover` first/);
+      const rec = repo.pw(['recover']);
+      assert.is(rec.code, 0, rec.stderr);
+      assert.match(rec.stdout, /recovered the working tree/);
+      if (phase === 'revert') {
+        assert.match(rec.stdout, /src\/bill\.mjs/);
+        assert.match(rec.stdout, /src\/legacy\.mjs/);
+      }
+      assert.equal(fingerprint(repo), before);
+      assert.not.ok(hasRef(repo));
+      const twice = repo.json(['recover']);
+      assert.is(twice.code, 0);
+      assert.is(twice.out.recovered, false);
+    } finally {
+      rmSync(path.dirname(mark), { recursive: true, force: true });
+    }
+  });
+}
+
+// Kills at the moment a phase starts, wherever in it the kill lands.
+for (const line of ['snapshot of the working tree', 'reverting the production paths', 'restoring the working tree']) {
+  test(`in-place: kill -9 as "${line}" starts, then recover`, async () => {
+    const { repo, base, head } = inPlaceProject();
+    const before = fingerprint(repo);
+    const run = startPw(repo, ['revert-check', '--base', base, '--head', head]);
+    await run.waitFor(line);
+    try { process.kill(run.pid, 'SIGKILL'); } catch { /* it may have finished */ }
+    await run.done;
+    const rec = repo.json(['recover']);
+    assert.is(rec.code, 0, rec.stderr);
+    assert.equal(fingerprint(repo), before);
+    assert.not.ok(hasRef(repo));
+  });
+}
+
+test('recover while the check that took the snapshot still runs: refused without --force', async () => {
+  const mark = path.join(mkdtempSync(path.join(tmpdir(), 'pw-mark-')), 'stop');
+  const { repo, base, head } = inPlaceProject();
+  try {
+    const before = fingerprint(repo);
+    const run = startPw(repo, ['revert-check', '--base', base, '--head', head], { PW_STOP: 'revert', PW_MARK: mark });
+    assert.ok(await waitForFile(mark, run.done));
+    const rec = repo.json(['recover']);
+    assert.is(rec.code, 1);
+    assert.match(repo.pw(['recover']).stdout, /is still running/);
+    process.kill(run.pid, 'SIGINT');
+    assert.is((await run.done).code, 130);
+    assert.equal(fingerprint(repo), before);
+  } finally {
+    rmSync(path.dirname(mark), { recursive: true, force: true });
+  }
+});
+
+test('recover with no snapshot says there is nothing to do', () => {
+  const { repo } = inPlaceProject();
+  const r = repo.pw(['recover']);
+  assert.is(r.code, 0);
+  assert.match(r.stdout, /nothing to recover/);
+});
+
+test.run();
