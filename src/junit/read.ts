@@ -84,6 +84,7 @@ function walk(suite: Node, suites: string[], cases: TestCase[]): void {
       systemOut: texts(suite['system-out']),
       systemErr: texts(suite['system-err']),
       suites,
+      suiteLevel: true,
     });
   }
   for (const inner of list(suite.testsuite)) walk(asNode(inner), [...suites, attr(inner, 'name')], cases);

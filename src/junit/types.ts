@@ -30,6 +30,8 @@ export interface TestCase {
   systemErr: string;
   /** Names of the enclosing testsuite elements, outermost first. */
   suites: string[];
+  /** True for a suite-level failure/error (no testcase element), kept as a case of its own. */
+  suiteLevel?: boolean;
 }
 
 export interface Report {

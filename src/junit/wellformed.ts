@@ -107,7 +107,7 @@ export function checkWellFormed(xml: string, file: string): void {
       }
       TAG_END.lastIndex = at;
       const end = TAG_END.exec(xml);
-      if (!end) fail(at, at >= xml.length ? `the file ends inside <${m![0]}>` : `<${m![0]}> has a malformed attribute`);
+      if (!end) fail(at, xml.indexOf('>', at) === -1 ? `the file ends inside <${m![0]}>` : `<${m![0]}> has a malformed attribute`);
       sawRoot = true;
       if (!end![1]) stack.push(m![0]);
       pos = TAG_END.lastIndex;

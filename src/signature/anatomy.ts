@@ -13,11 +13,24 @@ export interface Anatomy {
 }
 
 // `Name: message` or `Name [CODE]: message` at the start of a line.
-const HEADER = /^\s*(?:Uncaught |Error: )?((?:[A-Za-z_$][\w$]*(?:\.|::|\\))*[A-Za-z_$][\w$]*(?:Error|Exception|Failure|Failed|Fault|Panic|Warning|Exit|Interrupt|Timeout|Rejection|Problem|Throwable|Unavailable)|Error|Failed|AssertionError|Exception)(?: \[[^\]]*\])?(?::(?: (.*))?)?$/;
+const HEADER = /^\s*(?:Uncaught |Error: |(?:OneTimeSetUp|SetUp|TearDown|OneTimeTearDown) ?: )?((?:[A-Za-z_$][\w$]*(?:\.|::|\\))*[A-Za-z_$][\w$]*(?:Error|Exception|Failure|Failed|Fault|Panic|Warning|Exit|Interrupt|Timeout|Rejection|Problem|Throwable|Unavailable)|Error|Failed|AssertionError|Exception)(?: \[[^\]]*\])?(?: ?:(?: (.*))?)?$/;
 
 export function anatomy(rec: FailureRecord): Anatomy {
   const text = rec.text;
-  return nodeCause(text) ?? pythonE(rec) ?? jvmCaused(text) ?? plain(rec);
+  return nodeCause(text) ?? pythonE(rec) ?? pythonTraceback(text || rec.message) ?? jvmCaused(text) ?? plain(rec);
+}
+
+/** A Python traceback as Python prints it: the exception is its last unindented line. */
+function pythonTraceback(text: string): Anatomy | null {
+  if (!text.includes('Traceback (most recent call last):')) return null;
+  const lines = text.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const m = /^([A-Za-z_][\w.]*)(?:: (.*))?$/.exec(lines[i]);
+    if (m && (m[2] !== undefined || /(?:Error|Exception|Exit|Interrupt|Warning)$/.test(m[1]))) {
+      return { exc: m[1], message: [m[2] ?? '', ...lines.slice(i + 1)].join('\n').trim(), trace: text };
+    }
+  }
+  return null;
 }
 
 /** node's runner: `Error [ERR_TEST_FAILURE] ... cause: RealError: message` and the real stack. */
@@ -58,10 +71,15 @@ function pythonE(rec: FailureRecord): Anatomy | null {
   return { exc: tail?.[1] ?? (/^assert\b/.test(block[0]) ? 'AssertionError' : ''), message: block.join('\n'), trace: rec.text };
 }
 
-/** JVM: the root cause (the last `Caused by:`) is the exception that explains the failure. */
+/** JVM: the root cause (the last `Caused by:`) is the exception that explains the failure, unless an assertion wraps it. */
 function jvmCaused(text: string): Anatomy | null {
   const parts = text.split(/^\s*Caused by: /m);
   if (parts.length < 2) return null;
+  // An assertion that failed over a caught exception is the failure itself.
+  const outer = /^\s*([\w.$]+)(?:: ([^\n]*))?/.exec(parts[0]);
+  if (outer && /(?:Assertion|Comparison|ExpectationFailed)\w*(?:Error|Exception)$/.test(outer[1])) {
+    return { exc: outer[1], message: (outer[2] ?? '') + messageContinuation(parts[0]), trace: text };
+  }
   const root = parts[parts.length - 1];
   const first = root.split('\n')[0];
   const m = /^([\w.$]+)(?:: (.*))?$/.exec(first);

@@ -21,7 +21,7 @@ const RULES: [RegExp, string][] = [
   // A file location with a line (and column): test_bill.py:12, src/a.js:3:14.
   [/(?:[A-Za-z]:)?(?:[\w.@+-]*[\\/])*[\w.@+-]+\.[A-Za-z][A-Za-z0-9]{0,5}(?::\d+){1,2}\b/g, '<loc>'],
   // Absolute paths: /home/u/x, C:\Users\x, file:///x.
-  [/(?:file:\/\/)?(?:[A-Za-z]:[\\/]|(?<![\w.<>])\/)(?:[^\s'"`<>()\[\]{},;:]+[\\/]?)+/g, '<path>'],
+  [/(?:file:\/\/)?(?:[A-Za-z]:[\\/]|(?<![\w.<>\/])\/(?=[\w.~@+-]))(?:[^\s'"`<>()\[\]{},;:]+[\\/]?)+/g, '<path>'],
   // Memory addresses and hex literals.
   [/\b0x[0-9a-fA-F]+\b/g, '<addr>'],
   // Hex ids (object ids, hashes): at least 7 hex digits with a digit and a letter among them.
@@ -29,7 +29,7 @@ const RULES: [RegExp, string][] = [
   // Durations: 12ms, 1.5s, 2000 milliseconds, 3 seconds, 1m30s.
   [/\b\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|milliseconds?|seconds?|secs?|minutes?|mins?|hours?|[smh])\b(?:\s?\d+(?:\.\d+)?\s?(?:ms|s))?/g, '<duration>'],
   // Every other number, with sign, fraction and exponent.
-  [/(?<![\w<])[-+]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?(?![\w>])|(?<=[A-Za-z_])\d+\b/g, '<n>'],
+  [/(?<!\w)[-+]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?(?!\w)|(?<=[A-Za-z_])\d+\b/g, '<n>'],
   // Runs of white space.
   [/\s+/g, ' '],
 ];

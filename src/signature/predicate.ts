@@ -51,7 +51,7 @@ function pythonKind(expr: string): Kind {
 
 // pytest.raises / unittest assertRaises / node:assert.throws / JUnit assertThrows / RSpec raise_error.
 const raises: Rule = (_exc, message) => {
-  const m = /DID NOT RAISE .*|\b\w+ not raised\b.*|Missing expected exception.*|Missing expected rejection.*|Expected [\w.$]+ to be thrown, but nothing was thrown.*|Expected \w+ to be thrown.*|expected [\w:]+ but nothing was raised.*|Expecting code to raise a throwable.*|Failed asserting that exception of type .*? is thrown.*|Assert\.Throws(?:Async)?\(\) Failure.*|Received function did not throw.*/.exec(message);
+  const m = /DID NOT RAISE .*|\b\w+ not raised\b.*|Missing expected exception.*|Missing expected rejection.*|Expected [\w.$]+ to be thrown, but nothing was thrown.*|Expected \w+ to be thrown.*|expected [\w:]+ but nothing was raised.*|Expecting code to raise a throwable.*|Failed asserting that exception of type .*? is thrown.*|Assert\.Throws(?:Async)?\(\) Failure.*|Received function did not throw.*|unexpected exception type thrown.*/.exec(message);
   return m ? { kind: 'raises', predicate: m[0] } : null;
 };
 
@@ -90,12 +90,12 @@ const nodeAssert: Rule = (exc, _message, text) => {
   return { kind: (op && kinds[op]) || 'unknown', predicate: `assert.${op === '==' ? 'ok' : op ?? 'fail'}` };
 };
 
-// chai: `expected 18 to equal 19`, prose before it as `tax included: expected ...`.
+// chai and jasmine: `expected 18 to equal 19`, prose before it as `tax included: expected ...`.
 const chai: Rule = (_exc, message) => {
-  const m = /\bexpected .+? to (not )?(?:be )?(deeply |strictly |loosely )?(equal|eql|include|contain|have (?:property|length|members|keys?|lengthOf)|match|throw|be rejected|be an? |be an instance of|instanceof|be close to|be approximately|be (?:true|false|ok|truthy|falsy|null|undefined|empty|NaN)|be (?:above|below|at least|at most|greater than|less than|within))[\s\S]*/.exec(message);
+  const m = /\b[Ee]xpected .+? (?:not )?to (not )?(?:be )?(deeply |strictly |loosely )?(equal|eql|include|contain|have (?:property|length|members|keys?|lengthOf)|match|throw|be rejected|be an? |be an instance of|instanceof|be close to|be approximately|be (?:true|false|ok|truthy|falsy|null|undefined|empty|NaN)|be (?:above|below|at least|at most|greater than|less than|within)|be(?= ))[\s\S]*/.exec(message);
   if (!m) return null;
   const verb = m[3];
-  const kind: Kind = /^(?:equal|eql)$/.test(verb) ? (m[1] ? 'not_equal' : 'equal')
+  const kind: Kind = /^(?:equal|eql|be)$/.test(verb) ? (m[1] ? 'not_equal' : 'equal')
     : /^(?:include|contain|have)/.test(verb) ? 'contains'
     : verb === 'match' ? 'match'
     : /^(?:throw|be rejected)/.test(verb) ? 'raises'
@@ -109,16 +109,16 @@ const chai: Rule = (_exc, message) => {
 // JUnit 5 / opentest4j `==> expected: <18> but was: <19>`, JUnit 4 `expected:<18> but was:<19>`,
 // AssertJ `expected: 19\n but was: 18`, NUnit `Expected: 19\n But was: 18`, MSTest `Expected:<19>. Actual:<18>.`
 const expectedButWas: Rule = (_exc, message) => {
-  const m = /(?:==> )?\bexpected:? ?<([\s\S]*?)>(?:\.)? but was:? ?<([\s\S]*?)>|\bexpected: ([\s\S]*?)\n\s*but was: ([\s\S]*)|Expected: ?<([\s\S]*?)>\. Actual: ?<([\s\S]*?)>\./i.exec(message);
+  const m = /(?:==> )?\bexpected:? ?<([\s\S]*?)>(?:\.)? but was:? ?<([\s\S]*?)>|\bexpected: ([\s\S]*?)\n\s*but was: ([\s\S]*)|Expected: ?<([\s\S]*?)>\. Actual: ?<([\s\S]*?)>\.|\bexpected \[([\s\S]*?)\] but found \[([\s\S]*?)\]/i.exec(message);
   if (!m) return null;
-  const expected = (m[1] ?? m[3] ?? m[5] ?? '').trim();
+  const expected = (m[1] ?? m[3] ?? m[5] ?? m[7] ?? '').trim();
   const kind: Kind = /^(?:true|false)$/.test(expected) ? 'truthy' : /^not <?null>?$|^null$/.test(expected) ? 'truthy' : 'equal';
   return { kind, predicate: m[0].replace(/^==> /, '') };
 };
 
 // Hamcrest: `Expected: is <19>\n     but: was <18>`.
 const hamcrest: Rule = (_exc, message) => {
-  const m = /\bExpected: ([^\n]*)\n\s*but: ([\s\S]*)/.exec(message);
+  const m = /\bExpected: ([^\n]*)\n\s*(?:but|got): ([\s\S]*)/.exec(message);
   if (!m) return null;
   const e = m[1];
   const kind: Kind = /containing|hasItem|contains|has (?:item|entry|key|size)/i.test(e) ? 'contains'
@@ -133,7 +133,7 @@ const hamcrest: Rule = (_exc, message) => {
 
 // AssertJ's older `Expecting:\n <x>\nto be equal to:\n <y>` and friends.
 const assertj: Rule = (_exc, message) => {
-  const m = /\bExpecting(?: actual)?:?\s[\s\S]*?\n\s*(to (?:be equal to|contain|be true|be false|match|be an instance of|be close to|be greater|be less|have size|be empty|start with|end with|be null|not be null)[^\n]*)[\s\S]*|\bExpected size: ?\d+ but was: ?\d+[\s\S]*|\bExpecting value to be (?:true|false)[\s\S]*/.exec(message);
+  const m = /\bExpecting(?: actual)?:?\s[\s\S]*?\n\s*(to (?:be equal to|contain|be true|be false|match|be an instance of|be close to|be greater|be less|have size|be empty|start with|end with|be null|not be null)[^\n]*)[\s\S]*|\bExpected size: ?<?\d+>? but was: ?<?\d+>?[\s\S]*|\bExpecting value to be (?:true|false)[\s\S]*/.exec(message);
   if (!m) return null;
   const verb = m[1] ?? m[0];
   const kind: Kind = /equal to/.test(verb) ? 'equal' : /contain|size|empty|start|end/i.test(verb) ? 'contains' : /match/.test(verb) ? 'match' : /instance/.test(verb) ? 'type' : /close/.test(verb) ? 'approx' : /greater|less/.test(verb) ? 'compare' : 'truthy';
@@ -202,10 +202,11 @@ const dotnetAssert: Rule = (_exc, message) => {
 };
 
 // RSpec: `expected: 19\n     got: 18\n\n(compared using ==)`, `expected ... to include ...`.
-const rspec: Rule = (_exc, message) => {
-  const eq = /\bexpected: [\s\S]*?\n\s*got: [\s\S]*?\(compared using (==|eql\?|equal\?)\)/.exec(message);
+const rspec: Rule = (_exc, message, text) => {
+  const src = /Failure\/Error:/.test(text) ? text : message;
+  const eq = /\bexpected: [\s\S]*?\s+got: [\s\S]*?\(compared using (==|eql\?|equal\?)\)/.exec(src);
   if (eq) return { kind: 'equal', predicate: eq[0] };
-  const m = /\bexpected (?:#<[^>]*>|\S+|".*?"|\[.*?\]) (?:not )?to (include|match|be truthy|be falsey|be falsy|be nil|be true|be false|be a kind of|be an? |be within|be > |be < |be >= |be <= |eq|eql|equal|raise_error|have_received|be empty|start_with|end_with)[\s\S]*/.exec(message);
+  const m = /\bexpected (?:#<[^>]*>|\S+|".*?"|\[.*?\]) (?:not )?to (include|match|be truthy|be falsey|be falsy|be nil|be true|be false|be a kind of|be an? |be within|be > |be < |be >= |be <= |eq|eql|equal|raise_error|have_received|be empty|start_with|end_with)[\s\S]*/.exec(src);
   if (!m) return null;
   const v = m[1];
   const kind: Kind = /^(?:eq|eql|equal)$/.test(v) ? 'equal' : /include|start_with|end_with|be empty/.test(v) ? 'contains' : v === 'match' ? 'match' : /kind of|be an? /.test(v) ? 'type' : /within/.test(v) ? 'approx' : /[<>]/.test(v) ? 'compare' : /raise/.test(v) ? 'raises' : /received/.test(v) ? 'called' : 'truthy';

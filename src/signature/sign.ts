@@ -40,15 +40,15 @@ export function signCase(tc: TestCase, opts: SignOptions): Signed | null {
   if (tc.status !== 'failed' && tc.status !== 'error') return null;
   const rec = primaryRecord(tc);
   if (!rec) return null;
-  return signRecord(rec, tc.name, opts);
+  return signRecord(rec, tc.name, opts, tc.classname);
 }
 
-/** The signature of one failure record (`name` is metadata only). */
-export function signRecord(rec: FailureRecord, name: string, opts: SignOptions): Signed {
+/** The signature of one failure record (`name` is metadata only; `classname` helps place JVM frames). */
+export function signRecord(rec: FailureRecord, name: string, opts: SignOptions, classname = ''): Signed {
   const parts = anatomy(rec);
   const exc = simpleName(parts.exc);
   const found = assertion(exc, parts.message, rec.text || rec.message);
-  const frames = projectFrames(extractFrames(parts.trace), opts.project);
+  const frames = projectFrames(extractFrames(parts.trace), opts.project, classname);
   const message = normalizeMessage(found.predicate ?? parts.message);
   const payload = JSON.stringify([SIGNATURE_VERSION, exc, found.kind, frames, message]);
   const sig = createHash('sha256').update(payload, 'utf8').digest('hex').slice(0, opts.length);
@@ -66,10 +66,13 @@ const TEST_FILE = /(?:^|\/)(?:test_[^/]*\.py|[^/]*_test\.(?:py|go|rb|exs?)|conft
  * folded. A trace's path may be absolute or relative to another checkout:
  * a frame counts when any tail of its path that starts at a folder matches.
  */
-export function projectFrames(frames: Frame[], project: (path: string) => boolean): string[] {
+export function projectFrames(frames: Frame[], project: (path: string) => boolean, classname = ''): string[] {
   const out: string[] = [];
+  // JVM traces carry packages, not paths: the test's own package tells which are the project's.
+  const home = classname.split('.').slice(0, 2);
+  const homePrefix = home.length === 2 && home.every((s) => /^[a-z]\w*$/.test(s)) ? home.join('/') + '/' : '';
   for (const f of frames) {
-    if (!f.file || !isProject(f.file, project)) continue;
+    if (!f.file || !isProject(f.file, project, homePrefix)) continue;
     if (out[out.length - 1] === f.fn) continue;
     out.push(f.fn);
     if (out.length === FRAME_LIMIT) break;
@@ -77,20 +80,24 @@ export function projectFrames(frames: Frame[], project: (path: string) => boolea
   return out;
 }
 
-function isProject(file: string, project: (path: string) => boolean): boolean {
+function isProject(file: string, project: (path: string) => boolean, homePrefix: string): boolean {
   const path = file.replace(/^[A-Za-z]:\//, '/').replace(/^\.\//, '');
   if (THIRD_PARTY.test(path) || TEST_FOLDER.test(path) || TEST_FILE.test(path)) return false;
   const segments = path.split('/').filter((s) => s && s !== '.');
   for (let i = 0; i < segments.length; i++) {
     if (project(segments.slice(i).join('/'))) return true;
   }
-  return jvmLayout(segments, project);
+  return jvmLayout(segments, project, homePrefix);
 }
 
-/** JVM traces name a package and a bare file: try the source folders Maven and Gradle use. */
-function jvmLayout(segments: string[], project: (path: string) => boolean): boolean {
+// The JDK, test frameworks, build tools and the languages' own libraries.
+const JVM_LIBRARY = /^(?:java|javax|jdk|sun|com\/sun|org\/junit|junit|org\/opentest4j|org\/hamcrest|org\/assertj|org\/apache\/maven|org\/gradle|worker\/org\/gradle|org\/testng|kotlin|kotlinx|scala|org\/mockito|net\/bytebuddy|org\/jetbrains|com\/intellij|groovy|org\/codehaus|org\/spockframework|org\/springframework|io\/kotest|org\/scalatest)\//;
+
+/** JVM traces name a package and a bare file: try the source folders Maven and Gradle use, within the test's own top two package levels. */
+function jvmLayout(segments: string[], project: (path: string) => boolean, homePrefix: string): boolean {
   const ext = /\.(java|kt|kts|scala|groovy)$/.exec(segments[segments.length - 1] ?? '')?.[1];
-  if (!ext) return false;
+  if (!ext || JVM_LIBRARY.test(segments.join('/'))) return false;
+  if (homePrefix && !segments.join('/').startsWith(homePrefix)) return false;
   const lang = ext === 'kts' ? 'kotlin' : ext === 'kt' ? 'kotlin' : ext;
   const rel = segments.join('/');
   return project(`src/main/${lang}/${rel}`) || (lang !== 'java' && project(`src/main/java/${rel}`));

@@ -1,0 +1,35 @@
+// The real reports of the shared corpus, read in place; absent corpus = skipped with a note.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PROJECT } from '../helpers/repo.js';
+
+export const CORPUS = path.resolve(PROJECT, '../shared/corpus/junit');
+
+export interface Entry {
+  file: string;
+  producer: string;
+  testcases: number;
+  failuresPlusErrors: number;
+  notes: string;
+}
+
+/** The corpus entries from MANIFEST.tsv, or null (with a printed note) when the corpus is absent. */
+export function corpus(): Entry[] | null {
+  const manifest = path.join(CORPUS, 'MANIFEST.tsv');
+  if (!existsSync(manifest)) {
+    console.log(`note: ${CORPUS} is absent; corpus tests skipped`);
+    return null;
+  }
+  const [head, ...rows] = readFileSync(manifest, 'utf8').trimEnd().split('\n').map((l) => l.split('\t'));
+  const col = (name: string) => head.indexOf(name);
+  return rows.map((r) => ({
+    file: path.join(CORPUS, r[col('file')]),
+    producer: r[col('producer')],
+    testcases: Number(r[col('testcases')]),
+    failuresPlusErrors: Number(r[col('failures_plus_errors')]),
+    notes: r[col('notes')] ?? '',
+  }));
+}
+
+/** The one corpus report that is deliberately not well-formed. */
+export const isCorrupt = (e: Entry) => /corrupt/.test(path.basename(e.file));
