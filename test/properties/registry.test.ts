@@ -1,0 +1,125 @@
+// The invariant registry's shape, and the mapping of JUnit cases to ids: on
+// reports real runners wrote, including the shared corpus (where no case names
+// an invariant, so a property run made of them must be refused).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CannotJudge } from '../../src/common/errors.js';
+import { readReport } from '../../src/junit/read.js';
+import { headProblems, invariantIds, mapCases, revertOutcome } from '../../src/properties/mapping.js';
+import { parseRegistry } from '../../src/properties/registry.js';
+import { PROJECT, sh } from '../helpers/repo.js';
+import { hasPytest } from './projects.js';
+
+const CORPUS = path.resolve(PROJECT, '../shared/corpus/junit');
+
+function refused(text: string, pattern: RegExp, line?: number) {
+  try {
+    parseRegistry(text, 'spec/invariants.yaml');
+  } catch (err) {
+    assert.instance(err, CannotJudge);
+    assert.match((err as CannotJudge).describe(), pattern);
+    if (line !== undefined) assert.is((err as CannotJudge).line, line);
+    return;
+  }
+  assert.unreachable(`accepted: ${text}`);
+}
+
+test('a well-formed registry lists its invariants in order', () => {
+  const r = parseRegistry('version: 1\ninvariants:\n  - id: bill.total_non_negative\n    description: totals never go negative\n  - id: parse/roundtrip:v2\n    description: parse(show(x)) == x\n', 'spec/invariants.yaml');
+  assert.equal(r.invariants.map((i) => i.id), ['bill.total_non_negative', 'parse/roundtrip:v2']);
+});
+
+test('malformed registries are refused with file and line', () => {
+  refused('version: 1\ninvariants: [\n', /^spec\/invariants\.yaml:\d+: not valid YAML/);
+  refused('invariants:\n  - id: a\n    description: b\n', /missing `version: 1`/);
+  refused('version: 2\ninvariants:\n  - id: a\n    description: b\n', /registry version 1/, 1);
+  refused('version: 1\ninvariants: []\n', /lists no invariant/, 2);
+  refused('version: 1\ninvariants:\n  - id: a\n', /invariant a has no `description`/, 3);
+  refused('version: 1\ninvariants:\n  - description: b\n', /without `id`/, 3);
+  refused('version: 1\ninvariants:\n  - id: a b\n    description: c\n', /without spaces or brackets/, 3);
+  refused('version: 1\ninvariants:\n  - id: "a]"\n    description: c\n', /without spaces or brackets/);
+  refused('version: 1\ninvariants:\n  - id: a\n    description: x\n  - id: a\n    description: y\n', /listed twice \(first on line 3\)/, 5);
+  refused('version: 1\ninvariants:\n  - id: a\n    description: x\n    owner: me\n', /unknown key `owner`/, 5);
+  refused('version: 1\nrules: []\n', /unknown key `rules`/, 2);
+  refused('version: 1\nversion: 1\ninvariants: []\n', /not valid YAML|unique/i);
+  refused('- just\n- a list\n', /must be a mapping/);
+  refused('version: 1\ninvariants:\n  - id: 12\n    description: x\n', /id: must be a non-empty string/);
+});
+
+test('an alias bomb is refused, not expanded', () => {
+  const bomb = ['version: 1', 'a: &a ["x","x","x","x","x","x","x","x","x"]', 'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]', 'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]', 'invariants: [*c]'].join('\n');
+  refused(bomb, /unknown key `a`/);
+  refused('version: 1\ninvariants:\n  - &x {id: a, description: b}\n  - *x\n', /must be a mapping/);
+});
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'pw-registry-'));
+test.after(() => rmSync(tmp, { recursive: true, force: true }));
+
+if (hasPytest) {
+  test('pytest record_property and [invariant:ID] ids map; unknown ids and unmapped failures are named', async () => {
+    writeFileSync(path.join(tmp, 'test_p.py'), [
+      'import pytest',
+      'def test_prop(record_property):',
+      '    record_property("invariant", "a.one")',
+      '    assert True',
+      '@pytest.mark.parametrize("x", [1], ids=["[invariant:a.two]"])',
+      'def test_tok(x):',
+      '    assert x == 2',
+      'def test_stranger(record_property):',
+      '    record_property("invariant", "z.unknown")',
+      'def test_plain():',
+      '    assert False',
+    ].join('\n') + '\n');
+    const xml = path.join(tmp, 'r.xml');
+    sh('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `--junitxml=${xml}`, 'test_p.py'], { cwd: tmp, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+    const report = await readReport(xml);
+    const registry = parseRegistry('version: 1\ninvariants:\n  - id: a.one\n    description: x\n  - id: a.two\n    description: y\n  - id: a.three\n    description: z\n', 'reg.yaml');
+    const m = mapCases(report.cases, registry);
+    assert.equal(m.invariants.map((i) => [i.id, i.status]), [['a.one', 'passed'], ['a.two', 'failed'], ['a.three', 'missing']]);
+    assert.equal(m.unregistered.map((u) => u.id), ['z.unknown']);
+    assert.equal(m.strays.map((s) => s.name), ['test_plain']);
+    const problems = headProblems(m, registry).join('\n');
+    assert.match(problems, /fail on the patched tree: a\.two/);
+    assert.match(problems, /exercised by no test case: a\.three/);
+    assert.match(problems, /names invariant z\.unknown, which reg\.yaml does not register/);
+    assert.match(problems, /outside any invariant did not pass: test_plain/);
+    assert.is(revertOutcome(m).status, 'describes_patch');
+    assert.equal(revertOutcome(m).failing, ['a.two']);
+  });
+}
+
+test('a case named by property and token at once counts once per id', () => {
+  const c = { name: 'x [invariant:a] [invariant:b]', classname: '', status: 'passed' as const, failures: [], properties: [{ name: 'invariant', value: 'a' }, { name: 'other', value: 'c' }], systemOut: '', systemErr: '', suites: [] };
+  assert.equal(invariantIds(c), ['a', 'b']);
+});
+
+test('every corpus report: no case maps, so a property run of it is refused and a revert of it is revert_broken', async () => {
+  if (!existsSync(CORPUS)) {
+    console.log(`note: ${CORPUS} is absent; the corpus mapping test is skipped`);
+    return;
+  }
+  const registry = parseRegistry('version: 1\ninvariants:\n  - id: some.invariant\n    description: x\n', 'reg.yaml');
+  let read = 0;
+  for (const dir of readdirSync(CORPUS, { withFileTypes: true }).filter((d) => d.isDirectory())) {
+    for (const f of readdirSync(path.join(CORPUS, dir.name)).filter((f) => f.endsWith('.xml'))) {
+      let report;
+      try {
+        report = await readReport(path.join(CORPUS, dir.name, f));
+      } catch (err) {
+        assert.instance(err, CannotJudge, `${dir.name}/${f}`);
+        continue;
+      }
+      read++;
+      const m = mapCases(report.cases, registry);
+      assert.is(m.mapped, 0, `${dir.name}/${f}`);
+      assert.match(headProblems(m, registry)[0], /no property test case maps to an invariant id/);
+      assert.is(revertOutcome(m).status, 'revert_broken');
+    }
+  }
+  assert.ok(read > 50, `read ${read} corpus reports`);
+});
+
+test.run();
