@@ -1,0 +1,53 @@
+// The fixture lock over 200 MB in 2,000 files: `fixtures verify --worktree`
+// against `openssl dgst -sha256` over the same files (the hashing limit here)
+// and against `sha256sum -c` of the same lock; then `fixtures verify --rev
+// HEAD` with the sha256 cache warm, against the same `sha256sum -c`.
+import { execFileSync } from 'node:child_process';
+import { randomFillSync } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CLI, PROJECT, timeCommand, type Row } from './lib.js';
+
+const FILES = 2000;
+const SIZE = 100_000; // 2,000 x 100 kB = 200 MB
+/** The CLI under test: a build folder of one's own when PATCHWARDEN_BUILD_DIR says so. */
+const cli = process.env.PATCHWARDEN_BUILD_DIR ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js') : CLI;
+
+export default async function fixtures(): Promise<Row[]> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-bench-'));
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+    git('init', '-q', '-b', 'main');
+    const names: string[] = [];
+    const buf = Buffer.alloc(SIZE);
+    for (let i = 0; i < FILES; i++) {
+      const rel = `fixtures/input/d${i % 20}/f${i}.bin`;
+      mkdirSync(path.join(dir, path.dirname(rel)), { recursive: true });
+      writeFileSync(path.join(dir, rel), randomFillSync(buf));
+      names.push(rel);
+    }
+    const run = (args: string[]) => {
+      execFileSync(process.execPath, [cli, ...args], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+    };
+    run(['fixtures', 'lock']);
+    git('add', '-A');
+    git('-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-q', '-m', 'fixtures');
+    run(['fixtures', 'verify', '--rev', 'HEAD']); // fills the cache
+    const listFile = path.join(dir, 'names.txt');
+    writeFileSync(listFile, names.join('\n'));
+    const opts = { cwd: dir };
+    // xargs hands openssl all the files in one or two processes, as sha256sum -c does.
+    const openssl = timeCommand('sh', ['-c', `xargs openssl dgst -sha256 < ${listFile}`], opts);
+    const sha256sum = timeCommand('sha256sum', ['-c', '--quiet', 'fixtures/inputs.sha256'], opts);
+    const worktree = timeCommand(process.execPath, [cli, 'fixtures', 'verify', '--worktree'], opts);
+    const warm = timeCommand(process.execPath, [cli, 'fixtures', 'verify', '--rev', 'HEAD'], opts);
+    return [
+      { name: 'fixtures verify --worktree (200 MB, 2,000 files)', ours: worktree, baseline: openssl, baselineName: 'openssl dgst -sha256', target: 1.3 },
+      { name: 'fixtures verify --worktree (200 MB, 2,000 files)', ours: worktree, baseline: sha256sum, baselineName: 'sha256sum -c', target: 0.6 },
+      { name: 'fixtures verify --rev HEAD, cache warm', ours: warm, baseline: sha256sum, baselineName: 'sha256sum -c', target: 0.2 },
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
