@@ -30,7 +30,7 @@ export interface LedgerRow {
 }
 
 export interface Ledger {
-  /** Where it was read from (`path`, `:path` for the index, `REV:path`), for messages. */
+  /** Where it was read from (`path` for the working tree or the index, `REV:path`), for messages. */
   source: string;
   /** The rows that keep every rule; a broken row is in `problems` instead. */
   rows: LedgerRow[];
@@ -121,10 +121,12 @@ function checkJson(text: string, source: string) {
   try {
     JSON.parse(text);
   } catch (err) {
-    const message = (err as Error).message;
+    const message = (err as Error).message.split('\n')[0];
+    // V8 gives a position for some errors only; the YAML parser places the rest.
     const pos = /position (\d+)/.exec(message);
-    const line = pos ? text.slice(0, Number(pos[1])).split('\n').length : undefined;
-    throw new CannotJudge(`not valid JSON: ${message.replace(/ in JSON at position \d+.*$/, '')}`, { file: source, line });
+    const at = pos ? Number(pos[1]) : parseDocument(text, { prettyErrors: false }).errors[0]?.pos[0];
+    const line = at === undefined ? undefined : text.slice(0, at).split('\n').length;
+    throw new CannotJudge(`not valid JSON: ${message.replace(/ in JSON at position \d+.*$/, '').replace(/, (\.\.\.)?".*$/, '')}`, { file: source, line });
   }
 }
 
@@ -221,7 +223,8 @@ function looksLikeTestId(sig: string): boolean {
 /** The ledger as stored at `rev` (`:` for the index); null when it has none. */
 export async function readLedgerAt(repo: Repo, config: Config, rev: string, now: Date): Promise<Ledger | null> {
   const file = config.freeze.ledger;
-  const source = `${rev === ':' ? '' : rev}:${file}`;
+  // The index is what the hook judges: its messages name the path alone.
+  const source = rev === ':' ? file : `${rev}:${file}`;
   const entries = rev === ':' ? await listIndex(repo, file) : await listTree(repo, rev, file);
   const entry = entries.find((e) => e.path === file);
   if (!entry) return null;
