@@ -1,8 +1,165 @@
-// Placeholder until this command's layer lands.
-import { CannotJudge } from '../common/errors.js';
+// `patchwarden pre-push REMOTE URL`: git's pre-push hook. For each pushed ref
+// it judges the range the remote does not have yet, by the config on that
+// range's base side: the mixing rule per commit and over the range, the
+// fixture lock at the pushed tip, and the revert check (pre_push.revert).
+import { parse } from '../cli/args.js';
+import { emit, violationsOutcome } from '../cli/output.js';
+import { CannotJudge, UsageError } from '../common/errors.js';
+import type { Violation } from '../common/verdict.js';
+import { loadConfig, loadConfigAt } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
+import { openRepo, type Repo } from '../git/repo.js';
+import { checkRange } from '../mixing/check.js';
+import { revertCheck, revertPasses, type RevertStatus } from '../properties/revert.js';
 
-export const help = 'not available yet';
+export const help = `usage: patchwarden pre-push REMOTE URL [--format text|json|github] [--config PATH] [-C DIR]
 
-export async function run(_args: string[]): Promise<number> {
-  throw new CannotJudge('this command is not available yet');
+The pre-push hook. git gives it one line per pushed ref on stdin:
+"<local ref> <local sha> <remote ref> <remote sha>". For each ref it judges
+the commits the remote lacks, by the config on their base side:
+  - the mixing rule on each commit and on the range as a whole (mix.range)
+  - the fixture lock at the pushed tip
+  - the revert check (pre_push.revert, default true; needs properties.command)
+A new branch is judged from its merge-base with the remote's default branch
+(REMOTE/HEAD, else REMOTE/main or REMOTE/master; else every commit no
+remote-tracking ref of REMOTE has). The first push of a history into a remote
+with no branch of it passes: there is no base side to judge it by yet.
+Deleting a ref passes.
+
+  --config PATH   judge by this config file instead of the base side's
+
+exit 0 lets the push through; anything else stops it.`;
+
+export interface PushedRef {
+  localRef: string;
+  localSha: string;
+  remoteRef: string;
+  remoteSha: string;
+}
+
+const isZero = (oid: string) => /^0+$/.test(oid);
+
+/** git's pre-push input: one `<local ref> <local sha> <remote ref> <remote sha>` line per ref. */
+export function parsePushLines(text: string): PushedRef[] {
+  const refs: PushedRef[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    const m = /^(\S+) ([0-9a-f]{40}|[0-9a-f]{64}) (\S+) ([0-9a-f]{40}|[0-9a-f]{64})$/.exec(line);
+    if (!m) throw new CannotJudge(`not a "<local ref> <local sha> <remote ref> <remote sha>" line: ${JSON.stringify(line.slice(0, 160))}`, { file: 'stdin', line: i + 1 });
+    refs.push({ localRef: m[1], localSha: m[2], remoteRef: m[3], remoteSha: m[4] });
+  });
+  return refs;
+}
+
+interface Range {
+  /** The base side: what the remote has (or the merge-base with it); null for a push of a whole new history. */
+  base: string | null;
+  /** What rev-list excludes: the base, or every ref of the remote. */
+  exclude: string | null;
+  /** The first push of a history into a remote that has no branch of it. */
+  first: boolean;
+}
+
+async function commitOf(repo: Repo, rev: string): Promise<string | null> {
+  const r = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { okCodes: [1, 128] });
+  const id = r.stdout.toString('utf8').trim();
+  return r.code === 0 && id ? id : null;
+}
+
+async function mergeBase(repo: Repo, a: string, b: string): Promise<string | null> {
+  const r = await repo.run(['merge-base', a, b], { okCodes: [1] });
+  return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
+}
+
+/** Where the range of a pushed tip starts. */
+async function rangeOf(repo: Repo, remote: string, ref: PushedRef, tip: string): Promise<Range> {
+  const known = isZero(ref.remoteSha) ? null : await commitOf(repo, ref.remoteSha);
+  if (known) {
+    const base = await mergeBase(repo, known, tip);
+    if (base) return { base, exclude: base, first: false };
+  }
+  for (const candidate of [`refs/remotes/${remote}/HEAD`, `refs/remotes/${remote}/main`, `refs/remotes/${remote}/master`]) {
+    const id = await commitOf(repo, candidate);
+    const base = id ? await mergeBase(repo, id, tip) : null;
+    if (base) return { base, exclude: base, first: false };
+  }
+  // No default branch to measure from: every commit no ref of this remote has.
+  const fresh = await repo.text(['rev-list', '--reverse', tip, '--not', `--remotes=${remote}`]);
+  if (!fresh) return { base: tip, exclude: tip, first: false }; // the remote has it all already
+  const parent = await commitOf(repo, `${fresh.split('\n')[0]}^`);
+  if (parent) return { base: parent, exclude: `--remotes=${remote}`, first: false };
+  // A whole history with no base side. Into a remote we know nothing of (the
+  // first push of a repository), there are no rules yet to judge it by; next
+  // to branches of that remote, it is judged whole by its own tip's rules.
+  const tracked = await repo.text(['for-each-ref', '--count=1', '--format=%(refname)', `refs/remotes/${remote}/`]);
+  return { base: null, exclude: null, first: !tracked };
+}
+
+interface RefVerdict {
+  local_ref: string;
+  remote_ref: string;
+  tip: string | null;
+  base: string | null;
+  commits: string[];
+  revert: RevertStatus | null;
+  violations: Violation[];
+}
+
+export async function run(args: string[]): Promise<number> {
+  const { common, positionals } = parse(args, {}, true);
+  const remote = positionals[0];
+  if (!remote) throw new UsageError('pre-push wants the remote name and URL, as git gives them to the hook');
+  const repo = await openRepo(common.dir);
+  const pushed = parsePushLines(await readStdin());
+  const say = (line: string) => process.stderr.write(`patchwarden: ${line}\n`);
+  const explicit = common.config ? await loadConfig(repo, common.config) : null;
+  const verdicts: RefVerdict[] = [];
+  const reverted = new Map<string, RevertStatus>();
+  for (const ref of pushed) {
+    const v: RefVerdict = { local_ref: ref.localRef, remote_ref: ref.remoteRef, tip: null, base: null, commits: [], revert: null, violations: [] };
+    verdicts.push(v);
+    if (isZero(ref.localSha)) continue; // a deletion passes
+    v.tip = await commitOf(repo, ref.localSha);
+    if (!v.tip) continue; // a tag of a tree or a blob: no commits to judge
+    const range = await rangeOf(repo, remote, ref, v.tip);
+    v.base = range.base;
+    if (range.first) { say(`${ref.remoteRef}: the first push of this history to ${remote}; nothing on the remote to judge it by yet, so it passes and becomes the base later pushes are judged from`); continue; }
+    // The base side's rules judge; a whole new history has none but its own.
+    const config: Config = explicit ?? (await loadConfigAt(repo, range.base ?? v.tip));
+    const { commits, violations } = await checkRange(repo, config, range.exclude, v.tip);
+    v.commits = commits;
+    v.violations.push(...violations);
+    if (!commits.length) continue;
+    v.violations.push(...fixtureViolations(await verifyFixtures(repo, config, { kind: 'rev', rev: v.tip }), config, `commit ${v.tip.slice(0, 12)}`));
+    if (!config.pre_push.revert) continue;
+    if (!config.properties.command) { say(`revert check skipped for ${ref.remoteRef}: properties.command is not set in ${config.source}`); continue; }
+    if (!range.base) { say(`revert check skipped for ${ref.remoteRef}: a history with no base commit to revert to`); continue; }
+    const key = `${range.base} ${v.tip}`;
+    if (!reverted.has(key)) {
+      const r = await revertCheck(repo, config, range.base, v.tip, { progress: say });
+      reverted.set(key, r.status);
+      if (!revertPasses(r.status)) {
+        if (r.output) say(`the property command said:\n${r.output.trimEnd().split('\n').slice(-200).map((l) => `  | ${l}`).join('\n')}`);
+        v.violations.push({
+          rule: 'revert',
+          paths: r.reverted.map((p) => p.path),
+          message: `revert check ${r.status}: ${r.reason}`,
+          fix: r.status === 'does_not_describe' ? 'add a registered property that fails without this patch (in its own commit, pushed and reviewed first)' : undefined,
+          detail: r.reverted.map((p) => ({ path: p.path, zone: 'src', note: p.action })),
+        });
+      }
+    }
+    v.revert = reverted.get(key)!;
+  }
+  const many = verdicts.filter((v) => v.tip).length > 1;
+  const violations = verdicts.flatMap((v) => v.violations.map((x) => (many ? { ...x, message: `${v.remote_ref}: ${x.message}` } : x)));
+  return emit(common.format, violationsOutcome(violations, { refs: verdicts.map(({ violations: _, ...rest }) => rest) }, 'patchwarden: pre-push ok'));
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return '';
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
