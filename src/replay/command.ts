@@ -1,8 +1,121 @@
-// Placeholder until this command's layer lands.
-import { CannotJudge } from '../common/errors.js';
+// `patchwarden replay --runs N --seed S [--env-class C] [--out FILE] -- COMMAND`
+// and `patchwarden replay merge FILE...`: classify each case over repeated runs
+// under one seed, and print what the promotion table says to do with it.
+import { hostname } from 'node:os';
+import { parse, type Common } from '../cli/args.js';
+import { openWithConfig } from '../cli/context.js';
+import { emit } from '../cli/output.js';
+import { CannotJudge, UsageError } from '../common/errors.js';
+import { parseDuration } from '../common/duration.js';
+import { readReport } from '../junit/read.js';
+import { signCase, signOptions } from '../signature/sign.js';
+import { classify } from './classify.js';
+import { promote } from './promotion.js';
+import { outcome, type Classified } from './render.js';
+import { replay } from './replay.js';
+import { mergeResults, readResults, writeResults } from './results.js';
+import type { EnvClass, Results } from './types.js';
 
-export const help = 'not available yet';
+export const help = `usage: patchwarden replay --runs N --seed S [--env-class local|remote] [--out FILE] -- COMMAND
+       patchwarden replay merge FILE...
 
-export async function run(_args: string[]): Promise<number> {
-  throw new CannotJudge('this command is not available yet');
+Runs COMMAND N times, each with PROP_SEED=S in its environment (and {junit} /
+PATCHWARDEN_JUNIT for its JUnit report), and classifies every test case as
+stable_pass, stable_fail or flicker. A case is keyed by its fixture id
+(<property name="fixture">) or invariant id (<property name="invariant"> or
+[invariant:ID] in its name), else by its failure signature; never by its name.
+
+  --runs N           runs (default 7, at least 2)
+  --seed S           the seed, passed as PROP_SEED (required)
+  --env-class C      local or remote (default: remote when CI=true, else local)
+  --out FILE         also write every run's observations, for replay merge
+  --timeout DUR      per run (default: properties.timeout)
+  --ttl DUR          life of a proposed freeze row (default 7d)
+
+The words after -- are joined by spaces into one shell line, run in -C DIR
+(default: the current folder). A run that leaves no usable report counts as a
+failed run for every case.
+
+merge classifies over several --out files (one seed; remote when any is).
+
+A flicker on remote runners prints a freeze candidate and the exact
+\`patchwarden freeze add\` line for a human; the ledger is never written.
+exit: 0 classified, no case fails in every run; 1 some case is stable_fail;
+2 could not judge (bad usage, no usable report, unreadable results).`;
+
+const DEFAULT_RUNS = 7;
+const DEFAULT_TTL = '7d';
+const MAX_RUNS = 1000;
+
+function envClass(given: string | undefined): EnvClass {
+  if (given === undefined) return /^(true|1)$/i.test(process.env.CI ?? '') ? 'remote' : 'local';
+  if (given !== 'local' && given !== 'remote') throw new UsageError(`--env-class must be local or remote, not ${JSON.stringify(given)}`);
+  return given;
+}
+
+function duration(flag: string, text: string): number {
+  const ms = parseDuration(text);
+  if (ms === null || ms <= 0) throw new UsageError(`${flag} must be a duration like 7d, 12h or 10m, not ${JSON.stringify(text)}`);
+  return ms;
+}
+
+function classified(common: Common, seed: string, env: EnvClass, ttlMs: number, runs: Classified['runs']): number {
+  const records = runs.map((r) => r.record);
+  const cases = classify(records).map((s) => promote(s, { seed, envClass: env, ttlMs, now: new Date() }));
+  if (!cases.length) {
+    const why = records.every((r) => !r.report)
+      ? `no run left a usable report (${[...new Set(records.map((r) => r.error))].join('; ')})`
+      : 'the reports hold no test case with a failure or an id: nothing to classify';
+    throw new CannotJudge(why);
+  }
+  return emit(common.format, outcome({ seed, envClass: env, runs, cases }));
+}
+
+async function runReplay(args: string[]): Promise<number> {
+  const dash = args.indexOf('--');
+  const words = dash < 0 ? [] : args.slice(dash + 1);
+  const { common, values } = parse(dash < 0 ? args : args.slice(0, dash), {
+    runs: { type: 'string' },
+    seed: { type: 'string' },
+    'env-class': { type: 'string' },
+    out: { type: 'string' },
+    timeout: { type: 'string' },
+    ttl: { type: 'string' },
+  }, false);
+  const command = words.join(' ').trim();
+  if (!command) throw new UsageError('no command: give it after --, e.g. replay --seed 1 -- pytest --junitxml={junit}');
+  const runs = Number(values.runs ?? DEFAULT_RUNS);
+  if (!Number.isInteger(runs) || runs < 2 || runs > MAX_RUNS) throw new UsageError(`--runs must be a whole number from 2 to ${MAX_RUNS}, not ${JSON.stringify(values.runs)}`);
+  const seed = values.seed;
+  if (seed === undefined) throw new UsageError('--seed is required: replay classifies under one fixed seed');
+  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(seed)) throw new UsageError(`--seed must be a word of letters, digits and ._:- (at most 64), not ${JSON.stringify(seed)}`);
+  const env = envClass(values['env-class']);
+  const { config } = await openWithConfig(common);
+  const ttlMs = duration('--ttl', values.ttl ?? DEFAULT_TTL);
+  const timeoutMs = values.timeout === undefined ? config.properties.timeout : duration('--timeout', values.timeout);
+  const opts = signOptions(config);
+  const started = new Date().toISOString();
+  const records = await replay({
+    command, cwd: common.dir, runs, seed, timeoutMs,
+    readReport, signCase: (tc) => signCase(tc, opts),
+    progress: (line) => process.stderr.write(line + '\n'),
+  });
+  if (values.out !== undefined) {
+    const results: Results = { format: 'patchwarden-replay', version: 1, seed, env_class: env, command, runner: hostname(), started, runs: records };
+    writeResults(values.out, results);
+  }
+  return classified(common, seed, env, ttlMs, records.map((record) => ({ record })));
+}
+
+async function runMerge(args: string[]): Promise<number> {
+  const { common, values, positionals } = parse(args, { ttl: { type: 'string' } });
+  if (!positionals.length) throw new UsageError('replay merge needs at least one results file');
+  const ttlMs = duration('--ttl', values.ttl ?? DEFAULT_TTL);
+  const inputs = positionals.map((file) => ({ file, results: readResults(file) }));
+  const merged = mergeResults(inputs);
+  return classified(common, merged.seed, merged.envClass, ttlMs, merged.runs);
+}
+
+export async function run(args: string[]): Promise<number> {
+  return args[0] === 'merge' ? runMerge(args.slice(1)) : runReplay(args);
 }

@@ -38,12 +38,12 @@ export function caseIds(tc: TestCase, file: string): { fixture?: string; invaria
  * left out: there is nothing to key them by (their absence is what a pass of a
  * signature-keyed case looks like, see classify.ts).
  */
-export function observeCases(cases: TestCase[], sign: (tc: TestCase) => Signed, file: string): Observation[] {
+export function observeCases(cases: TestCase[], sign: (tc: TestCase) => Signed | null, file: string): Observation[] {
   const out: Observation[] = [];
   for (const tc of cases) {
     const ids = caseIds(tc, file);
     const failed = tc.status === 'failed' || tc.status === 'error';
-    const signed = failed ? sign(tc) : undefined;
+    const signed = failed ? sign(tc) : null;
     const failure = signed ? { sig: signed.sig, eligible: signed.eligible } : {};
     const outcome = failed ? 'fail' : tc.status === 'skipped' ? 'skipped' : 'pass';
     if (ids.fixture) {

@@ -17,7 +17,7 @@ export interface ReplayOptions {
   seed: string;
   timeoutMs: number;
   readReport(file: string): Promise<Report>;
-  signCase(tc: TestCase): Signed;
+  signCase(tc: TestCase): Signed | null;
   /** One line of progress (stderr). */
   progress(line: string): void;
 }
