@@ -91,7 +91,7 @@ function jvmCaused(text: string): Anatomy | null {
 function messageContinuation(section: string): string {
   const lines = section.split('\n').slice(1);
   const end = lines.findIndex((l) => /^\s*at |^\s*\.\.\. \d+ more/.test(l));
-  const more = lines.slice(0, end === -1 ? 0 : end).join('\n');
+  const more = lines.slice(0, end === -1 ? lines.length : end).join('\n');
   return more.trim() ? '\n' + more : '';
 }
 
@@ -103,7 +103,7 @@ function plain(rec: FailureRecord): Anatomy {
     const h = HEADER.exec(lines[idx])!;
     const rest = lines.slice(idx + 1);
     const end = rest.findIndex((l) => /^\s*(?:at |#\d+ |File "|\d+: |goroutine )/.test(l));
-    const message = [h[2] ?? '', ...rest.slice(0, end === -1 ? 0 : end)].join('\n').trim();
+    const message = [h[2] ?? '', ...rest.slice(0, end === -1 ? rest.length : end)].join('\n').trim();
     return { exc: usefulType(rec.type) || h[1], message: message || rec.message, trace: rec.text || rec.message };
   }
   const fromMessage = HEADER.exec(rec.message.split('\n')[0]);

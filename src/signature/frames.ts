@@ -68,7 +68,7 @@ const v8: Reader = (lines) => {
     const m = /^\s*at (?:async )?(?:new )?(?:(.+?) \((.+?)(?::\d+){0,2}\)|(.+?)(?::\d+){1,2})\s*$/.exec(l);
     if (!m) continue;
     if (m[1] !== undefined) out.push({ fn: jsName(m[1]), file: jsFile(m[2]) });
-    else if (!/^[\w.$]+\s*\[as /.test(m[3]) && /[\\/.]/.test(m[3])) out.push({ fn: '<anonymous>', file: jsFile(m[3]) });
+    else if (/\.(?:[cm]?[jt]sx?|vue|svelte)$/.test(m[3])) out.push({ fn: '<anonymous>', file: jsFile(m[3]) });
   }
   return out;
 };
@@ -88,7 +88,7 @@ function jsFile(loc: string): string | null {
 const jvm: Reader = (lines) => {
   const out: Frame[] = [];
   for (const l of lines) {
-    const m = /^\s*at (?:[\w.$-]+\/)*([\w$.<>]+)\.([\w$<>-]+)\(([^)]*)\)/.exec(l);
+    const m = /^\s*at (?:[\w.$-]+\/)*([\w$.<>]+)\.([\w$<> -]+)\(([\w$-]+\.\w+(?::\d+)?|Unknown Source(?::\d+)?|Native Method|Compiled Code)\)/.exec(l);
     if (!m) continue;
     const cls = m[1];
     const file = /^([\w$-]+\.(?:java|kt|kts|scala|groovy|clj)):?\d*$/.exec(m[3]);
@@ -112,14 +112,14 @@ const go: Reader = (lines) => {
     const fn = /^(\S+?)\((?:[^()]|\.\.\.)*\)$/.exec(lines[i].trim());
     const file = /^\s+(\S+\.go):\d+(?: \+0x[0-9a-f]+)?$/.exec(lines[i + 1]);
     if (fn && file && !lines[i].startsWith(' ')) {
-      out.push({ fn: goName(fn[1]), file: GO_STD.test(fn[1]) ? null : slash(file[1]) });
+      out.push({ fn: goName(fn[1]), file: GO_STD.test(fn[1]) || !/[./]/.test(fn[1]) ? null : slash(file[1]) });
       i++;
     }
   }
   return out;
 };
 
-// The standard library and the runtime, whose sources sit in GOROOT/src.
+// The standard library, the runtime and builtins (panic), whose sources sit in GOROOT/src.
 const GO_STD = /^(?:runtime|testing|reflect|sync|syscall|os|fmt|internal|net|io|encoding|strings|strconv|sort|time|context|errors|bufio|bytes|log|math|panic)[./]/;
 
 function goName(name: string): string {

@@ -20,6 +20,8 @@ const RULES: [RegExp, string][] = [
   [/\bpytest-of-[^\s'"`<>()\[\]{},;]*/g, '<tmp>'],
   // A file location with a line (and column): test_bill.py:12, src/a.js:3:14.
   [/(?:[A-Za-z]:)?(?:[\w.@+-]*[\\/])*[\w.@+-]+\.[A-Za-z][A-Za-z0-9]{0,5}(?::\d+){1,2}\b/g, '<loc>'],
+  // Relative paths with a folder and a file name: tests/unit/test_bill.py.
+  [/(?<![\w.<>\/])(?:[\w.@+-]+\/)+[\w@+-][\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,5}\b/g, '<path>'],
   // Absolute paths: /home/u/x, C:\Users\x, file:///x.
   [/(?:file:\/\/)?(?:[A-Za-z]:[\\/]|(?<![\w.<>\/])\/(?=[\w.~@+-]))(?:[^\s'"`<>()\[\]{},;:]+[\\/]?)+/g, '<path>'],
   // Memory addresses and hex literals.
