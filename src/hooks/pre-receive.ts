@@ -68,9 +68,11 @@ async function readStdin(): Promise<string> {
 
 /** The default branch's name and commit (null while it has none). */
 async function defaultBranch(repo: Repo): Promise<{ name: string; id: string | null }> {
-  const name = (await repo.run(['symbolic-ref', '-q', 'HEAD'], { okCodes: [1] })).stdout.toString('utf8').trim() || 'HEAD';
-  const r = await repo.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { okCodes: [1] });
-  return { name, id: r.code === 0 ? r.stdout.toString('utf8').trim() : null };
+  const [sym, r] = await Promise.all([
+    repo.run(['symbolic-ref', '-q', 'HEAD'], { okCodes: [1] }),
+    repo.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { okCodes: [1] }),
+  ]);
+  return { name: sym.stdout.toString('utf8').trim() || 'HEAD', id: r.code === 0 ? r.stdout.toString('utf8').trim() : null };
 }
 
 /** The commit each pushed object peels to, in one process; absent for a tag of a tree or blob. */
@@ -94,26 +96,42 @@ async function newCommits(repo: Repo, tip: string): Promise<string[]> {
   return out ? out.split('\n') : [];
 }
 
-export async function judgePush(repo: Repo, config: Config, judgeRev: string | null, updates: RefUpdate[]): Promise<RefVerdict[]> {
-  const verdicts: RefVerdict[] = updates.map((u) => ({ ...u, commits: [], violations: [] }));
-  const pushed = verdicts.filter((v) => !isZero(v.new));
+/** What a push brings, from objects alone: needs no config, so it runs while the config loads. */
+export interface Pushed {
+  /** The commit each pushed object peels to (absent for a tag of a tree or blob). */
+  peeled: Map<string, string>;
+  /** Each pushed ref's new commits, oldest first. */
+  commits: Map<string, string[]>;
+  changes: Map<string, Change[]>;
+}
+
+export async function readPush(repo: Repo, updates: RefUpdate[]): Promise<Pushed> {
+  const pushed = updates.filter((u) => !isZero(u.new));
+  const peeled = await peelCommits(repo, [...new Set(pushed.map((u) => u.new))]);
+  const commits = new Map<string, string[]>();
+  await Promise.all(pushed.map(async (u) => {
+    const tip = peeled.get(u.new);
+    commits.set(u.ref, tip ? await newCommits(repo, tip) : []);
+  }));
+  const changes = await commitChanges(repo, [...new Set([...commits.values()].flat())]);
+  return { peeled, commits, changes };
+}
+
+export async function judgePush(repo: Repo, config: Config, judgeRev: string | null, updates: RefUpdate[], push: Pushed): Promise<RefVerdict[]> {
+  const classify = await classifierFor(repo, config);
+  const { peeled, changes } = push;
+  const verdicts: RefVerdict[] = updates.map((u) => ({ ...u, commits: push.commits.get(u.ref) ?? [], violations: [] }));
   for (const v of verdicts) {
     if (isZero(v.new) && config.pre_receive.deletions === 'refuse') {
       v.violations.push({ rule: 'delete', paths: [], message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})` });
     }
   }
-  const peeled = await peelCommits(repo, [...new Set(pushed.map((v) => v.new))]);
-  await Promise.all(pushed.map(async (v) => {
-    const tip = peeled.get(v.new);
-    if (tip) v.commits = await newCommits(repo, tip);
-  }));
-  const all = [...new Set(pushed.flatMap((v) => v.commits))];
-  const changes = await commitChanges(repo, all);
-  const classify = await classifierFor(repo, config);
+  const all = [...new Set(verdicts.flatMap((v) => v.commits))];
   const owners = await checkOwners(repo, config, judgeRev, all, changes, classify);
   const ownerFault = new Map(owners.violations.map((o) => [o.commit!, o]));
   const blamed = new Set<string>();
-  for (const v of pushed) {
+  for (const v of verdicts) {
+    if (isZero(v.new)) continue;
     for (const c of v.commits) {
       const fault = ownerFault.get(c);
       if (fault && !blamed.has(c)) { v.violations.push(fault); blamed.add(c); }
@@ -172,6 +190,8 @@ export async function run(args: string[]): Promise<number> {
   const { common } = parse(args, {}, false);
   const repo = await openRepo(common.dir);
   const updates = parseUpdates(await readStdin());
+  // The push is read while the config loads; its errors count only once the repository is guarded.
+  const reading = readPush(repo, updates).then((push) => ({ push }), (error: unknown) => ({ error }));
   const branch = await defaultBranch(repo);
   const config = common.config ? await loadConfig(repo, common.config) : branch.id ? await loadConfigAt(repo, branch.id) : null;
   if (!config?.present) {
@@ -181,7 +201,9 @@ export async function run(args: string[]): Promise<number> {
       text: [`patchwarden: ${branch.name} has no .patchwarden.yml yet; this repository is not guarded`],
     });
   }
-  const verdicts = await judgePush(repo, config, branch.id, updates);
+  const read = await reading;
+  if ('error' in read) throw read.error;
+  const verdicts = await judgePush(repo, config, branch.id, updates, read.push);
   const violations = verdicts.flatMap((r) => r.violations.map((v) => ({ ...v, ref: r.ref })));
   const subject = await subjects(repo, [...new Set(violations.flatMap((v) => (v.commit ? [v.commit] : [])))]);
   return emit(common.format, {

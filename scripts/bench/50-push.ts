@@ -1,0 +1,95 @@
+// A 5,000-commit push into a bare repository with the patchwarden pre-receive
+// hook, against the same push into one whose hook runs only the baseline
+// plumbing: `git rev-list` and one `git diff-tree --stdin` over the same
+// commits. Plus the hook alone on that push, against GitHub Enterprise
+// Server's 5-second limit on pre-receive hooks.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CLI, median, PROJECT, type Row } from './lib.js';
+
+const COMMITS = 5000;
+const RUNS = 5;
+
+const BASELINE_HOOK = `#!/bin/sh
+# The plumbing any range check needs, and nothing else.
+while read old new ref; do
+  git rev-list "$new" --not --all
+done | git diff-tree --stdin -r --root -c -z --no-renames --name-status >/dev/null
+`;
+
+/** 5,000 commits of production code and tests through one git fast-import. */
+function history(): string {
+  const lines: string[] = [];
+  // Inline data ends with its own LF; the join's LF after it is fast-import's optional one.
+  const blob = (text: string) => `M 100644 inline ${'$path'}\ndata ${Buffer.byteLength(text)}\n${text}`;
+  lines.push('commit refs/heads/main', 'mark :1', 'committer Bench <bench@example.com> 1700000000 +0000', 'data 5', 'base', '');
+  lines.push(blob('version: 1\n').replace('$path', '.patchwarden.yml'));
+  for (let i = 0; i < 50; i++) lines.push(blob(`export const v${i} = 0;\n`).replace('$path', `src/m${i}.ts`));
+  for (let c = 1; c <= COMMITS; c++) {
+    lines.push('commit refs/heads/main', `mark :${c + 1}`, `committer Bench <bench@example.com> ${1700000000 + c} +0000`, `data ${String(c).length + 7}`, `change ${c}`, `from :${c}`);
+    lines.push(blob(`export const v = ${c};\n`).replace('$path', `src/m${c % 50}.ts`));
+    if (c % 3 === 0) lines.push(blob(`test ${c}\n`).replace('$path', `tests/t${c % 40}.test.ts`));
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+export default async function push(): Promise<Row[]> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-bench-push-'));
+  const cli = process.env.PATCHWARDEN_BUILD_DIR ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js') : CLI;
+  const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', PATCHWARDEN_BIN: path.join(dir, 'patchwarden') };
+  try {
+    writeFileSync(env.PATCHWARDEN_BIN, `#!/bin/sh\nexec "${process.execPath}" "${cli}" "$@"\n`, { mode: 0o755 });
+    const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, input: '', stdio: ['pipe', 'pipe', 'inherit'] }).toString().trim();
+    const work = path.join(dir, 'work');
+    mkdirSync(work);
+    git(work, 'init', '-q', '-b', 'main');
+    execFileSync('git', ['fast-import', '--quiet'], { cwd: work, env, input: history() });
+    const base = git(work, 'rev-list', '--max-parents=0', 'main');
+    const tip = git(work, 'rev-parse', 'main');
+    const servers = { ours: path.join(dir, 'ours.git'), baseline: path.join(dir, 'baseline.git') };
+    for (const [name, bare] of Object.entries(servers)) {
+      git(dir, 'init', '-q', '--bare', '-b', 'main', bare);
+      git(work, 'push', '-q', bare, `${base}:refs/heads/main`);
+      const hook = path.join(bare, 'hooks/pre-receive');
+      if (name === 'ours') copyFileSync(path.join(PROJECT, 'hooks/pre-receive'), hook);
+      else writeFileSync(hook, BASELINE_HOOK);
+      chmodSync(hook, 0o755);
+    }
+    // Each run pushes all 5,000 commits again: the server's main goes back to the base first.
+    const timePush = (bare: string): number => {
+      git(bare, 'update-ref', 'refs/heads/main', base);
+      const t = process.hrtime.bigint();
+      const r = spawnSync('git', ['push', '-q', bare, 'main'], { cwd: work, env, encoding: 'utf8' });
+      const ms = Number(process.hrtime.bigint() - t) / 1e6;
+      if (r.status !== 0) throw new Error(`bench push failed: ${r.stderr}`);
+      return ms;
+    };
+    const hookAlone = (): number => {
+      git(servers.ours, 'update-ref', 'refs/heads/main', base);
+      const t = process.hrtime.bigint();
+      const r = spawnSync(env.PATCHWARDEN_BIN, ['pre-receive'], { cwd: servers.ours, env, input: `${base} ${tip} refs/heads/main\n`, encoding: 'utf8' });
+      const ms = Number(process.hrtime.bigint() - t) / 1e6;
+      if (r.status !== 0) throw new Error(`bench hook failed: ${r.stdout}${r.stderr}`);
+      return ms;
+    };
+    timePush(servers.ours);
+    timePush(servers.baseline);
+    const ours: number[] = [];
+    const baseline: number[] = [];
+    const alone: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      ours.push(timePush(servers.ours));
+      baseline.push(timePush(servers.baseline));
+      alone.push(hookAlone());
+    }
+    return [
+      { name: `push ${COMMITS.toLocaleString('en')} commits, pre-receive`, ours: median(ours), baseline: median(baseline), baselineName: 'same push, hook with rev-list + diff-tree --stdin', target: 1.5 },
+      { name: `pre-receive hook alone, ${COMMITS.toLocaleString('en')} commits`, ours: median(alone), baseline: 5000, baselineName: "GHES's pre-receive limit", target: 0.5 },
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
