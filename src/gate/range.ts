@@ -40,7 +40,7 @@ export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> 
   });
   const mixing = await guarded('mixing', async () => {
     const v = judgeCommits(ctx.commits, ctx.changes, ctx.config, ctx.classify, exempt);
-    return judged('mixing', v, `${plural(ctx.commits.length, 'commit')}, production code and oracles kept apart`, v.some((x) => x.rule === 'mix') ? `${plural(v.length, 'commit')} mix production code with oracles` : 'the range mixes production code with oracles');
+    return judged('mixing', v, `${plural(ctx.commits.length, 'commit')}, production code and oracles kept apart`, v.some((x) => x.rule === 'mix') ? `${plural(v.length, 'commit')} ${v.length === 1 ? 'mixes' : 'mix'} production code with oracles` : 'the range mixes production code with oracles');
   });
   return [mixing, owners];
 }

@@ -1,0 +1,66 @@
+#!/bin/sh
+# Installs patchwarden's pre-receive hook into a bare repository on a git
+# server: a plain `git init --bare` repository, a GitLab server-side hook
+# (custom_hooks/pre-receive), or a Gitea repository (hooks/pre-receive.d/).
+#
+#   install-server-hook.sh [--gitlab | --gitea] [--bin PATH] BARE_REPO...
+#
+# --bin PATH pins the patchwarden executable the hook runs (default: the one
+# on the server's PATH when the hook runs). An existing hook that is not
+# patchwarden's is kept as pre-receive.pre-patchwarden and run first.
+set -eu
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+hook_src="$here/hooks/pre-receive"
+kind=plain
+bin=""
+
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --gitlab) kind=gitlab; shift ;;
+    --gitea) kind=gitea; shift ;;
+    --bin) [ $# -ge 2 ] || usage; bin=$2; shift 2 ;;
+    -h|--help) usage ;;
+    --) shift; break ;;
+    -*) echo "install-server-hook: unknown option $1" >&2; usage ;;
+    *) break ;;
+  esac
+done
+[ $# -gt 0 ] || usage
+[ -f "$hook_src" ] || { echo "install-server-hook: $hook_src is missing" >&2; exit 2; }
+
+for repo in "$@"; do
+  if [ "$(git -C "$repo" rev-parse --is-bare-repository 2>/dev/null)" != true ]; then
+    echo "install-server-hook: $repo is not a bare git repository" >&2
+    exit 2
+  fi
+  case "$kind" in
+    plain) dir="$repo/hooks" ;;
+    gitlab) dir="$repo/custom_hooks" ;;
+    gitea) dir="$repo/hooks/pre-receive.d" ;;
+  esac
+  mkdir -p "$dir"
+  # The hook takes its role from its file name, so it is pre-receive everywhere.
+  target="$dir/pre-receive"
+  if [ -e "$target" ] && ! grep -q 'patchwarden-managed hook' "$target"; then
+    if [ -e "$target.pre-patchwarden" ]; then
+      echo "install-server-hook: $target is not patchwarden's and $target.pre-patchwarden exists; move one of them away first" >&2
+      exit 2
+    fi
+    mv "$target" "$target.pre-patchwarden"
+    echo "install-server-hook: kept the existing hook as $target.pre-patchwarden; it runs first"
+  fi
+  if [ -n "$bin" ]; then
+    # The shared hook finds patchwarden through PATCHWARDEN_BIN; pin it here.
+    { printf '#!/bin/sh\n# patchwarden-managed hook (pinned to %s)\n' "$bin"
+      printf 'PATCHWARDEN_BIN=%s\nexport PATCHWARDEN_BIN\n' "'$(printf %s "$bin" | sed "s/'/'\\\\''/g")'"
+      sed 1d "$hook_src"; } >"$target.tmp"
+  else
+    cp "$hook_src" "$target.tmp"
+  fi
+  chmod 755 "$target.tmp"
+  mv "$target.tmp" "$target"
+  echo "install-server-hook: installed $target"
+done

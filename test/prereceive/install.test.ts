@@ -1,0 +1,61 @@
+// scripts/install-server-hook.sh on real bare repositories, then real pushes.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cleanup, PROJECT, sh, tempRepo } from '../helpers/repo.js';
+
+const SCRIPT = path.join(PROJECT, 'scripts/install-server-hook.sh');
+
+test.after.each(cleanup);
+
+function pushInto(bare: string) {
+  const work = tempRepo();
+  work.git(['remote', 'add', 'origin', bare]);
+  work.commit({ '.patchwarden.yml': 'version: 1\n', 'src/a.ts': 'a\n' }, 'start');
+  assert.is(work.git(['push', 'origin', 'main'], { allowFail: true }).code, 0);
+  work.commit({ 'src/a.ts': 'b\n', 'spec/s.yaml': 's\n' }, 'mixed');
+  return work.git(['push', 'origin', 'main'], { allowFail: true });
+}
+
+test('a plain bare repository: the hook refuses a mixed push; a foreign hook is kept and runs first', () => {
+  const bare = tempRepo({ bare: true });
+  const old = path.join(bare.dir, 'hooks/pre-receive');
+  writeFileSync(old, '#!/bin/sh\necho "site hook ran"\n', { mode: 0o755 });
+  const r = sh('sh', [SCRIPT, bare.dir]);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, 'kept the existing hook');
+  assert.match(readFileSync(`${old}.pre-patchwarden`, 'utf8'), 'site hook ran');
+  const push = pushInto(bare.dir);
+  assert.is.not(push.code, 0);
+  assert.match(push.stderr, 'remote: site hook ran');
+  assert.match(push.stderr, '[mix]');
+});
+
+test('--gitlab writes custom_hooks/pre-receive, --gitea hooks/pre-receive.d/pre-receive', () => {
+  const bare = tempRepo({ bare: true });
+  assert.is(sh('sh', [SCRIPT, '--gitlab', bare.dir]).code, 0);
+  assert.ok(existsSync(path.join(bare.dir, 'custom_hooks/pre-receive')));
+  assert.is(sh('sh', [SCRIPT, '--gitea', bare.dir]).code, 0);
+  assert.ok(existsSync(path.join(bare.dir, 'hooks/pre-receive.d/pre-receive')));
+});
+
+test('--bin pins the executable; a missing one blocks the push', () => {
+  const bare = tempRepo({ bare: true });
+  assert.is(sh('sh', [SCRIPT, '--bin', '/nonexistent/patchwarden', bare.dir]).code, 0);
+  const work = tempRepo();
+  work.git(['remote', 'add', 'origin', bare.dir]);
+  work.commit({ 'src/a.ts': 'a\n' }, 'start');
+  const r = work.git(['push', 'origin', 'main'], { allowFail: true });
+  assert.is.not(r.code, 0);
+  assert.match(r.stderr, '/nonexistent/patchwarden');
+});
+
+test('a folder that is not a bare repository is refused', () => {
+  const work = tempRepo();
+  const r = sh('sh', [SCRIPT, work.dir]);
+  assert.is(r.code, 2);
+  assert.match(r.stderr, 'is not a bare git repository');
+});
+
+test.run();
