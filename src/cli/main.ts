@@ -49,7 +49,9 @@ async function main(argv: string[]): Promise<number> {
   const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!entry) throw new UsageError(`unknown command ${JSON.stringify(name)}; run patchwarden --help`);
   const command = await entry.load();
-  if (args.includes('--help') || args.includes('-h')) {
+  // Words after `--` belong to a command patchwarden runs (replay), not to patchwarden.
+  const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
+  if (own.includes('--help') || own.includes('-h')) {
     process.stdout.write(command.help.trimEnd() + '\n');
     return 0;
   }

@@ -179,6 +179,33 @@ test('real pytest: a run that crashes without a report is a failed run with its 
   assert.match(saved.runs[1].output_tail, /boom/);
 });
 
+test('runs whose report cannot be trusted count as failed runs: truncated, empty, or a non-zero exit with no failure', () => {
+  const repo = tempRepo();
+  repo.commit({ 'README': 'x\n' });
+  const tries: [string, RegExp][] = [
+    [`printf '<testsuite><testcase name="t"' > "$PATCHWARDEN_JUNIT"`, /its report cannot be read: .+/],
+    [`printf '<testsuite tests="0"></testsuite>' > "$PATCHWARDEN_JUNIT"`, /its report holds no test case/],
+    [`printf '<testsuite><testcase name="t"><properties><property name="invariant" value="a.b"/></properties></testcase></testsuite>' > "$PATCHWARDEN_JUNIT"; exit 3`, /exited 3 while its report shows no failure/],
+  ];
+  for (const [command, message] of tries) {
+    const r = replayJson(repo, ['--runs', '2', '--seed', '1', '--', command]);
+    assert.is(r.code, 2, command);
+    assert.match(r.out.error, message);
+  }
+  // The same passing report with exit 0 is a usable one.
+  const ok = replayJson(repo, ['--runs', '2', '--seed', '1', '--', tries[2][0].replace('; exit 3', '')]);
+  assert.is(ok.code, 0);
+  assert.is(ok.out.cases[0].status, 'stable_pass');
+});
+
+test('words after -- are the command, even --help and -h', () => {
+  const repo = tempRepo();
+  repo.commit({ 'README': 'x\n' });
+  const r = replayJson(repo, ['--runs', '2', '--seed', '1', '--', 'echo', '--help', '-h', '>', 'seen.txt']);
+  assert.is(r.code, 2, 'it ran the command, which wrote no report');
+  assert.is(readFileSync(path.join(repo.dir, 'seen.txt'), 'utf8'), '--help -h\n');
+});
+
 test('a runner killed by its timeout counts as a failed run', () => {
   const repo = tempRepo();
   repo.commit({ 'README': 'x\n' });
