@@ -44,7 +44,8 @@ export function signCase(tc: TestCase, opts: SignOptions): Signed | null {
 }
 
 /** The signature of one failure record (`name` is metadata only; `classname` helps place JVM frames). */
-export function signRecord(rec: FailureRecord, name: string, opts: SignOptions, classname = ''): Signed {
+export function signRecord(raw: FailureRecord, name: string, opts: SignOptions, classname = ''): Signed {
+  const rec = { ...raw, message: plainText(raw.message), text: plainText(raw.text) };
   const parts = anatomy(rec);
   const exc = simpleName(parts.exc);
   const found = assertion(exc, parts.message, rec.text || rec.message);
@@ -53,6 +54,13 @@ export function signRecord(rec: FailureRecord, name: string, opts: SignOptions, 
   const payload = JSON.stringify([SIGNATURE_VERSION, exc, found.kind, frames, message]);
   const sig = createHash('sha256').update(payload, 'utf8').digest('hex').slice(0, opts.length);
   return { sig, exc, kind: found.kind, frames, message, name, eligible: frames.length > 0 || found.predicate !== null };
+}
+
+// Terminal colours, raw or as pytest escapes them in XML (`#x1B[31m`).
+const ANSI = /(?:\x1b|#x1B)\[[0-9;]*[A-Za-z]/g;
+
+function plainText(s: string): string {
+  return s.includes('\x1b') || s.includes('#x1B') ? s.replace(ANSI, '') : s;
 }
 
 // Folders of third-party and standard-library code, wherever they sit.

@@ -246,4 +246,13 @@ test('passed and skipped cases have no signature; the primary record is used, no
   assert.is(f!.exc, 'Error');
 });
 
+test('terminal colours, raw or as pytest escapes them, do not move a signature', () => {
+  const plain = sign(rec('src/billing/__init__.py:3: in tax\n    raise ValueError("n")\nE   ValueError: negative amount -1', 'ValueError: negative amount -1'));
+  const coloured = sign(rec('#x1B[1m#x1B[31msrc/billing/__init__.py#x1B[0m:3: in tax\n    #x1B[94mraise#x1B[39;49;00m ValueError("n")\n#x1B[1m#x1B[31mE   ValueError: negative amount -1#x1B[0m', 'ValueError: negative amount -1'));
+  const raw = sign(rec('\x1b[1msrc/billing/__init__.py\x1b[0m:3: in tax\nE   ValueError: negative amount -1', 'ValueError: negative amount -1'));
+  assert.equal(plain.frames, ['tax']);
+  assert.is(coloured.sig, plain.sig);
+  assert.is(raw.sig, plain.sig);
+});
+
 test.run();
