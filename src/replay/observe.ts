@@ -4,32 +4,29 @@
 // a key, because a patch can rename a test at will.
 import { CannotJudge } from '../common/errors.js';
 import type { TestCase } from '../junit/types.js';
+import { invariantIds } from '../properties/mapping.js';
 import type { Signed } from '../signature/types.js';
 import type { Observation } from './types.js';
 
 /** `<property name="fixture" value="…">`: the id of the pinned input the case ran on. */
 export const FIXTURE_PROPERTY = 'fixture';
-/** `<property name="invariant" value="…">`, or `[invariant:ID]` in the case's name. */
-export const INVARIANT_PROPERTY = 'invariant';
 
 const FIXTURE_ID = /^[0-9a-f]{16}$/;
-const INVARIANT_IN_NAME = /\[invariant:([^\]\s]+)\]/;
 
-function property(tc: TestCase, name: string): string | undefined {
-  const value = tc.properties.find((p) => p.name === name)?.value.trim();
-  return value ? value : undefined;
-}
-
-/** The fixture and invariant ids a case carries, checked. */
+/**
+ * The fixture and invariant ids a case carries, checked. The invariant is the
+ * one the revert check maps it to (a property, else `[invariant:ID]` in its
+ * name); of several, the first keys it.
+ */
 export function caseIds(tc: TestCase, file: string): { fixture?: string; invariant?: string } {
-  const fixture = property(tc, FIXTURE_PROPERTY);
+  const fixture = tc.properties.find((p) => p.name === FIXTURE_PROPERTY)?.value.trim() || undefined;
   if (fixture !== undefined && !FIXTURE_ID.test(fixture)) {
     throw new CannotJudge(
       `test case ${JSON.stringify(tc.name)} has fixture property ${JSON.stringify(fixture)}, which is not a fixture id (16 lowercase hex digits)`,
       { file },
     );
   }
-  const invariant = property(tc, INVARIANT_PROPERTY) ?? INVARIANT_IN_NAME.exec(tc.name)?.[1];
+  const [invariant] = invariantIds(tc);
   return { ...(fixture && { fixture }), ...(invariant && { invariant }) };
 }
 
