@@ -10,10 +10,6 @@ import { showPath } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { loadConfig, loadConfigAt } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { inputsFolder } from '../fixtures/judge.js';
-import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
-import { clockNow } from '../freeze/clock.js';
-import { checkLedgerAt } from '../freeze/ledger.js';
 import { commitChanges, type Change } from '../git/changes.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { classifierFor, judgeCommits } from '../mixing/check.js';
@@ -149,10 +145,16 @@ export async function judgePush(repo: Repo, config: Config, judgeRev: string | n
  */
 async function tipViolations(repo: Repo, config: Config, ref: RefVerdict, tip: string, changes: Map<string, Change[]>, classify: Classify): Promise<Violation[]> {
   const touched = ref.commits.flatMap((c) => changes.get(c) ?? []).map((c) => c.path);
-  const { holds } = inputsFolder(config);
   const out: Violation[] = [];
-  if (touched.includes(config.freeze.ledger)) out.push(...(await checkLedgerAt(repo, config, tip, clockNow())));
+  // Loaded only when needed: most pushes touch neither, and the hook starts on every push.
+  if (touched.includes(config.freeze.ledger)) {
+    const [{ checkLedgerAt }, { clockNow }] = await Promise.all([import('../freeze/ledger.js'), import('../freeze/clock.js')]);
+    out.push(...(await checkLedgerAt(repo, config, tip, clockNow())));
+  }
+  const { inputsFolder } = await import('../fixtures/judge.js');
+  const { holds } = inputsFolder(config);
   if (touched.some((p) => p === config.fixtures.lock || holds(p) || classify(p) === 'fixtures')) {
+    const { fixtureViolations, verifyFixtures } = await import('../fixtures/verify.js');
     const report = await verifyFixtures(repo, config, { kind: 'rev', rev: tip });
     out.push(...fixtureViolations(report, config, `${ref.ref} at ${tip.slice(0, 12)}`));
   }
