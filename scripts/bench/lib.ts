@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const CLI = path.join(PROJECT, 'dist/main.js');
+export const CLI = path.join(PROJECT, process.env.PATCHWARDEN_BUILD_DIR ?? 'dist', 'main.js');
 
 export interface Row {
   name: string;

@@ -17,6 +17,8 @@ const LISTS = new Set(['testsuites', 'testsuite', 'testcase', 'failure', 'error'
 const TEXT = '#text';
 const CDATA = '#cdata';
 const AT = '@_';
+/** Elements whose content is taken raw, not parsed: the bulk of a big report, decoded once here. */
+const RAW = ['system-out', 'system-err', 'failure', 'error'];
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -25,8 +27,9 @@ const parser = new XMLParser({
   htmlEntities: false,
   parseTagValue: false,
   parseAttributeValue: false,
-  trimValues: false,
+  trimValues: true,
   cdataPropName: CDATA,
+  stopNodes: RAW.map((tag) => `*.${tag}`),
   ignoreDeclaration: true,
   ignorePiTags: true,
   isArray: (name) => LISTS.has(name),
@@ -145,10 +148,22 @@ function attr(node: unknown, name: string): string {
 /** An element's text: its character data decoded, its CDATA sections as written. */
 function content(node: Node): string {
   const raw = node[TEXT];
-  const text = typeof raw === 'string' ? decode(lineEnds(raw)) : '';
+  const text = typeof raw === 'string' ? rawContent(raw) : '';
   const cdata = list(node[CDATA]).map((c) => lineEnds(String(c))).join('');
   if (!cdata) return text.trim() ? text : '';
   return text.trim() ? text + cdata : cdata;
+}
+
+/** The content of a raw element (or plain text): CDATA kept as written, comments dropped, the rest decoded. */
+function rawContent(raw: string): string {
+  if (!raw.includes('<')) return decode(lineEnds(raw));
+  let out = '';
+  let pos = 0;
+  for (const m of raw.matchAll(/<!\[CDATA\[([\s\S]*?)\]\]>|<!--[\s\S]*?-->/g)) {
+    out += decode(lineEnds(raw.slice(pos, m.index))) + (m[1] !== undefined ? lineEnds(m[1]) : '');
+    pos = m.index! + m[0].length;
+  }
+  return out + decode(lineEnds(raw.slice(pos)));
 }
 
 function texts(v: unknown): string {
