@@ -60,7 +60,8 @@ async function main(argv: string[]): Promise<number> {
 
 function report(err: unknown): number {
   const debug = process.env.PATCHWARDEN_DEBUG === '1';
-  const json = process.argv.includes('--format=json') || process.argv.join(' ').includes('--format json');
+  const own = process.argv.includes('--') ? process.argv.slice(0, process.argv.indexOf('--')) : process.argv;
+  const json = own.includes('--format=json') || own.some((a, i) => a === '--format' && own[i + 1] === 'json');
   let message: string;
   if (err instanceof CannotJudge) {
     message = err.describe();

@@ -1,5 +1,5 @@
 // `patchwarden doctor`: would the hooks run, and are the guard's files valid?
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from '../cli/args.js';
 import { emit } from '../cli/output.js';
@@ -7,13 +7,18 @@ import { CannotJudge } from '../common/errors.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { openRepo, worktreeRoot, type Repo } from '../git/repo.js';
+import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
+import { clockNow } from '../freeze/clock.js';
+import { parseLedger, readWorktreeLedger } from '../freeze/ledger.js';
+import { parseRegistry } from '../properties/registry.js';
 import { CHAINED, HOOKS, hookSetup, isExecutable, isOurs, type HookSetup } from './install.js';
 
 export const help = `usage: patchwarden doctor [--format text|json] [--config PATH] [-C DIR]
 
 Says whether the hooks are installed, executable and would run (naming what
 stops them: HUSKY=0, a linked worktree without husky's .husky/_, core.hooksPath
-pointing elsewhere, no patchwarden binary), and whether the config is valid.
+pointing elsewhere, no patchwarden binary), and whether the config, the freeze
+ledger, the fixture lock and the invariant registry in the working tree are valid.
 Exit 0 when all is in order, 1 when something is not.`;
 
 export interface Finding {
@@ -81,7 +86,39 @@ async function configFinding(repo: Repo, explicit: string | undefined, findings:
   }
 }
 
-/** The oracle files each layer reads, checked by that layer's own code. */
-async function oracleFindings(_repo: Repo, _config: Config): Promise<Finding[]> {
-  return [];
+/** The oracle files in the working tree, each checked by its own layer's code. */
+async function oracleFindings(repo: Repo, config: Config): Promise<Finding[]> {
+  const root = worktreeRoot(repo);
+  const checks: [string, () => Promise<string | null>][] = [
+    ['ledger', async () => {
+      const { text } = await readWorktreeLedger(repo, config);
+      if (text === null) return `no ${config.freeze.ledger} (no freezes)`;
+      const problems = parseLedger(text, config.freeze.ledger, config, clockNow()).problems;
+      if (problems.length) throw new CannotJudge(`${problems.length} broken row(s); first: ${problems[0].message} (patchwarden freeze check)`);
+      return `${config.freeze.ledger} is valid`;
+    }],
+    ['fixtures', async () => {
+      const report = await verifyFixtures(repo, config, { kind: 'worktree' });
+      const off = fixtureViolations(report, config, 'the working tree');
+      if (off.length) throw new CannotJudge(`${off.map((v) => v.message).join('; ')} (patchwarden fixtures verify --worktree)`);
+      return `${config.fixtures.lock} agrees with ${config.fixtures.inputs}`;
+    }],
+    ['registry', async () => {
+      const file = path.join(root, config.properties.invariants);
+      if (!existsSync(file)) return config.properties.command ? null : `no ${config.properties.invariants} (no properties configured)`;
+      const registry = parseRegistry(readFileSync(file, 'utf8'), config.properties.invariants);
+      return `${config.properties.invariants} is valid (${registry.invariants.length} invariants)`;
+    }],
+  ];
+  const findings: Finding[] = [];
+  for (const [check, run] of checks) {
+    try {
+      const detail = await run();
+      findings.push(detail === null ? { check, ok: false, detail: `properties.command is set but ${config.properties.invariants} does not exist` } : { check, ok: true, detail });
+    } catch (err) {
+      if (!(err instanceof CannotJudge)) throw err;
+      findings.push({ check, ok: false, detail: err.describe() });
+    }
+  }
+  return findings;
 }

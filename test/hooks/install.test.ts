@@ -96,7 +96,9 @@ test('husky: the guard goes into .husky/ after the user\'s commands; HUSKY=0 and
   repo.commit({}, 'guard');
   assert.ok(mixedCommitRefused(repo), 'husky runs the guard');
   assert.not.ok(mixedCommitRefused(repo, { HUSKY: '0' }), 'HUSKY=0 skips it (so the server and CI gate exist)');
-  assert.is(repo.pw(['doctor']).code, 0);
+  // The starter config of a node project with spec/ runs properties, which want a registry.
+  repo.write('spec/invariants.yaml', 'version: 1\ninvariants:\n  - id: a.b\n    description: d\n');
+  assert.is(repo.pw(['doctor']).code, 0, repo.pw(['doctor']).stdout);
   const skipped = repo.pw(['doctor'], { env: { HUSKY: '0' } });
   assert.is(skipped.code, 1);
   assert.match(skipped.stdout, /HUSKY=0 is set/);
@@ -126,6 +128,26 @@ test('doctor reports a malformed config', () => {
   const r = repo.json(['doctor']);
   assert.is(r.code, 1);
   assert.match(JSON.stringify(r.out.checks), /\.patchwarden\.yml:2: zones: must be a mapping/);
+});
+
+test('doctor checks the ledger, the fixture lock and the registry in the working tree', () => {
+  const repo = withSource();
+  repo.pw(['init', '--yes']);
+  repo.write('fixtures/input/a.json', '{"a":1}\n');
+  assert.is(repo.pw(['fixtures', 'lock']).code, 0);
+  repo.write('spec/invariants.yaml', 'version: 1\ninvariants:\n  - id: a.b\n    description: d\n');
+  const good = repo.json(['doctor']);
+  assert.is(good.code, 0, JSON.stringify(good.out.checks));
+  assert.equal(good.out.checks.slice(-3).map((c: { check: string }) => c.check), ['ledger', 'fixtures', 'registry']);
+  repo.write('freeze/signatures.yaml', 'version: 1\nrecords:\n  - sig: 7c1a9e2b44d0af13\n    reason: r\n    expires: 2026-01-01T00:00:00Z\n');
+  repo.write('fixtures/input/a.json', '{"a":2}\n');
+  repo.write('spec/invariants.yaml', 'version: 1\ninvariants: 3\n');
+  const bad = repo.json(['doctor']);
+  assert.is(bad.code, 1);
+  const problems = Object.fromEntries(bad.out.checks.filter((c: { ok: boolean }) => !c.ok).map((c: { check: string; detail: string }) => [c.check, c.detail]));
+  assert.match(problems.ledger, /owner/);
+  assert.match(problems.fixtures, /differ from fixtures\/inputs\.sha256/);
+  assert.match(problems.registry, /spec\/invariants\.yaml:2/);
 });
 
 test.run();
