@@ -8,7 +8,7 @@ import { parseDuration } from '../common/duration.js';
 import { loadConfig, loadConfigAt } from '../config/load.js';
 import { clockNow } from '../freeze/clock.js';
 import { CONFIG_FILE } from '../config/schema.js';
-import { commitChanges, rangeCommits } from '../git/changes.js';
+import { rangeChanges } from '../git/changes.js';
 import { openRepo, resolveCommit } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
 import { exitCode, type LayerResult } from './layer.js';
@@ -49,12 +49,12 @@ export async function run(args: string[]): Promise<number> {
   const base = await resolveCommit(repo, values.base);
   const head = await resolveCommit(repo, 'HEAD');
   const config = common.config ? await loadConfig(repo, common.config) : await loadConfigAt(repo, base);
-  const commits = await rangeCommits(repo, base, head);
+  const { commits, changes } = await rangeChanges(repo, [head, '--not', base]);
   const mergeBase = (await repo.run(['merge-base', base, head], { okCodes: [1] })).stdout.toString('utf8').trim();
   if (!mergeBase) throw new CannotJudge(`HEAD and ${values.base} have no common history`);
   const ctx: GateContext = {
     repo, config, base, head, mergeBase, commits,
-    changes: await commitChanges(repo, commits),
+    changes,
     classify: await classifierFor(repo, config),
     now: clockNow(),
     progress: (line) => process.stderr.write(`patchwarden gate: ${line}\n`),

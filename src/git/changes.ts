@@ -27,31 +27,38 @@ function parseNameStatus(fields: string[]): Change[] {
   return changes;
 }
 
+/** The commits a walk lists, oldest first, and the paths each one changed. */
+export interface RangeChanges {
+  commits: string[];
+  changes: Map<string, Change[]>;
+}
+
 /**
- * The changes of many commits from one `git diff-tree --stdin` process. A root
- * commit lists every file; a merge lists the paths it changed against all of
- * its parents (what the merge itself wrote, `-c`).
+ * Walks and diffs in one `git log` process: `revs` as rev-list takes them
+ * (`TIP --not BASE`, `TIP --not --all`). A root commit lists every file; a
+ * merge lists the paths it changed against all of its parents (what the merge
+ * itself wrote, `-c`). Each commit's header field starts with \x01, so no
+ * path can pass for one.
  */
-export async function commitChanges(repo: Repo, commits: string[]): Promise<Map<string, Change[]>> {
-  const result = new Map<string, Change[]>(commits.map((c) => [c, []]));
-  if (!commits.length) return result;
-  const out = await repo.run(['diff-tree', '--stdin', '-r', '--root', '-c', ...diffFlags], { input: commits.join('\n') + '\n' });
-  let current: Change[] | undefined;
+export async function rangeChanges(repo: Repo, revs: string[]): Promise<RangeChanges> {
+  const out = await repo.run(['-c', 'log.showSignature=false', 'log', '--reverse', '--format=%x01%H', '-r', '--root', '-c', ...diffFlags, ...revs, '--']);
+  const commits: string[] = [];
+  const changes = new Map<string, Change[]>();
+  let current: Change[] = [];
   const fields = splitNul(out.stdout);
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i];
-    // A header names the commit; otherwise a status and its path follow.
-    if (result.has(f)) current = result.get(f);
-    else current?.push({ status: f, path: fields[++i] });
+    if (f.startsWith('\x01')) {
+      const id = f.slice(1);
+      commits.push(id);
+      changes.set(id, (current = []));
+      continue;
+    }
+    // git puts a newline between a commit's header and its first status.
+    const status = f.replace(/^\n/, '');
+    if (status) current.push({ status, path: fields[++i] });
   }
-  return result;
-}
-
-/** Commits of `from..to`, oldest first. */
-export async function rangeCommits(repo: Repo, from: string | null, to: string, extra: string[] = []): Promise<string[]> {
-  const args = ['rev-list', '--reverse', to, ...(from ? ['--not', from] : []), ...extra];
-  const out = await repo.text(args);
-  return out ? out.split('\n') : [];
+  return { commits, changes };
 }
 
 export interface RawChange extends Change {

@@ -1,4 +1,5 @@
 // Finding the repository a command runs in, worktree or bare.
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
 import { runGit, type RunOptions, type RunResult } from './run.js';
@@ -20,18 +21,17 @@ export interface Repo {
 export async function openRepo(dir: string): Promise<Repo> {
   let out: string;
   try {
-    const args = ['rev-parse', '--is-bare-repository', '--absolute-git-dir', '--git-common-dir'];
-    // Some git versions refuse --show-toplevel in a bare repository: ask again without it.
-    const r = await runGit(dir, [...args, '--show-toplevel'], { okCodes: [128] });
-    out = (r.code === 0 ? r : await runGit(dir, args)).stdout.toString('utf8');
+    // --show-cdup rather than --show-toplevel: some git versions refuse the
+    // latter in a bare repository, and one process is all a hook can afford.
+    const r = await runGit(dir, ['rev-parse', '--is-bare-repository', '--is-inside-work-tree', '--absolute-git-dir', '--git-common-dir', '--show-cdup']);
+    out = r.stdout.toString('utf8');
   } catch (err) {
     throw new CannotJudge(`not a git repository: ${dir} (${(err as Error).message.replace(/^.*?failed: /, '')})`);
   }
-  const [bare, gitDir, common, top] = out.split('\n');
-  const isBare = bare === 'true';
-  const root = isBare || !top ? null : top;
-  const commonDir = path.resolve(dir, common);
-  return makeRepo(root, gitDir, commonDir);
+  const [bare, inside, gitDir, common, cdup] = out.split('\n');
+  const real = realpathSync(dir);
+  const root = bare !== 'true' && inside === 'true' ? path.resolve(real, cdup) : null;
+  return makeRepo(root, gitDir, path.resolve(real, common));
 }
 
 function makeRepo(root: string | null, gitDir: string, commonDir: string): Repo {

@@ -10,7 +10,7 @@ import { showPath } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { loadConfig, loadConfigAt } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { commitChanges, type Change } from '../git/changes.js';
+import { rangeChanges, type Change } from '../git/changes.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { classifierFor, judgeCommits } from '../mixing/check.js';
 import { checkOwners } from '../owners/check.js';
@@ -86,11 +86,6 @@ async function peelCommits(repo: Repo, oids: string[]): Promise<Map<string, stri
   return peeled;
 }
 
-/** The commits a push brings that the repository did not have, oldest first. */
-async function newCommits(repo: Repo, tip: string): Promise<string[]> {
-  const out = await repo.text(['rev-list', '--reverse', tip, '--not', '--all']);
-  return out ? out.split('\n') : [];
-}
 
 /** What a push brings, from objects alone: needs no config, so it runs while the config loads. */
 export interface Pushed {
@@ -105,11 +100,15 @@ export async function readPush(repo: Repo, updates: RefUpdate[]): Promise<Pushed
   const pushed = updates.filter((u) => !isZero(u.new));
   const peeled = await peelCommits(repo, [...new Set(pushed.map((u) => u.new))]);
   const commits = new Map<string, string[]>();
+  const changes = new Map<string, Change[]>();
+  // One walk-and-diff process per pushed ref: what the push brings that the
+  // repository did not have (works inside git's push quarantine).
   await Promise.all(pushed.map(async (u) => {
     const tip = peeled.get(u.new);
-    commits.set(u.ref, tip ? await newCommits(repo, tip) : []);
+    const range = tip ? await rangeChanges(repo, [tip, '--not', '--all']) : { commits: [], changes: new Map() };
+    commits.set(u.ref, range.commits);
+    for (const [c, list] of range.changes) changes.set(c, list);
   }));
-  const changes = await commitChanges(repo, [...new Set([...commits.values()].flat())]);
   return { peeled, commits, changes };
 }
 

@@ -1,7 +1,7 @@
 // The mixing rule applied to the index, one commit, or a range, read from git.
 import type { Config } from '../config/schema.js';
 import type { Violation } from '../common/verdict.js';
-import { commitChanges, rangeCommits, stagedChanges, type Change } from '../git/changes.js';
+import { rangeChanges, stagedChanges, type Change } from '../git/changes.js';
 import { configBool, type Repo } from '../git/repo.js';
 import { shellQuote } from '../common/text.js';
 import { zoneClassifier, type Classify } from '../zones/zones.js';
@@ -56,7 +56,6 @@ export function judgeCommits(commits: string[], changes: Map<string, Change[]>, 
 
 export async function checkRange(repo: Repo, config: Config, from: string | null, to: string, classify?: Classify): Promise<{ commits: string[]; violations: Violation[] }> {
   classify ??= await classifierFor(repo, config);
-  const commits = await rangeCommits(repo, from, to);
-  const changes = await commitChanges(repo, commits);
+  const { commits, changes } = await rangeChanges(repo, from ? [to, '--not', from] : [to]);
   return { commits, violations: judgeCommits(commits, changes, config, classify) };
 }
