@@ -4,7 +4,8 @@
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import micromatch from 'micromatch';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import { isMap, isScalar, isSeq, type Node } from 'yaml';
+import { readYaml } from '../common/yaml.js';
 import { CannotJudge } from '../common/errors.js';
 import { parseDuration } from '../common/duration.js';
 import type { Repo } from '../git/repo.js';
@@ -13,16 +14,7 @@ import { CONFIG_FILE, SCHEMA, defaults, type Config, type Kind, type ZoneName } 
 
 /** Parses config text; `source` names it in messages. */
 export function parseConfig(text: string, source: string): Config {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
-  const lineOf = (node: Node | null | undefined) => (node?.range ? lines.linePos(node.range[0]).line : undefined);
-  const fail = (message: string, node?: Node | null): never => {
-    throw new CannotJudge(message, { file: source, line: lineOf(node) });
-  };
-  if (doc.errors.length) {
-    const e = doc.errors[0];
-    throw new CannotJudge(`not valid YAML: ${e.message.split('\n')[0]}`, { file: source, line: lines.linePos(e.pos[0]).line });
-  }
+  const { doc, fail } = readYaml(text, source);
   const root = doc.contents;
   if (!isMap(root)) return fail('the config must be a mapping with at least `version: 1`', root);
 

@@ -3,7 +3,8 @@
 // breaks out); the readers at the end fetch the text from git or the disk.
 import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, Scalar, type Document, type Node } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, parseDocument, Scalar, type Document, type Node } from 'yaml';
+import { readYaml } from '../common/yaml.js';
 import { CannotJudge } from '../common/errors.js';
 import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
@@ -61,17 +62,8 @@ export function showTtl(ms: number): string {
 export function parseLedger(text: string, source: string, config: Config, now: Date): Ledger {
   const json = source.endsWith('.json');
   if (json) checkJson(text, source);
-  const lines = new LineCounter();
   // failsafe: every scalar stays the string the human wrote (a sig of digits, a seed of 0012).
-  const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: true, lineCounter: lines, prettyErrors: false });
-  const lineOf = (node: Node | null | undefined) => (node?.range ? lines.linePos(node.range[0]).line : undefined);
-  const cannot = (message: string, node?: Node | null): never => {
-    throw new CannotJudge(message, { file: source, line: lineOf(node) });
-  };
-  if (doc.errors.length) {
-    const e = doc.errors[0];
-    throw new CannotJudge(`not valid ${json ? 'JSON' : 'YAML'}: ${e.message.split('\n')[0]}`, { file: source, line: lines.linePos(e.pos[0]).line });
-  }
+  const { doc, lineOf, fail: cannot } = readYaml(text, source, { failsafe: true, format: json ? 'JSON' : 'YAML' });
   try {
     doc.toJS({ maxAliasCount: 100 });
   } catch (err) {

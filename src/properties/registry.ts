@@ -1,7 +1,8 @@
 // The invariant registry (`properties.invariants`): the human-owned list of
 // invariant ids a property run must exercise. Malformed registries cannot
 // judge anything (exit 2); range modes read it from the base side.
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import { isMap, isScalar, isSeq, type Node } from 'yaml';
+import { readYaml } from '../common/yaml.js';
 import { CannotJudge } from '../common/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
@@ -22,16 +23,7 @@ export interface Registry {
 const ID = /^[A-Za-z0-9_][A-Za-z0-9_.:/-]*$/;
 
 export function parseRegistry(text: string, source: string): Registry {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
-  const lineOf = (node: Node | null | undefined) => (node?.range ? lines.linePos(node.range[0]).line : undefined);
-  const fail = (message: string, node?: Node | null): never => {
-    throw new CannotJudge(message, { file: source, line: lineOf(node) });
-  };
-  if (doc.errors.length) {
-    const e = doc.errors[0];
-    throw new CannotJudge(`not valid YAML: ${e.message.split('\n')[0]}`, { file: source, line: lines.linePos(e.pos[0]).line });
-  }
+  const { doc, lineOf, fail } = readYaml(text, source);
   const root = doc.contents;
   if (!isMap(root)) return fail('the invariant registry must be a mapping with `version: 1` and `invariants`', root);
   let version: Node | null | undefined;
