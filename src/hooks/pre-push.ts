@@ -4,7 +4,7 @@
 // fixture lock at the pushed tip, and the revert check (pre_push.revert).
 import { parse } from '../cli/args.js';
 import { emit, violationsOutcome } from '../cli/output.js';
-import { CannotJudge, UsageError } from '../common/errors.js';
+import { UsageError } from '../common/errors.js';
 import type { Violation } from '../common/verdict.js';
 import { loadConfig, loadConfigAt } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -12,6 +12,7 @@ import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { checkRange } from '../mixing/check.js';
 import { revertCheck, revertPasses, type RevertStatus } from '../properties/revert.js';
+import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
 
 export const help = `usage: patchwarden pre-push REMOTE URL [--format text|json|github] [--config PATH] [-C DIR]
 
@@ -38,18 +39,9 @@ export interface PushedRef {
   remoteSha: string;
 }
 
-const isZero = (oid: string) => /^0+$/.test(oid);
-
 /** git's pre-push input: one `<local ref> <local sha> <remote ref> <remote sha>` line per ref. */
 export function parsePushLines(text: string): PushedRef[] {
-  const refs: PushedRef[] = [];
-  text.split('\n').forEach((line, i) => {
-    if (!line.trim()) return;
-    const m = /^(\S+) ([0-9a-f]{40}|[0-9a-f]{64}) (\S+) ([0-9a-f]{40}|[0-9a-f]{64})$/.exec(line);
-    if (!m) throw new CannotJudge(`not a "<local ref> <local sha> <remote ref> <remote sha>" line: ${JSON.stringify(line.slice(0, 160))}`, { file: 'stdin', line: i + 1 });
-    refs.push({ localRef: m[1], localSha: m[2], remoteRef: m[3], remoteSha: m[4] });
-  });
-  return refs;
+  return parseRefLines(text, ['localRef', 'localSha', 'remoteRef', 'remoteSha'], ['localSha', 'remoteSha']);
 }
 
 interface Range {
@@ -74,7 +66,7 @@ async function mergeBase(repo: Repo, a: string, b: string): Promise<string | nul
 
 /** Where the range of a pushed tip starts. */
 async function rangeOf(repo: Repo, remote: string, ref: PushedRef, tip: string): Promise<Range> {
-  const known = isZero(ref.remoteSha) ? null : await commitOf(repo, ref.remoteSha);
+  const known = isZeroId(ref.remoteSha) ? null : await commitOf(repo, ref.remoteSha);
   if (known) {
     const base = await mergeBase(repo, known, tip);
     if (base) return { base, exclude: base, first: false };
@@ -111,7 +103,7 @@ export async function run(args: string[]): Promise<number> {
   const remote = positionals[0];
   if (!remote) throw new UsageError('pre-push wants the remote name and URL, as git gives them to the hook');
   const repo = await openRepo(common.dir);
-  const pushed = parsePushLines(await readStdin());
+  const pushed = parsePushLines(await readHookInput());
   const say = (line: string) => process.stderr.write(`patchwarden: ${line}\n`);
   const explicit = common.config ? await loadConfig(repo, common.config) : null;
   const verdicts: RefVerdict[] = [];
@@ -119,7 +111,7 @@ export async function run(args: string[]): Promise<number> {
   for (const ref of pushed) {
     const v: RefVerdict = { local_ref: ref.localRef, remote_ref: ref.remoteRef, tip: null, base: null, commits: [], revert: null, violations: [] };
     verdicts.push(v);
-    if (isZero(ref.localSha)) continue; // a deletion passes
+    if (isZeroId(ref.localSha)) continue; // a deletion passes
     v.tip = await commitOf(repo, ref.localSha);
     if (!v.tip) continue; // a tag of a tree or a blob: no commits to judge
     const range = await rangeOf(repo, remote, ref, v.tip);
@@ -155,11 +147,4 @@ export async function run(args: string[]): Promise<number> {
   const many = verdicts.filter((v) => v.tip).length > 1;
   const violations = verdicts.flatMap((v) => v.violations.map((x) => (many ? { ...x, message: `${v.remote_ref}: ${x.message}` } : x)));
   return emit(common.format, violationsOutcome(violations, { refs: verdicts.map(({ violations: _, ...rest }) => rest) }, 'patchwarden: pre-push ok'));
-}
-
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return '';
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -15,6 +15,7 @@ import { openRepo, type Repo } from '../git/repo.js';
 import { classifierFor, judgeCommits } from '../mixing/check.js';
 import { checkOwners } from '../owners/check.js';
 import type { Classify } from '../zones/zones.js';
+import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
 
 export const help = `usage: patchwarden pre-receive [--format text|json] [--config PATH] [-C DIR]
 
@@ -37,29 +38,14 @@ export interface RefUpdate {
   ref: string;
 }
 
-const isZero = (oid: string) => /^0+$/.test(oid);
-
 /** git's pre-receive input: one `<old> <new> <ref>` line per ref. */
 export function parseUpdates(text: string): RefUpdate[] {
-  const updates: RefUpdate[] = [];
-  text.split('\n').forEach((line, i) => {
-    if (!line.trim()) return;
-    const m = /^([0-9a-f]{40}|[0-9a-f]{64}) ([0-9a-f]{40}|[0-9a-f]{64}) (\S.*)$/.exec(line);
-    if (!m) throw new CannotJudge(`not a "<old> <new> <ref>" line: ${JSON.stringify(line.slice(0, 120))}`, { file: 'stdin', line: i + 1 });
-    updates.push({ old: m[1], new: m[2], ref: m[3] });
-  });
-  return updates;
+  return parseRefLines(text, ['old', 'new', 'ref'], ['old', 'new']);
 }
 
 interface RefVerdict extends RefUpdate {
   commits: string[];
   violations: Violation[];
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The default branch's name and commit (null while it has none). */
@@ -97,7 +83,7 @@ export interface Pushed {
 }
 
 export async function readPush(repo: Repo, updates: RefUpdate[]): Promise<Pushed> {
-  const pushed = updates.filter((u) => !isZero(u.new));
+  const pushed = updates.filter((u) => !isZeroId(u.new));
   const peeled = await peelCommits(repo, [...new Set(pushed.map((u) => u.new))]);
   const commits = new Map<string, string[]>();
   const changes = new Map<string, Change[]>();
@@ -117,7 +103,7 @@ export async function judgePush(repo: Repo, config: Config, judgeRev: string | n
   const { peeled, changes } = push;
   const verdicts: RefVerdict[] = updates.map((u) => ({ ...u, commits: push.commits.get(u.ref) ?? [], violations: [] }));
   for (const v of verdicts) {
-    if (isZero(v.new) && config.pre_receive.deletions === 'refuse') {
+    if (isZeroId(v.new) && config.pre_receive.deletions === 'refuse') {
       v.violations.push({ rule: 'delete', paths: [], message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})` });
     }
   }
@@ -126,7 +112,7 @@ export async function judgePush(repo: Repo, config: Config, judgeRev: string | n
   const ownerFault = new Map(owners.violations.map((o) => [o.commit!, o]));
   const blamed = new Set<string>();
   for (const v of verdicts) {
-    if (isZero(v.new)) continue;
+    if (isZeroId(v.new)) continue;
     for (const c of v.commits) {
       const fault = ownerFault.get(c);
       if (fault && !blamed.has(c)) { v.violations.push(fault); blamed.add(c); }
@@ -190,7 +176,7 @@ function render(verdicts: RefVerdict[], subject: Map<string, string>): string[] 
 export async function run(args: string[]): Promise<number> {
   const { common } = parse(args, {}, false);
   const repo = await openRepo(common.dir);
-  const updates = parseUpdates(await readStdin());
+  const updates = parseUpdates(await readHookInput());
   // The push is read while the config loads; its errors count only once the repository is guarded.
   const reading = readPush(repo, updates).then((push) => ({ push }), (error: unknown) => ({ error }));
   const branch = await defaultBranch(repo);
