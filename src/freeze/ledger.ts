@@ -8,7 +8,7 @@ import { readYaml } from '../common/yaml.js';
 import { CannotJudge } from '../common/errors.js';
 import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
-import { stagedChanges } from '../git/changes.js';
+import type { Change } from '../git/changes.js';
 import { listIndex, listTree, readFileAt } from '../git/objects.js';
 import { worktreeRoot, type Repo } from '../git/repo.js';
 import { clockNow, parseUtc } from './clock.js';
@@ -232,9 +232,9 @@ export async function checkLedgerAt(repo: Repo, config: Config, rev: string, now
 }
 
 /** For pre-commit: the staged ledger's rule breaks, when the ledger is staged at all. */
-export async function checkStagedLedger(repo: Repo, config: Config, now: Date = clockNow()): Promise<Violation[]> {
-  const staged = (await stagedChanges(repo)).some((c) => c.path === config.freeze.ledger && c.status !== 'D');
-  return staged ? checkLedgerAt(repo, config, ':', now) : [];
+export async function checkStagedLedger(repo: Repo, config: Config, staged: Change[], now: Date = clockNow()): Promise<Violation[]> {
+  const touched = staged.some((c) => c.path === config.freeze.ledger && c.status !== 'D');
+  return touched ? checkLedgerAt(repo, config, ':', now) : [];
 }
 
 /** The ledger in the working tree, its absolute path, and its text (null when absent). */

@@ -3,9 +3,8 @@
 import { parse } from '../cli/args.js';
 import { openWithConfig } from '../cli/context.js';
 import { emit, violationsOutcome } from '../cli/output.js';
+import { stagedChanges } from '../git/changes.js';
 import { checkStaged, classifierFor } from '../mixing/check.js';
-import { checkStagedLedger } from '../freeze/ledger.js';
-import { stagedFixtureViolations } from '../fixtures/verify.js';
 
 export const help = `usage: patchwarden pre-commit [--format text|json|github] [--config PATH] [-C DIR]
 
@@ -17,9 +16,17 @@ are staged. Exit 0 lets the commit through; anything else stops it.`;
 export async function run(args: string[]): Promise<number> {
   const { common } = parse(args, {}, false);
   const { repo, config } = await openWithConfig(common);
-  const classify = await classifierFor(repo, config);
-  const violations = await checkStaged(repo, config, classify);
-  violations.push(...(await checkStagedLedger(repo, config)));
-  violations.push(...(await stagedFixtureViolations(repo, config, classify)));
+  const [classify, staged] = await Promise.all([classifierFor(repo, config), stagedChanges(repo)]);
+  const violations = checkStaged(staged, classify);
+  // The ledger and fixture layers load only for a commit that reaches them
+  // (the ledger and the lock always classify into their zones).
+  if (staged.some((c) => classify(c.path) === 'freeze')) {
+    const { checkStagedLedger } = await import('../freeze/ledger.js');
+    violations.push(...(await checkStagedLedger(repo, config, staged)));
+  }
+  if (staged.some((c) => classify(c.path) === 'fixtures' || c.path.startsWith(`${config.fixtures.inputs.replace(/\/+$/, '')}/`))) {
+    const { stagedFixtureViolations } = await import('../fixtures/verify.js');
+    violations.push(...(await stagedFixtureViolations(repo, config, classify, staged)));
+  }
   return emit(common.format, violationsOutcome(violations, {}, 'patchwarden: pre-commit ok'));
 }

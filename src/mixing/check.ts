@@ -1,7 +1,7 @@
 // The mixing rule applied to the index, one commit, or a range, read from git.
 import type { Config } from '../config/schema.js';
 import type { Violation } from '../common/verdict.js';
-import { rangeChanges, stagedChanges, type Change } from '../git/changes.js';
+import { rangeChanges, type Change } from '../git/changes.js';
 import { configBool, type Repo } from '../git/repo.js';
 import { shellQuote } from '../common/text.js';
 import { zoneClassifier, type Classify } from '../zones/zones.js';
@@ -12,9 +12,7 @@ export async function classifierFor(repo: Repo, config: Config): Promise<Classif
 }
 
 /** The mixing rule on the staged set; the refusal says what to unstage. */
-export async function checkStaged(repo: Repo, config: Config, classify?: Classify): Promise<Violation[]> {
-  classify ??= await classifierFor(repo, config);
-  const changes = await stagedChanges(repo);
+export function checkStaged(changes: Change[], classify: Classify): Violation[] {
   const v = mixViolation(changes, classify, 'mix');
   if (!v) return [];
   const { oracle, src } = zonedPaths(changes, classify);

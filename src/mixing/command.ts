@@ -4,7 +4,8 @@ import { openWithConfig } from '../cli/context.js';
 import { emit, violationsOutcome } from '../cli/output.js';
 import { UsageError } from '../common/errors.js';
 import { resolveCommit } from '../git/repo.js';
-import { checkRange, checkStaged } from './check.js';
+import { stagedChanges } from '../git/changes.js';
+import { checkRange, checkStaged, classifierFor } from './check.js';
 
 export const help = `usage: patchwarden check [--staged | --commit REV | --range A..B] [--format text|json|github] [--config PATH] [-C DIR]
 
@@ -36,5 +37,5 @@ export async function run(args: string[]): Promise<number> {
     const { commits, violations } = await checkRange(repo, config, from, to);
     return emit(common.format, violationsOutcome(violations, { commits }));
   }
-  return emit(common.format, violationsOutcome(await checkStaged(repo, config)));
+  return emit(common.format, violationsOutcome(checkStaged(await stagedChanges(repo), await classifierFor(repo, config))));
 }
