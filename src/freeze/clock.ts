@@ -21,11 +21,16 @@ export function formatUtc(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+let warned = false;
+
 /** Now, to the second; PATCHWARDEN_NOW pins it. */
 export function clockNow(): Date {
   const pinned = process.env.PATCHWARDEN_NOW;
   if (!pinned) return new Date(Math.floor(Date.now() / 1000) * 1000);
   const date = parseUtc(pinned);
   if (!date) throw new CannotJudge(`PATCHWARDEN_NOW=${JSON.stringify(pinned)} is not an ISO 8601 UTC time such as 2026-12-02T00:00:00Z`);
+  // A pinned clock can revive an expired freeze: never silently.
+  if (!warned) process.stderr.write(`patchwarden: the clock is pinned to ${pinned} by PATCHWARDEN_NOW; expiries are judged at that time\n`);
+  warned = true;
   return date;
 }

@@ -169,6 +169,14 @@ test('a .json ledger works the same way', () => {
   assert.is(repo.json(['freeze', 'prune', '--expired'], { env: { PATCHWARDEN_NOW: '2026-12-04T00:00:00Z' } }).out.removed.length, 1);
 });
 
+test('a pinned clock is never silent', () => {
+  const repo = tempRepo();
+  const pinned = repo.pw(['freeze', 'check'], { env: NOW });
+  assert.is(pinned.code, 0);
+  assert.match(pinned.stderr, /the clock is pinned to 2026-12-02T00:00:00Z by PATCHWARDEN_NOW/);
+  assert.not.match(repo.pw(['freeze', 'check']).stderr, /pinned/);
+});
+
 test('a bad PATCHWARDEN_NOW or subcommand cannot judge', () => {
   const repo = tempRepo();
   let r = repo.pw(['freeze', 'check'], { env: { PATCHWARDEN_NOW: 'tomorrow' } });
