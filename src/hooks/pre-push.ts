@@ -119,7 +119,7 @@ export async function run(args: string[]): Promise<number> {
     if (range.first) { say(`${ref.remoteRef}: the first push of this history to ${remote}; nothing on the remote to judge it by yet, so it passes and becomes the base later pushes are judged from`); continue; }
     // The base side's rules judge; a whole new history has none but its own.
     const config: Config = explicit ?? (await loadConfigAt(repo, range.base ?? v.tip));
-    const { commits, violations } = await checkRange(repo, config, range.exclude, v.tip);
+    const { commits, violations } = await checkRange(repo, config, range.exclude, v.tip, range.base ?? v.tip);
     v.commits = commits;
     v.violations.push(...violations);
     if (!commits.length) continue;

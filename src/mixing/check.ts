@@ -2,6 +2,7 @@
 import type { Config } from '../config/schema.js';
 import type { Violation } from '../common/verdict.js';
 import { rangeChanges, type Change } from '../git/changes.js';
+import { checkOwners } from '../owners/check.js';
 import { configBool, type Repo } from '../git/repo.js';
 import { shellQuote } from '../common/text.js';
 import { zoneClassifier, type Classify } from '../zones/zones.js';
@@ -52,8 +53,14 @@ export function judgeCommits(commits: string[], changes: Map<string, Change[]>, 
   return violations;
 }
 
-export async function checkRange(repo: Repo, config: Config, from: string | null, to: string, classify?: Classify): Promise<{ commits: string[]; violations: Violation[] }> {
-  classify ??= await classifierFor(repo, config);
+/**
+ * The range rules over `from..to`: owners (when configured, with the signers
+ * file read at `judgeRev`, where the config came from), then mixing per commit
+ * and over the range, owner-signed oracle commits left out of the latter.
+ */
+export async function checkRange(repo: Repo, config: Config, from: string | null, to: string, judgeRev: string | null): Promise<{ commits: string[]; violations: Violation[] }> {
+  const classify = await classifierFor(repo, config);
   const { commits, changes } = await rangeChanges(repo, from ? [to, '--not', from] : [to]);
-  return { commits, violations: judgeCommits(commits, changes, config, classify) };
+  const owners = await checkOwners(repo, config, judgeRev, commits, changes, classify);
+  return { commits, violations: [...owners.violations, ...judgeCommits(commits, changes, config, classify, owners.exempt)] };
 }

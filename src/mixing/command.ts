@@ -17,6 +17,11 @@ change an oracle (spec, fixtures, freeze) or the guard (its config, hooks).
   --range A..B    every commit of A..B, and the range as a whole
                   (mix.range: allow relaxes the whole-range rule)
 
+In commit and range modes the owners rule applies too, when configured
+(owners.signers, owners.agents; the signers file is read from HEAD): every
+commit that touches an oracle must be owner-signed and no agent's, and
+owner-signed oracle commits may share a range with production commits.
+
 exit 0 clean, 1 refused, 2 could not judge.`;
 
 export async function run(args: string[]): Promise<number> {
@@ -26,7 +31,7 @@ export async function run(args: string[]): Promise<number> {
   const { repo, config } = await openWithConfig(common);
   if (values.commit !== undefined) {
     const id = await resolveCommit(repo, values.commit);
-    const { violations } = await checkRange(repo, config, `${id}^@`, id);
+    const { violations } = await checkRange(repo, config, `${id}^@`, id, 'HEAD');
     return emit(common.format, violationsOutcome(violations, { commits: [id] }));
   }
   if (values.range !== undefined) {
@@ -34,7 +39,7 @@ export async function run(args: string[]): Promise<number> {
     if (!m || m[1].endsWith('.')) throw new UsageError(`--range wants A..B, not ${JSON.stringify(values.range)}`);
     const from = await resolveCommit(repo, m[1] || 'HEAD');
     const to = await resolveCommit(repo, m[2]);
-    const { commits, violations } = await checkRange(repo, config, from, to);
+    const { commits, violations } = await checkRange(repo, config, from, to, 'HEAD');
     return emit(common.format, violationsOutcome(violations, { commits }));
   }
   return emit(common.format, violationsOutcome(checkStaged(await stagedChanges(repo), await classifierFor(repo, config))));

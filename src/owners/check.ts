@@ -1,14 +1,11 @@
-// The range rules with owners: the owners rule on the commits that touch an
-// oracle zone, then the mixing rule with owner-signed oracle commits left out
-// of the whole-range check. The signers file is read from the same commit as
-// the config that judges the range.
+// The owners rule on the commits that touch an oracle zone; the commits it
+// finds owner-signed are left out of the whole-range mixing rule. The signers
+// file is read from the same commit as the config that judges the range.
 import type { Config } from '../config/schema.js';
 import { CannotJudge } from '../common/errors.js';
-import type { Violation } from '../common/verdict.js';
 import type { Change } from '../git/changes.js';
 import { readFileAt } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
-import { judgeCommits } from '../mixing/check.js';
 import type { Classify } from '../zones/zones.js';
 import { judgeOwners, oracleCommits, ownersApply, type OwnersVerdict } from './rule.js';
 import { readAuthorship } from './signatures.js';
@@ -25,10 +22,4 @@ export async function checkOwners(repo: Repo, config: Config, judgeRev: string |
   }
   const authorship = await readAuthorship(repo, [...oracle.keys()], signers);
   return judgeOwners(oracle, authorship, config.owners);
-}
-
-/** Owners, then mixing per commit and over the range, for one range of commits (oldest first). */
-export async function rangeViolations(repo: Repo, config: Config, judgeRev: string | null, commits: string[], changes: Map<string, Change[]>, classify: Classify): Promise<Violation[]> {
-  const owners = await checkOwners(repo, config, judgeRev, commits, changes, classify);
-  return [...owners.violations, ...judgeCommits(commits, changes, config, classify, owners.exempt)];
 }
