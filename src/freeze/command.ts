@@ -13,6 +13,7 @@ import { voidFixtures } from '../fixtures/verify.js';
 import { readReport } from '../junit/read.js';
 import { signCase, signOptions } from '../signature/sign.js';
 import type { Signed } from '../signature/types.js';
+import { addressOf, identityMatcher } from '../owners/identity.js';
 import { applyFreezes, type Decision } from './apply.js';
 import { clockNow, formatUtc } from './clock.js';
 import { addRow, dropRows, type RowFields } from './edit.js';
@@ -106,7 +107,16 @@ async function add(args: string[]): Promise<number> {
   for (const key of ['sig', 'reason', 'owner', 'ttl'] as const) if (values[key] === undefined) throw new UsageError(`freeze add needs --${key}`);
   const ttl = parseDuration(values.ttl!);
   if (ttl === null || ttl <= 0) throw new UsageError(`--ttl ${JSON.stringify(values.ttl)} is not a duration such as 3d, 12h or 90m`);
-  const { config, now, ledger, text, file } = await open(common, true);
+  const { repo, config, now, ledger, text, file } = await open(common, true);
+  // A patch never writes the ledger: an agent identity may not even propose a row.
+  const author = config.owners.agents.length ? addressOf(await repo.text(['var', 'GIT_AUTHOR_IDENT'])) : null;
+  if (author !== null && identityMatcher(config.owners.agents)(author)) {
+    return emit(common.format, violationsOutcome([{
+      rule: 'owners-agent', paths: [config.freeze.ledger],
+      message: `freeze rows are written by a human: the git identity ${author} matches owners.agents in ${config.source}`,
+      fix: 'ask the owner of the flake to review it and run freeze add themselves',
+    }], { ledger: config.freeze.ledger, written: false }));
+  }
   const fields: RowFields = { sig: values.sig!, reason: values.reason!, owner: values.owner!, issued: formatUtc(now), expires: formatUtc(new Date(now.getTime() + ttl)) };
   const optional = { last_name: values['last-name'], ticket: values.ticket, fixture: values.fixture, seed: values.seed, env_class: values['env-class'] };
   for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = v;

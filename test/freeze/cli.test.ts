@@ -1,6 +1,6 @@
 // freeze check, list, add and prune as a user runs them, and the pre-commit
 // hook through a real `git commit`.
-import { copyFileSync, readFileSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -167,6 +167,17 @@ test('a .json ledger works the same way', () => {
   assert.is(data.records[0].sig, SIG);
   assert.is(repo.json(['freeze', 'check'], { env: NOW }).out.rows, 1);
   assert.is(repo.json(['freeze', 'prune', '--expired'], { env: { PATCHWARDEN_NOW: '2026-12-04T00:00:00Z' } }).out.removed.length, 1);
+});
+
+test('freeze add refuses an agent identity and writes nothing', () => {
+  const repo = tempRepo();
+  repo.write('.patchwarden.yml', 'version: 1\nowners:\n  agents: ["*[bot]@*"]\n');
+  const args = ['freeze', 'add', '--sig', SIG, '--reason', 'r', '--owner', 'qa', '--ttl', '3d'];
+  const bot = repo.json(args, { env: { GIT_AUTHOR_EMAIL: 'coder[bot]@agents.example.com' } });
+  assert.is(bot.code, 1);
+  assert.match(bot.out.violations[0].message, /the git identity coder\[bot\]@agents\.example\.com matches owners\.agents/);
+  assert.not.ok(existsSync(path.join(repo.dir, LEDGER)), 'nothing written');
+  assert.is(repo.json(args).code, 0, 'a human identity may');
 });
 
 test('a pinned clock is never silent', () => {
