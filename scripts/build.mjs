@@ -1,7 +1,7 @@
 // Bundles the CLI into dist/ with esbuild: hooks start on every commit, and one
 // bundled ESM entry with lazily loaded command chunks starts fastest.
 import { build } from 'esbuild';
-import { chmodSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 // PATCHWARDEN_BUILD_DIR lets parallel test runs each build their own copy.
@@ -17,6 +17,7 @@ await build({
   platform: 'node',
   target: 'node20',
   chunkNames: 'chunks/[name]-[hash]',
+  define: { PATCHWARDEN_VERSION: JSON.stringify(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version) },
   // CommonJS dependencies (micromatch) inside an ESM bundle need a require().
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",

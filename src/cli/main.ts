@@ -12,6 +12,9 @@ export interface Command {
 
 type Loader = () => Promise<Command>;
 
+/** package.json's version, put in by the build. */
+declare const PATCHWARDEN_VERSION: string;
+
 const commands: Record<string, { summary: string; load: Loader }> = {
   init: { summary: 'write a starter config and install the hooks', load: () => import('../hooks/init.js') },
   doctor: { summary: 'say whether hooks and oracle files are in order', load: () => import('../hooks/doctor.js') },
@@ -43,7 +46,7 @@ async function main(argv: string[]): Promise<number> {
     return name ? 0 : 2;
   }
   if (name === '--version') {
-    process.stdout.write('patchwarden 0.1.0\n');
+    process.stdout.write(`patchwarden ${PATCHWARDEN_VERSION}\n`);
     return 0;
   }
   const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;

@@ -1,11 +1,11 @@
 // The command line itself: --help everywhere, usage errors, exit 2 outside a
 // repository, one JSON object even for an error.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CLI, sh } from '../helpers/repo.js';
+import { CLI, PROJECT, sh } from '../helpers/repo.js';
 
 const COMMANDS = ['init', 'doctor', 'check', 'pre-commit', 'pre-push', 'pre-receive', 'signatures', 'freeze', 'fixtures', 'revert-check', 'recover', 'replay', 'gate'];
 const pw = (args: string[], cwd = process.cwd()) => sh(process.execPath, [CLI, ...args], { cwd });
@@ -22,6 +22,11 @@ test('the top-level help lists every command', () => {
   const r = pw(['--help']);
   assert.is(r.code, 0);
   for (const name of COMMANDS) assert.match(r.stdout, new RegExp(`\\n  ${name} `), name);
+});
+
+test('--version is the package version', () => {
+  const { version } = JSON.parse(readFileSync(path.join(PROJECT, 'package.json'), 'utf8'));
+  assert.is(pw(['--version']).stdout, `patchwarden ${version}\n`);
 });
 
 test('usage errors exit 2 with one line and a pointer to --help', () => {
