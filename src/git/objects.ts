@@ -1,6 +1,7 @@
 // Reading trees, the index and blobs from git objects, so the same checks run
 // on the index, on a commit, and in a bare repository (push quarantine too).
 import type { Repo } from './repo.js';
+import { streamBlobs } from './blob-stream.js';
 import { splitNul } from './run.js';
 
 export interface TreeEntry {
@@ -42,19 +43,12 @@ export async function readFileAt(repo: Repo, rev: string, file: string): Promise
   return r.code === 0 ? r.stdout : null;
 }
 
-/** Reads many blobs in one `git cat-file --batch` process. */
+/** Reads many blobs whole, from one `git cat-file --batch` process; a missing one is an error. */
 export async function readBlobs(repo: Repo, oids: string[]): Promise<Map<string, Buffer>> {
-  const blobs = new Map<string, Buffer>();
-  if (!oids.length) return blobs;
-  const out = (await repo.run(['cat-file', '--batch'], { input: oids.join('\n') + '\n' })).stdout;
-  let at = 0;
-  while (at < out.length) {
-    const nl = out.indexOf(0x0a, at);
-    const [oid, type, size] = out.subarray(at, nl).toString('latin1').split(' ');
-    if (type === 'missing') { at = nl + 1; continue; }
-    const n = Number(size);
-    blobs.set(oid, out.subarray(nl + 1, nl + 1 + n));
-    at = nl + 1 + n + 1;
-  }
-  return blobs;
+  const parts = new Map<string, Buffer[]>();
+  await streamBlobs(repo, oids, {
+    data: (oid, chunk) => { if (!parts.has(oid)) parts.set(oid, []); parts.get(oid)!.push(chunk); },
+    end: (oid) => { if (!parts.has(oid)) parts.set(oid, []); },
+  });
+  return new Map([...parts].map(([oid, chunks]) => [oid, Buffer.concat(chunks)]));
 }

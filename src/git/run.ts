@@ -8,6 +8,8 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** Exit codes that are answers rather than failures (e.g. 1 for "no"). */
   okCodes?: number[];
+  /** Takes stdout chunk by chunk instead of keeping it (the result's stdout is then empty). */
+  onStdout?: (chunk: Buffer) => void;
 }
 
 export interface RunResult {
@@ -28,7 +30,7 @@ export function runGit(cwd: string, args: string[], opts: RunOptions = {}): Prom
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stdout.on('data', opts.onStdout ?? ((b: Buffer) => out.push(b)));
     child.stderr.on('data', (b: Buffer) => err.push(b));
     child.on('error', (e) => reject(new CannotJudge(`cannot run git: ${e.message}`)));
     child.stdin.on('error', () => { /* git may exit before reading all input; its exit code tells */ });
