@@ -2,6 +2,7 @@
 // the three options every command takes.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../common/errors.js';
+import { parseDuration } from '../common/duration.js';
 
 export type Format = 'text' | 'json' | 'github';
 
@@ -41,4 +42,11 @@ export function parse<O extends Options>(args: string[], options: O, allowPositi
     help: Boolean(v.help),
   };
   return { common, values: parsed.values as { [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : O[K] extends { multiple: true } ? string[] : string }, positionals: parsed.positionals };
+}
+
+/** A duration option's value in milliseconds, or a usage error naming the flag. */
+export function durationFlag(flag: string, text: string): number {
+  const ms = parseDuration(text);
+  if (ms === null || ms <= 0) throw new UsageError(`${flag} ${JSON.stringify(text)} is not a duration such as 30m, 12h or 7d`);
+  return ms;
 }

@@ -1,11 +1,10 @@
 // `patchwarden freeze check | list | add | prune --expired | apply REPORT.xml...`.
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parse, type Common } from '../cli/args.js';
+import { durationFlag, parse, type Common } from '../cli/args.js';
 import { openWithConfig } from '../cli/context.js';
 import { emit, githubEscape, violationsOutcome } from '../cli/output.js';
 import { UsageError } from '../common/errors.js';
-import { parseDuration } from '../common/duration.js';
 import { shellQuote } from '../common/text.js';
 import type { Config } from '../config/schema.js';
 import { configBool, type Repo } from '../git/repo.js';
@@ -105,8 +104,7 @@ const ADD_OPTIONS = {
 async function add(args: string[]): Promise<number> {
   const { common, values } = parse(args, ADD_OPTIONS, false);
   for (const key of ['sig', 'reason', 'owner', 'ttl'] as const) if (values[key] === undefined) throw new UsageError(`freeze add needs --${key}`);
-  const ttl = parseDuration(values.ttl!);
-  if (ttl === null || ttl <= 0) throw new UsageError(`--ttl ${JSON.stringify(values.ttl)} is not a duration such as 3d, 12h or 90m`);
+  const ttl = durationFlag('--ttl', values.ttl!);
   const { repo, config, now, ledger, text, file } = await open(common, true);
   // A patch never writes the ledger: an agent identity may not even propose a row.
   const author = config.owners.agents.length ? addressOf(await repo.text(['var', 'GIT_AUTHOR_IDENT'])) : null;

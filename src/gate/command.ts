@@ -1,10 +1,9 @@
 // `patchwarden gate --base REV`: every layer over base..HEAD, the rules,
 // ledger, lock and registry taken from the base side, one decision table and
 // one exit code.
-import { parse } from '../cli/args.js';
+import { durationFlag, parse } from '../cli/args.js';
 import { emit } from '../cli/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
-import { parseDuration } from '../common/duration.js';
 import { loadConfig, loadConfigAt } from '../config/load.js';
 import { clockNow } from '../freeze/clock.js';
 import { CONFIG_FILE } from '../config/schema.js';
@@ -43,8 +42,7 @@ not judge (and none refused).`;
 export async function run(args: string[]): Promise<number> {
   const { common, values } = parse(args, { base: { type: 'string' }, 'suite-timeout': { type: 'string' } }, false);
   if (!values.base) throw new UsageError('gate needs --base REV, the branch the change would merge into');
-  const suiteTimeout = parseDuration(values['suite-timeout'] ?? '60m');
-  if (!suiteTimeout) throw new UsageError(`--suite-timeout wants a duration such as 30m or 2h, not ${JSON.stringify(values['suite-timeout'])}`);
+  const suiteTimeout = durationFlag('--suite-timeout', values['suite-timeout'] ?? '60m');
   const repo = await openRepo(common.dir);
   const base = await resolveCommit(repo, values.base);
   const head = await resolveCommit(repo, 'HEAD');

@@ -2,11 +2,10 @@
 // and `patchwarden replay merge FILE...`: classify each case over repeated runs
 // under one seed, and print what the promotion table says to do with it.
 import { hostname } from 'node:os';
-import { parse, type Common } from '../cli/args.js';
+import { durationFlag, parse, type Common } from '../cli/args.js';
 import { openWithConfig } from '../cli/context.js';
 import { emit } from '../cli/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
-import { parseDuration } from '../common/duration.js';
 import { readReport } from '../junit/read.js';
 import { signCase, signOptions } from '../signature/sign.js';
 import { classify } from './classify.js';
@@ -53,12 +52,6 @@ function envClass(given: string | undefined): EnvClass {
   return given;
 }
 
-function duration(flag: string, text: string): number {
-  const ms = parseDuration(text);
-  if (ms === null || ms <= 0) throw new UsageError(`${flag} must be a duration like 7d, 12h or 10m, not ${JSON.stringify(text)}`);
-  return ms;
-}
-
 function classified(common: Common, seed: string, env: EnvClass, ttlMs: number, runs: Classified['runs']): number {
   const records = runs.map((r) => r.record);
   const cases = classify(records).map((s) => promote(s, { seed, envClass: env, ttlMs, now: new Date() }));
@@ -91,8 +84,8 @@ async function runReplay(args: string[]): Promise<number> {
   if (!/^[A-Za-z0-9._:-]{1,64}$/.test(seed)) throw new UsageError(`--seed must be a word of letters, digits and ._:- (at most 64), not ${JSON.stringify(seed)}`);
   const env = envClass(values['env-class']);
   const { config } = await openWithConfig(common);
-  const ttlMs = duration('--ttl', values.ttl ?? DEFAULT_TTL);
-  const timeoutMs = values.timeout === undefined ? config.properties.timeout : duration('--timeout', values.timeout);
+  const ttlMs = durationFlag('--ttl', values.ttl ?? DEFAULT_TTL);
+  const timeoutMs = values.timeout === undefined ? config.properties.timeout : durationFlag('--timeout', values.timeout);
   const opts = signOptions(config);
   const started = new Date().toISOString();
   const records = await replay({
@@ -110,7 +103,7 @@ async function runReplay(args: string[]): Promise<number> {
 async function runMerge(args: string[]): Promise<number> {
   const { common, values, positionals } = parse(args, { ttl: { type: 'string' } });
   if (!positionals.length) throw new UsageError('replay merge needs at least one results file');
-  const ttlMs = duration('--ttl', values.ttl ?? DEFAULT_TTL);
+  const ttlMs = durationFlag('--ttl', values.ttl ?? DEFAULT_TTL);
   const inputs = positionals.map((file) => ({ file, results: readResults(file) }));
   const merged = mergeResults(inputs);
   return classified(common, merged.seed, merged.envClass, ttlMs, merged.runs);
