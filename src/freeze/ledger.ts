@@ -5,6 +5,7 @@ import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, parseDocument, Scalar, type Document, type Node } from 'yaml';
 import { readYaml } from '../common/yaml.js';
+import { isFixtureId } from '../fixtures/id.js';
 import { CannotJudge } from '../common/errors.js';
 import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
@@ -198,7 +199,7 @@ function readRow(node: Node | null, line: number, refuse: (message: string, fix?
   if (expires && expires.getTime() - now.getTime() > max) fail(`expires is further than freeze.max_ttl (${showTtl(max)}) from now`, 'shorten the freeze, or raise freeze.max_ttl in the config');
 
   const fixture = text('fixture');
-  if (fixture !== undefined && !/^[0-9a-f]{16}$/.test(fixture)) fail(`fixture ${JSON.stringify(fixture)} must be a fixture id: 16 lowercase hex digits`);
+  if (fixture !== undefined && !isFixtureId(fixture)) fail(`fixture ${JSON.stringify(fixture)} must be a fixture id: 16 lowercase hex digits`);
   const optional = { last_name: text('last_name'), ticket: text('ticket'), fixture, seed: text('seed'), env_class: text('env_class') };
   if (broken || !sig || !reason || !owner || !expires) return null;
   const row: LedgerRow = { sig, reason, owner, expires, line };

@@ -7,11 +7,10 @@ import type { TestCase } from '../junit/types.js';
 import { invariantIds } from '../properties/mapping.js';
 import type { Signed } from '../signature/types.js';
 import type { Observation } from './types.js';
+import { isFixtureId } from '../fixtures/id.js';
 
 /** `<property name="fixture" value="…">`: the id of the pinned input the case ran on. */
 export const FIXTURE_PROPERTY = 'fixture';
-
-const FIXTURE_ID = /^[0-9a-f]{16}$/;
 
 /**
  * The fixture and invariant ids a case carries, checked. The invariant is the
@@ -20,7 +19,7 @@ const FIXTURE_ID = /^[0-9a-f]{16}$/;
  */
 export function caseIds(tc: TestCase, file: string): { fixture?: string; invariant?: string } {
   const fixture = tc.properties.find((p) => p.name === FIXTURE_PROPERTY)?.value.trim() || undefined;
-  if (fixture !== undefined && !FIXTURE_ID.test(fixture)) {
+  if (fixture !== undefined && !isFixtureId(fixture)) {
     throw new CannotJudge(
       `test case ${JSON.stringify(tc.name)} has fixture property ${JSON.stringify(fixture)}, which is not a fixture id (16 lowercase hex digits)`,
       { file },

@@ -3,6 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { CannotJudge } from '../common/errors.js';
 import type { EnvClass, Observation, Results, RunRecord } from './types.js';
+import { isFixtureId } from '../fixtures/id.js';
 
 export function writeResults(file: string, results: Results): void {
   try {
@@ -45,7 +46,7 @@ function check(data: unknown, bad: (what: string) => never): Results {
       if (c.sig !== undefined && (typeof c.sig !== 'string' || !/^[0-9a-f]+$/.test(c.sig))) bad(`${cat}.sig must be lowercase hex`);
       if (c.eligible !== undefined && typeof c.eligible !== 'boolean') bad(`${cat}.eligible must be a boolean`);
       // The key must be the one its ids give, so a hand-edited file cannot key a case by its name.
-      const want = c.kind === 'fixture' ? (typeof c.fixture === 'string' && /^[0-9a-f]{16}$/.test(c.fixture) ? `fixture:${c.fixture}` : null)
+      const want = c.kind === 'fixture' ? (typeof c.fixture === 'string' && isFixtureId(c.fixture) ? `fixture:${c.fixture}` : null)
         : c.kind === 'invariant' ? (typeof c.invariant === 'string' && c.invariant ? `invariant:${c.invariant}` : null)
         : c.kind === 'signature' ? (c.outcome === 'fail' && typeof c.sig === 'string' ? `sig:${c.sig}` : null)
         : bad(`${cat}.kind must be fixture, invariant or signature`);
