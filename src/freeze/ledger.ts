@@ -9,10 +9,9 @@ import { isFixtureId } from '../fixtures/id.js';
 import { CannotJudge } from '../common/errors.js';
 import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
-import type { Change } from '../git/changes.js';
 import { listIndex, listTree, readFileAt } from '../git/objects.js';
 import { worktreeRoot, type Repo } from '../git/repo.js';
-import { clockNow, parseUtc } from './clock.js';
+import { parseUtc } from './clock.js';
 
 export interface LedgerRow {
   sig: string;
@@ -230,12 +229,6 @@ export async function readLedgerAt(repo: Repo, config: Config, rev: string, now:
 /** The ledger's rule breaks at `rev` (`:` for the index); a missing ledger has none. */
 export async function checkLedgerAt(repo: Repo, config: Config, rev: string, now: Date): Promise<Violation[]> {
   return (await readLedgerAt(repo, config, rev, now))?.problems ?? [];
-}
-
-/** For pre-commit: the staged ledger's rule breaks, when the ledger is staged at all. */
-export async function checkStagedLedger(repo: Repo, config: Config, staged: Change[], now: Date = clockNow()): Promise<Violation[]> {
-  const touched = staged.some((c) => c.path === config.freeze.ledger && c.status !== 'D');
-  return touched ? checkLedgerAt(repo, config, ':', now) : [];
 }
 
 /** The ledger in the working tree, its absolute path, and its text (null when absent). */

@@ -4,6 +4,7 @@ import { parse } from '../cli/args.js';
 import { openWithConfig } from '../cli/context.js';
 import { emit, violationsOutcome } from '../cli/output.js';
 import { stagedChanges } from '../git/changes.js';
+import { touchesFixtures } from '../fixtures/folder.js';
 import { checkStaged, classifierFor } from '../mixing/check.js';
 
 export const help = `usage: patchwarden pre-commit [--format text|json|github] [--config PATH] [-C DIR]
@@ -18,15 +19,14 @@ export async function run(args: string[]): Promise<number> {
   const { repo, config } = await openWithConfig(common);
   const [classify, staged] = await Promise.all([classifierFor(repo, config), stagedChanges(repo)]);
   const violations = checkStaged(staged, classify);
-  // The ledger and fixture layers load only for a commit that reaches them
-  // (the ledger and the lock always classify into their zones).
-  if (staged.some((c) => classify(c.path) === 'freeze')) {
-    const { checkStagedLedger } = await import('../freeze/ledger.js');
-    violations.push(...(await checkStagedLedger(repo, config, staged)));
+  // The ledger and fixture layers load only for a commit that reaches them.
+  if (staged.some((c) => c.path === config.freeze.ledger && c.status !== 'D')) {
+    const [{ checkLedgerAt }, { clockNow }] = await Promise.all([import('../freeze/ledger.js'), import('../freeze/clock.js')]);
+    violations.push(...(await checkLedgerAt(repo, config, ':', clockNow())));
   }
-  if (staged.some((c) => classify(c.path) === 'fixtures' || c.path.startsWith(`${config.fixtures.inputs.replace(/\/+$/, '')}/`))) {
-    const { stagedFixtureViolations } = await import('../fixtures/verify.js');
-    violations.push(...(await stagedFixtureViolations(repo, config, classify, staged)));
+  if (touchesFixtures(staged.map((c) => c.path), config, classify)) {
+    const { fixtureViolations, verifyFixtures } = await import('../fixtures/verify.js');
+    violations.push(...fixtureViolations(await verifyFixtures(repo, config, { kind: 'index' }), config, 'the index'));
   }
   return emit(common.format, violationsOutcome(violations, {}, 'patchwarden: pre-commit ok'));
 }

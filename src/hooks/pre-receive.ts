@@ -136,9 +136,8 @@ async function tipViolations(repo: Repo, config: Config, ref: RefVerdict, tip: s
     const [{ checkLedgerAt }, { clockNow }] = await Promise.all([import('../freeze/ledger.js'), import('../freeze/clock.js')]);
     out.push(...(await checkLedgerAt(repo, config, tip, clockNow())));
   }
-  const { inputsFolder } = await import('../fixtures/judge.js');
-  const { holds } = inputsFolder(config);
-  if (touched.some((p) => p === config.fixtures.lock || holds(p) || classify(p) === 'fixtures')) {
+  const { touchesFixtures } = await import('../fixtures/folder.js');
+  if (touchesFixtures(touched, config, classify)) {
     const { fixtureViolations, verifyFixtures } = await import('../fixtures/verify.js');
     const report = await verifyFixtures(repo, config, { kind: 'rev', rev: tip });
     out.push(...fixtureViolations(report, config, `${ref.ref} at ${tip.slice(0, 12)}`));
