@@ -4,7 +4,7 @@
 import { durationFlag, parse } from '../cli/args.js';
 import { emit } from '../cli/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
-import { loadConfig, loadConfigAt } from '../config/load.js';
+import { judgingConfig } from '../config/load.js';
 import { clockNow } from '../freeze/clock.js';
 import { CONFIG_FILE } from '../config/schema.js';
 import { rangeChanges } from '../git/changes.js';
@@ -46,7 +46,7 @@ export async function run(args: string[]): Promise<number> {
   const repo = await openRepo(common.dir);
   const base = await resolveCommit(repo, values.base);
   const head = await resolveCommit(repo, 'HEAD');
-  const config = common.config ? await loadConfig(repo, common.config) : await loadConfigAt(repo, base);
+  const config = await judgingConfig(repo, common.config, base);
   const { commits, changes } = await rangeChanges(repo, [head, '--not', base]);
   const mergeBase = (await repo.run(['merge-base', base, head], { okCodes: [1] })).stdout.toString('utf8').trim();
   if (!mergeBase) throw new CannotJudge(`HEAD and ${values.base} have no common history`);

@@ -6,8 +6,7 @@ import { parse } from '../cli/args.js';
 import { emit, violationsOutcome } from '../cli/output.js';
 import { UsageError } from '../common/errors.js';
 import type { Violation } from '../common/verdict.js';
-import { loadConfig, loadConfigAt } from '../config/load.js';
-import type { Config } from '../config/schema.js';
+import { judgingConfig } from '../config/load.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { checkRange } from '../mixing/check.js';
@@ -105,7 +104,6 @@ export async function run(args: string[]): Promise<number> {
   const repo = await openRepo(common.dir);
   const pushed = parsePushLines(await readHookInput());
   const say = (line: string) => process.stderr.write(`patchwarden: ${line}\n`);
-  const explicit = common.config ? await loadConfig(repo, common.config) : null;
   const verdicts: RefVerdict[] = [];
   const reverted = new Map<string, RevertStatus>();
   for (const ref of pushed) {
@@ -118,8 +116,9 @@ export async function run(args: string[]): Promise<number> {
     v.base = range.base;
     if (range.first) { say(`${ref.remoteRef}: the first push of this history to ${remote}; nothing on the remote to judge it by yet, so it passes and becomes the base later pushes are judged from`); continue; }
     // The base side's rules judge; a whole new history has none but its own.
-    const config: Config = explicit ?? (await loadConfigAt(repo, range.base ?? v.tip));
-    const { commits, violations } = await checkRange(repo, config, range.exclude, v.tip, range.base ?? v.tip);
+    const judgeRev = range.base ?? v.tip;
+    const config = await judgingConfig(repo, common.config, judgeRev);
+    const { commits, violations } = await checkRange(repo, config, range.exclude, v.tip, judgeRev);
     v.commits = commits;
     v.violations.push(...violations);
     if (!commits.length) continue;

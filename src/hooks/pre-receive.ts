@@ -8,7 +8,7 @@ import { emit } from '../cli/output.js';
 import { CannotJudge } from '../common/errors.js';
 import { showPath } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
-import { loadConfig, loadConfigAt } from '../config/load.js';
+import { judgingConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { rangeChanges, type Change } from '../git/changes.js';
 import { openRepo, type Repo } from '../git/repo.js';
@@ -179,7 +179,7 @@ export async function run(args: string[]): Promise<number> {
   // The push is read while the config loads; its errors count only once the repository is guarded.
   const reading = readPush(repo, updates).then((push) => ({ push }), (error: unknown) => ({ error }));
   const branch = await defaultBranch(repo);
-  const config = common.config ? await loadConfig(repo, common.config) : branch.id ? await loadConfigAt(repo, branch.id) : null;
+  const config = common.config || branch.id ? await judgingConfig(repo, common.config, branch.id ?? 'HEAD') : null;
   if (!config?.present) {
     return emit(common.format, {
       ok: true,

@@ -5,7 +5,7 @@ import { parse } from '../cli/args.js';
 import { emit } from '../cli/output.js';
 import { CannotJudge } from '../common/errors.js';
 import { showPath } from '../common/text.js';
-import { loadConfig, loadConfigAt } from '../config/load.js';
+import { judgingConfig } from '../config/load.js';
 import { openRepo, resolveCommit, type Repo } from '../git/repo.js';
 import { revertCheck, revertPasses, type RevertResult } from './revert.js';
 
@@ -32,7 +32,7 @@ export async function run(args: string[]): Promise<number> {
   const headRev = values.head ?? 'HEAD';
   const head = await resolveCommit(repo, headRev);
   const base = values.base !== undefined ? await resolveCommit(repo, values.base) : await upstreamBase(repo, headRev, head);
-  const config = common.config ? await loadConfig(repo, common.config) : await loadConfigAt(repo, base);
+  const config = await judgingConfig(repo, common.config, base);
   const result = await revertCheck(repo, config, base, head, { progress: (line) => process.stderr.write(`patchwarden: ${line}\n`) });
   if (!revertPasses(result.status) && result.output) showOutput(result.output);
   return emit(common.format, {
