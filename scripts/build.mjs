@@ -1,13 +1,19 @@
 // Bundles the CLI into dist/ with esbuild: hooks start on every commit, and one
 // bundled ESM entry with lazily loaded command chunks starts fastest.
 import { build } from 'esbuild';
-import { chmodSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 // PATCHWARDEN_BUILD_DIR lets parallel test runs each build their own copy.
 const outdir = path.resolve(process.env.PATCHWARDEN_BUILD_DIR ?? 'dist');
 // Built beside the target and swapped in, so a running test never sees half a build.
 const tmp = `${outdir}.tmp-${process.pid}`;
+// Names this build's code and dependencies: caches written by another build are not trusted.
+const buildId = createHash('sha256');
+for (const file of ['package-lock.json', ...readdirSync('src', { recursive: true }).map((f) => path.join('src', f)).filter((f) => f.endsWith('.ts')).sort()]) {
+  buildId.update(file).update('\0').update(readFileSync(file)).update('\0');
+}
 await build({
   entryPoints: { main: 'src/cli/main.ts' },
   outdir: tmp,
@@ -17,7 +23,10 @@ await build({
   platform: 'node',
   target: 'node20',
   chunkNames: 'chunks/[name]-[hash]',
-  define: { PATCHWARDEN_VERSION: JSON.stringify(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version) },
+  define: {
+    PATCHWARDEN_VERSION: JSON.stringify(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version),
+    PATCHWARDEN_BUILD: JSON.stringify(buildId.digest('hex').slice(0, 16)),
+  },
   // CommonJS dependencies (micromatch) inside an ESM bundle need a require().
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",

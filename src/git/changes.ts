@@ -11,7 +11,7 @@ export interface Change {
   path: string;
 }
 
-const diffFlags = ['-z', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none', '--name-status'];
+export const diffFlags = ['-z', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none', '--name-status'];
 
 /** The staged set: the index git hands the hook against HEAD. */
 export async function stagedChanges(repo: Repo): Promise<Change[]> {
@@ -21,7 +21,7 @@ export async function stagedChanges(repo: Repo): Promise<Change[]> {
   return parseNameStatus(splitNul(out.stdout));
 }
 
-function parseNameStatus(fields: string[]): Change[] {
+export function parseNameStatus(fields: string[]): Change[] {
   const changes: Change[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) changes.push({ status: fields[i], path: fields[i + 1] });
   return changes;

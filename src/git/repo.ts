@@ -18,17 +18,31 @@ export interface Repo {
   text(args: string[], opts?: RunOptions): Promise<string>;
 }
 
+/**
+ * What `git rev-parse` prints about the repository. --show-cdup rather than
+ * --show-toplevel: some git versions refuse the latter in a bare repository.
+ * Callers may append revisions to the same call: one process is all a hook
+ * can afford.
+ */
+export const REPO_FLAGS = ['--is-bare-repository', '--is-inside-work-tree', '--absolute-git-dir', '--git-common-dir', '--show-cdup'];
+
 export async function openRepo(dir: string): Promise<Repo> {
   let out: string;
   try {
-    // --show-cdup rather than --show-toplevel: some git versions refuse the
-    // latter in a bare repository, and one process is all a hook can afford.
-    const r = await runGit(dir, ['rev-parse', '--is-bare-repository', '--is-inside-work-tree', '--absolute-git-dir', '--git-common-dir', '--show-cdup']);
-    out = r.stdout.toString('utf8');
+    out = (await runGit(dir, ['rev-parse', ...REPO_FLAGS])).stdout.toString('utf8');
   } catch (err) {
-    throw new CannotJudge(`not a git repository: ${dir} (${(err as Error).message.replace(/^.*?failed: /, '')})`);
+    throw notARepo(dir, err);
   }
-  const [bare, inside, gitDir, common, cdup] = out.split('\n');
+  return repoFrom(dir, out.split('\n'));
+}
+
+export function notARepo(dir: string, err: unknown): CannotJudge {
+  return new CannotJudge(`not a git repository: ${dir} (${(err as Error).message.replace(/^.*?failed: /, '')})`);
+}
+
+/** The repository from the first lines of `rev-parse REPO_FLAGS` run in `dir`. */
+export function repoFrom(dir: string, lines: string[]): Repo {
+  const [bare, inside, gitDir, common, cdup] = lines;
   const real = realpathSync(dir);
   const root = bare !== 'true' && inside === 'true' ? path.resolve(real, cdup) : null;
   return makeRepo(root, gitDir, path.resolve(real, common));

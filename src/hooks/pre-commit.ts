@@ -1,32 +1,67 @@
 // `patchwarden pre-commit`: git's pre-commit hook. Everything is read from the
-// index git hands the hook (GIT_INDEX_FILE), never from the working tree.
+// index git hands the hook (GIT_INDEX_FILE) and from the commit's base side,
+// never from the working tree: the config that judges is the one committed at
+// HEAD (for an amend, at the amended commit's parent; on a first commit, the
+// staged one). It runs on every commit, so it loads only what it uses: the
+// config parser, the glob compiler and the ledger and fixture layers load when
+// a commit needs them.
 import { parse } from '../cli/args.js';
-import { openWithConfig } from '../cli/context.js';
 import { emit, violationsOutcome } from '../cli/output.js';
-import { stagedChanges } from '../git/changes.js';
+import type { Config } from '../config/schema.js';
+import { configFromBlob, type Judge } from '../config/cache.js';
 import { touchesFixtures } from '../fixtures/folder.js';
-import { checkStaged, classifierFor } from '../mixing/check.js';
+import { configBool, type Repo } from '../git/repo.js';
+import { readStaged } from '../git/staged.js';
+import { checkStaged } from '../mixing/staged.js';
+import { classifierFrom, type Classify } from '../zones/classify.js';
+import { amendingCommit } from './amend.js';
 
 export const help = `usage: patchwarden pre-commit [--format text|json|github] [--config PATH] [-C DIR]
 
 The pre-commit hook. On the staged set it applies the mixing rule (production
 code and oracles in separate commits), checks the freeze ledger's shape when
 the ledger is staged, and verifies the fixture lock when fixtures or the lock
-are staged. Exit 0 lets the commit through; anything else stops it.`;
+are staged. The config that judges is the one committed at HEAD (the staged
+one on a repository's first commit), never the working tree's. An amend
+(\`git commit --amend\`) is judged with the commit it amends: the index
+against that commit's parent. Exit 0 lets the commit through; anything else
+stops it.`;
 
 export async function run(args: string[]): Promise<number> {
   const { common } = parse(args, {}, false);
-  const { repo, config } = await openWithConfig(common);
-  const [classify, staged] = await Promise.all([classifierFor(repo, config), stagedChanges(repo)]);
-  const violations = checkStaged(staged, classify);
+  const amend = await amendingCommit(common.dir);
+  const { repo, changes, config: at } = await readStaged(common.dir, amend);
+  const { config, rules } = common.config ? await explicitConfig(repo, common.config) : await configFromBlob(repo, at.oid, at.shown);
+  const paths = changes.map((c) => c.path);
+  const classify = await classifierFor(repo, rules, paths);
+  const violations = checkStaged(changes, classify, amend);
   // The ledger and fixture layers load only for a commit that reaches them.
-  if (staged.some((c) => c.path === config.freeze.ledger && c.status !== 'D')) {
+  if (changes.some((c) => c.path === config.freeze.ledger && c.status !== 'D')) {
     const [{ checkLedgerAt }, { clockNow }] = await Promise.all([import('../freeze/ledger.js'), import('../freeze/clock.js')]);
     violations.push(...(await checkLedgerAt(repo, config, ':', clockNow())));
   }
-  if (touchesFixtures(staged.map((c) => c.path), config, classify)) {
+  if (touchesFixtures(paths, config, classify)) {
     const { fixtureViolations, verifyFixtures } = await import('../fixtures/verify.js');
     violations.push(...fixtureViolations(await verifyFixtures(repo, config, { kind: 'index' }), config, 'the index'));
   }
   return emit(common.format, violationsOutcome(violations, {}, 'patchwarden: pre-commit ok'));
+}
+
+/** `--config PATH`: a file the user names, read as it is (never cached). */
+async function explicitConfig(repo: Repo, file: string): Promise<Judge> {
+  const [{ loadConfig }, { zoneRules }] = await Promise.all([import('../config/load.js'), import('../zones/zones.js')]);
+  const config: Config = await loadConfig(repo, file);
+  return { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) } };
+}
+
+/**
+ * The classifier for these paths. core.ignorecase decides between the two
+ * rule sets, and asking git costs a process; when no path falls in a
+ * different zone either way, the answer cannot change the verdict.
+ */
+async function classifierFor(repo: Repo, rules: Judge['rules'], paths: string[]): Promise<Classify> {
+  const exact = classifierFrom(rules.exact);
+  const folded = classifierFrom(rules.folded);
+  if (paths.every((p) => exact(p) === folded(p))) return exact;
+  return (await configBool(repo, 'core.ignorecase')) ? folded : exact;
 }

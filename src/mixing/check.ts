@@ -4,28 +4,11 @@ import type { Violation } from '../common/verdict.js';
 import { rangeChanges, type Change } from '../git/changes.js';
 import { checkOwners } from '../owners/check.js';
 import { configBool, type Repo } from '../git/repo.js';
-import { shellQuote } from '../common/text.js';
 import { zoneClassifier, type Classify } from '../zones/zones.js';
-import { mixViolation, zonedPaths } from './rule.js';
+import { mixViolation } from './rule.js';
 
 export async function classifierFor(repo: Repo, config: Config): Promise<Classify> {
   return zoneClassifier(config, await configBool(repo, 'core.ignorecase'));
-}
-
-/** The mixing rule on the staged set; the refusal says what to unstage. */
-export function checkStaged(changes: Change[], classify: Classify): Violation[] {
-  const v = mixViolation(changes, classify, 'mix');
-  if (!v) return [];
-  const { oracle, src } = zonedPaths(changes, classify);
-  const list = (zs: { path: string }[]) => zs.map((z) => shellQuote(z.path)).join(' ');
-  v.fix = [
-    'split it: commit the production change first, then the oracle change on its own:',
-    `  git restore --staged -- ${list(oracle)}`,
-    '  git commit            # production code (and free paths such as tests)',
-    `  git add -- ${list(oracle)} && git commit`,
-    `or keep the oracles and unstage the production code: git restore --staged -- ${list(src)}`,
-  ].join('\n');
-  return [v];
 }
 
 /**

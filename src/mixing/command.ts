@@ -5,7 +5,8 @@ import { emit, violationsOutcome } from '../cli/output.js';
 import { UsageError } from '../common/errors.js';
 import { resolveCommit } from '../git/repo.js';
 import { stagedChanges } from '../git/changes.js';
-import { checkRange, checkStaged, classifierFor } from './check.js';
+import { checkRange, classifierFor } from './check.js';
+import { checkStaged } from './staged.js';
 
 export const help = `usage: patchwarden check [--staged | --commit REV | --range A..B] [--format text|json|github] [--config PATH] [-C DIR]
 

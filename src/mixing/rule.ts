@@ -3,7 +3,7 @@
 import type { ZoneName } from '../config/schema.js';
 import type { Violation } from '../common/verdict.js';
 import type { Change } from '../git/changes.js';
-import { isOracle, type Classify } from '../zones/zones.js';
+import { isOracle, type Classify } from '../zones/classify.js';
 
 export interface Zoned {
   path: string;

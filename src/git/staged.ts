@@ -1,0 +1,71 @@
+// What a pre-commit hook judges: the index git hands it against the commit's
+// base side, and the config blob on that side, read in as few git processes
+// as each case allows. The base side is HEAD; for an amend, the parents of the
+// commit being amended; for a repository's first commit, the empty tree, and
+// then the config comes from the index.
+import { CONFIG_FILE } from '../config/schema.js';
+import { CannotJudge } from '../common/errors.js';
+import { diffFlags, parseNameStatus, type Change } from './changes.js';
+import { emptyTree, notARepo, REPO_FLAGS, repoFrom, type Repo } from './repo.js';
+import { runGit, splitNul } from './run.js';
+
+export interface Staged {
+  repo: Repo;
+  changes: Change[];
+  /** The judging config: its blob id (null when there is none) and how messages name it. */
+  config: { oid: string | null; shown: string };
+}
+
+export async function readStaged(dir: string, amend: boolean): Promise<Staged> {
+  if (amend) return readAmend(dir);
+  // The common case, two processes at once: the repository and HEAD's config blob, and the diff against HEAD.
+  const [info, diff] = await Promise.all([
+    runGit(dir, ['rev-parse', ...REPO_FLAGS, '--verify', '--quiet', `HEAD:${CONFIG_FILE}`], { okCodes: [1] }).catch((err) => {
+      throw notARepo(dir, err);
+    }),
+    runGit(dir, ['diff-index', '--cached', ...diffFlags, 'HEAD', '--'], { okCodes: [128] }),
+  ]);
+  const lines = info.stdout.toString('utf8').split('\n');
+  const repo = repoFrom(dir, lines);
+  if (diff.code === 0) {
+    const oid = info.code === 0 ? lines[REPO_FLAGS.length] : null;
+    return { repo, changes: parseNameStatus(splitNul(diff.stdout)), config: { oid, shown: `HEAD:${CONFIG_FILE}` } };
+  }
+  const head = await repo.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { okCodes: [1] });
+  if (head.code === 0) throw new CannotJudge(`git diff-index against HEAD failed: ${diff.stderr.trim()}`);
+  return firstCommit(repo);
+}
+
+/** No commit yet: everything staged is new, and the config judging it is the one staged with it. */
+async function firstCommit(repo: Repo): Promise<Staged> {
+  const [changes, oid] = await Promise.all([emptyTree(repo).then((t) => diffIndex(repo, t)), blobAt(repo, ':')]);
+  return { repo, changes, config: { oid, shown: `:${CONFIG_FILE}` } };
+}
+
+/**
+ * An amend replaces HEAD: what counts is the index against HEAD's parents, so
+ * a change added to a production commit is judged together with it. With
+ * several parents a path counts when it differs from each of them.
+ */
+async function readAmend(dir: string): Promise<Staged> {
+  const info = await runGit(dir, ['rev-parse', ...REPO_FLAGS, 'HEAD^@']).catch((err) => {
+    throw notARepo(dir, err);
+  });
+  const lines = info.stdout.toString('utf8').split('\n');
+  const repo = repoFrom(dir, lines);
+  const parents = lines.slice(REPO_FLAGS.length).filter(Boolean);
+  if (!parents.length) return firstCommit(repo);
+  const [diffs, oid] = await Promise.all([Promise.all(parents.map((p) => diffIndex(repo, p))), blobAt(repo, `${parents[0]}:`)]);
+  const others = diffs.slice(1).map((d) => new Set(d.map((c) => c.path)));
+  return { repo, changes: diffs[0].filter((c) => others.every((o) => o.has(c.path))), config: { oid, shown: `HEAD^1:${CONFIG_FILE}` } };
+}
+
+async function diffIndex(repo: Repo, base: string): Promise<Change[]> {
+  return parseNameStatus(splitNul((await repo.run(['diff-index', '--cached', ...diffFlags, base, '--'])).stdout));
+}
+
+/** The config's blob id under a revision prefix (`REV:` or `:` for the index), or null. */
+async function blobAt(repo: Repo, prefix: string): Promise<string | null> {
+  const r = await repo.run(['rev-parse', '--verify', '--quiet', `${prefix}${CONFIG_FILE}`], { okCodes: [1] });
+  return r.code === 0 ? r.stdout.toString('utf8').trim() : null;
+}
