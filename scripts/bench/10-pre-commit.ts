@@ -1,31 +1,63 @@
-// pre-commit on a 20,000-file repository with 1,000 staged paths, against a
-// minimal Node script that only lists the staged set with git.
+// pre-commit on a repository shaped like a user's: 20,000 tracked files in
+// nested folders, a config with several zones and `zones.guard` entries, and
+// 1,000 staged paths spread over production code, tests and docs. Against a
+// Node script that only lists the staged set with git.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CLI, timeCommand, type Row } from './lib.js';
+import { CLI, benchEnv, paired, spell, type Row } from './lib.js';
+
+const CONFIG = `version: 1
+zones:
+  src: ["src/**", "lib/**", "packages/*/src/**"]
+  spec: ["spec/**", "packages/*/spec/**"]
+  fixtures: ["fixtures/**", "packages/*/fixtures/**"]
+  freeze: ["freeze/**"]
+  guard: [".github/workflows/**", "scripts/ci/**", "Makefile"]
+mix:
+  range: refuse
+`;
+
+/** Where the files live: production code, properties, fixtures, tests and docs, several levels deep. */
+const AREAS = ['src/app/core', 'src/app/api/v1', 'lib/util', 'packages/billing/src/model', 'packages/billing/spec', 'packages/auth/src', 'tests/unit/app', 'tests/integration', 'docs/guide', 'spec/props', 'fixtures/input/cases'];
+/** Staged paths go here: code, tests and docs, never an oracle (a commit that passes). */
+const STAGED = ['src/app/core', 'src/app/api/v1', 'lib/util', 'packages/billing/src/model', 'packages/auth/src', 'tests/unit/app', 'tests/integration', 'docs/guide'];
 
 export default async function preCommit(): Promise<Row[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-bench-'));
   try {
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+    const env = benchEnv({ GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env, stdio: ['ignore', 'ignore', 'inherit'] });
     git('init', '-q', '-b', 'main');
-    for (let d = 0; d < 200; d++) {
-      const folder = path.join(dir, d % 2 ? 'src' : 'tests', `m${d}`);
-      mkdirSync(folder, { recursive: true });
-      for (let f = 0; f < 100; f++) writeFileSync(path.join(folder, `f${f}.py`), `v = ${d * 100 + f}\n`);
+    writeFileSync(path.join(dir, '.patchwarden.yml'), CONFIG);
+    const file = (area: string, i: number) => path.join(dir, area, `m${i % 25}`, `f${i}.py`);
+    for (let i = 0; i < 20_000; i++) {
+      const f = file(AREAS[i % AREAS.length], i);
+      mkdirSync(path.dirname(f), { recursive: true });
+      writeFileSync(f, `v = ${i}\n`);
     }
     git('add', '-A');
     git('-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-q', '-m', 'base');
-    for (let i = 0; i < 1000; i++) writeFileSync(path.join(dir, i % 2 ? 'src' : 'tests', `m${i % 200}`, `f${i % 100}.py`), `v = -${i}\n`);
+    for (let i = 0; i < 1000; i++) {
+      const area = STAGED[i % STAGED.length];
+      const n = AREAS.indexOf(area) + AREAS.length * Math.floor(i / STAGED.length) * 13;
+      writeFileSync(file(area, n), `v = -${i}\n`);
+    }
     git('add', '-A');
+    const staged = execFileSync('git', ['diff', '--cached', '--name-only'], { cwd: dir, env }).toString().split('\n').filter(Boolean).length;
+    const script = "execFileSync('git', ['diff', '--cached', '--name-status', '-z'])";
     const baseline = path.join(dir, 'baseline.mjs');
-    writeFileSync(baseline, "import { execFileSync } from 'node:child_process';\nexecFileSync('git', ['diff', '--cached', '--name-status', '-z']);\n");
-    const opts = { cwd: dir };
-    const base = timeCommand(process.execPath, [baseline], opts, 11);
-    const ours = timeCommand(process.execPath, [CLI, 'pre-commit'], opts, 11);
-    return [{ name: 'pre-commit (20,000 files, 1,000 staged)', ours, baseline: base, baselineName: 'node + git diff --cached', target: 1.5 }];
+    writeFileSync(baseline, `import { execFileSync } from 'node:child_process';\n${script};\n`);
+    const opts = { cwd: dir, env };
+    const runs = paired({ cmd: process.execPath, args: [CLI, 'pre-commit'], opts }, { cmd: process.execPath, args: [baseline], opts }, 11);
+    return [{
+      name: `pre-commit, 20,000 files in nested folders, ${staged.toLocaleString('en')} staged over src, lib, packages, tests, docs`,
+      ...runs,
+      oursName: spell(process.execPath, [CLI, 'pre-commit']),
+      baselineName: `node baseline.mjs  # ${script}`,
+      target: 1.5,
+    }];
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

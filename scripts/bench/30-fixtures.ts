@@ -7,7 +7,7 @@ import { randomFillSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CLI, PROJECT, timeCommand, type Row } from './lib.js';
+import { CLI, PROJECT, benchEnv, paired, spell, type Row, type Cmd } from './lib.js';
 
 const FILES = 2000;
 const SIZE = 100_000; // 2,000 x 100 kB = 200 MB
@@ -36,16 +36,18 @@ export default async function fixtures(): Promise<Row[]> {
     run(['fixtures', 'verify', '--rev', 'HEAD']); // fills the cache
     const listFile = path.join(dir, 'names.txt');
     writeFileSync(listFile, names.join('\n'));
-    const opts = { cwd: dir };
+    const opts = { cwd: dir, env: benchEnv() };
+    const cmd = (c: string, args: string[]): Cmd => ({ cmd: c, args, opts });
     // xargs hands openssl all the files in one or two processes, as sha256sum -c does.
-    const openssl = timeCommand('sh', ['-c', `xargs openssl dgst -sha256 < ${listFile}`], opts);
-    const sha256sum = timeCommand('sha256sum', ['-c', '--quiet', 'fixtures/inputs.sha256'], opts);
-    const worktree = timeCommand(process.execPath, [cli, 'fixtures', 'verify', '--worktree'], opts);
-    const warm = timeCommand(process.execPath, [cli, 'fixtures', 'verify', '--rev', 'HEAD'], opts);
+    const openssl = cmd('sh', ['-c', 'xargs openssl dgst -sha256 < names.txt']);
+    const sha256sum = cmd('sha256sum', ['-c', '--quiet', 'fixtures/inputs.sha256']);
+    const worktree = cmd(process.execPath, [cli, 'fixtures', 'verify', '--worktree']);
+    const warm = cmd(process.execPath, [cli, 'fixtures', 'verify', '--rev', 'HEAD']);
+    const spelled = (c: Cmd) => spell(c.cmd, c.args);
     return [
-      { name: 'fixtures verify --worktree (200 MB, 2,000 files)', ours: worktree, baseline: openssl, baselineName: 'openssl dgst -sha256', target: 1.3 },
-      { name: 'fixtures verify --worktree (200 MB, 2,000 files)', ours: worktree, baseline: sha256sum, baselineName: 'sha256sum -c', target: 0.6 },
-      { name: 'fixtures verify --rev HEAD, cache warm', ours: warm, baseline: sha256sum, baselineName: 'sha256sum -c', target: 0.2 },
+      { name: 'fixtures verify --worktree (200 MB, 2,000 files)', ...paired(worktree, openssl), oursName: spelled(worktree), baselineName: spelled(openssl), target: 1.3 },
+      { name: 'fixtures verify --worktree (200 MB, 2,000 files)', ...paired(worktree, sha256sum), oursName: spelled(worktree), baselineName: spelled(sha256sum), target: 0.6 },
+      { name: 'fixtures verify --rev HEAD, cache warm', ...paired(warm, sha256sum), oursName: spelled(warm), baselineName: spelled(sha256sum), target: 0.2 },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

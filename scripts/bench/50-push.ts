@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CLI, median, PROJECT, type Row } from './lib.js';
+import { CLI, PROJECT, type Row } from './lib.js';
 
 const COMMITS = 5000;
 const RUNS = 5;
@@ -86,8 +86,8 @@ export default async function push(): Promise<Row[]> {
       alone.push(hookAlone());
     }
     return [
-      { name: `push ${COMMITS.toLocaleString('en')} commits, pre-receive`, ours: median(ours), baseline: median(baseline), baselineName: 'same push, hook with rev-list + diff-tree --stdin', target: 1.5 },
-      { name: `pre-receive hook alone, ${COMMITS.toLocaleString('en')} commits`, ours: median(alone), baseline: 5000, baselineName: "GHES's pre-receive limit", target: 0.5 },
+      { name: `push ${COMMITS.toLocaleString('en')} commits, pre-receive`, ours, baseline, baselineName: 'the same push into a repository whose pre-receive runs only git rev-list + git diff-tree --stdin', target: 1.5 },
+      { name: `pre-receive hook alone, ${COMMITS.toLocaleString('en')} commits`, ours: alone, baseline: 5000, baselineName: "GHES's pre-receive limit", target: 0.5 },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

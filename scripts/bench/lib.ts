@@ -1,5 +1,5 @@
-// Measuring: medians of wall time (and peak memory) of whole commands, each
-// against a baseline measured in the same run.
+// Measuring: wall time (and peak memory) of whole commands, each against a
+// baseline measured in the same run, the two alternating run by run.
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,34 +7,71 @@ import { fileURLToPath } from 'node:url';
 export const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(PROJECT, process.env.PATCHWARDEN_BUILD_DIR ?? 'dist', 'main.js');
 
+/**
+ * The environment every measured command runs in: the caller's, less
+ * NODE_EXTRA_CA_CERTS. A machine that sets it makes every node start read a
+ * certificate bundle first (tens of ms); the hook shims unset it, and a user's
+ * machine rarely sets it. `bench.ts` prints what it costs where it is set.
+ */
+export function benchEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...extra };
+  delete env.NODE_EXTRA_CA_CERTS;
+  return env;
+}
+
 export interface Row {
   name: string;
-  ours: number;
-  baseline: number;
+  /** Each run's measure, in the order run; paired run by run with `baseline` when both have several. */
+  ours: number | number[];
+  baseline: number | number[];
+  /** The baseline spelled out: the command a reader can run, or the fixed limit it stands for. */
   baselineName: string;
+  /** The command measured as "patchwarden", spelled out the same way. */
+  oursName?: string;
   /** The ratio the issue asks for (ours / baseline at most this). */
   target: number;
-  /** Extra ms allowed on top of target × baseline (e.g. "plus one second"). */
+  /** Extra units allowed on top of target × baseline (e.g. "plus one second"). */
   slack?: number;
   unit?: 'ms' | 'MB';
 }
 
-/** Median wall time in ms of `runs` runs of a command (after one warm-up). */
-export function timeCommand(cmd: string, args: string[], opts: SpawnSyncOptions = {}, runs = 7): number {
-  const times: number[] = [];
-  for (let i = 0; i <= runs; i++) {
-    const t = process.hrtime.bigint();
-    const r = spawnSync(cmd, args, { stdio: ['pipe', 'ignore', 'pipe'], ...opts });
-    const ms = Number(process.hrtime.bigint() - t) / 1e6;
-    if (r.error) throw r.error;
-    if (i > 0) times.push(ms);
+export interface Cmd {
+  cmd: string;
+  args: string[];
+  opts?: SpawnSyncOptions;
+}
+
+/** Wall time in ms of one run; throws when the command cannot start or fails. */
+export function timeOnce({ cmd, args, opts = {} }: Cmd): number {
+  const t = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { env: benchEnv(), ...opts, stdio: ['pipe', 'ignore', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new Error(`bench: ${cmd} ${args.join(' ')} exited ${r.status}: ${String(r.stderr).trim()}`);
+  return ms;
+}
+
+/** `runs` paired runs (after one warm-up of each), alternating which goes first. */
+export function paired(ours: Cmd, baseline: Cmd, runs = 7): { ours: number[]; baseline: number[] } {
+  timeOnce(ours);
+  timeOnce(baseline);
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    if (i % 2) {
+      b.push(timeOnce(baseline));
+      a.push(timeOnce(ours));
+    } else {
+      a.push(timeOnce(ours));
+      b.push(timeOnce(baseline));
+    }
   }
-  return median(times);
+  return { ours: a, baseline: b };
 }
 
 /** Peak resident memory in MB of one run, from GNU time when present. */
 export function peakMemory(cmd: string, args: string[], opts: SpawnSyncOptions = {}): number | null {
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { ...opts, stdio: ['pipe', 'ignore', 'pipe'], encoding: 'utf8' });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { env: benchEnv(), ...opts, stdio: ['pipe', 'ignore', 'pipe'], encoding: 'utf8' });
   if (r.error) return null;
   const kb = Number(String(r.stderr).trim().split('\n').pop());
   return Number.isFinite(kb) ? kb / 1024 : null;
@@ -44,4 +81,10 @@ export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** A command as a reader would type it, with the project's paths shortened. */
+export function spell(cmd: string, args: string[]): string {
+  const short = (a: string) => (a === process.execPath ? 'node' : a.startsWith(PROJECT + path.sep) ? path.relative(PROJECT, a) : a);
+  return [cmd, ...args].map(short).map((a) => (/^[\w./=:,@%+-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`)).join(' ');
 }
