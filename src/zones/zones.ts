@@ -2,7 +2,7 @@
 // the config names (ledger, lock, registry, signers) in their zones, then the
 // zone globs in the order listed: a broad `src` glob can never swallow the
 // guard's config or an oracle file.
-import { globPatterns } from './glob.js';
+import { globPattern, literalPattern } from './glob.js';
 import { BUILTIN_GUARD, type Config, type ZoneName } from '../config/schema.js';
 import { classifierFrom, type Classify, type ZoneRule } from './classify.js';
 
@@ -20,10 +20,10 @@ export function zoneRules(config: Config, ignoreCase = false): ZoneRule[] {
     [config.properties.invariants, 'spec'],
   ];
   if (config.owners.signers) named.unshift([config.owners.signers, 'guard']);
-  const exact = (file: string) => ({ source: `^${file.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}$`, flags: ignoreCase ? 'is' : 's' });
+  const globs = (gs: string[]) => gs.map((g) => globPattern(g, { ignoreCase }));
   return [
-    { zone: 'guard', patterns: globPatterns(BUILTIN_GUARD, { ignoreCase }) },
-    ...named.map(([file, zone]) => ({ zone, patterns: [exact(file)] })),
-    ...config.zones.filter((z) => z.globs.length).map((z) => ({ zone: z.name, patterns: globPatterns(z.globs, { ignoreCase }) })),
+    { zone: 'guard', fold: ignoreCase, patterns: globs(BUILTIN_GUARD) },
+    ...named.map(([file, zone]) => ({ zone, fold: ignoreCase, patterns: [literalPattern(file, { ignoreCase })] })),
+    ...config.zones.filter((z) => z.globs.length).map((z) => ({ zone: z.name, fold: ignoreCase, patterns: globs(z.globs) })),
   ];
 }
