@@ -57,11 +57,14 @@ async function explicitConfig(repo: Repo, file: string): Promise<Judge> {
 /**
  * The classifier for these paths. core.ignorecase decides between the two
  * rule sets, and asking git costs a process; when no path falls in a
- * different zone either way, the answer cannot change the verdict.
+ * different zone either way, the answer cannot change the verdict. A path of
+ * lower-case ASCII can only differ where the rules themselves hold upper case.
  */
 async function classifierFor(repo: Repo, rules: Judge['rules'], paths: string[]): Promise<Classify> {
   const exact = classifierFrom(rules.exact);
   const folded = classifierFrom(rules.folded);
-  if (paths.every((p) => exact(p) === folded(p))) return exact;
+  const cased = /[A-Z]/.test(JSON.stringify(rules));
+  const maybe = cased ? paths : paths.filter((p) => /[^\x00-\x40\x5b-\x7f]/.test(p));
+  if (maybe.every((p) => exact(p) === folded(p))) return exact;
   return (await configBool(repo, 'core.ignorecase')) ? folded : exact;
 }
