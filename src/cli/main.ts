@@ -1,7 +1,7 @@
 // The `patchwarden` entry point. Each command lives in its concern's folder
 // and is loaded only when asked for: hooks start on every commit.
 import { resolve } from 'node:path';
-import { CannotJudge, UsageError } from '../common/errors.js';
+import { isCannotJudge, UsageError } from '../common/errors.js';
 
 export interface Command {
   /** The text `--help` prints. */
@@ -66,9 +66,9 @@ function report(err: unknown): number {
   const own = process.argv.includes('--') ? process.argv.slice(0, process.argv.indexOf('--')) : process.argv;
   const json = own.includes('--format=json') || own.some((a, i) => a === '--format' && own[i + 1] === 'json');
   let message: string;
-  if (err instanceof CannotJudge) {
+  if (isCannotJudge(err)) {
     message = err.describe();
-    if (err instanceof UsageError) message += ' (see --help)';
+    if (err.name === 'UsageError') message += ' (see --help)';
   } else {
     message = `internal error: ${(err as Error)?.message ?? String(err)}`;
   }

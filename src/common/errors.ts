@@ -30,3 +30,12 @@ export class UsageError extends CannotJudge {
     this.name = 'UsageError';
   }
 }
+
+/**
+ * Whether `err` is a CannotJudge (or UsageError) by its name: the pre-commit
+ * hook is bundled on its own (dist/pre-commit.js) with its own copy of these
+ * classes, so `instanceof` would miss the errors it throws.
+ */
+export function isCannotJudge(err: unknown): err is CannotJudge {
+  return err instanceof Error && (err.name === 'CannotJudge' || err.name === 'UsageError') && typeof (err as CannotJudge).describe === 'function';
+}

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Repo } from '../git/repo.js';
 import type { ZoneRule } from '../zones/classify.js';
-import { defaults, type Config } from './schema.js';
+import type { Config } from './schema.js';
 
 /** This build's id, put in by the build; absent when the sources run unbundled (then nothing is cached). */
 declare const PATCHWARDEN_BUILD: string;
@@ -22,39 +22,36 @@ export interface Judge {
 
 interface Entry extends Judge {
   build: string;
-  oid: string;
+  key: string;
 }
 
-/** The config in blob `oid` (the defaults when null), named `shown` in messages. */
-export async function configFromBlob(repo: Repo, oid: string | null, shown: string): Promise<Judge> {
+/** The cached judge of config blob `oid` (null: no config, the defaults), named `shown` in messages. */
+export function cachedJudge(repo: Repo, oid: string | null, shown: string): Judge | null {
   const key = oid ?? 'defaults';
-  const file = path.join(repo.commonDir, 'patchwarden', 'config-cache', `${key}.json`);
-  const hit = BUILD ? read(file, key) : null;
-  if (hit) return { config: { ...hit.config, source: shown }, rules: hit.rules };
-  const [{ parseConfig }, { zoneRules }] = await Promise.all([import('./load.js'), import('../zones/zones.js')]);
-  const config = oid ? parseConfig((await repo.run(['cat-file', 'blob', oid])).stdout.toString('utf8'), shown) : defaults(shown);
-  const judge = { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) } };
-  if (BUILD) write(file, { build: BUILD, oid: key, ...judge });
-  return judge;
-}
-
-function read(file: string, key: string): Entry | null {
+  if (!BUILD) return null;
   try {
-    const entry = JSON.parse(readFileSync(file, 'utf8')) as Entry;
-    return entry.build === BUILD && entry.oid === key ? entry : null;
+    const entry = JSON.parse(readFileSync(entryFile(repo, key), 'utf8')) as Entry;
+    return entry.build === BUILD && entry.key === key ? { config: { ...entry.config, source: shown }, rules: entry.rules } : null;
   } catch {
     return null;
   }
 }
 
 /** Best effort: a git directory we cannot write to only means parsing again next time. */
-function write(file: string, entry: Entry): void {
+export function cacheJudge(repo: Repo, oid: string | null, judge: Judge): void {
+  const key = oid ?? 'defaults';
+  if (!BUILD) return;
+  const file = entryFile(repo, key);
   try {
     mkdirSync(path.dirname(file), { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(entry));
+    writeFileSync(tmp, JSON.stringify({ build: BUILD, key, ...judge } satisfies Entry));
     renameSync(tmp, file);
   } catch {
     /* not cached */
   }
+}
+
+function entryFile(repo: Repo, key: string): string {
+  return path.join(repo.commonDir, 'patchwarden', 'config-cache', `${key}.json`);
 }
