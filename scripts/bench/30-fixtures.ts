@@ -4,7 +4,7 @@
 // HEAD` with the sha256 cache warm, against the same `sha256sum -c`.
 import { execFileSync } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CLI, PROJECT, benchEnv, paired, spell, type Row, type Cmd } from './lib.js';
@@ -41,8 +41,12 @@ export default async function fixtures(): Promise<Row[]> {
     // xargs hands openssl all the files in one or two processes, as sha256sum -c does.
     const openssl = cmd('sh', ['-c', 'xargs openssl dgst -sha256 < names.txt']);
     const sha256sum = cmd('sha256sum', ['-c', '--quiet', 'fixtures/inputs.sha256']);
-    const worktree = cmd(process.execPath, [cli, 'fixtures', 'verify', '--worktree']);
-    const warm = cmd(process.execPath, [cli, 'fixtures', 'verify', '--rev', 'HEAD']);
+    // The command as a user starts it: the `patchwarden` npm links into node_modules/.bin.
+    const bin = path.join(dir, 'node_modules', '.bin', 'patchwarden');
+    mkdirSync(path.dirname(bin), { recursive: true });
+    symlinkSync(cli, bin);
+    const worktree = cmd('node_modules/.bin/patchwarden', ['fixtures', 'verify', '--worktree']);
+    const warm = cmd('node_modules/.bin/patchwarden', ['fixtures', 'verify', '--rev', 'HEAD']);
     const spelled = (c: Cmd) => spell(c.cmd, c.args);
     return [
       { name: 'fixtures verify --worktree (200 MB, 2,000 files)', ...paired(worktree, openssl), oursName: spelled(worktree), baselineName: spelled(openssl), target: 1.3 },

@@ -43,7 +43,7 @@ export function notARepo(dir: string, err: unknown): CannotJudge {
 /** The repository from the first lines of `rev-parse REPO_FLAGS` run in `dir`. */
 export function repoFrom(dir: string, lines: string[]): Repo {
   const [bare, inside, gitDir, common, cdup] = lines;
-  const real = realpathSync(dir);
+  const real = realpathSync.native(dir);
   const root = bare !== 'true' && inside === 'true' ? path.resolve(real, cdup) : null;
   return makeRepo(root, gitDir, path.resolve(real, common));
 }
