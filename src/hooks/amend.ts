@@ -4,7 +4,7 @@
 // `--amend` only without -m/-F, and the same for `-C HEAD`. So the hook reads
 // the command line of the git process that started it (Linux's /proc), as git
 // itself would parse it.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { runGit } from '../git/run.js';
 
@@ -34,11 +34,20 @@ export function gitAncestor(): string[] | null {
       return null;
     }
     if (argv[argv.length - 1] === '') argv.pop();
-    if (/^git(-[a-z-]+)?$/.test(path.basename(argv[0] ?? ''))) return argv;
+    // By name, or by the program itself: `exec -a other git commit --amend` renames argv[0].
+    if (/^git(-[a-z-]+)?$/.test(path.basename(argv[0] ?? '')) || path.basename(exe(pid)) === 'git') return argv;
     // stat is "pid (comm) state ppid ...", and comm may hold spaces and parentheses.
     pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
   }
   return null;
+}
+
+function exe(pid: number): string {
+  try {
+    return readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    return '';
+  }
 }
 
 /** git's own options that take the next word as their value. */

@@ -96,6 +96,9 @@ test('git commit --amend that adds spec to a src commit is refused, however it i
   repo.git(['commit', '-q', '-m', 'production change']);
   repo.write('spec/props.py', 'p = 2\n');
   repo.git(['add', 'spec/props.py']);
+  // A renamed argv[0] does not hide git: the program is read too.
+  const renamed = refused(repo, ['-c', 'alias.x=!bash -c "exec -a notgit git commit -q --amend --no-edit"', 'x']);
+  assert.match(renamed, /this amend/);
   for (const args of [['commit', '-q', '--amend', '--no-edit'], ['commit', '-q', '--amend', '-m', 'reworded'], ['-c', 'user.name=X', 'commit', '--amen', '-qm', 'abbreviated'], ['ci', '--amend', '--no-edit'], ['commit', '-q', '-a', '--amend', '-C', 'HEAD']]) {
     const out = refused(repo, args);
     assert.match(out, /this amend \(the staged change with the commit it amends, HEAD\) changes production code/, args.join(' '));
