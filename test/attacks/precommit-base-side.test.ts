@@ -5,7 +5,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, tempRepo, type TempRepo } from '../helpers/repo.js';
+import { PROJECT, cleanup, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
 
 /** A repository with the hooks installed, the config committed, and src, spec and tests. */
 function guarded(config = 'version: 1\n'): TempRepo {
@@ -129,6 +129,22 @@ test('amends that do not mix pass; -C HEAD and --no-amend are new commits, judge
   repo.git(['add', 'spec/props.py']);
   repo.git(['commit', '-q', '-m', '--amend']);
   assert.equal(repo.git(['log', '-1', '--format=%s']).stdout.trim(), '--amend');
+});
+
+test('through husky (hooks a few shells deep) the amend is still seen and refused', () => {
+  const repo = tempRepo();
+  repo.commit({ 'src/app.py': 'x = 1\n', 'spec/props.py': 'p = 1\n', 'package.json': JSON.stringify({ name: 'x', devDependencies: { husky: '^9' } }) }, 'start');
+  repo.write('.husky/pre-commit', 'echo lint-staged would run here\n');
+  const husky = sh(process.execPath, [path.join(PROJECT, 'node_modules/husky/bin.js')], { cwd: repo.dir, env: repo.env });
+  assert.is(husky.code, 0, husky.stderr + husky.stdout);
+  assert.is(repo.json(['init', '--yes']).out.style, 'husky');
+  repo.commit({}, 'guard');
+  repo.write('src/app.py', 'x = 2\n');
+  repo.git(['add', 'src/app.py']);
+  repo.git(['commit', '-q', '-m', 'production change']);
+  repo.write('spec/props.py', 'p = 2\n');
+  repo.git(['add', 'spec/props.py']);
+  assert.match(refused(repo, ['commit', '-q', '--amend', '-m', 'reworded']), /this amend/);
 });
 
 test('an amend is judged by the config at the amended commit\'s parent', () => {
