@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CLI, PROJECT, type Row } from './lib.js';
+import { CLI, PROJECT, benchEnv, type Row } from './lib.js';
 
 const RUNS = 7;
 const COMMAND = 'node --test --test-reporter=junit --test-reporter-destination={junit} spec/properties/';
@@ -47,7 +47,7 @@ function timed(cmd: string, args: string[], opts: Parameters<typeof spawnSync>[2
 export default async function revert(): Promise<Row[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-bench-revert-'));
   const cli = process.env.PATCHWARDEN_BUILD_DIR ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js') : CLI;
-  const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
+  const env = benchEnv({ GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com' });
   try {
     project(dir, env);
     const check = spawnSync(process.execPath, [cli, 'revert-check', '--base', 'HEAD~1', '--format', 'json'], { cwd: dir, env, encoding: 'utf8' });
@@ -62,7 +62,7 @@ export default async function revert(): Promise<Row[]> {
       baseline.push(timed('sh', ['-c', twice], { cwd: dir, env }));
       ours.push(timed(process.execPath, [cli, 'revert-check', '--base', 'HEAD~1'], { cwd: dir, env }));
     }
-    return [{ name: 'revert-check, small node project (5 invariants)', ours, baseline, baselineName: `${COMMAND.replaceAll('{junit}', 'REPORT')}, twice`, target: 1.3, slack: 1000 }];
+    return [{ name: 'revert-check, small node project (5 invariants)', ours, baseline, oursName: 'patchwarden revert-check --base HEAD~1', baselineName: `sh -c '${COMMAND.replaceAll('{junit}', 'REPORT')}; (the same again)'`, target: 1.3, slack: 1000 }];
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
