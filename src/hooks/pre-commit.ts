@@ -67,13 +67,16 @@ async function explicitConfig(repo: Repo, file: string): Promise<Judge> {
  * The classifier for these paths. core.ignorecase decides between the two
  * rule sets, and asking git costs a process; when no path falls in a
  * different zone either way, the answer cannot change the verdict. A path of
- * lower-case ASCII can only differ where the rules themselves hold upper case.
+ * lower-case ASCII can only differ through a pattern whose own text holds
+ * upper case (`Makefile`), so only such paths, and those with upper-case or
+ * non-ASCII letters, are compared.
  */
 async function classifierFor(repo: Repo, rules: Judge['rules'], paths: string[]): Promise<Classify> {
   const exact = classifierFrom(rules.exact);
   const folded = classifierFrom(rules.folded);
-  const cased = /[A-Z]/.test(JSON.stringify(rules));
-  const maybe = cased ? paths : paths.filter((p) => /[^\x00-\x40\x5b-\x7f]/.test(p));
+  const casedOnly = rules.folded.map((r, i) => ({ ...r, patterns: r.patterns.filter((_, j) => /[A-Z]/.test(JSON.stringify(rules.exact[i].patterns[j]))) }));
+  const cased = classifierFrom(casedOnly);
+  const maybe = paths.filter((p) => /[^\x00-\x40\x5b-\x7f]/.test(p) || cased(p) !== null);
   if (maybe.every((p) => exact(p) === folded(p))) return exact;
   return (await configBool(repo, 'core.ignorecase')) ? folded : exact;
 }

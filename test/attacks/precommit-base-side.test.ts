@@ -147,6 +147,16 @@ test('through husky (hooks a few shells deep) the amend is still seen and refuse
   assert.match(refused(repo, ['commit', '-q', '--amend', '-m', 'reworded']), /this amend/);
 });
 
+test('core.ignorecase is asked when a lower-case path meets an upper-case pattern', () => {
+  const repo = guarded('version: 1\nzones:\n  guard: ["Makefile"]\n');
+  repo.write('makefile', 'all:\n').write('src/app.py', 'x = 2\n');
+  repo.git(['add', '-A']);
+  repo.git(['config', 'core.ignorecase', 'true']);
+  assert.match(refused(repo, ['commit', '-q', '-m', 'mixed']), /makefile {2}\(guard, added\)/);
+  repo.git(['config', 'core.ignorecase', 'false']);
+  repo.git(['commit', '-q', '-m', 'makefile is no guard file when case matters']);
+});
+
 test('an amend is judged by the config at the amended commit\'s parent', () => {
   const repo = guarded('version: 1\nzones:\n  src: ["src/**", "lib/**"]\n');
   repo.write('lib/util.py', 'u = 2\n');
