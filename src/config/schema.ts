@@ -5,8 +5,18 @@ export type ZoneName = (typeof ZONES)[number];
 /** Zones whose paths judge a patch: a production change may not touch them. */
 export const ORACLE_ZONES: readonly ZoneName[] = ['spec', 'fixtures', 'freeze', 'guard'];
 
-/** The guard's own files, always in the guard zone, ahead of every other glob. */
-export const BUILTIN_GUARD = ['.patchwarden.yml', '.patchwarden/**', '.husky/**'];
+/**
+ * The guard's own files, always in the guard zone, ahead of every other glob:
+ * its config and hooks, the hook managers' configs that run it, and
+ * .gitattributes, which changes the bytes a checkout gives the tests while
+ * the objects (and so the fixture lock) stay the same.
+ */
+export const BUILTIN_GUARD = [
+  '.patchwarden.yml', '.patchwarden/**', '.husky/**',
+  '**/.gitattributes',
+  'lefthook.yml', '.lefthook.yml', 'lefthook-local.yml', '.lefthook-local.yml', '.lefthook/**',
+  '.pre-commit-config.yaml',
+];
 
 export const CONFIG_FILE = '.patchwarden.yml';
 
@@ -32,6 +42,9 @@ export interface Config {
 
 const DAY = 86_400_000;
 
+/** The names golden files really have (expected_total.json, cart.golden.txt, Jest and approval-test files). */
+const FORBID_OUTPUTS = ['**/expected*', '**/*golden*', '**/*.snap', '**/__snapshots__/**', '**/*.approved.*', '**/*.received.*', '**/*out*.json'];
+
 export function defaults(source = CONFIG_FILE): Config {
   return {
     version: 1,
@@ -44,7 +57,7 @@ export function defaults(source = CONFIG_FILE): Config {
     ],
     mix: { range: 'refuse' },
     freeze: { ledger: 'freeze/signatures.yaml', max_ttl: 30 * DAY, on_rename: 'warn' },
-    fixtures: { inputs: 'fixtures/input', lock: 'fixtures/inputs.sha256', forbid: ['**/expected.*', '**/*out*.json', '**/*.golden', '**/*.snap'] },
+    fixtures: { inputs: 'fixtures/input', lock: 'fixtures/inputs.sha256', forbid: FORBID_OUTPUTS },
     properties: { command: null, invariants: 'spec/invariants.yaml', timeout: 10 * 60_000 },
     suite: { command: null },
     signature: { project: null, length: 16 },
