@@ -32,7 +32,11 @@ export interface Config {
   signature: { project: string[] | null; length: number };
   revert: { mode: 'worktree' | 'in-place'; link: string[] };
   pre_push: { revert: boolean };
-  pre_receive: { deletions: 'allow' | 'refuse' };
+  /**
+   * The server hook: deletions of other refs; non-fast-forward updates and
+   * deletion of the judging branch (judging_branch); refs/replace/* updates.
+   */
+  pre_receive: { deletions: 'allow' | 'refuse'; judging_branch: 'protect' | 'allow'; replace_refs: 'refuse' | 'allow' };
   owners: { signers: string | null; agents: string[] };
   /** Where it was read from (a path, or `REV:path`), for messages. */
   source: string;
@@ -63,7 +67,7 @@ export function defaults(source = CONFIG_FILE): Config {
     signature: { project: null, length: 16 },
     revert: { mode: 'worktree', link: [] },
     pre_push: { revert: true },
-    pre_receive: { deletions: 'allow' },
+    pre_receive: { deletions: 'allow', judging_branch: 'protect', replace_refs: 'refuse' },
     owners: { signers: null, agents: [] },
     source,
     present: false,
@@ -93,6 +97,10 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
   signature: { project: { type: 'globs' }, length: { type: 'int', min: 8, max: 64 } },
   revert: { mode: { type: 'enum', values: ['worktree', 'in-place'] }, link: { type: 'paths' } },
   pre_push: { revert: { type: 'bool' } },
-  pre_receive: { deletions: { type: 'enum', values: ['allow', 'refuse'] } },
+  pre_receive: {
+    deletions: { type: 'enum', values: ['allow', 'refuse'] },
+    judging_branch: { type: 'enum', values: ['protect', 'allow'] },
+    replace_refs: { type: 'enum', values: ['refuse', 'allow'] },
+  },
   owners: { signers: { type: 'path' }, agents: { type: 'globs' } },
 };
