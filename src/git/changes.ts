@@ -35,7 +35,7 @@ export interface RangeChanges {
   changes: Map<string, RawChange[]>;
 }
 
-const rawFlags = ['-z', '--raw', '--full-index', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none'];
+const rawFlags = ['-z', '--raw', '--full-index', '--no-abbrev', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none'];
 
 interface Merge {
   id: string;

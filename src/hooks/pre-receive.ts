@@ -10,9 +10,10 @@ import { showPath } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { judgingConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { rangeChanges, type Change } from '../git/changes.js';
+import { rangeChanges, type Change, type RawChange } from '../git/changes.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { classifierFor, judgeCommits } from '../mixing/check.js';
+import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
 import { authenticatedPusher, TYPED_IDENTITY, type Pusher } from '../owners/pusher.js';
 import type { Classify } from '../zones/zones.js';
@@ -76,14 +77,14 @@ export interface Pushed {
   peeled: Map<string, string>;
   /** Each pushed ref's new commits, oldest first. */
   commits: Map<string, string[]>;
-  changes: Map<string, Change[]>;
+  changes: Map<string, RawChange[]>;
 }
 
 export async function readPush(repo: Repo, updates: RefUpdate[]): Promise<Pushed> {
   const pushed = updates.filter((u) => !isZeroId(u.new));
   const peeled = await peelCommits(repo, [...new Set(pushed.map((u) => u.new))]);
   const commits = new Map<string, string[]>();
-  const changes = new Map<string, Change[]>();
+  const changes = new Map<string, RawChange[]>();
   // One walk-and-diff process per pushed ref: what the push brings that the
   // repository did not have (works inside git's push quarantine).
   await Promise.all(pushed.map(async (u) => {
@@ -116,7 +117,7 @@ export async function judgePush(repo: Repo, config: Config, branch: JudgingBranc
       const fault = ownerFault.get(c);
       if (fault && !blamed.has(c)) { v.violations.push(fault); blamed.add(c); }
     }
-    v.violations.push(...judgeCommits(v.commits, changes, config, classify, owners.exempt));
+    v.violations.push(...judgeCommits(v.commits, changes, config, classify, owners.exempt), ...(await symlinkViolations(repo, v.commits, changes, classify)));
     const tip = peeled.get(v.new);
     if (tip) v.violations.push(...(await tipViolations(repo, config, v, tip, changes, classify)));
   }
