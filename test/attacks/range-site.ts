@@ -12,7 +12,6 @@ export const INSTALL = path.join(PROJECT, 'scripts/install-server-hook.sh');
 
 export const START = {
   'src/bill.py': 'def total(items):\n    return sum(items)\n',
-  'spec/invariants.yaml': 'version: 1\ninvariants: []\n',
   'spec/test_bill.py': 'def test_total():\n    assert total([1, 2]) == 3\n',
   'README.md': 'bill\n',
 };
