@@ -14,7 +14,8 @@ export const ORACLE_ZONES: readonly ZoneName[] = ['spec', 'fixtures', 'freeze', 
 export const BUILTIN_GUARD = [
   '.patchwarden.yml', '.patchwarden/**', '.husky/**',
   '**/.gitattributes',
-  'lefthook.yml', '.lefthook.yml', 'lefthook-local.yml', '.lefthook-local.yml', '.lefthook/**',
+  // lefthook: its configs in every format and place it reads, and its script folders.
+  '{,.}lefthook{,-local}.{yml,yaml,toml,json,jsonc}', '.config/lefthook{,-local}.{yml,yaml,toml,json,jsonc}', '.lefthook{,-local}/**',
   '.pre-commit-config.yaml',
 ];
 

@@ -17,6 +17,8 @@ for (const [file, text, label] of [
   ['lefthook.yml', 'pre-commit:\n  commands: {}\n', 'lefthook.yml'],
   ['.lefthook.yml', 'pre-push:\n  commands: {}\n', '.lefthook.yml'],
   ['lefthook-local.yml', 'pre-commit:\n  skip: true\n', 'lefthook-local.yml'],
+  ['.config/lefthook.toml', '[pre-commit]\n', '.config/lefthook.toml'],
+  ['.lefthook/pre-commit/skip.sh', 'exit 0\n', 'a lefthook script'],
   ['.pre-commit-config.yaml', 'repos: []\n', '.pre-commit-config.yaml'],
 ] as const) {
   test(`${label} beside a src change is refused everywhere`, () => {
