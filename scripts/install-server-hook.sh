@@ -3,25 +3,35 @@
 # server: a plain `git init --bare` repository, a GitLab server-side hook
 # (custom_hooks/pre-receive), or a Gitea repository (hooks/pre-receive.d/).
 #
-#   install-server-hook.sh [--gitlab | --gitea] [--bin PATH] BARE_REPO...
+#   install-server-hook.sh [--gitlab | --gitea] [--bin PATH] [--branch NAME]
+#                          [--bootstrap] BARE_REPO...
 #
 # --bin PATH pins the patchwarden executable the hook runs (default: the one
-# on the server's PATH when the hook runs). An existing hook that is not
-# patchwarden's is kept as pre-receive.pre-patchwarden and run first.
+# on the server's PATH when the hook runs). --branch NAME is the branch whose
+# .patchwarden.yml judges every push (default: the repository's HEAD, when
+# that branch exists); it is recorded as git config patchwarden.branch.
+# --bootstrap lets pushes through unjudged while that branch has no config
+# yet (the first adoption; unset patchwarden.bootstrap afterwards). An
+# existing hook that is not patchwarden's is kept as
+# pre-receive.pre-patchwarden and run first.
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 hook_src="$here/hooks/pre-receive"
 kind=plain
 bin=""
+branch=""
+bootstrap=""
 
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
     --gitlab) kind=gitlab; shift ;;
     --gitea) kind=gitea; shift ;;
     --bin) [ $# -ge 2 ] || usage; bin=$2; shift 2 ;;
+    --branch) [ $# -ge 2 ] || usage; branch=$2; shift 2 ;;
+    --bootstrap) bootstrap=1; shift ;;
     -h|--help) usage ;;
     --) shift; break ;;
     -*) echo "install-server-hook: unknown option $1" >&2; usage ;;
@@ -35,6 +45,19 @@ for repo in "$@"; do
   if [ "$(git -C "$repo" rev-parse --is-bare-repository 2>/dev/null)" != true ]; then
     echo "install-server-hook: $repo is not a bare git repository" >&2
     exit 2
+  fi
+  # The judging branch: named, or HEAD's when it exists. Never guessed: a
+  # HEAD naming master while the project pushes main would judge nothing.
+  if [ -n "$branch" ]; then
+    case "$branch" in refs/*) judging=$branch ;; *) judging=refs/heads/$branch ;; esac
+    git check-ref-format "$judging" || { echo "install-server-hook: $branch is not a valid branch name" >&2; exit 2; }
+  else
+    judging=$(git -C "$repo" symbolic-ref -q HEAD || true)
+    if [ -z "$judging" ] || ! git -C "$repo" rev-parse --verify --quiet "$judging^{commit}" >/dev/null; then
+      echo "install-server-hook: $repo: HEAD names ${judging:-no branch}, which has no commits, so there is no branch to judge pushes by" >&2
+      echo "install-server-hook: name the branch the project pushes its rules to: --branch main (add --bootstrap for the first adoption, see docs/server.md)" >&2
+      exit 2
+    fi
   fi
   case "$kind" in
     plain) dir="$repo/hooks" ;;
@@ -62,5 +85,10 @@ for repo in "$@"; do
   fi
   chmod 755 "$target.tmp"
   mv "$target.tmp" "$target"
-  echo "install-server-hook: installed $target"
+  git -C "$repo" config patchwarden.branch "$judging"
+  if [ -n "$bootstrap" ]; then
+    git -C "$repo" config patchwarden.bootstrap true
+    echo "install-server-hook: bootstrap: pushes pass unjudged while $judging has no .patchwarden.yml; afterwards run git -C $repo config --unset patchwarden.bootstrap"
+  fi
+  echo "install-server-hook: installed $target; $judging judges every push"
 done

@@ -2,7 +2,9 @@
 // hook, against the same push into one whose hook runs only the baseline
 // plumbing: `git rev-list` and one `git diff-tree --stdin` over the same
 // commits. Plus the hook alone on that push, against GitHub Enterprise
-// Server's 5-second limit on pre-receive hooks.
+// Server's 5-second limit on pre-receive hooks. Twice: a linear history, and
+// one with a merge of a side branch every 20 commits (each merge is judged by
+// what it authored, which takes git's own merge of its parents).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,8 +21,8 @@ while read old new ref; do
 done | git diff-tree --stdin -r --root -c -z --no-renames --name-status >/dev/null
 `;
 
-/** 5,000 commits of production code and tests through one git fast-import. */
-function history(): string {
+/** 5,000 commits of production code and tests through one git fast-import; every `mergeEvery`th merges a side commit made 10 commits back. */
+function history(mergeEvery: number): string {
   const lines: string[] = [];
   // Inline data ends with its own LF; the join's LF after it is fast-import's optional one.
   const blob = (text: string) => `M 100644 inline ${'$path'}\ndata ${Buffer.byteLength(text)}\n${text}`;
@@ -28,7 +30,14 @@ function history(): string {
   lines.push(blob('version: 1\n').replace('$path', '.patchwarden.yml'));
   for (let i = 0; i < 50; i++) lines.push(blob(`export const v${i} = 0;\n`).replace('$path', `src/m${i}.ts`));
   for (let c = 1; c <= COMMITS; c++) {
+    const merge = mergeEvery > 0 && c % mergeEvery === 0 && c > 10;
+    if (merge) {
+      lines.push('commit refs/heads/side', `mark :${100000 + c}`, `committer Bench <bench@example.com> ${1700000000 + c} +0000`, 'data 4', 'side', `from :${c - 9}`);
+      lines.push(blob(`side ${c}\n`).replace('$path', `tests/side${c}.test.ts`), '');
+    }
     lines.push('commit refs/heads/main', `mark :${c + 1}`, `committer Bench <bench@example.com> ${1700000000 + c} +0000`, `data ${String(c).length + 7}`, `change ${c}`, `from :${c}`);
+    // An honest merge: the side's file and nothing of its own.
+    if (merge) { lines.push(`merge :${100000 + c}`, blob(`side ${c}\n`).replace('$path', `tests/side${c}.test.ts`), ''); continue; }
     lines.push(blob(`export const v = ${c};\n`).replace('$path', `src/m${c % 50}.ts`));
     if (c % 3 === 0) lines.push(blob(`test ${c}\n`).replace('$path', `tests/t${c % 40}.test.ts`));
     lines.push('');
@@ -37,6 +46,11 @@ function history(): string {
 }
 
 export default async function push(): Promise<Row[]> {
+  return [...(await pushBench(0)), ...(await pushBench(20))];
+}
+
+async function pushBench(mergeEvery: number): Promise<Row[]> {
+  const kind = mergeEvery ? `, a merge every ${mergeEvery}` : '';
   const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-bench-push-'));
   const cli = process.env.PATCHWARDEN_BUILD_DIR ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js') : CLI;
   const bin = path.join(dir, 'patchwarden');
@@ -47,7 +61,7 @@ export default async function push(): Promise<Row[]> {
     const work = path.join(dir, 'work');
     mkdirSync(work);
     git(work, 'init', '-q', '-b', 'main');
-    execFileSync('git', ['fast-import', '--quiet'], { cwd: work, env, input: history() });
+    execFileSync('git', ['fast-import', '--quiet'], { cwd: work, env, input: history(mergeEvery) });
     const base = git(work, 'rev-list', '--max-parents=0', 'main');
     const tip = git(work, 'rev-parse', 'main');
     const servers = { ours: path.join(dir, 'ours.git'), baseline: path.join(dir, 'baseline.git') };
@@ -87,8 +101,8 @@ export default async function push(): Promise<Row[]> {
       alone.push(hookAlone());
     }
     return [
-      { name: `push ${COMMITS.toLocaleString('en')} commits, pre-receive`, ours, baseline, oursName: 'git push -q ours.git main  # pre-receive: hooks/pre-receive', baselineName: `git push -q baseline.git main  # pre-receive: ${BASELINE_HOOK.split('\n').slice(2).map((l) => l.trim()).filter(Boolean).join(' ').replace(' done', '; done')}`, target: 1.5 },
-      { name: `pre-receive hook alone, ${COMMITS.toLocaleString('en')} commits`, ours: alone, baseline: 5000, oursName: 'patchwarden pre-receive < REF-LINE', baselineName: "GitHub Enterprise Server's limit on a pre-receive hook (5 s)", target: 0.5 },
+      { name: `push ${COMMITS.toLocaleString('en')} commits${kind}, pre-receive`, ours, baseline, oursName: 'git push -q ours.git main  # pre-receive: hooks/pre-receive', baselineName: `git push -q baseline.git main  # pre-receive: ${BASELINE_HOOK.split('\n').slice(2).map((l) => l.trim()).filter(Boolean).join(' ').replace(' done', '; done')}`, target: 1.5 },
+      { name: `pre-receive hook alone, ${COMMITS.toLocaleString('en')} commits${kind}`, ours: alone, baseline: 5000, oursName: 'patchwarden pre-receive < REF-LINE', baselineName: "GitHub Enterprise Server's limit on a pre-receive hook (5 s)", target: 0.5 },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

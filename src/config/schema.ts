@@ -5,8 +5,19 @@ export type ZoneName = (typeof ZONES)[number];
 /** Zones whose paths judge a patch: a production change may not touch them. */
 export const ORACLE_ZONES: readonly ZoneName[] = ['spec', 'fixtures', 'freeze', 'guard'];
 
-/** The guard's own files, always in the guard zone, ahead of every other glob. */
-export const BUILTIN_GUARD = ['.patchwarden.yml', '.patchwarden/**', '.husky/**'];
+/**
+ * The guard's own files, always in the guard zone, ahead of every other glob:
+ * its config and hooks, the hook managers' configs that run it, and
+ * .gitattributes, which changes the bytes a checkout gives the tests while
+ * the objects (and so the fixture lock) stay the same.
+ */
+export const BUILTIN_GUARD = [
+  '.patchwarden.yml', '.patchwarden/**', '.husky/**',
+  '**/.gitattributes',
+  // lefthook: its configs in every format and place it reads, and its script folders.
+  '{,.}lefthook{,-local}.{yml,yaml,toml,json,jsonc}', '.config/lefthook{,-local}.{yml,yaml,toml,json,jsonc}', '.lefthook{,-local}/**',
+  '.pre-commit-config.yaml',
+];
 
 export const CONFIG_FILE = '.patchwarden.yml';
 
@@ -22,7 +33,11 @@ export interface Config {
   signature: { project: string[] | null; length: number };
   revert: { mode: 'worktree' | 'in-place'; link: string[] };
   pre_push: { revert: boolean };
-  pre_receive: { deletions: 'allow' | 'refuse' };
+  /**
+   * The server hook: deletions of other refs; non-fast-forward updates and
+   * deletion of the judging branch (judging_branch); refs/replace/* updates.
+   */
+  pre_receive: { deletions: 'allow' | 'refuse'; judging_branch: 'protect' | 'allow'; replace_refs: 'refuse' | 'allow' };
   owners: { signers: string | null; agents: string[] };
   /** Where it was read from (a path, or `REV:path`), for messages. */
   source: string;
@@ -31,6 +46,9 @@ export interface Config {
 }
 
 const DAY = 86_400_000;
+
+/** The names golden files really have (expected_total.json, cart.golden.txt, Jest and approval-test files). */
+const FORBID_OUTPUTS = ['**/expected*', '**/*golden*', '**/*.snap', '**/__snapshots__/**', '**/*.approved.*', '**/*.received.*', '**/*out*.json'];
 
 export function defaults(source = CONFIG_FILE): Config {
   return {
@@ -44,13 +62,13 @@ export function defaults(source = CONFIG_FILE): Config {
     ],
     mix: { range: 'refuse' },
     freeze: { ledger: 'freeze/signatures.yaml', max_ttl: 30 * DAY, on_rename: 'warn' },
-    fixtures: { inputs: 'fixtures/input', lock: 'fixtures/inputs.sha256', forbid: ['**/expected.*', '**/*out*.json', '**/*.golden', '**/*.snap'] },
+    fixtures: { inputs: 'fixtures/input', lock: 'fixtures/inputs.sha256', forbid: FORBID_OUTPUTS },
     properties: { command: null, invariants: 'spec/invariants.yaml', timeout: 10 * 60_000 },
     suite: { command: null },
     signature: { project: null, length: 16 },
     revert: { mode: 'worktree', link: [] },
     pre_push: { revert: true },
-    pre_receive: { deletions: 'allow' },
+    pre_receive: { deletions: 'allow', judging_branch: 'protect', replace_refs: 'refuse' },
     owners: { signers: null, agents: [] },
     source,
     present: false,
@@ -80,6 +98,10 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
   signature: { project: { type: 'globs' }, length: { type: 'int', min: 8, max: 64 } },
   revert: { mode: { type: 'enum', values: ['worktree', 'in-place'] }, link: { type: 'paths' } },
   pre_push: { revert: { type: 'bool' } },
-  pre_receive: { deletions: { type: 'enum', values: ['allow', 'refuse'] } },
+  pre_receive: {
+    deletions: { type: 'enum', values: ['allow', 'refuse'] },
+    judging_branch: { type: 'enum', values: ['protect', 'allow'] },
+    replace_refs: { type: 'enum', values: ['refuse', 'allow'] },
+  },
   owners: { signers: { type: 'path' }, agents: { type: 'globs' } },
 };

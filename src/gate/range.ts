@@ -3,9 +3,10 @@
 import type { Config } from '../config/schema.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { readLedgerAt } from '../freeze/ledger.js';
-import type { Change } from '../git/changes.js';
+import type { RawChange } from '../git/changes.js';
 import type { Repo } from '../git/repo.js';
 import { judgeCommits } from '../mixing/check.js';
+import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
 import { ownersApply } from '../owners/rule.js';
 import type { Classify } from '../zones/zones.js';
@@ -21,7 +22,7 @@ export interface GateContext {
   mergeBase: string;
   /** head's commits not in base, oldest first, and their changed paths. */
   commits: string[];
-  changes: Map<string, Change[]>;
+  changes: Map<string, RawChange[]>;
   classify: Classify;
   now: Date;
   progress(line: string): void;
@@ -39,10 +40,17 @@ export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> 
     return judged('owners', v.violations, `oracle commits by owners only (${plural(v.exempt.size, 'signed oracle commit')})`, `${plural(new Set(v.violations.map((x) => x.commit)).size, 'oracle commit')} not made by an owner`);
   });
   const mixing = await guarded('mixing', async () => {
-    const v = judgeCommits(ctx.commits, ctx.changes, ctx.config, ctx.classify, exempt);
-    return judged('mixing', v, `${plural(ctx.commits.length, 'commit')}, production code and oracles kept apart`, v.some((x) => x.rule === 'mix') ? `${plural(v.length, 'commit')} ${v.length === 1 ? 'mixes' : 'mix'} production code with oracles` : 'the range mixes production code with oracles');
+    const v = [...judgeCommits(ctx.commits, ctx.changes, ctx.config, ctx.classify, exempt), ...(await symlinkViolations(ctx.repo, ctx.commits, ctx.changes, ctx.classify))];
+    return judged('mixing', v, `${plural(ctx.commits.length, 'commit')}, production code and oracles kept apart`, mixingSummary(v));
   });
   return [mixing, owners];
+}
+
+function mixingSummary(v: { rule: string }[]): string {
+  const mixed = v.filter((x) => x.rule === 'mix').length;
+  if (mixed) return `${plural(mixed, 'commit')} ${mixed === 1 ? 'mixes' : 'mix'} production code with oracles`;
+  if (v.some((x) => x.rule === 'mix-range')) return 'the range mixes production code with oracles';
+  return 'a symbolic link points out of its zone';
 }
 
 export function fixturesLayer(ctx: GateContext): Promise<LayerResult> {

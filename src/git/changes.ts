@@ -3,7 +3,11 @@
 // user's diff.renames says, and both count.
 import type { Repo } from './repo.js';
 import { emptyTree } from './repo.js';
+import { mergeChanges, type Walked } from './merges.js';
+import { rawChange, rawFlags, type RawChange } from './raw-diff.js';
 import { splitNul } from './run.js';
+
+export type { RawChange } from './raw-diff.js';
 
 export interface Change {
   /** A added, D deleted, M modified (content or mode), T type changed. */
@@ -30,53 +34,47 @@ export function parseNameStatus(fields: string[]): Change[] {
 /** The commits a walk lists, oldest first, and the paths each one changed. */
 export interface RangeChanges {
   commits: string[];
-  changes: Map<string, Change[]>;
+  /** Each commit's changes, with the new side's mode and blob id (symlinks are judged by their target). */
+  changes: Map<string, RawChange[]>;
 }
 
 /**
  * Walks and diffs in one `git log` process: `revs` as rev-list takes them
- * (`TIP --not BASE`, `TIP --not --all`). A root commit lists every file; a
- * merge lists the paths it changed against all of its parents (what the merge
- * itself wrote, `-c`). Each commit's header field starts with \x01, so no
- * path can pass for one.
+ * (`TIP --not BASE`, `TIP --not --all`). A root commit lists every file. A
+ * merge lists what it authored: every path where its tree differs from git's
+ * own merge of its parents (mergeChanges). Each commit's header field starts
+ * with \x01, so no path can pass for one.
  */
 export async function rangeChanges(repo: Repo, revs: string[]): Promise<RangeChanges> {
-  const out = await repo.run(['-c', 'log.showSignature=false', 'log', '--reverse', '--format=%x01%H', '-r', '--root', '-c', ...diffFlags, ...revs, '--']);
+  const out = await repo.run(['-c', 'log.showSignature=false', 'log', '--reverse', '--format=%x01%H %T %P', '-r', '--root', ...rawFlags, ...revs, '--']);
   const commits: string[] = [];
-  const changes = new Map<string, Change[]>();
-  let current: Change[] = [];
+  const changes = new Map<string, RawChange[]>();
+  const walked: Walked[] = [];
+  let current: RawChange[] = [];
   const fields = splitNul(out.stdout);
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i];
     if (f.startsWith('\x01')) {
-      const id = f.slice(1);
+      const [id, tree, ...parents] = f.slice(1).trim().split(' ');
       commits.push(id);
       changes.set(id, (current = []));
+      // log shows no diff for a merge without -m/-c; its own is worked out below.
+      walked.push({ id, tree, parents });
       continue;
     }
-    // git puts a newline between a commit's header and its first status.
-    const status = f.replace(/^\n/, '');
-    if (status) current.push({ status, path: fields[++i] });
+    // git puts a newline between a commit's header and its first entry.
+    const raw = f.replace(/^\n/, '');
+    if (raw) current.push(rawChange(raw, fields[++i]));
   }
+  for (const [id, list] of await mergeChanges(repo, walked)) changes.set(id, list);
   return { commits, changes };
-}
-
-export interface RawChange extends Change {
-  /** Mode and blob id on each side; '000000' and zeros where the path is absent. */
-  oldMode: string;
-  oldOid: string;
-  newMode: string;
-  newOid: string;
 }
 
 /** Every path that differs between two trees, with both sides' modes and blob ids. */
 export async function treeDiff(repo: Repo, from: string, to: string): Promise<RawChange[]> {
-  const out = await repo.run(['diff-tree', '-r', '-z', '--raw', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none', '--full-index', from, to, '--']);
+  const out = await repo.run(['diff-tree', '-r', ...rawFlags, from, to, '--']);
   const fields = splitNul(out.stdout);
   const changes: RawChange[] = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const [oldMode, newMode, oldOid, newOid, status] = fields[i].replace(/^:/, '').split(' ');
-    changes.push({ status, path: fields[i + 1], oldMode, oldOid, newMode, newOid });
-  }
+  for (let i = 0; i + 1 < fields.length; i += 2) changes.push(rawChange(fields[i], fields[i + 1]));
   return changes;
 }

@@ -19,13 +19,20 @@ export interface RunResult {
 }
 
 /** Settings that would change plumbing output are pinned for every call. */
-const pinned = ['-c', 'core.quotePath=false', '-c', 'diff.noprefix=false', '-c', 'color.ui=false'];
+const pinned = ['-c', 'core.quotePath=false', '-c', 'diff.noprefix=false', '-c', 'color.ui=false', '-c', 'advice.graftFileDeprecated=false'];
+
+/**
+ * Every process reads the real objects: a replace ref (refs/replace/*) or an
+ * info/grafts file would let whoever can write them show the guard a decoy
+ * history or tree in place of the one being judged.
+ */
+const realObjects = { GIT_NO_REPLACE_OBJECTS: '1', GIT_GRAFT_FILE: '/dev/null' };
 
 export function runGit(cwd: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', [...pinned, ...args], {
       cwd,
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...opts.env },
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...opts.env, ...realObjects },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];

@@ -11,6 +11,7 @@ import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { clockNow } from '../freeze/clock.js';
 import { parseLedger, readWorktreeLedger } from '../freeze/ledger.js';
 import { parseRegistry } from '../properties/registry.js';
+import { TYPED_IDENTITY } from '../owners/pusher.js';
 import { CHAINED, HOOKS, hookSetup, isExecutable, isOurs, type HookSetup } from './install.js';
 
 export const help = `usage: patchwarden doctor [--format text|json] [--config PATH] [-C DIR]
@@ -24,6 +25,8 @@ Exit 0 when all is in order, 1 when something is not.`;
 export interface Finding {
   check: string;
   ok: boolean;
+  /** In order, but weaker than it may look: said plainly, without failing. */
+  warn?: boolean;
   detail: string;
 }
 
@@ -34,9 +37,9 @@ export async function run(args: string[]): Promise<number> {
   const setup = await hookSetup(repo, root);
   const findings = [...hookFindings(setup, root), binaryFinding(root)];
   const config = await configFinding(repo, common.config, findings);
-  if (config) findings.push(...(await oracleFindings(repo, config)));
+  if (config) findings.push(...(await oracleFindings(repo, config)), ...ownersFindings(config));
   const ok = findings.every((f) => f.ok);
-  const text = findings.map((f) => `${f.ok ? 'ok     ' : 'PROBLEM'} ${f.check}: ${f.detail}`);
+  const text = findings.map((f) => `${!f.ok ? 'PROBLEM' : f.warn ? 'WARNING' : 'ok     '} ${f.check}: ${f.detail}`);
   return emit(common.format, { ok, json: { style: setup.style, checks: findings }, text });
 }
 
@@ -72,6 +75,12 @@ function binaryFinding(root: string): Finding {
   return onPath
     ? { check: 'binary', ok: true, detail: `${path.join(onPath, 'patchwarden')} (from PATH)` }
     : { check: 'binary', ok: false, detail: 'patchwarden is neither in node_modules/.bin nor on PATH: the hooks would block every commit' };
+}
+
+/** owners.agents without owners.signers trusts typed identities, except on a server that authenticates pushers. */
+function ownersFindings(config: Config): Finding[] {
+  if (!config.owners.agents.length || config.owners.signers !== null) return [];
+  return [{ check: 'owners', ok: true, warn: true, detail: `${TYPED_IDENTITY}. Locally and in CI that is always so; only the server hook on GitLab, Gitea or GitHub Enterprise Server (GL_USERNAME, GITEA_PUSHER_NAME/EMAIL, GITHUB_USER_LOGIN) also matches the authenticated pusher` }];
 }
 
 async function configFinding(repo: Repo, explicit: string | undefined, findings: Finding[]): Promise<Config | null> {

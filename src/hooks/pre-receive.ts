@@ -1,7 +1,7 @@
 // `patchwarden pre-receive`: the server-side hook of a bare repository. It
 // judges every pushed ref from git objects alone (inside git's push
-// quarantine), by the config, ledger, lock and signers on the repository's
-// current default branch: a push that loosens the rules is judged by the old
+// quarantine), by the config, ledger, lock and signers on the judging branch
+// (judging-branch.ts): a push that loosens the rules is judged by the old
 // ones. Its text is written for a person reading `remote:` lines.
 import { parse } from '../cli/args.js';
 import { emit } from '../cli/output.js';
@@ -10,11 +10,14 @@ import { showPath } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { judgingConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { rangeChanges, type Change } from '../git/changes.js';
+import { rangeChanges, type Change, type RawChange } from '../git/changes.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { classifierFor, judgeCommits } from '../mixing/check.js';
+import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
+import { authenticatedPusher, TYPED_IDENTITY, type Pusher } from '../owners/pusher.js';
 import type { Classify } from '../zones/zones.js';
+import { branchViolations, judgingBranch, unguardedRefusal, type JudgingBranch } from './judging-branch.js';
 import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
 
 export const help = `usage: patchwarden pre-receive [--format text|json] [--config PATH] [-C DIR]
@@ -22,11 +25,15 @@ export const help = `usage: patchwarden pre-receive [--format text|json] [--conf
 The server-side hook: reads git's "<old> <new> <ref>" lines on stdin and
 refuses the push when a ref's new commits break a rule: the mixing rule per
 commit and over each ref's new commits, the owners rule (owners.signers,
-owners.agents), and the freeze ledger's shape and the fixture lock at each new
-tip. Everything is read from git objects; no test runs. The rules come from
-the repository's default branch (HEAD), not from the push. Ref deletions pass
-unless pre_receive.deletions is refuse. A repository whose default branch has
-no .patchwarden.yml yet is not guarded.
+owners.agents, also against the pusher the server authenticated), and the
+freeze ledger's shape and the fixture lock at each new tip. Everything is read
+from git objects; no test runs. The rules come from the judging branch (git
+config patchwarden.branch, which install-server-hook.sh records; else HEAD),
+not from the push. Rewinding or deleting the judging branch and pushing
+refs/replace/* are refused (pre_receive.judging_branch, replace_refs); other
+deletions pass unless pre_receive.deletions is refuse. A judging branch with
+no .patchwarden.yml refuses every push unless git config patchwarden.bootstrap
+is true on the server (the first adoption).
 
   --config PATH   judge by this config file on the server instead
 
@@ -46,15 +53,6 @@ export function parseUpdates(text: string): RefUpdate[] {
 interface RefVerdict extends RefUpdate {
   commits: string[];
   violations: Violation[];
-}
-
-/** The default branch's name and commit (null while it has none). */
-async function defaultBranch(repo: Repo): Promise<{ name: string; id: string | null }> {
-  const [sym, r] = await Promise.all([
-    repo.run(['symbolic-ref', '-q', 'HEAD'], { okCodes: [1] }),
-    repo.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { okCodes: [1] }),
-  ]);
-  return { name: sym.stdout.toString('utf8').trim() || 'HEAD', id: r.code === 0 ? r.stdout.toString('utf8').trim() : null };
 }
 
 /** The commit each pushed object peels to, in one process; absent for a tag of a tree or blob. */
@@ -79,14 +77,14 @@ export interface Pushed {
   peeled: Map<string, string>;
   /** Each pushed ref's new commits, oldest first. */
   commits: Map<string, string[]>;
-  changes: Map<string, Change[]>;
+  changes: Map<string, RawChange[]>;
 }
 
 export async function readPush(repo: Repo, updates: RefUpdate[]): Promise<Pushed> {
   const pushed = updates.filter((u) => !isZeroId(u.new));
   const peeled = await peelCommits(repo, [...new Set(pushed.map((u) => u.new))]);
   const commits = new Map<string, string[]>();
-  const changes = new Map<string, Change[]>();
+  const changes = new Map<string, RawChange[]>();
   // One walk-and-diff process per pushed ref: what the push brings that the
   // repository did not have (works inside git's push quarantine).
   await Promise.all(pushed.map(async (u) => {
@@ -98,17 +96,19 @@ export async function readPush(repo: Repo, updates: RefUpdate[]): Promise<Pushed
   return { peeled, commits, changes };
 }
 
-export async function judgePush(repo: Repo, config: Config, judgeRev: string | null, updates: RefUpdate[], push: Pushed): Promise<RefVerdict[]> {
+export async function judgePush(repo: Repo, config: Config, branch: JudgingBranch, updates: RefUpdate[], push: Pushed, pushers: Pusher[]): Promise<RefVerdict[]> {
   const classify = await classifierFor(repo, config);
   const { peeled, changes } = push;
   const verdicts: RefVerdict[] = updates.map((u) => ({ ...u, commits: push.commits.get(u.ref) ?? [], violations: [] }));
+  const isAncestor = async (a: string, b: string) => (await repo.run(['merge-base', '--is-ancestor', a, b], { okCodes: [1] })).code === 0;
   for (const v of verdicts) {
-    if (isZeroId(v.new) && config.pre_receive.deletions === 'refuse') {
+    v.violations.push(...(await branchViolations(v, branch, config, isAncestor)));
+    if (isZeroId(v.new) && v.ref !== branch.ref && config.pre_receive.deletions === 'refuse') {
       v.violations.push({ rule: 'delete', paths: [], message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})` });
     }
   }
   const all = [...new Set(verdicts.flatMap((v) => v.commits))];
-  const owners = await checkOwners(repo, config, judgeRev, all, changes, classify);
+  const owners = await checkOwners(repo, config, branch.id, all, changes, classify, pushers);
   const ownerFault = new Map(owners.violations.map((o) => [o.commit!, o]));
   const blamed = new Set<string>();
   for (const v of verdicts) {
@@ -117,7 +117,7 @@ export async function judgePush(repo: Repo, config: Config, judgeRev: string | n
       const fault = ownerFault.get(c);
       if (fault && !blamed.has(c)) { v.violations.push(fault); blamed.add(c); }
     }
-    v.violations.push(...judgeCommits(v.commits, changes, config, classify, owners.exempt));
+    v.violations.push(...judgeCommits(v.commits, changes, config, classify, owners.exempt), ...(await symlinkViolations(repo, v.commits, changes, classify)));
     const tip = peeled.get(v.new);
     if (tip) v.violations.push(...(await tipViolations(repo, config, v, tip, changes, classify)));
   }
@@ -152,8 +152,9 @@ async function subjects(repo: Repo, commits: string[]): Promise<Map<string, stri
   return new Map(out.stdout.toString('utf8').split('\0').filter(Boolean).map((r) => [r.slice(0, r.indexOf(' ')), r.slice(r.indexOf(' ') + 1)]));
 }
 
-function render(verdicts: RefVerdict[], subject: Map<string, string>): string[] {
-  const text: string[] = [];
+function render(verdicts: RefVerdict[], subject: Map<string, string>, notes: string[]): string[] {
+  const text: string[] = notes.map((n) => `patchwarden: ${n}`);
+  const first = text.length;
   for (const r of verdicts) {
     if (!r.violations.length) continue;
     text.push(`patchwarden: refusing the push to ${r.ref}`);
@@ -168,7 +169,7 @@ function render(verdicts: RefVerdict[], subject: Map<string, string>): string[] 
       if (v.fix) text.push(...v.fix.split('\n').map((l, i) => `    ${i ? '' : 'fix: '}${l}`));
     }
   }
-  if (!text.length) text.push(`patchwarden: pre-receive ok (${verdicts.length} ref${verdicts.length === 1 ? '' : 's'}, ${new Set(verdicts.flatMap((v) => v.commits)).size} new commits)`);
+  if (text.length === first) text.push(`patchwarden: pre-receive ok (${verdicts.length} ref${verdicts.length === 1 ? '' : 's'}, ${new Set(verdicts.flatMap((v) => v.commits)).size} new commits)`);
   return text;
 }
 
@@ -178,18 +179,25 @@ export async function run(args: string[]): Promise<number> {
   const updates = parseUpdates(await readHookInput());
   // The push is read while the config loads; its errors count only once the repository is guarded.
   const reading = readPush(repo, updates).then((push) => ({ push }), (error: unknown) => ({ error }));
-  const branch = await defaultBranch(repo);
+  const branch = await judgingBranch(repo);
   const config = common.config || branch.id ? await judgingConfig(repo, common.config, branch.id ?? 'HEAD') : null;
   if (!config?.present) {
+    // Never unguarded by accident: only an administrator's bootstrap lets a push through unjudged.
     return emit(common.format, {
-      ok: true,
-      json: { guarded: false, refs: [], violations: [] },
-      text: [`patchwarden: ${branch.name} has no .patchwarden.yml yet; this repository is not guarded`],
+      ok: branch.bootstrap,
+      json: { guarded: false, bootstrap: branch.bootstrap, judging_branch: branch.ref, refs: [], violations: [] },
+      text: branch.bootstrap
+        ? [`patchwarden: bootstrap: ${branch.ref} has no .patchwarden.yml yet, so this push is not judged (git config patchwarden.bootstrap is set on the server; unset it once the config is on ${branch.ref})`]
+        : unguardedRefusal(branch),
     });
   }
   const read = await reading;
   if ('error' in read) throw read.error;
-  const verdicts = await judgePush(repo, config, branch.id, updates, read.push);
+  const pushers = authenticatedPusher(process.env);
+  const notes: string[] = [];
+  if (branch.bootstrap) notes.push(`note: git config patchwarden.bootstrap is still set on the server; ${branch.ref} has its config now, unset it (git config --unset patchwarden.bootstrap)`);
+  if (config.owners.agents.length && config.owners.signers === null && !pushers.length) notes.push(`warning: ${TYPED_IDENTITY}`);
+  const verdicts = await judgePush(repo, config, branch, updates, read.push, pushers);
   const violations = verdicts.flatMap((r) => r.violations.map((v) => ({ ...v, ref: r.ref })));
   const subject = await subjects(repo, [...new Set(violations.flatMap((v) => (v.commit ? [v.commit] : [])))]);
   return emit(common.format, {
@@ -197,9 +205,11 @@ export async function run(args: string[]): Promise<number> {
     json: {
       guarded: true,
       judged_by: config.source,
+      judging_branch: branch.ref,
+      notes,
       refs: verdicts.map((r) => ({ ref: r.ref, old: r.old, new: r.new, commits: r.commits.length, ok: r.violations.length === 0 })),
       violations,
     },
-    text: render(verdicts, subject),
+    text: render(verdicts, subject, notes),
   });
 }

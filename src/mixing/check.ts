@@ -6,6 +6,7 @@ import { checkOwners } from '../owners/check.js';
 import { configBool, type Repo } from '../git/repo.js';
 import { zoneClassifier, type Classify } from '../zones/zones.js';
 import { mixViolation } from './rule.js';
+import { symlinkViolations } from './symlinks.js';
 
 export async function classifierFor(repo: Repo, config: Config): Promise<Classify> {
   return zoneClassifier(config, await configBool(repo, 'core.ignorecase'));
@@ -39,11 +40,12 @@ export function judgeCommits(commits: string[], changes: Map<string, Change[]>, 
 /**
  * The range rules over `from..to`: owners (when configured, with the signers
  * file read at `judgeRev`, where the config came from), then mixing per commit
- * and over the range, owner-signed oracle commits left out of the latter.
+ * and over the range, owner-signed oracle commits left out of the latter, and
+ * symbolic links that leave their zone.
  */
 export async function checkRange(repo: Repo, config: Config, from: string | null, to: string, judgeRev: string | null): Promise<{ commits: string[]; violations: Violation[] }> {
   const classify = await classifierFor(repo, config);
   const { commits, changes } = await rangeChanges(repo, from ? [to, '--not', from] : [to]);
   const owners = await checkOwners(repo, config, judgeRev, commits, changes, classify);
-  return { commits, violations: [...owners.violations, ...judgeCommits(commits, changes, config, classify, owners.exempt)] };
+  return { commits, violations: [...owners.violations, ...judgeCommits(commits, changes, config, classify, owners.exempt), ...(await symlinkViolations(repo, commits, changes, classify))] };
 }

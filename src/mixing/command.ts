@@ -18,8 +18,10 @@ change an oracle (spec, fixtures, freeze) or the guard (its config, hooks).
   --range A..B    every commit of A..B, and the range as a whole
                   (mix.range: allow relaxes the whole-range rule)
 
-In commit and range modes the owners rule applies too, when configured
-(owners.signers, owners.agents; the signers file is read from HEAD): every
+In commit and range modes a merge counts as changing what it authored (where
+its tree differs from git's own merge of its parents), and a symbolic link in
+a zone may point only inside that zone. The owners rule applies too, when
+configured (owners.signers, owners.agents; the signers file is read from HEAD): every
 commit that touches an oracle must be owner-signed and no agent's, and
 owner-signed oracle commits may share a range with production commits.
 

@@ -7,11 +7,12 @@ import type { Change } from '../git/changes.js';
 import { readFileAt } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
 import type { Classify } from '../zones/zones.js';
+import type { Pusher } from './pusher.js';
 import { judgeOwners, oracleCommits, ownersApply, type OwnersVerdict } from './rule.js';
 import { readAuthorship } from './signatures.js';
 
-/** The owners rule over `commits`; `judgeRev` is where the config was read (null: no commit). */
-export async function checkOwners(repo: Repo, config: Config, judgeRev: string | null, commits: string[], changes: Map<string, Change[]>, classify: Classify): Promise<OwnersVerdict> {
+/** The owners rule over `commits`; `judgeRev` is where the config was read (null: no commit); `pushers` as the server authenticated them. */
+export async function checkOwners(repo: Repo, config: Config, judgeRev: string | null, commits: string[], changes: Map<string, Change[]>, classify: Classify, pushers: Pusher[] = []): Promise<OwnersVerdict> {
   if (!ownersApply(config.owners)) return { violations: [], exempt: new Set() };
   const oracle = oracleCommits(commits, changes, classify);
   if (!oracle.size) return { violations: [], exempt: new Set() };
@@ -21,5 +22,5 @@ export async function checkOwners(repo: Repo, config: Config, judgeRev: string |
     if (!signers) throw new CannotJudge(`owners.signers names ${config.owners.signers}, which is not in the commit the config comes from`, { file: config.source });
   }
   const authorship = await readAuthorship(repo, [...oracle.keys()], signers);
-  return judgeOwners(oracle, authorship, config.owners);
+  return judgeOwners(oracle, authorship, config.owners, pushers);
 }

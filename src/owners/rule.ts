@@ -7,6 +7,7 @@ import type { Change } from '../git/changes.js';
 import { zonedPaths } from '../mixing/rule.js';
 import type { Classify } from '../zones/zones.js';
 import { identityMatcher } from './identity.js';
+import type { Pusher } from './pusher.js';
 import type { Authorship } from './signatures.js';
 
 export interface OwnersVerdict {
@@ -39,14 +40,29 @@ export function oracleCommits(commits: string[], changes: Map<string, Change[]>,
   return result;
 }
 
-export function judgeOwners(oracle: ReturnType<typeof oracleCommits>, authorship: Map<string, Authorship>, owners: Config['owners']): OwnersVerdict {
+/**
+ * `pushers` are the names the server authenticated (pre-receive only): when
+ * one matches owners.agents, no oracle commit of the push passes, whatever
+ * its commits claim.
+ */
+export function judgeOwners(oracle: ReturnType<typeof oracleCommits>, authorship: Map<string, Authorship>, owners: Config['owners'], pushers: Pusher[] = []): OwnersVerdict {
   const isAgent = identityMatcher(owners.agents);
+  const agentPusher = pushers.filter((p) => isAgent(p.name));
   const violations: Violation[] = [];
   const exempt = new Set<string>();
   for (const [commit, paths] of oracle) {
     const who = authorship.get(commit);
     const zones = [...new Set(paths.map((p) => p.zone))].join(', ');
     const base = { commit, paths: paths.map((p) => p.path), detail: paths.map((p) => ({ path: p.path, zone: p.zone })) };
+    if (agentPusher.length) {
+      violations.push({
+        ...base,
+        rule: 'owners-agent',
+        message: `this commit touches ${zones} and is pushed by the agent account ${agentPusher.map((p) => `${p.name} (${p.source})`).join(', ')}, as the server authenticated it; agents may never change the oracles, whoever the commit names`,
+        fix: 'a person pushes the oracle change from their own account',
+      });
+      continue;
+    }
     if (!who) {
       violations.push({ ...base, rule: 'owners', message: `this commit touches ${zones}, and git could not say who made it` });
       continue;

@@ -22,7 +22,7 @@ test('a plain bare repository: the hook refuses a mixed push; a foreign hook is 
   const bare = tempRepo({ bare: true });
   const old = path.join(bare.dir, 'hooks/pre-receive');
   writeFileSync(old, '#!/bin/sh\necho "site hook ran"\n', { mode: 0o755 });
-  const r = sh('sh', [SCRIPT, bare.dir]);
+  const r = sh('sh', [SCRIPT, '--branch', 'main', '--bootstrap', bare.dir]);
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout, 'kept the existing hook');
   assert.match(readFileSync(`${old}.pre-patchwarden`, 'utf8'), 'site hook ran');
@@ -34,15 +34,15 @@ test('a plain bare repository: the hook refuses a mixed push; a foreign hook is 
 
 test('--gitlab writes custom_hooks/pre-receive, --gitea hooks/pre-receive.d/pre-receive', () => {
   const bare = tempRepo({ bare: true });
-  assert.is(sh('sh', [SCRIPT, '--gitlab', bare.dir]).code, 0);
+  assert.is(sh('sh', [SCRIPT, '--gitlab', '--branch', 'main', bare.dir]).code, 0);
   assert.ok(existsSync(path.join(bare.dir, 'custom_hooks/pre-receive')));
-  assert.is(sh('sh', [SCRIPT, '--gitea', bare.dir]).code, 0);
+  assert.is(sh('sh', [SCRIPT, '--gitea', '--branch', 'main', bare.dir]).code, 0);
   assert.ok(existsSync(path.join(bare.dir, 'hooks/pre-receive.d/pre-receive')));
 });
 
 test('--bin pins the executable; a missing one blocks the push', () => {
   const bare = tempRepo({ bare: true });
-  assert.is(sh('sh', [SCRIPT, '--bin', '/nonexistent/patchwarden', bare.dir]).code, 0);
+  assert.is(sh('sh', [SCRIPT, '--bin', '/nonexistent/patchwarden', '--branch', 'main', bare.dir]).code, 0);
   const work = tempRepo();
   work.git(['remote', 'add', 'origin', bare.dir]);
   work.commit({ 'src/a.ts': 'a\n' }, 'start');

@@ -76,7 +76,8 @@ test('ref deletions pass by default and are refused with pre_receive.deletions: 
 });
 
 test('a force push is judged by the commits it brings', () => {
-  const s = guardedServer();
+  // Rewinding the judging branch is refused on its own (test/attacks/range-branch); allowed here.
+  const s = guardedServer('version: 1\npre_receive:\n  judging_branch: allow\n');
   s.work.commit({ 'src/app.ts': 'v2\n' }, 'code');
   assert.is(s.push('main').code, 0);
   const before = s.ref('main');
@@ -130,12 +131,18 @@ test('paths with newlines and spaces are named exactly', () => {
   assert.match(r.stderr, '"spec/line\\nbreak.yaml"  (spec, added)');
 });
 
-test('a repository with no config yet is not guarded, and says so once', () => {
+test('a repository with no config yet refuses pushes; in the bootstrap state it lets them through and says so once', () => {
   const s = server();
   s.work.commit({ 'src/app.ts': 'x\n', 'spec/a.yaml': 'y\n' }, 'mixed, but unguarded');
-  const r = s.push('main', 'main:refs/heads/other');
+  let r = s.push('main', 'main:refs/heads/other');
+  assert.is.not(r.code, 0);
+  assert.match(r.stderr, 'refs/heads/main, the branch whose .patchwarden.yml judges this repository, does not exist');
+  assert.match(r.stderr, 'git config patchwarden.bootstrap true');
+  assert.is(s.ref('refs/heads/other'), null);
+  s.bare.git(['config', 'patchwarden.bootstrap', 'true']);
+  r = s.push('main', 'main:refs/heads/other');
   assert.is(r.code, 0, r.stderr);
-  assert.is(r.stderr.split('not guarded').length - 1, 1, r.stderr);
+  assert.is(r.stderr.split('is not judged').length - 1, 1, r.stderr);
   assert.ok(s.ref('refs/heads/other'));
 });
 

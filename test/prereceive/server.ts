@@ -33,12 +33,14 @@ export function server(): Server {
 
 export const CONFIG = 'version: 1\n';
 
-/** The server starts with a config on main (pushed while it was not guarded yet). */
+/** The server starts with a config on main (pushed in the bootstrap state, which then ends). */
 export function guardedServer(config = CONFIG, files: Record<string, string> = {}): Server {
   const s = server();
+  s.bare.git(['config', 'patchwarden.bootstrap', 'true']);
   s.work.commit({ '.patchwarden.yml': config, 'src/app.ts': 'export const a = 1;\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n', 'README.md': 'hi\n', ...files }, 'start');
   const r = s.push('main');
   if (r.code !== 0) throw new Error(`first push failed: ${r.stderr}`);
+  s.bare.git(['config', '--unset', 'patchwarden.bootstrap']);
   return s;
 }
 

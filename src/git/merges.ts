@@ -1,0 +1,199 @@
+// What each merge of a walk authored: every path where its tree differs from
+// the tree git's own merge of its parents writes (`merge-tree --write-tree`,
+// git >= 2.38). An honest merge differs nowhere; a merge that takes one side
+// whole (`commit-tree X^{tree} -p MAIN -p X`) differs wherever it undid the
+// other side. Where git cannot merge cleanly (conflicts, an octopus, unrelated
+// histories) the merge is compared with its first parent: every path it
+// brings counts as its own.
+//
+// merge-tree is one process per merge, too slow for a push with hundreds of
+// them. Most merges are honest and their merge base is in the walk itself, so
+// they are first tried without it: with the single merge base found in the
+// walk's own graph, a path-by-path three-way merge decides every path where
+// the sides do not both change it. A merge passes there only when its tree is
+// exactly that merge; anything else (a path both sides changed, a base outside
+// the walk, a criss-cross) goes to merge-tree.
+import type { Repo } from './repo.js';
+import { diffPairs, type RawChange } from './raw-diff.js';
+
+/** A commit of the walk: its tree and its parents. */
+export interface Walked {
+  id: string;
+  tree: string;
+  parents: string[];
+}
+
+/** How many `git merge-tree` processes run at once. */
+const MERGE_JOBS = 4;
+
+/** Changes of every merge among `walked` (oldest first), by merge id. */
+export async function mergeChanges(repo: Repo, walked: Walked[]): Promise<Map<string, RawChange[]>> {
+  const result = new Map<string, RawChange[]>();
+  const merges = walked.filter((c) => c.parents.length > 1);
+  if (!merges.length) return result;
+  const graph = new Graph(walked);
+  const quick = merges.flatMap((m) => {
+    const base = m.parents.length === 2 ? graph.soleBase(m.parents[0], m.parents[1]) : null;
+    return base ? [{ m, base }] : [];
+  });
+  const diffs = await diffPairs(repo, quick.flatMap(({ m, base }) => [[graph.tree(base), graph.tree(m.parents[0])], [graph.tree(base), graph.tree(m.parents[1])], [graph.tree(base), m.tree]] as [string, string][]));
+  quick.forEach(({ m }, k) => {
+    if (authorsNothing(diffs[3 * k], diffs[3 * k + 1], diffs[3 * k + 2])) result.set(m.id, []);
+  });
+  const rest = merges.filter((m) => !result.has(m.id));
+  const trees: string[] = new Array(rest.length);
+  let next = 0;
+  const worker = async () => {
+    for (let k = next++; k < rest.length; k = next++) trees[k] = await gitMerge(repo, rest[k]);
+  };
+  await Promise.all(Array.from({ length: Math.min(MERGE_JOBS, rest.length) }, worker));
+  const authored = await diffPairs(repo, rest.map((m, k) => [trees[k], m.tree]));
+  rest.forEach((m, k) => result.set(m.id, authored[k]));
+  return result;
+}
+
+/** The tree a merge is judged against: git's clean merge of its parents, else its first parent's tree. */
+async function gitMerge(repo: Repo, m: Walked): Promise<string> {
+  if (m.parents.length === 2) {
+    const r = await repo.run(['merge-tree', '--write-tree', '--no-messages', m.parents[0], m.parents[1]], { okCodes: [1, 128, 129] });
+    const tree = r.stdout.toString('utf8').split('\n')[0];
+    if (r.code === 0 && /^[0-9a-f]{40,64}$/.test(tree)) return tree;
+  }
+  return repo.text(['rev-parse', '--verify', '--end-of-options', `${m.parents[0]}^{tree}`]);
+}
+
+/**
+ * Whether the merge's tree is, at every path, what a three-way merge from the
+ * base gives without resolving anything: the side that changed the path
+ * wins, and both sides agree where both changed it. False when a path needs
+ * a real merge (merge-tree decides then) or the merge wrote its own.
+ */
+export function authorsNothing(side1: RawChange[], side2: RawChange[], merged: RawChange[]): boolean {
+  const at = (list: RawChange[]) => new Map(list.map((c) => [c.path, `${c.newMode} ${c.newOid}`]));
+  const [one, two, mine] = [at(side1), at(side2), at(merged)];
+  const base = new Map([...side1, ...side2, ...merged].map((c) => [c.path, `${c.oldMode} ${c.oldOid}`]));
+  for (const [path, b] of base) {
+    const v1 = one.get(path) ?? b;
+    const v2 = two.get(path) ?? b;
+    const expected = v1 === v2 || v2 === b ? v1 : v1 === b ? v2 : null;
+    if (expected === null || (mine.get(path) ?? b) !== expected) return false;
+  }
+  return true;
+}
+
+const ONE = 1;
+const TWO = 2;
+const STALE = 4;
+const RESULT = 8;
+
+/** The walk's commit graph, for merge bases that lie inside it. */
+export class Graph {
+  private readonly index = new Map<string, number>();
+  private readonly commits: Walked[];
+  /** False when some parent comes after its child in the walk's order: no quick bases then. */
+  private readonly ordered: boolean;
+
+  constructor(walked: Walked[]) {
+    this.commits = walked;
+    walked.forEach((c, i) => this.index.set(c.id, i));
+    this.ordered = walked.every((c, i) => c.parents.every((p) => (this.index.get(p) ?? -1) < i));
+  }
+
+  tree(id: string): string {
+    return this.commits[this.index.get(id)!].tree;
+  }
+
+  /**
+   * The one best common ancestor of a and b, when the walk alone proves it:
+   * git's paint-down in walk order (parents before children), giving up when
+   * a side reaches a commit outside the walk before it is known to lie below
+   * a common ancestor (a base could hide there), or when there are several.
+   */
+  soleBase(a: string, b: string): string | null {
+    if (!this.ordered || !this.index.has(a) || !this.index.has(b)) return null;
+    const flags = new Map<number, number>([[this.index.get(a)!, ONE]]);
+    const ib = this.index.get(b)!;
+    flags.set(ib, (flags.get(ib) ?? 0) | TWO);
+    // Walk order is a topological order, so the highest index is the next to paint.
+    const queue = new MaxQueue([...flags.keys()]);
+    const found: number[] = [];
+    // Queued commits not yet known to lie below a common ancestor: the paint goes on while there are any.
+    let live = queue.size;
+    while (live > 0) {
+      const i = queue.pop()!;
+      let paint = flags.get(i)!;
+      if (!(paint & STALE)) live--;
+      if ((paint & (ONE | TWO)) === (ONE | TWO) && !(paint & STALE)) {
+        found.push(i);
+        paint |= RESULT | STALE;
+        flags.set(i, paint);
+      }
+      paint &= ONE | TWO | STALE;
+      for (const p of this.commits[i].parents) {
+        const j = this.index.get(p);
+        if (j === undefined) {
+          if (!(paint & STALE)) return null; // a side leaves the walk: a base may lie outside it
+          continue;
+        }
+        const had = flags.get(j) ?? 0;
+        if ((had & paint) === paint) continue;
+        const now = had | paint;
+        flags.set(j, now);
+        if (queue.has(j)) {
+          if (!(had & STALE) && now & STALE) live--;
+        } else {
+          queue.push(j);
+          if (!(now & STALE)) live++;
+        }
+      }
+    }
+    return found.length === 1 ? this.commits[found[0]].id : null;
+  }
+}
+
+/** A max-heap of walk indexes, each held once. */
+class MaxQueue {
+  private readonly heap: number[] = [];
+  private readonly held = new Set<number>();
+  constructor(items: number[]) {
+    for (const i of items) this.push(i);
+  }
+  get size(): number {
+    return this.heap.length;
+  }
+  has(i: number): boolean {
+    return this.held.has(i);
+  }
+  push(i: number): void {
+    this.held.add(i);
+    const h = this.heap;
+    h.push(i);
+    for (let k = h.length - 1; k > 0;) {
+      const up = (k - 1) >> 1;
+      if (h[up] >= h[k]) break;
+      [h[up], h[k]] = [h[k], h[up]];
+      k = up;
+    }
+  }
+  pop(): number | undefined {
+    const h = this.heap;
+    if (!h.length) return undefined;
+    const top = h[0];
+    const last = h.pop()!;
+    if (h.length) {
+      h[0] = last;
+      for (let k = 0; ;) {
+        const l = 2 * k + 1;
+        const r = l + 1;
+        let m = k;
+        if (l < h.length && h[l] > h[m]) m = l;
+        if (r < h.length && h[r] > h[m]) m = r;
+        if (m === k) break;
+        [h[m], h[k]] = [h[k], h[m]];
+        k = m;
+      }
+    }
+    this.held.delete(top);
+    return top;
+  }
+}

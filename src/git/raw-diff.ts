@@ -1,0 +1,43 @@
+// git's raw diff records (`:oldmode newmode oldoid newoid status`, then the
+// path), read NUL-separated, with full object ids.
+import type { Change } from './changes.js';
+import type { Repo } from './repo.js';
+import { splitNul } from './run.js';
+import { CannotJudge } from '../common/errors.js';
+
+export interface RawChange extends Change {
+  /** Mode and blob id on each side; '000000' and zeros where the path is absent. */
+  oldMode: string;
+  oldOid: string;
+  newMode: string;
+  newOid: string;
+}
+
+/** Raw output, whole ids, no renames, no user diff drivers, submodules as they are. */
+export const rawFlags = ['-z', '--raw', '--full-index', '--no-abbrev', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none'];
+
+export function rawChange(meta: string, path: string): RawChange {
+  const [oldMode, newMode, oldOid, newOid, status] = meta.replace(/^:/, '').split(' ');
+  return { status, path, oldMode, oldOid, newMode, newOid };
+}
+
+/** The differences of many pairs of trees, in order, from one `diff-tree --stdin`. */
+export async function diffPairs(repo: Repo, pairs: [string, string][]): Promise<RawChange[][]> {
+  if (!pairs.length) return [];
+  const out = await repo.run(['diff-tree', '--stdin', '-r', ...rawFlags], { input: pairs.map(([a, b]) => `${a} ${b}\n`).join('') });
+  // Each pair's header ("A B" and a newline) runs into the field after it.
+  const result: RawChange[][] = [];
+  let current: RawChange[] = [];
+  const fields = splitNul(out.stdout);
+  const header = /^[0-9a-f]+ [0-9a-f]+\n/;
+  for (let i = 0; i < fields.length; i++) {
+    let f = fields[i];
+    for (let h = header.exec(f); h; h = header.exec(f)) {
+      f = f.slice(h[0].length);
+      result.push((current = []));
+    }
+    if (f) current.push(rawChange(f, fields[++i]));
+  }
+  if (result.length !== pairs.length) throw new CannotJudge(`git diff-tree answered for ${result.length} of ${pairs.length} pairs of trees`);
+  return result;
+}

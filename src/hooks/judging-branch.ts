@@ -1,0 +1,67 @@
+// The branch whose config judges a server's pushes, and the rules that keep a
+// push from moving it out from under the guard. install-server-hook.sh records
+// the branch in the repository's git config (patchwarden.branch); without
+// that, the default branch (HEAD) judges. A judging branch with no config
+// refuses every push unless an administrator has set patchwarden.bootstrap.
+import type { Violation } from '../common/verdict.js';
+import type { Config } from '../config/schema.js';
+import type { Repo } from '../git/repo.js';
+import { isZeroId } from './ref-lines.js';
+
+export interface JudgingBranch {
+  /** The full ref name, e.g. refs/heads/main. */
+  ref: string;
+  /** Its commit, or null while it has none. */
+  id: string | null;
+  /** Whether it was recorded by the install script (else HEAD's branch). */
+  recorded: boolean;
+  /** patchwarden.bootstrap: a judging branch with no config lets pushes through. */
+  bootstrap: boolean;
+}
+
+export async function judgingBranch(repo: Repo): Promise<JudgingBranch> {
+  const [conf, head] = await Promise.all([
+    repo.run(['config', '-z', '--get-regexp', '^patchwarden\\.'], { okCodes: [1] }),
+    repo.run(['symbolic-ref', '-q', 'HEAD'], { okCodes: [1] }),
+  ]);
+  const values = new Map(conf.stdout.toString('utf8').split('\0').filter(Boolean).map((e) => {
+    const nl = e.indexOf('\n');
+    return nl < 0 ? [e.toLowerCase(), 'true'] : [e.slice(0, nl).toLowerCase(), e.slice(nl + 1)];
+  }));
+  const recorded = values.get('patchwarden.branch')?.trim();
+  const ref = recorded ? (recorded.startsWith('refs/') ? recorded : `refs/heads/${recorded}`) : head.stdout.toString('utf8').trim() || 'HEAD';
+  const r = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { okCodes: [1] });
+  const bootstrap = ['true', 'yes', 'on', '1'].includes((values.get('patchwarden.bootstrap') ?? '').trim().toLowerCase());
+  return { ref, id: r.code === 0 ? r.stdout.toString('utf8').trim() : null, recorded: Boolean(recorded), bootstrap };
+}
+
+/** The refusal for a judging branch without a config, naming the ways out. */
+export function unguardedRefusal(branch: JudgingBranch): string[] {
+  return [
+    `patchwarden: refusing the push: ${branch.ref}, the branch whose .patchwarden.yml judges this repository, ${branch.id ? 'has no .patchwarden.yml' : 'does not exist'}${branch.recorded ? ' (recorded as patchwarden.branch)' : ' (the default branch; no patchwarden.branch is recorded)'}`,
+    `    fix: if another branch holds the config, record it on the server: git config patchwarden.branch refs/heads/NAME`,
+    `    first adoption: an administrator allows unjudged pushes until the config is on ${branch.ref}: git config patchwarden.bootstrap true (then unset it)`,
+  ];
+}
+
+/**
+ * Updates that would move the rules themselves: a rewind or deletion of the
+ * judging branch (pre_receive.judging_branch), a replace ref
+ * (pre_receive.replace_refs). `isAncestor` answers whether old is in new's history.
+ */
+export async function branchViolations(update: { old: string; new: string; ref: string }, branch: JudgingBranch, config: Config, isAncestor: (a: string, b: string) => Promise<boolean>): Promise<Violation[]> {
+  if (update.ref.startsWith('refs/replace/') && config.pre_receive.replace_refs === 'refuse') {
+    return [{
+      rule: 'replace-ref', paths: [],
+      message: `${update.ref} is a replace ref: it makes git show other objects in place of real ones, so it is refused (pre_receive.replace_refs: refuse in ${config.source})`,
+      fix: 'push the real history instead; an administrator who needs replace refs sets pre_receive.replace_refs: allow',
+    }];
+  }
+  if (update.ref !== branch.ref || config.pre_receive.judging_branch === 'allow' || isZeroId(update.old)) return [];
+  const fix = `push on top of ${update.ref} (git pull --rebase, then push) rather than rewriting it; an administrator who must rewrite it sets pre_receive.judging_branch: allow for that push`;
+  if (isZeroId(update.new)) {
+    return [{ rule: 'judging-branch', paths: [], message: `deleting ${update.ref} is refused: its .patchwarden.yml judges every push (pre_receive.judging_branch: protect in ${config.source})`, fix }];
+  }
+  if (await isAncestor(update.old, update.new)) return [];
+  return [{ rule: 'judging-branch', paths: [], message: `a non-fast-forward update of ${update.ref} (${update.old.slice(0, 12)} is not in the new history) is refused: it would drop commits the guard has judged, oracle commits among them (pre_receive.judging_branch: protect in ${config.source})`, fix }];
+}

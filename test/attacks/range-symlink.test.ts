@@ -1,0 +1,85 @@
+// Symbolic links cannot carry a zone across its boundary, and an inputs
+// folder that is a link is refused from objects as it is on disk.
+import { mkdirSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cleanup } from '../helpers/repo.js';
+import { sha } from '../gate/sample.js';
+import { refused, site } from './range-site.js';
+
+test.after.each(cleanup);
+
+test('src/bill.py turned into a link to lib/bill.py, then lib/ and spec/ changed together: refused everywhere', () => {
+  const s = site();
+  const base = s.ref('main')!;
+  s.work.git(['rm', '-q', 'src/bill.py']);
+  s.work.write('lib/bill.py', 'def total(items):\n    return sum(items)\n');
+  mkdirSync(path.join(s.work.dir, 'src'), { recursive: true });
+  symlinkSync('../lib/bill.py', path.join(s.work.dir, 'src/bill.py'));
+  s.work.git(['add', '-A']);
+  s.work.git(['commit', '-q', '--no-verify', '-m', 'move the code behind a link']);
+  // Through the link: free code and the property in one commit.
+  s.work.commit({ 'lib/bill.py': 'def total(items):\n    return 0\n', 'spec/test_bill.py': 'def test_total():\n    pass\n' }, 'code and property');
+  const msg = 'symbolic link to "../lib/bill.py": lib/bill.py, in no zone';
+  refused(s.check(`${base}..HEAD`), '[symlink]', msg);
+  const g = s.work.json(['gate', '--base', base]);
+  assert.is(g.code, 1);
+  const mixing = g.out.layers.find((l: { layer: string }) => l.layer === 'mixing');
+  assert.ok(mixing.violations.some((v: { rule: string; paths: string[] }) => v.rule === 'symlink' && v.paths[0] === 'src/bill.py'));
+  const before = s.refs();
+  refused(s.localPush(['main']), '[symlink]');
+  refused(s.push(['main']), '[symlink]', '"move the code behind a link"', `src/bill.py  (src, ${msg})`);
+  assert.is(s.refs(), before);
+});
+
+test('links inside their own zone, and links in free paths, pass', () => {
+  const s = site();
+  s.work.write('src/util.py', 'x = 1\n');
+  symlinkSync('util.py', path.join(s.work.dir, 'src/alias.py'));
+  symlinkSync('../src/bill.py', path.join(s.work.dir, 'docs-link.py'));
+  s.work.git(['add', '-A']);
+  s.work.git(['commit', '-q', '--no-verify', '-m', 'links']);
+  const r = s.push(['main']);
+  assert.is(r.code, 0, r.stderr);
+});
+
+test('a link in spec pointing outside the repository is refused', () => {
+  const s = site();
+  symlinkSync('/etc/hostname', path.join(s.work.dir, 'spec/host.txt'));
+  s.work.git(['add', '-A']);
+  s.work.git(['commit', '-q', '--no-verify', '-m', 'link out']);
+  const before = s.refs();
+  refused(s.push(['main']), '[symlink]', 'spec/host.txt  (spec, symbolic link to "/etc/hostname": outside the repository)');
+  assert.is(s.refs(), before);
+});
+
+test('an inputs folder that is a link: fixtures verify --rev refuses it as --worktree does, and so does the server', () => {
+  const s = site();
+  const data = '{"items": [1, 2]}\n';
+  s.work.write('data/cart.json', data);
+  mkdirSync(path.join(s.work.dir, 'fixtures'));
+  symlinkSync('../data', path.join(s.work.dir, 'fixtures/input'), 'dir');
+  s.work.write('fixtures/inputs.sha256', `${sha(data)}  fixtures/input/cart.json\n`);
+  s.work.git(['add', '-A']);
+  s.work.git(['commit', '-q', '--no-verify', '-m', 'inputs behind a link']);
+  const rev = s.work.pw(['fixtures', 'verify', '--rev', 'HEAD']);
+  refused(rev, 'fixtures/input  (a symbolic link or file where the inputs folder should be)');
+  refused(s.work.pw(['fixtures', 'verify', '--worktree']), 'fixtures/input  (a symbolic link or file where the inputs folder should be)');
+  const before = s.refs();
+  refused(s.push(['main']), '[fixtures]', 'fixtures/input');
+  assert.is(s.refs(), before);
+});
+
+test('a parent of the inputs folder that is a link is refused from objects and on disk', () => {
+  const s = site();
+  const data = '{"items": [1, 2]}\n';
+  s.work.write('elsewhere/input/cart.json', data);
+  symlinkSync('elsewhere', path.join(s.work.dir, 'fixtures'), 'dir');
+  s.work.git(['add', '-A']);
+  s.work.git(['commit', '-q', '--no-verify', '-m', 'fixtures behind a link']);
+  refused(s.work.pw(['fixtures', 'verify', '--rev', 'HEAD']), 'fixtures  (a symbolic link or file where the inputs folder should be)');
+  refused(s.work.pw(['fixtures', 'verify', '--worktree']), 'fixtures  (a symbolic link or file where the inputs folder should be)');
+});
+
+test.run();

@@ -1,0 +1,83 @@
+// What a merge authored, read from real repositories: the quick path (merge
+// base inside the walk, no merge-tree) and git's merge-tree agree, and a
+// merge that undoes one side is never passed by the quick path.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { rangeChanges } from '../../src/git/changes.js';
+import { Graph, authorsNothing, type Walked } from '../../src/git/merges.js';
+import { openRepo } from '../../src/git/repo.js';
+import { cleanup, tempRepo, type TempRepo } from '../helpers/repo.js';
+
+test.after.each(cleanup);
+
+/** root, then a fork point X inside the walk; main changes spec, feature changes src. */
+function forked(): { repo: TempRepo; root: string; x: string; main: string; feature: string } {
+  const repo = tempRepo();
+  const root = repo.commit({ 'src/a.py': 'a\n', 'spec/s.py': 's\n', 'README.md': 'r\n' }, 'root');
+  const x = repo.commit({ 'README.md': 'r2\n' }, 'x');
+  const main = repo.commit({ 'spec/s.py': 's2\n' }, 'oracle');
+  repo.git(['checkout', '-q', '-b', 'feature', x]);
+  const feature = repo.commit({ 'src/a.py': 'a2\n' }, 'code');
+  repo.git(['checkout', '-q', 'main']);
+  return { repo, root, x, main, feature };
+}
+
+const authored = async (repo: TempRepo, merge: string, not: string) => {
+  const r = await rangeChanges(await openRepo(repo.dir), [merge, '--not', not]);
+  return (r.changes.get(merge) ?? []).map((c) => `${c.status} ${c.path}`).sort();
+};
+
+test('an honest merge with its base inside the walk authors nothing; the same merge judged alone (merge-tree) agrees', async () => {
+  const { repo, root } = forked();
+  repo.git(['merge', '-q', '--no-edit', 'feature']);
+  const merge = repo.head();
+  assert.equal(await authored(repo, merge, root), []);
+  assert.equal(await authored(repo, merge, `${merge}^@`), []);
+});
+
+test('a theirs-merge is found by both paths: the spec change it undid', async () => {
+  const { repo, root, main, feature } = forked();
+  const tree = repo.git(['rev-parse', `${feature}^{tree}`]).stdout.trim();
+  const merge = repo.git(['commit-tree', tree, '-p', main, '-p', feature, '-m', 'theirs']).stdout.trim();
+  assert.equal(await authored(repo, merge, root), ['M spec/s.py']);
+  assert.equal(await authored(repo, merge, `${merge}^@`), ['M spec/s.py']);
+});
+
+test('a merge resolving a conflict is judged against its first parent', async () => {
+  const { repo, root, x } = forked();
+  repo.git(['checkout', '-q', '-b', 'other', x]);
+  const other = repo.commit({ 'spec/s.py': 's3\n' }, 'other oracle');
+  repo.git(['checkout', '-q', 'main']);
+  repo.git(['merge', '-q', '--no-edit', other], { allowFail: true });
+  repo.write('spec/s.py', 's2 and s3\n').git(['add', '-A']);
+  repo.git(['commit', '-q', '--no-verify', '--no-edit']);
+  assert.equal(await authored(repo, repo.head(), root), ['M spec/s.py']);
+});
+
+test('Graph: the sole base inside the walk, none when a side leaves the walk first or bases cross', () => {
+  const c = (id: string, ...parents: string[]): Walked => ({ id, tree: `t${id}`, parents });
+  // x -> (a1 -> a2), (b1): base x.
+  let g = new Graph([c('x', 'out'), c('a1', 'x'), c('a2', 'a1'), c('b1', 'x')]);
+  assert.is(g.soleBase('a2', 'b1'), 'x');
+  assert.is(g.soleBase('a2', 'a1'), 'a1');
+  // b1 forks from outside the walk: its base with a2 cannot be proved here.
+  g = new Graph([c('x', 'out'), c('a1', 'x'), c('b1', 'out2')]);
+  assert.is(g.soleBase('a1', 'b1'), null);
+  // Criss-cross: p and q each merge both of x1 and x2.
+  g = new Graph([c('r', 'out'), c('x1', 'r'), c('x2', 'r'), c('p', 'x1', 'x2'), c('q', 'x2', 'x1')]);
+  assert.is(g.soleBase('p', 'q'), null);
+  // A parent listed after its child: no quick bases at all.
+  g = new Graph([c('a1', 'x'), c('x', 'out'), c('b1', 'x')]);
+  assert.is(g.soleBase('a1', 'b1'), null);
+});
+
+test('authorsNothing: the side that changed a path wins; a path both changed differently needs git', () => {
+  const ch = (path: string, from: string, to: string) => ({ status: 'M', path, oldMode: '100644', oldOid: from, newMode: '100644', newOid: to });
+  assert.ok(authorsNothing([ch('a', '1', '2')], [ch('b', '1', '3')], [ch('a', '1', '2'), ch('b', '1', '3')]));
+  assert.not.ok(authorsNothing([ch('a', '1', '2')], [ch('b', '1', '3')], [ch('b', '1', '3')]), 'side one undone');
+  assert.not.ok(authorsNothing([ch('a', '1', '2')], [], [ch('a', '1', '2'), ch('c', '1', '9')]), 'a path of its own');
+  assert.not.ok(authorsNothing([ch('a', '1', '2')], [ch('a', '1', '3')], [ch('a', '1', '2')]), 'both changed a');
+  assert.ok(authorsNothing([ch('a', '1', '2')], [ch('a', '1', '2')], [ch('a', '1', '2')]), 'both made the same change');
+});
+
+test.run();
