@@ -1,7 +1,9 @@
 // The gate's layers that run tests: the properties and the revert check (one
-// revert check, whose head run decides the properties layer), and the suite,
-// every failure of which must match an unexpired row of the base ledger. The
-// suite runs in the working tree, which in CI is HEAD's checkout.
+// revert check, whose head run decides the properties layer; its tree is the
+// target branch plus the patch's production diff), and the suite, every
+// failure of which must match an unexpired row of the base ledger. The suite
+// runs in the working tree, which in CI is HEAD's checkout; a suite report
+// that disagrees with the suite's exit code is refused.
 import { existsSync } from 'node:fs';
 import { CannotJudge } from '../common/errors.js';
 import { formatDuration } from '../common/duration.js';
@@ -16,6 +18,7 @@ import { headProblems } from '../properties/mapping.js';
 import { loadRegistryAt } from '../properties/registry.js';
 import { revertCheck, type RevertResult } from '../properties/revert.js';
 import { runProperties, TREE_ENV } from '../properties/run.js';
+import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
 import { signCase, signOptions } from '../signature/sign.js';
 import type { Signed } from '../signature/types.js';
@@ -41,7 +44,7 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
   let result: RevertResult | null = null;
   const properties = await guarded('properties', async () => {
     const registry = await loadRegistryAt(repo, config, ctx.base);
-    result = await revertCheck(repo, config, ctx.mergeBase, ctx.head, { progress: ctx.progress, registry });
+    result = await revertCheck(repo, config, ctx.mergeBase, ctx.head, { progress: ctx.progress, registry, onto: ctx.base });
     if (result.status === 'not_applicable') return headOnly(ctx);
     const ids = result.head_run?.invariants.length ?? 0;
     return result.status === 'fails_on_head'
@@ -64,7 +67,7 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
 async function headOnly(ctx: GateContext): Promise<LayerResult> {
   const registry = await loadRegistryAt(ctx.repo, ctx.config, ctx.head);
   ctx.progress('no production change: running the properties on the working tree');
-  const run = await runProperties(worktreeRoot(ctx.repo), ctx.config, registry);
+  const run = await runProperties(worktreeRoot(ctx.repo), ctx.config, registry, { classify: ctx.classify });
   const problems = run.problem ? [run.problem] : headProblems(run.mapping!, registry);
   return judged('properties', problems.map((p) => refusal('properties', p)), `${registry.invariants.length} registered invariant${registry.invariants.length === 1 ? '' : 's'} pass on head (no production change)`, 'the properties do not pass on head');
 }
@@ -93,12 +96,13 @@ export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerRe
       const decisions = applyFreezes(signed, ledger, config, ctx.now, voided);
       const stopped = decisions.filter((d) => !d.passes);
       const violations = stopped.map((d) => refusal('freeze', `${d.name}: ${d.action}${d.rename ? ', renamed' : ''} (sig ${d.sig}): ${d.note}`));
-      if (run.code !== 0 && !signed.length) violations.push(refusal('suite', `the suite ${run.signal ? `was killed by ${run.signal}` : `exited ${run.code}`}, and its report names no failing case`));
+      const why = disagreement(run.code, run.signal, report.cases);
+      if (why) violations.push(refusal('suite', `suite.command: ${why}`));
       const details = { cases: report.cases.length, failures: decisions.map((d) => ({ sig: d.sig, name: d.name, action: d.action, rename: d.rename })) };
       const frozen = decisions.length - stopped.length;
       return judged('suite', violations,
         `${report.cases.length} cases, ${decisions.length ? `${decisions.length} failing, every one frozen by ${ledger.source}` : 'none failing'}`,
-        stopped.length ? `${stopped.length} of ${decisions.length} failures not frozen by ${ledger.source}${frozen ? ` (${frozen} frozen)` : ''}` : 'the suite failed without a failing case to judge',
+        stopped.length ? `${stopped.length} of ${decisions.length} failures not frozen by ${ledger.source}${frozen ? ` (${frozen} frozen)` : ''}` : 'the suite report cannot be believed',
         details);
     } finally {
       run.dispose();
