@@ -12,10 +12,12 @@ import { BUGGY_JS, config, fingerprint, FIXED_JS, jsProperty, NODE_TEST, project
 const ID = 'bill.total_non_negative';
 const REF = 'refs/patchwarden/snapshot';
 // The command marks where it is (head or reverted tree) and can stop there to be killed.
-const STOPPABLE = `phase=head; grep -q -- '- 1' src/bill.mjs && phase=revert; if [ "$PW_STOP" = "$phase" ]; then echo $$ > "$PW_MARK.tmp"; mv "$PW_MARK.tmp" "$PW_MARK"; sleep 60; fi; ${NODE_TEST}`;
+// With PW_BREAK it puts a folder where the revert must remove a file, so the check ends in an error.
+const STOPPABLE = `phase=head; grep -q -- '- 1' src/bill.mjs && phase=revert; if [ "$PW_BREAK" = 1 ]; then rm -f src/added.mjs; mkdir -p src/added.mjs/in; echo x > src/added.mjs/in/f; fi; if [ "$PW_STOP" = "$phase" ]; then echo $$ > "$PW_MARK.tmp"; mv "$PW_MARK.tmp" "$PW_MARK"; sleep 60; fi; ${NODE_TEST}`;
 const IN_PLACE = 'revert:\n  mode: in-place\n';
 
-function inPlaceProject(extraBase: Record<string, string> = {}, head: Record<string, string | null> = { 'src/bill.mjs': FIXED_JS }) {
+// The patch also adds a file outside the src zone, which both runs take from the base side (absent).
+function inPlaceProject(extraBase: Record<string, string> = {}, head: Record<string, string | null> = { 'src/bill.mjs': FIXED_JS, 'docs/patch-notes.md': 'outside src\n' }) {
   const p = project({
     '.patchwarden.yml': config(STOPPABLE, IN_PLACE),
     'spec/invariants.yaml': registry(ID),
@@ -84,6 +86,7 @@ test('in-place: work in progress is set aside, both runs see the committed tree,
   const r = repo.json(['revert-check', '--base', base, '--head', head]);
   assert.is(r.code, 0, r.stderr);
   assert.is(r.out.status, 'describes_patch', 'the unfinished edit and the failing untracked property were not run');
+  assert.equal(r.out.outside_src, ['docs/patch-notes.md']);
   assert.match(r.stderr, /setting aside \d+ uncommitted change/);
   assert.equal(fingerprint(repo), before);
   assert.is(repo.git(['status', '--porcelain']).stdout, status);
@@ -155,7 +158,7 @@ for (const phase of ['head', 'revert'] as const) {
 }
 
 // Kills at the moment a phase starts, wherever in it the kill lands.
-for (const line of ['snapshot of the working tree', 'setting aside', 'running the properties on head', 'reverting the production paths', 'restoring the working tree']) {
+for (const line of ['snapshot of the working tree', 'setting aside', 'outside the production diff from the base side', 'running the properties on head', 'reverting the production paths', 'restoring the working tree']) {
   test(`in-place: kill -9 as "${line}" starts, then recover`, async () => {
     const { repo, base, head } = inPlaceProject();
     workInProgress(repo);
@@ -172,9 +175,22 @@ for (const line of ['snapshot of the working tree', 'setting aside', 'running th
   });
 }
 
-test('recover while the check that took the snapshot still runs: refused without --force', async () => {
+test('in-place: an error half-way (the revert cannot write) restores work in progress before exit 2', () => {
+  const { repo, base, head } = inPlaceProject();
+  workInProgress(repo);
+  const before = fingerprint(repo);
+  const r = repo.json(['revert-check', '--base', base, '--head', head], { env: { PW_BREAK: '1' } });
+  assert.is(r.code, 2, r.stderr);
+  assert.match(r.stderr, /working tree restored/);
+  assert.equal(fingerprint(repo), before);
+  assert.not.ok(hasRef(repo));
+  assert.not.ok(existsSync(path.join(repo.dir, '.git/patchwarden')));
+});
+
+test('recover while the check that took the snapshot still runs: refused without --force; SIGINT then restores work in progress', async () => {
   const mark = path.join(mkdtempSync(path.join(tmpdir(), 'pw-mark-')), 'stop');
   const { repo, base, head } = inPlaceProject();
+  workInProgress(repo);
   try {
     const before = fingerprint(repo);
     const run = startPw(repo, ['revert-check', '--base', base, '--head', head], { PW_STOP: 'revert', PW_MARK: mark });
