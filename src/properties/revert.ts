@@ -108,17 +108,18 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
   say(`${tree.production.length} production path(s) to revert, ${registry.invariants.length} registered invariant(s), mode ${mode}`);
   const guard = guardSignals((line) => say(line));
   try {
-    const judge = async (root: string, env: NodeJS.ProcessEnv, scratch?: string) => {
-      if (tree.harness.length) {
+    const judge: Judge = {
+      toBase: async (root, env, scratch) => {
+        if (!tree.harness.length) return;
         say(`taking ${tree.harness.length} path(s) outside the production diff from the base side`);
         await revertPaths(root, tree.harness, env, scratch);
         guard.check();
-      }
-      await twoRuns(result, {
+      },
+      runs: (root, env, scratch) => twoRuns(result, {
         run: () => runProperties(root, config, registry, { classify, signal: guard.signal }),
         revert: () => revertPaths(root, tree.production, env, scratch),
         registry, guard, say,
-      });
+      }),
     };
     if (mode === 'in-place') await inPlace(repo, head, [...tree.harness, ...tree.production], guard, say, judge);
     else await inWorktree(repo, config, head, guard, say, judge);
@@ -177,7 +178,13 @@ async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
   Object.assign(result, { status: outcome.status, failing_on_revert: outcome.failing, reason: outcome.reason, output: outcome.status === 'describes_patch' ? null : onRevert.output });
 }
 
-type Judge = (root: string, env: NodeJS.ProcessEnv, scratch?: string) => Promise<void>;
+type Step = (root: string, env: NodeJS.ProcessEnv, scratch?: string) => Promise<void>;
+
+/** Building the judged tree from a checkout of head, then the two runs in it. */
+interface Judge {
+  toBase: Step;
+  runs: Step;
+}
 
 async function inWorktree(repo: Repo, config: Config, head: string, guard: Guard, say: (l: string) => void, judge: Judge): Promise<void> {
   let tree: TempTree | null = null;
@@ -185,11 +192,13 @@ async function inWorktree(repo: Repo, config: Config, head: string, guard: Guard
     tree = await addTempWorktree(repo, head);
     say(`temporary worktree at head: ${tree.dir}`);
     guard.check();
+    await judge.toBase(tree.dir, tree.env);
+    // Linked once the tree is final, so no write of the check goes through a link into the main tree.
     if (repo.root) {
       const linked = linkEntries(tree, repo.root, config.revert.link);
       if (linked.length) say(`linked from the main tree: ${linked.join(', ')}`);
     }
-    await judge(tree.dir, tree.env);
+    await judge.runs(tree.dir, tree.env);
   } finally {
     if (tree) {
       say('removing the temporary worktree');
@@ -222,7 +231,8 @@ async function inPlace(repo: Repo, head: string, judged: RawChange[], guard: Gua
       await revertPaths(root, aside, {}, scratch);
       guard.check();
     }
-    await judge(root, {}, scratch);
+    await judge.toBase(root, {}, scratch);
+    await judge.runs(root, {}, scratch);
   } finally {
     // Restore from the ref as stored, not from memory: the same path `recover` takes.
     const stored = snap ? await findSnapshot(repo) : null;
