@@ -142,11 +142,11 @@ function summary(run: PropertyRun, problems: string[]): RunSummary {
   return { elapsed_ms: run.elapsedMs, code: run.code, invariants: run.mapping?.invariants ?? [], problems };
 }
 
-/** A head run that fails while the patch changed the harness: say the harness must land first. */
+/** A head run that fails while head also changes the harness: say the harness must land first. */
 function harnessNote(outsideSrc: string[]): string {
   if (!outsideSrc.length) return '';
   const shown = outsideSrc.slice(0, 8).map(showPath).join(', ') + (outsideSrc.length > 8 ? `, … (${outsideSrc.length} in all)` : '');
-  return `; the patch also changes paths outside the src zone (${shown}), and the check runs every such path as on the base side: if the properties need those changes, they must land first, reviewed, in a change of their own`;
+  return `; head also differs from the base outside the src zone (${shown}), and the check runs every such path as on the base side: if the properties need head's side of them, they must land first, reviewed, in a change of their own (or, where the base moved on, rebase onto it)`;
 }
 
 /** Head run, revert, reverted run; fills in the verdict. */
