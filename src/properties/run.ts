@@ -4,7 +4,8 @@
 // a `problem`: the callers refuse on it, they never read it as a pass. So is
 // a report that disagrees with the command's exit code: production code runs
 // inside the command and can reach the report.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
 import { formatDuration } from '../common/duration.js';
 import type { Config } from '../config/schema.js';
@@ -12,7 +13,7 @@ import { readReport } from '../junit/read.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
 import type { Classify } from '../zones/zones.js';
-import { mapCases, type Mapping } from './mapping.js';
+import { mapCases, type Mapping, type Placement } from './mapping.js';
 import type { Registry } from './registry.js';
 
 export interface PropertyRun {
@@ -42,6 +43,15 @@ export function propertyCommand(config: Config): string {
   return command;
 }
 
+/** Spec files of the tree the command ran in. */
+function placement(root: string, classify: Classify): Placement {
+  return {
+    root,
+    inSpec: (f) => classify(f) === 'spec',
+    exists: (f) => !f.startsWith('../') && !path.isAbsolute(f) && statSync(path.join(root, f), { throwIfNoEntry: false })?.isFile() === true,
+  };
+}
+
 /** Runs the property command once in `treeDir` and maps its cases to the registry. */
 export async function runProperties(treeDir: string, config: Config, registry: Registry, opts: RunOptions): Promise<PropertyRun> {
   const command = propertyCommand(config);
@@ -57,7 +67,7 @@ export async function runProperties(treeDir: string, config: Config, registry: R
       const report = await readReport(run.junit);
       const why = disagreement(run.code, run.signal, report.cases);
       if (why) return { ...base, mapping: null, problem: `properties.command: ${why}` };
-      return { ...base, mapping: mapCases(report.cases, registry, { root: treeDir, inSpec: (f) => opts.classify(f) === 'spec' }), problem: null };
+      return { ...base, mapping: mapCases(report.cases, registry, placement(treeDir, opts.classify)), problem: null };
     } catch (err) {
       if (!(err instanceof CannotJudge)) throw err;
       return { ...base, mapping: null, problem: `the property command's JUnit report cannot be read: ${err.message}` };
