@@ -6,10 +6,10 @@
 // real node --test, real git.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cleanup, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
+import { cleanup, PROJECT, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
 import { gate } from '../gate/sample.js';
 import { BUGGY_JS, BUGGY_PY, config, FIXED_PY, hasPytest, jsProperty, NODE_TEST, project, pyProperty, PYTEST, registry } from '../properties/projects.js';
 
@@ -170,6 +170,30 @@ test('node --test: the property itself is the base one, not the patch\'s weakene
   const r = revertCheck(repo, base, head);
   assert.is(r.code, 1, r.stderr);
   assert.is(r.out.status, 'fails_on_head');
+});
+
+test('git push: the lenient-helper patch is refused by the pre-push hook and the remote keeps its tip', () => {
+  const remote = tempRepo({ bare: true });
+  const repo = tempRepo();
+  repo.git(['remote', 'add', 'origin', remote.dir]);
+  const hook = path.join(repo.dir, '.git/hooks/pre-push');
+  copyFileSync(path.join(PROJECT, 'hooks/pre-push'), hook);
+  chmodSync(hook, 0o755);
+  repo.commit({
+    '.patchwarden.yml': config(NODE_TEST),
+    'spec/invariants.yaml': registry(ID),
+    'spec/properties/bill.test.mjs': HELPED,
+    'tests/helpers.mjs': HELPER,
+    'src/bill.mjs': BUGGY_JS,
+  }, 'start');
+  assert.is(repo.git(['push', '-q', 'origin', 'main'], { allowFail: true }).code, 0);
+  const tip = remote.git(['rev-parse', 'main']).stdout.trim();
+  repo.commit({ 'tests/helpers.mjs': LENIENT, 'src/marker.mjs': 'export {};\n' }, 'fix totals');
+  const r = repo.git(['push', '-q', 'origin', 'main'], { allowFail: true });
+  assert.is.not(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout + r.stderr, /fails_on_head/);
+  assert.match(r.stdout + r.stderr, /tests\/helpers\.mjs/);
+  assert.is(remote.git(['rev-parse', 'main']).stdout.trim(), tip);
 });
 
 test.run();
