@@ -48,8 +48,8 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
     if (result.status === 'not_applicable') return headOnly(ctx);
     const ids = result.head_run?.invariants.length ?? 0;
     return result.status === 'fails_on_head'
-      ? { layer: 'properties', ok: false, status: 'refused', summary: 'the properties do not pass on head', violations: [refusal('properties', result.reason)], details: { head_run: result.head_run } }
-      : passed('properties', `${ids} registered invariant${ids === 1 ? '' : 's'} pass on head`, { head_run: result.head_run });
+      ? { layer: 'properties', ok: false, status: 'refused', summary: 'the properties do not pass on the base plus the production diff', violations: [{ rule: 'properties', paths: result.outside_src, message: result.reason }], details: { head_run: result.head_run, outside_src: result.outside_src } }
+      : passed('properties', `${ids} registered invariant${ids === 1 ? '' : 's'} pass on the base plus the production diff`, { head_run: result.head_run, outside_src: result.outside_src });
   });
   const r = result as RevertResult | null;
   let revert: LayerResult;
@@ -59,7 +59,7 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
     const details = { status: r.status, failing_on_revert: r.failing_on_revert, reverted: r.reverted };
     revert = r.status === 'describes_patch'
       ? passed('revert', `describes_patch: with the production diff reverted, ${r.failing_on_revert.join(', ')} fail`, details)
-      : { layer: 'revert', ok: false, status: 'refused', summary: r.status, violations: [refusal('revert', r.status === 'fails_on_head' ? 'not judged: the properties do not pass on head' : `${r.status}: ${r.reason}`)], details };
+      : { layer: 'revert', ok: false, status: 'refused', summary: r.status, violations: [refusal('revert', r.status === 'fails_on_head' ? 'not judged: the properties do not pass on the base plus the production diff' : `${r.status}: ${r.reason}`)], details };
   }
   return [properties, revert];
 }
