@@ -221,9 +221,9 @@ async function inPlace(repo: Repo, head: string, judged: RawChange[], guard: Gua
   const scratch = makeScratch(repo);
   try {
     say('snapshot of the working tree');
-    // Paths of HEAD the index lacks (staged deletions) are written when set aside: snapshot them too.
-    const unstaged = splitNul((await repo.run(['diff-index', '--cached', '-z', '--name-only', '--no-renames', head, '--'])).stdout);
-    snap = await takeSnapshot(repo, root, head, [...new Set([...judged.map((c) => c.path), ...unstaged])], scratch);
+    // Staged paths, deletions among them: a path of HEAD the index lacks is written when set aside.
+    const staged = splitNul((await repo.run(['diff-index', '--cached', '-z', '--name-only', '--no-renames', head, '--'])).stdout);
+    snap = await takeSnapshot(repo, root, head, [...new Set([...judged.map((c) => c.path), ...staged])], scratch);
     guard.check();
     const aside = revertable(await treeDiff(repo, head, `${snap.commit}:worktree`)).filter((c) => !snap!.meta.skipped.includes(c.path));
     if (aside.length) {
