@@ -39,7 +39,8 @@ function inPlaceProject(extraBase: Record<string, string> = {}, head: Record<str
 /**
  * Work in progress that would change the verdict were it run: an unstaged edit
  * that breaks the fix, a staged edit (edited again after staging), a staged new
- * file, a staged deletion, and untracked files, one a failing property.
+ * file, staged deletions (one kept on disk), and untracked files, one a
+ * failing property.
  */
 function workInProgress(repo: TempRepo): void {
   repo.write('src/bill.mjs', BUGGY_JS + '// unfinished\n');
@@ -49,6 +50,7 @@ function workInProgress(repo: TempRepo): void {
   repo.write('docs/new.md', 'a staged new file\n');
   repo.git(['add', 'docs/new.md']);
   repo.git(['rm', '-q', '--cached', 'pytest.ini']);
+  repo.git(['rm', '-q', 'src/added.mjs']); // staged deletion, gone from disk too
   repo.write('spec/properties/wip.test.mjs', "import { test } from 'node:test';\ntest('unfinished [invariant:bill.total_non_negative]', () => { throw new Error('wip'); });\n");
   repo.write('wip/deep/notes.txt', 'untracked, in new folders\n');
 }
