@@ -1,7 +1,9 @@
 // The gate's layers that run tests: the properties and the revert check (one
-// revert check, whose head run decides the properties layer), and the suite,
-// every failure of which must match an unexpired row of the base ledger. The
-// suite runs in the working tree, which in CI is HEAD's checkout.
+// revert check, whose head run decides the properties layer; its tree is the
+// target branch plus the patch's production diff), and the suite, every
+// failure of which must match an unexpired row of the base ledger. The suite
+// runs in the working tree, which in CI is HEAD's checkout; a suite report
+// that disagrees with the suite's exit code is refused.
 import { existsSync } from 'node:fs';
 import { CannotJudge } from '../common/errors.js';
 import { formatDuration } from '../common/duration.js';
@@ -16,6 +18,7 @@ import { headProblems } from '../properties/mapping.js';
 import { loadRegistryAt } from '../properties/registry.js';
 import { revertCheck, type RevertResult } from '../properties/revert.js';
 import { runProperties, TREE_ENV } from '../properties/run.js';
+import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
 import { signCase, signOptions } from '../signature/sign.js';
 import type { Signed } from '../signature/types.js';
@@ -41,12 +44,12 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
   let result: RevertResult | null = null;
   const properties = await guarded('properties', async () => {
     const registry = await loadRegistryAt(repo, config, ctx.base);
-    result = await revertCheck(repo, config, ctx.mergeBase, ctx.head, { progress: ctx.progress, registry });
+    result = await revertCheck(repo, config, ctx.mergeBase, ctx.head, { progress: ctx.progress, registry, onto: ctx.base });
     if (result.status === 'not_applicable') return headOnly(ctx);
     const ids = result.head_run?.invariants.length ?? 0;
     return result.status === 'fails_on_head'
-      ? { layer: 'properties', ok: false, status: 'refused', summary: 'the properties do not pass on head', violations: [refusal('properties', result.reason)], details: { head_run: result.head_run } }
-      : passed('properties', `${ids} registered invariant${ids === 1 ? '' : 's'} pass on head`, { head_run: result.head_run });
+      ? { layer: 'properties', ok: false, status: 'refused', summary: 'the properties do not pass on the base plus the production diff', violations: [{ rule: 'properties', paths: result.outside_src, message: result.reason }], details: { head_run: result.head_run, outside_src: result.outside_src } }
+      : passed('properties', `${ids} registered invariant${ids === 1 ? '' : 's'} pass on the base plus the production diff`, { head_run: result.head_run, outside_src: result.outside_src });
   });
   const r = result as RevertResult | null;
   let revert: LayerResult;
@@ -56,7 +59,7 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
     const details = { status: r.status, failing_on_revert: r.failing_on_revert, reverted: r.reverted };
     revert = r.status === 'describes_patch'
       ? passed('revert', `describes_patch: with the production diff reverted, ${r.failing_on_revert.join(', ')} fail`, details)
-      : { layer: 'revert', ok: false, status: 'refused', summary: r.status, violations: [refusal('revert', r.status === 'fails_on_head' ? 'not judged: the properties do not pass on head' : `${r.status}: ${r.reason}`)], details };
+      : { layer: 'revert', ok: false, status: 'refused', summary: r.status, violations: [refusal('revert', r.status === 'fails_on_head' ? 'not judged: the properties do not pass on the base plus the production diff' : `${r.status}: ${r.reason}`)], details };
   }
   return [properties, revert];
 }
@@ -64,7 +67,7 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
 async function headOnly(ctx: GateContext): Promise<LayerResult> {
   const registry = await loadRegistryAt(ctx.repo, ctx.config, ctx.head);
   ctx.progress('no production change: running the properties on the working tree');
-  const run = await runProperties(worktreeRoot(ctx.repo), ctx.config, registry);
+  const run = await runProperties(worktreeRoot(ctx.repo), ctx.config, registry, { classify: ctx.classify });
   const problems = run.problem ? [run.problem] : headProblems(run.mapping!, registry);
   return judged('properties', problems.map((p) => refusal('properties', p)), `${registry.invariants.length} registered invariant${registry.invariants.length === 1 ? '' : 's'} pass on head (no production change)`, 'the properties do not pass on head');
 }
@@ -93,12 +96,13 @@ export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerRe
       const decisions = applyFreezes(signed, ledger, config, ctx.now, voided);
       const stopped = decisions.filter((d) => !d.passes);
       const violations = stopped.map((d) => refusal('freeze', `${d.name}: ${d.action}${d.rename ? ', renamed' : ''} (sig ${d.sig}): ${d.note}`));
-      if (run.code !== 0 && !signed.length) violations.push(refusal('suite', `the suite ${run.signal ? `was killed by ${run.signal}` : `exited ${run.code}`}, and its report names no failing case`));
+      const why = disagreement(run.code, run.signal, report.cases);
+      if (why) violations.push(refusal('suite', `suite.command: ${why}`));
       const details = { cases: report.cases.length, failures: decisions.map((d) => ({ sig: d.sig, name: d.name, action: d.action, rename: d.rename })) };
       const frozen = decisions.length - stopped.length;
       return judged('suite', violations,
         `${report.cases.length} cases, ${decisions.length ? `${decisions.length} failing, every one frozen by ${ledger.source}` : 'none failing'}`,
-        stopped.length ? `${stopped.length} of ${decisions.length} failures not frozen by ${ledger.source}${frozen ? ` (${frozen} frozen)` : ''}` : 'the suite failed without a failing case to judge',
+        stopped.length ? `${stopped.length} of ${decisions.length} failures not frozen by ${ledger.source}${frozen ? ` (${frozen} frozen)` : ''}` : 'the suite report cannot be believed',
         details);
     } finally {
       run.dispose();

@@ -11,12 +11,15 @@ import { revertCheck, revertPasses, type RevertResult } from './revert.js';
 
 export const help = `usage: patchwarden revert-check [--base REV] [--head REV] [--format text|json] [--config PATH] [-C DIR]
 
-The properties (properties.command) must pass on head, every registered
-invariant (properties.invariants) exercised; then, with the production diff
-(the src-zone part of base..head) put back to base while spec and tests stay
-at head, at least one registered invariant must fail. Runs in a temporary
-worktree (revert.mode: worktree) or, opt-in, in the working tree under a
-snapshot (revert.mode: in-place; see patchwarden recover).
+The properties (properties.command) must pass on the base plus the
+production diff (the src-zone part of base..head), every registered
+invariant (properties.invariants) exercised by a case in the spec zone; then,
+with the production diff put back to base, at least one registered invariant
+must fail. Every path outside the src zone (spec, tests, runner
+configuration, build files) is as on the base side in both runs. Runs in a
+temporary worktree (revert.mode: worktree) or, opt-in, in the working tree
+with uncommitted changes set aside under a snapshot (revert.mode: in-place;
+see patchwarden recover).
 
   --head REV   the patched commit (default HEAD)
   --base REV   the commit before the patch (default: the merge-base of head
@@ -39,7 +42,7 @@ export async function run(args: string[]): Promise<number> {
     ok: revertPasses(result.status),
     json: {
       status: result.status, failing_on_revert: result.failing_on_revert, reason: result.reason,
-      base: result.base, head: result.head, mode: result.mode, reverted: result.reverted,
+      base: result.base, head: result.head, mode: result.mode, reverted: result.reverted, outside_src: result.outside_src,
       head_run: result.head_run, revert_run: result.revert_run,
     },
     text: textLines(result),
@@ -72,7 +75,7 @@ function textLines(r: RevertResult): string[] {
   if (r.status === 'describes_patch') return [`patchwarden: revert check passed for ${range} (describes_patch): ${r.reason}`, ...paths];
   const fix: Record<string, string> = {
     does_not_describe: 'write a property (registered in the invariant registry, in its own commit) that fails without this patch and passes with it',
-    fails_on_head: 'make every registered invariant pass on head; a case naming an unregistered id needs its id registered first, in a commit of its own',
+    fails_on_head: 'make every registered invariant pass with the production diff on the base; a case naming an unregistered id needs its id registered first, and a changed test harness must land first, each in a change of its own',
     revert_broken: 'the reverted tree could not run the properties, so the check proves nothing; keep the properties importable without the patch (e.g. test through a stable entry point)',
   };
   return [`patchwarden: refused [revert] ${r.status} for ${range}: ${r.reason}`, ...(r.reverted.length ? ['  production paths reverted:', ...paths] : []), `  ${fix[r.status]}`];

@@ -6,7 +6,6 @@
 // and written back raw, so the round trip is exact. `restoreSnapshot` is
 // idempotent: after a kill -9 at any moment, running it again finishes the job.
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
 import type { Repo } from '../git/repo.js';
@@ -61,9 +60,14 @@ export async function findSnapshot(repo: Repo): Promise<Snapshot | null> {
 
 /** True while the process that took a snapshot still runs. */
 export function ownerAlive(meta: SnapshotMeta): boolean {
-  if (meta.pid === process.pid) return false;
+  return pidAlive(meta.pid);
+}
+
+/** True while another process with this pid runs. */
+export function pidAlive(pid: number): boolean {
+  if (pid === process.pid) return false;
   try {
-    process.kill(meta.pid, 0);
+    process.kill(pid, 0);
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
@@ -111,7 +115,7 @@ async function hashBytes(repo: Repo, bytes: Buffer | string): Promise<string> {
  * snapshot is already there: another in-place check runs, or one was killed
  * and `patchwarden recover` has not run yet.
  */
-export async function takeSnapshot(repo: Repo, root: string, head: string, touched: string[]): Promise<Snapshot> {
+export async function takeSnapshot(repo: Repo, root: string, head: string, touched: string[], scratch: string): Promise<Snapshot> {
   const existing = await findSnapshot(repo);
   if (existing) throw busy(existing);
   const paths = [...new Set([...(await listWorkingFiles(repo)), ...touched])];
@@ -128,7 +132,7 @@ export async function takeSnapshot(repo: Repo, root: string, head: string, touch
   const oids = await hashFiles(repo, root, regular.map((r) => r.path), true);
   regular.forEach((r, i) => entries.push({ mode: r.mode, oid: oids[i], path: r.path }));
 
-  const tmp = mkdtempSync(path.join(tmpdir(), 'patchwarden-snapshot-'));
+  const tmp = mkdtempSync(path.join(scratch, 'snapshot-'));
   try {
     const env = { GIT_INDEX_FILE: path.join(tmp, 'index') };
     await repo.run(['update-index', '-z', '--add', '--index-info'], { env, input: entries.map((e) => `${e.mode} ${e.oid}\t${e.path}\0`).join('') });

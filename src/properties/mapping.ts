@@ -1,7 +1,10 @@
 // Which invariant each property test case exercises, and what a run of them
 // says. Pure: cases and registry in, results out. A case belongs to an
 // invariant through `<property name="invariant" value="ID"/>` or an
-// `[invariant:ID]` token in its name, never through its name alone.
+// `[invariant:ID]` token in its name, never through its name alone, and only
+// when it comes from a file in the spec zone: a case elsewhere (a test the
+// patch added, a file a runner option pulled in) cannot stand for a property.
+import path from 'node:path';
 import type { TestCase } from '../junit/types.js';
 import type { Registry } from './registry.js';
 
@@ -24,6 +27,38 @@ export interface Mapping {
   mapped: number;
   /** Cases that map to no id and did not pass: collection and import errors. */
   strays: { name: string; status: TestCase['status']; message: string }[];
+  /** Cases naming an id from a file outside the spec zone: never counted. */
+  outside: { ids: string[]; name: string; file: string; placed: boolean }[];
+}
+
+/** Where a run's cases came from, to tell spec files from the rest. */
+export interface Placement {
+  /** The tree the command ran in, for absolute `file` attributes. */
+  root: string;
+  inSpec(file: string): boolean;
+  /** Whether a path (from the root) is a file in that tree. */
+  exists(file: string): boolean;
+}
+
+const MODULE = /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/;
+
+/**
+ * The repository path of the file a case came from: its `file` attribute, else
+ * the module its classname names (pytest's `spec.properties.test_bill`, with
+ * or without a class after it): the longest such path that is a file in the
+ * tree, else the whole dotted name as a path (which then counts as outside).
+ * Null when the report does not say: node's runner writes no file, and its
+ * classname is always `test`.
+ */
+export function caseFile(c: TestCase, place: Placement): string | null {
+  if (c.file) {
+    const rel = path.isAbsolute(c.file) ? path.relative(place.root, c.file) : path.normalize(c.file);
+    return rel.split(path.sep).join('/');
+  }
+  if (!MODULE.test(c.classname)) return null;
+  const parts = c.classname.split('.');
+  const candidates = parts.map((_, i) => `${parts.slice(0, parts.length - i).join('/')}.py`);
+  return candidates.find((f) => place.exists(f)) ?? (parts.length > 1 ? candidates[0] : null);
 }
 
 const TOKEN = /\[invariant:([^\]\s]+)\]/g;
@@ -37,12 +72,18 @@ export function invariantIds(c: TestCase): string[] {
 
 const RANK: Record<TestCase['status'], number> = { skipped: 0, passed: 1, error: 2, failed: 3 };
 
-export function mapCases(cases: TestCase[], registry: Registry): Mapping {
+export function mapCases(cases: TestCase[], registry: Registry, place: Placement): Mapping {
   const byId = new Map<string, TestCase[]>();
   const strays: Mapping['strays'] = [];
+  const outside: Mapping['outside'] = [];
   let mapped = 0;
   for (const c of cases) {
     const ids = invariantIds(c);
+    const file = ids.length ? caseFile(c, place) : null;
+    if (file !== null && !place.inSpec(file)) {
+      outside.push({ ids, name: c.name, file, placed: place.exists(file) });
+      continue;
+    }
     if (ids.length) mapped++;
     else if (c.status === 'failed' || c.status === 'error') strays.push({ name: c.name, status: c.status, message: c.failures[0]?.message ?? '' });
     for (const id of ids) byId.set(id, [...(byId.get(id) ?? []), c]);
@@ -55,7 +96,7 @@ export function mapCases(cases: TestCase[], registry: Registry): Mapping {
     return { id, status: worst ?? 'missing', cases: mine.map((c) => c.name) };
   });
   const unregistered = [...byId].filter(([id]) => !registered.has(id)).map(([id, cs]) => ({ id, cases: cs.map((c) => c.name) }));
-  return { invariants, unregistered, mapped, strays };
+  return { invariants, unregistered, mapped, strays, outside };
 }
 
 const list = (xs: string[]) => xs.join(', ');
@@ -74,6 +115,11 @@ export function headProblems(m: Mapping, registry: Registry): string[] {
   if (by('skipped').length) problems.push(`registered invariants whose every case was skipped: ${list(by('skipped'))}`);
   for (const u of m.unregistered) problems.push(`test case ${JSON.stringify(u.cases[0])} names invariant ${u.id}, which ${registry.source} does not register`);
   if (m.mapped && m.strays.length) problems.push(`test cases outside any invariant did not pass: ${list(m.strays.map((s) => s.name))}`);
+  for (const o of m.outside) {
+    problems.push(o.placed
+      ? `test case ${JSON.stringify(o.name)} in ${o.file} names invariant ${list(o.ids)}, but ${o.file} is outside the spec zone: only cases in spec files count for an invariant (move it into the spec zone, reviewed, in a commit of its own, or drop the id)`
+      : `test case ${JSON.stringify(o.name)} names invariant ${list(o.ids)}, but its report places it in ${o.file}, which is no file of the tree, so it cannot be shown to be a spec case (run the property command from the repository root, e.g. with pytest's rootdir there, so reports name files from the root)`);
+  }
   return problems;
 }
 

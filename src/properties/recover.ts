@@ -5,7 +5,8 @@ import { parse } from '../cli/args.js';
 import { emit } from '../cli/output.js';
 import { showPath } from '../common/text.js';
 import { openRepo, worktreeRoot } from '../git/repo.js';
-import { findSnapshot, ownerAlive, restoreSnapshot, SNAPSHOT_REF } from './inplace.js';
+import { findSnapshot, ownerAlive, pidAlive, restoreSnapshot, SNAPSHOT_REF } from './inplace.js';
+import { sweepScratch } from './scratch.js';
 
 export const help = `usage: patchwarden recover [--force] [--format text|json] [-C DIR]
 
@@ -13,7 +14,7 @@ Restores the working tree after an in-place revert check (revert.mode:
 in-place) was killed before it could restore it itself: every tracked and
 untracked file comes back to the bytes it had, files the check created are
 removed, the index file is put back, and the snapshot ref (${SNAPSHOT_REF})
-is deleted. Running it again is harmless; with no snapshot it does nothing.
+is deleted, as are the check's throwaway index files in the git directory. Running it again is harmless; with no snapshot it does nothing.
 
   --force   recover even though the process that took the snapshot still runs
 
@@ -24,7 +25,9 @@ export async function run(args: string[]): Promise<number> {
   const repo = await openRepo(common.dir);
   worktreeRoot(repo);
   const snap = await findSnapshot(repo);
-  if (!snap) return emit(common.format, { ok: true, json: { recovered: false, restored: [], removed: [], index: 'unchanged' }, text: ['patchwarden: nothing to recover (no in-place snapshot in this repository)'] });
+  // Throwaway index files of checks that were killed (even before their snapshot was taken).
+  const swept = sweepScratch(repo, pidAlive);
+  if (!snap) return emit(common.format, { ok: true, json: { recovered: false, restored: [], removed: [], index: 'unchanged' }, text: ['patchwarden: nothing to recover (no in-place snapshot in this repository)', ...(swept.length ? [`  removed what killed checks left in the git directory: ${swept.join(', ')}`] : [])] });
   if (ownerAlive(snap.meta) && !values.force) {
     return emit(common.format, {
       ok: false,

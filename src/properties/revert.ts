@@ -1,19 +1,27 @@
 // The revert check: the properties pass on head, and with the production diff
 // (the src-zone part of base..head) put back to base they fail. A property
-// that stays green without the patch does not describe it. By default both
-// runs happen in a temporary worktree; `revert.mode: in-place` runs them in
-// the working tree under a snapshot (inplace.ts).
-import { CannotJudge, UsageError } from '../common/errors.js';
+// that stays green without the patch does not describe it. The judged tree
+// is the base plus the production diff, nothing else: every path outside the
+// src zone (spec, tests, conftest.py, runner configuration, build files) is
+// as on the base side in both runs, so nothing the patch changes besides
+// production code can sway the verdict. By default both runs happen in a
+// temporary worktree; `revert.mode: in-place` runs them in the working tree
+// under a snapshot (inplace.ts), with work in progress set aside.
 import { formatDuration } from '../common/duration.js';
+import { UsageError } from '../common/errors.js';
+import { showPath } from '../common/text.js';
 import type { Config } from '../config/schema.js';
 import { treeDiff, type RawChange } from '../git/changes.js';
 import { resolveCommit, worktreeRoot, type Repo } from '../git/repo.js';
+import { splitNul } from '../git/run.js';
 import { classifierFor } from '../mixing/check.js';
+import type { Classify } from '../zones/zones.js';
 import { headProblems, revertOutcome, type InvariantResult } from './mapping.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
 import { guardSignals, type Guard } from './interrupt.js';
 import { loadRegistryAt, type Registry } from './registry.js';
 import { propertyCommand, runProperties, type PropertyRun } from './run.js';
+import { dropScratch, makeScratch } from './scratch.js';
 import { revertable, revertPaths, type Reverted } from './tree.js';
 import { addTempWorktree, linkEntries, type TempTree } from './worktree.js';
 
@@ -38,6 +46,8 @@ export interface RevertResult {
   mode: Config['revert']['mode'];
   /** The production paths, and what the revert did to each. */
   reverted: Reverted[];
+  /** Paths outside the src zone that base..head changes: both runs take them from the base side. */
+  outside_src: string[];
   head_run: RunSummary | null;
   revert_run: RunSummary | null;
   /** The property command's own output from the run that decided a refusal. */
@@ -49,6 +59,11 @@ export interface RevertOptions {
   progress?: (line: string) => void;
   /** The registry to judge by; read from the base side when absent. */
   registry?: Registry;
+  /**
+   * The commit the judged tree is built on (the gate: the target branch,
+   * while `base` is where the patch forked from it); `base` when absent.
+   */
+  onto?: string;
 }
 
 /** Whether a status lets the patch through. */
@@ -56,33 +71,57 @@ export function revertPasses(status: RevertStatus): boolean {
   return status === 'describes_patch' || status === 'not_applicable';
 }
 
-/** The src-zone part of base..head that a revert can put back. */
-export async function productionDiff(repo: Repo, config: Config, base: string, head: string): Promise<RawChange[]> {
-  const classify = await classifierFor(repo, config);
-  return revertable((await treeDiff(repo, base, head)).filter((c) => classify(c.path) === 'src'));
+/**
+ * What the two runs are built from. Starting at head, `harness` puts every
+ * path that is not the patch's production code back to `onto`; `production`
+ * then reverts the patch's production paths to `onto` as well.
+ */
+export interface JudgedTree {
+  production: RawChange[];
+  harness: RawChange[];
+  /** The patch's own paths outside the src zone, for the refusal that names them. */
+  outsideSrc: string[];
+}
+
+export async function judgedTree(repo: Repo, classify: Classify, base: string, head: string, onto = base): Promise<JudgedTree> {
+  const patch = await treeDiff(repo, base, head);
+  const src = new Set(revertable(patch).filter((c) => classify(c.path) === 'src').map((c) => c.path));
+  const outsideSrc = patch.filter((c) => classify(c.path) !== 'src').map((c) => c.path);
+  const all = revertable(onto === base ? patch : await treeDiff(repo, onto, head));
+  return { production: all.filter((c) => src.has(c.path)), harness: all.filter((c) => !src.has(c.path)), outsideSrc };
 }
 
 export async function revertCheck(repo: Repo, config: Config, base: string, head: string, opts: RevertOptions = {}): Promise<RevertResult> {
   const started = Date.now();
   const say = (line: string) => opts.progress?.(`revert-check: ${line} [${formatDuration(Date.now() - started)}]`);
   const mode = config.revert.mode;
-  const result: RevertResult = { status: 'not_applicable', failing_on_revert: [], reason: '', base, head, mode, reverted: [], head_run: null, revert_run: null, output: null };
-  const production = await productionDiff(repo, config, base, head);
-  if (!production.length) {
+  const result: RevertResult = { status: 'not_applicable', failing_on_revert: [], reason: '', base, head, mode, reverted: [], outside_src: [], head_run: null, revert_run: null, output: null };
+  const classify = await classifierFor(repo, config);
+  const tree = await judgedTree(repo, classify, base, head, opts.onto);
+  result.outside_src = tree.outsideSrc;
+  if (!tree.production.length) {
     result.reason = 'the range changes no production code (src zone): nothing to revert';
     return result;
   }
   propertyCommand(config);
   const registry = opts.registry ?? (await loadRegistryAt(repo, config, base));
-  say(`${production.length} production path(s) to revert, ${registry.invariants.length} registered invariant(s), mode ${mode}`);
+  say(`${tree.production.length} production path(s) to revert, ${registry.invariants.length} registered invariant(s), mode ${mode}`);
   const guard = guardSignals((line) => say(line));
   try {
-    const judge = (root: string, env: NodeJS.ProcessEnv) => twoRuns(result, {
-      run: () => runProperties(root, config, registry, { signal: guard.signal }),
-      revert: () => revertPaths(root, production, env),
-      registry, guard, say,
-    });
-    if (mode === 'in-place') await inPlace(repo, head, production, guard, say, judge);
+    const judge: Judge = {
+      toBase: async (root, env, scratch) => {
+        if (!tree.harness.length) return;
+        say(`taking ${tree.harness.length} path(s) outside the production diff from the base side`);
+        await revertPaths(root, tree.harness, env, scratch);
+        guard.check();
+      },
+      runs: (root, env, scratch) => twoRuns(result, {
+        run: () => runProperties(root, config, registry, { classify, signal: guard.signal }),
+        revert: () => revertPaths(root, tree.production, env, scratch),
+        registry, guard, say,
+      }),
+    };
+    if (mode === 'in-place') await inPlace(repo, head, [...tree.harness, ...tree.production], guard, say, judge);
     else await inWorktree(repo, config, head, guard, say, judge);
   } finally {
     guard.release();
@@ -103,6 +142,13 @@ function summary(run: PropertyRun, problems: string[]): RunSummary {
   return { elapsed_ms: run.elapsedMs, code: run.code, invariants: run.mapping?.invariants ?? [], problems };
 }
 
+/** A head run that fails while head also changes the harness: say the harness must land first. */
+function harnessNote(outsideSrc: string[]): string {
+  if (!outsideSrc.length) return '';
+  const shown = outsideSrc.slice(0, 8).map(showPath).join(', ') + (outsideSrc.length > 8 ? `, … (${outsideSrc.length} in all)` : '');
+  return `; head also differs from the base outside the src zone (${shown}), and the check runs every such path as on the base side: if the properties need head's side of them, they must land first, reviewed, in a change of their own (or, where the base moved on, rebase onto it)`;
+}
+
 /** Head run, revert, reverted run; fills in the verdict. */
 async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
   s.say('running the properties on head');
@@ -112,7 +158,7 @@ async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
   result.head_run = summary(onHead, headIssues);
   s.say(`properties on head ${headIssues.length ? 'do not pass' : 'pass'} (${formatDuration(onHead.elapsedMs)})`);
   if (headIssues.length) {
-    Object.assign(result, { status: 'fails_on_head', reason: `on head: ${headIssues.join('; ')}`, output: onHead.output });
+    Object.assign(result, { status: 'fails_on_head', reason: `on head: ${headIssues.join('; ')}${harnessNote(result.outside_src)}`, output: onHead.output });
     return;
   }
   s.say('reverting the production paths to base');
@@ -132,17 +178,27 @@ async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
   Object.assign(result, { status: outcome.status, failing_on_revert: outcome.failing, reason: outcome.reason, output: outcome.status === 'describes_patch' ? null : onRevert.output });
 }
 
-async function inWorktree(repo: Repo, config: Config, head: string, guard: Guard, say: (l: string) => void, judge: (root: string, env: NodeJS.ProcessEnv) => Promise<void>): Promise<void> {
+type Step = (root: string, env: NodeJS.ProcessEnv, scratch?: string) => Promise<void>;
+
+/** Building the judged tree from a checkout of head, then the two runs in it. */
+interface Judge {
+  toBase: Step;
+  runs: Step;
+}
+
+async function inWorktree(repo: Repo, config: Config, head: string, guard: Guard, say: (l: string) => void, judge: Judge): Promise<void> {
   let tree: TempTree | null = null;
   try {
     tree = await addTempWorktree(repo, head);
     say(`temporary worktree at head: ${tree.dir}`);
     guard.check();
+    await judge.toBase(tree.dir, tree.env);
+    // Linked once the tree is final, so no write of the check goes through a link into the main tree.
     if (repo.root) {
       const linked = linkEntries(tree, repo.root, config.revert.link);
       if (linked.length) say(`linked from the main tree: ${linked.join(', ')}`);
     }
-    await judge(tree.dir, tree.env);
+    await judge.runs(tree.dir, tree.env);
   } finally {
     if (tree) {
       say('removing the temporary worktree');
@@ -151,17 +207,32 @@ async function inWorktree(repo: Repo, config: Config, head: string, guard: Guard
   }
 }
 
-async function inPlace(repo: Repo, head: string, production: RawChange[], guard: Guard, say: (l: string) => void, judge: (root: string, env: NodeJS.ProcessEnv) => Promise<void>): Promise<void> {
+/**
+ * The working tree itself, like `git stash push --include-untracked`: the
+ * snapshot records every tracked, staged and untracked byte first; uncommitted
+ * changes are then set aside so both runs see the tree as committed at HEAD;
+ * the snapshot brings everything back at the end, or `recover` does after a
+ * kill. The throwaway index files live in the git directory (scratch.ts).
+ */
+async function inPlace(repo: Repo, head: string, judged: RawChange[], guard: Guard, say: (l: string) => void, judge: Judge): Promise<void> {
   const root = worktreeRoot(repo);
   if ((await resolveCommit(repo, 'HEAD')) !== head) throw new UsageError('revert.mode: in-place checks the working tree, so --head must be the commit checked out (HEAD)');
   let snap: Snapshot | null = null;
+  const scratch = makeScratch(repo);
   try {
     say('snapshot of the working tree');
-    snap = await takeSnapshot(repo, root, head, production.map((c) => c.path));
+    // Staged paths, deletions among them: a path of HEAD the index lacks is written when set aside.
+    const staged = splitNul((await repo.run(['diff-index', '--cached', '-z', '--name-only', '--no-renames', head, '--'])).stdout);
+    snap = await takeSnapshot(repo, root, head, [...new Set([...judged.map((c) => c.path), ...staged])], scratch);
     guard.check();
-    const dirty = await dirtyPaths(repo, head, snap);
-    if (dirty.length) throw new CannotJudge(`revert.mode: in-place runs on the working tree as committed at HEAD, and these tracked files differ from it: ${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}; commit them first, or use revert.mode: worktree`);
-    await judge(root, {});
+    const aside = revertable(await treeDiff(repo, head, `${snap.commit}:worktree`)).filter((c) => !snap!.meta.skipped.includes(c.path));
+    if (aside.length) {
+      say(`setting aside ${aside.length} uncommitted change(s) (tracked, staged and untracked files)`);
+      await revertPaths(root, aside, {}, scratch);
+      guard.check();
+    }
+    await judge.toBase(root, {}, scratch);
+    await judge.runs(root, {}, scratch);
   } finally {
     // Restore from the ref as stored, not from memory: the same path `recover` takes.
     const stored = snap ? await findSnapshot(repo) : null;
@@ -170,11 +241,6 @@ async function inPlace(repo: Repo, head: string, production: RawChange[], guard:
       const r = await restoreSnapshot(repo, stored);
       say(`working tree restored (${r.restored.length} file(s) written back, ${r.removed.length} removed, index ${r.index})`);
     }
+    dropScratch(repo, scratch);
   }
-}
-
-/** Tracked files of head that the working tree lacks or holds other bytes for. */
-async function dirtyPaths(repo: Repo, head: string, snap: Snapshot): Promise<string[]> {
-  const diff = await treeDiff(repo, head, `${snap.commit}:worktree`);
-  return diff.filter((c) => c.oldMode !== '000000' && c.oldMode !== '160000').map((c) => c.path);
 }

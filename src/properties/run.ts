@@ -1,14 +1,19 @@
 // One run of `properties.command` on a tree, read back through its JUnit
 // report and mapped to invariant ids. Everything that keeps the run from
 // saying anything (not configured, timed out, no report, unreadable report) is
-// a `problem`: the callers refuse on it, they never read it as a pass.
-import { existsSync } from 'node:fs';
+// a `problem`: the callers refuse on it, they never read it as a pass. So is
+// a report that disagrees with the command's exit code: production code runs
+// inside the command and can reach the report.
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
 import { formatDuration } from '../common/duration.js';
 import type { Config } from '../config/schema.js';
 import { readReport } from '../junit/read.js';
+import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
-import { mapCases, type Mapping } from './mapping.js';
+import type { Classify } from '../zones/zones.js';
+import { mapCases, type Mapping, type Placement } from './mapping.js';
 import type { Registry } from './registry.js';
 
 export interface PropertyRun {
@@ -23,6 +28,8 @@ export interface PropertyRun {
 }
 
 export interface RunOptions {
+  /** The zones of the judging config: only cases from spec files count. */
+  classify: Classify;
   /** Kills the command (its whole process group) when aborted. */
   signal?: AbortSignal;
 }
@@ -36,8 +43,17 @@ export function propertyCommand(config: Config): string {
   return command;
 }
 
+/** Spec files of the tree the command ran in. */
+function placement(root: string, classify: Classify): Placement {
+  return {
+    root,
+    inSpec: (f) => classify(f) === 'spec',
+    exists: (f) => !f.startsWith('../') && !path.isAbsolute(f) && statSync(path.join(root, f), { throwIfNoEntry: false })?.isFile() === true,
+  };
+}
+
 /** Runs the property command once in `treeDir` and maps its cases to the registry. */
-export async function runProperties(treeDir: string, config: Config, registry: Registry, opts: RunOptions = {}): Promise<PropertyRun> {
+export async function runProperties(treeDir: string, config: Config, registry: Registry, opts: RunOptions): Promise<PropertyRun> {
   const command = propertyCommand(config);
   const run = await runTestCommand(command, { cwd: treeDir, timeoutMs: config.properties.timeout, env: TREE_ENV, signal: opts.signal });
   const base = { output: run.output, code: run.code, elapsedMs: run.elapsedMs };
@@ -49,7 +65,9 @@ export async function runProperties(treeDir: string, config: Config, registry: R
     }
     try {
       const report = await readReport(run.junit);
-      return { ...base, mapping: mapCases(report.cases, registry), problem: null };
+      const why = disagreement(run.code, run.signal, report.cases);
+      if (why) return { ...base, mapping: null, problem: `properties.command: ${why}` };
+      return { ...base, mapping: mapCases(report.cases, registry, placement(treeDir, opts.classify)), problem: null };
     } catch (err) {
       if (!(err instanceof CannotJudge)) throw err;
       return { ...base, mapping: null, problem: `the property command's JUnit report cannot be read: ${err.message}` };

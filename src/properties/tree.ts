@@ -1,8 +1,9 @@
-// Putting the production paths of a tree back to the base side: files the
-// patch added are removed, changed and deleted ones come back at their base
-// bytes and modes (a rename is both, so it is undone). The files are written
-// through a throwaway index, so neither mode ever writes the index of the tree
-// it works in.
+// Putting paths of a tree back to the old side of a diff: files the new side
+// added are removed, changed and deleted ones come back at their old bytes and
+// modes (a rename is both, so it is undone). The revert check uses it to build
+// the judged tree and to revert the production diff; in-place mode also to set
+// work in progress aside. The files are written through a throwaway index (in
+// `scratch`), so neither mode ever writes the index of the tree it works in.
 import { mkdtempSync, readdirSync, rmdirSync, rmSync, lstatSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,10 +24,11 @@ export function revertable(changes: RawChange[]): RawChange[] {
 }
 
 /**
- * Writes the base side of `changes` into the tree at `root`. `env` is what git
- * needs to find that tree's repository from `root`.
+ * Writes the old side of `changes` into the tree at `root`. `env` is what git
+ * needs to find that tree's repository from `root`; the throwaway index goes
+ * into a fresh folder under `scratch`.
  */
-export async function revertPaths(root: string, changes: RawChange[], env: NodeJS.ProcessEnv): Promise<Reverted[]> {
+export async function revertPaths(root: string, changes: RawChange[], env: NodeJS.ProcessEnv, scratch = tmpdir()): Promise<Reverted[]> {
   const done: Reverted[] = [];
   for (const c of changes.filter((c) => c.oldMode === ABSENT)) {
     rmSync(path.join(root, c.path), { force: true });
@@ -35,7 +37,7 @@ export async function revertPaths(root: string, changes: RawChange[], env: NodeJ
   }
   const restore = changes.filter((c) => c.oldMode !== ABSENT);
   if (!restore.length) return done;
-  const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-index-'));
+  const dir = mkdtempSync(path.join(scratch, 'patchwarden-index-'));
   try {
     const git = (args: string[], input: string) => runGit(root, args, { input, env: { ...env, GIT_INDEX_FILE: path.join(dir, 'index') } });
     await git(['update-index', '-z', '--index-info'], restore.map((c) => `${c.oldMode} ${c.oldOid}\t${c.path}\0`).join(''));

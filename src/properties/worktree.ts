@@ -4,6 +4,7 @@
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { CannotJudge } from '../common/errors.js';
 import type { Repo } from '../git/repo.js';
 import { runGit } from '../git/run.js';
 import { TREE_ENV } from './run.js';
@@ -35,7 +36,7 @@ export async function addTempWorktree(repo: Repo, commit: string): Promise<TempT
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await repo.run([...NO_HOOKS, 'worktree', 'add', '--detach', '--no-checkout', '--quiet', dir, commit]);
+    await addEntry(repo, dir, commit);
     admin = gitDirOf(dir);
     await runGit(dir, ['read-tree', '--reset', '-u', 'HEAD'], { env: TREE_ENV });
   } catch (err) {
@@ -43,6 +44,19 @@ export async function addTempWorktree(repo: Repo, commit: string): Promise<TempT
     throw err;
   }
   return { dir, env: TREE_ENV, linked, remove };
+}
+
+/**
+ * `git worktree add`, tried again when it trips over another check's entry
+ * still being written (git reads every entry's files while adding one).
+ */
+async function addEntry(repo: Repo, dir: string, commit: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const r = await repo.run([...NO_HOOKS, 'worktree', 'add', '--detach', '--no-checkout', '--quiet', dir, commit], { okCodes: [128] });
+    if (r.code === 0) return;
+    if (attempt === 3 || !/failed to read .*worktrees\//.test(r.stderr)) throw new CannotJudge(`git worktree add ${dir} failed: ${r.stderr.trim()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+  }
 }
 
 /** The worktree's entry under the common git directory, from its `.git` file. */

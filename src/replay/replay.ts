@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { CannotJudge } from '../common/errors.js';
 import { formatDuration } from '../common/duration.js';
 import type { Report, TestCase } from '../junit/types.js';
+import { disagreement } from '../runner/agreement.js';
 import { runTestCommand, type CommandRun } from '../runner/command.js';
 import type { Signed } from '../signature/types.js';
 import { observeCases } from './observe.js';
@@ -32,13 +33,7 @@ function tail(output: string): string {
 function unusable(run: CommandRun, cases: TestCase[] | null): string | null {
   if (run.timedOut) return 'timed out';
   if (cases === null) return run.code === null ? `killed by ${run.signal}` : 'wrote no report';
-  // An empty report would read as a pass for every signature-keyed case.
-  if (cases.length === 0) return 'its report holds no test case';
-  // pytest, jest and friends exit non-zero for failures; with none reported, the run broke elsewhere.
-  if (run.code !== 0 && !cases.some((c) => c.status === 'failed' || c.status === 'error')) {
-    return `exited ${run.code ?? run.signal} while its report shows no failure`;
-  }
-  return null;
+  return disagreement(run.code, run.signal, cases);
 }
 
 async function once(k: number, opts: ReplayOptions): Promise<RunRecord> {

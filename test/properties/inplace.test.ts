@@ -3,7 +3,7 @@
 // after kill -9 at any point `patchwarden recover` does.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cleanup, type TempRepo } from '../helpers/repo.js';
@@ -12,10 +12,12 @@ import { BUGGY_JS, config, fingerprint, FIXED_JS, jsProperty, NODE_TEST, project
 const ID = 'bill.total_non_negative';
 const REF = 'refs/patchwarden/snapshot';
 // The command marks where it is (head or reverted tree) and can stop there to be killed.
-const STOPPABLE = `phase=head; grep -q -- '- 1' src/bill.mjs && phase=revert; if [ "$PW_STOP" = "$phase" ]; then echo $$ > "$PW_MARK.tmp"; mv "$PW_MARK.tmp" "$PW_MARK"; sleep 60; fi; ${NODE_TEST}`;
+// With PW_BREAK it puts a folder where the revert must remove a file, so the check ends in an error.
+const STOPPABLE = `phase=head; grep -q -- '- 1' src/bill.mjs && phase=revert; if [ "$PW_BREAK" = 1 ]; then rm -f src/added.mjs; mkdir -p src/added.mjs/in; echo x > src/added.mjs/in/f; fi; if [ "$PW_STOP" = "$phase" ]; then echo $$ > "$PW_MARK.tmp"; mv "$PW_MARK.tmp" "$PW_MARK"; sleep 60; fi; ${NODE_TEST}`;
 const IN_PLACE = 'revert:\n  mode: in-place\n';
 
-function inPlaceProject(extraBase: Record<string, string> = {}, head: Record<string, string | null> = { 'src/bill.mjs': FIXED_JS }) {
+// The patch also adds a file outside the src zone, which both runs take from the base side (absent).
+function inPlaceProject(extraBase: Record<string, string> = {}, head: Record<string, string | null> = { 'src/bill.mjs': FIXED_JS, 'docs/patch-notes.md': 'outside src\n' }) {
   const p = project({
     '.patchwarden.yml': config(STOPPABLE, IN_PLACE),
     'spec/invariants.yaml': registry(ID),
@@ -32,6 +34,25 @@ function inPlaceProject(extraBase: Record<string, string> = {}, head: Record<str
   p.repo.write('.git/info/exclude', 'src/legacy.mjs\n');
   p.repo.write('src/legacy.mjs', 'my own ignored bytes\n');
   return p;
+}
+
+/**
+ * Work in progress that would change the verdict were it run: an unstaged edit
+ * that breaks the fix, a staged edit (edited again after staging), a staged new
+ * file, staged deletions (one kept on disk), and untracked files, one a
+ * failing property.
+ */
+function workInProgress(repo: TempRepo): void {
+  repo.write('src/bill.mjs', BUGGY_JS + '// unfinished\n');
+  repo.write('docs/notes.md', 'staged notes\n');
+  repo.git(['add', 'docs/notes.md']);
+  repo.write('docs/notes.md', 'staged notes, edited again\n');
+  repo.write('docs/new.md', 'a staged new file\n');
+  repo.git(['add', 'docs/new.md']);
+  repo.git(['rm', '-q', '--cached', 'pytest.ini']);
+  repo.git(['rm', '-q', 'src/added.mjs']); // staged deletion, gone from disk too
+  repo.write('spec/properties/wip.test.mjs', "import { test } from 'node:test';\ntest('unfinished [invariant:bill.total_non_negative]', () => { throw new Error('wip'); });\n");
+  repo.write('wip/deep/notes.txt', 'untracked, in new folders\n');
 }
 
 const hasRef = (repo: TempRepo) => repo.git(['rev-parse', '--verify', '--quiet', REF], { allowFail: true }).code === 0;
@@ -59,20 +80,26 @@ test('in-place: does_not_describe is refused and the tree is restored', () => {
   assert.equal(fingerprint(repo), before);
 });
 
-test('in-place: tracked files that differ from HEAD are refused before anything changes', () => {
+test('in-place: work in progress is set aside, both runs see the committed tree, and every byte comes back', () => {
   const { repo, base, head } = inPlaceProject();
-  repo.write('docs/notes.md', 'uncommitted\n');
+  workInProgress(repo);
   const before = fingerprint(repo);
+  const status = repo.git(['status', '--porcelain']).stdout;
   const r = repo.json(['revert-check', '--base', base, '--head', head]);
-  assert.is(r.code, 2);
-  assert.match(r.out.error, /these tracked files differ from it: docs\/notes\.md/);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.out.status, 'describes_patch', 'the unfinished edit and the failing untracked property were not run');
+  assert.equal(r.out.outside_src, ['docs/patch-notes.md']);
+  assert.match(r.stderr, /setting aside \d+ uncommitted change/);
   assert.equal(fingerprint(repo), before);
+  assert.is(repo.git(['status', '--porcelain']).stdout, status);
   assert.not.ok(hasRef(repo));
+  assert.not.ok(existsSync(path.join(repo.dir, '.git/patchwarden')), 'no scratch left in the git directory');
 });
 
 test('in-place: SIGTERM during the reverted run restores the tree itself', async () => {
   const mark = path.join(mkdtempSync(path.join(tmpdir(), 'pw-mark-')), 'stop');
   const { repo, base, head } = inPlaceProject();
+  workInProgress(repo);
   try {
     const before = fingerprint(repo);
     const run = startPw(repo, ['revert-check', '--base', base, '--head', head], { PW_STOP: 'revert', PW_MARK: mark });
@@ -92,9 +119,15 @@ for (const phase of ['head', 'revert'] as const) {
   test(`in-place: kill -9 during the ${phase} run, then recover brings every byte back`, async () => {
     const mark = path.join(mkdtempSync(path.join(tmpdir(), 'pw-mark-')), 'stop');
     const { repo, base, head } = inPlaceProject();
+    workInProgress(repo);
     try {
       const before = fingerprint(repo);
       const run = startPw(repo, ['revert-check', '--base', base, '--head', head], { PW_STOP: phase, PW_MARK: mark });
+      if (phase === 'head') {
+        assert.ok(await waitForFile(mark, run.done));
+        assert.is(readFileSync(path.join(repo.dir, 'src/bill.mjs'), 'utf8'), FIXED_JS, 'the head run sees the committed fix, not the unfinished edit');
+        assert.not.ok(existsSync(path.join(repo.dir, 'wip/deep/notes.txt')), 'untracked files are set aside');
+      }
       assert.ok(await waitForFile(mark, run.done), 'the command reached its stop');
       const group = Number(readFileSync(mark, 'utf8'));
       process.kill(run.pid, 'SIGKILL');
@@ -127,9 +160,10 @@ for (const phase of ['head', 'revert'] as const) {
 }
 
 // Kills at the moment a phase starts, wherever in it the kill lands.
-for (const line of ['snapshot of the working tree', 'reverting the production paths', 'restoring the working tree']) {
+for (const line of ['snapshot of the working tree', 'setting aside', 'outside the production diff from the base side', 'running the properties on head', 'reverting the production paths', 'restoring the working tree']) {
   test(`in-place: kill -9 as "${line}" starts, then recover`, async () => {
     const { repo, base, head } = inPlaceProject();
+    workInProgress(repo);
     const before = fingerprint(repo);
     const run = startPw(repo, ['revert-check', '--base', base, '--head', head]);
     await run.waitFor(line);
@@ -139,12 +173,26 @@ for (const line of ['snapshot of the working tree', 'reverting the production pa
     assert.is(rec.code, 0, rec.stderr);
     assert.equal(fingerprint(repo), before);
     assert.not.ok(hasRef(repo));
+    assert.not.ok(existsSync(path.join(repo.dir, '.git/patchwarden')), 'recover leaves no scratch in the git directory');
   });
 }
 
-test('recover while the check that took the snapshot still runs: refused without --force', async () => {
+test('in-place: an error half-way (the revert cannot write) restores work in progress before exit 2', () => {
+  const { repo, base, head } = inPlaceProject();
+  workInProgress(repo);
+  const before = fingerprint(repo);
+  const r = repo.json(['revert-check', '--base', base, '--head', head], { env: { PW_BREAK: '1' } });
+  assert.is(r.code, 2, r.stderr);
+  assert.match(r.stderr, /working tree restored/);
+  assert.equal(fingerprint(repo), before);
+  assert.not.ok(hasRef(repo));
+  assert.not.ok(existsSync(path.join(repo.dir, '.git/patchwarden')));
+});
+
+test('recover while the check that took the snapshot still runs: refused without --force; SIGINT then restores work in progress', async () => {
   const mark = path.join(mkdtempSync(path.join(tmpdir(), 'pw-mark-')), 'stop');
   const { repo, base, head } = inPlaceProject();
+  workInProgress(repo);
   try {
     const before = fingerprint(repo);
     const run = startPw(repo, ['revert-check', '--base', base, '--head', head], { PW_STOP: 'revert', PW_MARK: mark });

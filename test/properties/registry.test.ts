@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CannotJudge } from '../../src/common/errors.js';
 import { readReport } from '../../src/junit/read.js';
-import { headProblems, invariantIds, mapCases, revertOutcome } from '../../src/properties/mapping.js';
+import { caseFile, headProblems, invariantIds, mapCases, revertOutcome } from '../../src/properties/mapping.js';
 import { parseRegistry } from '../../src/properties/registry.js';
 import { PROJECT, sh } from '../helpers/repo.js';
 import { hasPytest } from './projects.js';
@@ -77,7 +77,7 @@ if (hasPytest) {
     sh('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `--junitxml=${xml}`, 'test_p.py'], { cwd: tmp, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
     const report = await readReport(xml);
     const registry = parseRegistry('version: 1\ninvariants:\n  - id: a.one\n    description: x\n  - id: a.two\n    description: y\n  - id: a.three\n    description: z\n', 'reg.yaml');
-    const m = mapCases(report.cases, registry);
+    const m = mapCases(report.cases, registry, { root: tmp, inSpec: () => true, exists: () => false });
     assert.equal(m.invariants.map((i) => [i.id, i.status]), [['a.one', 'passed'], ['a.two', 'failed'], ['a.three', 'missing']]);
     assert.equal(m.unregistered.map((u) => u.id), ['z.unknown']);
     assert.equal(m.strays.map((s) => s.name), ['test_plain']);
@@ -94,6 +94,25 @@ if (hasPytest) {
 test('a case named by property and token at once counts once per id', () => {
   const c = { name: 'x [invariant:a] [invariant:b]', classname: '', status: 'passed' as const, failures: [], properties: [{ name: 'invariant', value: 'a' }, { name: 'other', value: 'c' }], systemOut: '', systemErr: '', suites: [] };
   assert.equal(invariantIds(c), ['a', 'b']);
+});
+
+test('only cases from spec files count: file attribute, dotted classname, or (node) no location at all', () => {
+  const registry = parseRegistry('version: 1\ninvariants:\n  - id: a.one\n    description: x\n', 'reg.yaml');
+  const files = new Set(['spec/properties/test_bill.py', 'tests/test_extra.py']);
+  const place = { root: '/repo', inSpec: (f: string) => f.startsWith('spec/'), exists: (f: string) => files.has(f) };
+  const kase = (name: string, classname: string, file?: string) => ({ name, classname, file, status: 'passed' as const, failures: [], properties: [{ name: 'invariant', value: 'a.one' }], systemOut: '', systemErr: '', suites: [] });
+  assert.is(caseFile(kase('t', 'spec.properties.test_bill'), place), 'spec/properties/test_bill.py');
+  assert.is(caseFile(kase('t', 'spec.properties.test_bill.TestTotals'), place), 'spec/properties/test_bill.py', 'a class after the module');
+  assert.is(caseFile(kase('t', 'x', '/repo/spec/p.test.mjs'), place), 'spec/p.test.mjs');
+  assert.is(caseFile(kase('t', 'x', './tests/test_extra.py'), place), 'tests/test_extra.py');
+  assert.is(caseFile(kase('t', 'test'), place), null, "node's runner says nothing of the file");
+  const cases = [kase('honest', 'spec.properties.test_bill'), kase('sneaky', 'tests.test_extra'), kase('abs', 'x', '/elsewhere/t.py'), kase('deep', 'sub.test_x')];
+  const m = mapCases(cases, registry, place);
+  assert.equal(m.invariants.map((i) => [i.id, i.status, i.cases]), [['a.one', 'passed', ['honest']]]);
+  assert.equal(m.outside.map((o) => [o.name, o.file, o.placed]), [['sneaky', 'tests/test_extra.py', true], ['abs', '../elsewhere/t.py', false], ['deep', 'sub/test_x.py', false]]);
+  const problems = headProblems(m, registry).join('\n');
+  assert.match(problems, /test case "sneaky" in tests\/test_extra\.py names invariant a\.one, but tests\/test_extra\.py is outside the spec zone/);
+  assert.match(problems, /test case "deep" names invariant a\.one, but its report places it in sub\/test_x\.py, which is no file of the tree/);
 });
 
 test('every corpus report: no case maps, so a property run of it is refused and a revert of it is revert_broken', async () => {
@@ -113,7 +132,7 @@ test('every corpus report: no case maps, so a property run of it is refused and 
         continue;
       }
       read++;
-      const m = mapCases(report.cases, registry);
+      const m = mapCases(report.cases, registry, { root: '/', inSpec: () => true, exists: () => false });
       assert.is(m.mapped, 0, `${dir.name}/${f}`);
       assert.match(headProblems(m, registry)[0], /no property test case maps to an invariant id/);
       assert.is(revertOutcome(m).status, 'revert_broken');

@@ -90,14 +90,16 @@ if (!hasPytest) {
     assert.match(r.out.reason, /names invariant bill\.made_up, which [0-9a-f]{12}:spec\/invariants\.yaml does not register/);
   });
 
-  test('the registry is read from the base side: dropping an id in the patch does not loosen it', () => {
+  test('the registry and the properties come from the base side: dropping an id and its property in the patch changes nothing', () => {
     const { repo, base, head } = project(
       baseFiles({ 'spec/invariants.yaml': registry(ID, 'bill.rounding'), 'spec/properties/test_round.py': pyProperty('bill.rounding') }),
       { 'src/bill.py': FIXED_PY, 'spec/invariants.yaml': registry(ID), 'spec/properties/test_round.py': null },
     );
     const r = check(repo, base, head);
-    assert.is(r.code, 1);
-    assert.match(r.out.reason, /exercised by no test case: bill\.rounding/);
+    assert.is(r.code, 0, r.stderr);
+    assert.equal(r.out.head_run.invariants.map((i: any) => [i.id, i.status]), [[ID, 'passed'], ['bill.rounding', 'passed']]);
+    assert.equal(r.out.failing_on_revert, [ID, 'bill.rounding']);
+    assert.equal(r.out.outside_src, ['spec/invariants.yaml', 'spec/properties/test_round.py']);
   });
 
   test('a patch that adds and renames src files: the reverted tree is the base tree in src', () => {

@@ -179,13 +179,14 @@ test('real pytest: a run that crashes without a report is a failed run with its 
   assert.match(saved.runs[1].output_tail, /boom/);
 });
 
-test('runs whose report cannot be trusted count as failed runs: truncated, empty, or a non-zero exit with no failure', () => {
+test('runs whose report cannot be trusted count as failed runs: truncated, empty, or disagreeing with the exit code either way', () => {
   const repo = tempRepo();
   repo.commit({ 'README': 'x\n' });
   const tries: [string, RegExp][] = [
     [`printf '<testsuite><testcase name="t"' > "$PATCHWARDEN_JUNIT"`, /its report cannot be read: .+/],
     [`printf '<testsuite tests="0"></testsuite>' > "$PATCHWARDEN_JUNIT"`, /its report holds no test case/],
-    [`printf '<testsuite><testcase name="t"><properties><property name="invariant" value="a.b"/></properties></testcase></testsuite>' > "$PATCHWARDEN_JUNIT"; exit 3`, /exited 3 while its report shows no failure/],
+    [`printf '<testsuite><testcase name="t"><properties><property name="invariant" value="a.b"/></properties></testcase></testsuite>' > "$PATCHWARDEN_JUNIT"; exit 3`, /the report disagrees with the exit code: the command exited 3 while its report shows no failing or erroring case/],
+    [`printf '<testsuite><testcase name="t"><failure message="boom"/></testcase></testsuite>' > "$PATCHWARDEN_JUNIT"; exit 0`, /the report disagrees with the exit code: the command exited 0 while its report shows 1 failing or erroring case/],
   ];
   for (const [command, message] of tries) {
     const r = replayJson(repo, ['--runs', '2', '--seed', '1', '--', command]);
