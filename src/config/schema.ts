@@ -1,5 +1,7 @@
 // The shape of `.patchwarden.yml`, its defaults, and what each key accepts.
 
+import { RULE_IDS } from '../tamper/ids.js';
+
 export const ZONES = ['src', 'spec', 'fixtures', 'freeze', 'guard'] as const;
 export type ZoneName = (typeof ZONES)[number];
 /** Zones whose paths judge a patch: a production change may not touch them. */
@@ -24,6 +26,8 @@ export interface Config {
   pre_push: { revert: boolean };
   pre_receive: { deletions: 'allow' | 'refuse' };
   owners: { signers: string | null; agents: string[] };
+  /** The tamper layer: refuse, warn or skip; rules switched off by id. */
+  tamper: { mode: 'refuse' | 'warn' | 'off'; rules: { disable: string[] } };
   /** Where it was read from (a path, or `REV:path`), for messages. */
   source: string;
   /** False when no config file exists and these are the defaults. */
@@ -52,6 +56,7 @@ export function defaults(source = CONFIG_FILE): Config {
     pre_push: { revert: true },
     pre_receive: { deletions: 'allow' },
     owners: { signers: null, agents: [] },
+    tamper: { mode: 'refuse', rules: { disable: [] } },
     source,
     present: false,
   };
@@ -67,7 +72,9 @@ export type Kind =
   | { type: 'bool' }
   | { type: 'duration' }
   | { type: 'int'; min: number; max: number }
-  | { type: 'enum'; values: string[] };
+  | { type: 'enum'; values: string[] }
+  | { type: 'enums'; values: readonly string[] }
+  | { type: 'section'; keys: Record<string, Kind>; defaults: () => Record<string, unknown> };
 
 /** Every key a config may hold, section by section. */
 export const SCHEMA: Record<string, Record<string, Kind>> = {
@@ -82,4 +89,8 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
   pre_push: { revert: { type: 'bool' } },
   pre_receive: { deletions: { type: 'enum', values: ['allow', 'refuse'] } },
   owners: { signers: { type: 'path' }, agents: { type: 'globs' } },
+  tamper: {
+    mode: { type: 'enum', values: ['refuse', 'warn', 'off'] },
+    rules: { type: 'section', keys: { disable: { type: 'enums', values: RULE_IDS } }, defaults: () => ({ disable: [] }) },
+  },
 };
