@@ -14,6 +14,7 @@ import { rangeChanges, type Change } from '../git/changes.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { classifierFor, judgeCommits } from '../mixing/check.js';
 import { checkOwners } from '../owners/check.js';
+import { judgeTamper, pushBase } from '../tamper/judge.js';
 import type { Classify } from '../zones/zones.js';
 import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
 
@@ -22,9 +23,10 @@ export const help = `usage: patchwarden pre-receive [--format text|json] [--conf
 The server-side hook: reads git's "<old> <new> <ref>" lines on stdin and
 refuses the push when a ref's new commits break a rule: the mixing rule per
 commit and over each ref's new commits, the owners rule (owners.signers,
-owners.agents), and the freeze ledger's shape and the fixture lock at each new
-tip. Everything is read from git objects; no test runs. The rules come from
-the repository's default branch (HEAD), not from the push. Ref deletions pass
+owners.agents), the freeze ledger's shape and the fixture lock at each new
+tip, and the tamper layer on the lines each ref adds to production code.
+Everything is read from git objects; no test runs. The rules come from the
+repository's default branch (HEAD), not from the push. Ref deletions pass
 unless pre_receive.deletions is refuse. A repository whose default branch has
 no .patchwarden.yml yet is not guarded.
 
@@ -120,6 +122,11 @@ export async function judgePush(repo: Repo, config: Config, judgeRev: string | n
     v.violations.push(...judgeCommits(v.commits, changes, config, classify, owners.exempt));
     const tip = peeled.get(v.new);
     if (tip) v.violations.push(...(await tipViolations(repo, config, v, tip, changes, classify)));
+    if (tip && v.commits.length) {
+      const tamper = await judgeTamper(repo, config, { from: await pushBase(repo, isZeroId(v.old) ? null : v.old, tip, judgeRev), to: tip, judgeRev });
+      v.violations.push(...tamper.violations);
+      for (const w of tamper.warnings) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
+    }
   }
   return verdicts;
 }

@@ -76,3 +76,18 @@ function toViolations(hits: Hit[], range: TamperRange): Violation[] {
     ].join('\n'),
   }));
 }
+
+/**
+ * Where a pushed ref's change starts on a server: its merge-base with the
+ * ref's old value, else with the judging branch; null (everything is new)
+ * for a history that shares nothing with either.
+ */
+export async function pushBase(repo: Repo, old: string | null, tip: string, judgeRev: string | null): Promise<string | null> {
+  for (const side of [old, judgeRev]) {
+    if (!side) continue;
+    const r = await repo.run(['merge-base', side, tip], { okCodes: [1, 128] });
+    const id = r.code === 0 ? r.stdout.toString('utf8').trim() : '';
+    if (id) return id;
+  }
+  return null;
+}

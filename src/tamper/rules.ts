@@ -4,7 +4,7 @@
 // reasons and the real-world cases behind them are in docs/tamper.md.
 import type { RuleId } from './ids.js';
 import type { Lang } from './lang.js';
-import { splitArgs, type Source, type Span } from './scan.js';
+import { splitArgs, type Ref, type Source, type Span } from './scan.js';
 
 export type { RuleId } from './ids.js';
 
@@ -33,10 +33,12 @@ export function pathMatches(path: string, pat: string): boolean {
   return path === pat || (path.startsWith(pat) && '.(['.includes(path[pat.length]));
 }
 
+/** A pattern matches a chain only for what the chain itself adds to a value its head holds. */
+const own = (r: Ref, pat: string) => !r.held || !pathMatches(r.held, pat.replace(/\.\*$/, ''));
 const refs = (...pats: string[]) => (s: Source): Span[] =>
-  s.refs.filter((r) => pats.some((p) => pathMatches(r.path, p))).map((r) => [r.start, r.end]);
+  s.refs.filter((r) => pats.some((p) => pathMatches(r.path, p) && own(r, p))).map((r) => [r.start, r.end]);
 const assigns = (...pats: string[]) => (s: Source): Span[] =>
-  s.refs.filter((r) => r.assigned && pats.some((p) => pathMatches(r.raw, p) || pathMatches(r.path, p))).map((r) => [r.start, r.end]);
+  s.refs.filter((r) => r.assigned && pats.some((p) => (pathMatches(r.raw, p) || pathMatches(r.path, p)) && own(r, p))).map((r) => [r.start, r.end]);
 const imports = (...mods: string[]) => (s: Source): Span[] =>
   s.imports.filter((m) => mods.some((x) => m.module === x || m.module.startsWith(x.endsWith('/') ? x : x + '.') || m.module.startsWith(x + '/'))).map((m) => [m.at, m.at + 1]);
 /** Names and strings (not docstrings) matching a pattern. */
@@ -99,6 +101,13 @@ function inMainBody(s: Source, i: number): boolean {
 
 // --- rules that need more than a path ---
 
+/** `sys.modules[__name__] = ...`: a module replacing itself (the lazy-module idiom), not another. */
+function selfModule(s: Source, i: number): boolean {
+  const t = s.toks;
+  for (let j = i; j < i + 6 && j < t.length; j++) if (t[j].v === '[') return t[j + 1]?.v === '__name__' && t[j + 2]?.v === ']';
+  return false;
+}
+
 /** `process.on('exit', ...)` and friends: the event named by a string. */
 const exitListener = (s: Source): Span[] =>
   s.refs.filter((r) => ['process.on()', 'process.once()', 'process.addListener()', 'process.prependListener()', 'process.prependOnceListener()'].some((p) => r.path.startsWith(p)) && r.calls[0])
@@ -122,9 +131,9 @@ const testGlobals = (s: Source): Span[] => [
   ...s.refs.filter((r) => /^(globalThis|global|window|self)\.(\w+)/.test(r.raw) && TEST_GLOBALS.test(r.raw.split('.')[1].replace(/[([].*$/, ''))).map((r): Span => [r.start, r.end]),
 ];
 
-/** `Error.captureStackTrace(obj)` on anything but `this` (custom error classes pass `this`). */
+/** `Error.captureStackTrace(obj)` on a plain object; error classes pass `this` or the constructor to hide. */
 const captureStack = (s: Source): Span[] =>
-  s.refs.filter((r) => r.path.startsWith('Error.captureStackTrace()') && r.calls[0] && s.toks[r.calls[0][0]]?.v !== 'this').map((r) => [r.start, r.end]);
+  s.refs.filter((r) => r.path.startsWith('Error.captureStackTrace()') && r.calls[0] && s.toks[r.calls[0][0]]?.v !== 'this' && splitArgs(s.toks, r.calls[0][0], r.calls[0][1]).length < 2).map((r) => [r.start, r.end]);
 
 /** `new Error().stack`, `(new Error).stack`, `const e = new Error(); e.stack`. */
 const freshStack = (members: RegExp, ctors: RegExp) => (s: Source): Span[] => {
@@ -206,7 +215,7 @@ const REPORT_NAME = /junit|\.xml\b|test-results|surefire-reports/i;
 const WRITERS = /^(write_text|write_bytes|writeFile|writeFileSync|appendFile|appendFileSync|createWriteStream|copyFile|copyFileSync|rename|renameSync|replace|move|copy|copyfile|copy2|WriteFile|Create|OpenFile|write|dump|writeString|newBufferedWriter|newOutputStream)$/;
 const reportWrite = (s: Source): Span[] => {
   const { toks } = s;
-  const named = (i: number) => (toks[i].k === 'str' && !isDocstring(s, i) ? REPORT_NAME.test(toks[i].v) : toks[i].k === 'id' && toks[i - 1]?.v !== '.' && REPORT_NAME.test(s.stringAt(i) ?? ''));
+  const named = (i: number) => (toks[i].k === 'str' ? !isDocstring(s, i) && REPORT_NAME.test(toks[i].v) : toks[i].k === 'id' && toks[i - 1]?.v !== '.' && s.textsAt(i).some((t) => REPORT_NAME.test(t)));
   const junit = toks.flatMap((t, i): Span[] => (t.k === 'str' && !isDocstring(s, i) && /junit/i.test(t.v) ? [[i, i + 1]] : []));
   const writes = (x: Source): Span[] => x.refs.flatMap((r): Span[] => {
     const last = r.path.replace(/\(\)$/, '').split(/[.([\]]+/).filter(Boolean).pop() ?? '';
@@ -219,7 +228,7 @@ const reportWrite = (s: Source): Span[] => {
     return [];
   });
   const names = (): Span[] => toks.flatMap((_, i): Span[] => (named(i) ? [[i, i + 1]] : []));
-  return [...junit, ...together(names, writes)(s)];
+  return [...junit, ...together(writes, names)(s)];
 };
 
 /** A conftest.py among production files is a pytest plugin: pytest loads it and obeys its hooks. */
@@ -234,7 +243,7 @@ export const RULES: Rule[] = [
   // ending the process, or hooking its exit
   { id: 'exit.process', lang: 'python', find: all(refs('os._exit', 'os.abort', 'signal.raise_signal()'), together(refs('os.kill()'), refs('os.getpid()'))) },
   { id: 'exit.library', lang: 'python', find: outside(inPythonEntry, all(refs('sys.exit', 'exit()', 'quit()'), raised('SystemExit'))) },
-  { id: 'exit.hook', lang: 'python', find: refs('atexit.register', 'atexit._run_exitfuncs', 'sys.exitfunc', 'weakref.finalize()') },
+  { id: 'exit.hook', lang: 'python', find: refs('atexit.register', 'atexit._run_exitfuncs', 'sys.exitfunc') },
   { id: 'exit.process', lang: 'js', find: all(refs('process.exit', 'process.reallyExit', 'process.abort'), together(refs('process.kill()'), refs('process.pid'))) },
   { id: 'exit.hook', lang: 'js', find: all(exitListener, assigns('process.exitCode', 'process.exit', 'process.reallyExit', 'process.emit')) },
   { id: 'exit.process', lang: 'go', find: outside(inMainBody, refs('os.Exit', 'syscall.Exit', 'log.Fatal', 'log.Fatalf', 'log.Fatalln')) },
@@ -261,7 +270,8 @@ export const RULES: Rule[] = [
 
   // replacing process-wide hooks and streams
   { id: 'hook.replace', lang: 'python', find: all(
-    assigns('sys.stdout', 'sys.stderr', 'sys.stdin', 'sys.__stdout__', 'sys.__stderr__', 'sys.excepthook', 'sys.displayhook', 'sys.unraisablehook', 'sys.breakpointhook', 'threading.excepthook', 'builtins.*', 'sys.modules.*', 'sys.meta_path', 'sys.path_hooks'),
+    assigns('sys.stdout', 'sys.stderr', 'sys.stdin', 'sys.__stdout__', 'sys.__stderr__', 'sys.excepthook', 'sys.displayhook', 'sys.unraisablehook', 'sys.breakpointhook', 'threading.excepthook', 'builtins.*', 'sys.meta_path', 'sys.path_hooks'),
+    (s) => assigns('sys.modules.*')(s).filter(([i]) => !selfModule(s, i)),
     refs('sys.settrace()', 'sys.setprofile()', 'threading.settrace()', 'threading.setprofile()', 'sys.addaudithook()', 'sys.modules.update()', 'sys.modules.setdefault()', 'sys.modules.__setitem__()', 'sys.meta_path.insert()', 'sys.meta_path.append()'),
   ) },
   { id: 'hook.replace', lang: 'js', find: assigns('Object.prototype.*', 'globalThis.*', 'global.*', 'process.stdout.write', 'process.stderr.write', 'process.stdout', 'process.stderr', 'console.*', 'Error.prepareStackTrace', 'require.cache.*', 'Module._load', 'Module.prototype.require', 'module.Module._load', 'module._load') },

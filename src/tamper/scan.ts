@@ -19,6 +19,11 @@ export interface Ref {
   calls: [number, number][];
   /** The chain is written to (`=`, or setattr / Object.defineProperty and friends). */
   assigned: boolean;
+  /**
+   * When the head name holds a value computed elsewhere (`frame = inspect.currentframe()`),
+   * what that value resolves to: a rule counts here only for what this chain adds to it.
+   */
+  held: string;
 }
 
 export interface Import {
@@ -41,11 +46,14 @@ export interface Source {
   imports: Import[];
   /** A string token's value, or the string a name is bound to. */
   stringAt(i: number): string | null;
+  /** The strings a token stands for: its own value, or the strings in what a name was last assigned. */
+  textsAt(i: number): string[];
   /** Index of the bracket closing the one at i. */
   close(i: number): number;
 }
 
-type Binding = { parts: string[] } | { str: string };
+/** A name's last simple assignment: the chain it names or the string it holds, and the strings written in it. */
+type Binding = ({ parts: string[] } | { str: string }) & { texts?: string[] };
 
 /** Objects whose members are globals: `globalThis.process` is `process`. */
 const GLOBAL_OBJECTS = new Set(['globalThis', 'global', 'window', 'self']);
@@ -72,7 +80,7 @@ export function readSource(text: string, lang: Lang, path: string): Source {
   const { stmtOf, stmts } = statements(toks, lang);
   const bindings = new Map<string, Binding>();
   const imports: Import[] = [];
-  const src: Source = { lang, path, toks, stmtOf, stmts, refs: [], imports, close, stringAt: () => null };
+  const src: Source = { lang, path, toks, stmtOf, stmts, refs: [], imports, close, stringAt: () => null, textsAt: () => [] };
   const stringAt = (i: number): string | null => {
     const t = toks[i];
     if (t?.k === 'str') return t.v;
@@ -81,12 +89,18 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     return b && 'str' in b ? b.str : null;
   };
   src.stringAt = stringAt;
+  src.textsAt = (i) => {
+    const t = toks[i];
+    if (t?.k === 'str') return [t.v];
+    const b = t?.k === 'id' ? bindings.get(t.v) : undefined;
+    return b ? ('str' in b ? [b.str] : b.texts ?? []) : [];
+  };
 
   /** Follows a head name through the bindings (bounded: bindings may loop). */
   const resolve = (parts: string[], depth = 0): string[] => {
     const b = depth < 8 ? bindings.get(parts[0]) : undefined;
-    if (!b || !('parts' in b) || (b.parts.length === 1 && b.parts[0] === parts[0])) return parts;
-    return [...resolve(b.parts, depth + 1), ...parts.slice(1)];
+    if (!b || !('parts' in b) || b.parts[0] === parts[0]) return parts;
+    return [...resolve(b.parts, depth + 1), ...parts.slice(1)].slice(0, 24);
   };
   const moduleParts = (name: string): string[] => {
     if (lang === 'python' || lang === 'java') return name.split('.');
@@ -139,10 +153,11 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     }
     return { parts, end: j, calls, setter };
   };
+  const canonical = (parts: string[]) => (GLOBAL_OBJECTS.has(parts[0]) && parts.length > 1 && lang === 'js' ? joinPath(parts.slice(1)) : parts[0] === '__builtins__' ? joinPath(['builtins', ...parts.slice(1)]) : joinPath(parts));
   const makeRef = (parts: string[], start: number, end: number, calls: [number, number][], assigned: boolean): Ref => {
-    const raw = joinPath(parts);
-    const path = GLOBAL_OBJECTS.has(parts[0]) && parts.length > 1 && lang === 'js' ? joinPath(parts.slice(1)) : parts[0] === '__builtins__' ? joinPath(['builtins', ...parts.slice(1)]) : raw;
-    return { path, raw, start, end, calls, assigned };
+    const head = toks[start]?.k === 'id' ? resolve([toks[start].v]) : [];
+    const held = head.includes('()') ? canonical(head) : '';
+    return { path: canonical(parts), raw: joinPath(parts), start, end, calls, assigned, held };
   };
 
   collectBindings(src, bindings, imports, chainAt);
@@ -155,7 +170,9 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     if (!c) continue;
     const next = toks[c.end];
     const assigned = next?.k === 'op' && (next.v === '=' || /^[-+*/%&|^@]=$|^(\*\*|\/\/|>>|<<|\?\?|&&|\|\|)=$/.test(next.v));
-    src.refs.push(makeRef(c.parts, i, c.end, c.calls, assigned));
+    // Assigning a bare name rebinds the name; it writes nothing it named before.
+    const parts = assigned && c.end === i + 1 ? [toks[i].v] : c.parts;
+    src.refs.push(makeRef(parts, i, c.end, c.calls, assigned));
     if (c.setter) src.refs.push(c.setter);
   }
   return src;
@@ -223,7 +240,12 @@ function collectBindings(src: Source, bindings: Map<string, Binding>, imports: I
     const rhs = toks[at]?.k === 'id' && toks[at].v === 'new' ? at + 1 : toks[at]?.k === 'id' && toks[at].v === 'await' ? at + 1 : at;
     if (toks[rhs]?.k === 'str') { bindings.set(name, { str: toks[rhs].v }); return; }
     const c = chainAt(rhs);
-    if (c) bindings.set(name, { parts: c.parts });
+    // `node = node.parent` says nothing new about what `node` names.
+    if (!c || (toks[rhs].k === 'id' && toks[rhs].v === name)) return;
+    const stmt = src.stmtOf[rhs];
+    const texts: string[] = [];
+    for (let k = rhs; k < toks.length && src.stmtOf[k] === stmt; k++) if (toks[k].k === 'str') texts.push(toks[k].v);
+    bindings.set(name, { parts: c.parts, texts });
   };
   // An import starts a statement or a line (Go and JavaScript may end statements at a newline).
   toks.forEach((t, s) => {
