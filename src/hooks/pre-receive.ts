@@ -123,7 +123,7 @@ export async function judgePush(repo: Repo, config: Config, judgeRev: string | n
     const tip = peeled.get(v.new);
     if (tip) v.violations.push(...(await tipViolations(repo, config, v, tip, changes, classify)));
     if (tip && v.commits.length) {
-      const tamper = await judgeTamper(repo, config, { from: await pushBase(repo, isZeroId(v.old) ? null : v.old, tip, judgeRev), to: tip, judgeRev });
+      const tamper = await judgeTamper(repo, config, { from: await pushBase(repo, isZeroId(v.old) ? null : v.old, tip, judgeRev), to: tip, judgeRev }, classify);
       v.violations.push(...tamper.violations);
       for (const w of tamper.warnings) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
     }

@@ -7,7 +7,7 @@ import { judgeTamper } from './judge.js';
 export async function tamperLayer(ctx: GateContext): Promise<LayerResult> {
   return guarded('tamper', async () => {
     if (ctx.config.tamper.mode === 'off') return skipped('tamper', `tamper.mode is off in ${ctx.config.source}`);
-    const v = await judgeTamper(ctx.repo, ctx.config, { from: ctx.mergeBase, to: ctx.head, judgeRev: ctx.base });
+    const v = await judgeTamper(ctx.repo, ctx.config, { from: ctx.mergeBase, to: ctx.head, judgeRev: ctx.base }, ctx.classify);
     for (const w of v.warnings) ctx.progress(w);
     const allowed = v.hits.filter((h) => h.allowed_by).length;
     const files = `${v.files} production file${v.files === 1 ? '' : 's'} with added lines`;

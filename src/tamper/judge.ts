@@ -11,6 +11,7 @@ import { addedLines } from './added.js';
 import { allowAt, allowedBy, ALLOW_FILE } from './allow.js';
 import type { Hit } from './hits.js';
 import { langOf } from './lang.js';
+import type { Classify } from '../zones/zones.js';
 
 export interface JudgedHit extends Hit {
   /** Where the allow row that lets it stand is, when one does. */
@@ -38,11 +39,11 @@ export interface TamperRange {
   judgeRev: string | null;
 }
 
-export async function judgeTamper(repo: Repo, config: Config, range: TamperRange): Promise<TamperVerdict> {
+export async function judgeTamper(repo: Repo, config: Config, range: TamperRange, zones?: Classify): Promise<TamperVerdict> {
   const mode = config.tamper.mode;
   const none: TamperVerdict = { mode, hits: [], violations: [], warnings: [], files: 0 };
   if (mode === 'off') return none;
-  const classify = await classifierFor(repo, config);
+  const classify = zones ?? (await classifierFor(repo, config));
   const added = await addedLines(repo, range.from, range.to, (p) => classify(p) === 'src' && langOf(p) !== null);
   if (!added.length) return none;
   const [{ hitsIn }, blobs] = await Promise.all([import('./hits.js'), readBlobs(repo, [...new Set(added.map((a) => a.oid))])]);
@@ -78,16 +79,13 @@ function toViolations(hits: Hit[], range: TamperRange): Violation[] {
 }
 
 /**
- * Where a pushed ref's change starts on a server: its merge-base with the
- * ref's old value, else with the judging branch; null (everything is new)
- * for a history that shares nothing with either.
+ * Where a pushed ref's change starts on a server: the ref's old value (what
+ * the ref gains over it), else its merge-base with the judging branch; null
+ * (everything is new) for a history that shares nothing with it.
  */
 export async function pushBase(repo: Repo, old: string | null, tip: string, judgeRev: string | null): Promise<string | null> {
-  for (const side of [old, judgeRev]) {
-    if (!side) continue;
-    const r = await repo.run(['merge-base', side, tip], { okCodes: [1, 128] });
-    const id = r.code === 0 ? r.stdout.toString('utf8').trim() : '';
-    if (id) return id;
-  }
-  return null;
+  if (old) return old;
+  if (!judgeRev) return null;
+  const r = await repo.run(['merge-base', judgeRev, tip], { okCodes: [1] });
+  return r.stdout.toString('utf8').trim() || null;
 }
