@@ -138,9 +138,10 @@ const captureStack = (s: Source): Span[] =>
 /** `new Error().stack`, `(new Error).stack`, `const e = new Error(); e.stack`. */
 const freshStack = (members: RegExp, ctors: RegExp) => (s: Source): Span[] => {
   const out: Span[] = s.refs.filter((r) => ctors.test(r.path) && members.test(r.path)).map((r) => [r.start, r.end]);
+  const at = new Map(s.refs.map((r) => [r.start, r]));
   s.toks.forEach((t, i) => {
     if (t.v !== 'new' || t.k !== 'id') return;
-    const r = s.refs.find((x) => x.start === i + 1);
+    const r = at.get(i + 1);
     if (!r || !ctors.test(r.path.replace(/$/, '()'))) return;
     let j = r.end;
     if (s.toks[j]?.v === ')') j++;

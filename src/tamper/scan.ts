@@ -265,7 +265,8 @@ function collectBindings(src: Source, bindings: Map<string, Binding>, imports: I
     // NAME = chain, NAME := chain, NAME: Type = chain
     if (t.k === 'id') {
       let j = i + 1;
-      if (toks[j]?.v === ':' && toks[j].k === 'op' && (lang === 'js' || lang === 'python')) {
+      const declared = lang === 'js' ? ['const', 'let', 'var'].includes(prev?.v ?? '') : lang === 'python' && src.stmts[src.stmtOf[i]]?.[0] === i;
+      if (toks[j]?.v === ':' && toks[j].k === 'op' && declared) {
         const stmt = src.stmtOf[i];
         while (j < toks.length && src.stmtOf[j] === stmt && !(toks[j].k === 'op' && toks[j].v === '=')) j++;
       }
