@@ -28,19 +28,22 @@ export function parseDiff(out: string): Added[] {
   const files: Added[] = [];
   let cur: Added | null = null;
   let inHunk = false;
+  let link = false;
   for (const line of out.split('\n')) {
     if (line.startsWith('diff --git ')) {
       cur = { path: gitPath(line.slice(11)), oid: '', lines: new Set() };
       files.push(cur);
       inHunk = false;
+      link = false;
       continue;
     }
     if (!cur) continue;
     if (!inHunk) {
       const index = /^index [0-9a-f]+\.\.([0-9a-f]+)(?: (\d+))?$/.exec(line);
-      if (index) cur.oid = index[1];
       // Links and submodules are not source text.
-      if (/^(new file mode|new mode|index .*) (120000|160000)$/.test(line)) cur.oid = '';
+      if (/^(new file mode|new mode|index .*) (120000|160000)$/.test(line)) link = true;
+      if (index) cur.oid = index[1];
+      if (link) cur.oid = '';
     }
     if (line.startsWith('@@ ')) {
       inHunk = true;

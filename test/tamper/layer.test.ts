@@ -150,4 +150,19 @@ test('--staged reads the index; new files count whole; the guard starts a push h
   assert.match(push.stdout + push.stderr, '[hook.replace]');
 });
 
+test('paths git quotes (quote, newline, non-ASCII, spaces) are read back exactly; links are not source', () => {
+  const repo = tempRepo();
+  repo.commit({ '.patchwarden.yml': 'version: 1\n', 'src/ok.py': 'x = 1\n' }, 'base');
+  const odd = 'src/a b"c\né.py';
+  repo.commit({ [odd]: 'import os\nos._exit(0)\n' }, 'odd path');
+  repo.git(['rm', '-q', '--cached', '--', odd]); // keep the next commit to the link alone
+  const r = repo.json(['tamper', '--commit', 'HEAD']);
+  assert.is(r.code, 1);
+  assert.equal(r.out.hits.map((h: { path: string }) => h.path), [odd]);
+  repo.git(['commit', '-q', '--no-verify', '-m', 'drop it']);
+  repo.git(['update-index', '--add', '--cacheinfo', `120000,${repo.git(['hash-object', '-w', '--stdin'], { input: 'import os; os._exit(0)' }).stdout.trim()},src/link.py`]);
+  repo.git(['commit', '-q', '--no-verify', '-m', 'a link whose target text looks like code']);
+  assert.is(repo.json(['tamper', '--commit', 'HEAD']).code, 0);
+});
+
 test.run();
