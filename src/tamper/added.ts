@@ -1,21 +1,26 @@
-// The lines a change adds, per file, from one `git diff -U0` over git objects
-// (works in a bare repository and in the push quarantine). Only hunk headers
-// are read: the scanner reads each file whole from its blob, so a line is
-// judged with the imports and aliases around it.
+// The lines a change adds, per file, with each file's text after the change,
+// from one `git diff` over git objects (works in a bare repository and in the
+// push quarantine). The diff is asked for with whole files as context: the
+// scanner judges a line with the imports and aliases around it, and one git
+// process is all a hook can spend.
 import { emptyTree, type Repo } from '../git/repo.js';
 
 export interface Added {
   path: string;
-  /** The file's blob after the change. */
-  oid: string;
+  /** The file's text after the change. */
+  text: string;
   /** 1-based line numbers the change adds. */
   lines: Set<number>;
 }
 
-/** Pinned so that no diff setting (prefixes, relative paths, renames, drivers) changes what is read. */
-const DIFF = ['diff', '-U0', '-a', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--full-index', '--src-prefix=a/', '--dst-prefix=b/', '--diff-filter=AMT'];
+/**
+ * Pinned so that no diff setting (prefixes, relative paths, renames, drivers,
+ * blank-line suppression) changes what is read; `-a` so that a `-diff`
+ * attribute cannot hide a file's lines.
+ */
+const DIFF = ['-c', 'diff.suppressBlankEmpty=false', 'diff', '-U1000000000', '-a', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/', '--diff-filter=AMT'];
 
-/** What `to` adds over `from` (commits or trees); `to` null is the index over `from`. */
+/** What `to` adds over `from` (commits or trees; null `from` is the empty tree); `to` null is the index. */
 export async function addedLines(repo: Repo, from: string | null, to: string | null, want: (path: string) => boolean): Promise<Added[]> {
   const base = from ?? (await emptyTree(repo));
   const args = to === null ? [...DIFF, '--cached', base] : [...DIFF, base, to];
@@ -23,38 +28,38 @@ export async function addedLines(repo: Repo, from: string | null, to: string | n
   return parseDiff(out).filter((a) => a.lines.size && want(a.path));
 }
 
-/** Files and their added line numbers from `git diff -U0 --full-index` output. */
+/** Files, their text after the change and their added line numbers, from whole-file `git diff` output. */
 export function parseDiff(out: string): Added[] {
-  const files: Added[] = [];
-  let cur: Added | null = null;
-  let inHunk = false;
-  let link = false;
-  for (const line of out.split('\n')) {
+  const rows = out.split('\n');
+  const read: { path: string; body: string[]; lines: Set<number>; link: boolean }[] = [];
+  let cur: (typeof read)[number] | null = null;
+  for (let i = 0; i < rows.length; i++) {
+    const line = rows[i];
     if (line.startsWith('diff --git ')) {
-      cur = { path: gitPath(line.slice(11)), oid: '', lines: new Set() };
-      files.push(cur);
-      inHunk = false;
-      link = false;
+      cur = { path: gitPath(line.slice(11)), body: [], lines: new Set(), link: false };
+      read.push(cur);
       continue;
     }
     if (!cur) continue;
-    if (!inHunk) {
-      const index = /^index [0-9a-f]+\.\.([0-9a-f]+)(?: (\d+))?$/.exec(line);
-      // Links and submodules are not source text.
-      if (/^(new file mode|new mode|index .*) (120000|160000)$/.test(line)) link = true;
-      if (index) cur.oid = index[1];
-      if (link) cur.oid = '';
-    }
-    if (line.startsWith('@@ ')) {
-      inHunk = true;
-      const h = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/.exec(line);
-      if (!h || !cur.oid) continue;
-      const start = Number(h[1]);
-      const count = h[2] === undefined ? 1 : Number(h[2]);
-      for (let n = start; n < start + count; n++) cur.lines.add(n);
+    // Links and submodules are not source text.
+    if (/^(new file mode|new mode|index .*) (120000|160000)$/.test(line)) cur.link = true;
+    const h = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (!h) continue;
+    // The hunk's counts say how many lines follow: content is never mistaken for a header.
+    let pre = h[1] === undefined ? 1 : Number(h[1]);
+    let post = h[3] === undefined ? 1 : Number(h[3]);
+    let n = Number(h[2]);
+    while ((pre > 0 || post > 0) && i + 1 < rows.length) {
+      const row = rows[++i];
+      const mark = row[0];
+      if (mark === '\\') continue; // "\ No newline at end of file"
+      if (mark === '-') { pre--; continue; }
+      if (mark === '+') { cur.lines.add(n); post--; } else { pre--; post--; }
+      cur.body[n - 1] = row.slice(1);
+      n++;
     }
   }
-  return files.filter((f) => f.oid && !/^0+$/.test(f.oid));
+  return read.filter((f) => !f.link).map((f) => ({ path: f.path, text: f.body.join('\n'), lines: f.lines }));
 }
 
 /** The path of a `diff --git a/P b/P` header (no renames: both sides name the same path). */

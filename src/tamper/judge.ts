@@ -4,7 +4,6 @@
 import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
-import { readBlobs } from '../git/objects.js';
 import { classifierFor } from '../mixing/check.js';
 import { configBool } from '../git/repo.js';
 import { addedLines } from './added.js';
@@ -46,9 +45,9 @@ export async function judgeTamper(repo: Repo, config: Config, range: TamperRange
   const classify = zones ?? (await classifierFor(repo, config));
   const added = await addedLines(repo, range.from, range.to, (p) => classify(p) === 'src' && langOf(p) !== null);
   if (!added.length) return none;
-  const [{ hitsIn }, blobs] = await Promise.all([import('./hits.js'), readBlobs(repo, [...new Set(added.map((a) => a.oid))])]);
+  const { hitsIn } = await import('./hits.js');
   const disabled = new Set(config.tamper.rules.disable);
-  const found = added.flatMap((a) => hitsIn(a.path, blobs.get(a.oid)!.toString('utf8'), langOf(a.path)!, a.lines, disabled));
+  const found = added.flatMap((a) => hitsIn(a.path, a.text, langOf(a.path)!, a.lines, disabled));
   const rows = found.length ? await allowAt(repo, range.judgeRev, await configBool(repo, 'core.ignorecase')) : [];
   const hits: JudgedHit[] = found.map((h) => {
     const row = allowedBy(rows, h);

@@ -150,6 +150,15 @@ test('--staged reads the index; new files count whole; the guard starts a push h
   assert.match(push.stdout + push.stderr, '[hook.replace]');
 });
 
+test('line numbers survive content that looks like diff headers, blank lines, CRLF and no final newline', () => {
+  const repo = tempRepo();
+  const before = 'import os\n\nHEADERS = """\ndiff --git a/x b/x\n@@ -1 +1 @@\n--- a/x\n+++ b/x\n"""\n\n\ndef f():\n    return 1\n';
+  repo.commit({ '.patchwarden.yml': 'version: 1\n', 'src/h.py': before, 'src/w.py': 'x = 1\r\ny = 2\r\n' }, 'base');
+  repo.commit({ 'src/h.py': before.replace('    return 1\n', '    os._exit(0)') + '\n\n\n\n-- \n', 'src/w.py': 'x = 1\r\nimport sys\r\nsys.settrace(None)\r\ny = 2' }, 'patch');
+  const r = repo.json(['tamper', '--commit', 'HEAD']);
+  assert.equal(r.out.hits.map((h: { path: string; line: number; rule: string }) => `${h.path}:${h.line} ${h.rule}`), ['src/h.py:12 exit.process', 'src/w.py:3 hook.replace']);
+});
+
 test('paths git quotes (quote, newline, non-ASCII, spaces) are read back exactly; links are not source', () => {
   const repo = tempRepo();
   repo.commit({ '.patchwarden.yml': 'version: 1\n', 'src/ok.py': 'x = 1\n' }, 'base');
