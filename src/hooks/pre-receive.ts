@@ -14,7 +14,7 @@ import { rangeChanges, type Change } from '../git/changes.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { classifierFor, judgeCommits } from '../mixing/check.js';
 import { checkOwners } from '../owners/check.js';
-import { judgeTamper, pushBase } from '../tamper/judge.js';
+import { tamperPush, type Settled } from '../tamper/judge.js';
 import type { Classify } from '../zones/zones.js';
 import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
 
@@ -100,7 +100,7 @@ export async function readPush(repo: Repo, updates: RefUpdate[]): Promise<Pushed
   return { peeled, commits, changes };
 }
 
-export async function judgePush(repo: Repo, config: Config, judgeRev: string | null, updates: RefUpdate[], push: Pushed): Promise<RefVerdict[]> {
+export async function judgePush(repo: Repo, config: Config, judgeRev: string | null, updates: RefUpdate[], push: Pushed, tampering: Map<string, Promise<Settled>>): Promise<RefVerdict[]> {
   const classify = await classifierFor(repo, config);
   const { peeled, changes } = push;
   const verdicts: RefVerdict[] = updates.map((u) => ({ ...u, commits: push.commits.get(u.ref) ?? [], violations: [] }));
@@ -122,10 +122,11 @@ export async function judgePush(repo: Repo, config: Config, judgeRev: string | n
     v.violations.push(...judgeCommits(v.commits, changes, config, classify, owners.exempt));
     const tip = peeled.get(v.new);
     if (tip) v.violations.push(...(await tipViolations(repo, config, v, tip, changes, classify)));
-    if (tip && v.commits.length) {
-      const tamper = await judgeTamper(repo, config, { from: await pushBase(repo, isZeroId(v.old) ? null : v.old, tip, judgeRev), to: tip, judgeRev }, classify);
-      v.violations.push(...tamper.violations);
-      for (const w of tamper.warnings) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
+    const tamper = tip && v.commits.length ? await tampering.get(v.ref) : undefined;
+    if (tamper && 'error' in tamper) throw tamper.error;
+    if (tamper) {
+      v.violations.push(...tamper.verdict.violations);
+      for (const w of tamper.verdict.warnings) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
     }
   }
   return verdicts;
@@ -194,9 +195,11 @@ export async function run(args: string[]): Promise<number> {
       text: [`patchwarden: ${branch.name} has no .patchwarden.yml yet; this repository is not guarded`],
     });
   }
+  // The tamper layer needs only the config and the pushed ids: it runs while the push is read.
+  const tampering = tamperPush(repo, config, branch.id, updates);
   const read = await reading;
   if ('error' in read) throw read.error;
-  const verdicts = await judgePush(repo, config, branch.id, updates, read.push);
+  const verdicts = await judgePush(repo, config, branch.id, updates, read.push, tampering);
   const violations = verdicts.flatMap((r) => r.violations.map((v) => ({ ...v, ref: r.ref })));
   const subject = await subjects(repo, [...new Set(violations.flatMap((v) => (v.commit ? [v.commit] : [])))]);
   return emit(common.format, {

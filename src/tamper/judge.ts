@@ -88,3 +88,19 @@ export async function pushBase(repo: Repo, old: string | null, tip: string, judg
   const r = await repo.run(['merge-base', judgeRev, tip], { okCodes: [1] });
   return r.stdout.toString('utf8').trim() || null;
 }
+
+export type Settled = { verdict: TamperVerdict } | { error: unknown };
+
+/**
+ * pre-receive: starts the layer on every pushed ref at once, while the rest of
+ * the push is still being read; each settles to its verdict or its error
+ * (thrown where it is used, so nothing fails unseen).
+ */
+export function tamperPush(repo: Repo, config: Config, judgeRev: string | null, updates: { old: string; new: string; ref: string }[]): Map<string, Promise<Settled>> {
+  const zones = classifierFor(repo, config);
+  const zero = (id: string) => /^0+$/.test(id);
+  return new Map(updates.filter((u) => !zero(u.new)).map((u) => [u.ref, (async () => {
+    const to = `${u.new}^{commit}`;
+    return judgeTamper(repo, config, { from: await pushBase(repo, zero(u.old) ? null : u.old, to, judgeRev), to, judgeRev }, await zones);
+  })().then((verdict) => ({ verdict }), (error: unknown) => ({ error }))]));
+}
