@@ -28,6 +28,7 @@ const commands: Record<string, { summary: string; load: Loader }> = {
   'revert-check': { summary: 'properties must fail with the production diff reverted', load: () => import('../properties/command.js') },
   recover: { summary: 'restore the tree after a killed in-place revert check', load: () => import('../properties/recover.js') },
   replay: { summary: 'run a command N times and classify each case', load: () => import('../replay/command.js') },
+  tamper: { summary: 'refuse production code that games the test run', load: () => import('../tamper/command.js') },
   gate: { summary: 'every layer, one decision table, one exit code', load: () => import('../gate/command.js') },
 };
 

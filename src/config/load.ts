@@ -75,6 +75,26 @@ function convert(kind: Kind, node: Node | null, key: string, fail: Fail): unknow
       if (ms === null || ms <= 0) return fail(`${key}: must be a duration such as 30d, 12h or 10m`, node);
       return ms;
     }
+    case 'enums': {
+      const items = isSeq(node) ? node.items : isScalar(node) ? [node] : null;
+      if (!items) return fail(`${key}: must be a list of ${kind.values.join(', ')}`, node);
+      return items.map((item) => {
+        const v = isScalar(item) ? item.value : undefined;
+        if (typeof v !== 'string' || !kind.values.includes(v)) return fail(`${key}: ${JSON.stringify(v)} is not one of ${kind.values.join(', ')}`, item as Node);
+        return v;
+      });
+    }
+    case 'section': {
+      if (!isMap(node)) return fail(`${key}: must be a mapping`, node);
+      const out = kind.defaults();
+      for (const inner of node.items) {
+        const name = isScalar(inner.key) ? String(inner.key.value) : '';
+        const sub = Object.hasOwn(kind.keys, name) ? kind.keys[name] : undefined;
+        if (!sub) return fail(`unknown key \`${key}.${name}\` (known: ${Object.keys(kind.keys).join(', ')})`, inner.key as Node);
+        out[name] = convert(sub, inner.value as Node | null, `${key}.${name}`, fail);
+      }
+      return out;
+    }
     case 'globs':
     case 'paths': {
       const items = isSeq(node) ? node.items : isScalar(node) ? [node] : null;

@@ -1,5 +1,7 @@
 // The shape of `.patchwarden.yml`, its defaults, and what each key accepts.
 
+import { RULE_IDS } from '../tamper/ids.js';
+
 export const ZONES = ['src', 'spec', 'fixtures', 'freeze', 'guard'] as const;
 export type ZoneName = (typeof ZONES)[number];
 /** Zones whose paths judge a patch: a production change may not touch them. */
@@ -39,6 +41,8 @@ export interface Config {
    */
   pre_receive: { deletions: 'allow' | 'refuse'; judging_branch: 'protect' | 'allow'; replace_refs: 'refuse' | 'allow' };
   owners: { signers: string | null; agents: string[] };
+  /** The tamper layer: refuse, warn or skip; rules switched off by id. */
+  tamper: { mode: 'refuse' | 'warn' | 'off'; rules: { disable: string[] } };
   /** Where it was read from (a path, or `REV:path`), for messages. */
   source: string;
   /** False when no config file exists and these are the defaults. */
@@ -70,6 +74,7 @@ export function defaults(source = CONFIG_FILE): Config {
     pre_push: { revert: true },
     pre_receive: { deletions: 'allow', judging_branch: 'protect', replace_refs: 'refuse' },
     owners: { signers: null, agents: [] },
+    tamper: { mode: 'refuse', rules: { disable: [] } },
     source,
     present: false,
   };
@@ -85,7 +90,9 @@ export type Kind =
   | { type: 'bool' }
   | { type: 'duration' }
   | { type: 'int'; min: number; max: number }
-  | { type: 'enum'; values: string[] };
+  | { type: 'enum'; values: string[] }
+  | { type: 'enums'; values: readonly string[] }
+  | { type: 'section'; keys: Record<string, Kind>; defaults: () => Record<string, unknown> };
 
 /** Every key a config may hold, section by section. */
 export const SCHEMA: Record<string, Record<string, Kind>> = {
@@ -104,4 +111,8 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
     replace_refs: { type: 'enum', values: ['refuse', 'allow'] },
   },
   owners: { signers: { type: 'path' }, agents: { type: 'globs' } },
+  tamper: {
+    mode: { type: 'enum', values: ['refuse', 'warn', 'off'] },
+    rules: { type: 'section', keys: { disable: { type: 'enums', values: RULE_IDS } }, defaults: () => ({ disable: [] }) },
+  },
 };

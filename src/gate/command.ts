@@ -13,6 +13,7 @@ import { classifierFor } from '../mixing/check.js';
 import { exitCode, type LayerResult } from './layer.js';
 import { fixturesLayer, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
 import { propertyLayers, suiteLayer } from './tests.js';
+import { tamperLayer } from '../tamper/gate.js';
 import { githubAnnotations, jsonLayers, textTable } from './table.js';
 
 export const help = `usage: patchwarden gate --base REV [--format text|json|github] [--config PATH] [-C DIR]
@@ -26,6 +27,8 @@ judged by the config, ledger, lock and registry as they are at REV.
               by an agent identity (owners.agents)
   ledger      the freeze ledger's shape at HEAD
   fixtures    the fixture lock at HEAD
+  tamper      no added line of production code games the test run
+              (tamper.mode; allow rows in .patchwarden/tamper-allow.yaml)
   properties  every registered invariant passes at HEAD (properties.command)
   revert      the properties fail with the production diff reverted
   suite       every failure of suite.command matches an unexpired freeze row
@@ -61,6 +64,7 @@ export async function run(args: string[]): Promise<number> {
     ...(await mixingAndOwners(ctx)),
     await ledgerLayer(ctx),
     await fixturesLayer(ctx),
+    await tamperLayer(ctx),
     ...(await propertyLayers(ctx)),
     await suiteLayer(ctx, suiteTimeout),
   ];

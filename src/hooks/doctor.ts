@@ -12,6 +12,7 @@ import { clockNow } from '../freeze/clock.js';
 import { parseLedger, readWorktreeLedger } from '../freeze/ledger.js';
 import { parseRegistry } from '../properties/registry.js';
 import { TYPED_IDENTITY } from '../owners/pusher.js';
+import { ALLOW_FILE, parseAllow } from '../tamper/allow.js';
 import { CHAINED, HOOKS, hookSetup, isExecutable, isOurs, type HookSetup } from './install.js';
 
 export const help = `usage: patchwarden doctor [--format text|json] [--config PATH] [-C DIR]
@@ -19,7 +20,8 @@ export const help = `usage: patchwarden doctor [--format text|json] [--config PA
 Says whether the hooks are installed, executable and would run (naming what
 stops them: HUSKY=0, a linked worktree without husky's .husky/_, core.hooksPath
 pointing elsewhere, no patchwarden binary), and whether the config, the freeze
-ledger, the fixture lock and the invariant registry in the working tree are valid.
+ledger, the fixture lock, the invariant registry and the tamper allow rows
+(.patchwarden/tamper-allow.yaml) in the working tree are valid.
 Exit 0 when all is in order, 1 when something is not.`;
 
 export interface Finding {
@@ -117,6 +119,11 @@ async function oracleFindings(repo: Repo, config: Config): Promise<Finding[]> {
       if (!existsSync(file)) return config.properties.command ? null : `no ${config.properties.invariants} (no properties configured)`;
       const registry = parseRegistry(readFileSync(file, 'utf8'), config.properties.invariants);
       return `${config.properties.invariants} is valid (${registry.invariants.length} invariants)`;
+    }],
+    ['tamper-allow', async () => {
+      const file = path.join(root, ALLOW_FILE);
+      if (!existsSync(file)) return `no ${ALLOW_FILE} (no tamper hits allowed)`;
+      return `${ALLOW_FILE} is valid (${parseAllow(readFileSync(file, 'utf8'), ALLOW_FILE).length} rows)`;
     }],
   ];
   const findings: Finding[] = [];

@@ -11,6 +11,7 @@ import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { checkRange } from '../mixing/check.js';
 import { revertCheck, revertPasses, type RevertStatus } from '../properties/revert.js';
+import { judgeTamper } from '../tamper/judge.js';
 import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
 
 export const help = `usage: patchwarden pre-push REMOTE URL [--format text|json|github] [--config PATH] [-C DIR]
@@ -20,6 +21,7 @@ The pre-push hook. git gives it one line per pushed ref on stdin:
 the commits the remote lacks, by the config on their base side:
   - the mixing rule on each commit and on the range as a whole (mix.range)
   - the fixture lock at the pushed tip
+  - the tamper layer on the lines the range adds to production code
   - the revert check (pre_push.revert, default true; needs properties.command)
 A new branch is judged from its merge-base with the remote's default branch
 (REMOTE/HEAD, else REMOTE/main or REMOTE/master; else every commit no
@@ -123,6 +125,9 @@ export async function run(args: string[]): Promise<number> {
     v.violations.push(...violations);
     if (!commits.length) continue;
     v.violations.push(...fixtureViolations(await verifyFixtures(repo, config, { kind: 'rev', rev: v.tip }), config, `commit ${v.tip.slice(0, 12)}`));
+    const tamper = await judgeTamper(repo, config, { from: range.base, to: v.tip, judgeRev });
+    v.violations.push(...tamper.violations);
+    tamper.warnings.forEach(say);
     if (!config.pre_push.revert) continue;
     if (!config.properties.command) { say(`revert check skipped for ${ref.remoteRef}: properties.command is not set in ${config.source}`); continue; }
     if (!range.base) { say(`revert check skipped for ${ref.remoteRef}: a history with no base commit to revert to`); continue; }

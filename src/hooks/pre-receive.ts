@@ -16,6 +16,7 @@ import { classifierFor, judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
 import { authenticatedPusher, TYPED_IDENTITY, type Pusher } from '../owners/pusher.js';
+import { tamperPush, type Settled } from '../tamper/judge.js';
 import type { Classify } from '../zones/zones.js';
 import { branchViolations, judgingBranch, unguardedRefusal, type JudgingBranch } from './judging-branch.js';
 import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
@@ -25,9 +26,10 @@ export const help = `usage: patchwarden pre-receive [--format text|json] [--conf
 The server-side hook: reads git's "<old> <new> <ref>" lines on stdin and
 refuses the push when a ref's new commits break a rule: the mixing rule per
 commit and over each ref's new commits, the owners rule (owners.signers,
-owners.agents, also against the pusher the server authenticated), and the
-freeze ledger's shape and the fixture lock at each new tip. Everything is read
-from git objects; no test runs. The rules come from the judging branch (git
+owners.agents, also against the pusher the server authenticated), the
+freeze ledger's shape and the fixture lock at each new tip, and the tamper
+layer on the lines each ref adds to production code. Everything is read from
+git objects; no test runs. The rules come from the judging branch (git
 config patchwarden.branch, which install-server-hook.sh records; else HEAD),
 not from the push. Rewinding or deleting the judging branch and pushing
 refs/replace/* are refused (pre_receive.judging_branch, replace_refs); other
@@ -96,7 +98,7 @@ export async function readPush(repo: Repo, updates: RefUpdate[]): Promise<Pushed
   return { peeled, commits, changes };
 }
 
-export async function judgePush(repo: Repo, config: Config, branch: JudgingBranch, updates: RefUpdate[], push: Pushed, pushers: Pusher[]): Promise<RefVerdict[]> {
+export async function judgePush(repo: Repo, config: Config, branch: JudgingBranch, updates: RefUpdate[], push: Pushed, pushers: Pusher[], tampering: Map<string, Promise<Settled>>): Promise<RefVerdict[]> {
   const classify = await classifierFor(repo, config);
   const { peeled, changes } = push;
   const verdicts: RefVerdict[] = updates.map((u) => ({ ...u, commits: push.commits.get(u.ref) ?? [], violations: [] }));
@@ -120,6 +122,12 @@ export async function judgePush(repo: Repo, config: Config, branch: JudgingBranc
     v.violations.push(...judgeCommits(v.commits, changes, config, classify, owners.exempt), ...(await symlinkViolations(repo, v.commits, changes, classify)));
     const tip = peeled.get(v.new);
     if (tip) v.violations.push(...(await tipViolations(repo, config, v, tip, changes, classify)));
+    const tamper = tip && v.commits.length ? await tampering.get(v.ref) : undefined;
+    if (tamper && 'error' in tamper) throw tamper.error;
+    if (tamper) {
+      v.violations.push(...tamper.verdict.violations);
+      for (const w of tamper.verdict.warnings) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
+    }
   }
   return verdicts;
 }
@@ -191,13 +199,15 @@ export async function run(args: string[]): Promise<number> {
         : unguardedRefusal(branch),
     });
   }
+  // The tamper layer needs only the config and the pushed ids: it runs while the push is read.
+  const tampering = tamperPush(repo, config, branch.id, updates);
   const read = await reading;
   if ('error' in read) throw read.error;
   const pushers = authenticatedPusher(process.env);
   const notes: string[] = [];
   if (branch.bootstrap) notes.push(`note: git config patchwarden.bootstrap is still set on the server; ${branch.ref} has its config now, unset it (git config --unset patchwarden.bootstrap)`);
   if (config.owners.agents.length && config.owners.signers === null && !pushers.length) notes.push(`warning: ${TYPED_IDENTITY}`);
-  const verdicts = await judgePush(repo, config, branch, updates, read.push, pushers);
+  const verdicts = await judgePush(repo, config, branch, updates, read.push, pushers, tampering);
   const violations = verdicts.flatMap((r) => r.violations.map((v) => ({ ...v, ref: r.ref })));
   const subject = await subjects(repo, [...new Set(violations.flatMap((v) => (v.commit ? [v.commit] : [])))]);
   return emit(common.format, {

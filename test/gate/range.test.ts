@@ -11,7 +11,7 @@ test('json: ok and layers, each with layer, ok and status, in table order', () =
   const repo = sample();
   repo.commit({ 'src/app.js': 'export const a = 2;\n' }, 'code');
   const r = gate(repo);
-  assert.equal(r.out.layers.map((l: { layer: string }) => l.layer), ['mixing', 'owners', 'ledger', 'fixtures', 'properties', 'revert', 'suite']);
+  assert.equal(r.out.layers.map((l: { layer: string }) => l.layer), ['mixing', 'owners', 'ledger', 'fixtures', 'tamper', 'properties', 'revert', 'suite']);
   for (const l of r.out.layers) {
     assert.type(l.ok, 'boolean');
     assert.type(l.status, 'string');

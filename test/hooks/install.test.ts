@@ -138,16 +138,18 @@ test('doctor checks the ledger, the fixture lock and the registry in the working
   repo.write('spec/invariants.yaml', 'version: 1\ninvariants:\n  - id: a.b\n    description: d\n');
   const good = repo.json(['doctor']);
   assert.is(good.code, 0, JSON.stringify(good.out.checks));
-  assert.equal(good.out.checks.slice(-3).map((c: { check: string }) => c.check), ['ledger', 'fixtures', 'registry']);
+  assert.equal(good.out.checks.slice(-4).map((c: { check: string }) => c.check), ['ledger', 'fixtures', 'registry', 'tamper-allow']);
   repo.write('freeze/signatures.yaml', 'version: 1\nrecords:\n  - sig: 7c1a9e2b44d0af13\n    reason: r\n    expires: 2026-01-01T00:00:00Z\n');
   repo.write('fixtures/input/a.json', '{"a":2}\n');
   repo.write('spec/invariants.yaml', 'version: 1\ninvariants: 3\n');
+  repo.write('.patchwarden/tamper-allow.yaml', 'version: 1\nallow:\n  - path: src/**\n    rule: exit.nothing\n    owner: o\n    reason: r\n');
   const bad = repo.json(['doctor']);
   assert.is(bad.code, 1);
   const problems = Object.fromEntries(bad.out.checks.filter((c: { ok: boolean }) => !c.ok).map((c: { check: string; detail: string }) => [c.check, c.detail]));
   assert.match(problems.ledger, /owner/);
   assert.match(problems.fixtures, /differ from fixtures\/inputs\.sha256/);
   assert.match(problems.registry, /spec\/invariants\.yaml:2/);
+  assert.match(problems['tamper-allow'], /tamper-allow\.yaml:4: rule: "exit\.nothing" is not a tamper rule/);
 });
 
 test.run();

@@ -1,0 +1,83 @@
+// The lines a change adds, per file, with each file's text after the change,
+// from one `git diff` over git objects (works in a bare repository and in the
+// push quarantine). The diff is asked for with whole files as context: the
+// scanner judges a line with the imports and aliases around it, and one git
+// process is all a hook can spend.
+import { emptyTree, type Repo } from '../git/repo.js';
+
+export interface Added {
+  path: string;
+  /** The file's text after the change. */
+  text: string;
+  /** 1-based line numbers the change adds. */
+  lines: Set<number>;
+}
+
+/**
+ * Pinned so that no diff setting (prefixes, relative paths, renames, drivers,
+ * blank-line suppression) changes what is read; `-a` so that a `-diff`
+ * attribute cannot hide a file's lines.
+ */
+const DIFF = ['-c', 'diff.suppressBlankEmpty=false', 'diff', '-U1000000000', '-a', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/', '--diff-filter=AMT'];
+
+/** What `to` adds over `from` (commits or trees; null `from` is the empty tree); `to` null is the index. */
+export async function addedLines(repo: Repo, from: string | null, to: string | null, want: (path: string) => boolean): Promise<Added[]> {
+  const base = from ?? (await emptyTree(repo));
+  const args = to === null ? [...DIFF, '--cached', base] : [...DIFF, base, to];
+  const out = (await repo.run([...args, '--'])).stdout.toString('utf8');
+  return parseDiff(out).filter((a) => a.lines.size && want(a.path));
+}
+
+/** Files, their text after the change and their added line numbers, from whole-file `git diff` output. */
+export function parseDiff(out: string): Added[] {
+  const rows = out.split('\n');
+  const read: { path: string; body: string[]; lines: Set<number>; link: boolean }[] = [];
+  let cur: (typeof read)[number] | null = null;
+  for (let i = 0; i < rows.length; i++) {
+    const line = rows[i];
+    if (line.startsWith('diff --git ')) {
+      cur = { path: gitPath(line.slice(11)), body: [], lines: new Set(), link: false };
+      read.push(cur);
+      continue;
+    }
+    if (!cur) continue;
+    // Links and submodules are not source text.
+    if (/^(new file mode|new mode|index .*) (120000|160000)$/.test(line)) cur.link = true;
+    const h = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (!h) continue;
+    // The hunk's counts say how many lines follow: content is never mistaken for a header.
+    let pre = h[1] === undefined ? 1 : Number(h[1]);
+    let post = h[3] === undefined ? 1 : Number(h[3]);
+    let n = Number(h[2]);
+    while ((pre > 0 || post > 0) && i + 1 < rows.length) {
+      const row = rows[++i];
+      const mark = row[0];
+      if (mark === '\\') continue; // "\ No newline at end of file"
+      if (mark === '-') { pre--; continue; }
+      if (mark === '+') { cur.lines.add(n); post--; } else { pre--; post--; }
+      cur.body[n - 1] = row.slice(1);
+      n++;
+    }
+  }
+  return read.filter((f) => !f.link).map((f) => ({ path: f.path, text: f.body.join('\n'), lines: f.lines }));
+}
+
+/** The path of a `diff --git a/P b/P` header (no renames: both sides name the same path). */
+function gitPath(rest: string): string {
+  if (rest.startsWith('"')) return unquote(rest).slice(2);
+  return rest.slice(2, 2 + (rest.length - 5) / 2);
+}
+
+/** git's C-style quoting: `"a/\303\251\n"` back to the path's bytes. */
+function unquote(s: string): string {
+  const bytes: number[] = [];
+  const simple: Record<string, number> = { n: 10, t: 9, r: 13, a: 7, b: 8, f: 12, v: 11, '"': 34, '\\': 92 };
+  for (let i = 1; i < s.length && s[i] !== '"'; i++) {
+    if (s[i] !== '\\') { bytes.push(...Buffer.from(s[i], 'utf8')); continue; }
+    const next = s[i + 1];
+    if (/[0-7]/.test(next)) { bytes.push(parseInt(s.slice(i + 1, i + 4), 8)); i += 3; continue; }
+    bytes.push(simple[next] ?? next.charCodeAt(0));
+    i++;
+  }
+  return Buffer.from(bytes).toString('utf8');
+}

@@ -1,0 +1,66 @@
+// `patchwarden tamper`: the tamper layer on the index, one commit or a range.
+import { parse } from '../cli/args.js';
+import { emit, violationsOutcome } from '../cli/output.js';
+import { UsageError } from '../common/errors.js';
+import { judgingConfig, loadConfig } from '../config/load.js';
+import { openRepo, resolveCommit, type Repo } from '../git/repo.js';
+import { allowRowText, ALLOW_FILE } from './allow.js';
+import { judgeTamper, type TamperRange } from './judge.js';
+
+export const help = `usage: patchwarden tamper [--staged | --commit REV | --range A..B] [--allow-line] [--format text|json|github] [--config PATH] [-C DIR]
+
+Reads the lines a change adds to production code (the src zone; new files
+whole) and refuses code that games the test run instead of fixing the code:
+ending the process or hooking its exit, loading the test framework, sniffing
+the test environment, reading the caller's stack, replacing process-wide
+hooks and streams, comparisons that cannot fail, writing report-shaped files.
+Each hit names the path, the line, the rule and why (docs/tamper.md).
+
+  --staged        the index over HEAD (default)
+  --commit REV    one commit over its first parent
+  --range A..B    what B adds over its merge-base with A
+  --allow-line    also print, for each hit, the ${ALLOW_FILE} row an owner
+                  would add after review (printed, never written)
+
+The config (tamper.mode, tamper.rules.disable) and the allow rows come from
+the base side: HEAD, the commit's parent, or A.
+
+exit 0 clean (or tamper.mode warn/off), 1 a hit not allowed, 2 could not judge.`;
+
+async function commitOrNull(repo: Repo, rev: string): Promise<string | null> {
+  const r = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { okCodes: [1, 128] });
+  return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
+}
+
+export async function run(args: string[]): Promise<number> {
+  const { common, values } = parse(args, { staged: { type: 'boolean' }, commit: { type: 'string' }, range: { type: 'string' }, 'allow-line': { type: 'boolean' } }, false);
+  if ([values.staged, values.commit, values.range].filter((v) => v !== undefined).length > 1) throw new UsageError('give one of --staged, --commit REV, --range A..B');
+  const repo = await openRepo(common.dir);
+  let range: TamperRange;
+  if (values.commit !== undefined) {
+    const id = await resolveCommit(repo, values.commit);
+    const parent = await commitOrNull(repo, `${id}^`);
+    range = { from: parent, to: id, judgeRev: parent };
+  } else if (values.range !== undefined) {
+    const m = /^(.*?)\.\.(.+)$/.exec(values.range);
+    if (!m || m[1].endsWith('.')) throw new UsageError(`--range wants A..B, not ${JSON.stringify(values.range)}`);
+    const a = await resolveCommit(repo, m[1] || 'HEAD');
+    const b = await resolveCommit(repo, m[2]);
+    const base = (await repo.run(['merge-base', a, b], { okCodes: [1] })).stdout.toString('utf8').trim() || null;
+    range = { from: base, to: b, judgeRev: a };
+  } else {
+    const head = await commitOrNull(repo, 'HEAD');
+    range = { from: head, to: null, judgeRev: head };
+  }
+  const config = range.judgeRev ? await judgingConfig(repo, common.config, range.judgeRev) : await loadConfig(repo, common.config);
+  const verdict = await judgeTamper(repo, config, range);
+  for (const w of verdict.warnings) process.stderr.write(`patchwarden: ${w}\n`);
+  const outcome = violationsOutcome(verdict.violations, { mode: verdict.mode, hits: verdict.hits }, `patchwarden: tamper ok (${verdict.files} production file${verdict.files === 1 ? '' : 's'} with added lines, ${verdict.hits.length} hit${verdict.hits.length === 1 ? '' : 's'}${verdict.hits.some((h) => h.allowed_by) ? ', all allowed' : ''})`);
+  for (const h of verdict.hits.filter((x) => x.allowed_by)) outcome.text.push(`patchwarden: allowed [${h.rule}] ${h.path}:${h.line} by ${h.allowed_by}`);
+  const standing = verdict.hits.filter((h) => !h.allowed_by);
+  if (values['allow-line'] && standing.length) {
+    outcome.text.push('', `rows an owner may add to ${ALLOW_FILE} after review (under \`allow:\`, in a commit of their own):`, ...standing.map(allowRowText));
+    outcome.json.allow_rows = standing.map(allowRowText);
+  }
+  return emit(common.format, outcome);
+}

@@ -1,0 +1,18 @@
+// The tamper row of the gate's decision table: what head adds over the
+// merge-base, judged by the config and allow rows at the base.
+import { guarded, judged, skipped, type LayerResult } from '../gate/layer.js';
+import type { GateContext } from '../gate/range.js';
+import { judgeTamper } from './judge.js';
+
+export async function tamperLayer(ctx: GateContext): Promise<LayerResult> {
+  return guarded('tamper', async () => {
+    if (ctx.config.tamper.mode === 'off') return skipped('tamper', `tamper.mode is off in ${ctx.config.source}`);
+    const v = await judgeTamper(ctx.repo, ctx.config, { from: ctx.mergeBase, to: ctx.head, judgeRev: ctx.base }, ctx.classify);
+    for (const w of v.warnings) ctx.progress(w);
+    const allowed = v.hits.filter((h) => h.allowed_by).length;
+    const files = `${v.files} production file${v.files === 1 ? '' : 's'} with added lines`;
+    const pass = v.warnings.length ? `${files}; ${v.warnings.length} hit(s) stand but tamper.mode is warn` : `${files}, ${v.hits.length} hit(s)${allowed ? `, ${allowed} allowed` : ''}`;
+    const standing = v.hits.length - allowed;
+    return judged('tamper', v.violations, pass, `${standing} added line${standing === 1 ? '' : 's'} of production code game the test run`, { mode: v.mode, hits: v.hits });
+  });
+}

@@ -1,0 +1,56 @@
+// One file's hits: the rules of its language, on the lines a change adds.
+// Loaded only when a change adds lines to production code of a known type.
+import { createHash } from 'node:crypto';
+import type { Lang } from './lang.js';
+import { RULES, WHY, type RuleId } from './rules.js';
+import { readSource, type Span } from './scan.js';
+
+export interface Hit {
+  path: string;
+  line: number;
+  rule: RuleId;
+  /** The matched line, trimmed. */
+  text: string;
+  /** sha256 of the trimmed line: what an allow row's `line` pins. */
+  digest: string;
+  why: string;
+}
+
+export function lineDigest(text: string): string {
+  return createHash('sha256').update(text.trim(), 'utf8').digest('hex');
+}
+
+/**
+ * Hits in `text`, reported on lines in `added` (null: every line). A match
+ * spread over several lines counts when any of them is added.
+ */
+export function hitsIn(path: string, text: string, lang: Lang, added: ReadonlySet<number> | null, disabled: ReadonlySet<string>): Hit[] {
+  const src = readSource(text, lang, path);
+  const lines = text.split('\n');
+  const seen = new Set<string>();
+  const out: Hit[] = [];
+  for (const rule of RULES) {
+    if (rule.lang !== lang || disabled.has(rule.id)) continue;
+    for (const span of rule.find(src)) {
+      const line = reportedLine(src.toks, span, added);
+      if (line === null || seen.has(`${line} ${rule.id}`)) continue;
+      seen.add(`${line} ${rule.id}`);
+      const raw = (lines[line - 1] ?? '').replace(/\r$/, '');
+      out.push({ path, line, rule: rule.id, text: shorten(raw.trim()), digest: lineDigest(raw), why: WHY[rule.id] });
+    }
+  }
+  return out.sort((a, b) => a.line - b.line || a.rule.localeCompare(b.rule));
+}
+
+/** The first added line the span covers, or null when it covers none. */
+function reportedLine(toks: { line: number; endLine: number }[], [a, b]: Span, added: ReadonlySet<number> | null): number | null {
+  const first = toks[a]?.line ?? 1;
+  const last = Math.max(first, toks[Math.max(a, b - 1)]?.endLine ?? first);
+  if (!added) return first;
+  for (let l = first; l <= last; l++) if (added.has(l)) return l;
+  return null;
+}
+
+function shorten(s: string): string {
+  return s.length > 160 ? s.slice(0, 157) + '...' : s;
+}

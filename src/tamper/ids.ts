@@ -1,0 +1,3 @@
+// The tamper rules' ids: what config (tamper.rules.disable) and allow rows name.
+export const RULE_IDS = ['exit.process', 'exit.library', 'exit.hook', 'framework.import', 'env.sniff', 'caller.read', 'hook.replace', 'eq.always', 'report.write'] as const;
+export type RuleId = (typeof RULE_IDS)[number];

@@ -1,0 +1,392 @@
+// Reads one source file as the rules need it: its tokens, its statements, the
+// names its imports and assignments bind, and every reference chain
+// (`os._exit(0)`, `getattr(os, "_exit")`, `process["exit"]`) resolved through
+// those bindings to the thing it names. Rules match what a chain resolves to,
+// so an alias, a string-spelled attribute, a destructured binding or a call
+// split over lines counts as the plain spelling.
+import { lex, type Token } from './lex.js';
+import type { Lang } from './lang.js';
+
+export interface Ref {
+  /** What the chain names after bindings are followed, e.g. `os._exit()` (calls as `()`). */
+  path: string;
+  /** The same before a global object prefix (`globalThis.`, `window.`) is dropped. */
+  raw: string;
+  /** Token range [start, end). */
+  start: number;
+  end: number;
+  /** Argument token ranges of each call in the chain, in order. */
+  calls: [number, number][];
+  /** The chain is written to (`=`, or setattr / Object.defineProperty and friends). */
+  assigned: boolean;
+  /**
+   * When the head name holds a value computed elsewhere (`frame = inspect.currentframe()`),
+   * what that value resolves to: a rule counts here only for what this chain adds to it.
+   */
+  held: string;
+}
+
+export interface Import {
+  module: string;
+  at: number;
+}
+
+/** A token range [start, end) a rule points at. */
+export type Span = [number, number];
+
+export interface Source {
+  lang: Lang;
+  path: string;
+  toks: Token[];
+  /** Statement index of each token (-1 for separators). */
+  stmtOf: number[];
+  /** Token range of each statement. */
+  stmts: Span[];
+  refs: Ref[];
+  imports: Import[];
+  /** A string token's value, or the string a name is bound to. */
+  stringAt(i: number): string | null;
+  /** The strings a token stands for: its own value, or the strings in what a name was last assigned. */
+  textsAt(i: number): string[];
+  /** Index of the bracket closing the one at i. */
+  close(i: number): number;
+}
+
+/** A name's last simple assignment: the chain it names or the string it holds, and the strings written in it. */
+type Binding = ({ parts: string[] } | { str: string }) & { texts?: string[] };
+
+/** Objects whose members are globals: `globalThis.process` is `process`. */
+const GLOBAL_OBJECTS = new Set(['globalThis', 'global', 'window', 'self']);
+/** Calls that read a member by a name given as a string. */
+const GETTERS = new Set(['getattr()', 'Reflect.get()']);
+/** Calls that write a member by a name given as a string (target, name, ...). */
+const SETTERS = new Set(['setattr()', 'Reflect.set()', 'Object.defineProperty()', 'Reflect.defineProperty()', 'Object.defineProperties()', 'Object.assign()', 'Object.setPrototypeOf()']);
+/** Calls that load a module by name. */
+const LOADERS: Record<Lang, Set<string>> = {
+  python: new Set(['__import__()', 'importlib.import_module()', 'importlib.__import__()']),
+  js: new Set(['require()', 'import()', 'module.require()']),
+  go: new Set(),
+  java: new Set(['Class.forName()']),
+};
+
+export function joinPath(parts: string[]): string {
+  return parts.map((p, k) => (k && p !== '()' && p !== '[]' ? '.' + p : p)).join('');
+}
+
+export function readSource(text: string, lang: Lang, path: string): Source {
+  const toks = lex(text, lang);
+  const pairs = matchBrackets(toks);
+  const close = (i: number) => pairs.get(i) ?? toks.length - 1;
+  const { stmtOf, stmts } = statements(toks, lang);
+  const bindings = new Map<string, Binding>();
+  const imports: Import[] = [];
+  const src: Source = { lang, path, toks, stmtOf, stmts, refs: [], imports, close, stringAt: () => null, textsAt: () => [] };
+  const stringAt = (i: number): string | null => {
+    const t = toks[i];
+    if (t?.k === 'str') return t.v;
+    if (t?.k !== 'id') return null;
+    const b = bindings.get(t.v);
+    return b && 'str' in b ? b.str : null;
+  };
+  src.stringAt = stringAt;
+  src.textsAt = (i) => {
+    const t = toks[i];
+    if (t?.k === 'str') return [t.v];
+    const b = t?.k === 'id' ? bindings.get(t.v) : undefined;
+    return b ? ('str' in b ? [b.str] : b.texts ?? []) : [];
+  };
+
+  /** Follows a head name through the bindings (bounded: bindings may loop). */
+  const resolve = (parts: string[], depth = 0): string[] => {
+    const b = depth < 8 ? bindings.get(parts[0]) : undefined;
+    if (!b || !('parts' in b) || b.parts[0] === parts[0]) return parts;
+    return [...resolve(b.parts, depth + 1), ...parts.slice(1)].slice(0, 24);
+  };
+  const moduleParts = (name: string): string[] => {
+    if (lang === 'python' || lang === 'java') return name.split('.');
+    return [name.replace(/^node:/, '')];
+  };
+
+  /** The chain starting at the name at i; null when i does not start one. */
+  const chainAt = (i: number, depth = 0): { parts: string[]; end: number; calls: [number, number][]; setter: Ref | null } | null => {
+    if (toks[i]?.k !== 'id' || depth > 4) return null;
+    let parts = resolve([toks[i].v]);
+    let j = i + 1;
+    const calls: [number, number][] = [];
+    let setter: Ref | null = null;
+    while (j < toks.length) {
+      const t = toks[j];
+      if (t.k === 'op' && (t.v === '.' || t.v === '?.') && toks[j + 1]?.k === 'id') { parts.push(toks[j + 1].v); j += 2; continue; }
+      if (t.k === 'op' && t.v === '?.' && toks[j + 1]?.v === '(') { j++; continue; }
+      if (t.k === 'op' && t.v === '!' && lang === 'js' && toks[j + 1]?.k === 'op' && toks[j + 1].v === '.') { j++; continue; }
+      if (t.k === 'op' && t.v === '[') {
+        const end = close(j);
+        const name = end === j + 2 ? stringAt(j + 1) : null;
+        parts.push(name ?? '[]');
+        j = end + 1;
+        continue;
+      }
+      if (t.k === 'op' && t.v === '(') {
+        const end = close(j);
+        calls.push([j + 1, end]);
+        const here = joinPath(parts) + '()';
+        const special = GETTERS.has(here) || SETTERS.has(here) || LOADERS[lang].has(here);
+        const args = special ? splitArgs(toks, j + 1, end) : [];
+        const first = args[0] ? chainAt(args[0][0], depth + 1) : null;
+        const name = args[1] && args[1][1] - args[1][0] === 1 ? stringAt(args[1][0]) : null;
+        const loaded = LOADERS[lang].has(here) && args[0] && args[0][1] - args[0][0] === 1 ? stringAt(args[0][0]) : null;
+        if (GETTERS.has(here) && first && first.end === args[0][1] && name !== null) parts = [...first.parts, name];
+        else if (loaded !== null) {
+          imports.push({ module: loaded, at: i });
+          parts = moduleParts(loaded);
+        } else {
+          if (SETTERS.has(here) && first && first.end === args[0][1]) {
+            const target = name !== null && here !== 'Object.assign()' && here !== 'Object.defineProperties()' && here !== 'Object.setPrototypeOf()' ? [...first.parts, name] : [...first.parts, '[]'];
+            setter = makeRef(target, i, end + 1, [], true);
+          }
+          parts.push('()');
+        }
+        j = end + 1;
+        continue;
+      }
+      break;
+    }
+    return { parts, end: j, calls, setter };
+  };
+  const canonical = (parts: string[]) => (GLOBAL_OBJECTS.has(parts[0]) && parts.length > 1 && lang === 'js' ? joinPath(parts.slice(1)) : parts[0] === '__builtins__' ? joinPath(['builtins', ...parts.slice(1)]) : joinPath(parts));
+  const makeRef = (parts: string[], start: number, end: number, calls: [number, number][], assigned: boolean): Ref => {
+    const head = toks[start]?.k === 'id' ? resolve([toks[start].v]) : [];
+    const held = head.includes('()') ? canonical(head) : '';
+    return { path: canonical(parts), raw: joinPath(parts), start, end, calls, assigned, held };
+  };
+
+  collectBindings(src, bindings, imports, chainAt);
+
+  for (let i = 0; i < toks.length; i++) {
+    const prev = toks[i - 1];
+    if (toks[i].k !== 'id' || (prev?.k === 'op' && (prev.v === '.' || prev.v === '?.'))) continue;
+    if (lang === 'python' && prev?.k === 'id' && (prev.v === 'def' || prev.v === 'class')) continue;
+    const c = chainAt(i);
+    if (!c) continue;
+    const next = toks[c.end];
+    const assigned = next?.k === 'op' && (next.v === '=' || /^[-+*/%&|^@]=$|^(\*\*|\/\/|>>|<<|\?\?|&&|\|\|)=$/.test(next.v));
+    // Assigning a bare name rebinds the name; it writes nothing it named before.
+    const parts = assigned && c.end === i + 1 ? [toks[i].v] : c.parts;
+    src.refs.push(makeRef(parts, i, c.end, c.calls, assigned));
+    if (c.setter) src.refs.push(c.setter);
+  }
+  return src;
+}
+
+/** Splits the tokens [start, end) at top-level commas. */
+export function splitArgs(toks: Token[], start: number, end: number): Span[] {
+  const out: Span[] = [];
+  let depth = 0;
+  let from = start;
+  for (let i = start; i < end; i++) {
+    const t = toks[i];
+    if (t.k !== 'op') continue;
+    if ('([{'.includes(t.v)) depth++;
+    else if (')]}'.includes(t.v)) depth--;
+    else if (t.v === ',' && depth === 0) { out.push([from, i]); from = i + 1; }
+  }
+  if (end > from) out.push([from, end]);
+  return out;
+}
+
+function matchBrackets(toks: Token[]): Map<number, number> {
+  const pairs = new Map<number, number>();
+  const stack: number[] = [];
+  const open: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
+  toks.forEach((t, i) => {
+    if (t.k !== 'op') return;
+    if (t.v === '(' || t.v === '[' || t.v === '{') stack.push(i);
+    else if (t.v in open) {
+      // A stray closer (bad or partial code) closes nothing.
+      if (stack.length && toks[stack[stack.length - 1]].v === open[t.v]) pairs.set(stack.pop()!, i);
+    }
+  });
+  return pairs;
+}
+
+/** Python statements end at a logical newline or `;`; the others at `;`, `{` and `}`. */
+function statements(toks: Token[], lang: Lang): { stmtOf: number[]; stmts: Span[] } {
+  const stmtOf: number[] = new Array(toks.length).fill(-1);
+  const stmts: Span[] = [];
+  let from = 0;
+  /** Ends the statement before token i; a separator (`;`, newline) belongs to none. */
+  const end = (i: number, separator = true) => {
+    if (i > from) {
+      for (let k = from; k < i; k++) stmtOf[k] = stmts.length;
+      stmts.push([from, i]);
+    }
+    from = separator ? i + 1 : i;
+  };
+  toks.forEach((t, i) => {
+    if (t.k === 'nl' || (t.k === 'op' && (t.v === ';' || (lang !== 'python' && (t.v === '{' || t.v === '}'))))) end(i);
+    // Go ends a statement at a line break after a name, literal or closing bracket.
+    else if (lang === 'go' && toks[i + 1] && toks[i + 1].line > t.endLine && (t.k !== 'op' || /^([)\]}]|\+\+|--)$/.test(t.v))) end(i + 1, false);
+  });
+  end(toks.length);
+  return { stmtOf, stmts };
+}
+
+type ChainAt = (i: number) => { parts: string[]; end: number } | null;
+
+/** Imports and simple assignments: the names a file binds, and the modules it loads. */
+function collectBindings(src: Source, bindings: Map<string, Binding>, imports: Import[], chainAt: ChainAt) {
+  const { toks, lang } = src;
+  const bindChain = (name: string, at: number) => {
+    const rhs = toks[at]?.k === 'id' && toks[at].v === 'new' ? at + 1 : toks[at]?.k === 'id' && toks[at].v === 'await' ? at + 1 : at;
+    if (toks[rhs]?.k === 'str') { bindings.set(name, { str: toks[rhs].v }); return; }
+    const c = chainAt(rhs);
+    // `node = node.parent` says nothing new about what `node` names.
+    if (!c || (toks[rhs].k === 'id' && toks[rhs].v === name)) return;
+    const stmt = src.stmtOf[rhs];
+    const texts: string[] = [];
+    for (let k = rhs; k < toks.length && src.stmtOf[k] === stmt; k++) if (toks[k].k === 'str') texts.push(toks[k].v);
+    bindings.set(name, { parts: c.parts, texts });
+  };
+  // An import starts a statement or a line (Go and JavaScript may end statements at a newline).
+  toks.forEach((t, s) => {
+    if (t.k !== 'id' || !['import', 'from', 'export'].includes(t.v)) return;
+    const stmt = src.stmtOf[s];
+    if (src.stmts[stmt]?.[0] !== s && toks[s - 1]?.endLine === t.line) return;
+    const e = src.stmts[stmt]?.[1] ?? toks.length;
+    if (lang === 'python' && t.v !== 'export') pythonImport(toks, s, e, bindings, imports);
+    else if (lang === 'js' && t.v !== 'from') jsImport(toks, s, e, bindings, imports);
+    else if (lang === 'go' && t.v === 'import') goImport(toks, s, e, bindings, imports);
+    else if (lang === 'java' && t.v === 'import') javaImport(toks, s, e, bindings, imports);
+  });
+  for (let i = 0; i < toks.length; i++) {
+    const t = toks[i];
+    const prev = toks[i - 1];
+    if (prev?.k === 'op' && (prev.v === '.' || prev.v === '?.')) continue;
+    // NAME = chain, NAME := chain, NAME: Type = chain
+    if (t.k === 'id') {
+      let j = i + 1;
+      const declared = lang === 'js' ? ['const', 'let', 'var'].includes(prev?.v ?? '') : lang === 'python' && src.stmts[src.stmtOf[i]]?.[0] === i;
+      if (toks[j]?.v === ':' && toks[j].k === 'op' && declared) {
+        const stmt = src.stmtOf[i];
+        while (j < toks.length && src.stmtOf[j] === stmt && !(toks[j].k === 'op' && toks[j].v === '=')) j++;
+      }
+      const op = toks[j];
+      if (op?.k === 'op' && (op.v === '=' || op.v === ':=') && toks[j + 1] && t.v !== '_') bindChain(t.v, j + 1);
+    }
+    // const { a, b: c, d: { e } } = chain
+    if (lang === 'js' && t.k === 'op' && t.v === '{' && prev?.k === 'id' && ['const', 'let', 'var'].includes(prev.v)) {
+      const end = src.close(i);
+      if (toks[end + 1]?.v === '=') {
+        const rhs = toks[end + 2]?.v === 'await' ? end + 3 : end + 2;
+        const c = chainAt(rhs);
+        if (c) destructure(toks, i, end, c.parts, bindings, src.close);
+      }
+    }
+  }
+}
+
+function destructure(toks: Token[], open: number, close: number, from: string[], bindings: Map<string, Binding>, closeOf: (i: number) => number) {
+  for (const [s, e] of splitArgs(toks, open + 1, close)) {
+    const key = toks[s];
+    if (key?.k !== 'id' && key?.k !== 'str') continue;
+    const member = [...from, key.v];
+    if (toks[s + 1]?.v === ':' && toks[s + 2]) {
+      const target = toks[s + 2];
+      if (target.k === 'op' && target.v === '{') destructure(toks, s + 2, closeOf(s + 2), member, bindings, closeOf);
+      else if (target.k === 'id') bindings.set(target.v, { parts: member });
+    } else if (key.k === 'id' && s < e) bindings.set(key.v, { parts: member });
+  }
+}
+
+function pythonImport(toks: Token[], s: number, e: number, bindings: Map<string, Binding>, imports: Import[]) {
+  const dotted = (i: number): [string, number] => {
+    let name = '';
+    while (i < e && toks[i].k === 'op' && (toks[i].v === '.' || toks[i].v === '...')) name += toks[i++].v; // relative
+    while (i < e && toks[i].k === 'id') {
+      name += toks[i++].v;
+      if (toks[i]?.v !== '.' || toks[i + 1]?.k !== 'id') break;
+      name += toks[i++].v;
+    }
+    return [name, i];
+  };
+  if (toks[s].v === 'import') {
+    for (const [a, b] of splitArgs(toks, s + 1, e)) {
+      const [name, i] = dotted(a);
+      if (!name) continue;
+      imports.push({ module: name, at: a });
+      if (toks[i]?.v === 'as' && i + 1 < b) bindings.set(toks[i + 1].v, { parts: name.split('.') });
+      else bindings.set(name.split('.')[0], { parts: [name.split('.')[0]] });
+    }
+    return;
+  }
+  const [mod, i] = dotted(s + 1);
+  if (toks[i]?.v !== 'import') return;
+  imports.push({ module: mod, at: s });
+  let from = i + 1;
+  let to = e;
+  if (toks[from]?.v === '(') { to = Math.min(e, toks.length); from++; }
+  for (const [a, b] of splitArgs(toks, from, to)) {
+    const name = toks[a];
+    if (name?.k !== 'id') continue;
+    imports.push({ module: `${mod}.${name.v}`, at: a });
+    const alias = toks[a + 1]?.v === 'as' && a + 2 < b + 1 ? toks[a + 2].v : name.v;
+    bindings.set(alias, { parts: [...mod.split('.'), name.v] });
+  }
+}
+
+function jsImport(toks: Token[], s: number, e: number, bindings: Map<string, Binding>, imports: Import[]) {
+  // import x, { a as b } from 'm' / import * as x from 'm' / import 'm' / export ... from 'm'
+  // (the `{` of a named import ends the statement split, so look ahead past it)
+  let fromAt = -1;
+  for (let i = s; i < Math.min(toks.length, e + 200); i++) {
+    if (toks[i].k === 'str' && (toks[i - 1]?.v === 'from' || i === s + 1)) { fromAt = i; break; }
+    if (toks[i].k === 'op' && toks[i].v === ';') break;
+  }
+  if (toks[s].v === 'import' && toks[s + 1]?.v === '(') return; // a dynamic import is a chain
+  if (fromAt < 0) return;
+  const mod = toks[fromAt].v;
+  imports.push({ module: mod, at: s });
+  if (toks[s].v !== 'import') return;
+  const parts = [mod.replace(/^node:/, '')];
+  for (let i = s + 1; i < fromAt; i++) {
+    const t = toks[i];
+    if (t.k === 'op' && t.v === '*' && toks[i + 1]?.v === 'as') { bindings.set(toks[i + 2].v, { parts }); i += 2; continue; }
+    if (t.k === 'op' && t.v === '{') {
+      let j = i + 1;
+      while (j < fromAt && toks[j].v !== '}') {
+        const name = toks[j];
+        if (name.k === 'id' && name.v !== 'type') {
+          const alias = toks[j + 1]?.v === 'as' ? toks[j + 2] : name;
+          bindings.set(alias.v, { parts: [...parts, name.v] });
+          j += toks[j + 1]?.v === 'as' ? 3 : 1;
+        } else j++;
+      }
+      i = j;
+      continue;
+    }
+    if (t.k === 'id' && t.v !== 'type' && (toks[i + 1]?.v === ',' || i + 1 === fromAt - 1)) bindings.set(t.v, { parts });
+  }
+}
+
+function goImport(toks: Token[], s: number, e: number, bindings: Map<string, Binding>, imports: Import[]) {
+  let i = s + 1;
+  const end = toks[i]?.v === '(' ? Math.max(e, toks.length) : e;
+  for (; i < end; i++) {
+    const t = toks[i];
+    if (t.k === 'op' && t.v === ')') break;
+    if (t.k !== 'str') continue;
+    imports.push({ module: t.v, at: i });
+    const alias = toks[i - 1]?.k === 'id' && toks[i - 1].v !== 'import' ? toks[i - 1].v : t.v.slice(t.v.lastIndexOf('/') + 1);
+    if (alias !== '_' && alias !== '.') bindings.set(alias, { parts: [t.v] });
+  }
+}
+
+function javaImport(toks: Token[], s: number, e: number, bindings: Map<string, Binding>, imports: Import[]) {
+  let i = s + 1;
+  if (toks[i]?.v === 'static') i++;
+  let name = '';
+  while (i < e && (toks[i].k === 'id' || (toks[i].k === 'op' && (toks[i].v === '.' || toks[i].v === '*')))) name += toks[i++].v;
+  const mod = name.replace(/\.\*$/, '');
+  imports.push({ module: mod, at: s });
+  if (!name.endsWith('*')) bindings.set(mod.slice(mod.lastIndexOf('.') + 1), { parts: mod.split('.') });
+}

@@ -1,0 +1,140 @@
+// The rules on source text: each class caught however it is spelled (alias,
+// string-spelled attribute, destructuring, a call over several lines), and
+// the ordinary code that only resembles a rule left alone.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { hitsIn } from '../../src/tamper/hits.js';
+import { langOf } from '../../src/tamper/lang.js';
+
+const hits = (path: string, text: string, disabled: string[] = []) => hitsIn(path, text, langOf(path)!, null, new Set(disabled)).map((h) => `${h.line} ${h.rule}`);
+
+/** [file, source, expected "line rule" hits] */
+const CASES: [string, string, string[]][] = [
+  // ending the process / hooking its exit
+  ['src/a.py', 'import os\nos._exit(0)\n', ['2 exit.process']],
+  ['src/a.py', 'import os as o\no._exit(0)\n', ['2 exit.process']],
+  ['src/a.py', 'from os import _exit as leave\n\ndef f():\n    leave(0)\n', ['1 exit.process', '4 exit.process']],
+  ['src/a.py', 'import os\ngetattr(os, "_exit")(0)\n', ['2 exit.process']],
+  ['src/a.py', 'import os\nname = "_exit"\ngetattr(os, name)(0)\n', ['3 exit.process']],
+  ['src/a.py', 'import os\ngetattr(os, "\\x5fexit")(0)\n', ['2 exit.process']],
+  ['src/a.py', 'import importlib\nimportlib.import_module("os")._exit(\n    0,\n)\n', ['2 exit.process']],
+  ['src/a.py', '__import__("os")._exit(0)\n', ['1 exit.process']],
+  ['src/a.py', 'import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n', ['2 exit.process']],
+  ['src/a.py', 'import os, signal\nos.kill(child_pid, signal.SIGTERM)\n', []],
+  ['src/a.py', 'import sys\ndef load():\n    sys.exit(1)\n', ['3 exit.library']],
+  ['src/a.py', 'def load():\n    raise SystemExit(0)\n', ['2 exit.library']],
+  ['src/a.py', 'try:\n    run()\nexcept SystemExit:\n    pass\n', []],
+  ['src/a.py', 'import sys\nif __name__ == "__main__":\n    sys.exit(main())\n', []],
+  ['src/a.py', 'import sys\ndef main():\n    sys.exit(0)\n', []],
+  ['src/pkg/__main__.py', 'import sys\nsys.exit(run())\n', []],
+  ['src/a.py', 'import atexit\natexit.register(rewrite)\n', ['2 exit.hook']],
+  ['src/a.py', 'from atexit import register as later\nlater(rewrite)\n', ['1 exit.hook', '2 exit.hook']],
+  ['src/a.ts', 'process.exit(0);\n', ['1 exit.process']],
+  ['src/a.ts', 'const { exit } = process;\nexport const f = () => exit(0);\n', ['1 exit.process', '2 exit.process']],
+  ['src/a.ts', 'const { exit: quit } = require("node:process");\nquit(0);\n', ['1 exit.process', '2 exit.process']],
+  ['src/a.ts', 'import proc from "node:process";\nproc\n  .exit(0);\n', ['2 exit.process']],
+  ['src/a.ts', 'import { exit as bye } from "process";\nbye(0);\n', ['1 exit.process', '2 exit.process']],
+  ['src/a.ts', 'process["exit"](0);\nglobalThis.process.exit(1);\nReflect.get(process, "exit")(2);\n', ['1 exit.process', '2 exit.process', '3 exit.process']],
+  ['src/a.ts', 'process.on("exit", () => rewrite());\n', ['1 exit.hook']],
+  ['src/a.ts', 'process.exitCode = 0;\n', ['1 exit.hook']],
+  ['src/a.ts', 'child.on("exit", (code) => done(code));\nserver.on("close", stop);\n', []],
+  ['src/a.ts', 'const s = "process.exit(0)"; // process.exit(0)\n/* process.exit(0) */\n', []],
+  ['src/a.go', 'package lib\n\nimport "os"\n\nfunc Run() {\n\tos.Exit(0)\n}\n', ['6 exit.process']],
+  ['src/main.go', 'package main\n\nimport "os"\n\nfunc main() {\n\tos.Exit(run())\n}\n', []],
+  ['src/A.java', 'class A {\n  void f() {\n    System.exit(0);\n  }\n}\n', ['3 exit.process']],
+  ['src/A.java', 'class A {\n  public static void main(String[] args) {\n    System.exit(run());\n  }\n}\n', []],
+  // the test framework from production code
+  ['src/a.py', 'import pytest\n', ['1 framework.import']],
+  ['src/a.py', 'from _pytest import runner as r\n', ['1 framework.import']],
+  ['src/a.py', 'import unittest.mock\n', ['1 framework.import']],
+  ['src/a.py', 'def pytest_runtest_makereport(item, call):\n    pass\n', ['1 framework.import']],
+  ['src/conftest.py', 'x = 1\n', ['1 framework.import']],
+  ['src/a.ts', 'import { test } from "node:test";\n', ['1 framework.import']],
+  ['src/a.ts', 'const { expect } = require("@jest/globals");\n', ['1 framework.import']],
+  ['src/a.ts', 'const v = await import("vitest");\n', ['1 framework.import']],
+  ['src/a.go', 'package lib\n\nimport (\n\tt "testing"\n)\n', ['4 framework.import']],
+  ['src/a_test.go', 'package lib\n\nimport "testing"\n', []],
+  ['src/A.java', 'import org.junit.Assert;\nclass A {}\n', ['1 framework.import']],
+  // sniffing the test environment
+  ['src/a.py', 'import os\nif os.environ.get("PYTEST_CURRENT_TEST"):\n    x = 1\n', ['2 env.sniff']],
+  ['src/a.py', 'import sys\nif "pytest" in sys.modules:\n    x = 1\n', ['2 env.sniff']],
+  ['src/a.py', 'import sys\nif "requests" in sys.modules:\n    x = 1\n', []],
+  ['src/a.ts', 'if (process.env.NODE_ENV === "test") x = 1;\n', ['1 env.sniff']],
+  ['src/a.ts', 'const { NODE_ENV } = process.env;\nif (\n  NODE_ENV == "test"\n) x = 1;\n', ['3 env.sniff']],
+  ['src/a.ts', 'if (process.env.NODE_ENV === "production") x = 1;\n', []],
+  ['src/a.ts', 'if (process.env.JEST_WORKER_ID) x = 1;\nif (process.env.VITEST) x = 2;\nif (process.env.NODE_TEST_CONTEXT) x = 3;\n', ['1 env.sniff', '2 env.sniff', '3 env.sniff']],
+  ['src/a.ts', 'if (typeof jest !== "undefined") x = 1;\n', ['1 env.sniff']],
+  ['src/a.ts', 'const junit = process.env.PATCHWARDEN_JUNIT;\n', ['1 env.sniff']],
+  ['src/a.go', 'package lib\n\nimport "flag"\n\nvar testing = flag.Lookup("test.v") != nil\n', ['5 env.sniff']],
+  // reading the caller
+  ['src/a.py', 'import inspect\ncaller = inspect.stack()[1]\n', ['2 caller.read']],
+  ['src/a.py', 'import sys\nf = sys._getframe(1)\n', ['2 caller.read']],
+  ['src/a.py', 'from inspect import currentframe as cf\nback = cf().f_back\n', ['1 caller.read', '2 caller.read']],
+  ['src/a.py', 'import traceback as tb\nstack = tb.extract_stack()\n', ['2 caller.read']],
+  ['src/a.ts', 'const where = new Error().stack;\n', ['1 caller.read']],
+  ['src/a.ts', 'const where = (new Error).stack;\n', ['1 caller.read']],
+  ['src/a.ts', 'const o = {};\nError.captureStackTrace(o);\n', ['2 caller.read']],
+  ['src/a.ts', 'class E extends Error {\n  constructor() {\n    super();\n    Error.captureStackTrace(this, E);\n  }\n}\n', []],
+  ['src/a.ts', 'function log(err) {\n  console.error(err.stack);\n}\n', []],
+  ['src/a.go', 'package lib\n\nimport "runtime"\n\nfunc F() {\n\t_, file, _, _ := runtime.Caller(1)\n\t_ = file\n}\n', ['6 caller.read']],
+  ['src/A.java', 'class A {\n  void f() {\n    var s = Thread.currentThread().getStackTrace();\n  }\n}\n', ['3 caller.read']],
+  // replacing process-wide hooks and streams
+  ['src/a.py', 'import sys\nsys.stdout = Forged()\n', ['2 hook.replace']],
+  ['src/a.py', 'import sys\nsetattr(sys, "stdout", Forged())\n', ['2 hook.replace']],
+  ['src/a.py', 'import sys\nsys.settrace(spy)\n', ['2 hook.replace']],
+  ['src/a.py', 'import builtins\nbuiltins.print = quiet\n', ['2 hook.replace']],
+  ['src/a.py', 'import sys\nsys.modules["requests"] = fake\n', ['2 hook.replace']],
+  ['src/a.py', 'import sys\nout = sys.stdout\nprint("x", file=sys.stdout)\n', []],
+  ['src/a.ts', 'Object.prototype.toJSON = () => ({});\n', ['1 hook.replace']],
+  ['src/a.ts', 'Object.defineProperty(Object.prototype, "then", { value: 1 });\n', ['1 hook.replace']],
+  ['src/a.ts', 'globalThis.fetch = fake;\n', ['1 hook.replace']],
+  ['src/a.ts', 'process.stdout.write = () => true;\n', ['1 hook.replace']],
+  ['src/a.ts', 'Foo.prototype.bar = function () {};\nconst g = globalThis.fetch;\n', []],
+  ['src/A.java', 'class A {\n  static { System.setOut(null); }\n}\n', ['2 hook.replace']],
+  // comparison that cannot fail
+  ['src/a.py', 'class A:\n    def __eq__(self, other):\n        """Equal."""\n        return True\n', ['2 eq.always']],
+  ['src/a.py', 'class A:\n    def __ne__(self, other): return False\n', ['2 eq.always']],
+  ['src/a.py', 'class A:\n    __eq__ = lambda self, other: True\n', ['2 eq.always']],
+  ['src/a.py', 'class A:\n    def __eq__(self, other):\n        if not isinstance(other, A):\n            return NotImplemented\n        return self.x == other.x\n', []],
+  ['src/a.py', 'class A:\n    def __eq__(self, other):\n        if type(other) is not A:\n            return False\n        return True\n', []],
+  ['src/a.ts', 'export const anything = { asymmetricMatch: () => true };\n', ['1 eq.always']],
+  ['src/A.java', 'class A {\n  @Override public boolean equals(Object o) { return true; }\n}\n', ['2 eq.always']],
+  ['src/A.java', 'class A {\n  @Override public boolean equals(Object o) { return o instanceof A; }\n}\n', []],
+  // writing report-shaped files
+  ['src/a.py', 'with open("build/junit.xml", "w") as f:\n    f.write(forged)\n', ['1 report.write']],
+  ['src/a.py', 'import os\nreport = os.path.join(out, "results.xml")\nopen(\n    report,\n    mode="w",\n)\n', ['3 report.write']],
+  ['src/a.py', 'with open("settings.xml") as f:\n    cfg = f.read()\n', []],
+  ['src/a.ts', 'import { writeFileSync as w } from "node:fs";\nw("reports/TEST-all.xml", xml);\n', ['2 report.write']],
+  ['src/a.ts', 'const doc = parse(readFileSync("pom.xml", "utf8"));\n', []],
+];
+
+for (const [file, source, expected] of CASES) {
+  test(`${file}: ${JSON.stringify(source.split('\n').find((l) => l.trim() && !/^(import|from|package|class)\b/.test(l))?.trim() ?? source.trim())} -> ${expected.join(', ') || 'no hit'}`, () => {
+    assert.equal(hits(file, source), expected);
+  });
+}
+
+test('only added lines count; a match over several lines counts when any of its lines is added', () => {
+  const src = 'import os\n\ndef f():\n    os._exit(\n        0)\n';
+  assert.equal(hitsIn('src/a.py', src, 'python', new Set([1, 2]), new Set()).length, 0);
+  assert.equal(hitsIn('src/a.py', src, 'python', new Set([5]), new Set()).map((h) => h.line), [5]);
+});
+
+test('tamper.rules.disable switches a rule off', () => {
+  assert.equal(hits('src/a.py', 'import os\nos._exit(0)\nimport pytest\n', ['exit.process']), ['3 framework.import']);
+});
+
+test('each hit carries the line text, its sha256 and one sentence of why', () => {
+  const [h] = hitsIn('src/a.py', 'import os\n   os._exit(0)  \n', 'python', null, new Set());
+  assert.is(h.text, 'os._exit(0)');
+  assert.match(h.digest, /^[0-9a-f]{64}$/);
+  assert.match(h.why, /ends the process/);
+});
+
+test('files of other types are not read', () => {
+  assert.is(langOf('src/data.json'), null);
+  assert.is(langOf('src/Makefile'), null);
+  assert.is(langOf('src/x.TSX'), 'js');
+});
+
+test.run();
