@@ -45,8 +45,20 @@ export function checkWellFormed(xml: string, file: string): void {
     }
     references(from, to);
   };
+  // The next `&` at or after `from` (the file's end when none remain). Ranges
+  // come in document order, so a search resumes where the last one stopped
+  // and the pass stays linear; searching from every text node to the next `&`
+  // made it quadratic in a report with few references.
+  let amp = -1;
+  const nextAmp = (from: number): number => {
+    if (amp < from) {
+      amp = xml.indexOf('&', from);
+      if (amp === -1) amp = xml.length;
+    }
+    return amp;
+  };
   const references = (from: number, to: number) => {
-    for (let i = xml.indexOf('&', from); i !== -1 && i < to; i = xml.indexOf('&', i + 1)) {
+    for (let i = nextAmp(from); i < to; i = nextAmp(i + 1)) {
       REF.lastIndex = i;
       const m = REF.exec(xml);
       if (!m || REF.lastIndex > to) {

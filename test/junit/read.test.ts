@@ -138,4 +138,18 @@ test('a missing file or a folder is CannotJudge naming it', async () => {
   }
 });
 
+test('the well-formedness pass is linear: a 10 MB report with one reference at its end', () => {
+  // 20,000 text nodes before the only `&`: searching to it from each one took seconds.
+  const parts = ['<testsuite name="s">'];
+  for (let i = 0; i < 20_000; i++) parts.push(`<testcase name="t${i}"><system-out>${'x'.repeat(500)}</system-out></testcase>`);
+  parts.push('<testcase name="a &amp; b"/></testsuite>');
+  const xml = parts.join('');
+  const t = process.hrtime.bigint();
+  const r = parseReport(xml, 'big.xml');
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  assert.is(r.cases.length, 20_001);
+  assert.is(r.cases[20_000].name, 'a & b');
+  assert.ok(ms < 4000, `took ${ms.toFixed(0)} ms`);
+});
+
 test.run();
