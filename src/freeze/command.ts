@@ -7,10 +7,11 @@ import { emit, githubEscape, violationsOutcome } from '../cli/output.js';
 import { UsageError } from '../common/errors.js';
 import { shellQuote } from '../common/text.js';
 import type { Config } from '../config/schema.js';
-import { configBool, type Repo } from '../git/repo.js';
+import { configBool, worktreeRoot, type Repo } from '../git/repo.js';
 import { voidFixtures } from '../fixtures/verify.js';
 import { readReport } from '../junit/read.js';
-import { signCase, signOptions } from '../signature/sign.js';
+import { isIneligibleSig, signCase, signOptions } from '../signature/sign.js';
+import { checkoutSource } from '../signature/source.js';
 import type { Signed } from '../signature/types.js';
 import { addressOf, identityMatcher } from '../owners/identity.js';
 import { applyFreezes, type Decision } from './apply.js';
@@ -115,6 +116,13 @@ async function add(args: string[]): Promise<number> {
       fix: 'ask the owner of the flake to review it and run freeze add themselves',
     }], { ledger: config.freeze.ledger, written: false }));
   }
+  if (/^[0-9a-f]+$/.test(values.sig!) && isIneligibleSig(values.sig!)) {
+    return emit(common.format, violationsOutcome([{
+      rule: 'ledger', paths: [config.freeze.ledger],
+      message: `sig ${values.sig} is an ineligible failure's (its first digit is 0): it names nothing that tells its defect from another, so no row may freeze it`,
+      fix: 'make the test name what it checks (assert on the project call, or let the failure pass through a project function), then freeze the new signature',
+    }], { ledger: config.freeze.ledger, written: false }));
+  }
   const fields: RowFields = { sig: values.sig!, reason: values.reason!, owner: values.owner!, issued: formatUtc(now), expires: formatUtc(new Date(now.getTime() + ttl)) };
   const optional = { last_name: values['last-name'], ticket: values.ticket, fixture: values.fixture, seed: values.seed, env_class: values['env-class'] };
   for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = v;
@@ -164,7 +172,7 @@ async function apply(args: string[]): Promise<number> {
   const { common, positionals } = parse(args, {}, true);
   if (!positionals.length) throw new UsageError('freeze apply needs at least one JUnit report: patchwarden freeze apply REPORT.xml...');
   const { repo, config, now, ledger } = await open(common, true);
-  const options = signOptions(config, await configBool(repo, 'core.ignorecase'));
+  const options = signOptions(config, await configBool(repo, 'core.ignorecase'), await checkoutSource(worktreeRoot(repo)));
   const signed: Signed[] = [];
   const reportOf: string[] = [];
   for (const file of positionals) {

@@ -18,6 +18,7 @@ import { revertCheck, type RevertResult } from '../properties/revert.js';
 import { runProperties, TREE_ENV } from '../properties/run.js';
 import { runTestCommand } from '../runner/command.js';
 import { signCase, signOptions } from '../signature/sign.js';
+import { checkoutSource } from '../signature/source.js';
 import type { Signed } from '../signature/types.js';
 import { guarded, judged, passed, skipped, type LayerResult } from './layer.js';
 import type { GateContext } from './range.js';
@@ -85,7 +86,7 @@ export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerRe
         throw new CannotJudge(`the suite ${how} without writing its JUnit report to {junit} (is --junitxml={junit} or --test-reporter-destination={junit} in suite.command?)`);
       }
       const report = await readReport(run.junit);
-      const opts = signOptions(config, await configBool(repo, 'core.ignorecase'));
+      const opts = signOptions(config, await configBool(repo, 'core.ignorecase'), await checkoutSource(root));
       const signed = report.cases.map((c) => signCase(c, opts)).filter((s): s is Signed => s !== null);
       const bySig = new Map(ledger.rows.map((r) => [r.sig, r]));
       const ids = [...new Set(signed.flatMap((s) => bySig.get(s.sig)?.fixture ?? []))];

@@ -7,13 +7,15 @@ import type { Config } from '../config/schema.js';
 import type { FailureRecord, TestCase } from '../junit/types.js';
 import { globMatcher } from '../zones/glob.js';
 import { anatomy, simpleName } from './anatomy.js';
+import { namesSomething, statementAt } from './distinct.js';
 import { extractFrames, type Frame } from './frames.js';
 import { normalizeMessage } from './normalize.js';
 import { assertion } from './predicate.js';
+import type { SourceReader } from './source.js';
 import type { Signed } from './types.js';
 
 /** The algorithm's version: part of every hash, bumped when any rule changes. */
-export const SIGNATURE_VERSION = 'v1';
+export const SIGNATURE_VERSION = 'v2';
 /** Innermost project frames kept. */
 export const FRAME_LIMIT = 8;
 
@@ -22,12 +24,14 @@ export interface SignOptions {
   project: (path: string) => boolean;
   /** Hex digits kept (signature.length). */
   length: number;
+  /** The checkout being judged, where the asserting expression is read; none outside one. */
+  source?: SourceReader;
 }
 
 /** Options from the config: `signature.project`, by default the src zone's globs. */
-export function signOptions(config: Config, ignoreCase = false): SignOptions {
+export function signOptions(config: Config, ignoreCase = false, source?: SourceReader): SignOptions {
   const globs = config.signature.project ?? config.zones.find((z) => z.name === 'src')?.globs ?? [];
-  return { project: globMatcher(globs, { ignoreCase }), length: config.signature.length };
+  return { project: globMatcher(globs, { ignoreCase }), length: config.signature.length, ...(source ? { source } : {}) };
 }
 
 /** The primary failure or error of a case; reruns and flaky runs come after it. */
@@ -49,11 +53,68 @@ export function signRecord(raw: FailureRecord, name: string, opts: SignOptions, 
   const parts = anatomy(rec);
   const exc = simpleName(parts.exc);
   const found = assertion(exc, parts.message, rec.text || rec.message);
-  const frames = projectFrames(extractFrames(parts.trace), opts.project, classname);
+  const all = extractFrames(parts.trace);
+  const frames = projectFrames(all, opts.project, classname);
   const message = normalizeMessage(found.predicate ?? parts.message);
-  const payload = JSON.stringify([SIGNATURE_VERSION, exc, found.kind, frames, message]);
-  const sig = createHash('sha256').update(payload, 'utf8').digest('hex').slice(0, opts.length);
-  return { sig, exc, kind: found.kind, frames, message, name, eligible: frames.length > 0 || found.predicate !== null };
+  // Distinctive on its own: a project frame, or a predicate that names more than numbers and assertion words.
+  const named = frames.length > 0 || (found.predicate !== null && namesSomething(message, found.kind));
+  // An assertion that names nothing is read at its source; an error with neither frame nor predicate stays ineligible.
+  const expression = named || found.predicate === null ? null : assertingExpression(all, parts.trace, opts.source);
+  const eligible = named || expression !== null;
+  const sig = digest([SIGNATURE_VERSION, exc, found.kind, frames, message, expression], opts.length, eligible);
+  // The same parts hashed as v1 did: lets a v1 ledger row be recognized and re-keyed, never matched.
+  const v1 = createHash('sha256').update(JSON.stringify(['v1', exc, found.kind, frames, message]), 'utf8').digest('hex').slice(0, opts.length);
+  return { sig, exc, kind: found.kind, frames, message, ...(expression !== null ? { expression } : {}), name, eligible, v1 };
+}
+
+/**
+ * sha256 of the parts, lowercase hex, cut to `length`. The first digit says
+ * whether the failure may be frozen: 0 for an ineligible failure, never 0 for
+ * an eligible one, so `freeze add` can refuse a signature without its report.
+ */
+function digest(parts: unknown[], length: number, eligible: boolean): string {
+  const hex = createHash('sha256').update(JSON.stringify(parts), 'utf8').digest('hex').slice(0, length);
+  const first = eligible ? ((parseInt(hex[0], 16) % 15) + 1).toString(16) : '0';
+  return first + hex.slice(1);
+}
+
+/** True for a signature that marks an ineligible failure (see digest). */
+export function isIneligibleSig(sig: string): boolean {
+  return sig.startsWith('0');
+}
+
+/**
+ * The expression that failed, read at the innermost test-code frame: the
+ * source line the trace quotes (Python), else the statement at that line of
+ * the checkout. Normalized like a message; null when neither is there or
+ * names anything.
+ */
+function assertingExpression(frames: Frame[], trace: string, source: SourceReader | undefined): string | null {
+  const at = frames.find((f) => f.file && f.line && !THIRD_PARTY.test(f.file) && isTestCode(f.file)) ?? testLocation(trace);
+  if (!at?.file || !at.line) return null;
+  const fromCheckout = () => {
+    const text = source?.(at.file!);
+    return text == null ? null : statementAt(text, at.line!);
+  };
+  // The quoted line first; the checkout's statement where the line alone names nothing (a `with` opening a block).
+  for (const read of [() => at.src ?? null, fromCheckout]) {
+    const text = read();
+    if (text !== null && namesSomething(normalizeMessage(text), 'unknown')) return normalizeMessage(text);
+  }
+  return null;
+}
+
+/** A `file:line` of test code named in the text where no frame is (Go's `bill_test.go:12:`, PHPUnit's path lines, testify's Error Trace). */
+function testLocation(trace: string): Frame | null {
+  for (const m of trace.matchAll(/(?:^|[\s(])((?:[A-Za-z]:)?[\w./\\@+-]*[\w@+-]\.(?:go|php|py|[cm]?[jt]sx?|java|kt|cs|rb|rs)):(\d+)\b/gm)) {
+    const file = m[1].replace(/\\/g, '/');
+    if (!THIRD_PARTY.test(file) && isTestCode(file)) return { fn: '', file, line: Number(m[2]) };
+  }
+  return null;
+}
+
+function isTestCode(file: string): boolean {
+  return TEST_FOLDER.test(file) || TEST_FILE.test(file);
 }
 
 // Terminal colours, raw or as pytest escapes them in XML (`#x1B[31m`).

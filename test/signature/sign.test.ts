@@ -30,7 +30,7 @@ test('every failing or erroring corpus case yields a signature or a stated ineli
       assert.ok(s, `${e.file}: ${tc.name}`);
       assert.match(s!.sig, /^[0-9a-f]{16}$/);
       assert.type(s!.eligible, 'boolean');
-      assert.is(s!.eligible, s!.frames.length > 0 || s!.kind !== 'unknown' || s!.eligible, `${e.file}`);
+      assert.is(s!.eligible, !s!.sig.startsWith('0'), `${e.file}`);
     }
   }
   assert.ok(total > 200, `only ${total} failing cases`);
@@ -88,10 +88,16 @@ test('real changes move corpus signatures: another exception type, another proje
   assert.ok(moved > 100);
 });
 
-test('the hash: v1 over exception, kind, frames and message, sha256, truncated to signature.length', () => {
+test('the hash: v2 over exception, kind, frames, message and expression, sha256, cut to signature.length, first digit 0 only when ineligible', () => {
   const s = sign(rec('E   assert 3 == 4', 'assert 3 == 4'));
-  const payload = JSON.stringify([SIGNATURE_VERSION, 'AssertionError', 'equal', [], 'assert <n> == <n>']);
-  assert.is(s.sig, createHash('sha256').update(payload).digest('hex').slice(0, 16));
+  const payload = JSON.stringify([SIGNATURE_VERSION, 'AssertionError', 'equal', [], 'assert <n> == <n>', null]);
+  assert.is(SIGNATURE_VERSION, 'v2');
+  assert.is(s.eligible, false);
+  assert.is(s.sig, '0' + createHash('sha256').update(payload).digest('hex').slice(1, 16));
+  assert.is(s.v1, createHash('sha256').update(JSON.stringify(['v1', 'AssertionError', 'equal', [], 'assert <n> == <n>'])).digest('hex').slice(0, 16));
+  const named = sign(rec('E   assert 3 == 4\nE    +  where 3 = total(1)'));
+  assert.is(named.eligible, true);
+  assert.is.not(named.sig[0], '0');
   const config = defaults();
   config.signature.length = 24;
   assert.is(signRecord(rec('E   assert 3 == 4'), 'n', signOptions(config)).sig.length, 24);
