@@ -6,25 +6,41 @@
 // source (`expect(total(<n>, <n>)).toBe(<n>)`) names what was checked.
 import type { Kind } from './predicate.js';
 
-// The assertion libraries' vocabulary: words every failure of a kind shares.
-const VOCABULARY = new Set(`
-  assert assertion asserting assertions expect expected expecting expectation received actual value values
-  to be is was not but and or the a an of that in got found equal equals equality strict strictly deep deeply
-  loose loosely identical same matches match matching true false null none undefined nan nil ok truthy falsy
-  where error failed failure fail did raise raised throw thrown threw should messages message
-  left right diff object serializes string strings number numbers tobe toequal tostrictequal strictequal
-  deepstrictequal deepequal notequal notstrictequal assertequals assertsame assertthat asserttrue assertfalse
-  isequalto equalto eql eq class type function than greater less with within want
-  self this t pytest raises assertraises assertthrows tothrow throws rejects expectthrows
-`.trim().split(/\s+/));
+// Words of the assertion libraries and test languages, in code and in the text they generate.
+const CODE_WORDS = `
+  assert assertion asserting assertions expect expecting expectation to be is not and or the a an of that in
+  equal equals equality strict strictly deep deeply loose loosely identical same matches match matching
+  true false null none undefined nan nil ok truthy falsy error failed failure fail did raise throw should
+  tobe toequal tostrictequal strictequal deepstrictequal deepequal notequal notstrictequal assertequals
+  assertsame assertthat asserttrue assertfalse isequalto equalto eql eq class type function than greater
+  less with within self this pytest raises assertraises assertthrows tothrow throws rejects expectthrows
+  new return require errorf fatalf`;
+// And the words only their messages use for the values compared.
+const MESSAGE_WORDS = `
+  expected received actual value values was but got found where raised thrown threw messages message
+  left right diff object objects serializes string strings number numbers array arrays two format
+  description want compared using are has have contains contain include includes instance exception by for
+  it its on at as if into from key keys item items element elements size length count empty member members
+  property properties kind integer int float double boolean bool`;
 
-/** True when `text` (normalized) names more than numbers, tokens and assertion words. */
-export function namesSomething(text: string, kind: Kind): boolean {
+// Matchers and assertion methods (`toMatch`, `assertEquals`, `shouldBe`), and exception classes, which
+// name what was expected to go wrong, not where it did.
+const LIBRARY_NAME = /^(?:to|assert|expect|should)[A-Z]|(?:Error|Exception)$/;
+
+const IN_CODE = new Set(CODE_WORDS.trim().split(/\s+/));
+const IN_MESSAGE = new Set(`${CODE_WORDS} ${MESSAGE_WORDS}`.trim().split(/\s+/));
+
+/**
+ * True when `text` (normalized) names more than numbers, tokens and those
+ * words: a predicate (`in: 'message'`) or an expression read from source
+ * (`in: 'code'`, where `got` in `assert got == <n>` is the project's name).
+ */
+export function namesSomething(text: string, kind: Kind, from: 'message' | 'code' = 'message'): boolean {
   // A missing exception names only the class it expected: every "did not raise" of that class is alike.
-  if (kind === 'raises') return false;
-  const words = text.replace(/<[a-z]+>/g, ' ').match(/[A-Za-z_$][\w$]*/g) ?? [];
-  // Exception classes are what a `raises` names: the class alone says nothing of the bug.
-  return words.some((w) => w.length > 1 && !VOCABULARY.has(w.toLowerCase()) && !/(?:Error|Exception)$/.test(w));
+  if (kind === 'raises' && from === 'message') return false;
+  const words = from === 'message' ? IN_MESSAGE : IN_CODE;
+  const names = text.replace(/<[a-z]+>/g, ' ').match(/[A-Za-z_$][\w$]*/g) ?? [];
+  return names.some((w) => w.length > 1 && !words.has(w.toLowerCase()) && !LIBRARY_NAME.test(w));
 }
 
 /** Longest asserting expression kept, in lines, from a source file. */

@@ -12,6 +12,8 @@ export interface Frame {
   line?: number;
   /** The source line as the trace quotes it (Python's tracebacks do). */
   src?: string;
+  /** The trace gave a path and a line only; `fn` is the file's class, refined from the source where it is there. */
+  pathOnly?: true;
 }
 
 /** Frames of one trace, innermost first. */
@@ -196,6 +198,26 @@ const php: Reader = (lines) => {
   return out;
 };
 
+// PHPUnit 9: path-only lines, `/src/Bill.php:28`, innermost first; PSR-4 names a file after its class.
+const phpPaths: Reader = (lines) => {
+  const out: Frame[] = [];
+  for (const l of lines) {
+    const m = /^\s*((?:[A-Za-z]:)?[^\s:]*?([\w-]+)\.php):(\d+)\s*$/.exec(l);
+    if (m) out.push({ fn: m[2], file: slash(m[1]), line: Number(m[3]), pathOnly: true });
+  }
+  return out;
+};
+
+/** The method a line of PHP source sits in, `Class::method`; null outside one. */
+export function phpMethodAt(source: string, cls: string, line: number): string | null {
+  const lines = source.split(/\r?\n/);
+  for (let i = Math.min(line, lines.length) - 1; i >= 0; i--) {
+    const m = /\bfunction\s+&?\s*([A-Za-z_]\w*)\s*\(/.exec(lines[i]);
+    if (m) return `${cls}::${m[1]}`;
+  }
+  return null;
+}
+
 function phpName(call: string): string {
   return call.replace(/^.*\\/, '').replace(/\{closure[^}]*\}/, '{closure}');
 }
@@ -225,4 +247,4 @@ const ruby: Reader = (lines) => {
 };
 
 // Most specific shapes first: each trace is one runtime's.
-const READERS: Reader[] = [pythonNative, jvm, dotnet, v8, vitest, go, rust, php, ruby, pytest];
+const READERS: Reader[] = [pythonNative, jvm, dotnet, v8, vitest, go, rust, php, phpPaths, ruby, pytest];

@@ -8,7 +8,7 @@ import type { FailureRecord, TestCase } from '../junit/types.js';
 import { globMatcher } from '../zones/glob.js';
 import { anatomy, simpleName } from './anatomy.js';
 import { namesSomething, statementAt } from './distinct.js';
-import { extractFrames, type Frame } from './frames.js';
+import { extractFrames, phpMethodAt, type Frame } from './frames.js';
 import { normalizeMessage } from './normalize.js';
 import { assertion } from './predicate.js';
 import type { SourceReader } from './source.js';
@@ -53,7 +53,7 @@ export function signRecord(raw: FailureRecord, name: string, opts: SignOptions, 
   const parts = anatomy(rec);
   const exc = simpleName(parts.exc);
   const found = assertion(exc, parts.message, rec.text || rec.message);
-  const all = extractFrames(parts.trace);
+  const all = extractFrames(parts.trace).map((f) => refined(f, opts.source));
   const frames = projectFrames(all, opts.project, classname);
   const message = normalizeMessage(found.predicate ?? parts.message);
   // Distinctive on its own: a project frame, or a predicate that names more than numbers and assertion words.
@@ -78,6 +78,14 @@ function digest(parts: unknown[], length: number, eligible: boolean): string {
   return first + hex.slice(1);
 }
 
+/** A path-only frame (PHPUnit) named by the method at its line, where the checkout has the file. */
+function refined(f: Frame, source: SourceReader | undefined): Frame {
+  if (!f.pathOnly || !f.file || !f.line || !source) return f;
+  const text = source(f.file);
+  const fn = text === null ? null : phpMethodAt(text, f.fn, f.line);
+  return fn ? { ...f, fn } : f;
+}
+
 /** True for a signature that marks an ineligible failure (see digest). */
 export function isIneligibleSig(sig: string): boolean {
   return sig.startsWith('0');
@@ -99,7 +107,7 @@ function assertingExpression(frames: Frame[], trace: string, source: SourceReade
   // The quoted line first; the checkout's statement where the line alone names nothing (a `with` opening a block).
   for (const read of [() => at.src ?? null, fromCheckout]) {
     const text = read();
-    if (text !== null && namesSomething(normalizeMessage(text), 'unknown')) return normalizeMessage(text);
+    if (text !== null && namesSomething(normalizeMessage(text), 'unknown', 'code')) return normalizeMessage(text);
   }
   return null;
 }
