@@ -15,9 +15,9 @@ export interface Anatomy {
 // `Name: message` or `Name [CODE]: message` at the start of a line.
 const HEADER = /^\s*(?:Uncaught |Error: |(?:OneTimeSetUp|SetUp|TearDown|OneTimeTearDown) ?: )?((?:[A-Za-z_$][\w$]*(?:\.|::|\\))*[A-Za-z_$][\w$]*(?:Error|Exception|Failure|Failed|Fault|Panic|Warning|Exit|Interrupt|Timeout|Rejection|Problem|Throwable|Unavailable)|Error|Failed|AssertionError|Exception)(?: \[([^\]]*)\])?(?: ?:(?: (.*))?)?$/;
 
-/** The type a header names: node writes a custom error as `Error [InventoryError]`, a code as `Error [ERR_X]`. */
+/** The type a header names: node writes an error its runner rebuilt as `Error [InventoryError]`, a code as `Error [ERR_X]`. */
 function headerType(h: RegExpExecArray): string {
-  return h[2] && /^[A-Za-z_$][\w$]*$/.test(h[2]) && !/^[A-Z0-9_]+$/.test(h[2]) ? h[2] : h[1];
+  return h[1] === 'Error' && h[2] && /^[A-Za-z_$][\w$]*$/.test(h[2]) && !/^[A-Z0-9_]+$/.test(h[2]) ? h[2] : h[1];
 }
 
 export function anatomy(rec: FailureRecord): Anatomy {

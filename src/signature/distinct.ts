@@ -47,21 +47,30 @@ export function namesSomething(text: string, kind: Kind, from: 'message' | 'code
 const STATEMENT_LINES = 12;
 
 /**
- * The statement that starts at `line` (1-based) of `source`, continued while
- * its brackets are open, comments and white space dropped; null when the line
- * is not there.
+ * The statement at `line` (1-based) of `source`: from the start of the line,
+ * or, given the column a runtime points at (V8 points at the called member),
+ * from where the enclosing statement starts on that line; continued while its
+ * brackets are open and cut at its `;` or at a bracket it did not open.
+ * Comments and white space dropped; null when the line is not there.
  */
-export function statementAt(source: string, line: number): string | null {
+export function statementAt(source: string, line: number, column?: number): string | null {
   const lines = source.split(/\r?\n/);
   if (line < 1 || line > lines.length) return null;
+  const first = stripComment(lines[line - 1]);
   let text = '';
   let depth = 0;
-  for (let i = line - 1; i < Math.min(lines.length, line - 1 + STATEMENT_LINES); i++) {
-    const l = stripComment(lines[i]).trim();
-    text += (text && l ? ' ' : '') + l;
-    for (const c of l) depth += c === '(' || c === '[' || c === '{' ? 1 : c === ')' || c === ']' || c === '}' ? -1 : 0;
-    if (depth <= 0 && text) break;
+  scan: for (let i = line - 1; i < Math.min(lines.length, line - 1 + STATEMENT_LINES); i++) {
+    const l = i === line - 1 ? first.slice(column ? statementStart(first, column - 1) : 0) : stripComment(lines[i]);
+    text += text ? ' ' : '';
+    for (const c of l) {
+      if (c === '(' || c === '[' || c === '{') depth++;
+      else if (c === ')' || c === ']' || c === '}') depth--;
+      if (depth < 0 || (depth === 0 && c === ';')) break scan;
+      text += c;
+    }
+    if (depth <= 0 && text.trim()) break;
   }
+  text = text.replace(/\s+/g, ' ').trim();
   // A block opener (Python's `with pytest.raises(E):`) is read with its body: the call inside is what failed to raise.
   if (text.endsWith(':')) {
     const indent = (l: string) => /^\s*/.exec(l)![0].length;
@@ -71,8 +80,22 @@ export function statementAt(source: string, line: number): string | null {
       if (l) text += ' ' + l;
     }
   }
-  text = text.replace(/[;,]\s*$/, '').trim();
+  text = text.replace(/,\s*$/, '').trim();
   return text || null;
+}
+
+/** Where the statement around offset `at` of a line starts: after an opener it is inside, or a `;`. */
+function statementStart(l: string, at: number): number {
+  let depth = 0;
+  for (let i = Math.min(at, l.length) - 1; i >= 0; i--) {
+    const c = l[i];
+    if (c === ')' || c === ']' || c === '}') depth++;
+    else if (c === '(' || c === '[' || c === '{') {
+      if (depth === 0) return i + 1;
+      depth--;
+    } else if (c === ';' && depth === 0) return i + 1;
+  }
+  return 0;
 }
 
 /** A trailing `//` or `#` comment, outside quotes. */

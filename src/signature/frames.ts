@@ -8,8 +8,9 @@ export interface Frame {
   fn: string;
   /** Forward slashes; null when the trace names no file (then it cannot be the project's). */
   file: string | null;
-  /** The line in that file, where the trace gives one. */
+  /** The line in that file, where the trace gives one, and the column where it gives that too. */
   line?: number;
+  column?: number;
   /** The source line as the trace quotes it (Python's tracebacks do). */
   src?: string;
   /** The trace gave a path and a line only; `fn` is the file's class, refined from the source where it is there. */
@@ -80,10 +81,10 @@ const pytest: Reader = (lines) => {
 const v8: Reader = (lines) => {
   const out: Frame[] = [];
   for (const l of lines) {
-    const m = /^\s*at (?:async )?(?:new )?(?:(.+?) \((.+?)(?::(\d+))?(?::\d+)?\)|(.+?):(\d+)(?::\d+)?)\s*$/.exec(l);
+    const m = /^\s*at (?:async )?(?:new )?(?:(.+?) \((.+?)(?::(\d+))?(?::(\d+))?\)|(.+?):(\d+)(?::(\d+))?)\s*$/.exec(l);
     if (!m) continue;
-    if (m[1] !== undefined) out.push({ fn: jsName(m[1]), file: jsFile(m[2]), ...lineOf(m[3]) });
-    else if (/\.(?:[cm]?[jt]sx?|vue|svelte)$/.test(m[4])) out.push({ fn: '<anonymous>', file: jsFile(m[4]), ...lineOf(m[5]) });
+    if (m[1] !== undefined) out.push({ fn: jsName(m[1]), file: jsFile(m[2]), ...lineOf(m[3], m[4]) });
+    else if (/\.(?:[cm]?[jt]sx?|vue|svelte)$/.test(m[5])) out.push({ fn: '<anonymous>', file: jsFile(m[5]), ...lineOf(m[6], m[7]) });
   }
   return out;
 };
@@ -92,14 +93,14 @@ const v8: Reader = (lines) => {
 const vitest: Reader = (lines) => {
   const out: Frame[] = [];
   for (const l of lines) {
-    const m = /^\s*❯ (?:(.+?) )?(\S+?):(\d+)(?::\d+)?\s*$/.exec(l);
-    if (m) out.push({ fn: m[1] ? jsName(m[1]) : '<anonymous>', file: jsFile(m[2]), line: Number(m[3]) });
+    const m = /^\s*❯ (?:(.+?) )?(\S+?):(\d+)(?::(\d+))?\s*$/.exec(l);
+    if (m) out.push({ fn: m[1] ? jsName(m[1]) : '<anonymous>', file: jsFile(m[2]), ...lineOf(m[3], m[4]) });
   }
   return out;
 };
 
-function lineOf(n: string | undefined): { line?: number } {
-  return n ? { line: Number(n) } : {};
+function lineOf(n: string | undefined, col?: string): { line?: number; column?: number } {
+  return n ? { line: Number(n), ...(col ? { column: Number(col) } : {}) } : {};
 }
 
 function jsName(name: string): string {

@@ -102,14 +102,20 @@ function assertingExpression(frames: Frame[], trace: string, source: SourceReade
   if (!at?.file || !at.line) return null;
   const fromCheckout = () => {
     const text = source?.(at.file!);
-    return text == null ? null : statementAt(text, at.line!);
+    return text == null ? null : statementAt(text, at.line!, at.column);
   };
   // The quoted line first; the checkout's statement where the line alone names nothing (a `with` opening a block).
   for (const read of [() => at.src ?? null, fromCheckout]) {
     const text = read();
-    if (text !== null && namesSomething(normalizeMessage(text), 'unknown', 'code')) return normalizeMessage(text);
+    const code = text === null ? null : normalizeMessage(withoutStrings(text));
+    if (code !== null && namesSomething(code, 'unknown', 'code')) return code;
   }
   return null;
+}
+
+/** String literals are values, like numbers, and prose: `'tax included'` reworded keeps the expression. */
+function withoutStrings(code: string): string {
+  return code.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g, '<s>');
 }
 
 /** A `file:line` of test code named in the text where no frame is (Go's `bill_test.go:12:`, PHPUnit's path lines, testify's Error Trace). */
