@@ -53,6 +53,7 @@ export function applyFreezes(signed: Signed[], ledger: Ledger, config: Config, n
       action = 'frozen';
       note = `the row at ${at} (owner ${row.owner}) until ${formatUtc(row.expires)}`;
     }
+    if (s.flaky) note = `flaky (failed, then passed when rerun), judged like a failure: ${note}`;
     const refusedRename = rename && config.freeze.on_rename === 'refuse';
     if (rename) note += `; renamed: the row was written for ${row!.last_name}${refusedRename ? ', and freeze.on_rename is refuse' : ''}`;
     const decision: Decision = { sig: s.sig, name: s.name, action, rename, passes: action === 'frozen' && !refusedRename, void: isVoid, note, signed: s };

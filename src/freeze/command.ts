@@ -196,14 +196,14 @@ function decisionOutcome(decisions: Decision[], reportOf: string[], config: Conf
   const ok = decisions.every((d) => d.passes);
   const failures = decisions.map((d, i) => ({
     sig: d.sig, name: d.name, action: d.action, rename: d.rename, passes: d.passes, void: d.void, note: d.note,
-    exc: d.signed.exc, kind: d.signed.kind, frames: d.signed.frames, report: reportOf[i],
+    exc: d.signed.exc, kind: d.signed.kind, frames: d.signed.frames, report: reportOf[i], ...(d.signed.flaky ? { flaky: true } : {}),
     row: d.row ? { line: d.row.line, owner: d.row.owner, expires: formatUtc(d.row.expires), last_name: d.row.last_name ?? null } : null,
   }));
   const text: string[] = [];
   if (decisions.length) {
     text.push(...table(['observation', 'layer', 'action'], decisions.map((d) => [
       `${d.name}: ${d.signed.exc || 'failure'} (${d.signed.kind}) sig ${d.sig}`,
-      d.row && !d.void ? `ledger line ${d.row.line}` : d.void ? 'fixture lock' : 'signature',
+      d.row && !d.void ? `ledger line ${d.row.line}${d.rename ? ` (row for ${d.row.last_name})` : ''}` : d.void ? 'fixture lock' : 'signature',
       `${d.action}${d.rename ? ', rename' : ''}${d.passes ? '' : ' - refused'}`,
     ])));
     text.push('');

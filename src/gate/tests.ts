@@ -95,7 +95,7 @@ export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerRe
       const stopped = decisions.filter((d) => !d.passes);
       const violations = stopped.map((d) => refusal('freeze', `${d.name}: ${d.action}${d.rename ? ', renamed' : ''} (sig ${d.sig}): ${d.note}`));
       if (run.code !== 0 && !signed.length) violations.push(refusal('suite', `the suite ${run.signal ? `was killed by ${run.signal}` : `exited ${run.code}`}, and its report names no failing case`));
-      const details = { cases: report.cases.length, failures: decisions.map((d) => ({ sig: d.sig, name: d.name, action: d.action, rename: d.rename })) };
+      const details = { cases: report.cases.length, failures: decisions.map((d) => ({ sig: d.sig, name: d.name, action: d.action, rename: d.rename, ...(d.row ? { row: { line: d.row.line, last_name: d.row.last_name ?? null } } : {}), ...(d.signed.flaky ? { flaky: true } : {}) })) };
       const frozen = decisions.length - stopped.length;
       return judged('suite', violations,
         `${report.cases.length} cases, ${decisions.length ? `${decisions.length} failing, every one frozen by ${ledger.source}` : 'none failing'}`,

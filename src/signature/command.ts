@@ -18,6 +18,7 @@ import type { Signed } from './types.js';
 export const help = `usage: patchwarden signatures REPORT.xml... [--format text|json] [--config PATH] [-C DIR]
 
 Reads JUnit XML reports and prints one row per failing or erroring test case
+(and per flaky one: Surefire's flakyFailure/flakyError, marked flaky)
 with its failure signature: exception type, assertion kind, project frames
 (signature.project, by default the src zone) and normalized message, hashed.
 A row marked "ineligible" names nothing that tells its defect from another
@@ -80,7 +81,7 @@ async function configFile(file: string): Promise<Config> {
 function table(rows: Row[]): string[] {
   if (!rows.length) return ['patchwarden: no failing or erroring test cases'];
   const lines = rows.map((r) => [
-    r.eligible ? r.sig : `${r.sig} (ineligible)`,
+    `${r.sig}${r.eligible ? '' : ' (ineligible)'}${r.flaky ? ' (flaky)' : ''}`,
     r.exc || '-',
     r.kind,
     r.frames.length ? r.frames.join(' < ') : '-',
@@ -90,5 +91,6 @@ function table(rows: Row[]): string[] {
   const widths = head.map((h, i) => Math.min(48, Math.max(h.length, ...lines.map((l) => l[i].length))));
   const fmt = (cols: string[]) => cols.map((c, i) => (i === cols.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
   const ineligible = rows.filter((r) => !r.eligible).length;
-  return [fmt(head), ...lines.map(fmt), '', `${rows.length} failing or erroring case(s)${ineligible ? `, ${ineligible} ineligible` : ''}`];
+  const flaky = rows.filter((r) => r.flaky).length;
+  return [fmt(head), ...lines.map(fmt), '', `${rows.length} failing or erroring case(s)${flaky ? `, ${flaky} of them flaky` : ''}${ineligible ? `, ${ineligible} ineligible` : ''}`];
 }

@@ -39,12 +39,20 @@ export function primaryRecord(tc: TestCase): FailureRecord | null {
   return tc.failures.find((f) => f.tag === 'failure' || f.tag === 'error') ?? null;
 }
 
-/** The signature of a failing or erroring case; null for a passed or skipped one. */
+/**
+ * The signature of a failing or erroring case, or of a flaky one: a case
+ * Surefire reran, whose only records are `flakyFailure`/`flakyError` (or
+ * `rerunFailure`/`rerunError`), is signed by its first record and marked
+ * flaky, so that a flake is judged like a failure. Null for a case that
+ * passed or was skipped with no such record.
+ */
 export function signCase(tc: TestCase, opts: SignOptions): Signed | null {
-  if (tc.status !== 'failed' && tc.status !== 'error') return null;
-  const rec = primaryRecord(tc);
-  if (!rec) return null;
-  return signRecord(rec, tc.name, opts, tc.classname);
+  if (tc.status === 'failed' || tc.status === 'error') {
+    const rec = primaryRecord(tc);
+    return rec ? signRecord(rec, tc.name, opts, tc.classname) : null;
+  }
+  const rerun = tc.failures.find((f) => /^(?:flaky|rerun)(?:Failure|Error)$/.test(f.tag));
+  return rerun ? { ...signRecord(rerun, tc.name, opts, tc.classname), flaky: true } : null;
 }
 
 /** The signature of one failure record (`name` is metadata only; `classname` helps place JVM frames). */

@@ -17,6 +17,8 @@ export interface Signed {
   name: string;
   /** True when something in the failure names the defect: a project frame, a predicate naming more than numbers and assertion words, or the asserting expression. */
   eligible: boolean;
+  /** A case that failed and then passed when Surefire reran it: judged like a failure. */
+  flaky?: true;
   /** The same parts hashed by algorithm v1: recognizes a v1 ledger row so that it can be re-keyed. */
   v1?: string;
 }

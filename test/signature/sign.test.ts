@@ -261,4 +261,20 @@ test('terminal colours, raw or as pytest escapes them, do not move a signature',
   assert.is(raw.sig, plain.sig);
 });
 
+test('a flaky case (Surefire flakyFailure only) is signed by its first record and marked flaky; a rerun after a failure is not', () => {
+  const r = parseReport('<testsuite name="s"><testcase name="flaky" classname="com.acme.BillTest"><flakyFailure message="boom" type="java.lang.IllegalStateException"><stackTrace>java.lang.IllegalStateException: boom\n\tat com.acme.Bill.total(Bill.java:3)\n\tat com.acme.BillTest.flaky(BillTest.java:9)</stackTrace></flakyFailure></testcase><testcase name="broken" classname="com.acme.BillTest"><failure message="m" type="java.lang.IllegalStateException">java.lang.IllegalStateException: m\n\tat com.acme.Bill.total(Bill.java:3)</failure><rerunFailure message="other" type="java.lang.RuntimeException"><stackTrace>java.lang.RuntimeException: other</stackTrace></rerunFailure></testcase><testcase name="passed"/></testsuite>', 'r.xml');
+  const [flaky, broken, passed] = r.cases.map((c) => signCase(c, opts));
+  assert.is(flaky!.flaky, true);
+  assert.equal(flaky!.frames, ['Bill.total']);
+  assert.is(flaky!.exc, 'IllegalStateException');
+  assert.is(broken!.flaky, undefined);
+  assert.is(broken!.exc, 'IllegalStateException');
+  assert.is(passed, null);
+});
+
+test('JVM identity hashes normalize whatever their digits', () => {
+  assert.is(normalizeMessage('lock Bill$Lock@57a3af25 held'), normalizeMessage('lock Bill$Lock@77847718 held'));
+  assert.is(normalizeMessage('java.lang.Object@1b2c3d4'), 'java.lang.Object@<hex>');
+});
+
 test.run();
