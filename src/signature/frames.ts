@@ -13,6 +13,8 @@ export interface Frame {
   column?: number;
   /** The source line as the trace quotes it (Python's tracebacks do). */
   src?: string;
+  /** The qualified type the function belongs to, where the runtime names it by namespace (.NET). */
+  owner?: string;
   /** The trace gave a path and a line only; `fn` is the file's class, refined from the source where it is there. */
   pathOnly?: true;
 }
@@ -232,7 +234,7 @@ const dotnet: Reader = (lines) => {
     const cls = m[1].slice(m[1].lastIndexOf('.') + 1);
     // async state machines: <Total>d__3.MoveNext -> Total
     const sm = /^<(\w+)>d__\d+$/.exec(cls);
-    out.push({ fn: sm ? sm[1] : `${cls}.${m[2]}`, file: m[3] ? slash(m[3]) : null, ...lineOf(m[4]) });
+    out.push({ fn: sm ? sm[1] : `${cls}.${m[2]}`, file: m[3] ? slash(m[3]) : null, owner: m[1].replace(/\+.*$/, ''), ...lineOf(m[4]) });
   }
   return out;
 };

@@ -24,6 +24,8 @@ export interface SignOptions {
   project: (path: string) => boolean;
   /** Hex digits kept (signature.length). */
   length: number;
+  /** signature.project is unset: JVM and .NET frames in the failing test's own namespace count wherever the sources sit. */
+  byNamespace?: boolean;
   /** The checkout being judged, where the asserting expression is read; none outside one. */
   source?: SourceReader;
 }
@@ -31,7 +33,7 @@ export interface SignOptions {
 /** Options from the config: `signature.project`, by default the src zone's globs. */
 export function signOptions(config: Config, ignoreCase = false, source?: SourceReader): SignOptions {
   const globs = config.signature.project ?? config.zones.find((z) => z.name === 'src')?.globs ?? [];
-  return { project: globMatcher(globs, { ignoreCase }), length: config.signature.length, ...(source ? { source } : {}) };
+  return { project: globMatcher(globs, { ignoreCase }), length: config.signature.length, byNamespace: config.signature.project === null, ...(source ? { source } : {}) };
 }
 
 /** The primary failure or error of a case; reruns and flaky runs come after it. */
@@ -62,7 +64,7 @@ export function signRecord(raw: FailureRecord, name: string, opts: SignOptions, 
   const exc = simpleName(parts.exc);
   const found = assertion(exc, parts.message, rec.text || rec.message);
   const all = extractFrames(parts.trace).map((f) => refined(f, opts.source));
-  const frames = projectFrames(all, opts.project, classname);
+  const frames = projectFrames(all, opts.project, classname, opts.byNamespace);
   const message = normalizeMessage(found.predicate ?? parts.message);
   // Distinctive on its own: a project frame, or a predicate that names more than numbers and assertion words.
   const named = frames.length > 0 || (found.predicate !== null && namesSomething(message, found.kind));
@@ -157,13 +159,16 @@ const TEST_FILE = /(?:^|\/)(?:test_[^/]*\.py|[^/]*_test\.(?:py|go|rb|exs?)|conft
  * folded. A trace's path may be absolute or relative to another checkout:
  * a frame counts when any tail of its path that starts at a folder matches.
  */
-export function projectFrames(frames: Frame[], project: (path: string) => boolean, classname = ''): string[] {
+export function projectFrames(frames: Frame[], project: (path: string) => boolean, classname = '', byNamespace = false): string[] {
   const out: string[] = [];
   // JVM traces carry packages, not paths: the test's own package tells which are the project's.
   const home = classname.split('.').slice(0, 2);
   const homePrefix = home.length === 2 && home.every((s) => /^[a-z]\w*$/.test(s)) ? home.join('/') + '/' : '';
   for (const f of frames) {
-    if (!f.file || !isProject(f.file, project, homePrefix)) continue;
+    const counts = f.owner !== undefined
+      ? (f.file !== null && isProject(f.file, project, '')) || (byNamespace && sameNamespace(f, classname))
+      : f.file !== null && isProject(f.file, project, homePrefix, byNamespace);
+    if (!counts) continue;
     if (out[out.length - 1] === f.fn) continue;
     out.push(f.fn);
     if (out.length === FRAME_LIMIT) break;
@@ -171,24 +176,42 @@ export function projectFrames(frames: Frame[], project: (path: string) => boolea
   return out;
 }
 
-function isProject(file: string, project: (path: string) => boolean, homePrefix: string): boolean {
+/**
+ * .NET: a frame of the failing test's own root namespace (`Acme.Billing.Bill`
+ * for `Acme.Tests.BillTests`), outside its test projects, is the project's
+ * wherever the build put the sources.
+ */
+function sameNamespace(f: Frame, classname: string): boolean {
+  const root = classname.split('.')[0];
+  const parts = f.owner!.split('.');
+  if (!root || parts.length < 2 || parts[0] !== root || parts.some((p) => /(?:Tests?|Specs?)$/.test(p))) return false;
+  return f.file === null || !(THIRD_PARTY.test(f.file) || TEST_FOLDER.test(f.file) || TEST_FILE.test(f.file));
+}
+
+function isProject(file: string, project: (path: string) => boolean, homePrefix: string, byNamespace = false): boolean {
   const path = file.replace(/^[A-Za-z]:\//, '/').replace(/^\.\//, '');
   if (THIRD_PARTY.test(path) || TEST_FOLDER.test(path) || TEST_FILE.test(path)) return false;
   const segments = path.split('/').filter((s) => s && s !== '.');
   for (let i = 0; i < segments.length; i++) {
     if (project(segments.slice(i).join('/'))) return true;
   }
-  return jvmLayout(segments, project, homePrefix);
+  return jvmLayout(segments, project, homePrefix, byNamespace);
 }
 
 // The JDK, test frameworks, build tools and the languages' own libraries.
 const JVM_LIBRARY = /^(?:java|javax|jdk|sun|com\/sun|org\/junit|junit|org\/opentest4j|org\/hamcrest|org\/assertj|org\/apache\/maven|org\/gradle|worker\/org\/gradle|org\/testng|kotlin|kotlinx|scala|org\/mockito|net\/bytebuddy|org\/jetbrains|com\/intellij|groovy|org\/codehaus|org\/spockframework|org\/springframework|io\/kotest|org\/scalatest)\//;
 
-/** JVM traces name a package and a bare file: try the source folders Maven and Gradle use, within the test's own top two package levels. */
-function jvmLayout(segments: string[], project: (path: string) => boolean, homePrefix: string): boolean {
+/**
+ * JVM traces name a package and a bare file: try the source folders Maven and
+ * Gradle use, within the test's own top two package levels; with no
+ * signature.project, that package alone is enough (an Android `app/src/main`
+ * or a module folder the src zone does not name).
+ */
+function jvmLayout(segments: string[], project: (path: string) => boolean, homePrefix: string, byNamespace: boolean): boolean {
   const ext = /\.(java|kt|kts|scala|groovy)$/.exec(segments[segments.length - 1] ?? '')?.[1];
   if (!ext || JVM_LIBRARY.test(segments.join('/'))) return false;
   if (homePrefix && !segments.join('/').startsWith(homePrefix)) return false;
+  if (homePrefix && byNamespace) return true;
   const lang = ext === 'kts' ? 'kotlin' : ext === 'kt' ? 'kotlin' : ext;
   const rel = segments.join('/');
   return project(`src/main/${lang}/${rel}`) || (lang !== 'java' && project(`src/main/java/${rel}`));

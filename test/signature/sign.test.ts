@@ -23,7 +23,9 @@ test('every failing or erroring corpus case yields a signature or a stated ineli
     for (const tc of report.cases) {
       const s = signCase(tc, opts);
       if (tc.status === 'passed' || tc.status === 'skipped') {
-        assert.is(s, null);
+        // Only a case Surefire reran (flaky records) is signed, and marked so.
+        if (tc.failures.length) assert.is(s!.flaky, true, `${e.file}: ${tc.name}`);
+        else assert.is(s, null);
         continue;
       }
       total++;
@@ -275,6 +277,20 @@ test('a flaky case (Surefire flakyFailure only) is signed by its first record an
 test('JVM identity hashes normalize whatever their digits', () => {
   assert.is(normalizeMessage('lock Bill$Lock@57a3af25 held'), normalizeMessage('lock Bill$Lock@77847718 held'));
   assert.is(normalizeMessage('java.lang.Object@1b2c3d4'), 'java.lang.Object@<hex>');
+});
+
+test('Java and .NET out of the box: frames of the failing test\'s own package or namespace count wherever the sources sit', () => {
+  const config = defaults();
+  config.zones.find((z) => z.name === 'src')!.globs = ['lib/**'];
+  const java = rec('java.lang.IllegalStateException: no stock\n\tat com.acme.Bill.reserve(Bill.java:20)\n\tat org.junit.jupiter.api.Assertions.fail(Assertions.java:1)\n\tat com.acme.BillTest.total(BillTest.java:14)');
+  assert.equal(signRecord(java, 'total', signOptions(config), 'com.acme.BillTest').frames, ['Bill.reserve']);
+  const dotnet = rec('System.InvalidOperationException : no stock\n   at Acme.Billing.Bill.Reserve(String item) in /build/Acme.Billing/Bill.cs:line 20\n   at Acme.Billing.Bill.Checkout(String item)\n   at Acme.Tests.BillTests.Checkout() in /build/Acme.Tests/BillTests.cs:line 9\n   at NUnit.Framework.Internal.Reflect.InvokeMethod(MethodInfo method)');
+  assert.equal(signRecord(dotnet, 'Checkout', signOptions(config), 'Acme.Tests.BillTests').frames, ['Bill.Reserve', 'Bill.Checkout']);
+  // Another root namespace, or a signature.project that says otherwise, does not count.
+  assert.equal(signRecord(dotnet, 'Checkout', signOptions(config), 'Other.Tests.BillTests').frames, []);
+  config.signature.project = ['lib/**'];
+  assert.equal(signRecord(java, 'total', signOptions(config), 'com.acme.BillTest').frames, []);
+  assert.equal(signRecord(dotnet, 'Checkout', signOptions(config), 'Acme.Tests.BillTests').frames, []);
 });
 
 test.run();
