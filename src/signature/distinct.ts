@@ -32,14 +32,20 @@ const IN_MESSAGE = new Set(`${CODE_WORDS} ${MESSAGE_WORDS}`.trim().split(/\s+/))
 
 /**
  * True when `text` (normalized) names more than numbers, tokens and those
- * words: a predicate (`in: 'message'`) or an expression read from source
- * (`in: 'code'`, where `got` in `assert got == <n>` is the project's name).
+ * words. In a predicate (`from: 'message'`) any such word counts. In an
+ * expression read from source (`from: 'code'`) only a name that is called or
+ * reached as a member counts (`total(<n>, <n>)`, `Bill::total`,
+ * `response.status`): a bare local (`assert got == <n>`) is named the same in
+ * many tests over many bugs, and would tie them to one signature.
  */
 export function namesSomething(text: string, kind: Kind, from: 'message' | 'code' = 'message'): boolean {
   // A missing exception names only the class it expected: every "did not raise" of that class is alike.
   if (kind === 'raises' && from === 'message') return false;
+  const bare = text.replace(/<[a-z]+>/g, ' ');
+  const names = from === 'message'
+    ? bare.match(/[A-Za-z_$][\w$]*/g) ?? []
+    : [...bare.matchAll(/(?:\.|::|->)\s*([A-Za-z_$][\w$]*)|([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1] ?? m[2]);
   const words = from === 'message' ? IN_MESSAGE : IN_CODE;
-  const names = text.replace(/<[a-z]+>/g, ' ').match(/[A-Za-z_$][\w$]*/g) ?? [];
   return names.some((w) => w.length > 1 && !words.has(w.toLowerCase()) && !LIBRARY_NAME.test(w));
 }
 

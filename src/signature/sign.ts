@@ -105,7 +105,7 @@ export function isIneligibleSig(sig: string): boolean {
  * The expression that failed, read at the innermost test-code frame: the
  * source line the trace quotes (Python), else the statement at that line of
  * the checkout. Normalized like a message; null when neither is there or
- * names anything.
+ * names anything that tells the defect (distinct.ts).
  */
 function assertingExpression(frames: Frame[], trace: string, source: SourceReader | undefined): string | null {
   const at = frames.find((f) => f.file && f.line && !THIRD_PARTY.test(f.file) && isTestCode(f.file)) ?? testLocation(trace);

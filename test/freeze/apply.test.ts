@@ -85,7 +85,7 @@ test('freeze apply shows the row\'s name beside the failure\'s and warns on a re
 const hasPytest = spawnSync('python3', ['-m', 'pytest', '--version']).status === 0;
 (hasPytest ? test : test.skip)('gate --format github warns on a freeze match whose row was written for another name; the text names both', () => {
   const PYTEST = 'python3 -B -m pytest -q -p no:cacheprovider';
-  const repo = sample(`version: 1\nsuite:\n  command: ${PYTEST} tests --junitxml={junit}\n`, { 'tests/test_clock.py': 'def test_clock():\n    skew = 1\n    assert skew == 2\n' });
+  const repo = sample(`version: 1\nsuite:\n  command: ${PYTEST} tests --junitxml={junit}\n`, { 'tests/test_clock.py': 'def skew():\n    return 1\n\n\ndef test_clock():\n    assert skew() == 2\n' });
   repo.git(['checkout', '-q', 'main']);
   spawnSync('sh', ['-c', `${PYTEST} tests --junitxml=report.xml`], { cwd: repo.dir });
   const sig = repo.json(['signatures', 'report.xml']).out.failures[0].sig as string;

@@ -5,7 +5,7 @@
 // timestamp and an address in its message. A Variant renames, moves and
 // shifts the tests (cosmetic) or changes the failure itself (real).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -214,14 +214,19 @@ export const nodeTest: Runner = {
 
 /** The npm packages the JS runners need, installed once per test run; null with a note when the registry cannot be reached. */
 let modules: string | null | undefined;
+let modulesDir: string | undefined;
 export function npmModules(): string | null {
   if (modules !== undefined) return modules;
-  const dir = mkdtempSync(path.join(tmpdir(), 'pw-runners-npm-'));
+  const dir = (modulesDir = mkdtempSync(path.join(tmpdir(), 'pw-runners-npm-')));
   writeFileSync(path.join(dir, 'package.json'), '{"name":"runners","private":true}\n');
   const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', 'jest@30', 'jest-junit@16', 'vitest@3', 'vite@7', 'mocha@11', 'mocha-junit-reporter@2', 'chai@5'], { cwd: dir, encoding: 'utf8', timeout: 300_000 });
   modules = r.status === 0 && existsSync(path.join(dir, 'node_modules/jest')) ? path.join(dir, 'node_modules') : null;
   if (!modules) console.log(`note: npm install of jest, vitest and mocha failed (${(r.stderr || String(r.error ?? '')).trim().split('\n').pop()}); their runner tests are skipped`);
   return modules;
+}
+
+export function disposeModules(): void {
+  if (modulesDir) rmSync(modulesDir, { recursive: true, force: true });
 }
 
 const npmNote = () => (npmModules() ? null : 'the npm packages could not be installed');
@@ -341,7 +346,7 @@ export const gotestsum: Runner = {
     'shop/shop.go': goProject(v),
     [v.moved ? 'shop/moved_test.go' : 'shop/shop_test.go']: goTests(v),
   }),
-  command: (junit) => ({ cmd: 'gotestsum', args: ['--junitfile', junit, './...'], env: { GOFLAGS: '-mod=mod', GOCACHE: path.join(tmpdir(), 'pw-runners-gocache'), GOPATH: path.join(tmpdir(), 'pw-runners-gopath') } }),
+  command: (junit) => ({ cmd: 'gotestsum', args: ['--junitfile', junit, './...'] }),
 };
 
 // ---------------------------------------------------------------- PHP
