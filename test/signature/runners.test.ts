@@ -43,6 +43,8 @@ const show = (rows: Record<Bug, Row>) => BUGS.map((b) => `${b}: ${rows[b].sig} $
 
 const RUNNERS: Runner[] = [pytest('auto'), pytest('long'), pytest('short'), pytest('native'), nodeTest, jest, vitest, mocha, gotestsum, phpunit, maven];
 const RUNNER_NAMES = RUNNERS.map((r) => r.name);
+/** Each runner's base signatures, by runner name. */
+const signed = new Map<string, Record<Bug, Row>>();
 
 /** Which bugs a runner's report leaves ineligible, and why it is right. */
 const INELIGIBLE: Record<string, Bug[]> = Object.fromEntries(RUNNER_NAMES.map((n) => [n, [
@@ -63,6 +65,7 @@ for (const runner of RUNNERS) {
     const why = runner.unavailable();
     if (why) return console.log(`note: ${runner.name} skipped: ${why}`);
     const rows = run(runner, BASE);
+    signed.set(runner.name, rows);
     const context = `${runner.name}\n${show(rows)}`;
     const expected = INELIGIBLE[runner.name] ?? [];
     for (const b of BUGS) assert.is(rows[b].eligible, !expected.includes(b), `${b} eligible? ${context}`);
@@ -85,6 +88,12 @@ for (const runner of RUNNERS) {
     for (const b of ['total', 'discount', 'parse', 'load'] as const) assert.is(origin[b].sig, rows[b].sig, `${b} moved: ${context}\n${show(origin)}`);
   });
 }
+
+test('pytest: --tb=auto, long, short and native give every failure the same signature', () => {
+  const styles = [...signed].filter(([name]) => name.startsWith('pytest'));
+  if (styles.length < 4) return console.log('note: pytest did not run; the --tb styles are not compared');
+  for (const b of BUGS) assert.equal(styles.map(([, rows]) => rows[b].sig), styles.map(() => styles[0][1][b].sig), `${b}: ${styles.map(([n, rows]) => `${n} ${rows[b].sig}`).join(', ')}`);
+});
 
 test.after(() => {
   cleanup();
