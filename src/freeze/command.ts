@@ -31,10 +31,12 @@ signature, each with an owner, a reason and an expiry.
   add --sig S --reason R --owner O --ttl 3d
       [--last-name N] [--ticket T] [--fixture F] [--seed S] [--env-class C]
                         append a row (issued now, expires now + ttl); validated
-                        before anything is written, comments kept
+                        before anything is written, comments kept; an
+                        ineligible signature (first digit 0) is refused
   prune --expired       drop the rows whose expiry has passed, comments kept
   apply REPORT.xml...   the signature gate: every failing case of the JUnit
-                        reports must match an unexpired row (exit 1 otherwise)
+                        reports, and every flaky one, must match an unexpired
+                        row (exit 1 otherwise)
 
 A ledger with broken rows stops list, add, prune and apply with exit 2.
 PATCHWARDEN_NOW=2026-12-02T00:00:00Z pins the clock (a testing aid).`;
