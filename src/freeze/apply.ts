@@ -29,6 +29,9 @@ export function applyFreezes(signed: Signed[], ledger: Ledger, config: Config, n
   const bySig = new Map(ledger.rows.map((r) => [r.sig, r]));
   return signed.map((s) => {
     const row = bySig.get(s.sig);
+    // A row written under signatures v1 is recognized, and never matched: v1 let different bugs share a row.
+    const old = !row && s.v1 ? bySig.get(s.v1) : undefined;
+    const rekey = old ? `; the row at ${ledger.source}:${old.line} holds this failure's v1 signature, which freezes nothing since signatures v2 (${s.eligible ? `re-key it: sig ${s.sig}` : 'and under v2 the failure names nothing distinctive, so no row can freeze it'}; docs/signatures.md, "v1 to v2")` : '';
     const rename = Boolean(row?.last_name && row.last_name !== s.name);
     const isVoid = Boolean(row?.fixture && voidIds.has(row.fixture));
     const at = row ? `${ledger.source}:${row.line}` : '';
@@ -36,10 +39,10 @@ export function applyFreezes(signed: Signed[], ledger: Ledger, config: Config, n
     let note: string;
     if (!s.eligible) {
       action = 'ineligible';
-      note = 'no project frame and no assertion to bind to, so it is never frozen';
+      note = `it names nothing that tells its defect from another (no project frame, a predicate of numbers and assertion words only, no asserting expression in the test's source), so it is never frozen${rekey}`;
     } else if (!row) {
       action = 'new';
-      note = 'no ledger row has this signature';
+      note = `no ledger row has this signature${rekey}`;
     } else if (isVoid) {
       action = 'new';
       note = `the row at ${at} is void: fixture ${row.fixture} no longer matches the fixture lock`;
@@ -50,6 +53,7 @@ export function applyFreezes(signed: Signed[], ledger: Ledger, config: Config, n
       action = 'frozen';
       note = `the row at ${at} (owner ${row.owner}) until ${formatUtc(row.expires)}`;
     }
+    if (s.flaky) note = `flaky (failed, then passed when rerun), judged like a failure: ${note}`;
     const refusedRename = rename && config.freeze.on_rename === 'refuse';
     if (rename) note += `; renamed: the row was written for ${row!.last_name}${refusedRename ? ', and freeze.on_rename is refuse' : ''}`;
     const decision: Decision = { sig: s.sig, name: s.name, action, rename, passes: action === 'frozen' && !refusedRename, void: isVoid, note, signed: s };

@@ -7,10 +7,11 @@ import { emit, githubEscape, violationsOutcome } from '../cli/output.js';
 import { UsageError } from '../common/errors.js';
 import { shellQuote } from '../common/text.js';
 import type { Config } from '../config/schema.js';
-import { configBool, type Repo } from '../git/repo.js';
+import { configBool, worktreeRoot, type Repo } from '../git/repo.js';
 import { voidFixtures } from '../fixtures/verify.js';
 import { readReport } from '../junit/read.js';
-import { signCase, signOptions } from '../signature/sign.js';
+import { isIneligibleSig, signCase, signOptions } from '../signature/sign.js';
+import { checkoutSource } from '../signature/source.js';
 import type { Signed } from '../signature/types.js';
 import { addressOf, identityMatcher } from '../owners/identity.js';
 import { applyFreezes, type Decision } from './apply.js';
@@ -30,10 +31,12 @@ signature, each with an owner, a reason and an expiry.
   add --sig S --reason R --owner O --ttl 3d
       [--last-name N] [--ticket T] [--fixture F] [--seed S] [--env-class C]
                         append a row (issued now, expires now + ttl); validated
-                        before anything is written, comments kept
+                        before anything is written, comments kept; an
+                        ineligible signature (first digit 0) is refused
   prune --expired       drop the rows whose expiry has passed, comments kept
   apply REPORT.xml...   the signature gate: every failing case of the JUnit
-                        reports must match an unexpired row (exit 1 otherwise)
+                        reports, and every flaky one, must match an unexpired
+                        row (exit 1 otherwise)
 
 A ledger with broken rows stops list, add, prune and apply with exit 2.
 PATCHWARDEN_NOW=2026-12-02T00:00:00Z pins the clock (a testing aid).`;
@@ -115,6 +118,13 @@ async function add(args: string[]): Promise<number> {
       fix: 'ask the owner of the flake to review it and run freeze add themselves',
     }], { ledger: config.freeze.ledger, written: false }));
   }
+  if (/^[0-9a-f]+$/.test(values.sig!) && isIneligibleSig(values.sig!)) {
+    return emit(common.format, violationsOutcome([{
+      rule: 'ledger', paths: [config.freeze.ledger],
+      message: `sig ${values.sig} is an ineligible failure's (its first digit is 0): it names nothing that tells its defect from another, so no row may freeze it`,
+      fix: 'make the test name what it checks (assert on the project call, or let the failure pass through a project function), then freeze the new signature',
+    }], { ledger: config.freeze.ledger, written: false }));
+  }
   const fields: RowFields = { sig: values.sig!, reason: values.reason!, owner: values.owner!, issued: formatUtc(now), expires: formatUtc(new Date(now.getTime() + ttl)) };
   const optional = { last_name: values['last-name'], ticket: values.ticket, fixture: values.fixture, seed: values.seed, env_class: values['env-class'] };
   for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = v;
@@ -164,7 +174,7 @@ async function apply(args: string[]): Promise<number> {
   const { common, positionals } = parse(args, {}, true);
   if (!positionals.length) throw new UsageError('freeze apply needs at least one JUnit report: patchwarden freeze apply REPORT.xml...');
   const { repo, config, now, ledger } = await open(common, true);
-  const options = signOptions(config, await configBool(repo, 'core.ignorecase'));
+  const options = signOptions(config, await configBool(repo, 'core.ignorecase'), await checkoutSource(worktreeRoot(repo)));
   const signed: Signed[] = [];
   const reportOf: string[] = [];
   for (const file of positionals) {
@@ -188,14 +198,14 @@ function decisionOutcome(decisions: Decision[], reportOf: string[], config: Conf
   const ok = decisions.every((d) => d.passes);
   const failures = decisions.map((d, i) => ({
     sig: d.sig, name: d.name, action: d.action, rename: d.rename, passes: d.passes, void: d.void, note: d.note,
-    exc: d.signed.exc, kind: d.signed.kind, frames: d.signed.frames, report: reportOf[i],
+    exc: d.signed.exc, kind: d.signed.kind, frames: d.signed.frames, report: reportOf[i], ...(d.signed.flaky ? { flaky: true } : {}),
     row: d.row ? { line: d.row.line, owner: d.row.owner, expires: formatUtc(d.row.expires), last_name: d.row.last_name ?? null } : null,
   }));
   const text: string[] = [];
   if (decisions.length) {
     text.push(...table(['observation', 'layer', 'action'], decisions.map((d) => [
       `${d.name}: ${d.signed.exc || 'failure'} (${d.signed.kind}) sig ${d.sig}`,
-      d.row && !d.void ? `ledger line ${d.row.line}` : d.void ? 'fixture lock' : 'signature',
+      d.row && !d.void ? `ledger line ${d.row.line}${d.rename ? ` (row for ${d.row.last_name})` : ''}` : d.void ? 'fixture lock' : 'signature',
       `${d.action}${d.rename ? ', rename' : ''}${d.passes ? '' : ' - refused'}`,
     ])));
     text.push('');

@@ -18,6 +18,8 @@ export function textTable(h: GateHeader, layers: LayerResult[]): string[] {
   lines.push(`  ${'layer'.padEnd(w)}${'status'.padEnd(sw)}summary`);
   for (const l of layers) lines.push(`  ${l.layer.padEnd(w)}${l.status.padEnd(sw)}${l.summary}`);
   for (const l of layers) {
+    const renamed = renamedMatches(l);
+    if (renamed.length) lines.push('', `${l.layer}: frozen by a row written for another name:`, ...renamed.map((m) => `  ${m.name}  (row at line ${m.line} was written for ${m.last_name})`));
     if (!l.violations.length) continue;
     lines.push('', `${l.layer}:`);
     for (const v of l.violations) {
@@ -47,8 +49,19 @@ export function githubAnnotations(layers: LayerResult[]): string[] {
       out.push(`::error ${props.join(',')}::${githubEscape(head + v.message + (v.paths.length > 1 ? ` (${v.paths.length} paths: ${v.paths.join(', ')})` : ''))}`);
     }
     if (!l.ok && !l.violations.length) out.push(`::error title=${githubEscape(`patchwarden ${l.layer}: ${l.status}`, true)}::${githubEscape(l.summary)}`);
+    for (const m of renamedMatches(l)) {
+      out.push(`::warning title=${githubEscape('patchwarden freeze rename', true)}::${githubEscape(`${m.name} (${m.action}, sig ${m.sig}) matched the row at line ${m.line}, written for ${m.last_name}`)}`);
+    }
   }
   return out;
+}
+
+interface RenamedMatch { sig: string; name: string; action: string; line: number; last_name: string }
+
+/** The freeze matches of the suite layer whose row names another test: a freeze is shown, never applied quietly. */
+function renamedMatches(l: LayerResult): RenamedMatch[] {
+  const failures = (l.details?.failures ?? []) as { sig: string; name: string; action: string; rename: boolean; row?: { line: number; last_name: string | null } }[];
+  return failures.filter((f) => f.rename && f.row?.last_name).map((f) => ({ sig: f.sig, name: f.name, action: f.action, line: f.row!.line, last_name: f.row!.last_name! }));
 }
 
 export function jsonLayers(layers: LayerResult[]): Record<string, unknown>[] {

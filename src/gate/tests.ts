@@ -21,6 +21,7 @@ import { runProperties, TREE_ENV } from '../properties/run.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
 import { signCase, signOptions } from '../signature/sign.js';
+import { checkoutSource } from '../signature/source.js';
 import type { Signed } from '../signature/types.js';
 import { guarded, judged, passed, skipped, type LayerResult } from './layer.js';
 import type { GateContext } from './range.js';
@@ -88,7 +89,7 @@ export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerRe
         throw new CannotJudge(`the suite ${how} without writing its JUnit report to {junit} (is --junitxml={junit} or --test-reporter-destination={junit} in suite.command?)`);
       }
       const report = await readReport(run.junit);
-      const opts = signOptions(config, await configBool(repo, 'core.ignorecase'));
+      const opts = signOptions(config, await configBool(repo, 'core.ignorecase'), await checkoutSource(root));
       const signed = report.cases.map((c) => signCase(c, opts)).filter((s): s is Signed => s !== null);
       const bySig = new Map(ledger.rows.map((r) => [r.sig, r]));
       const ids = [...new Set(signed.flatMap((s) => bySig.get(s.sig)?.fixture ?? []))];
@@ -98,7 +99,7 @@ export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerRe
       const violations = stopped.map((d) => refusal('freeze', `${d.name}: ${d.action}${d.rename ? ', renamed' : ''} (sig ${d.sig}): ${d.note}`));
       const why = disagreement(run.code, run.signal, report.cases);
       if (why) violations.push(refusal('suite', `suite.command: ${why}`));
-      const details = { cases: report.cases.length, failures: decisions.map((d) => ({ sig: d.sig, name: d.name, action: d.action, rename: d.rename })) };
+      const details = { cases: report.cases.length, failures: decisions.map((d) => ({ sig: d.sig, name: d.name, action: d.action, rename: d.rename, ...(d.row ? { row: { line: d.row.line, last_name: d.row.last_name ?? null } } : {}), ...(d.signed.flaky ? { flaky: true } : {}) })) };
       const frozen = decisions.length - stopped.length;
       return judged('suite', violations,
         `${report.cases.length} cases, ${decisions.length ? `${decisions.length} failing, every one frozen by ${ledger.source}` : 'none failing'}`,

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { XMLParser } from 'fast-xml-parser';
 import { CannotJudge } from '../common/errors.js';
-import { checkWellFormed } from './wellformed.js';
+import { checkWellFormed, type StartRule } from './wellformed.js';
 import type { FailureRecord, Report, TestCase } from './types.js';
 
 /** Surefire's records of earlier runs, after the primary failure or error. */
@@ -38,6 +38,30 @@ const parser = new XMLParser({
 
 type Node = Record<string, unknown>;
 
+const SUITES = new Set(['testsuites', 'testsuite']);
+const RECORDS = new Set(['failure', 'error', ...RERUN_TAGS]);
+const RAW_SET = new Set(RAW);
+
+/**
+ * A report is read whole or refused: a test case or a failure the walk below
+ * would never reach (inside another test case, or inside an element a JUnit
+ * report does not have there) was silently skipped, and a failing case
+ * skipped reads as a pass.
+ */
+const whole: StartRule = (name, open) => {
+  if (open.some((o) => RAW_SET.has(o))) return null; // text to the parser, however it looks
+  const parent = open[open.length - 1];
+  if (name === 'testcase') {
+    if (open.includes('testcase')) return 'a <testcase> inside another <testcase>: its result would never be read';
+    const odd = open.find((o) => !SUITES.has(o));
+    return odd ? `a <testcase> inside <${odd}>, which a JUnit report does not have there: its result would never be read` : null;
+  }
+  if (RECORDS.has(name) && parent !== undefined && parent !== 'testcase' && !SUITES.has(parent)) {
+    return `a <${name}> inside <${parent}>, which a JUnit report does not have there: the failure would never be read`;
+  }
+  return null;
+};
+
 /** Reads and parses a report file; a missing or unreadable file is CannotJudge. */
 export async function readReport(file: string): Promise<Report> {
   let bytes: Buffer;
@@ -54,7 +78,7 @@ export async function readReport(file: string): Promise<Report> {
 export function parseReport(xml: string | Buffer, file: string): Report {
   let text = typeof xml === 'string' ? xml : xml.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  checkWellFormed(text, file);
+  checkWellFormed(text, file, whole);
   let tree: Node;
   try {
     tree = parser.parse(text) as Node;

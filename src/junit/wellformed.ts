@@ -24,8 +24,11 @@ export function position(xml: string, offset: number): { line: number; column: n
   return { line, column: offset - start + 1 };
 }
 
-/** Throws CannotJudge naming the file, line and column of the first fault. */
-export function checkWellFormed(xml: string, file: string): void {
+/** Judges each start tag by its name and the names of the elements open around it (outermost first); a string refuses it. */
+export type StartRule = (name: string, open: readonly string[]) => string | null;
+
+/** Throws CannotJudge naming the file, line and column of the first fault (or of the first tag `rule` refuses). */
+export function checkWellFormed(xml: string, file: string, rule?: StartRule): void {
   const fail = (offset: number, what: string): never => {
     const { line, column } = position(xml, offset);
     throw new CannotJudge(`not well-formed XML at line ${line}, column ${column}: ${what}`, { file, line });
@@ -45,8 +48,20 @@ export function checkWellFormed(xml: string, file: string): void {
     }
     references(from, to);
   };
+  // The next `&` at or after `from` (the file's end when none remain). Ranges
+  // come in document order, so a search resumes where the last one stopped
+  // and the pass stays linear; searching from every text node to the next `&`
+  // made it quadratic in a report with few references.
+  let amp = -1;
+  const nextAmp = (from: number): number => {
+    if (amp < from) {
+      amp = xml.indexOf('&', from);
+      if (amp === -1) amp = xml.length;
+    }
+    return amp;
+  };
   const references = (from: number, to: number) => {
-    for (let i = xml.indexOf('&', from); i !== -1 && i < to; i = xml.indexOf('&', i + 1)) {
+    for (let i = nextAmp(from); i < to; i = nextAmp(i + 1)) {
       REF.lastIndex = i;
       const m = REF.exec(xml);
       if (!m || REF.lastIndex > to) {
@@ -109,6 +124,8 @@ export function checkWellFormed(xml: string, file: string): void {
       const end = TAG_END.exec(xml);
       if (!end) fail(at, xml.indexOf('>', at) === -1 ? `the file ends inside <${m![0]}>` : `<${m![0]}> has a malformed attribute`);
       sawRoot = true;
+      const refused = rule?.(m![0], stack);
+      if (refused) fail(lt, refused);
       if (!end![1]) stack.push(m![0]);
       pos = TAG_END.lastIndex;
     }

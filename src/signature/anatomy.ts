@@ -13,11 +13,33 @@ export interface Anatomy {
 }
 
 // `Name: message` or `Name [CODE]: message` at the start of a line.
-const HEADER = /^\s*(?:Uncaught |Error: |(?:OneTimeSetUp|SetUp|TearDown|OneTimeTearDown) ?: )?((?:[A-Za-z_$][\w$]*(?:\.|::|\\))*[A-Za-z_$][\w$]*(?:Error|Exception|Failure|Failed|Fault|Panic|Warning|Exit|Interrupt|Timeout|Rejection|Problem|Throwable|Unavailable)|Error|Failed|AssertionError|Exception)(?: \[[^\]]*\])?(?: ?:(?: (.*))?)?$/;
+const HEADER = /^\s*(?:Uncaught |Error: |(?:OneTimeSetUp|SetUp|TearDown|OneTimeTearDown) ?: )?((?:[A-Za-z_$][\w$]*(?:\.|::|\\))*[A-Za-z_$][\w$]*(?:Error|Exception|Failure|Failed|Fault|Panic|Warning|Exit|Interrupt|Timeout|Rejection|Problem|Throwable|Unavailable)|Error|Failed|AssertionError|Exception)(?: \[([^\]]*)\])?(?: ?:(?: (.*))?)?$/;
+
+/** The type a header names: node writes an error its runner rebuilt as `Error [InventoryError]`, a code as `Error [ERR_X]`. */
+function headerType(h: RegExpExecArray): string {
+  return h[1] === 'Error' && h[2] && /^[A-Za-z_$][\w$]*$/.test(h[2]) && !/^[A-Z0-9_]+$/.test(h[2]) ? h[2] : h[1];
+}
 
 export function anatomy(rec: FailureRecord): Anatomy {
   const text = rec.text;
-  return nodeCause(text) ?? pythonE(rec) ?? pythonTraceback(text || rec.message) ?? jvmCaused(text) ?? plain(rec);
+  return nodeCause(text) ?? goTest(text) ?? pythonE(rec) ?? pythonTraceback(text || rec.message) ?? jvmCaused(text) ?? plain(rec);
+}
+
+/**
+ * Go's test output as gotestsum and go-junit-report keep it (`message="Failed"`,
+ * no type): a `panic:` is the exception, its goroutine dump the trace; else
+ * the test's own `file_test.go:N: text` lines are the message.
+ */
+function goTest(text: string): Anatomy | null {
+  if (!/^(?:=== RUN|--- FAIL:)/m.test(text)) return null;
+  const panic = /^panic: (.*?)(?: \[recovered\])?$/m.exec(text);
+  if (panic) return { exc: 'panic', message: panic[1], trace: text.slice(panic.index) };
+  const logged: string[] = [];
+  for (const l of text.split('\n')) {
+    if (/^ {4}\S+\.go:\d+: /.test(l)) logged.push(l.trim());
+    else if (logged.length && /^ {8}/.test(l)) logged.push(l.trim());
+  }
+  return logged.length ? { exc: '', message: logged.join('\n'), trace: text } : null;
 }
 
 /** A Python traceback as Python prints it: the exception is its last unindented line. */
@@ -44,8 +66,8 @@ function nodeCause(text: string): Anatomy | null {
   // The message runs up to the first stack line or the inspected properties.
   const body = cause.split('\n');
   const end = body.findIndex((l, i) => i > 0 && /^\s*(?:at |\{$|[a-zA-Z]+: )/.test(l));
-  const msgLines = [h ? (h[2] ?? '') : first, ...body.slice(1, end === -1 ? body.length : end)];
-  return { exc: h ? h[1] : '', message: msgLines.join('\n').trim(), trace: cause };
+  const msgLines = [h ? (h[3] ?? '') : first, ...body.slice(1, end === -1 ? body.length : end)];
+  return { exc: h ? headerType(h) : '', message: msgLines.join('\n').trim(), trace: cause };
 }
 
 /** pytest: the `E   ` lines hold the exception; the last block of them is the one raised. */
@@ -102,13 +124,13 @@ function plain(rec: FailureRecord): Anatomy {
   if (idx !== -1 && idx < 5) {
     const h = HEADER.exec(lines[idx])!;
     const rest = lines.slice(idx + 1);
-    const end = rest.findIndex((l) => /^\s*(?:at |#\d+ |File "|\d+: |goroutine )/.test(l));
-    const message = [h[2] ?? '', ...rest.slice(0, end === -1 ? rest.length : end)].join('\n').trim();
-    return { exc: usefulType(rec.type) || h[1], message: message || rec.message, trace: rec.text || rec.message };
+    const end = rest.findIndex((l) => /^\s*(?:at |#\d+ |File "|\d+: |goroutine |❯ )|^\s*\S+\.\w+:\d+\s*$/.test(l));
+    const message = [h[3] ?? '', ...rest.slice(0, end === -1 ? rest.length : end)].join('\n').trim();
+    return { exc: usefulType(rec.type) || headerType(h), message: message || rec.message, trace: rec.text || rec.message };
   }
   const fromMessage = HEADER.exec(rec.message.split('\n')[0]);
   if (fromMessage && !usefulType(rec.type)) {
-    return { exc: fromMessage[1], message: [fromMessage[2] ?? '', ...rec.message.split('\n').slice(1)].join('\n').trim(), trace: rec.text || rec.message };
+    return { exc: headerType(fromMessage), message: [fromMessage[3] ?? '', ...rec.message.split('\n').slice(1)].join('\n').trim(), trace: rec.text || rec.message };
   }
   return { exc: usefulType(rec.type), message: rec.message || rec.text.split('\n').slice(0, 5).join('\n'), trace: rec.text || rec.message };
 }

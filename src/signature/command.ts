@@ -9,21 +9,25 @@ import { CannotJudge, UsageError } from '../common/errors.js';
 import { showPath } from '../common/text.js';
 import { loadConfig, parseConfig } from '../config/load.js';
 import { defaults, type Config } from '../config/schema.js';
-import { configBool, openRepo } from '../git/repo.js';
+import { configBool, openRepo, worktreeRoot } from '../git/repo.js';
 import { readReport } from '../junit/read.js';
 import { signCase, signOptions, type SignOptions } from './sign.js';
+import { checkoutSource, type SourceReader } from './source.js';
 import type { Signed } from './types.js';
 
 export const help = `usage: patchwarden signatures REPORT.xml... [--format text|json] [--config PATH] [-C DIR]
 
 Reads JUnit XML reports and prints one row per failing or erroring test case
+(and per flaky one: Surefire's flakyFailure/flakyError, marked flaky)
 with its failure signature: exception type, assertion kind, project frames
 (signature.project, by default the src zone) and normalized message, hashed.
-A row marked "ineligible" has neither a project frame nor an assertion
-predicate: nothing stable to bind a freeze to.
+A row marked "ineligible" names nothing that tells its defect from another
+(no project frame, a predicate of numbers and assertion words only, and no
+asserting expression in the test's source): it can never be frozen.
 
-Inside a repository the config is read from its working tree; elsewhere the
-defaults apply (or --config PATH).
+Inside a repository the config is read from its working tree and the
+asserting expression from its files; elsewhere the defaults apply (or
+--config PATH) and no source is read.
 
 exit codes: 0 the reports were read; 2 a report could not be read.`;
 
@@ -51,15 +55,17 @@ export async function run(args: string[]): Promise<number> {
 async function options(common: Common): Promise<SignOptions> {
   let config: Config;
   let ignoreCase = false;
+  let source: SourceReader | undefined;
   try {
     const repo = await openRepo(common.dir);
     config = await loadConfig(repo, common.config);
     ignoreCase = await configBool(repo, 'core.ignorecase');
+    source = await checkoutSource(worktreeRoot(repo));
   } catch (err) {
     if (!(err instanceof CannotJudge) || !/^not a git repository/.test(err.message)) throw err;
     config = common.config ? await configFile(common.config) : defaults();
   }
-  return signOptions(config, ignoreCase);
+  return signOptions(config, ignoreCase, source);
 }
 
 async function configFile(file: string): Promise<Config> {
@@ -75,7 +81,7 @@ async function configFile(file: string): Promise<Config> {
 function table(rows: Row[]): string[] {
   if (!rows.length) return ['patchwarden: no failing or erroring test cases'];
   const lines = rows.map((r) => [
-    r.eligible ? r.sig : `${r.sig} (ineligible)`,
+    `${r.sig}${r.eligible ? '' : ' (ineligible)'}${r.flaky ? ' (flaky)' : ''}`,
     r.exc || '-',
     r.kind,
     r.frames.length ? r.frames.join(' < ') : '-',
@@ -85,5 +91,6 @@ function table(rows: Row[]): string[] {
   const widths = head.map((h, i) => Math.min(48, Math.max(h.length, ...lines.map((l) => l[i].length))));
   const fmt = (cols: string[]) => cols.map((c, i) => (i === cols.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
   const ineligible = rows.filter((r) => !r.eligible).length;
-  return [fmt(head), ...lines.map(fmt), '', `${rows.length} failing or erroring case(s)${ineligible ? `, ${ineligible} ineligible` : ''}`];
+  const flaky = rows.filter((r) => r.flaky).length;
+  return [fmt(head), ...lines.map(fmt), '', `${rows.length} failing or erroring case(s)${flaky ? `, ${flaky} of them flaky` : ''}${ineligible ? `, ${ineligible} ineligible` : ''}`];
 }

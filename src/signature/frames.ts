@@ -1,13 +1,22 @@
 // Stack frames out of the trace text runners put in a failure: Python (pytest
 // long/short/native styles), V8, JVM (Java, Kotlin, Scala), Go, Rust, PHP,
 // .NET and Ruby. A frame is a function name and the file it lives in; the
-// file only decides whether the frame is the project's, and the line is
-// never kept.
+// file decides whether the frame is the project's, and the line only finds
+// the asserting expression in a test file (sign.ts): neither enters a hash.
 
 export interface Frame {
   fn: string;
   /** Forward slashes; null when the trace names no file (then it cannot be the project's). */
   file: string | null;
+  /** The line in that file, where the trace gives one, and the column where it gives that too. */
+  line?: number;
+  column?: number;
+  /** The source line as the trace quotes it (Python's tracebacks do). */
+  src?: string;
+  /** The qualified type the function belongs to, where the runtime names it by namespace (.NET). */
+  owner?: string;
+  /** The trace gave a path and a line only; `fn` is the file's class, refined from the source where it is there. */
+  pathOnly?: true;
 }
 
 /** Frames of one trace, innermost first. */
@@ -24,38 +33,47 @@ type Reader = (lines: string[]) => Frame[];
 
 const slash = (p: string) => p.replace(/\\/g, '/');
 
-// Python, `--tb=native` and plain tracebacks: `File "x.py", line 3, in name`; outermost first.
+// Python, `--tb=native` and plain tracebacks: `File "x.py", line 3, in name`
+// and the source line under it; outermost first.
 const pythonNative: Reader = (lines) => {
   const out: Frame[] = [];
-  for (const l of lines) {
-    const m = /^\s*File "([^"]+)", line \d+, in (\S+)/.exec(l);
-    if (m) out.push({ fn: m[2], file: slash(m[1]) });
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^\s*File "([^"]+)", line (\d+), in (\S+)/.exec(lines[i]);
+    if (m) out.push({ fn: m[3], file: slash(m[1]), line: Number(m[2]), ...quoted(lines[i + 1]) });
   }
   return out.reverse();
 };
 
-// pytest `--tb=short`: `x.py:3: in name`; outermost first.
-const pytestShort: Reader = (lines) => {
-  const out: Frame[] = [];
-  for (const l of lines) {
-    const m = /^(\S.*?):\d+: in (\S+)$/.exec(l);
-    if (m) out.push({ fn: m[2], file: slash(m[1]) });
-  }
-  return out.reverse();
-};
+/** A source line a Python trace quotes under a location (indented, not another location). */
+function quoted(l: string | undefined): { src?: string } {
+  return l !== undefined && /^\s+\S/.test(l) && !/^\s*File "/.test(l) ? { src: l.trim() } : {};
+}
 
-// pytest's long style: each frame is the function's source, from its `def`
-// line, closed by `x.py:3: ` or `x.py:3: ExcType`; outermost first.
-const pytestLong: Reader = (lines) => {
+// pytest's own styles, in one pass because `--tb=auto` mixes them: a short
+// frame is `x.py:3: in name` and its source line; a long one is the
+// function's source from its `def` line, the failing line marked `>`, closed
+// by `x.py:3: ` or `x.py:3: ExcType`. Outermost first.
+const pytest: Reader = (lines) => {
   const out: Frame[] = [];
   let fn: string | null = null;
-  for (const l of lines) {
+  let failing: string | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i];
+    const short = /^(\S.*?):(\d+): in (\S+)$/.exec(l);
+    if (short) {
+      out.push({ fn: short[3], file: slash(short[1]), line: Number(short[2]), ...quoted(lines[i + 1]) });
+      fn = null;
+      failing = undefined;
+      continue;
+    }
     const def = /^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(/.exec(l);
     if (def && fn === null) fn = def[1];
-    const loc = /^([^\s>E].*?\.pyx?):\d+:(?: (?:[\w.]+)?)?$/.exec(l);
+    if (/^>\s/.test(l)) failing = l.slice(1).trim();
+    const loc = /^([^\s>E].*?\.pyx?):(\d+):(?: (?:[\w.]+)?)?$/.exec(l);
     if (loc) {
-      out.push({ fn: fn ?? '<module>', file: slash(loc[1]) });
+      out.push({ fn: fn ?? '<module>', file: slash(loc[1]), line: Number(loc[2]), ...(failing ? { src: failing } : {}) });
       fn = null;
+      failing = undefined;
     }
   }
   return out.reverse();
@@ -65,13 +83,27 @@ const pytestLong: Reader = (lines) => {
 const v8: Reader = (lines) => {
   const out: Frame[] = [];
   for (const l of lines) {
-    const m = /^\s*at (?:async )?(?:new )?(?:(.+?) \((.+?)(?::\d+){0,2}\)|(.+?)(?::\d+){1,2})\s*$/.exec(l);
+    const m = /^\s*at (?:async )?(?:new )?(?:(.+?) \((.+?)(?::(\d+))?(?::(\d+))?\)|(.+?):(\d+)(?::(\d+))?)\s*$/.exec(l);
     if (!m) continue;
-    if (m[1] !== undefined) out.push({ fn: jsName(m[1]), file: jsFile(m[2]) });
-    else if (/\.(?:[cm]?[jt]sx?|vue|svelte)$/.test(m[3])) out.push({ fn: '<anonymous>', file: jsFile(m[3]) });
+    if (m[1] !== undefined) out.push({ fn: jsName(m[1]), file: jsFile(m[2]), ...lineOf(m[3], m[4]) });
+    else if (/\.(?:[cm]?[jt]sx?|vue|svelte)$/.test(m[5])) out.push({ fn: '<anonymous>', file: jsFile(m[5]), ...lineOf(m[6], m[7]) });
   }
   return out;
 };
+
+// vitest: `❯ name file:L:C` or `❯ file:L:C`; innermost first.
+const vitest: Reader = (lines) => {
+  const out: Frame[] = [];
+  for (const l of lines) {
+    const m = /^\s*❯ (?:(.+?) )?(\S+?):(\d+)(?::(\d+))?\s*$/.exec(l);
+    if (m) out.push({ fn: m[1] ? jsName(m[1]) : '<anonymous>', file: jsFile(m[2]), ...lineOf(m[3], m[4]) });
+  }
+  return out;
+};
+
+function lineOf(n: string | undefined, col?: string): { line?: number; column?: number } {
+  return n ? { line: Number(n), ...(col ? { column: Number(col) } : {}) } : {};
+}
 
 function jsName(name: string): string {
   let n = name.replace(/ \[as [^\]]+\]$/, '').replace(/^Object\./, '').replace(/^(?:async|new) /, '');
@@ -91,10 +123,10 @@ const jvm: Reader = (lines) => {
     const m = /^\s*at (?:[\w.$-]+\/)*([\w$.<>]+)\.([\w$<> -]+)\(([\w$-]+\.\w+(?::\d+)?|Unknown Source(?::\d+)?|Native Method|Compiled Code)\)/.exec(l);
     if (!m) continue;
     const cls = m[1];
-    const file = /^([\w$-]+\.(?:java|kt|kts|scala|groovy|clj)):?\d*$/.exec(m[3]);
+    const file = /^([\w$-]+\.(?:java|kt|kts|scala|groovy|clj)):?(\d*)$/.exec(m[3]);
     const pkg = cls.includes('.') ? cls.slice(0, cls.lastIndexOf('.')).replace(/\./g, '/') + '/' : '';
     const simple = cls.slice(cls.lastIndexOf('.') + 1);
-    out.push({ fn: jvmName(simple, m[2]), file: file ? pkg + file[1] : null });
+    out.push({ fn: jvmName(simple, m[2]), file: file ? pkg + file[1] : null, ...lineOf(file?.[2]) });
   }
   return out;
 };
@@ -110,9 +142,9 @@ const go: Reader = (lines) => {
   const out: Frame[] = [];
   for (let i = 0; i + 1 < lines.length; i++) {
     const fn = /^(\S+?)\((?:[^()]|\.\.\.)*\)$/.exec(lines[i].trim());
-    const file = /^\s+(\S+\.go):\d+(?: \+0x[0-9a-f]+)?$/.exec(lines[i + 1]);
+    const file = /^\s+(\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?$/.exec(lines[i + 1]);
     if (fn && file && !lines[i].startsWith(' ')) {
-      out.push({ fn: goName(fn[1]), file: GO_STD.test(fn[1]) || !/[./]/.test(fn[1]) ? null : slash(file[1]) });
+      out.push({ fn: goName(fn[1]), file: GO_STD.test(fn[1]) || !/[./]/.test(fn[1]) ? null : slash(file[1]), line: Number(file[2]) });
       i++;
     }
   }
@@ -169,6 +201,26 @@ const php: Reader = (lines) => {
   return out;
 };
 
+// PHPUnit 9: path-only lines, `/src/Bill.php:28`, innermost first; PSR-4 names a file after its class.
+const phpPaths: Reader = (lines) => {
+  const out: Frame[] = [];
+  for (const l of lines) {
+    const m = /^\s*((?:[A-Za-z]:)?[^\s:]*?([\w-]+)\.php):(\d+)\s*$/.exec(l);
+    if (m) out.push({ fn: m[2], file: slash(m[1]), line: Number(m[3]), pathOnly: true });
+  }
+  return out;
+};
+
+/** The method a line of PHP source sits in, `Class::method`; null outside one. */
+export function phpMethodAt(source: string, cls: string, line: number): string | null {
+  const lines = source.split(/\r?\n/);
+  for (let i = Math.min(line, lines.length) - 1; i >= 0; i--) {
+    const m = /\bfunction\s+&?\s*([A-Za-z_]\w*)\s*\(/.exec(lines[i]);
+    if (m) return `${cls}::${m[1]}`;
+  }
+  return null;
+}
+
 function phpName(call: string): string {
   return call.replace(/^.*\\/, '').replace(/\{closure[^}]*\}/, '{closure}');
 }
@@ -177,12 +229,12 @@ function phpName(call: string): string {
 const dotnet: Reader = (lines) => {
   const out: Frame[] = [];
   for (const l of lines) {
-    const m = /^\s*at ([\w.`<>$+|\[\],]+?)\.([\w<>`$|]+)(?:\[[^\]]*\])?\([^)]*\)(?: in (.+?):line \d+)?\s*$/.exec(l);
+    const m = /^\s*at ([\w.`<>$+|\[\],]+?)\.([\w<>`$|]+)(?:\[[^\]]*\])?\([^)]*\)(?: in (.+?):line (\d+))?\s*$/.exec(l);
     if (!m) continue;
     const cls = m[1].slice(m[1].lastIndexOf('.') + 1);
     // async state machines: <Total>d__3.MoveNext -> Total
     const sm = /^<(\w+)>d__\d+$/.exec(cls);
-    out.push({ fn: sm ? sm[1] : `${cls}.${m[2]}`, file: m[3] ? slash(m[3]) : null });
+    out.push({ fn: sm ? sm[1] : `${cls}.${m[2]}`, file: m[3] ? slash(m[3]) : null, owner: m[1].replace(/\+.*$/, ''), ...lineOf(m[4]) });
   }
   return out;
 };
@@ -198,4 +250,4 @@ const ruby: Reader = (lines) => {
 };
 
 // Most specific shapes first: each trace is one runtime's.
-const READERS: Reader[] = [pythonNative, pytestShort, jvm, dotnet, v8, go, rust, php, ruby, pytestLong];
+const READERS: Reader[] = [pythonNative, jvm, dotnet, v8, vitest, go, rust, php, phpPaths, ruby, pytest];

@@ -9,6 +9,8 @@ export const MESSAGE_LIMIT = 300;
 const RULES: [RegExp, string][] = [
   // UUIDs, before hex ids and numbers eat their parts.
   [/\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/g, '<uuid>'],
+  // JVM identity hashes, `Bill$Lock@57a3af25`, whatever digits they happen to have.
+  [/(?<=[\w$]@)[0-9a-f]{1,8}\b/g, '<hex>'],
   // ISO 8601 dates and timestamps, with optional time, fraction and zone.
   [/\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g, '<time>'],
   // RFC 1123 / ctime style dates: Tue, 02 Dec 2025 14:04:00 GMT; Tue Dec  2 14:04:00 2025.

@@ -239,5 +239,13 @@ const minitest: Rule = (_exc, message) => {
   return m ? { kind: 'equal', predicate: m[0] } : null;
 };
 
+// Go's `t.Errorf`/`t.Fatalf` lines, `bill_test.go:12: Total(19, 2) = 39, want 38`: the text is the predicate.
+const goTestLog: Rule = (exc, message) => {
+  if (exc !== '') return null;
+  const lines = message.split('\n');
+  if (!/^\S+_test\.go:\d+: /.test(lines[0] ?? '')) return null;
+  return { kind: 'unknown', predicate: lines.map((l) => l.replace(/^\S+_test\.go:\d+: /, '')).join('\n') };
+};
+
 // Order: the specific libraries first; unittest's loose shapes last.
-const RULES: Rule[] = [nodeAssert, pytestAssert, raises, expectMatcher, testify, rustAssert, expectedButWas, hamcrest, assertj, phpunit, dotnetAssert, rspec, chai, minitest, unittest];
+const RULES: Rule[] = [nodeAssert, pytestAssert, raises, expectMatcher, testify, goTestLog, rustAssert, expectedButWas, hamcrest, assertj, phpunit, dotnetAssert, rspec, chai, minitest, unittest];

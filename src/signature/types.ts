@@ -11,8 +11,14 @@ export interface Signed {
   frames: string[];
   /** The normalized message that enters the hash. */
   message: string;
+  /** The asserting expression read from the test's source, normalized; absent when the rest names the defect or it is not there. */
+  expression?: string;
   /** The test case's name: metadata, never part of the key. */
   name: string;
-  /** False when there is neither a project frame nor an assertion predicate. */
+  /** True when something in the failure names the defect: a project frame, a predicate naming more than numbers and assertion words, or the asserting expression. */
   eligible: boolean;
+  /** A case that failed and then passed when Surefire reran it: judged like a failure. */
+  flaky?: true;
+  /** The same parts hashed by algorithm v1: recognizes a v1 ledger row so that it can be re-keyed. */
+  v1?: string;
 }

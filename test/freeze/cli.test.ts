@@ -123,11 +123,12 @@ test('freeze add validates before writing: nothing changes on a refusal', () => 
   const refusals: [string[], number, RegExp][] = [
     [['--sig', 'test_roundtrip', '--reason', 'r', '--owner', 'o', '--ttl', '1d'], 1, /is a test name or node id/],
     [['--sig', SIG, '--reason', 'r', '--owner', 'o', '--ttl', '1d'], 1, /repeats the row at line 3/],
-    [['--sig', '0000000000000000', '--reason', 'r', '--owner', 'o', '--ttl', '31d'], 1, /further than freeze\.max_ttl \(30d\)/],
-    [['--sig', '0000000000000000', '--reason', ' ', '--owner', 'o', '--ttl', '1d'], 1, /the row has no reason/],
-    [['--sig', '0000000000000000', '--reason', 'r', '--owner', 'o', '--ttl', '1d', '--fixture', 'x.json'], 1, /must be a fixture id/],
-    [['--sig', '0000000000000000', '--reason', 'r', '--owner', 'o', '--ttl', 'soon'], 2, /--ttl "soon" is not a duration/],
-    [['--sig', '0000000000000000', '--reason', 'r', '--ttl', '1d'], 2, /freeze add needs --owner/],
+    [['--sig', '0a1b2c3d4e5f6071', '--reason', 'r', '--owner', 'o', '--ttl', '1d'], 1, /sig 0a1b2c3d4e5f6071 is an ineligible failure's \(its first digit is 0\)/],
+    [['--sig', '1000000000000000', '--reason', 'r', '--owner', 'o', '--ttl', '31d'], 1, /further than freeze\.max_ttl \(30d\)/],
+    [['--sig', '1000000000000000', '--reason', ' ', '--owner', 'o', '--ttl', '1d'], 1, /the row has no reason/],
+    [['--sig', '1000000000000000', '--reason', 'r', '--owner', 'o', '--ttl', '1d', '--fixture', 'x.json'], 1, /must be a fixture id/],
+    [['--sig', '1000000000000000', '--reason', 'r', '--owner', 'o', '--ttl', 'soon'], 2, /--ttl "soon" is not a duration/],
+    [['--sig', '1000000000000000', '--reason', 'r', '--ttl', '1d'], 2, /freeze add needs --owner/],
   ];
   for (const [args, code, message] of refusals) {
     const r = repo.pw(['freeze', 'add', ...args], { env: NOW });

@@ -2,6 +2,8 @@
 // environment variable is set stands in for a flake.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { cleanEnv, cleanup, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
 
 const hasPytest = sh('python3', ['-m', 'pytest', '--version']).code === 0;
@@ -170,7 +172,12 @@ gate('a failure with nothing stable to bind to is ineligible and never frozen', 
   assert.is(boom.eligible, false);
   freeze(repo, sigOf(repo, report, 'test_total'), 'test_total');
   freeze(repo, sigOf(repo, report, 'test_fetch'), 'test_fetch');
-  freeze(repo, boom.sig, 'test_boom');
+  // freeze add refuses it by its first digit; a row written by hand freezes nothing either.
+  assert.match(boom.sig, /^0/);
+  const add = repo.pw(['freeze', 'add', '--sig', boom.sig, '--reason', 'r', '--owner', 'qa', '--ttl', '7d'], { env: { PATCHWARDEN_NOW: NOW } });
+  assert.is(add.code, 1);
+  assert.match(add.stdout, /is an ineligible failure's \(its first digit is 0\)/);
+  repo.write('freeze/signatures.yaml', `${readFileSync(path.join(repo.dir, 'freeze/signatures.yaml'), 'utf8')}  - sig: ${boom.sig}\n    reason: r\n    owner: qa\n    expires: 2026-12-09T00:00:00Z\n`);
   const r = apply(repo, report);
   assert.is(r.code, 1);
   const f = r.out.failures.find((x: { name: string }) => x.name === 'test_boom');

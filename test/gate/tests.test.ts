@@ -81,7 +81,8 @@ t('properties and revert are skipped without properties.command, with a reason',
 });
 
 t('suite: a failure frozen by the base ledger passes; a new failure is refused', () => {
-  const failing = 'def test_clock():\n    assert 1 == 2, "clock skew"\n';
+  // A call named in the assertion makes the failure distinctive (signatures v2): a bare `assert 1 == 2` could never be frozen.
+  const failing = 'def skew():\n    return 1\n\n\ndef test_clock():\n    assert skew() == 2, "clock skew"\n';
   const config = `version: 1\nsuite:\n  command: ${PYTEST} tests --junitxml={junit}\n`;
   const repo = sample(config, { 'tests/test_clock.py': failing });
   // The failure's signature, as the signatures command computes it.

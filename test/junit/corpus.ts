@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT } from '../helpers/repo.js';
 
-export const CORPUS = path.resolve(PROJECT, '../shared/corpus/junit');
+// Beside the project by default; JUNIT_CORPUS names another place.
+export const CORPUS = process.env.JUNIT_CORPUS ?? path.resolve(PROJECT, '../shared/corpus/junit');
 
 export interface Entry {
   file: string;

@@ -138,4 +138,27 @@ test('a missing file or a folder is CannotJudge naming it', async () => {
   }
 });
 
+test('the well-formedness pass is linear: a 10 MB report with one reference at its end', () => {
+  // 20,000 text nodes before the only `&`: searching to it from each one took seconds.
+  const parts = ['<testsuite name="s">'];
+  for (let i = 0; i < 20_000; i++) parts.push(`<testcase name="t${i}"><system-out>${'x'.repeat(500)}</system-out></testcase>`);
+  parts.push('<testcase name="a &amp; b"/></testsuite>');
+  const xml = parts.join('');
+  const t = process.hrtime.bigint();
+  const r = parseReport(xml, 'big.xml');
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  assert.is(r.cases.length, 20_001);
+  assert.is(r.cases[20_000].name, 'a & b');
+  assert.ok(ms < 4000, `took ${ms.toFixed(0)} ms`);
+});
+
+test('read whole or refused: a test case or failure the reader would skip is refused with its position', () => {
+  refused('<testsuites>\n<testsuite name="s">\n<testcase name="outer">\n  <testcase name="inner"><failure message="m">boom</failure></testcase>\n</testcase></testsuite></testsuites>', /^hostile\.xml:4: not well-formed XML at line 4, column 3: a <testcase> inside another <testcase>: its result would never be read/);
+  refused('<testsuites>\n <group name="g">\n  <testsuite name="s"><testcase name="t"><failure>boom</failure></testcase></testsuite>\n </group>\n</testsuites>', /line 3, column 23: a <testcase> inside <group>, which a JUnit report does not have there/);
+  refused('<testsuite name="s">\n<testcase name="t"><result><failure message="m">boom</failure></result></testcase></testsuite>', /line 2, column 28: a <failure> inside <result>, which a JUnit report does not have there: the failure would never be read/);
+  // Elements it does not know are fine where they hold no case or failure; markup inside raw text is text.
+  const r = parseReport('<testsuite name="s"><testcase name="t"><attachments><a>x</a></attachments><system-out><testcase name="log"/></system-out></testcase></testsuite>', 'r.xml');
+  assert.is(r.cases.length, 1);
+});
+
 test.run();

@@ -117,7 +117,7 @@ test('signatures: JSON fields, text table, config from the working tree', () => 
   assert.is(r.out.ok, true);
   assert.is(r.out.failures.length, 1);
   const f = r.out.failures[0];
-  assert.equal(Object.keys(f).sort(), ['eligible', 'exc', 'file', 'frames', 'kind', 'message', 'name', 'sig']);
+  assert.equal(Object.keys(f).sort(), ['eligible', 'exc', 'file', 'frames', 'kind', 'message', 'name', 'sig', 'v1']);
   assert.equal(f.frames, ['tax']);
   assert.is(f.file, 'r.xml');
   assert.match(f.sig, /^[0-9a-f]{16}$/);

@@ -23,14 +23,16 @@ test('every failing or erroring corpus case yields a signature or a stated ineli
     for (const tc of report.cases) {
       const s = signCase(tc, opts);
       if (tc.status === 'passed' || tc.status === 'skipped') {
-        assert.is(s, null);
+        // Only a case Surefire reran (flaky records) is signed, and marked so.
+        if (tc.failures.length) assert.is(s!.flaky, true, `${e.file}: ${tc.name}`);
+        else assert.is(s, null);
         continue;
       }
       total++;
       assert.ok(s, `${e.file}: ${tc.name}`);
       assert.match(s!.sig, /^[0-9a-f]{16}$/);
       assert.type(s!.eligible, 'boolean');
-      assert.is(s!.eligible, s!.frames.length > 0 || s!.kind !== 'unknown' || s!.eligible, `${e.file}`);
+      assert.is(s!.eligible, !s!.sig.startsWith('0'), `${e.file}`);
     }
   }
   assert.ok(total > 200, `only ${total} failing cases`);
@@ -88,10 +90,16 @@ test('real changes move corpus signatures: another exception type, another proje
   assert.ok(moved > 100);
 });
 
-test('the hash: v1 over exception, kind, frames and message, sha256, truncated to signature.length', () => {
+test('the hash: v2 over exception, kind, frames, message and expression, sha256, cut to signature.length, first digit 0 only when ineligible', () => {
   const s = sign(rec('E   assert 3 == 4', 'assert 3 == 4'));
-  const payload = JSON.stringify([SIGNATURE_VERSION, 'AssertionError', 'equal', [], 'assert <n> == <n>']);
-  assert.is(s.sig, createHash('sha256').update(payload).digest('hex').slice(0, 16));
+  const payload = JSON.stringify([SIGNATURE_VERSION, 'AssertionError', 'equal', [], 'assert <n> == <n>', null]);
+  assert.is(SIGNATURE_VERSION, 'v2');
+  assert.is(s.eligible, false);
+  assert.is(s.sig, '0' + createHash('sha256').update(payload).digest('hex').slice(1, 16));
+  assert.is(s.v1, createHash('sha256').update(JSON.stringify(['v1', 'AssertionError', 'equal', [], 'assert <n> == <n>'])).digest('hex').slice(0, 16));
+  const named = sign(rec('E   assert 3 == 4\nE    +  where 3 = total(1)'));
+  assert.is(named.eligible, true);
+  assert.is.not(named.sig[0], '0');
   const config = defaults();
   config.signature.length = 24;
   assert.is(signRecord(rec('E   assert 3 == 4'), 'n', signOptions(config)).sig.length, 24);
@@ -253,6 +261,36 @@ test('terminal colours, raw or as pytest escapes them, do not move a signature',
   assert.equal(plain.frames, ['tax']);
   assert.is(coloured.sig, plain.sig);
   assert.is(raw.sig, plain.sig);
+});
+
+test('a flaky case (Surefire flakyFailure only) is signed by its first record and marked flaky; a rerun after a failure is not', () => {
+  const r = parseReport('<testsuite name="s"><testcase name="flaky" classname="com.acme.BillTest"><flakyFailure message="boom" type="java.lang.IllegalStateException"><stackTrace>java.lang.IllegalStateException: boom\n\tat com.acme.Bill.total(Bill.java:3)\n\tat com.acme.BillTest.flaky(BillTest.java:9)</stackTrace></flakyFailure></testcase><testcase name="broken" classname="com.acme.BillTest"><failure message="m" type="java.lang.IllegalStateException">java.lang.IllegalStateException: m\n\tat com.acme.Bill.total(Bill.java:3)</failure><rerunFailure message="other" type="java.lang.RuntimeException"><stackTrace>java.lang.RuntimeException: other</stackTrace></rerunFailure></testcase><testcase name="passed"/></testsuite>', 'r.xml');
+  const [flaky, broken, passed] = r.cases.map((c) => signCase(c, opts));
+  assert.is(flaky!.flaky, true);
+  assert.equal(flaky!.frames, ['Bill.total']);
+  assert.is(flaky!.exc, 'IllegalStateException');
+  assert.is(broken!.flaky, undefined);
+  assert.is(broken!.exc, 'IllegalStateException');
+  assert.is(passed, null);
+});
+
+test('JVM identity hashes normalize whatever their digits', () => {
+  assert.is(normalizeMessage('lock Bill$Lock@57a3af25 held'), normalizeMessage('lock Bill$Lock@77847718 held'));
+  assert.is(normalizeMessage('java.lang.Object@1b2c3d4'), 'java.lang.Object@<hex>');
+});
+
+test('Java and .NET out of the box: frames of the failing test\'s own package or namespace count wherever the sources sit', () => {
+  const config = defaults();
+  config.zones.find((z) => z.name === 'src')!.globs = ['lib/**'];
+  const java = rec('java.lang.IllegalStateException: no stock\n\tat com.acme.Bill.reserve(Bill.java:20)\n\tat org.junit.jupiter.api.Assertions.fail(Assertions.java:1)\n\tat com.acme.BillTest.total(BillTest.java:14)');
+  assert.equal(signRecord(java, 'total', signOptions(config), 'com.acme.BillTest').frames, ['Bill.reserve']);
+  const dotnet = rec('System.InvalidOperationException : no stock\n   at Acme.Billing.Bill.Reserve(String item) in /build/Acme.Billing/Bill.cs:line 20\n   at Acme.Billing.Bill.Checkout(String item)\n   at Acme.Tests.BillTests.Checkout() in /build/Acme.Tests/BillTests.cs:line 9\n   at NUnit.Framework.Internal.Reflect.InvokeMethod(MethodInfo method)');
+  assert.equal(signRecord(dotnet, 'Checkout', signOptions(config), 'Acme.Tests.BillTests').frames, ['Bill.Reserve', 'Bill.Checkout']);
+  // Another root namespace, or a signature.project that says otherwise, does not count.
+  assert.equal(signRecord(dotnet, 'Checkout', signOptions(config), 'Other.Tests.BillTests').frames, []);
+  config.signature.project = ['lib/**'];
+  assert.equal(signRecord(java, 'total', signOptions(config), 'com.acme.BillTest').frames, []);
+  assert.equal(signRecord(dotnet, 'Checkout', signOptions(config), 'Acme.Tests.BillTests').frames, []);
 });
 
 test.run();
