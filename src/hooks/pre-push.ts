@@ -11,6 +11,7 @@ import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { checkRange } from '../mixing/check.js';
 import { revertCheck, revertPasses, type RevertStatus } from '../properties/revert.js';
+import { frameworkPush } from './framework-push.js';
 import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
 
 export const help = `usage: patchwarden pre-push REMOTE URL [--format text|json|github] [--config PATH] [-C DIR]
@@ -25,7 +26,8 @@ A new branch is judged from its merge-base with the remote's default branch
 (REMOTE/HEAD, else REMOTE/main or REMOTE/master; else every commit no
 remote-tracking ref of REMOTE has). The first push of a history into a remote
 with no branch of it passes: there is no base side to judge it by yet.
-Deleting a ref passes.
+Deleting a ref passes. Under the pre-commit framework, which reads git's lines
+itself, the ref it names in PRE_COMMIT_* variables is judged (the first one).
 
   --config PATH   judge by this config file instead of the base side's
 
@@ -99,11 +101,14 @@ interface RefVerdict {
 
 export async function run(args: string[]): Promise<number> {
   const { common, positionals } = parse(args, {}, true);
-  const remote = positionals[0];
-  if (!remote) throw new UsageError('pre-push wants the remote name and URL, as git gives them to the hook');
   const repo = await openRepo(common.dir);
-  const pushed = parsePushLines(await readHookInput());
   const say = (line: string) => process.stderr.write(`patchwarden: ${line}\n`);
+  const input = await readHookInput();
+  const framework = input.trim() ? null : await frameworkPush(repo);
+  if (framework) say(`judging ${framework.lines.split(' ')[0]} only: the pre-commit framework hands its hooks the first pushed ref, not git's ref lines`);
+  const remote = positionals[0] ?? framework?.remote;
+  if (!remote) throw new UsageError('pre-push wants the remote name and URL, as git gives them to the hook');
+  const pushed = parsePushLines(framework?.lines ?? input);
   const verdicts: RefVerdict[] = [];
   const reverted = new Map<string, RevertStatus>();
   for (const ref of pushed) {
