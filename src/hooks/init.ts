@@ -95,7 +95,13 @@ function addPrepare(root: string): string[] {
 
 /** Fixtures without a lock would stop the first push; a lock written now is reviewed with the config. */
 async function lockFixtures(repo: Awaited<ReturnType<typeof openRepo>>, explicit: string | undefined): Promise<string[]> {
-  const config = await loadConfig(repo, explicit);
+  let config;
+  try {
+    config = await loadConfig(repo, explicit);
+  } catch (err) {
+    if (!(err instanceof CannotJudge)) throw err;
+    return [`fixtures not locked: ${err.describe()}; fix it, then run \`patchwarden doctor\``];
+  }
   const root = worktreeRoot(repo);
   if (!existsSync(path.join(root, config.fixtures.inputs)) || existsSync(path.join(root, config.fixtures.lock))) return [];
   const { lockWorktree } = await import('../fixtures/command.js');

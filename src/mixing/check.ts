@@ -12,18 +12,24 @@ export async function classifierFor(repo: Repo, config: Config): Promise<Classif
   return zoneClassifier(config, await configBool(repo, 'core.ignorecase'));
 }
 
-/** The mixing rule on the staged set; the refusal says what to unstage. */
+/**
+ * The mixing rule on the staged set. The advice names paths, not the index:
+ * it works after `git commit -a` (which stages nothing) and on a first commit
+ * (no HEAD to restore from), and in the order the range rule accepts, the
+ * oracle pushed on its own before the production change.
+ */
 export function checkStaged(changes: Change[], classify: Classify): Violation[] {
   const v = mixViolation(changes, classify, 'mix');
   if (!v) return [];
   const { oracle, src } = zonedPaths(changes, classify);
-  const list = (zs: { path: string }[]) => zs.map((z) => shellQuote(z.path)).join(' ');
+  const zoned = new Set([...oracle, ...src].map((z) => z.path));
+  const free = [...new Set(changes.map((c) => c.path))].filter((p) => !zoned.has(p));
+  const list = (paths: string[]) => paths.map((p) => shellQuote(p)).join(' ');
   v.fix = [
-    'split it: commit the production change first, then the oracle change on its own:',
-    `  git restore --staged -- ${list(oracle)}`,
-    '  git commit            # production code (and free paths such as tests)',
-    `  git add -- ${list(oracle)} && git commit`,
-    `or keep the oracles and unstage the production code: git restore --staged -- ${list(src)}`,
+    'split it: the oracle change first, committed and pushed on its own (a push may not mix them either), then the production code:',
+    `  git commit -- ${list(oracle.map((z) => z.path))}`,
+    '  git push',
+    `  git commit -- ${list([...src.map((z) => z.path), ...free])}`,
   ].join('\n');
   return [v];
 }
