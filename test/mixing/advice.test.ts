@@ -1,0 +1,94 @@
+// A refusal's split advice works when followed: its commands are run as
+// printed, and the result is pushed through the pre-push hook into a remote.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cleanup, sh, tempRepo, TempRepo } from '../helpers/repo.js';
+
+// The commit message editor of a person following the advice.
+const EDITOR = { GIT_EDITOR: 'sh -c \'echo "split by the advice" >"$1"\' -' };
+
+/** A clone of an empty remote (so `git push` has its upstream), hooks installed by init. */
+function guardedClone(): { repo: TempRepo; origin: TempRepo } {
+  const origin = tempRepo({ bare: true });
+  const parent = tempRepo();
+  const dir = path.join(parent.dir, 'work');
+  const clone = sh('git', ['clone', '-q', origin.dir, dir], { env: parent.env });
+  assert.is(clone.code, 0, clone.stderr);
+  const repo = new TempRepo(dir, EDITOR);
+  assert.is(repo.pw(['init', '--yes']).code, 0);
+  return { repo, origin };
+}
+
+/** The commands of the refusal's advice, in order, as printed. */
+function advice(refusal: string): string[] {
+  const lines = refusal.split('\n');
+  const start = lines.findIndex((l) => l.includes('split it:'));
+  assert.ok(start >= 0, refusal);
+  return lines.slice(start + 1).filter((l) => /^ {4}git /.test(l)).map((l) => l.trim());
+}
+
+function follow(repo: TempRepo, commands: string[]): void {
+  for (const cmd of commands) {
+    const r = sh('sh', ['-c', cmd], { cwd: repo.dir, env: repo.env });
+    assert.is(r.code, 0, `${cmd}\n${r.stdout}${r.stderr}`);
+  }
+}
+
+/** Both commits landed on the remote, each on its own. */
+function assertSplitPushed(repo: TempRepo, origin: TempRepo, oracle: string, src: string): void {
+  const log = origin.git(['log', '--format=%H', 'main']).stdout.trim().split('\n');
+  const files = (c: string) => origin.git(['show', '--format=', '--name-only', c]).stdout.trim();
+  assert.is(files(log[0]), src);
+  assert.is(files(log[1]), oracle);
+  assert.is(repo.git(['status', '--porcelain', '--untracked-files=no']).stdout, '');
+}
+
+function start(repo: TempRepo): void {
+  repo.write('src/app.py', 'x = 1\n').write('spec/test_p.py', 'p = 1\n');
+  repo.git(['add', '-A']);
+  repo.git(['commit', '-q', '-m', 'start', '--no-verify']);
+  repo.git(['push', '-q']);
+}
+
+test('after git add -A: the advice splits the commit, and both pushes go through', () => {
+  const { repo, origin } = guardedClone();
+  start(repo);
+  repo.write('src/app.py', 'x = 2\n').write('spec/test_p.py', 'p = 2\n');
+  repo.git(['add', '-A']);
+  const r = repo.git(['commit', '-q', '-m', 'mixed'], { allowFail: true });
+  assert.is(r.code, 1);
+  follow(repo, advice(r.stderr));
+  repo.git(['push', '-q']);
+  assertSplitPushed(repo, origin, 'spec/test_p.py', 'src/app.py');
+});
+
+test('after git commit -a (nothing staged): the advice works the same', () => {
+  const { repo, origin } = guardedClone();
+  start(repo);
+  repo.write('src/app.py', 'x = 2\n').write('spec/test_p.py', 'p = 2\n');
+  const r = repo.git(['commit', '-q', '-a', '-m', 'mixed'], { allowFail: true });
+  assert.is(r.code, 1);
+  assert.is(repo.git(['diff', '--cached', '--name-only']).stdout, '', 'commit -a left nothing staged');
+  follow(repo, advice(r.stderr));
+  repo.git(['push', '-q']);
+  assertSplitPushed(repo, origin, 'spec/test_p.py', 'src/app.py');
+});
+
+test('on a repository\'s first commit (no HEAD): the advice works, free paths go with the production code', () => {
+  const { repo, origin } = guardedClone();
+  repo.write('src/app.py', 'x = 1\n').write('spec/test_p.py', 'p = 1\n').write('README.md', 'app\n');
+  repo.git(['add', 'src', 'spec', 'README.md']);
+  const r = repo.git(['commit', '-q', '-m', 'first'], { allowFail: true });
+  assert.is(r.code, 1);
+  follow(repo, advice(r.stderr));
+  repo.git(['push', '-q']);
+  const log = origin.git(['log', '--format=%H', 'main']).stdout.trim().split('\n');
+  assert.is(log.length, 2);
+  assert.is(origin.git(['show', '--format=', '--name-only', log[0]]).stdout.trim(), 'README.md\nsrc/app.py');
+  assert.match(readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'), /version: 1/);
+});
+
+test.after.each(cleanup);
+test.run();
