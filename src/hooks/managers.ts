@@ -75,6 +75,8 @@ export function wireManager(root: string, m: Manager): string {
     const hook = (h: string, stage: string) => ({
       id: `patchwarden-${h}`, name: `patchwarden ${h}`, entry: `npx --no-install patchwarden ${h}`,
       language: 'system', pass_filenames: false, always_run: true, stages: [stage],
+      // The framework shows a passing hook's output only when verbose: pre-push says which ref it judged.
+      ...(h === 'pre-push' ? { verbose: true } : {}),
     });
     editYaml(file, (doc) => {
       const hooks = [];

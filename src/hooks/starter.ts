@@ -23,7 +23,9 @@ export function detectLanguage(root: string): Language {
     return null;
   }
   const deps = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})];
-  return deps.some((d) => !TOOLING.has(d)) || Boolean(pkg.scripts?.test) ? 'node' : null;
+  // `npm init`'s placeholder test script says nothing about the project.
+  const test = pkg.scripts?.test && !/no test specified/.test(pkg.scripts.test);
+  return deps.some((d) => !TOOLING.has(d)) || test ? 'node' : null;
 }
 
 /** Node's test runner only when the project already uses it: a guess at jest or mocha would fail the gate. */
