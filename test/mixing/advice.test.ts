@@ -4,10 +4,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { advice, EDITOR, follow } from '../helpers/advice.js';
 import { cleanup, sh, tempRepo, TempRepo } from '../helpers/repo.js';
-
-// The commit message editor of a person following the advice.
-const EDITOR = { GIT_EDITOR: 'sh -c \'echo "split by the advice" >"$1"\' -' };
 
 /** A clone of an empty remote (so `git push` has its upstream), hooks installed by init. */
 function guardedClone(): { repo: TempRepo; origin: TempRepo } {
@@ -16,24 +14,9 @@ function guardedClone(): { repo: TempRepo; origin: TempRepo } {
   const dir = path.join(parent.dir, 'work');
   const clone = sh('git', ['clone', '-q', origin.dir, dir], { env: parent.env });
   assert.is(clone.code, 0, clone.stderr);
-  const repo = new TempRepo(dir, EDITOR);
+  const repo = new TempRepo(dir, { GIT_EDITOR: EDITOR });
   assert.is(repo.pw(['init', '--yes']).code, 0);
   return { repo, origin };
-}
-
-/** The commands of the refusal's advice, in order, as printed. */
-function advice(refusal: string): string[] {
-  const lines = refusal.split('\n');
-  const start = lines.findIndex((l) => l.includes('split it:'));
-  assert.ok(start >= 0, refusal);
-  return lines.slice(start + 1).filter((l) => /^ {4}git /.test(l)).map((l) => l.trim());
-}
-
-function follow(repo: TempRepo, commands: string[]): void {
-  for (const cmd of commands) {
-    const r = sh('sh', ['-c', cmd], { cwd: repo.dir, env: repo.env });
-    assert.is(r.code, 0, `${cmd}\n${r.stdout}${r.stderr}`);
-  }
 }
 
 /** Both commits landed on the remote, each on its own. */
@@ -59,7 +42,7 @@ test('after git add -A: the advice splits the commit, and both pushes go through
   repo.git(['add', '-A']);
   const r = repo.git(['commit', '-q', '-m', 'mixed'], { allowFail: true });
   assert.is(r.code, 1);
-  follow(repo, advice(r.stderr));
+  follow(repo.dir, repo.env, advice(r.stderr));
   repo.git(['push', '-q']);
   assertSplitPushed(repo, origin, 'spec/test_p.py', 'src/app.py');
 });
@@ -71,7 +54,7 @@ test('after git commit -a (nothing staged): the advice works the same', () => {
   const r = repo.git(['commit', '-q', '-a', '-m', 'mixed'], { allowFail: true });
   assert.is(r.code, 1);
   assert.is(repo.git(['diff', '--cached', '--name-only']).stdout, '', 'commit -a left nothing staged');
-  follow(repo, advice(r.stderr));
+  follow(repo.dir, repo.env, advice(r.stderr));
   repo.git(['push', '-q']);
   assertSplitPushed(repo, origin, 'spec/test_p.py', 'src/app.py');
 });
@@ -82,7 +65,7 @@ test('on a repository\'s first commit (no HEAD): the advice works, free paths go
   repo.git(['add', 'src', 'spec', 'README.md']);
   const r = repo.git(['commit', '-q', '-m', 'first'], { allowFail: true });
   assert.is(r.code, 1);
-  follow(repo, advice(r.stderr));
+  follow(repo.dir, repo.env, advice(r.stderr));
   repo.git(['push', '-q']);
   const log = origin.git(['log', '--format=%H', 'main']).stdout.trim().split('\n');
   assert.is(log.length, 2);
