@@ -15,6 +15,7 @@ import { readReport } from '../junit/read.js';
 import { headProblems } from '../properties/mapping.js';
 import { loadRegistryAt } from '../properties/registry.js';
 import { revertCheck, type RevertResult } from '../properties/revert.js';
+import { ACK_FILE, ackAdvice, acknowledgment } from '../refactors/ack.js';
 import { runProperties, TREE_ENV } from '../properties/run.js';
 import { runTestCommand } from '../runner/command.js';
 import { signCase, signOptions } from '../signature/sign.js';
@@ -54,7 +55,12 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
   else if (r.status === 'not_applicable') revert = skipped('revert', r.reason);
   else {
     const details = { status: r.status, failing_on_revert: r.failing_on_revert, reverted: r.reverted };
-    revert = r.status === 'describes_patch'
+    // An owner's acknowledgment at the base lets one refactor through; the refusal names the digest to acknowledge.
+    const ack = r.status === 'does_not_describe' ? await acknowledgment(repo, config, ctx.base, ctx.mergeBase, ctx.head) : null;
+    if (ack) r.reason += `\n${ackAdvice(ack.digest)}`;
+    revert = ack?.row
+      ? passed('revert', `acknowledged refactor ${ack.digest.slice(0, 12)} by ${ack.row.owner} (${ACK_FILE}): ${ack.row.reason}`, { ...details, acknowledged: ack.row })
+      : r.status === 'describes_patch'
       ? passed('revert', `describes_patch: with the production diff reverted, ${r.failing_on_revert.join(', ')} fail`, details)
       : { layer: 'revert', ok: false, status: 'refused', summary: r.status, violations: [refusal('revert', r.status === 'fails_on_head' ? 'not judged: the properties do not pass on head' : `${r.status}: ${r.reason}`)], details };
   }

@@ -11,6 +11,7 @@ import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { checkRange } from '../mixing/check.js';
 import { revertCheck, revertPasses, type RevertStatus } from '../properties/revert.js';
+import { ACK_FILE, ackAdvice, acknowledgment } from '../refactors/ack.js';
 import { frameworkPush } from './framework-push.js';
 import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
 
@@ -135,13 +136,16 @@ export async function run(args: string[]): Promise<number> {
     if (!reverted.has(key)) {
       const r = await revertCheck(repo, config, range.base, v.tip, { progress: say });
       reverted.set(key, r.status);
-      if (!revertPasses(r.status)) {
+      // An owner's acknowledgment, committed on the base side, lets one refactor through.
+      const ack = r.status === 'does_not_describe' ? await acknowledgment(repo, config, range.base, range.base, v.tip) : null;
+      if (ack?.row) say(`revert check: ${ack.digest.slice(0, 12)} is acknowledged as a refactor by ${ack.row.owner} (${ACK_FILE}): ${ack.row.reason}`);
+      else if (!revertPasses(r.status)) {
         if (r.output) say(`the property command said:\n${r.output.trimEnd().split('\n').slice(-200).map((l) => `  | ${l}`).join('\n')}`);
         v.violations.push({
           rule: 'revert',
           paths: r.reverted.map((p) => p.path),
           message: `revert check ${r.status}: ${r.reason}`,
-          fix: r.status === 'does_not_describe' ? 'add a registered property that fails without this patch (in its own commit, pushed and reviewed first)' : undefined,
+          fix: ack ? `add a registered property that fails without this patch (in its own commit, pushed and reviewed first);\n${ackAdvice(ack.digest)}` : undefined,
           detail: r.reverted.map((p) => ({ path: p.path, zone: 'src', note: p.action })),
         });
       }
