@@ -22,6 +22,7 @@ import { signCase, signOptions } from '../signature/sign.js';
 import type { Signed } from '../signature/types.js';
 import { guarded, judged, passed, skipped, type LayerResult } from './layer.js';
 import type { GateContext } from './range.js';
+import { counted } from '../common/text.js';
 
 const refusal = (rule: string, message: string): Violation => ({ rule, paths: [], message });
 
@@ -47,7 +48,7 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
     const ids = result.head_run?.invariants.length ?? 0;
     return result.status === 'fails_on_head'
       ? { layer: 'properties', ok: false, status: 'refused', summary: 'the properties do not pass on head', violations: [refusal('properties', result.reason)], details: { head_run: result.head_run } }
-      : passed('properties', `${ids} registered invariant${ids === 1 ? '' : 's'} pass on head`, { head_run: result.head_run });
+      : passed('properties', `${counted(ids, 'registered invariant')} ${ids === 1 ? 'passes' : 'pass'} on head`, { head_run: result.head_run });
   });
   const r = result as RevertResult | null;
   let revert: LayerResult;
@@ -72,7 +73,7 @@ async function headOnly(ctx: GateContext): Promise<LayerResult> {
   ctx.progress('no production change: running the properties on the working tree');
   const run = await runProperties(worktreeRoot(ctx.repo), ctx.config, registry);
   const problems = run.problem ? [run.problem] : headProblems(run.mapping!, registry);
-  return judged('properties', problems.map((p) => refusal('properties', p)), `${registry.invariants.length} registered invariant${registry.invariants.length === 1 ? '' : 's'} pass on head (no production change)`, 'the properties do not pass on head');
+  return judged('properties', problems.map((p) => refusal('properties', p)), `${counted(registry.invariants.length, 'registered invariant')} ${registry.invariants.length === 1 ? 'passes' : 'pass'} on head (no production change)`, 'the properties do not pass on head');
 }
 
 export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerResult> {
@@ -103,8 +104,8 @@ export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerRe
       const details = { cases: report.cases.length, failures: decisions.map((d) => ({ sig: d.sig, name: d.name, action: d.action, rename: d.rename })) };
       const frozen = decisions.length - stopped.length;
       return judged('suite', violations,
-        `${report.cases.length} cases, ${decisions.length ? `${decisions.length} failing, every one frozen by ${ledger.source}` : 'none failing'}`,
-        stopped.length ? `${stopped.length} of ${decisions.length} failures not frozen by ${ledger.source}${frozen ? ` (${frozen} frozen)` : ''}` : 'the suite failed without a failing case to judge',
+        `${counted(report.cases.length, 'case')}, ${decisions.length ? `${decisions.length} failing, every one frozen by ${ledger.source}` : 'none failing'}`,
+        stopped.length ? `${stopped.length} of ${counted(decisions.length, 'failure')} not frozen by ${ledger.source}${frozen ? ` (${frozen} frozen)` : ''}` : 'the suite failed without a failing case to judge',
         details);
     } finally {
       run.dispose();

@@ -13,6 +13,7 @@ import { parseRegistry } from '../properties/registry.js';
 import { CONFIG_FILE, type Config } from '../config/schema.js';
 import { CHAINED, HOOKS, hookSetup, isExecutable, isOurs, type HookSetup } from './install.js';
 import { managerHookInstalled, wiredHooks, type Manager } from './managers.js';
+import { counted } from '../common/text.js';
 
 export const help = `usage: patchwarden doctor [--format text|json] [--config PATH] [-C DIR]
 
@@ -119,7 +120,7 @@ async function oracleFindings(repo: Repo, config: Config): Promise<Finding[]> {
       const { text } = await readWorktreeLedger(repo, config);
       if (text === null) return `no ${config.freeze.ledger} (no freezes)`;
       const problems = parseLedger(text, config.freeze.ledger, config, clockNow()).problems;
-      if (problems.length) throw new CannotJudge(`${problems.length} broken row(s); first: ${problems[0].message}; fix each row that \`patchwarden freeze check\` names, or run \`git checkout -- ${config.freeze.ledger}\``);
+      if (problems.length) throw new CannotJudge(`${counted(problems.length, 'broken row')}; first: ${problems[0].message}; fix each row that \`patchwarden freeze check\` names, or run \`git checkout -- ${config.freeze.ledger}\``);
       return `${config.freeze.ledger} is valid`;
     }],
     ['fixtures', async () => {
@@ -137,7 +138,7 @@ async function oracleFindings(repo: Repo, config: Config): Promise<Finding[]> {
       const registry = parseRegistry(readFileSync(file, 'utf8'), config.properties.invariants);
       // The gate refuses to judge a registry that nothing runs.
       if (!config.properties.command) throw new CannotJudge(`${config.properties.invariants} lists invariants but properties.command is not set, so nothing checks them; set it: \`$EDITOR ${CONFIG_FILE}\``);
-      return `${config.properties.invariants} is valid (${registry.invariants.length} invariants)`;
+      return `${config.properties.invariants} is valid (${counted(registry.invariants.length, 'invariant')})`;
     }],
   ];
   const files: Record<string, string> = { ledger: config.freeze.ledger, fixtures: config.fixtures.lock, registry: config.properties.invariants };
