@@ -1,6 +1,6 @@
 // The package as published: the files the docs point at, no runtime
 // dependencies (esbuild bundles them), no install step in a user's project.
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -42,6 +42,25 @@ test('npm publish --dry-run is clean', () => {
   const r = sh('npm', ['publish', '--dry-run', '--ignore-scripts'], { cwd: PROJECT, env: userEnv() });
   assert.is(r.code, 0, r.stderr);
   assert.not.match(r.stderr, /npm warn (?!publish This command requires you to be logged in)/);
+});
+
+test('the README\'s git URL route: npm builds the package in its own clone; the project gets dist/ and no install step of its own', () => {
+  const top = mkdtempSync(path.join(tmpdir(), 'pw-giturl-'));
+  try {
+    // A bare copy of this repository's HEAD stands in for the git host.
+    const host = path.join(top, 'patchwarden.git');
+    assert.is(sh('git', ['clone', '-q', '--bare', PROJECT, host], { env: userEnv() }).code, 0);
+    const project = path.join(top, 'project');
+    mkdirSync(project);
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'shop', private: true }));
+    const r = sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', `git+file://${host}`], { cwd: project, env: userEnv() });
+    assert.is(r.code, 0, r.stdout + r.stderr);
+    const v = sh(path.join(project, 'node_modules/.bin/patchwarden'), ['--version'], { cwd: project, env: userEnv() });
+    assert.match(v.stdout, /^patchwarden \d+\.\d+\.\d+\n$/);
+    assert.equal(readdirSync(project).sort(), ['node_modules', 'package-lock.json', 'package.json'], 'nothing built or hooked in the project');
+  } finally {
+    rmSync(top, { recursive: true, force: true });
+  }
 });
 
 test.run();
