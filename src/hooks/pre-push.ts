@@ -5,6 +5,7 @@
 import { parse } from '../cli/args.js';
 import { emit, violationsOutcome } from '../cli/output.js';
 import { UsageError } from '../common/errors.js';
+import { shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { judgingConfig } from '../config/load.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
@@ -126,6 +127,8 @@ export async function run(args: string[]): Promise<number> {
     const config = await judgingConfig(repo, common.config, judgeRev);
     const { commits, violations } = await checkRange(repo, config, range.exclude, v.tip, judgeRev);
     v.commits = commits;
+    // The range advice's push commands, for this remote and ref.
+    for (const x of violations) x.fix = x.fix?.replaceAll('<remote>', shellQuote(remote)).replaceAll('<local>', ref.localRef).replaceAll('<branch>', ref.remoteRef);
     v.violations.push(...violations);
     if (!commits.length) continue;
     v.violations.push(...fixtureViolations(await verifyFixtures(repo, config, { kind: 'rev', rev: v.tip }), config, `commit ${v.tip.slice(0, 12)}`));
