@@ -2,10 +2,10 @@
 import * as assert from 'uvu/assert';
 import { sh } from './repo.js';
 
-/** The commands of the refusal's split advice, in order, as printed. */
-export function advice(refusal: string): string[] {
+/** The commands of the refusal's advice (after the line with `marker`), in order, as printed. */
+export function advice(refusal: string, marker = 'split it:'): string[] {
   const lines = refusal.split('\n');
-  const start = lines.findIndex((l) => l.includes('split it:'));
+  const start = lines.findIndex((l) => l.includes(marker));
   assert.ok(start >= 0, refusal);
   return lines.slice(start + 1).filter((l) => /^ {4}git /.test(l)).map((l) => l.trim());
 }

@@ -73,5 +73,22 @@ test('on a repository\'s first commit (no HEAD): the advice works, free paths go
   assert.match(readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'), /version: 1/);
 });
 
+test('a push whose range mixes across commits: the printed pushes, oracle first, both go through', () => {
+  const { repo, origin } = guardedClone();
+  start(repo);
+  repo.write('spec/test_p.py', 'p = 2\n');
+  repo.git(['commit', '-q', '-am', 'spec: p is two']);
+  repo.write('src/app.py', 'x = 2\n');
+  repo.git(['commit', '-q', '-am', 'x is two']);
+  const r = repo.git(['push', '-q'], { allowFail: true });
+  const said = r.stdout + r.stderr;
+  assert.is(r.code, 1, said);
+  assert.match(said, /refused \[mix-range\]/);
+  const commands = advice(said, 'push the oracle commits on their own first');
+  assert.equal(commands.map((c) => c.split(' ').slice(0, 3).join(' ')), ['git push origin', 'git push origin']);
+  follow(repo.dir, repo.env, commands);
+  assertSplitPushed(repo, origin, 'spec/test_p.py', 'src/app.py');
+});
+
 test.after.each(cleanup);
 test.run();
