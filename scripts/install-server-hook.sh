@@ -24,6 +24,13 @@ branch=""
 bootstrap=""
 
 usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+# --help is an answer, not a mistake: the usage on stdout, exit 0, and a word
+# when the hook would find no patchwarden to run.
+help() {
+  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+  command -v patchwarden >/dev/null 2>&1 || echo "install-server-hook: warning: patchwarden is not on PATH here; install it on the server (npm install -g), or pin it with --bin PATH" >&2
+  exit 0
+}
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -32,7 +39,7 @@ while [ $# -gt 0 ]; do
     --bin) [ $# -ge 2 ] || usage; bin=$2; shift 2 ;;
     --branch) [ $# -ge 2 ] || usage; branch=$2; shift 2 ;;
     --bootstrap) bootstrap=1; shift ;;
-    -h|--help) usage ;;
+    -h|--help) help ;;
     --) shift; break ;;
     -*) echo "install-server-hook: unknown option $1" >&2; usage ;;
     *) break ;;

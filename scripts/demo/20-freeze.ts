@@ -22,7 +22,7 @@ export default function freeze(): void {
   repo.run(`${suite}; patchwarden signatures report.xml`);
   repo.run('patchwarden freeze apply report.xml', 1);
   say('a human freezes that signature with an owner, a reason and an expiry, in a commit of its own:');
-  const sig = repo.run(`patchwarden signatures report.xml --format json | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0,"utf8")).failures[0].sig)'`).trim();
+  const sig = repo.run(`patchwarden signatures report.xml --format json 2>/dev/null | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0,"utf8")).failures[0].sig)'`).trim();
   repo.run(`patchwarden freeze add --sig ${sig} --reason "clock drift on one host" --owner qa-team --ttl 7d --last-name test_total && git add freeze && git commit -q -m "freeze: clock drift flake" && patchwarden freeze list`);
   repo.run('patchwarden freeze apply report.xml');
   say('an agent renames and moves the test: still frozen, and flagged as a rename:');

@@ -23,8 +23,12 @@ const env: NodeJS.ProcessEnv = {
   HUSKY: '',
 };
 
+// Colours only for a person at a terminal; a pipe or a log gets plain text.
+const colour = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+const paint = (code: string, text: string) => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);
+
 export function section(title: string): void {
-  console.log(`\n\x1b[1m== ${title}\x1b[0m`);
+  console.log(`\n${paint('1', `== ${title}`)}`);
 }
 
 export function say(text: string): void {
@@ -34,22 +38,24 @@ export function say(text: string): void {
 export class DemoRepo {
   constructor(readonly dir: string) {}
 
-  /** Writes files (relative paths) into the repository. */
+  /** Writes files (relative paths) into the repository, showing each one as it is written. */
   write(files: Record<string, string>): void {
     for (const [f, c] of Object.entries(files)) {
+      console.log(paint('36', `# edit ${f}:`));
+      console.log(c.trimEnd().replace(/^/gm, '  | '));
       mkdirSync(path.dirname(path.join(this.dir, f)), { recursive: true });
       writeFileSync(path.join(this.dir, f), c);
     }
   }
 
-  /** Runs a shell line, shows it and its output, and checks its exit code. */
+  /** Runs a shell line, shows it and its output (stdout and stderr in the order written), and checks its exit code. */
   run(line: string, expect = 0): string {
-    console.log(`\x1b[36m$ ${line}\x1b[0m`);
-    const r = spawnSync('sh', ['-c', line], { cwd: this.dir, env, encoding: 'utf8' });
-    const out = `${r.stdout}${r.stderr}`.trimEnd();
+    console.log(paint('36', `$ ${line}`));
+    const r = spawnSync('sh', ['-c', `exec 2>&1\n${line}`], { cwd: this.dir, env, encoding: 'utf8' });
+    const out = r.stdout.trimEnd();
     if (out) console.log(out.replace(/^/gm, '  '));
     const code = r.status ?? 128;
-    console.log(code === expect ? `  \x1b[32m-> exit ${code}, as expected\x1b[0m` : `  \x1b[31m-> exit ${code}, expected ${expect}\x1b[0m`);
+    console.log(code === expect ? paint('32', `  -> exit ${code}, as expected`) : paint('31', `  -> exit ${code}, expected ${expect}`));
     if (code !== expect) throw new Error(`demo step did not turn out as shown: ${line}`);
     return r.stdout;
   }

@@ -46,7 +46,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(usage + '\n');
     return name ? 0 : 2;
   }
-  if (name === '--version') {
+  if (name === '--version' || name === '-v') {
     process.stdout.write(`patchwarden ${PATCHWARDEN_VERSION}\n`);
     return 0;
   }

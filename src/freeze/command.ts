@@ -215,7 +215,7 @@ function decisionOutcome(decisions: Decision[], reportOf: string[], config: Conf
   text.push(ok
     ? `patchwarden: ${decisions.length ? `every failure is frozen by ${config.freeze.ledger}` : 'no failing test cases'}`
     : `patchwarden: refused [freeze] ${stopped} of ${decisions.length} failure${decisions.length === 1 ? '' : 's'} not frozen by ${config.freeze.ledger}`);
-  if (!ok) text.push('  a human who judges a failure flaky freezes it: patchwarden freeze add --sig SIG --reason R --owner O --ttl 7d');
+  if (!ok) text.push(...freezeHint(decisions));
   const github = decisions.flatMap((d) => {
     if (!d.passes) return [`::error title=${githubEscape('patchwarden freeze', true)}::${githubEscape(`${d.name}: ${d.action} (sig ${d.sig}): ${d.note}`)}`];
     return d.rename ? [`::warning title=${githubEscape('patchwarden freeze rename', true)}::${githubEscape(`${d.name}: ${d.note}`)}`] : [];
@@ -236,4 +236,16 @@ async function writeAtomically(file: string, text: string): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}`;
   await writeFile(tmp, text);
   await rename(tmp, file);
+}
+
+/** The commands a human runs to freeze the refused failures: their real signatures, after pruning a row that expired. */
+function freezeHint(decisions: Decision[]): string[] {
+  const open = decisions.filter((d) => !d.passes && (d.action === 'new' || d.action === 'expired'));
+  const sigs = [...new Set(open.map((d) => d.sig))];
+  if (!sigs.length) return [];
+  return [
+    '  a human who judges a failure flaky freezes it:',
+    ...(open.some((d) => d.action === 'expired') ? ['    patchwarden freeze prune --expired    # first: an expired row still holds its signature'] : []),
+    ...sigs.map((sig) => `    patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d`),
+  ];
 }

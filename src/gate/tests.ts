@@ -17,6 +17,7 @@ import { readReport } from '../junit/read.js';
 import { headProblems } from '../properties/mapping.js';
 import { loadRegistryAt } from '../properties/registry.js';
 import { revertCheck, type RevertResult } from '../properties/revert.js';
+import { ACK_FILE, ackAdvice, acknowledgment } from '../refactors/ack.js';
 import { runProperties, TREE_ENV } from '../properties/run.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
@@ -25,6 +26,7 @@ import { checkoutSource } from '../signature/source.js';
 import type { Signed } from '../signature/types.js';
 import { guarded, judged, passed, skipped, type LayerResult } from './layer.js';
 import type { GateContext } from './range.js';
+import { counted } from '../common/text.js';
 
 const refusal = (rule: string, message: string): Violation => ({ rule, paths: [], message });
 
@@ -50,7 +52,7 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
     const ids = result.head_run?.invariants.length ?? 0;
     return result.status === 'fails_on_head'
       ? { layer: 'properties', ok: false, status: 'refused', summary: 'the properties do not pass on the base plus the production diff', violations: [{ rule: 'properties', paths: result.outside_src, message: result.reason }], details: { head_run: result.head_run, outside_src: result.outside_src } }
-      : passed('properties', `${ids} registered invariant${ids === 1 ? '' : 's'} pass on the base plus the production diff`, { head_run: result.head_run, outside_src: result.outside_src });
+      : passed('properties', `${counted(ids, 'registered invariant')} ${ids === 1 ? 'passes' : 'pass'} on the base plus the production diff`, { head_run: result.head_run, outside_src: result.outside_src });
   });
   const r = result as RevertResult | null;
   let revert: LayerResult;
@@ -58,7 +60,12 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
   else if (r.status === 'not_applicable') revert = skipped('revert', r.reason);
   else {
     const details = { status: r.status, failing_on_revert: r.failing_on_revert, reverted: r.reverted };
-    revert = r.status === 'describes_patch'
+    // An owner's acknowledgment at the base lets one refactor through; the refusal names the digest to acknowledge.
+    const ack = r.status === 'does_not_describe' ? await acknowledgment(repo, config, ctx.base, ctx.mergeBase, ctx.head) : null;
+    if (ack) r.reason += `\n${ackAdvice(ack.digest)}`;
+    revert = ack?.row
+      ? passed('revert', `acknowledged refactor ${ack.digest.slice(0, 12)} by ${ack.row.owner} (${ACK_FILE}): ${ack.row.reason}`, { ...details, acknowledged: ack.row })
+      : r.status === 'describes_patch'
       ? passed('revert', `describes_patch: with the production diff reverted, ${r.failing_on_revert.join(', ')} fail`, details)
       : { layer: 'revert', ok: false, status: 'refused', summary: r.status, violations: [refusal('revert', r.status === 'fails_on_head' ? 'not judged: the properties do not pass on the base plus the production diff' : `${r.status}: ${r.reason}`)], details };
   }
@@ -70,7 +77,7 @@ async function headOnly(ctx: GateContext): Promise<LayerResult> {
   ctx.progress('no production change: running the properties on the working tree');
   const run = await runProperties(worktreeRoot(ctx.repo), ctx.config, registry, { classify: ctx.classify });
   const problems = run.problem ? [run.problem] : headProblems(run.mapping!, registry);
-  return judged('properties', problems.map((p) => refusal('properties', p)), `${registry.invariants.length} registered invariant${registry.invariants.length === 1 ? '' : 's'} pass on head (no production change)`, 'the properties do not pass on head');
+  return judged('properties', problems.map((p) => refusal('properties', p)), `${counted(registry.invariants.length, 'registered invariant')} ${registry.invariants.length === 1 ? 'passes' : 'pass'} on head (no production change)`, 'the properties do not pass on head');
 }
 
 export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerResult> {
@@ -102,8 +109,8 @@ export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerRe
       const details = { cases: report.cases.length, failures: decisions.map((d) => ({ sig: d.sig, name: d.name, action: d.action, rename: d.rename, ...(d.row ? { row: { line: d.row.line, last_name: d.row.last_name ?? null } } : {}), ...(d.signed.flaky ? { flaky: true } : {}) })) };
       const frozen = decisions.length - stopped.length;
       return judged('suite', violations,
-        `${report.cases.length} cases, ${decisions.length ? `${decisions.length} failing, every one frozen by ${ledger.source}` : 'none failing'}`,
-        stopped.length ? `${stopped.length} of ${decisions.length} failures not frozen by ${ledger.source}${frozen ? ` (${frozen} frozen)` : ''}` : 'the suite report cannot be believed',
+        `${counted(report.cases.length, 'case')}, ${decisions.length ? `${decisions.length} failing, every one frozen by ${ledger.source}` : 'none failing'}`,
+        stopped.length ? `${stopped.length} of ${counted(decisions.length, 'failure')} not frozen by ${ledger.source}${frozen ? ` (${frozen} frozen)` : ''}` : 'the suite report cannot be believed',
         details);
     } finally {
       run.dispose();

@@ -5,7 +5,6 @@ import { parse } from '../cli/args.js';
 import { emit } from '../cli/output.js';
 import { CannotJudge } from '../common/errors.js';
 import { loadConfig } from '../config/load.js';
-import type { Config } from '../config/schema.js';
 import { openRepo, worktreeRoot, type Repo } from '../git/repo.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { clockNow } from '../freeze/clock.js';
@@ -13,7 +12,10 @@ import { parseLedger, readWorktreeLedger } from '../freeze/ledger.js';
 import { parseRegistry } from '../properties/registry.js';
 import { TYPED_IDENTITY } from '../owners/pusher.js';
 import { ALLOW_FILE, parseAllow } from '../tamper/allow.js';
+import { CONFIG_FILE, type Config } from '../config/schema.js';
 import { CHAINED, HOOKS, hookSetup, isExecutable, isOurs, type HookSetup } from './install.js';
+import { managerHookInstalled, wiredHooks, type Manager } from './managers.js';
+import { counted } from '../common/text.js';
 
 export const help = `usage: patchwarden doctor [--format text|json] [--config PATH] [-C DIR]
 
@@ -47,11 +49,12 @@ export async function run(args: string[]): Promise<number> {
 
 function hookFindings(setup: HookSetup, root: string): Finding[] {
   const findings: Finding[] = [];
+  if (setup.manager) return managerFindings(setup, setup.manager, root);
   if (setup.style === 'husky') {
     const wrappers = path.join(root, '.husky', '_');
-    if (setup.hooksPath === null) findings.push({ check: 'husky', ok: false, detail: 'core.hooksPath is not set, so git does not run .husky/; run `npx husky` (npm install does it through "prepare")' });
-    else if (!existsSync(path.join(wrappers, 'h'))) findings.push({ check: 'husky', ok: false, detail: `${path.relative(root, wrappers)}/ is missing in this worktree (a linked worktree or a fresh clone before npm install); run \`npx husky\` here` });
-    if (process.env.HUSKY === '0') findings.push({ check: 'husky', ok: false, detail: 'HUSKY=0 is set in this environment: husky skips every hook' });
+    if (setup.hooksPath === null) findings.push({ check: 'husky', ok: false, detail: 'core.hooksPath is not set, so git does not run .husky/ (npm install sets it through husky\'s "prepare"); run `npx husky`' });
+    else if (!existsSync(path.join(wrappers, 'h'))) findings.push({ check: 'husky', ok: false, detail: `${path.relative(root, wrappers)}/ is missing in this worktree (a linked worktree or a fresh clone before npm install); run \`npx husky\`` });
+    if (process.env.HUSKY === '0') findings.push({ check: 'husky', ok: false, detail: 'HUSKY=0 is set in this environment: husky skips every hook; run `unset HUSKY`' });
   } else if (setup.hooksPath !== null) {
     findings.push({ check: 'core.hooksPath', ok: true, detail: `git runs hooks from ${setup.hooksPath}` });
   }
@@ -60,23 +63,46 @@ function hookFindings(setup: HookSetup, root: string): Finding[] {
     const shown = path.relative(root, file) || file;
     let problem: string | null = null;
     if (!existsSync(file)) problem = `${shown} does not exist; run \`patchwarden init --yes\``;
-    else if (!isOurs(file)) problem = `${shown} is not patchwarden's hook; run \`patchwarden init --yes\` to chain to it`;
-    else if (setup.style === 'git' && !isExecutable(file)) problem = `${shown} is not executable, so git skips it: chmod +x ${shown}`;
+    else if (!isOurs(file)) problem = `${shown} is not patchwarden's hook; to chain to it, run \`patchwarden init --yes\``;
+    else if (setup.style === 'git' && !isExecutable(file)) problem = `${shown} is not executable, so git skips it; run \`chmod +x ${shown}\``;
     const chained = setup.style === 'git' && existsSync(file + CHAINED) ? ` (runs ${hook}${CHAINED} first)` : '';
     findings.push({ check: hook, ok: problem === null, detail: problem ?? `${shown} installed and would run${chained}` });
   }
   return findings;
 }
 
+/** Under lefthook or the pre-commit framework: their config runs the guard, and their hooks are in git's folder. */
+function managerFindings(setup: HookSetup, m: Manager, root: string): Finding[] {
+  const wired = wiredHooks(root, m);
+  return HOOKS.map((hook) => {
+    const file = path.join(setup.gitHooksDir, hook);
+    const shown = path.relative(root, file) || file;
+    const problem = !wired.has(hook) ? `${m.config} does not run \`patchwarden ${hook}\`; run \`patchwarden init --yes\``
+      : !managerHookInstalled(file, m) ? `${shown} is not ${m.name}'s hook, so ${m.config} does not run; run \`${m.install}\``
+        : !isExecutable(file) ? `${shown} is not executable, so git skips it; run \`chmod +x ${shown}\`` : null;
+    return { check: hook, ok: problem === null, detail: problem ?? `runs through ${m.name} (${m.config})` };
+  });
+}
+
 function binaryFinding(root: string): Finding {
   const pinned = process.env.PATCHWARDEN_BIN;
-  if (pinned) return isExecutable(pinned) ? { check: 'binary', ok: true, detail: `${pinned} (PATCHWARDEN_BIN)` } : { check: 'binary', ok: false, detail: `PATCHWARDEN_BIN=${pinned} is not an executable file` };
+  if (pinned) return isExecutable(pinned) ? { check: 'binary', ok: true, detail: `${pinned} (PATCHWARDEN_BIN)` } : { check: 'binary', ok: false, detail: `PATCHWARDEN_BIN=${pinned} is not an executable file; run \`unset PATCHWARDEN_BIN\`` };
   const local = path.join(root, 'node_modules', '.bin', 'patchwarden');
   if (existsSync(local)) return { check: 'binary', ok: true, detail: 'node_modules/.bin/patchwarden' };
   const onPath = (process.env.PATH ?? '').split(path.delimiter).find((d) => d && isExecutable(path.join(d, 'patchwarden')));
   return onPath
     ? { check: 'binary', ok: true, detail: `${path.join(onPath, 'patchwarden')} (from PATH)` }
-    : { check: 'binary', ok: false, detail: 'patchwarden is neither in node_modules/.bin nor on PATH: the hooks would block every commit' };
+    : { check: 'binary', ok: false, detail: `patchwarden is neither in node_modules/.bin nor on PATH: the hooks would block every commit; run \`${listed(root) ? 'npm install' : 'npm install --save-dev patchwarden'}\`` };
+}
+
+/** Whether the project's package.json lists patchwarden (then a plain npm install brings it). */
+function listed(root: string): boolean {
+  try {
+    const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+    return Boolean(pkg.devDependencies?.patchwarden || pkg.dependencies?.patchwarden);
+  } catch {
+    return false;
+  }
 }
 
 /** owners.agents without owners.signers trusts typed identities, except on a server that authenticates pushers. */
@@ -92,7 +118,7 @@ async function configFinding(repo: Repo, explicit: string | undefined, findings:
     return config;
   } catch (err) {
     if (!(err instanceof CannotJudge)) throw err;
-    findings.push({ check: 'config', ok: false, detail: err.describe() });
+    findings.push({ check: 'config', ok: false, detail: `${err.describe()}; fix it, or go back to the committed one: \`git checkout -- ${explicit ?? CONFIG_FILE}\`` });
     return null;
   }
 }
@@ -100,25 +126,30 @@ async function configFinding(repo: Repo, explicit: string | undefined, findings:
 /** The oracle files in the working tree, each checked by its own layer's code. */
 async function oracleFindings(repo: Repo, config: Config): Promise<Finding[]> {
   const root = worktreeRoot(repo);
-  const checks: [string, () => Promise<string | null>][] = [
+  const checks: [string, () => Promise<string>][] = [
     ['ledger', async () => {
       const { text } = await readWorktreeLedger(repo, config);
       if (text === null) return `no ${config.freeze.ledger} (no freezes)`;
       const problems = parseLedger(text, config.freeze.ledger, config, clockNow()).problems;
-      if (problems.length) throw new CannotJudge(`${problems.length} broken row(s); first: ${problems[0].message} (patchwarden freeze check)`);
+      if (problems.length) throw new CannotJudge(`${counted(problems.length, 'broken row')}; first: ${problems[0].message}; fix each row that \`patchwarden freeze check\` names, or run \`git checkout -- ${config.freeze.ledger}\``);
       return `${config.freeze.ledger} is valid`;
     }],
     ['fixtures', async () => {
       const report = await verifyFixtures(repo, config, { kind: 'worktree' });
       const off = fixtureViolations(report, config, 'the working tree');
-      if (off.length) throw new CannotJudge(`${off.map((v) => v.message).join('; ')} (patchwarden fixtures verify --worktree)`);
+      if (off.length) throw new CannotJudge(`${off.map((v) => v.message).join('; ')}; when the change is intended, run \`patchwarden fixtures lock\``);
       return `${config.fixtures.lock} agrees with ${config.fixtures.inputs}`;
     }],
     ['registry', async () => {
       const file = path.join(root, config.properties.invariants);
-      if (!existsSync(file)) return config.properties.command ? null : `no ${config.properties.invariants} (no properties configured)`;
+      if (!existsSync(file)) {
+        if (config.properties.command) throw new CannotJudge(`properties.command is set but ${config.properties.invariants} does not exist; write the registry (docs/revert-check.md), or comment out properties.command: \`$EDITOR ${CONFIG_FILE}\``);
+        return `no ${config.properties.invariants} (no properties configured)`;
+      }
       const registry = parseRegistry(readFileSync(file, 'utf8'), config.properties.invariants);
-      return `${config.properties.invariants} is valid (${registry.invariants.length} invariants)`;
+      // The gate refuses to judge a registry that nothing runs.
+      if (!config.properties.command) throw new CannotJudge(`${config.properties.invariants} lists invariants but properties.command is not set, so nothing checks them; set it: \`$EDITOR ${CONFIG_FILE}\``);
+      return `${config.properties.invariants} is valid (${counted(registry.invariants.length, 'invariant')})`;
     }],
     ['tamper-allow', async () => {
       const file = path.join(root, ALLOW_FILE);
@@ -126,14 +157,16 @@ async function oracleFindings(repo: Repo, config: Config): Promise<Finding[]> {
       return `${ALLOW_FILE} is valid (${parseAllow(readFileSync(file, 'utf8'), ALLOW_FILE).length} rows)`;
     }],
   ];
+  const files: Record<string, string> = { ledger: config.freeze.ledger, fixtures: config.fixtures.lock, registry: config.properties.invariants };
   const findings: Finding[] = [];
   for (const [check, run] of checks) {
     try {
-      const detail = await run();
-      findings.push(detail === null ? { check, ok: false, detail: `properties.command is set but ${config.properties.invariants} does not exist` } : { check, ok: true, detail });
+      findings.push({ check, ok: true, detail: await run() });
     } catch (err) {
       if (!(err instanceof CannotJudge)) throw err;
-      findings.push({ check, ok: false, detail: err.describe() });
+      // Every problem ends with a command that fixes it.
+      const said = err.describe();
+      findings.push({ check, ok: false, detail: said.endsWith('`') ? said : `${said}; fix it, or go back to the committed one: \`git checkout -- ${files[check]}\`` });
     }
   }
   return findings;

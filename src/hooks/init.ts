@@ -1,39 +1,57 @@
 // `patchwarden init`: a starter config and the hooks, idempotently.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parse } from '../cli/args.js';
 import { emit } from '../cli/output.js';
-import { UsageError } from '../common/errors.js';
+import { CannotJudge, UsageError } from '../common/errors.js';
 import { CONFIG_FILE } from '../config/schema.js';
+import { loadConfig } from '../config/load.js';
 import { openRepo, worktreeRoot } from '../git/repo.js';
-import { HOOKS, hookSetup, installHook } from './install.js';
+import { HOOKS, hookSetup, installHook, type HookSetup } from './install.js';
+import { installManager, wireManager } from './managers.js';
 import { starterConfig } from './starter.js';
 
-export const help = `usage: patchwarden init [--yes] [--no-chain] [--format text|json] [-C DIR]
+export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--format text|json] [-C DIR]
 
-Writes a starter ${CONFIG_FILE} from the layout it finds (unless one exists)
-and installs the pre-commit and pre-push hooks:
+Writes a starter ${CONFIG_FILE} from the layout it finds (unless one exists),
+locks the fixtures when there are some and no lock yet, and installs the
+pre-commit and pre-push hooks:
+  - through lefthook or the pre-commit framework when the repository uses one:
+    their config gets patchwarden's commands and their install is run;
   - into husky (.husky/pre-commit, .husky/pre-push) when the repository uses husky 9;
-  - else into the folder git runs hooks from (core.hooksPath, or .git/hooks).
+  - else into the folder git runs hooks from (core.hooksPath, or .git/hooks),
+    and, in a project with a package.json, a "prepare" script that installs
+    them again on every clone's npm install.
 A hook that patchwarden did not write is never overwritten: in a husky file the
 guard is added after your commands; a plain git hook is kept as
 <hook>.pre-patchwarden and run first (--no-chain refuses instead).
 Running it twice changes nothing.
 
   --yes        do it without asking (needed when not on a terminal)
-  --no-chain   refuse rather than chain to an existing foreign hook`;
+  --no-chain   refuse rather than chain to an existing foreign hook
+  --if-repo    outside a git repository do nothing and pass (for "prepare",
+               which also runs where there is no .git, such as a packed install)`;
+
+/** The one line that gives every clone the hooks: npm runs "prepare" after each install. */
+export const PREPARE = 'patchwarden init --yes --if-repo';
 
 export async function run(args: string[]): Promise<number> {
-  const { common, values } = parse(args, { yes: { type: 'boolean', short: 'y' }, 'no-chain': { type: 'boolean' } }, false);
-  const repo = await openRepo(common.dir);
+  const { common, values } = parse(args, { yes: { type: 'boolean', short: 'y' }, 'no-chain': { type: 'boolean' }, 'if-repo': { type: 'boolean' } }, false);
+  let repo;
+  try {
+    repo = await openRepo(common.dir);
+  } catch (err) {
+    if (values['if-repo'] && err instanceof CannotJudge) return 0;
+    throw err;
+  }
   const root = worktreeRoot(repo);
   const setup = await hookSetup(repo, root);
   const configFile = common.config ? path.resolve(common.config) : path.join(root, CONFIG_FILE);
   if (!values.yes) {
     if (!process.stdin.isTTY) throw new UsageError('init changes files; rerun with --yes');
     const rl = createInterface({ input: process.stdin, output: process.stderr });
-    const answer = await rl.question(`install patchwarden hooks into ${setup.installDir}${existsSync(configFile) ? '' : ` and write ${CONFIG_FILE}`}? [y/N] `);
+    const answer = await rl.question(`install patchwarden hooks into ${setup.manager?.config ?? setup.installDir}${existsSync(configFile) ? '' : ` and write ${CONFIG_FILE}`}? [y/N] `);
     rl.close();
     if (!/^y(es)?$/i.test(answer.trim())) return 1;
   }
@@ -43,7 +61,51 @@ export async function run(args: string[]): Promise<number> {
     writeFileSync(configFile, starterConfig(root));
     actions.push(`${CONFIG_FILE}: written (review it, then commit it on its own)`);
   }
-  for (const hook of HOOKS) actions.push(installHook(setup, hook, !values['no-chain'], root));
+  actions.push(...(await lockFixtures(repo, common.config)));
+  actions.push(...installHooks(setup, root, !values['no-chain']));
+  return emit(common.format, { ok: true, json: { style: setup.style, manager: setup.manager?.name ?? null, hooks_dir: setup.installDir, actions }, text: actions.map((a) => `patchwarden: ${a}`) });
+}
+
+function installHooks(setup: HookSetup, root: string, chain: boolean): string[] {
+  if (setup.manager) return [wireManager(root, setup.manager), installManager(root, setup.manager)];
+  const actions = HOOKS.map((hook) => installHook(setup, hook, chain, root));
   if (setup.style === 'husky' && setup.hooksPath === null) actions.push('husky is not set up in this clone yet: run `npx husky` (or npm install) so git runs .husky/');
-  return emit(common.format, { ok: true, json: { style: setup.style, hooks_dir: setup.installDir, actions }, text: actions.map((a) => `patchwarden: ${a}`) });
+  if (setup.style === 'git') actions.push(...addPrepare(root));
+  return actions;
+}
+
+/** A fresh clone has no hooks; npm runs "prepare" on every install, so it puts them back. */
+function addPrepare(root: string): string[] {
+  const file = path.join(root, 'package.json');
+  if (!existsSync(file)) return [];
+  const text = readFileSync(file, 'utf8');
+  let pkg: { scripts?: Record<string, string> };
+  try {
+    pkg = JSON.parse(text);
+  } catch {
+    return [`package.json does not parse; add "prepare": "${PREPARE}" to its scripts so every clone gets the hooks`];
+  }
+  const prepare = pkg.scripts?.prepare;
+  if (prepare?.includes('patchwarden init')) return [];
+  pkg.scripts = { ...pkg.scripts, prepare: prepare ? `${prepare} && ${PREPARE}` : PREPARE };
+  const indent = /^\{\n([ \t]+)/.exec(text)?.[1] ?? '  ';
+  writeFileSync(file, JSON.stringify(pkg, null, indent) + '\n');
+  return [`package.json: "prepare": "${pkg.scripts.prepare}" installs the hooks on every clone's npm install`];
+}
+
+/** Fixtures without a lock would stop the first push; a lock written now is reviewed with the config. */
+async function lockFixtures(repo: Awaited<ReturnType<typeof openRepo>>, explicit: string | undefined): Promise<string[]> {
+  let config;
+  try {
+    config = await loadConfig(repo, explicit);
+  } catch (err) {
+    if (!(err instanceof CannotJudge)) throw err;
+    return [`fixtures not locked: ${err.describe()}; fix it, then run \`patchwarden doctor\``];
+  }
+  const root = worktreeRoot(repo);
+  if (!existsSync(path.join(root, config.fixtures.inputs)) || existsSync(path.join(root, config.fixtures.lock))) return [];
+  const { lockWorktree } = await import('../fixtures/command.js');
+  const { forbidden, files } = await lockWorktree(repo, config);
+  if (forbidden.length) return [`${config.fixtures.inputs}: ${forbidden.join(', ')} look like outputs, not inputs; move them out, then run \`patchwarden fixtures lock\``];
+  return [`${config.fixtures.lock}: written for ${files} fixture${files === 1 ? '' : 's'} (review it, and commit it with the config)`];
 }

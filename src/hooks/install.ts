@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CannotJudge } from '../common/errors.js';
 import type { Repo } from '../git/repo.js';
+import { detectManager, type Manager } from './managers.js';
 
 export const HOOKS = ['pre-commit', 'pre-push'] as const;
 export type HookName = (typeof HOOKS)[number];
@@ -15,8 +16,10 @@ export const MARKER = 'patchwarden-managed';
 export const CHAINED = '.pre-patchwarden';
 
 export interface HookSetup {
-  /** 'husky' when hooks run through husky 9 (`.husky/<hook>`), else 'git'. */
-  style: 'husky' | 'git';
+  /** 'husky' when hooks run through husky 9 (`.husky/<hook>`), 'manager' through lefthook or the pre-commit framework, else 'git'. */
+  style: 'husky' | 'manager' | 'git';
+  /** The hook manager whose config runs the guard, for style 'manager'. */
+  manager?: Manager;
   /** The folder git runs hooks from (core.hooksPath or .git/hooks), absolute. */
   gitHooksDir: string;
   /** core.hooksPath as configured, if any. */
@@ -29,6 +32,8 @@ export interface HookSetup {
 export async function hookSetup(repo: Repo, root: string): Promise<HookSetup> {
   const hooksPath = (await repo.run(['config', '--get', 'core.hooksPath'], { okCodes: [1] })).stdout.toString('utf8').trim() || null;
   const gitHooksDir = path.resolve(root, await repo.text(['rev-parse', '--git-path', 'hooks']));
+  const manager = detectManager(root);
+  if (manager) return { style: 'manager', manager, gitHooksDir, hooksPath, installDir: gitHooksDir };
   const huskyDir = path.join(root, '.husky');
   const usesHusky = (hooksPath !== null && /^\.husky(\/_)?\/?$/.test(hooksPath)) || (existsSync(huskyDir) && hooksPath === null && packageUsesHusky(root));
   return usesHusky ? { style: 'husky', gitHooksDir, hooksPath, installDir: huskyDir } : { style: 'git', gitHooksDir, hooksPath, installDir: gitHooksDir };

@@ -5,6 +5,7 @@
 import { parse } from '../cli/args.js';
 import { emit, violationsOutcome } from '../cli/output.js';
 import { UsageError } from '../common/errors.js';
+import { shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { judgingConfig } from '../config/load.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
@@ -12,6 +13,8 @@ import { openRepo, type Repo } from '../git/repo.js';
 import { checkRange } from '../mixing/check.js';
 import { revertCheck, revertPasses, type RevertStatus } from '../properties/revert.js';
 import { judgeTamper } from '../tamper/judge.js';
+import { ACK_FILE, ackAdvice, acknowledgment } from '../refactors/ack.js';
+import { frameworkPush } from './framework-push.js';
 import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
 
 export const help = `usage: patchwarden pre-push REMOTE URL [--format text|json|github] [--config PATH] [-C DIR]
@@ -27,7 +30,8 @@ A new branch is judged from its merge-base with the remote's default branch
 (REMOTE/HEAD, else REMOTE/main or REMOTE/master; else every commit no
 remote-tracking ref of REMOTE has). The first push of a history into a remote
 with no branch of it passes: there is no base side to judge it by yet.
-Deleting a ref passes.
+Deleting a ref passes. Under the pre-commit framework, which reads git's lines
+itself, the ref it names in PRE_COMMIT_* variables is judged (the first one).
 
   --config PATH   judge by this config file instead of the base side's
 
@@ -101,11 +105,14 @@ interface RefVerdict {
 
 export async function run(args: string[]): Promise<number> {
   const { common, positionals } = parse(args, {}, true);
-  const remote = positionals[0];
-  if (!remote) throw new UsageError('pre-push wants the remote name and URL, as git gives them to the hook');
   const repo = await openRepo(common.dir);
-  const pushed = parsePushLines(await readHookInput());
   const say = (line: string) => process.stderr.write(`patchwarden: ${line}\n`);
+  const input = await readHookInput();
+  const framework = input.trim() ? null : await frameworkPush(repo);
+  if (framework) say(`judging ${framework.lines.split(' ')[0]} only: the pre-commit framework hands its hooks the first pushed ref, not git's ref lines`);
+  const remote = positionals[0] ?? framework?.remote;
+  if (!remote) throw new UsageError('pre-push wants the remote name and URL, as git gives them to the hook');
+  const pushed = parsePushLines(framework?.lines ?? input);
   const verdicts: RefVerdict[] = [];
   const reverted = new Map<string, RevertStatus>();
   for (const ref of pushed) {
@@ -122,6 +129,8 @@ export async function run(args: string[]): Promise<number> {
     const config = await judgingConfig(repo, common.config, judgeRev);
     const { commits, violations } = await checkRange(repo, config, range.exclude, v.tip, judgeRev);
     v.commits = commits;
+    // The range advice's push commands, for this remote and ref.
+    for (const x of violations) x.fix = x.fix?.replaceAll('<remote>', shellQuote(remote)).replaceAll('<local>', ref.localRef).replaceAll('<branch>', ref.remoteRef);
     v.violations.push(...violations);
     if (!commits.length) continue;
     v.violations.push(...fixtureViolations(await verifyFixtures(repo, config, { kind: 'rev', rev: v.tip }), config, `commit ${v.tip.slice(0, 12)}`));
@@ -135,13 +144,16 @@ export async function run(args: string[]): Promise<number> {
     if (!reverted.has(key)) {
       const r = await revertCheck(repo, config, range.base, v.tip, { progress: say });
       reverted.set(key, r.status);
-      if (!revertPasses(r.status)) {
+      // An owner's acknowledgment, committed on the base side, lets one refactor through.
+      const ack = r.status === 'does_not_describe' ? await acknowledgment(repo, config, range.base, range.base, v.tip) : null;
+      if (ack?.row) say(`revert check: ${ack.digest.slice(0, 12)} is acknowledged as a refactor by ${ack.row.owner} (${ACK_FILE}): ${ack.row.reason}`);
+      else if (!revertPasses(r.status)) {
         if (r.output) say(`the property command said:\n${r.output.trimEnd().split('\n').slice(-200).map((l) => `  | ${l}`).join('\n')}`);
         v.violations.push({
           rule: 'revert',
           paths: r.reverted.map((p) => p.path),
           message: `revert check ${r.status}: ${r.reason}`,
-          fix: r.status === 'does_not_describe' ? 'add a registered property that fails without this patch (in its own commit, pushed and reviewed first)' : undefined,
+          fix: ack ? `add a registered property that fails without this patch (in its own commit, pushed and reviewed first);\n${ackAdvice(ack.digest)}` : undefined,
           detail: r.reverted.map((p) => ({ path: p.path, zone: 'src', note: p.action })),
         });
       }

@@ -1,26 +1,55 @@
 // The starter `.patchwarden.yml` that `init` writes, from the layout it finds.
-import { existsSync } from 'node:fs';
+// It never blocks on day one: a layer whose oracle is not there yet stays a
+// comment, so the first push is judged by the mixing rule alone.
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** Folders that usually hold production code, in the order they are tried. */
 const SOURCE_DIRS = ['src', 'lib', 'app', 'pkg', 'internal', 'cmd'];
+const PYTHON_MARKERS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'pytest.ini', 'tox.ini', 'conftest.py', 'requirements.txt'];
+/** Packages that make a package.json without making a JavaScript project (hook tools, this guard). */
+const TOOLING = new Set(['patchwarden', 'husky', 'lint-staged', 'lefthook', '@evilmartians/lefthook']);
+export const REGISTRY = 'spec/invariants.yaml';
+
+export type Language = 'python' | 'node' | null;
+
+/** The project's language, from its own markers: a package.json that only holds hook tooling is not a node project. */
+export function detectLanguage(root: string): Language {
+  if (PYTHON_MARKERS.some((m) => existsSync(path.join(root, m)))) return 'python';
+  let pkg: { scripts?: Record<string, string>; dependencies?: object; devDependencies?: object };
+  try {
+    pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  } catch {
+    return null;
+  }
+  const deps = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})];
+  // `npm init`'s placeholder test script says nothing about the project.
+  const test = pkg.scripts?.test && !/no test specified/.test(pkg.scripts.test);
+  return deps.some((d) => !TOOLING.has(d)) || test ? 'node' : null;
+}
+
+/** Node's test runner only when the project already uses it: a guess at jest or mocha would fail the gate. */
+function nodeRunsNodeTest(root: string): boolean {
+  try {
+    return /\bnode\s+(--\S+\s+)*--test\b/.test(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts?.test ?? '');
+  } catch {
+    return false;
+  }
+}
 
 export function starterConfig(root: string): string {
   const has = (p: string) => existsSync(path.join(root, p));
   const src = SOURCE_DIRS.filter(has);
-  const python = has('pyproject.toml') || has('setup.py') || has('setup.cfg') || has('pytest.ini');
-  const node = has('package.json');
+  const language = detectLanguage(root);
+  const nodeTest = language === 'node' && nodeRunsNodeTest(root);
   const glob = (dirs: string[]) => `[${dirs.map((d) => `${d}/**`).join(', ')}]`;
-  // Properties need a registry in spec/; until there is one the command stays a comment.
-  const properties = !has('spec') ? null : python
-    ? 'python3 -m pytest -q spec/properties --junitxml={junit}'
-    : node
-      ? 'node --test --test-reporter=junit --test-reporter-destination={junit} spec/properties'
-      : null;
-  const suite = python
-    ? 'python3 -m pytest -q --junitxml={junit}'
-    : node
-      ? 'node --test --test-reporter=junit --test-reporter-destination={junit}'
+  // Properties run only against a registry; without one the revert check would stop every push.
+  const properties = !has(REGISTRY) ? null
+    : language === 'python' ? 'python3 -m pytest -q spec/properties --junitxml={junit}'
+      : nodeTest ? 'node --test --test-reporter=junit --test-reporter-destination={junit} spec/properties'
+        : null;
+  const suite = language === 'python' ? 'python3 -m pytest -q --junitxml={junit}'
+    : nodeTest ? 'node --test --test-reporter=junit --test-reporter-destination={junit}'
       : null;
   const lines = [
     '# patchwarden: production code and the oracles that judge it change in separate commits.',
@@ -38,8 +67,9 @@ export function starterConfig(root: string): string {
     '  inputs: fixtures/input',
     '  lock: fixtures/inputs.sha256',
     'properties:',
+    ...(properties ? [] : [`  # Set once ${REGISTRY} lists invariants and spec/ has their properties:`]),
     `  ${properties ? '' : '# '}command: ${properties ?? 'YOUR PROPERTY COMMAND --junit-output {junit}'}`,
-    '  invariants: spec/invariants.yaml',
+    `  invariants: ${REGISTRY}`,
     'suite:',
     `  ${suite ? '' : '# '}command: ${suite ?? 'YOUR TEST COMMAND --junit-output {junit}'}`,
   ];

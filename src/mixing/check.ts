@@ -4,7 +4,7 @@ import type { Violation } from '../common/verdict.js';
 import { rangeChanges, type Change } from '../git/changes.js';
 import { checkOwners } from '../owners/check.js';
 import { configBool, type Repo } from '../git/repo.js';
-import { zoneClassifier, type Classify } from '../zones/zones.js';
+import { isOracle, zoneClassifier, type Classify } from '../zones/zones.js';
 import { mixViolation } from './rule.js';
 import { symlinkViolations } from './symlinks.js';
 
@@ -30,11 +30,31 @@ export function judgeCommits(commits: string[], changes: Map<string, Change[]>, 
     const v = mixViolation(commits.filter((c) => !rangeExempt.has(c)).flatMap((c) => changes.get(c) ?? []), classify, 'mix-range');
     if (v) {
       v.message += ' (split across commits)';
-      v.fix = 'push the oracle commits on their own, reviewed first, then the production commits (or set mix.range: allow)';
+      v.fix = rangeSplitAdvice(commits.filter((c) => !rangeExempt.has(c)), changes, classify);
       violations.push(v);
     }
   }
   return violations;
+}
+
+/**
+ * How to land a range that mixes across commits: the oracle commits pushed
+ * on their own first, then the production ones. When the oracle commits
+ * already come first, the two pushes are the advice (`<remote>`, `<local>`
+ * and `<branch>` are filled in by pre-push, which knows them); else reorder.
+ */
+function rangeSplitAdvice(commits: string[], changes: Map<string, Change[]>, classify: Classify): string {
+  const touches = (c: string, zone: (z: ReturnType<Classify>) => boolean) => (changes.get(c) ?? []).some((ch) => zone(classify(ch.path)));
+  const first = commits.findIndex((c) => touches(c, (z) => z === 'src'));
+  const oracleAfter = first > 0 && commits.slice(first).some((c) => touches(c, isOracle));
+  if (first <= 0 || oracleAfter) {
+    return 'reorder the commits so the oracle commits come first (git rebase -i), push those on their own to be reviewed, then the production commits (or set mix.range: allow)';
+  }
+  return [
+    'push the oracle commits on their own first, to be reviewed, then the production commits:',
+    `  git push <remote> ${commits[first - 1]}:<branch>`,
+    '  git push <remote> <local>:<branch>',
+  ].join('\n');
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Classify } from '../zones/classify.js';
 import { mixViolation, zonedPaths } from './rule.js';
 
 /**
- * The refusal says what to unstage. `amend` says the changes are the index
+ * The refusal says how to split the commit. `amend` says the changes are the index
  * against the parents of the commit being amended, so part of the mix may
  * already be in HEAD and unstaging alone will not help.
  */
@@ -23,14 +23,18 @@ export function checkStaged(changes: Change[], classify: Classify, amend = false
     ].join('\n');
     return [v];
   }
+  // Paths, not the index: the advice works after `git commit -a` (which stages
+  // nothing) and on a first commit (no HEAD to restore from), in the order the
+  // range rule accepts: the oracle pushed on its own before the production code.
   const { oracle, src } = zonedPaths(changes, classify);
-  const list = (zs: { path: string }[]) => zs.map((z) => shellQuote(z.path)).join(' ');
+  const zoned = new Set([...oracle, ...src].map((z) => z.path));
+  const free = [...new Set(changes.map((c) => c.path))].filter((p) => !zoned.has(p));
+  const list = (paths: string[]) => paths.map((p) => shellQuote(p)).join(' ');
   v.fix = [
-    'split it: commit the production change first, then the oracle change on its own:',
-    `  git restore --staged -- ${list(oracle)}`,
-    '  git commit            # production code (and free paths such as tests)',
-    `  git add -- ${list(oracle)} && git commit`,
-    `or keep the oracles and unstage the production code: git restore --staged -- ${list(src)}`,
+    'split it: the oracle change first, committed and pushed on its own (a push may not mix them either), then the production code:',
+    `  git commit -- ${list(oracle.map((z) => z.path))}`,
+    '  git push',
+    `  git commit -- ${list([...src.map((z) => z.path), ...free])}`,
   ].join('\n');
   return [v];
 }

@@ -24,6 +24,7 @@ import { propertyCommand, runProperties, type PropertyRun } from './run.js';
 import { dropScratch, makeScratch } from './scratch.js';
 import { revertable, revertPaths, type Reverted } from './tree.js';
 import { addTempWorktree, linkEntries, type TempTree } from './worktree.js';
+import { counted } from '../common/text.js';
 
 export type RevertStatus = 'describes_patch' | 'does_not_describe' | 'fails_on_head' | 'revert_broken' | 'not_applicable';
 
@@ -105,7 +106,7 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
   }
   propertyCommand(config);
   const registry = opts.registry ?? (await loadRegistryAt(repo, config, base));
-  say(`${tree.production.length} production path(s) to revert, ${registry.invariants.length} registered invariant(s), mode ${mode}`);
+  say(`${counted(tree.production.length, 'production path')} to revert, ${counted(registry.invariants.length, 'registered invariant')}, mode ${mode}`);
   const guard = guardSignals((line) => say(line));
   try {
     const judge: Judge = {

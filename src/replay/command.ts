@@ -83,6 +83,8 @@ async function runReplay(args: string[]): Promise<number> {
   if (seed === undefined) throw new UsageError('--seed is required: replay classifies under one fixed seed');
   if (!/^[A-Za-z0-9._:-]{1,64}$/.test(seed)) throw new UsageError(`--seed must be a word of letters, digits and ._:- (at most 64), not ${JSON.stringify(seed)}`);
   const env = envClass(values['env-class']);
+  // A command that never writes where patchwarden reads would fail every run: refuse before the first.
+  if (!command.includes('{junit}') && !command.includes('PATCHWARDEN_JUNIT')) throw new UsageError(`the command names no report path: put {junit} where it writes JUnit XML, e.g. replay --seed 1 -- pytest --junitxml={junit} (or read $PATCHWARDEN_JUNIT)`);
   const { config } = await openWithConfig(common);
   const ttlMs = durationFlag('--ttl', values.ttl ?? DEFAULT_TTL);
   const timeoutMs = values.timeout === undefined ? config.properties.timeout : durationFlag('--timeout', values.timeout);

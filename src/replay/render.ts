@@ -1,7 +1,7 @@
 // How a replay's verdicts are shown: a table for people, one JSON object for
 // scripts, annotations for GitHub.
 import { githubEscape, type Outcome } from '../cli/output.js';
-import { showPath } from '../common/text.js';
+import { counted, showPath } from '../common/text.js';
 import type { CaseVerdict, EnvClass, RunRecord } from './types.js';
 
 export interface Classified {
@@ -32,7 +32,7 @@ export function outcome(c: Classified): Outcome {
     }
   }
   const counts = (['stable_pass', 'stable_fail', 'flicker'] as const).map((s) => `${c.cases.filter((v) => v.status === s).length} ${s}`);
-  text.push(`replay: ${counts.join(', ')}; ${c.cases.filter((v) => v.freeze_candidate).length} freeze candidate(s); the ledger was not touched`);
+  text.push(`replay: ${counts.join(', ')}; ${counted(c.cases.filter((v) => v.freeze_candidate).length, 'freeze candidate')}; the ledger was not touched`);
   const github = [
     ...failing.map((v) => `::error title=${githubEscape('patchwarden replay: stable_fail', true)}::${githubEscape(`${v.name} [${v.key}]: ${v.note}`)}`),
     ...c.cases.filter((v) => v.freeze_candidate).map((v) => `::notice title=${githubEscape('patchwarden replay: freeze candidate', true)}::${githubEscape(`${v.name} [${v.key}]: ${v.freeze_candidate!.command}`)}`),

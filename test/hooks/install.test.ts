@@ -96,8 +96,6 @@ test('husky: the guard goes into .husky/ after the user\'s commands; HUSKY=0 and
   repo.commit({}, 'guard');
   assert.ok(mixedCommitRefused(repo), 'husky runs the guard');
   assert.not.ok(mixedCommitRefused(repo, { HUSKY: '0' }), 'HUSKY=0 skips it (so the server and CI gate exist)');
-  // The starter config of a node project with spec/ runs properties, which want a registry.
-  repo.write('spec/invariants.yaml', 'version: 1\ninvariants:\n  - id: a.b\n    description: d\n');
   assert.is(repo.pw(['doctor']).code, 0, repo.pw(['doctor']).stdout);
   const skipped = repo.pw(['doctor'], { env: { HUSKY: '0' } });
   assert.is(skipped.code, 1);
@@ -136,6 +134,11 @@ test('doctor checks the ledger, the fixture lock and the registry in the working
   repo.write('fixtures/input/a.json', '{"a":1}\n');
   assert.is(repo.pw(['fixtures', 'lock']).code, 0);
   repo.write('spec/invariants.yaml', 'version: 1\ninvariants:\n  - id: a.b\n    description: d\n');
+  // A registry that nothing runs is a problem, with the fix at the end of its line.
+  const unrun = repo.pw(['doctor']);
+  assert.is(unrun.code, 1);
+  assert.match(unrun.stdout, /PROBLEM registry: spec\/invariants\.yaml lists invariants but properties\.command is not set.*`\$EDITOR \.patchwarden\.yml`\n/);
+  repo.write('.patchwarden.yml', readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8').replace('# command: YOUR PROPERTY', 'command: YOUR PROPERTY'));
   const good = repo.json(['doctor']);
   assert.is(good.code, 0, JSON.stringify(good.out.checks));
   assert.equal(good.out.checks.slice(-4).map((c: { check: string }) => c.check), ['ledger', 'fixtures', 'registry', 'tamper-allow']);

@@ -155,7 +155,7 @@ test('real pytest: the text output prints the freeze add line for a human', () =
 test('a command that writes no report: every run counts as failed, nothing to classify, exit 2', () => {
   const repo = tempRepo();
   repo.commit({ 'README': 'x\n' });
-  const r = replayJson(repo, ['--runs', '2', '--seed', '1', '--', 'echo no report here; exit 3']);
+  const r = replayJson(repo, ['--runs', '2', '--seed', '1', '--', ': {junit}; echo no report here; exit 3']);
   assert.is(r.code, 2);
   assert.is(r.out.ok, false);
   assert.match(r.out.error, /no run left a usable report \(wrote no report\)/);
@@ -202,7 +202,7 @@ test('runs whose report cannot be trusted count as failed runs: truncated, empty
 test('words after -- are the command, even --help and -h', () => {
   const repo = tempRepo();
   repo.commit({ 'README': 'x\n' });
-  const r = replayJson(repo, ['--runs', '2', '--seed', '1', '--', 'echo', '--help', '-h', '>', 'seen.txt']);
+  const r = replayJson(repo, ['--runs', '2', '--seed', '1', '--', ':', '{junit};', 'echo', '--help', '-h', '>', 'seen.txt']);
   assert.is(r.code, 2, 'it ran the command, which wrote no report');
   assert.is(readFileSync(path.join(repo.dir, 'seen.txt'), 'utf8'), '--help -h\n');
 });
@@ -210,7 +210,7 @@ test('words after -- are the command, even --help and -h', () => {
 test('a runner killed by its timeout counts as a failed run', () => {
   const repo = tempRepo();
   repo.commit({ 'README': 'x\n' });
-  const r = replayJson(repo, ['--runs', '2', '--seed', '1', '--timeout', '200ms', '--', 'sleep 5']);
+  const r = replayJson(repo, ['--runs', '2', '--seed', '1', '--timeout', '200ms', '--', ': {junit}; sleep 5']);
   assert.is(r.code, 2);
   assert.match(r.out.error, /timed out/);
 });

@@ -1,0 +1,80 @@
+// Owners' acknowledgment of a refactor. A behaviour-preserving production
+// change can make no property fail when it is reverted, so the revert check
+// refuses it. An owner acknowledges one such diff with a row keyed by the
+// digest of exactly that diff, in a guard-zone file read from the base side:
+// the row must land (and be reviewed) before the push it covers, so a patch
+// can never acknowledge itself, and any other diff keeps being refused.
+import { createHash } from 'node:crypto';
+import { isMap, isScalar, isSeq } from 'yaml';
+import { readYaml } from '../common/yaml.js';
+import type { Config } from '../config/schema.js';
+import type { RawChange } from '../git/changes.js';
+import { readFileAt } from '../git/objects.js';
+import type { Repo } from '../git/repo.js';
+import { classifierFor } from '../mixing/check.js';
+import { judgedTree } from '../properties/revert.js';
+
+/** In `.patchwarden/`, which is always in the guard zone. */
+export const ACK_FILE = '.patchwarden/refactors.yaml';
+
+export interface AckRow {
+  diff: string;
+  owner: string;
+  reason: string;
+}
+
+/** sha256 over the diff's paths, modes and blob ids, in path order: the same diff gives the same digest however it was committed. */
+export function diffDigest(changes: RawChange[]): string {
+  const lines = changes.map((c) => `${c.path}\0${c.oldMode} ${c.oldOid} ${c.newMode} ${c.newOid}\n`).sort();
+  return createHash('sha256').update(lines.join('')).digest('hex');
+}
+
+export function parseAcks(text: string, source: string): AckRow[] {
+  const y = readYaml(text, source, { failsafe: true });
+  const root = y.doc.contents;
+  if (!isMap(root)) return y.fail('must be a mapping with version: 1 and refactors: [...]', root);
+  const version = root.get('version', true);
+  if (!isScalar(version) || String(version.value) !== '1') y.fail('version: must be 1', version ?? root);
+  const rows = root.get('refactors', true);
+  if (rows === undefined) return [];
+  if (!isSeq(rows)) return y.fail('refactors: must be a list of {diff, owner, reason}', rows);
+  return rows.items.map((item: unknown) => {
+    if (!isMap(item)) return y.fail('a refactor row must be a mapping of diff, owner and reason', item as never);
+    const field = (k: string) => {
+      const v = item.get(k, true);
+      if (!isScalar(v) || !String(v.value).trim()) return y.fail(`a refactor row needs ${k}`, (v ?? item) as never);
+      return String(v.value).trim();
+    };
+    const row = { diff: field('diff'), owner: field('owner'), reason: field('reason') };
+    if (!/^[0-9a-f]{64}$/.test(row.diff)) y.fail(`diff: ${JSON.stringify(row.diff)} is not a sha256 digest (the refusal prints it)`, item.get('diff', true) as never);
+    return row;
+  });
+}
+
+export interface Acknowledgment {
+  /** The digest of the production diff base..head. */
+  digest: string;
+  /** The row at `judgeRev` that acknowledges it, if any. */
+  row: AckRow | null;
+}
+
+/** Looks up the production diff base..head among the rows committed at `judgeRev` (the base side). */
+export async function acknowledgment(repo: Repo, config: Config, judgeRev: string, base: string, head: string): Promise<Acknowledgment> {
+  const digest = diffDigest((await judgedTree(repo, await classifierFor(repo, config), base, head)).production);
+  const text = await readFileAt(repo, judgeRev, ACK_FILE);
+  const rows = text ? parseAcks(text.toString('utf8'), `${judgeRev.slice(0, 12)}:${ACK_FILE}`) : [];
+  return { digest, row: rows.find((r) => r.diff === digest) ?? null };
+}
+
+/** What a refusal of this diff tells an owner to do. */
+export function ackAdvice(digest: string): string {
+  return [
+    'if the change preserves behaviour (a refactor), an owner can acknowledge this one diff:',
+    `  add to ${ACK_FILE}, in a commit of its own, pushed and reviewed before this one:`,
+    '    version: 1',
+    '    refactors:',
+    `      - diff: ${digest}`,
+    '        owner: NAME',
+    '        reason: WHY NO PROPERTY CHANGES',
+  ].join('\n');
+}

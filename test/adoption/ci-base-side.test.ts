@@ -1,0 +1,99 @@
+// The CI gate runs the judge from the base side: action.yml's and the GitLab
+// template's scripts, run as the runners run them, against a pull request
+// that ships its own always-passing patchwarden.
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parse } from 'yaml';
+import { PROJECT, cleanup, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
+import { packed, userEnv } from './pack.js';
+
+const action = parse(readFileSync(path.join(PROJECT, 'action.yml'), 'utf8'));
+const actionScript: string = action.runs.steps[0].run;
+const gitlab = parse(readFileSync(path.join(PROJECT, 'ci/gitlab/patchwarden.gitlab-ci.yml'), 'utf8'));
+const gitlabScript: string = gitlab['patchwarden-gate'].script.join('\n');
+
+const FAKE_MARK = 'fake-patchwarden-ran';
+
+/** A repository pushed to an origin (main), then a pull request branch checked out. */
+function pullRequest(pr: Record<string, string>, baseExtra: Record<string, string> = {}): TempRepo {
+  const origin = tempRepo({ bare: true });
+  const work = tempRepo();
+  work.commit({
+    '.patchwarden.yml': 'version: 1\nzones:\n  src: [src/**]\n  spec: [spec/**]\n',
+    'src/price.js': 'export const price = (n) => n;\n',
+    'spec/price.test.js': '// a property\n',
+    ...baseExtra,
+  }, 'base');
+  work.git(['remote', 'add', 'origin', origin.dir]);
+  work.git(['push', '-q', 'origin', 'main']);
+  work.git(['checkout', '-q', '-b', 'pr']);
+  for (const [f, c] of Object.entries(pr)) work.write(f, c);
+  // The fake is executable: the old `[ -x node_modules/.bin/patchwarden ]` test would have picked it.
+  if (pr['node_modules/.bin/patchwarden']) chmodSync(path.join(work.dir, 'node_modules/.bin/patchwarden'), 0o755);
+  work.commit({}, 'pull request');
+  return work;
+}
+
+/** A pull request's fake judge: it would pass everything, and leaves a mark when run. */
+const fakeJudge = {
+  'node_modules/.bin/patchwarden': `#!/bin/sh\ntouch ${FAKE_MARK}\necho 'patchwarden gate: pass'\nexit 0\n`,
+  'package.json': JSON.stringify({ devDependencies: { patchwarden: 'file:./tools/pw' } }),
+};
+
+function runAction(work: TempRepo, env: NodeJS.ProcessEnv) {
+  const temp = mkdtempSync(path.join(tmpdir(), 'pw-runner-'));
+  const output = path.join(temp, 'output');
+  writeFileSync(output, '');
+  // GitHub runs a bash step as `bash -e -o pipefail`.
+  const r = sh('bash', ['-e', '-o', 'pipefail', '-c', actionScript], {
+    cwd: work.dir,
+    env: userEnv({ PW_BASE: '', PW_BASE_REF: 'main', PW_VERSION: '', PW_SUITE_TIMEOUT: '1m', GITHUB_OUTPUT: output, RUNNER_TEMP: temp, ...env }),
+  });
+  return { ...r, output: readFileSync(output, 'utf8') };
+}
+
+test.after.each(cleanup);
+
+test('action: a pull request with its own fake patchwarden gets the real verdict from the given package', () => {
+  const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n', 'spec/price.test.js': '// weakened\n', ...fakeJudge });
+  const r = runAction(work, { PW_VERSION: packed() });
+  assert.is(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /::error/);
+  assert.match(r.stdout, /refused \(mixing\)/);
+  assert.match(r.output, /ok=false/);
+  assert.not.ok(existsSync(path.join(work.dir, FAKE_MARK)), 'the tree\'s own binary ran');
+});
+
+test('action: a clean pull request passes through the same installed judge', () => {
+  const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n', ...fakeJudge });
+  const r = runAction(work, { PW_VERSION: packed() });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.output, /ok=true/);
+  assert.not.ok(existsSync(path.join(work.dir, FAKE_MARK)));
+});
+
+test('action: a base lock that installs patchwarden from a file: path is refused, not followed', () => {
+  const lock = JSON.stringify({ lockfileVersion: 3, packages: { 'node_modules/patchwarden': { version: '0.1.0', resolved: 'file:tools/pw' } } });
+  const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n' }, { 'package-lock.json': lock });
+  const r = runAction(work, {});
+  assert.is(r.code, 2, r.stdout + r.stderr);
+  assert.match(r.stdout, /installs patchwarden from file:tools\/pw, not a registry; set the action's version input/);
+});
+
+test('gitlab: the template ignores the merge request\'s fake patchwarden and refuses the mixed change', () => {
+  const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n', 'spec/price.test.js': '// weakened\n', ...fakeJudge });
+  const temp = mkdtempSync(path.join(tmpdir(), 'pw-runner-'));
+  // GitLab runs a job's script lines in one bash with errexit and pipefail.
+  const r = sh('bash', ['-e', '-o', 'pipefail', '-c', gitlabScript], {
+    cwd: work.dir,
+    env: userEnv({ CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main', PATCHWARDEN_VERSION: packed(), PATCHWARDEN_SUITE_TIMEOUT: '1m', TMPDIR: temp }),
+  });
+  assert.is(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /refused \(mixing\)/);
+  assert.not.ok(existsSync(path.join(work.dir, FAKE_MARK)));
+});
+
+test.run();

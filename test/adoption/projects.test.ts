@@ -1,0 +1,173 @@
+// The packed tarball installed into fresh projects, as a user would: husky +
+// lint-staged, plain git hooks, lefthook and the pre-commit framework. Each
+// runs init and doctor, a refused commit whose advice is followed, an accepted
+// commit, and pushes into a bare remote.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { advice, EDITOR, follow } from '../helpers/advice.js';
+import { sh, type Run } from '../helpers/repo.js';
+import { packed, userEnv } from './pack.js';
+
+const made: string[] = [];
+test.after.each(() => {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+class Project {
+  readonly dir: string;
+  readonly origin: string;
+  readonly env: NodeJS.ProcessEnv;
+  constructor(files: Record<string, string>, env: NodeJS.ProcessEnv = {}) {
+    const top = mkdtempSync(path.join(tmpdir(), 'pw-adopt-'));
+    made.push(top);
+    this.dir = path.join(top, 'project');
+    this.origin = path.join(top, 'origin.git');
+    this.env = userEnv({ GIT_EDITOR: EDITOR, ...env });
+    mkdirSync(this.dir);
+    this.ok('git', ['init', '-q', '--bare', '-b', 'main', this.origin], top);
+    this.ok('git', ['init', '-q', '-b', 'main']);
+    this.ok('git', ['remote', 'add', 'origin', this.origin]);
+    // A project that already has a history on its remote, before patchwarden.
+    this.write({ '.gitignore': 'node_modules/\n', ...files });
+    this.ok('git', ['add', '-A']);
+    this.ok('git', ['commit', '-q', '-m', 'the project so far']);
+    this.ok('git', ['push', '-q', '-u', 'origin', 'main']);
+  }
+  write(files: Record<string, string>): this {
+    for (const [f, c] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(this.dir, f)), { recursive: true });
+      writeFileSync(path.join(this.dir, f), c);
+    }
+    return this;
+  }
+  run(cmd: string, args: string[], cwd = this.dir): Run {
+    return sh(cmd, args, { cwd, env: this.env });
+  }
+  ok(cmd: string, args: string[], cwd = this.dir): Run {
+    const r = this.run(cmd, args, cwd);
+    assert.is(r.code, 0, `${cmd} ${args.join(' ')}\n${r.stdout}${r.stderr}`);
+    return r;
+  }
+  npmInstall(...pkgs: string[]): void {
+    this.ok('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', packed(), ...pkgs]);
+  }
+  pw(...args: string[]): Run {
+    return this.run(path.join(this.dir, 'node_modules/.bin/patchwarden'), args);
+  }
+}
+
+/** init, doctor, the config committed and pushed on its own, then a refused mixed commit, its advice followed, and the push. */
+function adopt(p: Project, checkInit: (out: string) => void = () => {}): void {
+  const init = p.pw('init', '--yes');
+  assert.is(init.code, 0, init.stdout + init.stderr);
+  checkInit(init.stdout);
+  const doctor = p.pw('doctor');
+  assert.is(doctor.code, 0, doctor.stdout + doctor.stderr);
+  p.ok('git', ['add', '-A']);
+  p.ok('git', ['commit', '-q', '-m', 'project with patchwarden']);
+  p.ok('git', ['push', '-q']);
+  p.write({ 'src/app.py': 'def price(n):\n    return n * 2\n', 'spec/test_price.py': 'def test_price():\n    assert True\n' });
+  p.ok('git', ['add', '-A']);
+  const refused = p.run('git', ['commit', '-q', '-m', 'mixed']);
+  assert.is(refused.code, 1, refused.stdout + refused.stderr);
+  const said = refused.stdout + refused.stderr;
+  assert.match(said, /refused \[mix\]/);
+  follow(p.dir, p.env, advice(said));
+  p.ok('git', ['push', '-q']);
+  const remote = p.ok('git', ['log', '--format=%s', 'main'], p.origin).stdout.trim().split('\n');
+  assert.equal(remote, ['split by the advice', 'split by the advice', 'project with patchwarden', 'the project so far']);
+  // A production-only commit is accepted, and its push too.
+  p.write({ 'src/app.py': 'def price(n):\n    return n * 3\n' });
+  p.ok('git', ['commit', '-q', '-am', 'production only']);
+  p.ok('git', ['push', '-q']);
+}
+
+const PYTHON = { 'pytest.ini': '[pytest]\n', 'src/app.py': 'def price(n):\n    return n\n', 'spec/test_price.py': 'def test_price():\n    pass\n' };
+
+test('husky + lint-staged: the guard runs after the project\'s own hook commands', () => {
+  const p = new Project({
+    ...PYTHON,
+    'package.json': JSON.stringify({ name: 'shop', private: true, scripts: { prepare: 'husky' }, 'lint-staged': { '*.py': 'echo linted' } }, null, 2),
+    '.husky/pre-commit': 'npx lint-staged\n',
+  });
+  p.npmInstall('husky@9', 'lint-staged@16');
+  p.ok('npx', ['--no-install', 'husky']);
+  adopt(p, (out) => assert.match(out, /\.husky\/pre-commit: added the guard after your commands/));
+  assert.match(readFileSync(path.join(p.dir, '.husky/pre-commit'), 'utf8'), /^npx lint-staged\n/);
+});
+
+test('plain git hooks: the shims, and a "prepare" line that gives every clone the hooks', () => {
+  const p = new Project({ ...PYTHON, 'package.json': JSON.stringify({ name: 'shop', private: true }, null, 2) });
+  p.npmInstall();
+  adopt(p, (out) => assert.match(out, /"prepare": "patchwarden init --yes --if-repo"/));
+  assert.match(readFileSync(path.join(p.dir, '.patchwarden.yml'), 'utf8'), /python3 -m pytest/, 'a pytest project, not a node one');
+  // A fresh clone: npm ci runs "prepare", and the hooks are there.
+  const clone = path.join(path.dirname(p.dir), 'clone');
+  p.ok('git', ['clone', '-q', p.origin, clone], path.dirname(p.dir));
+  assert.not.ok(existsSync(path.join(clone, '.git/hooks/pre-commit')));
+  p.ok('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], clone);
+  assert.match(readFileSync(path.join(clone, '.git/hooks/pre-commit'), 'utf8'), /patchwarden-managed/);
+  const doctor = p.run(path.join(clone, 'node_modules/.bin/patchwarden'), ['doctor'], clone);
+  assert.is(doctor.code, 0, doctor.stdout);
+});
+
+test('lefthook: init adds the commands to lefthook.yml and runs lefthook install; pre-push gets git\'s lines', () => {
+  const p = new Project({
+    ...PYTHON,
+    'package.json': JSON.stringify({ name: 'shop', private: true }, null, 2),
+    'lefthook.yml': '# the team\'s hooks\npre-commit:\n  commands:\n    hello:\n      run: echo hello from lefthook\n',
+  });
+  p.npmInstall('lefthook@2.2.1');
+  adopt(p, (out) => {
+    assert.match(out, /lefthook\.yml: added patchwarden's hooks/);
+    assert.match(out, /lefthook: hooks installed/);
+  });
+  const config = readFileSync(path.join(p.dir, 'lefthook.yml'), 'utf8');
+  assert.match(config, /^# the team's hooks\n/);
+  assert.match(config, /hello from lefthook/);
+  assert.match(p.pw('doctor').stdout, /pre-push: runs through lefthook \(lefthook\.yml\)/);
+  // A push of two refs is judged whole: the second ref mixes across its commits.
+  p.ok('git', ['checkout', '-q', '-b', 'topic']);
+  p.write({ 'spec/test_price.py': 'def test_price():\n    assert 1\n' });
+  p.ok('git', ['commit', '-q', '-am', 'oracle']);
+  p.write({ 'src/app.py': 'def price(n):\n    return n * 4\n' });
+  p.ok('git', ['commit', '-q', '-am', 'production']);
+  const push = p.run('git', ['push', 'origin', 'main', 'topic']);
+  assert.is(push.code, 1, push.stderr);
+  assert.match(push.stdout + push.stderr, /refused \[mix-range\]/, push.stdout + push.stderr);
+});
+
+const preCommit = sh('pre-commit', ['--version']);
+(preCommit.code === 0 ? test : test.skip)('pre-commit framework (repo: local): init wires it, a first push into an empty remote and later pushes are judged', () => {
+  const home = mkdtempSync(path.join(tmpdir(), 'pw-pre-commit-home-'));
+  made.push(home);
+  const p = new Project({ ...PYTHON, '.pre-commit-config.yaml': '# the team\'s hooks\nrepos: []\n' }, { PRE_COMMIT_HOME: home });
+  p.npmInstall();
+  adopt(p, (out) => {
+    assert.match(out, /\.pre-commit-config\.yaml: added patchwarden's hooks/);
+    assert.match(out, /pre-commit: hooks installed/);
+  });
+  const config = readFileSync(path.join(p.dir, '.pre-commit-config.yaml'), 'utf8');
+  assert.match(config, /repo: local/);
+  assert.match(p.pw('doctor').stdout, /pre-push: runs through pre-commit/);
+  // A first push into an empty remote comes without from/to refs from the framework.
+  const empty = path.join(path.dirname(p.dir), 'empty.git');
+  p.ok('git', ['init', '-q', '--bare', empty]);
+  const first = p.ok('git', ['push', empty, 'main']);
+  assert.match(first.stdout + first.stderr, /judging refs\/heads\/main only: the pre-commit framework hands its hooks the first pushed ref/);
+  assert.match(first.stdout + first.stderr, /the first push of this history/);
+  // A pushed range that mixes across commits is refused through the framework's variables.
+  p.write({ 'spec/test_price.py': 'def test_price():\n    assert 1\n' });
+  p.ok('git', ['commit', '-q', '-am', 'oracle']);
+  p.write({ 'src/app.py': 'def price(n):\n    return n * 4\n' });
+  p.ok('git', ['commit', '-q', '-am', 'production']);
+  const push = p.run('git', ['push']);
+  assert.is(push.code, 1, push.stdout + push.stderr);
+  assert.match(push.stdout + push.stderr, /refused \[mix-range\]/);
+});
+if (preCommit.code !== 0) console.log('  (pre-commit is not installed: the pre-commit framework test is skipped; .ci/run installs it)');
+
+test.run();
