@@ -30,7 +30,7 @@ test('install-server-hook.sh --help exits 0 with its usage on stdout, and warns 
   const script = path.join(PROJECT, 'scripts/install-server-hook.sh');
   const r = sh('sh', [script, '--help'], { env: cleanEnv({ PATH: '/usr/bin:/bin' }) });
   assert.is(r.code, 0, r.stderr);
-  assert.match(r.stdout, /install-server-hook\.sh \[--gitlab \| --gitea\] \[--bin PATH\] BARE_REPO/);
+  assert.match(r.stdout, /install-server-hook\.sh \[--gitlab \| --gitea\] \[--bin PATH\] \[--branch NAME\]/);
   assert.match(r.stderr, /patchwarden is not on PATH/);
   const quiet = sh('sh', [script, '--help']);
   assert.not.match(quiet.stderr, /not on PATH/);
