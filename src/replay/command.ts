@@ -8,6 +8,7 @@ import { emit } from '../cli/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { readReport } from '../junit/read.js';
 import { signCase, signOptions } from '../signature/sign.js';
+import { checkoutSource } from '../signature/source.js';
 import { classify } from './classify.js';
 import { promote } from './promotion.js';
 import { outcome, type Classified } from './render.js';
@@ -83,10 +84,11 @@ async function runReplay(args: string[]): Promise<number> {
   if (seed === undefined) throw new UsageError('--seed is required: replay classifies under one fixed seed');
   if (!/^[A-Za-z0-9._:-]{1,64}$/.test(seed)) throw new UsageError(`--seed must be a word of letters, digits and ._:- (at most 64), not ${JSON.stringify(seed)}`);
   const env = envClass(values['env-class']);
-  const { config } = await openWithConfig(common);
+  const { repo, config } = await openWithConfig(common);
   const ttlMs = durationFlag('--ttl', values.ttl ?? DEFAULT_TTL);
   const timeoutMs = values.timeout === undefined ? config.properties.timeout : durationFlag('--timeout', values.timeout);
-  const opts = signOptions(config);
+  // The runs happen in this checkout: the asserting expressions are read from it (signatures v2).
+  const opts = signOptions(config, false, repo.root ? await checkoutSource(repo.root) : undefined);
   const started = new Date().toISOString();
   const records = await replay({
     command, cwd: common.dir, runs, seed, timeoutMs,
