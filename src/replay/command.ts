@@ -8,6 +8,7 @@ import { emit } from '../cli/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { readReport } from '../junit/read.js';
 import { signCase, signOptions } from '../signature/sign.js';
+import { checkoutSource } from '../signature/source.js';
 import { classify } from './classify.js';
 import { promote } from './promotion.js';
 import { outcome, type Classified } from './render.js';
@@ -85,10 +86,11 @@ async function runReplay(args: string[]): Promise<number> {
   const env = envClass(values['env-class']);
   // A command that never writes where patchwarden reads would fail every run: refuse before the first.
   if (!command.includes('{junit}') && !command.includes('PATCHWARDEN_JUNIT')) throw new UsageError(`the command names no report path: put {junit} where it writes JUnit XML, e.g. replay --seed 1 -- pytest --junitxml={junit} (or read $PATCHWARDEN_JUNIT)`);
-  const { config } = await openWithConfig(common);
+  const { repo, config } = await openWithConfig(common);
   const ttlMs = durationFlag('--ttl', values.ttl ?? DEFAULT_TTL);
   const timeoutMs = values.timeout === undefined ? config.properties.timeout : durationFlag('--timeout', values.timeout);
-  const opts = signOptions(config);
+  // The runs happen in this checkout: the asserting expressions are read from it (signatures v2).
+  const opts = signOptions(config, false, repo.root ? await checkoutSource(repo.root) : undefined);
   const started = new Date().toISOString();
   const records = await replay({
     command, cwd: common.dir, runs, seed, timeoutMs,

@@ -9,7 +9,7 @@ import { CannotJudge, UsageError } from '../common/errors.js';
 import { showPath } from '../common/text.js';
 import { loadConfig, parseConfig } from '../config/load.js';
 import { defaults, type Config } from '../config/schema.js';
-import { configBool, openRepo, worktreeRoot } from '../git/repo.js';
+import { configBool, openRepo } from '../git/repo.js';
 import { readReport } from '../junit/read.js';
 import { signCase, signOptions, type SignOptions } from './sign.js';
 import { checkoutSource, type SourceReader } from './source.js';
@@ -60,7 +60,8 @@ async function options(common: Common): Promise<SignOptions> {
     const repo = await openRepo(common.dir);
     config = await loadConfig(repo, common.config);
     ignoreCase = await configBool(repo, 'core.ignorecase');
-    source = await checkoutSource(worktreeRoot(repo));
+    // A bare repository has no checkout: signed without source, never refused.
+    if (repo.root) source = await checkoutSource(repo.root);
   } catch (err) {
     if (!(err instanceof CannotJudge) || !/^not a git repository/.test(err.message)) throw err;
     config = common.config ? await configFile(common.config) : defaults();

@@ -152,5 +152,13 @@ test('signatures: outside a repository the defaults apply; a report that cannot 
   }
 });
 
+test('signatures in a bare repository: signed without a checkout, not refused', () => {
+  const repo = tempRepo({ bare: true });
+  repo.write('r.xml', '<testsuite><testcase name="t"><failure>Error: x\n    at f (/w/src/a.js:1:1)</failure></testcase></testsuite>');
+  const r = repo.json(['signatures', 'r.xml']);
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(r.out.failures[0].frames, ['f']);
+});
+
 test.after(cleanup);
 test.run();
