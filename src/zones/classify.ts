@@ -48,7 +48,7 @@ export function classifierFrom(rules: ZoneRule[]): Classify {
   return (p) => {
     let zone = memo.get(p);
     if (zone === undefined) {
-      const lower = folds ? p.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : p;
+      const lower = folds && /[A-Z]/.test(p) ? p.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : p;
       const cut = p.indexOf('/');
       const candidates = [filed[0].get(cut < 0 ? p : p.slice(0, cut)), filed[1].get(cut < 0 ? lower : lower.slice(0, cut)), anywhere];
       let best = Infinity;
