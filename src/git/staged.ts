@@ -7,7 +7,7 @@ import { CONFIG_FILE } from '../config/schema.js';
 import { CannotJudge } from '../common/errors.js';
 import { diffFlags, parseNameStatus, type Change } from './changes.js';
 import { emptyTree, notARepo, REPO_FLAGS, repoFrom, type Repo } from './repo.js';
-import { runGit, splitNul } from './run.js';
+import { runGit, runGitSync, splitNul, type RunResult } from './run.js';
 
 export interface Staged {
   repo: Repo;
@@ -18,13 +18,14 @@ export interface Staged {
 
 export async function readStaged(dir: string, amend: boolean): Promise<Staged> {
   if (amend) return readAmend(dir);
-  // The common case, two processes at once: the repository and HEAD's config blob, and the diff against HEAD.
-  const [info, diff] = await Promise.all([
-    runGit(dir, ['rev-parse', ...REPO_FLAGS, '--verify', '--quiet', `HEAD:${CONFIG_FILE}`], { okCodes: [1] }).catch((err) => {
-      throw notARepo(dir, err);
-    }),
-    runGit(dir, ['diff-index', '--cached', ...diffFlags, 'HEAD', '--'], { okCodes: [128] }),
-  ]);
+  // The common case, two processes: the repository and HEAD's config blob, then the diff against HEAD.
+  let info: RunResult;
+  try {
+    info = runGitSync(dir, ['rev-parse', ...REPO_FLAGS, '--verify', '--quiet', `HEAD:${CONFIG_FILE}`], { okCodes: [1] });
+  } catch (err) {
+    throw notARepo(dir, err);
+  }
+  const diff = runGitSync(dir, ['diff-index', '--cached', ...diffFlags, 'HEAD', '--'], { okCodes: [128] });
   const lines = info.stdout.toString('utf8').split('\n');
   const repo = repoFrom(dir, lines);
   if (diff.code === 0) {

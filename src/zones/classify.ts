@@ -22,20 +22,56 @@ export interface ZoneRule {
   patterns: Pattern[];
 }
 
-/** The first rule that matches a path names its zone; each path is worked out once. */
+/**
+ * The first rule that matches a path names its zone; each path is worked out
+ * once. Every pattern is filed under the first segment of its literal text
+ * (`packages` for `packages/*\/src/**`), so a path is tried only against the
+ * patterns filed under its own first segment and those with no literal
+ * segment, instead of against every pattern.
+ */
 export function classifierFrom(rules: ZoneRule[]): Classify {
-  const compiled = rules.map((r) => ({ zone: r.zone, fold: r.fold, tests: r.patterns.map(tester) }));
+  const filed = [new Map<string, Entry[]>(), new Map<string, Entry[]>()];
+  const anywhere: Entry[] = [];
+  rules.forEach((r, rule) => {
+    for (const pattern of r.patterns) {
+      const entry = { rule, fold: r.fold, test: tester(pattern) };
+      const segment = firstSegment(pattern);
+      if (segment === null) anywhere.push(entry);
+      else {
+        const map = filed[r.fold ? 1 : 0];
+        map.set(segment, [...(map.get(segment) ?? []), entry]);
+      }
+    }
+  });
   const folds = rules.some((r) => r.fold);
   const memo = new Map<string, ZoneName | null>();
   return (p) => {
     let zone = memo.get(p);
     if (zone === undefined) {
-      const lower = folds ? p.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : p;
-      zone = compiled.find((r) => r.tests.some((t) => t(r.fold ? lower : p, p)))?.zone ?? null;
+      const lower = folds && /[A-Z]/.test(p) ? p.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : p;
+      const cut = p.indexOf('/');
+      const candidates = [filed[0].get(cut < 0 ? p : p.slice(0, cut)), filed[1].get(cut < 0 ? lower : lower.slice(0, cut)), anywhere];
+      let best = Infinity;
+      for (const list of candidates) for (const e of list ?? []) if (e.rule < best && e.test(e.fold ? lower : p, p)) best = e.rule;
+      zone = best === Infinity ? null : rules[best].zone;
       memo.set(p, zone);
     }
     return zone;
   };
+}
+
+interface Entry {
+  rule: number;
+  fold: boolean;
+  test: (p: string, original: string) => boolean;
+}
+
+/** The first path segment every match of the pattern starts with; null when it has none. */
+function firstSegment(pattern: Pattern): string | null {
+  const text = 'exact' in pattern ? pattern.exact : 'under' in pattern ? pattern.under : pattern.prefix;
+  const cut = text.indexOf('/');
+  if (cut >= 0) return text.slice(0, cut);
+  return 'prefix' in pattern ? null : text;
 }
 
 function tester(pattern: Pattern): (p: string, original: string) => boolean {
