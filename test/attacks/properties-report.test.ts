@@ -49,13 +49,18 @@ py('production code that rewrites the report at exit (exit code 1, clean report)
   assert.match(r.out.reason, /the report disagrees with the exit code: the command exited 1 while its report shows no failing or erroring case/);
 });
 
-// The tamper layer's to catch (a separate issue): a rewritten report with
-// os._exit(0) agrees with its exit code, so nothing here can tell it from a
-// pass. Kept, skipped, as the case that layer must refuse.
-test.skip("production code that rewrites the report and calls os._exit(0): the tamper layer's to catch", () => {
+// A rewritten report with os._exit(0) agrees with its exit code, so no
+// report check can tell it from a pass: the revert check alone believes it,
+// and the tamper layer (docs/tamper.md) is what refuses the patch.
+py("production code that rewrites the report and calls os._exit(0): the revert check believes it, the tamper layer refuses it", () => {
   const { repo, base, head } = rewriting(true);
   const r = repo.json(['revert-check', '--base', base, '--head', head]);
-  assert.is(r.code, 1, r.stderr);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.out.status, 'describes_patch');
+  const t = repo.pw(['tamper', '--range', `${base}..${head}`]);
+  assert.is(t.code, 1, t.stdout + t.stderr);
+  assert.match(t.stdout, /exit\.process/);
+  assert.match(t.stdout, /report\.write/);
 });
 
 py('gate suite: production code rewriting the suite report at exit is refused, not read as a pass', () => {
