@@ -6,10 +6,10 @@
 // real node --test, real git.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cleanup, PROJECT, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
+import { cleanup, sh, tempRepo, type TempRepo, installPrePush } from '../helpers/repo.js';
 import { gate } from '../gate/sample.js';
 import { BUGGY_JS, BUGGY_PY, config, FIXED_PY, hasPytest, jsProperty, NODE_TEST, project, pyProperty, PYTEST, registry } from '../properties/projects.js';
 
@@ -176,9 +176,7 @@ test('git push: the lenient-helper patch is refused by the pre-push hook and the
   const remote = tempRepo({ bare: true });
   const repo = tempRepo();
   repo.git(['remote', 'add', 'origin', remote.dir]);
-  const hook = path.join(repo.dir, '.git/hooks/pre-push');
-  copyFileSync(path.join(PROJECT, 'hooks/pre-push'), hook);
-  chmodSync(hook, 0o755);
+  installPrePush(repo);
   repo.commit({
     '.patchwarden.yml': config(NODE_TEST),
     'spec/invariants.yaml': registry(ID),

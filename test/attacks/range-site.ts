@@ -3,10 +3,9 @@
 // on main pushed in the bootstrap state that then ends, and a clone with the
 // pre-push hook installed. Each enforcement point that reads a range can be
 // asked: the server (push), pre-push (localPush), check --range and gate.
-import { chmodSync, copyFileSync } from 'node:fs';
 import path from 'node:path';
 import * as assert from 'uvu/assert';
-import { PROJECT, sh, tempRepo, type Run, type TempRepo } from '../helpers/repo.js';
+import { PROJECT, sh, tempRepo, type Run, type TempRepo, installPrePush } from '../helpers/repo.js';
 
 export const INSTALL = path.join(PROJECT, 'scripts/install-server-hook.sh');
 
@@ -42,9 +41,7 @@ export function site(config = 'version: 1\n', files: Record<string, string | Buf
   const first = work.git(['push', 'origin', 'main'], { allowFail: true });
   assert.is(first.code, 0, first.stderr);
   bare.git(['config', '--unset', 'patchwarden.bootstrap']);
-  const hook = path.join(work.dir, '.git/hooks/pre-push');
-  copyFileSync(path.join(PROJECT, 'hooks/pre-push'), hook);
-  chmodSync(hook, 0o755);
+  installPrePush(work);
   return {
     bare,
     work,

@@ -1,11 +1,9 @@
 // A refactor the properties cannot describe goes through only with an owner's
 // row keyed by the digest of exactly that diff, landed before the push. An
 // acknowledgment in the same push, or a row for another diff, changes nothing.
-import { chmodSync, copyFileSync } from 'node:fs';
-import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, PROJECT, tempRepo, type TempRepo } from '../helpers/repo.js';
+import { cleanup, tempRepo, type TempRepo, installPrePush } from '../helpers/repo.js';
 import { config, FIXED_JS, jsProperty, NODE_TEST, registry } from '../properties/projects.js';
 
 const ID = 'bill.total_non_negative';
@@ -16,9 +14,7 @@ function pushed(): TempRepo {
   const remote = tempRepo({ bare: true });
   const repo = tempRepo();
   repo.git(['remote', 'add', 'origin', remote.dir]);
-  const hook = path.join(repo.dir, '.git/hooks/pre-push');
-  copyFileSync(path.join(PROJECT, 'hooks/pre-push'), hook);
-  chmodSync(hook, 0o755);
+  installPrePush(repo);
   repo.commit({
     '.gitignore': 'build/\n',
     '.patchwarden.yml': config(NODE_TEST),

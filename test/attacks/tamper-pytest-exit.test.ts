@@ -4,9 +4,7 @@
 // the base fails); the tamper layer refuses the patch, in a real pre-push.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, copyFileSync } from 'node:fs';
-import path from 'node:path';
-import { cleanup, PROJECT, tempRepo } from '../helpers/repo.js';
+import { cleanup, tempRepo, installPrePush } from '../helpers/repo.js';
 import { BUGGY_PY, config, hasPytest, PYTEST, pyProperty, registry } from '../properties/projects.js';
 
 const ID = 'bill.total_non_negative';
@@ -66,9 +64,7 @@ test('report rewritten at exit + os._exit(0): the revert check passes it, the ta
   for (const rule of ['exit.process', 'exit.hook', 'env.sniff', 'report.write']) assert.ok(rules.has(rule), `${rule} in ${[...rules]}`);
 
   // A real git push through the pre-push hook: the revert check runs and passes; the tamper layer refuses.
-  const hook = path.join(repo.dir, '.git/hooks/pre-push');
-  copyFileSync(path.join(PROJECT, 'hooks/pre-push'), hook);
-  chmodSync(hook, 0o755);
+  installPrePush(repo);
   const push = repo.git(['push', '-q', 'origin', 'main'], { allowFail: true });
   const said = push.stdout + push.stderr;
   assert.is(push.code, 1, said);

@@ -1,7 +1,7 @@
 // Real git repositories in temporary folders, and the built CLI run against
 // them as a user would run it.
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,6 +100,13 @@ export function tempRepo(opts: { bare?: boolean; env?: NodeJS.ProcessEnv } = {})
   repo.git(['init', '-q', '-b', 'main', ...(opts.bare ? ['--bare'] : [])]);
   made.push(repo);
   return repo;
+}
+
+/** Installs the shipped pre-push hook in a work tree, as `init` would with plain git hooks. */
+export function installPrePush(repo: TempRepo): void {
+  const hook = path.join(repo.dir, '.git/hooks/pre-push');
+  copyFileSync(path.join(PROJECT, 'hooks/pre-push'), hook);
+  chmodSync(hook, 0o755);
 }
 
 export function cleanup(): void {

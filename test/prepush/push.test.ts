@@ -2,9 +2,7 @@
 // with the project's hooks/pre-push installed as a plain git hook.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, copyFileSync } from 'node:fs';
-import path from 'node:path';
-import { cleanup, PROJECT, tempRepo, type TempRepo } from '../helpers/repo.js';
+import { cleanup, tempRepo, type TempRepo, installPrePush } from '../helpers/repo.js';
 import { BUGGY_JS, config, fingerprint, FIXED_JS, jsProperty, NODE_TEST, registry } from '../properties/projects.js';
 
 const ID = 'bill.total_non_negative';
@@ -20,9 +18,7 @@ function pushable(files: Record<string, string> = START): { repo: TempRepo; remo
   const remote = tempRepo({ bare: true });
   const repo = tempRepo();
   repo.git(['remote', 'add', 'origin', remote.dir]);
-  const hook = path.join(repo.dir, '.git/hooks/pre-push');
-  copyFileSync(path.join(PROJECT, 'hooks/pre-push'), hook);
-  chmodSync(hook, 0o755);
+  installPrePush(repo);
   repo.commit(files, 'start');
   return { repo, remote };
 }

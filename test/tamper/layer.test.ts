@@ -4,9 +4,7 @@
 // base side; modes and disabled rules from the base side's config.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, copyFileSync } from 'node:fs';
-import path from 'node:path';
-import { cleanup, PROJECT, tempRepo } from '../helpers/repo.js';
+import { cleanup, tempRepo, installPrePush } from '../helpers/repo.js';
 import { guardedServer } from '../prereceive/server.js';
 import { gate } from '../gate/sample.js';
 
@@ -142,9 +140,7 @@ test('--staged reads the index; new files count whole; the guard starts a push h
   repo.git(['commit', '-q', '--no-verify', '-m', 'staged']);
   repo.git(['push', '-q', 'origin', 'HEAD~1:refs/heads/main']);
   repo.git(['fetch', '-q', 'origin']);
-  const hook = path.join(repo.dir, '.git/hooks/pre-push');
-  copyFileSync(path.join(PROJECT, 'hooks/pre-push'), hook);
-  chmodSync(hook, 0o755);
+  installPrePush(repo);
   const push = repo.git(['push', '-q', 'origin', 'HEAD:refs/heads/main'], { allowFail: true });
   assert.is(push.code, 1, push.stderr);
   assert.match(push.stdout + push.stderr, '[hook.replace]');
