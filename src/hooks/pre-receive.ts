@@ -98,13 +98,30 @@ export async function readPush(repo: Repo, updates: RefUpdate[]): Promise<Pushed
   return { peeled, commits, changes };
 }
 
-export async function judgePush(repo: Repo, config: Config, branch: JudgingBranch, updates: RefUpdate[], push: Pushed, pushers: Pusher[], tampering: Map<string, Promise<Settled>>): Promise<RefVerdict[]> {
-  const classify = await classifierFor(repo, config);
+/** What is judged from the config and the ref lines alone, started while the push is read. */
+export interface Early {
+  classify: Promise<Classify>;
+  /** The judging branch's rules per update, in the order of the updates. */
+  branchFaults: Promise<Violation[][]>;
+  tampering: Map<string, Promise<Settled>>;
+}
+
+export function startEarly(repo: Repo, config: Config, branch: JudgingBranch, updates: RefUpdate[]): Early {
+  const classify = classifierFor(repo, config);
+  const isAncestor = async (a: string, b: string) => (await repo.run(['merge-base', '--is-ancestor', a, b], { okCodes: [1] })).code === 0;
+  const branchFaults = Promise.all(updates.map((u) => branchViolations(u, branch, config, isAncestor)));
+  // Their errors are thrown where they are awaited; until then they are not unhandled.
+  for (const p of [classify, branchFaults]) p.catch(() => {});
+  return { classify, branchFaults, tampering: tamperPush(repo, config, branch.id, updates, classify) };
+}
+
+export async function judgePush(repo: Repo, config: Config, branch: JudgingBranch, updates: RefUpdate[], push: Pushed, pushers: Pusher[], early: Early): Promise<RefVerdict[]> {
+  const classify = await early.classify;
   const { peeled, changes } = push;
   const verdicts: RefVerdict[] = updates.map((u) => ({ ...u, commits: push.commits.get(u.ref) ?? [], violations: [] }));
-  const isAncestor = async (a: string, b: string) => (await repo.run(['merge-base', '--is-ancestor', a, b], { okCodes: [1] })).code === 0;
-  for (const v of verdicts) {
-    v.violations.push(...(await branchViolations(v, branch, config, isAncestor)));
+  const branchFaults = await early.branchFaults;
+  for (const [i, v] of verdicts.entries()) {
+    v.violations.push(...branchFaults[i]);
     if (isZeroId(v.new) && v.ref !== branch.ref && config.pre_receive.deletions === 'refuse') {
       v.violations.push({ rule: 'delete', paths: [], message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})` });
     }
@@ -122,7 +139,7 @@ export async function judgePush(repo: Repo, config: Config, branch: JudgingBranc
     v.violations.push(...judgeCommits(v.commits, changes, config, classify, owners.exempt), ...(await symlinkViolations(repo, v.commits, changes, classify)));
     const tip = peeled.get(v.new);
     if (tip) v.violations.push(...(await tipViolations(repo, config, v, tip, changes, classify)));
-    const tamper = tip && v.commits.length ? await tampering.get(v.ref) : undefined;
+    const tamper = tip && v.commits.length ? await early.tampering.get(v.ref) : undefined;
     if (tamper && 'error' in tamper) throw tamper.error;
     if (tamper) {
       v.violations.push(...tamper.verdict.violations);
@@ -199,15 +216,14 @@ export async function run(args: string[]): Promise<number> {
         : unguardedRefusal(branch),
     });
   }
-  // The tamper layer needs only the config and the pushed ids: it runs while the push is read.
-  const tampering = tamperPush(repo, config, branch.id, updates);
+  const early = startEarly(repo, config, branch, updates);
   const read = await reading;
   if ('error' in read) throw read.error;
   const pushers = authenticatedPusher(process.env);
   const notes: string[] = [];
   if (branch.bootstrap) notes.push(`note: git config patchwarden.bootstrap is still set on the server; ${branch.ref} has its config now, unset it (git config --unset patchwarden.bootstrap)`);
   if (config.owners.agents.length && config.owners.signers === null && !pushers.length) notes.push(`warning: ${TYPED_IDENTITY}`);
-  const verdicts = await judgePush(repo, config, branch, updates, read.push, pushers, tampering);
+  const verdicts = await judgePush(repo, config, branch, updates, read.push, pushers, early);
   const violations = verdicts.flatMap((r) => r.violations.map((v) => ({ ...v, ref: r.ref })));
   const subject = await subjects(repo, [...new Set(violations.flatMap((v) => (v.commit ? [v.commit] : [])))]);
   return emit(common.format, {

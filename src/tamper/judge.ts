@@ -96,8 +96,7 @@ export type Settled = { verdict: TamperVerdict } | { error: unknown };
  * the push is still being read; each settles to its verdict or its error
  * (thrown where it is used, so nothing fails unseen).
  */
-export function tamperPush(repo: Repo, config: Config, judgeRev: string | null, updates: { old: string; new: string; ref: string }[]): Map<string, Promise<Settled>> {
-  const zones = classifierFor(repo, config);
+export function tamperPush(repo: Repo, config: Config, judgeRev: string | null, updates: { old: string; new: string; ref: string }[], zones: Promise<Classify>): Map<string, Promise<Settled>> {
   const zero = (id: string) => /^0+$/.test(id);
   return new Map(updates.filter((u) => !zero(u.new)).map((u) => [u.ref, (async () => {
     const to = `${u.new}^{commit}`;
