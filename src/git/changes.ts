@@ -42,32 +42,42 @@ export interface RangeChanges {
  * Walks and diffs in one `git log` process: `revs` as rev-list takes them
  * (`TIP --not BASE`, `TIP --not --all`). A root commit lists every file. A
  * merge lists what it authored: every path where its tree differs from git's
- * own merge of its parents (mergeChanges). Each commit's header field starts
- * with \x01, so no path can pass for one.
+ * own merge of its parents (mergeChanges), worked out from a second, quick
+ * walk without diffs while the long one diffs every commit. Each commit's
+ * header field starts with \x01, so no path can pass for one.
  */
 export async function rangeChanges(repo: Repo, revs: string[]): Promise<RangeChanges> {
-  const out = await repo.run(['-c', 'log.showSignature=false', 'log', '--reverse', '--format=%x01%H %T %P', '-r', '--root', ...rawFlags, ...revs, '--']);
+  const merges = walk(repo, revs).then((walked) => mergeChanges(repo, walked));
+  merges.catch(() => { /* thrown below, where it is awaited */ });
+  const out = await repo.run(['-c', 'log.showSignature=false', 'log', '--reverse', '--format=%x01%H', '-r', '--root', ...rawFlags, ...revs, '--']);
   const commits: string[] = [];
   const changes = new Map<string, RawChange[]>();
-  const walked: Walked[] = [];
   let current: RawChange[] = [];
   const fields = splitNul(out.stdout);
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i];
     if (f.startsWith('\x01')) {
-      const [id, tree, ...parents] = f.slice(1).trim().split(' ');
+      const id = f.slice(1).trim();
       commits.push(id);
+      // log shows no diff for a merge without -m/-c; its own comes from mergeChanges.
       changes.set(id, (current = []));
-      // log shows no diff for a merge without -m/-c; its own is worked out below.
-      walked.push({ id, tree, parents });
       continue;
     }
     // git puts a newline between a commit's header and its first entry.
     const raw = f.replace(/^\n/, '');
     if (raw) current.push(rawChange(raw, fields[++i]));
   }
-  for (const [id, list] of await mergeChanges(repo, walked)) changes.set(id, list);
+  for (const [id, list] of await merges) changes.set(id, list);
   return { commits, changes };
+}
+
+/** The commits of a walk, oldest first, with their trees and parents. */
+async function walk(repo: Repo, revs: string[]): Promise<Walked[]> {
+  const out = await repo.run(['-c', 'log.showSignature=false', 'log', '--reverse', '--format=%H %T %P', ...revs, '--']);
+  return out.stdout.toString('utf8').split('\n').filter(Boolean).map((line) => {
+    const [id, tree, ...parents] = line.split(' ');
+    return { id, tree, parents };
+  });
 }
 
 /** Every path that differs between two trees, with both sides' modes and blob ids. */
