@@ -5,7 +5,7 @@ import type { Repo } from './repo.js';
 import { emptyTree } from './repo.js';
 import { mergeChanges, type Walked } from './merges.js';
 import { rawChange, rawFlags, type RawChange } from './raw-diff.js';
-import { splitNul } from './run.js';
+import { nulFields, splitNul } from './run.js';
 
 export type { RawChange } from './raw-diff.js';
 
@@ -49,26 +49,29 @@ export interface RangeChanges {
 export async function rangeChanges(repo: Repo, revs: string[]): Promise<RangeChanges> {
   const merges = walk(repo, revs).then((walked) => mergeChanges(repo, walked));
   merges.catch(() => { /* thrown below, where it is awaited */ });
-  const out = await repo.run(['-c', 'log.showSignature=false', 'log', '--reverse', '--format=%x01%H', '-r', '--root', ...rawFlags, ...revs, '--']);
+  // Newest first, read as git writes it: --reverse would hold every line back until the walk ends.
   const commits: string[] = [];
   const changes = new Map<string, RawChange[]>();
   let current: RawChange[] = [];
-  const fields = splitNul(out.stdout);
-  for (let i = 0; i < fields.length; i++) {
-    const f = fields[i];
-    if (f.startsWith('\x01')) {
+  let meta: string | null = null;
+  const onStdout = nulFields((f) => {
+    if (meta !== null) {
+      current.push(rawChange(meta, f));
+      meta = null;
+    } else if (f.startsWith('\x01')) {
       const id = f.slice(1).trim();
       commits.push(id);
       // log shows no diff for a merge without -m/-c; its own comes from mergeChanges.
       changes.set(id, (current = []));
-      continue;
+    } else {
+      // git puts a newline between a commit's header and its first entry.
+      const raw = f.replace(/^\n/, '');
+      if (raw) meta = raw;
     }
-    // git puts a newline between a commit's header and its first entry.
-    const raw = f.replace(/^\n/, '');
-    if (raw) current.push(rawChange(raw, fields[++i]));
-  }
+  });
+  await repo.run(['-c', 'log.showSignature=false', 'log', '--format=%x01%H', '-r', '--root', ...rawFlags, ...revs, '--'], { onStdout });
   for (const [id, list] of await merges) changes.set(id, list);
-  return { commits, changes };
+  return { commits: commits.reverse(), changes };
 }
 
 /** The commits of a walk, oldest first, with their trees and parents. */

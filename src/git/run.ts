@@ -1,6 +1,7 @@
 // Runs git plumbing. Output stays bytes until the caller splits it: paths are
 // read NUL-separated (-z), so spaces, newlines and quotes survive.
 import { spawn, spawnSync } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
 import { CannotJudge } from '../common/errors.js';
 
 export interface RunOptions {
@@ -80,4 +81,23 @@ export function splitNul(buf: Buffer): string[] {
   const parts = buf.toString('utf8').split('\0');
   if (parts.length && parts[parts.length - 1] === '') parts.pop();
   return parts;
+}
+
+/**
+ * A stdout taker for runGit that hands over NUL-separated fields as they
+ * arrive, so a long output is read while git is still writing it. A field
+ * split across chunks (or a character split across them) is joined first.
+ */
+export function nulFields(onField: (field: string) => void): (chunk: Buffer) => void {
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  return (chunk) => {
+    const text = rest + decoder.write(chunk);
+    let start = 0;
+    for (let end = text.indexOf('\0'); end !== -1; end = text.indexOf('\0', start)) {
+      onField(text.slice(start, end));
+      start = end + 1;
+    }
+    rest = text.slice(start);
+  };
 }
