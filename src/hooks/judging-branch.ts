@@ -4,7 +4,7 @@
 // that, the default branch (HEAD) judges. A judging branch with no config
 // refuses every push unless an administrator has set patchwarden.bootstrap.
 import type { Violation } from '../common/verdict.js';
-import type { Config } from '../config/schema.js';
+import { CONFIG_FILE, type Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
 import { isZeroId } from './ref-lines.js';
 
@@ -13,6 +13,8 @@ export interface JudgingBranch {
   ref: string;
   /** Its commit, or null while it has none. */
   id: string | null;
+  /** The blob id of its .patchwarden.yml, or null while it has none. */
+  config: string | null;
   /** Whether it was recorded by the install script (else HEAD's branch). */
   recorded: boolean;
   /** patchwarden.bootstrap: a judging branch with no config lets pushes through. */
@@ -30,9 +32,12 @@ export async function judgingBranch(repo: Repo): Promise<JudgingBranch> {
   }));
   const recorded = values.get('patchwarden.branch')?.trim();
   const ref = recorded ? (recorded.startsWith('refs/') ? recorded : `refs/heads/${recorded}`) : head.stdout.toString('utf8').trim() || 'HEAD';
-  const r = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { okCodes: [1] });
+  // Its commit and its config's blob in one process ("<name> missing" where there is none).
+  const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { input: `${ref}^{commit}\n${ref}^{commit}:${CONFIG_FILE}\n` });
+  const [commit, config] = out.split('\n').map((line) => line.split(' '));
+  const id = commit[1] === 'commit' ? commit[0] : null;
   const bootstrap = ['true', 'yes', 'on', '1'].includes((values.get('patchwarden.bootstrap') ?? '').trim().toLowerCase());
-  return { ref, id: r.code === 0 ? r.stdout.toString('utf8').trim() : null, recorded: Boolean(recorded), bootstrap };
+  return { ref, id, config: id && config[1] === 'blob' ? config[0] : null, recorded: Boolean(recorded), bootstrap };
 }
 
 /** The refusal for a judging branch without a config, naming the ways out. */

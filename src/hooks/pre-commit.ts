@@ -7,8 +7,7 @@
 // a commit needs them.
 import { parse } from '../cli/args.js';
 import { emit, violationsOutcome } from '../cli/output.js';
-import { defaults, type Config } from '../config/schema.js';
-import { cacheJudge, cachedJudge, type Judge } from '../config/cache.js';
+import { explicitJudge, judgeOf, type Judge } from '../config/judge.js';
 import { touchesFixtures } from '../fixtures/folder.js';
 import { configBool, type Repo } from '../git/repo.js';
 import { readStaged } from '../git/staged.js';
@@ -31,7 +30,7 @@ export async function run(args: string[]): Promise<number> {
   const { common } = parse(args, {}, false);
   const amend = await amendingCommit(common.dir);
   const { repo, changes, config: at } = await readStaged(common.dir, amend);
-  const { config, rules } = common.config ? await explicitConfig(repo, common.config) : cachedJudge(repo, at.oid, at.shown) ?? (await parseJudge(repo, at));
+  const { config, rules } = common.config ? await explicitJudge(repo, common.config) : await judgeOf(repo, at);
   const paths = changes.map((c) => c.path);
   const classify = await classifierFor(repo, rules, paths);
   const violations = checkStaged(changes, classify, amend);
@@ -45,22 +44,6 @@ export async function run(args: string[]): Promise<number> {
     violations.push(...fixtureViolations(await verifyFixtures(repo, config, { kind: 'index' }), config, 'the index'));
   }
   return emit(common.format, violationsOutcome(violations, {}, 'patchwarden: pre-commit ok'));
-}
-
-/** The config in blob `oid` (the defaults when there is none), parsed, compiled and cached. */
-async function parseJudge(repo: Repo, at: { oid: string | null; shown: string }): Promise<Judge> {
-  const { parseConfig, zoneRules } = await import('./pre-commit-layers.js');
-  const config = at.oid ? parseConfig((await repo.run(['cat-file', 'blob', at.oid])).stdout.toString('utf8'), at.shown) : defaults(at.shown);
-  const judge = { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) } };
-  cacheJudge(repo, at.oid, judge);
-  return judge;
-}
-
-/** `--config PATH`: a file the user names, read as it is (never cached). */
-async function explicitConfig(repo: Repo, file: string): Promise<Judge> {
-  const { loadConfig, zoneRules } = await import('./pre-commit-layers.js');
-  const config: Config = await loadConfig(repo, file);
-  return { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) } };
 }
 
 /**

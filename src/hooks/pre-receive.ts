@@ -8,16 +8,16 @@ import { emit } from '../cli/output.js';
 import { CannotJudge } from '../common/errors.js';
 import { showPath } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
-import { judgingConfig } from '../config/load.js';
-import type { Config } from '../config/schema.js';
+import { explicitJudge, judgeOf, type Judge } from '../config/judge.js';
+import { CONFIG_FILE, type Config } from '../config/schema.js';
 import { rangeChanges, type Change, type RawChange } from '../git/changes.js';
-import { openRepo, type Repo } from '../git/repo.js';
-import { classifierFor, judgeCommits } from '../mixing/check.js';
+import { configBool, openRepo, type Repo } from '../git/repo.js';
+import { judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
 import { authenticatedPusher, TYPED_IDENTITY, type Pusher } from '../owners/pusher.js';
 import { tamperPush, type Settled } from '../tamper/judge.js';
-import type { Classify } from '../zones/zones.js';
+import { classifierFrom, type Classify } from '../zones/classify.js';
 import { branchViolations, judgingBranch, unguardedRefusal, type JudgingBranch } from './judging-branch.js';
 import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
 
@@ -84,17 +84,24 @@ export interface Pushed {
 
 export async function readPush(repo: Repo, updates: RefUpdate[]): Promise<Pushed> {
   const pushed = updates.filter((u) => !isZeroId(u.new));
+  // One walk-and-diff process per pushed ref: what the push brings that the
+  // repository did not have (works inside git's push quarantine). Started
+  // beside the peeling, which decides whether its answer counts: a tag of a
+  // tree or blob brings no commits, and a missing object is an error.
+  const ranges = pushed.map((u) => rangeChanges(repo, [u.new, '--not', '--all']).then((range) => ({ range }), (error: unknown) => ({ error })));
   const peeled = await peelCommits(repo, [...new Set(pushed.map((u) => u.new))]);
   const commits = new Map<string, string[]>();
   const changes = new Map<string, RawChange[]>();
-  // One walk-and-diff process per pushed ref: what the push brings that the
-  // repository did not have (works inside git's push quarantine).
-  await Promise.all(pushed.map(async (u) => {
-    const tip = peeled.get(u.new);
-    const range = tip ? await rangeChanges(repo, [tip, '--not', '--all']) : { commits: [], changes: new Map() };
-    commits.set(u.ref, range.commits);
-    for (const [c, list] of range.changes) changes.set(c, list);
-  }));
+  for (const [i, u] of pushed.entries()) {
+    const read = await ranges[i];
+    if (!peeled.has(u.new)) {
+      commits.set(u.ref, []);
+      continue;
+    }
+    if ('error' in read) throw read.error;
+    commits.set(u.ref, read.range.commits);
+    for (const [c, list] of read.range.changes) changes.set(c, list);
+  }
   return { peeled, commits, changes };
 }
 
@@ -106,8 +113,9 @@ export interface Early {
   tampering: Map<string, Promise<Settled>>;
 }
 
-export function startEarly(repo: Repo, config: Config, branch: JudgingBranch, updates: RefUpdate[]): Early {
-  const classify = classifierFor(repo, config);
+export function startEarly(repo: Repo, judge: Judge, branch: JudgingBranch, updates: RefUpdate[]): Early {
+  const { config, rules } = judge;
+  const classify = configBool(repo, 'core.ignorecase').then((folds) => classifierFrom(folds ? rules.folded : rules.exact));
   const isAncestor = async (a: string, b: string) => (await repo.run(['merge-base', '--is-ancestor', a, b], { okCodes: [1] })).code === 0;
   const branchFaults = Promise.all(updates.map((u) => branchViolations(u, branch, config, isAncestor)));
   // Their errors are thrown where they are awaited; until then they are not unhandled.
@@ -200,13 +208,14 @@ function render(verdicts: RefVerdict[], subject: Map<string, string>, notes: str
 
 export async function run(args: string[]): Promise<number> {
   const { common } = parse(args, {}, false);
-  const repo = await openRepo(common.dir);
-  const updates = parseUpdates(await readHookInput());
+  const [repo, input] = await Promise.all([openRepo(common.dir), readHookInput()]);
+  const updates = parseUpdates(input);
   // The push is read while the config loads; its errors count only once the repository is guarded.
   const reading = readPush(repo, updates).then((push) => ({ push }), (error: unknown) => ({ error }));
   const branch = await judgingBranch(repo);
-  const config = common.config || branch.id ? await judgingConfig(repo, common.config, branch.id ?? 'HEAD') : null;
-  if (!config?.present) {
+  const judge = common.config ? await explicitJudge(repo, common.config) : branch.config ? await judgeOf(repo, { oid: branch.config, shown: `${branch.id}:${CONFIG_FILE}` }) : null;
+  const config = judge?.config;
+  if (!judge || !config?.present) {
     // Never unguarded by accident: only an administrator's bootstrap lets a push through unjudged.
     return emit(common.format, {
       ok: branch.bootstrap,
@@ -216,7 +225,7 @@ export async function run(args: string[]): Promise<number> {
         : unguardedRefusal(branch),
     });
   }
-  const early = startEarly(repo, config, branch, updates);
+  const early = startEarly(repo, judge, branch, updates);
   const read = await reading;
   if ('error' in read) throw read.error;
   const pushers = authenticatedPusher(process.env);

@@ -4,12 +4,14 @@ import type { Violation } from '../common/verdict.js';
 import { rangeChanges, type Change } from '../git/changes.js';
 import { checkOwners } from '../owners/check.js';
 import { configBool, type Repo } from '../git/repo.js';
-import { isOracle, zoneClassifier, type Classify } from '../zones/zones.js';
+import { isOracle, type Classify } from '../zones/classify.js';
 import { mixViolation } from './rule.js';
 import { symlinkViolations } from './symlinks.js';
 
+/** The config's zones as this repository reads paths; the glob compiler loads only here (hooks with a cached config never need it). */
 export async function classifierFor(repo: Repo, config: Config): Promise<Classify> {
-  return zoneClassifier(config, await configBool(repo, 'core.ignorecase'));
+  const [{ zoneClassifier }, ignoreCase] = await Promise.all([import('../zones/zones.js'), configBool(repo, 'core.ignorecase')]);
+  return zoneClassifier(config, ignoreCase);
 }
 
 /**

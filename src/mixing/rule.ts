@@ -26,12 +26,25 @@ export function zonedPaths(changes: Change[], classify: Classify): { src: Zoned[
   return { src, oracle };
 }
 
+/** Whether a change set touches both src and an oracle: asked of every commit of a push, so it builds nothing. */
+function mixes(changes: Change[], classify: Classify): boolean {
+  let src = false;
+  let oracle = false;
+  for (const c of changes) {
+    const zone = classify(c.path);
+    if (zone === 'src') src = true;
+    else if (isOracle(zone)) oracle = true;
+    if (src && oracle) return true;
+  }
+  return false;
+}
+
 const STATUS: Record<string, string> = { A: 'added', D: 'deleted', M: 'modified', T: 'type changed', U: 'unmerged' };
 
 /** A violation when `changes` mix src with an oracle; null when clean. */
 export function mixViolation(changes: Change[], classify: Classify, rule: 'mix' | 'mix-range', commit?: string): Violation | null {
+  if (!mixes(changes, classify)) return null;
   const { src, oracle } = zonedPaths(changes, classify);
-  if (!src.length || !oracle.length) return null;
   const zones = [...new Set(oracle.map((o) => o.zone))].join(', ');
   const where = rule === 'mix' ? (commit ? 'this commit' : 'the staged change') : 'this range';
   const all = [...src, ...oracle];

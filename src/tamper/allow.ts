@@ -6,9 +6,7 @@ import { readYaml } from '../common/yaml.js';
 import { readFileAt } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
 import { globMatcher } from '../zones/glob.js';
-import { RULE_IDS } from './ids.js';
-
-export const ALLOW_FILE = '.patchwarden/tamper-allow.yaml';
+import { ALLOW_FILE, RULE_IDS } from './ids.js';
 
 export interface AllowRow {
   path: string;

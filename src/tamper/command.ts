@@ -4,7 +4,8 @@ import { emit, violationsOutcome } from '../cli/output.js';
 import { UsageError } from '../common/errors.js';
 import { judgingConfig, loadConfig } from '../config/load.js';
 import { openRepo, resolveCommit, type Repo } from '../git/repo.js';
-import { allowRowText, ALLOW_FILE } from './allow.js';
+import { allowRowText } from './allow.js';
+import { ALLOW_FILE } from './ids.js';
 import { judgeTamper, type TamperRange } from './judge.js';
 
 export const help = `usage: patchwarden tamper [--staged | --commit REV | --range A..B] [--allow-line] [--format text|json|github] [--config PATH] [-C DIR]

@@ -1,13 +1,14 @@
 // The tamper layer over a change: the lines it adds to production code, the
 // rules of each file's language, the allow rows of the base side, one verdict.
-// The scanner is loaded only when production code of a known type gains lines.
+// The scanner is loaded only when production code of a known type gains
+// lines, the allow rows (YAML) only when a line is hit.
 import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
 import { configBool } from '../git/repo.js';
 import { addedLines } from './added.js';
-import { allowAt, allowedBy, ALLOW_FILE } from './allow.js';
+import { ALLOW_FILE } from './ids.js';
 import type { Hit } from './hits.js';
 import { langOf } from './lang.js';
 import type { Classify } from '../zones/zones.js';
@@ -48,11 +49,15 @@ export async function judgeTamper(repo: Repo, config: Config, range: TamperRange
   const { hitsIn } = await import('./hits.js');
   const disabled = new Set(config.tamper.rules.disable);
   const found = added.flatMap((a) => hitsIn(a.path, a.text, langOf(a.path)!, a.lines, disabled));
-  const rows = found.length ? await allowAt(repo, range.judgeRev, await configBool(repo, 'core.ignorecase')) : [];
-  const hits: JudgedHit[] = found.map((h) => {
-    const row = allowedBy(rows, h);
-    return row ? { ...h, allowed_by: row.where } : h;
-  });
+  let hits: JudgedHit[] = [];
+  if (found.length) {
+    const { allowAt, allowedBy } = await import('./allow.js');
+    const rows = await allowAt(repo, range.judgeRev, await configBool(repo, 'core.ignorecase'));
+    hits = found.map((h) => {
+      const row = allowedBy(rows, h);
+      return row ? { ...h, allowed_by: row.where } : h;
+    });
+  }
   const standing = hits.filter((h) => !h.allowed_by);
   const verdict: TamperVerdict = { mode, hits, violations: [], warnings: [], files: added.length };
   if (mode === 'warn') verdict.warnings = standing.map((h) => `tamper warning [${h.rule}] ${h.path}:${h.line}: ${h.text} (${h.why})`);

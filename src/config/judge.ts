@@ -1,6 +1,6 @@
-// The judging config, parsed once per config blob. A commit hook starts on
-// every commit, and parsing YAML and compiling globs cost it more than git
-// does: the parsed config and its zone rules (compiled both case-sensitively
+// The judging config, parsed once per config blob. A hook starts on every
+// commit or push, and loading and running the YAML parser and the glob
+// compiler cost it more than git does: the parsed config and its zone rules (compiled both case-sensitively
 // and not) are kept as JSON under the git directory, keyed by the blob's id
 // and by the build that wrote them. A missing, unreadable or foreign entry is
 // parsed again; an invalid config is never cached, so it fails every time.
@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Repo } from '../git/repo.js';
 import type { ZoneRule } from '../zones/classify.js';
-import type { Config } from './schema.js';
+import { defaults, type Config } from './schema.js';
 
 /** This build's id, put in by the build; absent when the sources run unbundled (then nothing is cached). */
 declare const PATCHWARDEN_BUILD: string;
@@ -25,8 +25,22 @@ interface Entry extends Judge {
   key: string;
 }
 
-/** The cached judge of config blob `oid` (null: no config, the defaults), named `shown` in messages. */
-export function cachedJudge(repo: Repo, oid: string | null, shown: string): Judge | null {
+/**
+ * The judge in config blob `at.oid` (null: no config, the defaults), named
+ * `at.shown` in messages: the cached one, else parsed, compiled and cached.
+ * The parser and the glob compiler load only then.
+ */
+export async function judgeOf(repo: Repo, at: { oid: string | null; shown: string }): Promise<Judge> {
+  const cached = cachedJudge(repo, at.oid, at.shown);
+  if (cached) return cached;
+  const [{ parseConfig }, { zoneRules }] = await Promise.all([import('./load.js'), import('../zones/zones.js')]);
+  const config = at.oid ? parseConfig((await repo.run(['cat-file', 'blob', at.oid])).stdout.toString('utf8'), at.shown) : defaults(at.shown);
+  const judge = { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) } };
+  cacheJudge(repo, at.oid, judge);
+  return judge;
+}
+
+function cachedJudge(repo: Repo, oid: string | null, shown: string): Judge | null {
   const key = oid ?? 'defaults';
   if (!BUILD) return null;
   try {
@@ -37,8 +51,15 @@ export function cachedJudge(repo: Repo, oid: string | null, shown: string): Judg
   }
 }
 
+/** `--config PATH`: a file the user names, read as it is (never cached). */
+export async function explicitJudge(repo: Repo, file: string): Promise<Judge> {
+  const [{ loadConfig }, { zoneRules }] = await Promise.all([import('./load.js'), import('../zones/zones.js')]);
+  const config = await loadConfig(repo, file);
+  return { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) } };
+}
+
 /** Best effort: a git directory we cannot write to only means parsing again next time. */
-export function cacheJudge(repo: Repo, oid: string | null, judge: Judge): void {
+function cacheJudge(repo: Repo, oid: string | null, judge: Judge): void {
   const key = oid ?? 'defaults';
   if (!BUILD) return;
   const file = entryFile(repo, key);
