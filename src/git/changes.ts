@@ -42,16 +42,15 @@ export interface RangeChanges {
  * Walks and diffs in one `git log` process: `revs` as rev-list takes them
  * (`TIP --not BASE`, `TIP --not --all`). A root commit lists every file. A
  * merge lists what it authored: every path where its tree differs from git's
- * own merge of its parents (mergeChanges), worked out from a second, quick
- * walk without diffs while the long one diffs every commit. Each commit's
+ * own merge of its parents (mergeChanges, which starts from the merge's diff
+ * against its first parent, listed by the same process). Each commit's
  * header field starts with \x01, so no path can pass for one.
  */
 export async function rangeChanges(repo: Repo, revs: string[]): Promise<RangeChanges> {
-  const merges = walk(repo, revs).then((walked) => mergeChanges(repo, walked));
-  merges.catch(() => { /* thrown below, where it is awaited */ });
   // Newest first, read as git writes it: --reverse would hold every line back until the walk ends.
-  const commits: string[] = [];
+  const walked: Walked[] = [];
   const changes = new Map<string, RawChange[]>();
+  const firstParent = new Map<string, RawChange[]>();
   let current: RawChange[] = [];
   let meta: string | null = null;
   const onStdout = nulFields((f) => {
@@ -59,28 +58,20 @@ export async function rangeChanges(repo: Repo, revs: string[]): Promise<RangeCha
       current.push(rawChange(meta, f));
       meta = null;
     } else if (f.startsWith('\x01')) {
-      const id = f.slice(1).trim();
-      commits.push(id);
-      // log shows no diff for a merge without -m/-c; its own comes from mergeChanges.
-      changes.set(id, (current = []));
+      const [id, tree, ...parents] = f.slice(1).trim().split(' ');
+      walked.push({ id, tree, parents });
+      current = [];
+      (parents.length > 1 ? firstParent : changes).set(id, current);
     } else {
       // git puts a newline between a commit's header and its first entry.
       const raw = f.replace(/^\n/, '');
       if (raw) meta = raw;
     }
   });
-  await repo.run(['-c', 'log.showSignature=false', 'log', '--format=%x01%H', '-r', '--root', ...rawFlags, ...revs, '--'], { onStdout });
-  for (const [id, list] of await merges) changes.set(id, list);
-  return { commits: commits.reverse(), changes };
-}
-
-/** The commits of a walk, oldest first, with their trees and parents. */
-async function walk(repo: Repo, revs: string[]): Promise<Walked[]> {
-  const out = await repo.run(['-c', 'log.showSignature=false', 'log', '--reverse', '--format=%H %T %P', ...revs, '--']);
-  return out.stdout.toString('utf8').split('\n').filter(Boolean).map((line) => {
-    const [id, tree, ...parents] = line.split(' ');
-    return { id, tree, parents };
-  });
+  await repo.run(['-c', 'log.showSignature=false', 'log', '--format=%x01%H %T %P', '--diff-merges=first-parent', '-r', '--root', ...rawFlags, ...revs, '--'], { onStdout });
+  walked.reverse();
+  for (const [id, list] of await mergeChanges(repo, walked, firstParent)) changes.set(id, list);
+  return { commits: walked.map((c) => c.id), changes };
 }
 
 /** Every path that differs between two trees, with both sides' modes and blob ids. */

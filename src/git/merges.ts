@@ -7,12 +7,14 @@
 // brings counts as its own.
 //
 // merge-tree is one process per merge, too slow for a push with hundreds of
-// them. Most merges are honest and their merge base is in the walk itself, so
-// they are first tried without it: with the single merge base found in the
-// walk's own graph, a path-by-path three-way merge decides every path where
-// the sides do not both change it. A merge passes there only when its tree is
-// exactly that merge; anything else (a path both sides changed, a base outside
-// the walk, a criss-cross) goes to merge-tree.
+// them. Most merges are honest, bring a side that changed paths the first
+// parent left alone, and have their merge base in the walk itself, so they
+// are first tried without it: with the single merge base B found in the
+// walk's own graph, such a merge changes its first parent exactly as B's side
+// changed B (the diff from the first parent equals B..second parent, record
+// for record), and then it is git's own merge path by path. Anything else (a
+// path both sides changed, a base outside the walk, a criss-cross, a rename
+// that met an edit) goes to merge-tree.
 import type { Repo } from './repo.js';
 import { diffPairs, type RawChange } from './raw-diff.js';
 
@@ -26,8 +28,11 @@ export interface Walked {
 /** How many `git merge-tree` processes run at once. */
 const MERGE_JOBS = 4;
 
-/** Changes of every merge among `walked` (oldest first), by merge id. */
-export async function mergeChanges(repo: Repo, walked: Walked[]): Promise<Map<string, RawChange[]>> {
+/**
+ * Changes of every merge among `walked` (oldest first), by merge id;
+ * `firstParent` holds each merge's diff against its first parent.
+ */
+export async function mergeChanges(repo: Repo, walked: Walked[], firstParent: Map<string, RawChange[]>): Promise<Map<string, RawChange[]>> {
   const result = new Map<string, RawChange[]>();
   const merges = walked.filter((c) => c.parents.length > 1);
   if (!merges.length) return result;
@@ -36,9 +41,9 @@ export async function mergeChanges(repo: Repo, walked: Walked[]): Promise<Map<st
     const base = m.parents.length === 2 ? graph.soleBase(m.parents[0], m.parents[1]) : null;
     return base ? [{ m, base }] : [];
   });
-  const diffs = await diffPairs(repo, quick.flatMap(({ m, base }) => [[graph.tree(base), graph.tree(m.parents[0])], [graph.tree(base), graph.tree(m.parents[1])], [graph.tree(base), m.tree]] as [string, string][]));
+  const sides = await diffPairs(repo, quick.map(({ m, base }) => [graph.tree(base), graph.tree(m.parents[1])]));
   quick.forEach(({ m }, k) => {
-    if (authorsNothing(diffs[3 * k], diffs[3 * k + 1], diffs[3 * k + 2])) result.set(m.id, []);
+    if (sameChanges(firstParent.get(m.id), sides[k])) result.set(m.id, []);
   });
   const rest = merges.filter((m) => !result.has(m.id));
   const trees: string[] = new Array(rest.length);
@@ -62,23 +67,12 @@ async function gitMerge(repo: Repo, m: Walked): Promise<string> {
   return repo.text(['rev-parse', '--verify', '--end-of-options', `${m.parents[0]}^{tree}`]);
 }
 
-/**
- * Whether the merge's tree is, at every path, what a three-way merge from the
- * base gives without resolving anything: the side that changed the path
- * wins, and both sides agree where both changed it. False when a path needs
- * a real merge (merge-tree decides then) or the merge wrote its own.
- */
-export function authorsNothing(side1: RawChange[], side2: RawChange[], merged: RawChange[]): boolean {
-  const at = (list: RawChange[]) => new Map(list.map((c) => [c.path, `${c.newMode} ${c.newOid}`]));
-  const [one, two, mine] = [at(side1), at(side2), at(merged)];
-  const base = new Map([...side1, ...side2, ...merged].map((c) => [c.path, `${c.oldMode} ${c.oldOid}`]));
-  for (const [path, b] of base) {
-    const v1 = one.get(path) ?? b;
-    const v2 = two.get(path) ?? b;
-    const expected = v1 === v2 || v2 === b ? v1 : v1 === b ? v2 : null;
-    if (expected === null || (mine.get(path) ?? b) !== expected) return false;
-  }
-  return true;
+/** Whether two diffs are the same records: the same paths, each from the same mode and blob to the same. */
+export function sameChanges(a: RawChange[] | undefined, b: RawChange[]): boolean {
+  if (!a || a.length !== b.length) return false;
+  const key = (c: RawChange) => `${c.path}\0${c.oldMode} ${c.oldOid} ${c.newMode} ${c.newOid}`;
+  const want = new Set(b.map(key));
+  return a.every((c) => want.has(key(c)));
 }
 
 const ONE = 1;

@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rangeChanges } from '../../src/git/changes.js';
-import { Graph, authorsNothing, type Walked } from '../../src/git/merges.js';
+import { Graph, sameChanges, type Walked } from '../../src/git/merges.js';
 import { openRepo } from '../../src/git/repo.js';
 import { cleanup, tempRepo, type TempRepo } from '../helpers/repo.js';
 
@@ -71,13 +71,30 @@ test('Graph: the sole base inside the walk, none when a side leaves the walk fir
   assert.is(g.soleBase('a1', 'b1'), null);
 });
 
-test('authorsNothing: the side that changed a path wins; a path both changed differently needs git', () => {
-  const ch = (path: string, from: string, to: string) => ({ status: 'M', path, oldMode: '100644', oldOid: from, newMode: '100644', newOid: to });
-  assert.ok(authorsNothing([ch('a', '1', '2')], [ch('b', '1', '3')], [ch('a', '1', '2'), ch('b', '1', '3')]));
-  assert.not.ok(authorsNothing([ch('a', '1', '2')], [ch('b', '1', '3')], [ch('b', '1', '3')]), 'side one undone');
-  assert.not.ok(authorsNothing([ch('a', '1', '2')], [], [ch('a', '1', '2'), ch('c', '1', '9')]), 'a path of its own');
-  assert.not.ok(authorsNothing([ch('a', '1', '2')], [ch('a', '1', '3')], [ch('a', '1', '2')]), 'both changed a');
-  assert.ok(authorsNothing([ch('a', '1', '2')], [ch('a', '1', '2')], [ch('a', '1', '2')]), 'both made the same change');
+test('sameChanges: the same records in any order; another path, blob or mode is not the same', () => {
+  const ch = (path: string, from: string, to: string, mode = '100644') => ({ status: 'M', path, oldMode: '100644', oldOid: from, newMode: mode, newOid: to });
+  assert.ok(sameChanges([ch('a', '1', '2'), ch('b', '1', '3')], [ch('b', '1', '3'), ch('a', '1', '2')]));
+  assert.ok(sameChanges([], []));
+  assert.not.ok(sameChanges(undefined, []), 'no diff known');
+  assert.not.ok(sameChanges([ch('a', '1', '2')], [ch('a', '1', '2'), ch('b', '1', '3')]), 'side one undone');
+  assert.not.ok(sameChanges([ch('a', '1', '2'), ch('c', '1', '9')], [ch('a', '1', '2')]), 'a path of its own');
+  assert.not.ok(sameChanges([ch('a', '0', '2')], [ch('a', '1', '2')]), 'the first parent had changed the path too');
+  assert.not.ok(sameChanges([ch('a', '1', '2', '120000')], [ch('a', '1', '2')]), 'made a link');
+});
+
+test('both sides making the same change: the quick path declines and merge-tree finds nothing authored', async () => {
+  const { repo, root, x } = forked();
+  repo.git(['checkout', '-q', '-b', 'same', x]);
+  repo.commit({ 'spec/s.py': 's2\n', 'tests/t.py': 't\n' }, 'the same oracle change, and a test');
+  repo.git(['checkout', '-q', 'main']);
+  repo.git(['merge', '-q', '--no-edit', 'same']);
+  const merge = repo.head();
+  assert.equal(await authored(repo, merge, root), []);
+  // The same tree with the side's test left out is a merge that undid it.
+  repo.git(['rm', '-q', 'tests/t.py']);
+  const tree = repo.git(['write-tree']).stdout.trim();
+  const evil = repo.git(['commit-tree', tree, '-p', `${merge}^1`, '-p', `${merge}^2`, '-m', 'drops the test']).stdout.trim();
+  assert.equal(await authored(repo, evil, root), ['D tests/t.py']);
 });
 
 test.run();
