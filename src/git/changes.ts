@@ -42,15 +42,15 @@ export interface RangeChanges {
  * Walks and diffs in one `git log` process: `revs` as rev-list takes them
  * (`TIP --not BASE`, `TIP --not --all`). A root commit lists every file. A
  * merge lists what it authored: every path where its tree differs from git's
- * own merge of its parents (mergeChanges, which starts from the merge's diff
- * against its first parent, listed by the same process). Each commit's
+ * own merge of its parents (mergeChanges, which starts from every commit's
+ * diff against its first parent, listed by the same process). Each commit's
  * header field starts with \x01, so no path can pass for one.
  */
 export async function rangeChanges(repo: Repo, revs: string[]): Promise<RangeChanges> {
   // Newest first, read as git writes it: --reverse would hold every line back until the walk ends.
   const walked: Walked[] = [];
+  // Each commit's diff against its first parent (a root's against nothing); a merge's is replaced below.
   const changes = new Map<string, RawChange[]>();
-  const firstParent = new Map<string, RawChange[]>();
   let current: RawChange[] = [];
   let meta: string | null = null;
   const onStdout = nulFields((f) => {
@@ -60,8 +60,7 @@ export async function rangeChanges(repo: Repo, revs: string[]): Promise<RangeCha
     } else if (f.startsWith('\x01')) {
       const [id, tree, ...parents] = f.slice(1).trim().split(' ');
       walked.push({ id, tree, parents });
-      current = [];
-      (parents.length > 1 ? firstParent : changes).set(id, current);
+      changes.set(id, (current = []));
     } else {
       // git puts a newline between a commit's header and its first entry.
       const raw = f.replace(/^\n/, '');
@@ -70,7 +69,7 @@ export async function rangeChanges(repo: Repo, revs: string[]): Promise<RangeCha
   });
   await repo.run(['-c', 'log.showSignature=false', 'log', '--format=%x01%H %T %P', '--diff-merges=first-parent', '-r', '--root', ...rawFlags, ...revs, '--'], { onStdout });
   walked.reverse();
-  for (const [id, list] of await mergeChanges(repo, walked, firstParent)) changes.set(id, list);
+  for (const [id, list] of await mergeChanges(repo, walked, changes)) changes.set(id, list);
   return { commits: walked.map((c) => c.id), changes };
 }
 

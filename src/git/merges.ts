@@ -12,7 +12,9 @@
 // are first tried without it: with the single merge base B found in the
 // walk's own graph, such a merge changes its first parent exactly as B's side
 // changed B (the diff from the first parent equals B..second parent, record
-// for record), and then it is git's own merge path by path. Anything else (a
+// for record), and then it is git's own merge path by path. B..second parent
+// is put together from the walk's own diffs when the side runs from B by
+// first parents (the usual topic branch), else asked of git. Anything else (a
 // path both sides changed, a base outside the walk, a criss-cross, a rename
 // that met an edit) goes to merge-tree.
 import type { Repo } from './repo.js';
@@ -25,12 +27,15 @@ export interface Walked {
   parents: string[];
 }
 
+/** The mode git's raw diff gives a path that is absent on one side. */
+const ABSENT = '000000';
+
 /** How many `git merge-tree` processes run at once. */
 const MERGE_JOBS = 4;
 
 /**
  * Changes of every merge among `walked` (oldest first), by merge id;
- * `firstParent` holds each merge's diff against its first parent.
+ * `firstParent` holds each commit's diff against its first parent.
  */
 export async function mergeChanges(repo: Repo, walked: Walked[], firstParent: Map<string, RawChange[]>): Promise<Map<string, RawChange[]>> {
   const result = new Map<string, RawChange[]>();
@@ -41,9 +46,15 @@ export async function mergeChanges(repo: Repo, walked: Walked[], firstParent: Ma
     const base = m.parents.length === 2 ? graph.soleBase(m.parents[0], m.parents[1]) : null;
     return base ? [{ m, base }] : [];
   });
-  const sides = await diffPairs(repo, quick.map(({ m, base }) => [graph.tree(base), graph.tree(m.parents[1])]));
+  // Each side's change since the base: from the walk's diffs along its first parents, else from git.
+  const sides = quick.map(({ m, base }) => {
+    const chain = graph.firstParentChain(base, m.parents[1]);
+    return chain && netChange(chain.map((id) => firstParent.get(id)!));
+  });
+  const asked = quick.filter((_, k) => !sides[k]);
+  const answers = await diffPairs(repo, asked.map(({ m, base }) => [graph.tree(base), graph.tree(m.parents[1])]));
   quick.forEach(({ m }, k) => {
-    if (sameChanges(firstParent.get(m.id), sides[k])) result.set(m.id, []);
+    if (sameChanges(firstParent.get(m.id), sides[k] ?? answers.shift()!)) result.set(m.id, []);
   });
   const rest = merges.filter((m) => !result.has(m.id));
   const trees: string[] = new Array(rest.length);
@@ -67,7 +78,20 @@ async function gitMerge(repo: Repo, m: Walked): Promise<string> {
   return repo.text(['rev-parse', '--verify', '--end-of-options', `${m.parents[0]}^{tree}`]);
 }
 
-/** Whether two diffs are the same records: the same paths, each from the same mode and blob to the same. */
+/** The net change of consecutive diffs (oldest first): each path from its first old side to its last new side. */
+export function netChange(diffs: RawChange[][]): RawChange[] {
+  const net = new Map<string, RawChange>();
+  for (const diff of diffs) {
+    for (const c of diff) {
+      const had = net.get(c.path);
+      net.set(c.path, had ? { ...had, newMode: c.newMode, newOid: c.newOid } : c);
+    }
+  }
+  const status = (c: RawChange) => (c.oldMode === ABSENT ? 'A' : c.newMode === ABSENT ? 'D' : c.oldMode.slice(0, 2) === c.newMode.slice(0, 2) ? 'M' : 'T');
+  return [...net.values()].filter((c) => c.oldMode !== c.newMode || c.oldOid !== c.newOid).map((c) => ({ ...c, status: status(c) }));
+}
+
+/** Whether two diffs are the same records (status aside, which follows from them): the same paths, each from the same mode and blob to the same. */
 export function sameChanges(a: RawChange[] | undefined, b: RawChange[]): boolean {
   if (!a || a.length !== b.length) return false;
   const key = (c: RawChange) => `${c.path}\0${c.oldMode} ${c.oldOid} ${c.newMode} ${c.newOid}`;
@@ -83,32 +107,57 @@ const RESULT = 8;
 /** The walk's commit graph, for merge bases that lie inside it. */
 export class Graph {
   private readonly index = new Map<string, number>();
-  private readonly commits: Walked[];
-  /** False when some parent comes after its child in the walk's order: no quick bases then. */
-  private readonly ordered: boolean;
+  /** Parents before children, whatever order the walk listed them in (commit dates can run backwards or tie). */
+  private readonly commits: Walked[] = [];
 
   constructor(walked: Walked[]) {
-    this.commits = walked;
-    walked.forEach((c, i) => this.index.set(c.id, i));
-    this.ordered = walked.every((c, i) => c.parents.every((p) => (this.index.get(p) ?? -1) < i));
+    const byId = new Map(walked.map((c) => [c.id, c]));
+    const seen = new Set<string>();
+    for (const start of walked) {
+      if (seen.has(start.id)) continue;
+      seen.add(start.id);
+      const stack = [start];
+      while (stack.length) {
+        const top = stack[stack.length - 1];
+        const parent = top.parents.map((p) => byId.get(p)).find((p) => p && !seen.has(p.id));
+        if (parent) {
+          seen.add(parent.id);
+          stack.push(parent);
+        } else {
+          this.index.set(top.id, this.commits.length);
+          this.commits.push(stack.pop()!);
+        }
+      }
+    }
   }
 
   tree(id: string): string {
     return this.commits[this.index.get(id)!].tree;
   }
 
+  /** The commits after `base` on `tip`'s first-parent line, oldest first, when that line reaches `base` inside the walk; else null. */
+  firstParentChain(base: string, tip: string): string[] | null {
+    const stop = this.index.get(base);
+    const chain: string[] = [];
+    for (let i = this.index.get(tip); i !== undefined && stop !== undefined && i > stop; i = this.index.get(this.commits[i].parents[0])) {
+      chain.push(this.commits[i].id);
+      if (this.commits[i].parents[0] === base) return chain.reverse();
+    }
+    return tip === base ? [] : null;
+  }
+
   /**
    * The one best common ancestor of a and b, when the walk alone proves it:
-   * git's paint-down in walk order (parents before children), giving up when
+   * git's paint-down in topological order (parents before children), giving up when
    * a side reaches a commit outside the walk before it is known to lie below
    * a common ancestor (a base could hide there), or when there are several.
    */
   soleBase(a: string, b: string): string | null {
-    if (!this.ordered || !this.index.has(a) || !this.index.has(b)) return null;
+    if (!this.index.has(a) || !this.index.has(b)) return null;
     const flags = new Map<number, number>([[this.index.get(a)!, ONE]]);
     const ib = this.index.get(b)!;
     flags.set(ib, (flags.get(ib) ?? 0) | TWO);
-    // Walk order is a topological order, so the highest index is the next to paint.
+    // The graph's order is topological, so the highest index is the next to paint.
     const queue = new MaxQueue([...flags.keys()]);
     const found: number[] = [];
     // Queued commits not yet known to lie below a common ancestor: the paint goes on while there are any.

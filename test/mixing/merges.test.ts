@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rangeChanges } from '../../src/git/changes.js';
-import { Graph, sameChanges, type Walked } from '../../src/git/merges.js';
+import { Graph, netChange, sameChanges, type Walked } from '../../src/git/merges.js';
 import { openRepo } from '../../src/git/repo.js';
 import { cleanup, tempRepo, type TempRepo } from '../helpers/repo.js';
 
@@ -66,9 +66,10 @@ test('Graph: the sole base inside the walk, none when a side leaves the walk fir
   // Criss-cross: p and q each merge both of x1 and x2.
   g = new Graph([c('r', 'out'), c('x1', 'r'), c('x2', 'r'), c('p', 'x1', 'x2'), c('q', 'x2', 'x1')]);
   assert.is(g.soleBase('p', 'q'), null);
-  // A parent listed after its child: no quick bases at all.
-  g = new Graph([c('a1', 'x'), c('x', 'out'), c('b1', 'x')]);
-  assert.is(g.soleBase('a1', 'b1'), null);
+  // A parent listed after its child (dates running backwards): the graph still orders them.
+  g = new Graph([c('a1', 'x'), c('b1', 'x'), c('x', 'out')]);
+  assert.is(g.soleBase('a1', 'b1'), 'x');
+  assert.equal(g.firstParentChain('x', 'a1'), ['a1']);
 });
 
 test('sameChanges: the same records in any order; another path, blob or mode is not the same', () => {
@@ -95,6 +96,54 @@ test('both sides making the same change: the quick path declines and merge-tree 
   const tree = repo.git(['write-tree']).stdout.trim();
   const evil = repo.git(['commit-tree', tree, '-p', `${merge}^1`, '-p', `${merge}^2`, '-m', 'drops the test']).stdout.trim();
   assert.equal(await authored(repo, evil, root), ['D tests/t.py']);
+});
+
+test('a topic branch of several commits, merged: the side is put together from the walk, and undoing the other side is still found', async () => {
+  const { repo, root, x, main } = forked();
+  repo.git(['checkout', '-q', '-b', 'topic', x]);
+  repo.commit({ 'src/a.py': 'a2\n', 'src/tmp.py': 't\n' }, 'code and a scratch file');
+  repo.git(['rm', '-q', 'src/tmp.py']);
+  repo.commit({ 'src/a.py': 'a3\n' }, 'more code, scratch gone');
+  repo.commit({ 'src/a.py': 'a2\n', 'README.md': 'r3\n' }, 'back to a2, docs');
+  repo.git(['checkout', '-q', 'main']);
+  repo.git(['merge', '-q', '--no-edit', 'topic']);
+  const merge = repo.head();
+  assert.equal(await authored(repo, merge, root), []);
+  assert.equal(await authored(repo, merge, `${merge}^@`), []);
+  const theirs = repo.git(['commit-tree', repo.git(['rev-parse', 'topic^{tree}']).stdout.trim(), '-p', main, '-p', 'topic', '-m', 'theirs']).stdout.trim();
+  assert.equal(await authored(repo, theirs, root), ['M spec/s.py']);
+});
+
+test('a side whose first parents pass below the base is asked of git, and agrees with merge-tree', async () => {
+  const { repo, root, x } = forked();
+  repo.git(['checkout', '-q', '-b', 'other', root]);
+  repo.commit({ 'docs/o.md': 'o\n' }, 'other');
+  repo.git(['checkout', '-q', '-b', 'topic', x]);
+  repo.commit({ 'src/a.py': 'a2\n' }, 'code');
+  // The topic merges into other's line, so its first parents run other -> root, below the base x.
+  repo.git(['checkout', '-q', 'other']);
+  repo.git(['merge', '-q', '--no-edit', 'topic']);
+  repo.git(['checkout', '-q', 'main']);
+  repo.git(['merge', '-q', '--no-edit', 'other']);
+  const merge = repo.head();
+  assert.equal(await authored(repo, merge, root), []);
+  assert.equal(await authored(repo, merge, `${merge}^@`), []);
+});
+
+test('netChange: each path from its first old side to its last new side; a path put back is no change', () => {
+  const ch = (path: string, from: string, to: string, oldMode = '100644', newMode = '100644') => ({ status: '?', path, oldMode, oldOid: from, newMode, newOid: to });
+  const net = netChange([[ch('a', '1', '2'), ch('t', '0', '5', '000000')], [ch('a', '2', '3'), ch('t', '5', '0', '100644', '000000')], [ch('a', '3', '1'), ch('b', '1', '4'), ch('l', '1', '6', '100644', '120000')]]);
+  assert.equal(net.map((c) => `${c.status} ${c.path} ${c.oldOid}->${c.newOid}`), ['M b 1->4', 'T l 1->6']);
+  assert.equal(netChange([[ch('n', '0', '7', '000000')]]).map((c) => c.status), ['A']);
+});
+
+test('Graph.firstParentChain: the first-parent line from a base to a tip, or null when it does not reach it', () => {
+  const c = (id: string, ...parents: string[]): Walked => ({ id, tree: `t${id}`, parents });
+  const g = new Graph([c('x', 'out'), c('a1', 'x'), c('o1', 'out'), c('a2', 'o1', 'a1'), c('b1', 'a1')]);
+  assert.equal(g.firstParentChain('x', 'b1'), ['a1', 'b1']);
+  assert.equal(g.firstParentChain('x', 'x'), []);
+  assert.is(g.firstParentChain('x', 'a2'), null, 'a2 reaches x only through its second parent');
+  assert.is(g.firstParentChain('a1', 'o1'), null, 'o1 leaves the walk');
 });
 
 test.run();
