@@ -36,6 +36,8 @@ export interface RangeChanges {
   commits: string[];
   /** Each commit's changes, with the new side's mode and blob id (symlinks are judged by their target). */
   changes: Map<string, RawChange[]>;
+  /** Each commit's parents. */
+  parents: Map<string, string[]>;
 }
 
 /**
@@ -70,7 +72,7 @@ export async function rangeChanges(repo: Repo, revs: string[]): Promise<RangeCha
   await repo.run(['-c', 'log.showSignature=false', 'log', '--format=%x01%H %T %P', '--diff-merges=first-parent', '-r', '--root', ...rawFlags, ...revs, '--'], { onStdout });
   walked.reverse();
   for (const [id, list] of await mergeChanges(repo, walked, changes)) changes.set(id, list);
-  return { commits: walked.map((c) => c.id), changes };
+  return { commits: walked.map((c) => c.id), changes, parents: new Map(walked.map((c) => [c.id, c.parents])) };
 }
 
 /** Every path that differs between two trees, with both sides' modes and blob ids. */

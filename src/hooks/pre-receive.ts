@@ -80,6 +80,8 @@ export interface Pushed {
   /** Each pushed ref's new commits, oldest first. */
   commits: Map<string, string[]>;
   changes: Map<string, RawChange[]>;
+  /** Each new commit's parents. */
+  parents: Map<string, string[]>;
 }
 
 export async function readPush(repo: Repo, updates: RefUpdate[]): Promise<Pushed> {
@@ -92,6 +94,7 @@ export async function readPush(repo: Repo, updates: RefUpdate[]): Promise<Pushed
   const peeled = await peelCommits(repo, [...new Set(pushed.map((u) => u.new))]);
   const commits = new Map<string, string[]>();
   const changes = new Map<string, RawChange[]>();
+  const parents = new Map<string, string[]>();
   for (const [i, u] of pushed.entries()) {
     const read = await ranges[i];
     if (!peeled.has(u.new)) {
@@ -101,8 +104,9 @@ export async function readPush(repo: Repo, updates: RefUpdate[]): Promise<Pushed
     if ('error' in read) throw read.error;
     commits.set(u.ref, read.range.commits);
     for (const [c, list] of read.range.changes) changes.set(c, list);
+    for (const [c, list] of read.range.parents) parents.set(c, list);
   }
-  return { peeled, commits, changes };
+  return { peeled, commits, changes, parents };
 }
 
 /** What is judged from the config and the ref lines alone, started while the push is read. */
@@ -113,11 +117,17 @@ export interface Early {
   tampering: Map<string, Promise<Settled>>;
 }
 
-export function startEarly(repo: Repo, judge: Judge, branch: JudgingBranch, updates: RefUpdate[]): Early {
+/** `push`: what the push brings, once read (null when reading it failed; that error is thrown where it is awaited). */
+export function startEarly(repo: Repo, judge: Judge, branch: JudgingBranch, updates: RefUpdate[], push: Promise<Pushed | null>): Early {
   const { config, rules } = judge;
   const classify = configBool(repo, 'core.ignorecase').then((folds) => classifierFrom(folds ? rules.folded : rules.exact));
+  // A fast-forward shows in the push's own walk (a new commit of the ref grows from the old tip); else git answers.
+  const grows = async (u: RefUpdate, old: string) => {
+    const p = await push;
+    return Boolean(p?.commits.get(u.ref)?.some((c) => p.parents.get(c)?.includes(old)));
+  };
   const isAncestor = async (a: string, b: string) => (await repo.run(['merge-base', '--is-ancestor', a, b], { okCodes: [1] })).code === 0;
-  const branchFaults = Promise.all(updates.map((u) => branchViolations(u, branch, config, isAncestor)));
+  const branchFaults = Promise.all(updates.map((u) => branchViolations(u, branch, config, async (a, b) => (await grows(u, a)) || isAncestor(a, b))));
   // Their errors are thrown where they are awaited; until then they are not unhandled.
   for (const p of [classify, branchFaults]) p.catch(() => {});
   return { classify, branchFaults, tampering: tamperPush(repo, config, branch.id, updates, classify) };
@@ -225,7 +235,7 @@ export async function run(args: string[]): Promise<number> {
         : unguardedRefusal(branch),
     });
   }
-  const early = startEarly(repo, judge, branch, updates);
+  const early = startEarly(repo, judge, branch, updates, reading.then((r) => ('push' in r ? r.push : null)));
   const read = await reading;
   if ('error' in read) throw read.error;
   const pushers = authenticatedPusher(process.env);

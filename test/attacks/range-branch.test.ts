@@ -27,6 +27,22 @@ test('a force push that rewinds main past an owner oracle commit is refused; the
   assert.is(s.push(['--force', 'main:refs/heads/topic']).code, 0);
 });
 
+test('main moved to commits already on the server: a fast-forward passes, a rewind is refused (the push brings no commit of its own)', () => {
+  const s = site();
+  const start = s.ref('main')!;
+  const ahead = s.work.commit({ 'README.md': 'ahead\n' }, 'docs');
+  assert.is(s.push(['main:refs/heads/topic']).code, 0);
+  const r = s.push(['main']);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(s.ref('main'), ahead);
+  s.work.git(['checkout', '-q', '-b', 'side', start]);
+  s.work.commit({ 'README.md': 'side\n' }, 'side docs');
+  assert.is(s.push(['side']).code, 0);
+  const before = s.refs();
+  refused(s.push(['--force', 'side:main']), '[judging-branch] a non-fast-forward update of refs/heads/main', `${ahead.slice(0, 12)} is not in the new history`);
+  assert.is(s.refs(), before);
+});
+
 test('pre_receive.judging_branch: allow lets an administrator rewind it', () => {
   const s = site('version: 1\npre_receive:\n  judging_branch: allow\n');
   s.work.commit({ 'README.md': 'x\n' }, 'docs');
