@@ -12,7 +12,7 @@ import path from 'node:path';
 import { CLI, PROJECT, benchEnv, type Row } from './lib.js';
 
 const COMMITS = 5000;
-const RUNS = 5;
+const RUNS = 7;
 
 const BASELINE_HOOK = `#!/bin/sh
 # The plumbing any range check needs, and nothing else.
