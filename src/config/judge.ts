@@ -1,9 +1,10 @@
-// The judging config, parsed once per config blob. A hook starts on every
-// commit or push, and loading and running the YAML parser and the glob
-// compiler cost it more than git does: the parsed config and its zone rules (compiled both case-sensitively
-// and not) are kept as JSON under the git directory, keyed by the blob's id
-// and by the build that wrote them. A missing, unreadable or foreign entry is
-// parsed again; an invalid config is never cached, so it fails every time.
+// The judge: the config and its zone rules (compiled both case-sensitively
+// and not), parsed once per config blob. A hook starts on every commit or
+// push, and loading and running the YAML parser and the glob compiler cost it
+// more than git does, so the judge is kept as JSON under the git directory,
+// keyed by the blob's id and by the build that wrote it. A missing, unreadable
+// or foreign entry is parsed again; an invalid config is never cached, so it
+// fails every time.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Repo } from '../git/repo.js';
@@ -40,6 +41,13 @@ export async function judgeOf(repo: Repo, at: { oid: string | null; shown: strin
   return judge;
 }
 
+/** `--config PATH`: a file the user names, read as it is (never cached). */
+export async function explicitJudge(repo: Repo, file: string): Promise<Judge> {
+  const [{ loadConfig }, { zoneRules }] = await Promise.all([import('./load.js'), import('../zones/zones.js')]);
+  const config = await loadConfig(repo, file);
+  return { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) } };
+}
+
 function cachedJudge(repo: Repo, oid: string | null, shown: string): Judge | null {
   const key = oid ?? 'defaults';
   if (!BUILD) return null;
@@ -49,13 +57,6 @@ function cachedJudge(repo: Repo, oid: string | null, shown: string): Judge | nul
   } catch {
     return null;
   }
-}
-
-/** `--config PATH`: a file the user names, read as it is (never cached). */
-export async function explicitJudge(repo: Repo, file: string): Promise<Judge> {
-  const [{ loadConfig }, { zoneRules }] = await Promise.all([import('./load.js'), import('../zones/zones.js')]);
-  const config = await loadConfig(repo, file);
-  return { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) } };
 }
 
 /** Best effort: a git directory we cannot write to only means parsing again next time. */

@@ -1,4 +1,6 @@
 // Real pushes into a bare repository with the pre-receive hook installed.
+import { readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/repo.js';
@@ -144,6 +146,25 @@ test('a repository with no config yet refuses pushes; in the bootstrap state it 
   assert.is(r.code, 0, r.stderr);
   assert.is(r.stderr.split('is not judged').length - 1, 1, r.stderr);
   assert.ok(s.ref('refs/heads/other'));
+});
+
+test('the server parses its config once; a damaged or foreign cache entry is parsed again, never trusted', () => {
+  const s = guardedServer();
+  s.work.commit({ 'src/app.ts': 'export const a = 2;\n' }, 'code');
+  assert.is(s.push('main').code, 0);
+  const oid = s.bare.git(['rev-parse', 'main:.patchwarden.yml']).stdout.trim();
+  const cache = path.join(s.bare.dir, 'patchwarden', 'config-cache');
+  assert.equal(readdirSync(cache), [`${oid}.json`]);
+  // A foreign build's entry that would zone nothing, then a truncated one: each push still refuses the mix.
+  const lax = { build: 'another-build', key: oid, config: { zones: [] }, rules: { exact: [], folded: [] } };
+  for (const entry of [JSON.stringify(lax), '{"build":']) {
+    writeFileSync(path.join(cache, `${oid}.json`), entry);
+    s.work.commit({ 'src/app.ts': `export const a = ${entry.length};\n`, 'spec/invariants.yaml': `version: 1\ninvariants: []\n# ${entry.length}\n` }, 'both');
+    const r = s.push('main');
+    assert.is.not(r.code, 0, r.stderr);
+    assert.match(r.stderr, '[mix]');
+    s.work.git(['reset', '-q', '--hard', 'HEAD~1']);
+  }
 });
 
 test('a broken config on the default branch blocks the push', () => {
