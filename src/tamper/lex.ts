@@ -80,18 +80,10 @@ function lexPython(src: string): Token[] {
       i = j;
       continue;
     }
-    if (isIdStart(c) && c !== '$') {
-      let j = i + 1;
-      while (j < src.length && isIdPart(src[j]) && src[j] !== '$') j++;
-      push('id', src.slice(i, j), startLine, col);
-      i = j;
-      continue;
-    }
-    if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(src[i + 1] ?? ''))) {
-      let j = i + 1;
-      while (j < src.length && /[\w.]/.test(src[j])) j++;
-      push('num', src.slice(i, j), startLine, col);
-      i = j;
+    const word = wordAt(src, i, false);
+    if (word) {
+      push(word.k, src.slice(i, word.end), startLine, col);
+      i = word.end;
       continue;
     }
     const op = PY_OPS.find((o) => src.startsWith(o, i)) ?? c;
@@ -182,18 +174,10 @@ function lexC(src: string, lang: Lang): Token[] {
       i = j;
       continue;
     }
-    if (isIdStart(c)) {
-      let j = i + 1;
-      while (j < src.length && isIdPart(src[j])) j++;
-      push('id', src.slice(i, j), startLine, col);
-      i = j;
-      continue;
-    }
-    if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(src[i + 1] ?? ''))) {
-      let j = i + 1;
-      while (j < src.length && /[\w.]/.test(src[j])) j++;
-      push('num', src.slice(i, j), startLine, col);
-      i = j;
+    const word = wordAt(src, i, true);
+    if (word) {
+      push(word.k, src.slice(i, word.end), startLine, col);
+      i = word.end;
       continue;
     }
     const op = C_OPS.find((o) => src.startsWith(o, i)) ?? c;
@@ -201,6 +185,22 @@ function lexC(src: string, lang: Lang): Token[] {
     i += op.length;
   }
   return out;
+}
+
+/** The name or number that starts at src[i] and where it ends; null when neither does. `$` is a name character where the language has it. */
+function wordAt(src: string, i: number, dollar: boolean): { k: 'id' | 'num'; end: number } | null {
+  const c = src[i];
+  if (isIdStart(c) && (dollar || c !== '$')) {
+    let j = i + 1;
+    while (j < src.length && isIdPart(src[j]) && (dollar || src[j] !== '$')) j++;
+    return { k: 'id', end: j };
+  }
+  if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(src[i + 1] ?? ''))) {
+    let j = i + 1;
+    while (j < src.length && /[\w.]/.test(src[j])) j++;
+    return { k: 'num', end: j };
+  }
+  return null;
 }
 
 function regexAllowed(prev: Token | undefined): boolean {
