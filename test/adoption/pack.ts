@@ -2,7 +2,7 @@
 // step builds dist/), once per test run, and fresh projects that install it.
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { BIN, PROJECT, sh } from '../helpers/repo.js';
+import { BIN, cleanEnv, PROJECT, sh } from '../helpers/repo.js';
 
 const DEST = path.join(PROJECT, 'node_modules/.cache/patchwarden-test-pack');
 let tarball: string | null = null;
@@ -20,19 +20,8 @@ export function packed(): string {
   return (tarball = path.join(DEST, name));
 }
 
-/** A user's environment: no test shortcut to patchwarden on PATH, a fixed git identity. */
+/** A user's environment: cleanEnv's git identity and config, without the test shortcut to patchwarden on PATH or npm's own variables. */
 export function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_') && !k.startsWith('PATCHWARDEN_') && !k.startsWith('npm_') && k !== 'HUSKY' && k !== 'INIT_CWD') env[k] = v;
-  return {
-    ...env,
-    PATH: (process.env.PATH ?? '').split(':').filter((d) => d !== BIN).join(':'),
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 'Test Author',
-    GIT_AUTHOR_EMAIL: 'author@example.com',
-    GIT_COMMITTER_NAME: 'Test Author',
-    GIT_COMMITTER_EMAIL: 'author@example.com',
-    ...extra,
-  };
+  const env = Object.fromEntries(Object.entries(cleanEnv()).filter(([k]) => !k.startsWith('npm_') && k !== 'INIT_CWD'));
+  return { ...env, PATH: (process.env.PATH ?? '').split(':').filter((d) => d !== BIN).join(':'), ...extra };
 }
