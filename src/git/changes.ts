@@ -2,7 +2,6 @@
 // detected (--no-renames): a rename is its old and its new path, whatever the
 // user's diff.renames says, and both count.
 import type { Repo } from './repo.js';
-import { emptyTree } from './repo.js';
 import { mergeChanges, type Walked } from './merges.js';
 import { rawChange, rawFlags, type RawChange } from './raw-diff.js';
 import { nulFields, splitNul } from './run.js';
@@ -16,14 +15,6 @@ export interface Change {
 }
 
 export const diffFlags = ['-z', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none', '--name-status'];
-
-/** The staged set: the index git hands the hook against HEAD. */
-export async function stagedChanges(repo: Repo): Promise<Change[]> {
-  const head = await repo.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { okCodes: [1] });
-  const base = head.code === 0 ? head.stdout.toString('utf8').trim() : await emptyTree(repo);
-  const out = await repo.run(['diff-index', '--cached', ...diffFlags, base, '--']);
-  return parseNameStatus(splitNul(out.stdout));
-}
 
 export function parseNameStatus(fields: string[]): Change[] {
   const changes: Change[] = [];

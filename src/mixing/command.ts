@@ -1,17 +1,25 @@
-// `patchwarden check`: the mixing rule on the index, a commit or a range.
+// `patchwarden check`: the mixing rule on the index, a commit or a range,
+// judged like the hooks judge them: by the config on the base side (HEAD for
+// the index, the commit's first parent, the range's start), never by one the
+// change itself or the working tree could bring.
 import { parse } from '../cli/args.js';
-import { openWithConfig } from '../cli/context.js';
 import { emit, violationsOutcome } from '../cli/output.js';
 import { UsageError } from '../common/errors.js';
-import { resolveCommit } from '../git/repo.js';
-import { stagedChanges } from '../git/changes.js';
-import { checkRange, classifierFor } from './check.js';
+import { explicitJudge, judgeOf } from '../config/judge.js';
+import { judgingConfig } from '../config/load.js';
+import { configBool, openRepo, resolveCommit } from '../git/repo.js';
+import { readStaged } from '../git/staged.js';
+import { classifierFrom } from '../zones/classify.js';
+import { checkRange } from './check.js';
 import { checkStaged } from './staged.js';
 
 export const help = `usage: patchwarden check [--staged | --commit REV | --range A..B] [--format text|json|github] [--config PATH] [-C DIR]
 
 The mixing rule: a change to production code (the src zone) may not also
 change an oracle (spec, fixtures, freeze) or the guard (its config, hooks).
+The config that judges is the one on the base side, as in the hooks: HEAD's
+for the index (the staged one on a first commit), the first parent's for a
+commit, A's for a range; --config PATH names another.
 
   --staged        the index, as git hands it to a hook (default)
   --commit REV    one commit
@@ -21,7 +29,7 @@ change an oracle (spec, fixtures, freeze) or the guard (its config, hooks).
 In commit and range modes a merge counts as changing what it authored (where
 its tree differs from git's own merge of its parents), and a symbolic link in
 a zone may point only inside that zone. The owners rule applies too, when
-configured (owners.signers, owners.agents; the signers file is read from HEAD): every
+configured (owners.signers, owners.agents; the signers file is read where the config is): every
 commit that touches an oracle must be owner-signed and no agent's, and
 owner-signed oracle commits may share a range with production commits.
 
@@ -31,19 +39,26 @@ export async function run(args: string[]): Promise<number> {
   const { common, values } = parse(args, { staged: { type: 'boolean' }, commit: { type: 'string' }, range: { type: 'string' } }, false);
   const modes = [values.staged, values.commit, values.range].filter((v) => v !== undefined);
   if (modes.length > 1) throw new UsageError('give one of --staged, --commit REV, --range A..B');
-  const { repo, config } = await openWithConfig(common);
+  if (values.commit === undefined && values.range === undefined) {
+    const { repo, changes, config: at } = await readStaged(common.dir, false);
+    const { rules } = common.config ? await explicitJudge(repo, common.config) : await judgeOf(repo, at);
+    const classify = classifierFrom((await configBool(repo, 'core.ignorecase')) ? rules.folded : rules.exact);
+    return emit(common.format, violationsOutcome(checkStaged(changes, classify)));
+  }
+  const repo = await openRepo(common.dir);
   if (values.commit !== undefined) {
     const id = await resolveCommit(repo, values.commit);
-    const { violations } = await checkRange(repo, config, `${id}^@`, id, 'HEAD');
+    // A root commit has nothing older to be judged by.
+    const base = (await repo.run(['rev-parse', '--verify', '--quiet', `${id}^1`], { okCodes: [1] })).stdout.toString('utf8').trim() || id;
+    const config = await judgingConfig(repo, common.config, base);
+    const { violations } = await checkRange(repo, config, `${id}^@`, id, base);
     return emit(common.format, violationsOutcome(violations, { commits: [id] }));
   }
-  if (values.range !== undefined) {
-    const m = /^(.*?)\.\.(.+)$/.exec(values.range);
-    if (!m || m[1].endsWith('.')) throw new UsageError(`--range wants A..B, not ${JSON.stringify(values.range)}`);
-    const from = await resolveCommit(repo, m[1] || 'HEAD');
-    const to = await resolveCommit(repo, m[2]);
-    const { commits, violations } = await checkRange(repo, config, from, to, 'HEAD');
-    return emit(common.format, violationsOutcome(violations, { commits }));
-  }
-  return emit(common.format, violationsOutcome(checkStaged(await stagedChanges(repo), await classifierFor(repo, config))));
+  const m = /^(.*?)\.\.(.+)$/.exec(values.range!);
+  if (!m || m[1].endsWith('.')) throw new UsageError(`--range wants A..B, not ${JSON.stringify(values.range)}`);
+  const from = await resolveCommit(repo, m[1] || 'HEAD');
+  const to = await resolveCommit(repo, m[2]);
+  const config = await judgingConfig(repo, common.config, from);
+  const { commits, violations } = await checkRange(repo, config, from, to, from);
+  return emit(common.format, violationsOutcome(violations, { commits }));
 }

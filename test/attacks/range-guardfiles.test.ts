@@ -34,6 +34,24 @@ for (const [file, text, label] of [
   });
 }
 
+test('a config commit in the range that zones src away cannot judge the mixed commit after it, nor can an uncommitted one', () => {
+  const s = site();
+  const base = s.ref('main')!;
+  s.work.commit({ '.patchwarden.yml': 'version: 1\nzones:\n  src: [nothing/**]\n' }, 'tidy the config');
+  s.work.commit({ ...CODE, 'spec/test_bill.py': 'def test_total():\n    assert True\n' }, 'code and its property');
+  refused(s.check(`${base}..HEAD`), '[mix]', 'src/bill.py  (src, modified)', 'spec/test_bill.py  (spec, modified)');
+  refused(s.gate(base), 'mixing');
+  const before = s.refs();
+  refused(s.localPush(['main']), '[mix]');
+  refused(s.push(['main']), '[mix]', 'src/bill.py  (src, modified)');
+  assert.is(s.refs(), before);
+  // The staged form: the loosened config only in the working tree.
+  s.work.git(['reset', '-q', '--hard', base]);
+  s.work.write('.patchwarden.yml', 'version: 1\nzones:\n  src: [nothing/**]\n').write('src/bill.py', 'x\n').write('spec/test_bill.py', 'y\n');
+  s.work.git(['add', 'src/bill.py', 'spec/test_bill.py']);
+  refused(s.work.pw(['check']), '[mix]', 'src/bill.py  (src, modified)');
+});
+
 test('expected_total.json and cart.golden.txt cannot be locked as inputs, and the server refuses them', () => {
   const s = site();
   const files = { 'fixtures/input/cart.json': '{"items": [1]}\n', 'fixtures/input/expected_total.json': '{"total": 1}\n', 'fixtures/input/cart.golden.txt': 'total 1\n' };

@@ -137,7 +137,7 @@ test('core.ignorecase makes zone matching ignore case; diff.renames does not mat
   assert.is(repo.pw(['check']).code, 0, 'SRC/ is no zone when case matters');
 });
 
-test('a range that splits a mixed change is refused; mix.range: allow relaxes it', () => {
+test('a range that splits a mixed change is refused; mix.range: allow on the base side relaxes it, an uncommitted one does not', () => {
   const repo = guarded();
   const base = repo.head();
   repo.commit({ 'src/app.py': 'x = 10\n' }, 'src');
@@ -148,7 +148,13 @@ test('a range that splits a mixed change is refused; mix.range: allow relaxes it
   assert.equal(out.commits.length, 2);
   assert.is(repo.pw(['check', '--commit', 'HEAD']).code, 0, 'each commit alone is clean');
   repo.write('.patchwarden.yml', 'version: 1\nmix:\n  range: allow\n');
-  assert.is(repo.pw(['check', '--range', `${base}..HEAD`]).code, 0);
+  assert.is(repo.pw(['check', '--range', `${base}..HEAD`]).code, 1, 'the working tree does not judge');
+  assert.is(repo.pw(['check', '--range', `${base}..HEAD`, '--config', '.patchwarden.yml']).code, 0, '--config names the judge');
+  const relaxed = repo.commit({}, 'relax the range rule');
+  assert.is(repo.pw(['check', '--range', `${base}..HEAD`]).code, 1, 'a config in the range does not judge it');
+  repo.commit({ 'src/app.py': 'x = 11\n' }, 'src');
+  repo.commit({ 'spec/props.py': 'p = 11\n' }, 'spec');
+  assert.is(repo.pw(['check', '--range', `${relaxed}..HEAD`]).code, 0, 'the config at the range start judges');
 });
 
 test('a malformed config stops the commit with exit 2 and names file, line and key', () => {
@@ -158,14 +164,15 @@ test('a malformed config stops the commit with exit 2 and names file, line and k
   const r = refusedCommit(repo);
   assert.match(r.stderr, /\.patchwarden\.yml:4: unknown key `zones\.sorce`/);
   assert.is(repo.pw(['check']).code, 2);
+  const named = ['check', '--config', '.patchwarden.yml'];
   repo.write('.patchwarden.yml', 'version: 3\n');
-  assert.match(repo.pw(['check']).stderr, /\.patchwarden\.yml:1: version: unknown version 3/);
+  assert.match(repo.pw(named).stderr, /\.patchwarden\.yml:1: version: unknown version 3/);
   repo.write('.patchwarden.yml', 'version: 1\nzones:\n  src: "src/{a"\n');
-  assert.match(repo.pw(['check']).stderr, /\.patchwarden\.yml:3: zones\.src: bad glob/);
+  assert.match(repo.pw(named).stderr, /\.patchwarden\.yml:3: zones\.src: bad glob/);
   repo.write('.patchwarden.yml', 'version: 1\nfreeze:\n  max_ttl: soon\n');
-  assert.match(repo.pw(['check']).stderr, /\.patchwarden\.yml:3: freeze\.max_ttl: must be a duration/);
+  assert.match(repo.pw(named).stderr, /\.patchwarden\.yml:3: freeze\.max_ttl: must be a duration/);
   repo.write('.patchwarden.yml', 'version: 1\nmix: [\n');
-  assert.match(repo.pw(['check']).stderr, /\.patchwarden\.yml:\d+: not valid YAML/);
+  assert.match(repo.pw(named).stderr, /\.patchwarden\.yml:\d+: not valid YAML/);
 });
 
 test('a missing binary fails closed with a clear message', () => {
