@@ -20,12 +20,12 @@ export interface Added {
  */
 const DIFF = ['-c', 'diff.suppressBlankEmpty=false', 'diff', '-U1000000000', '-a', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/', '--diff-filter=AMT'];
 
-/** What `to` adds over `from` (commits or trees; null `from` is the empty tree); `to` null is the index. */
-export async function addedLines(repo: Repo, from: string | null, to: string | null, want: (path: string) => boolean): Promise<Added[]> {
+/** What `to` adds over `from` (commits or trees; null `from` is the empty tree); `to` null is the index. Files that gain no line are left out. */
+export async function addedLines(repo: Repo, from: string | null, to: string | null): Promise<Added[]> {
   const base = from ?? (await emptyTree(repo));
   const args = to === null ? [...DIFF, '--cached', base] : [...DIFF, base, to];
   const out = (await repo.run([...args, '--'])).stdout.toString('utf8');
-  return parseDiff(out).filter((a) => a.lines.size && want(a.path));
+  return parseDiff(out).filter((a) => a.lines.size);
 }
 
 /** Files, their text after the change and their added line numbers, from whole-file `git diff` output. */

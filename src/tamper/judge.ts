@@ -39,14 +39,18 @@ export interface TamperRange {
   judgeRev: string | null;
 }
 
-export async function judgeTamper(repo: Repo, config: Config, range: TamperRange, zones?: Classify): Promise<TamperVerdict> {
+export async function judgeTamper(repo: Repo, config: Config, range: TamperRange, zones?: Classify | Promise<Classify>): Promise<TamperVerdict> {
   const mode = config.tamper.mode;
   const none: TamperVerdict = { mode, hits: [], violations: [], warnings: [], files: 0 };
   if (mode === 'off') return none;
-  const classify = zones ?? (await classifierFor(repo, config));
-  const added = await addedLines(repo, range.from, range.to, (p) => classify(p) === 'src' && langOf(p) !== null);
+  // The diff and the scanner start at once, while the zones are still being read.
+  const diffing = addedLines(repo, range.from, range.to);
+  const scanner = import('./hits.js');
+  for (const p of [diffing, scanner]) p.catch(() => { /* thrown below, where it is awaited */ });
+  const classify = await (zones ?? classifierFor(repo, config));
+  const added = (await diffing).filter((a) => classify(a.path) === 'src' && langOf(a.path) !== null);
   if (!added.length) return none;
-  const { hitsIn } = await import('./hits.js');
+  const { hitsIn } = await scanner;
   const disabled = new Set(config.tamper.rules.disable);
   const found = added.flatMap((a) => hitsIn(a.path, a.text, langOf(a.path)!, a.lines, disabled));
   let hits: JudgedHit[] = [];
@@ -105,6 +109,6 @@ export function tamperPush(repo: Repo, config: Config, judgeRev: string | null, 
   const zero = (id: string) => /^0+$/.test(id);
   return new Map(updates.filter((u) => !zero(u.new)).map((u) => [u.ref, (async () => {
     const to = `${u.new}^{commit}`;
-    return judgeTamper(repo, config, { from: await pushBase(repo, zero(u.old) ? null : u.old, to, judgeRev), to, judgeRev }, await zones);
+    return judgeTamper(repo, config, { from: await pushBase(repo, zero(u.old) ? null : u.old, to, judgeRev), to, judgeRev }, zones);
   })().then((verdict) => ({ verdict }), (error: unknown) => ({ error }))]));
 }
