@@ -15,6 +15,13 @@ import { defaults, type Config } from './schema.js';
 declare const PATCHWARDEN_BUILD: string;
 const BUILD = typeof PATCHWARDEN_BUILD === 'string' ? PATCHWARDEN_BUILD : null;
 
+/**
+ * Loads the parser and the glob compiler (compile.ts, or a module that
+ * re-exports it): each caller names its own, so that a bundle keeps what it
+ * loads lazily in one chunk (node loads each chunk as a module of its own).
+ */
+export type LoadCompiler = () => Promise<typeof import('./compile.js')>;
+
 export interface Judge {
   config: Config;
   /** Zone rules for a case-sensitive repository, and for core.ignorecase. */
@@ -31,10 +38,10 @@ interface Entry extends Judge {
  * `at.shown` in messages: the cached one, else parsed, compiled and cached.
  * The parser and the glob compiler load only then.
  */
-export async function judgeOf(repo: Repo, at: { oid: string | null; shown: string }): Promise<Judge> {
+export async function judgeOf(repo: Repo, at: { oid: string | null; shown: string }, load: LoadCompiler): Promise<Judge> {
   const cached = cachedJudge(repo, at.oid, at.shown);
   if (cached) return cached;
-  const [{ parseConfig }, { zoneRules }] = await Promise.all([import('./load.js'), import('../zones/zones.js')]);
+  const { parseConfig, zoneRules } = await load();
   const config = at.oid ? parseConfig((await repo.run(['cat-file', 'blob', at.oid])).stdout.toString('utf8'), at.shown) : defaults(at.shown);
   const judge = { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) } };
   cacheJudge(repo, at.oid, judge);
@@ -42,8 +49,8 @@ export async function judgeOf(repo: Repo, at: { oid: string | null; shown: strin
 }
 
 /** `--config PATH`: a file the user names, read as it is (never cached). */
-export async function explicitJudge(repo: Repo, file: string): Promise<Judge> {
-  const [{ loadConfig }, { zoneRules }] = await Promise.all([import('./load.js'), import('../zones/zones.js')]);
+export async function explicitJudge(repo: Repo, file: string, load: LoadCompiler): Promise<Judge> {
+  const { loadConfig, zoneRules } = await load();
   const config = await loadConfig(repo, file);
   return { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) } };
 }

@@ -26,21 +26,24 @@ one on a repository's first commit), never the working tree's. An amend
 against that commit's parent. Exit 0 lets the commit through; anything else
 stops it.`;
 
+/** The part of this hook loaded only when a commit needs it: one lazy chunk. */
+const layers = () => import('./pre-commit-layers.js');
+
 export async function run(args: string[]): Promise<number> {
   const { common } = parse(args, {}, false);
   const amend = await amendingCommit(common.dir);
   const { repo, changes, config: at } = await readStaged(common.dir, amend);
-  const { config, rules } = common.config ? await explicitJudge(repo, common.config) : await judgeOf(repo, at);
+  const { config, rules } = common.config ? await explicitJudge(repo, common.config, layers) : await judgeOf(repo, at, layers);
   const paths = changes.map((c) => c.path);
   const classify = await classifierFor(repo, rules, paths);
   const violations = checkStaged(changes, classify, amend);
   // The ledger and fixture layers load only for a commit that reaches them.
   if (changes.some((c) => c.path === config.freeze.ledger && c.status !== 'D')) {
-    const { checkLedgerAt, clockNow } = await import('./pre-commit-layers.js');
+    const { checkLedgerAt, clockNow } = await layers();
     violations.push(...(await checkLedgerAt(repo, config, ':', clockNow())));
   }
   if (touchesFixtures(paths, config, classify)) {
-    const { fixtureViolations, verifyFixtures } = await import('./pre-commit-layers.js');
+    const { fixtureViolations, verifyFixtures } = await layers();
     violations.push(...fixtureViolations(await verifyFixtures(repo, config, { kind: 'index' }), config, 'the index'));
   }
   return emit(common.format, violationsOutcome(violations, {}, 'patchwarden: pre-commit ok'));

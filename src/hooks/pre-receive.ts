@@ -223,7 +223,8 @@ export async function run(args: string[]): Promise<number> {
   // The push is read while the config loads; its errors count only once the repository is guarded.
   const reading = readPush(repo, updates).then((push) => ({ push }), (error: unknown) => ({ error }));
   const branch = await judgingBranch(repo);
-  const judge = common.config ? await explicitJudge(repo, common.config) : branch.config ? await judgeOf(repo, { oid: branch.config, shown: `${branch.id}:${CONFIG_FILE}` }) : null;
+  const compiler = () => import('../config/compile.js');
+  const judge = common.config ? await explicitJudge(repo, common.config, compiler) : branch.config ? await judgeOf(repo, { oid: branch.config, shown: `${branch.id}:${CONFIG_FILE}` }, compiler) : null;
   const config = judge?.config;
   if (!judge || !config?.present) {
     // Never unguarded by accident: only an administrator's bootstrap lets a push through unjudged.

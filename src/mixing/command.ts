@@ -41,7 +41,8 @@ export async function run(args: string[]): Promise<number> {
   if (modes.length > 1) throw new UsageError('give one of --staged, --commit REV, --range A..B');
   if (values.commit === undefined && values.range === undefined) {
     const { repo, changes, config: at } = await readStaged(common.dir, false);
-    const { rules } = common.config ? await explicitJudge(repo, common.config) : await judgeOf(repo, at);
+    const compiler = () => import('../config/compile.js');
+    const { rules } = common.config ? await explicitJudge(repo, common.config, compiler) : await judgeOf(repo, at, compiler);
     const classify = classifierFrom((await configBool(repo, 'core.ignorecase')) ? rules.folded : rules.exact);
     return emit(common.format, violationsOutcome(checkStaged(changes, classify)));
   }
