@@ -19,11 +19,16 @@ export interface JudgingBranch {
   recorded: boolean;
   /** patchwarden.bootstrap: a judging branch with no config lets pushes through. */
   bootstrap: boolean;
+  /** core.ignorecase, read with the settings above: how this repository's paths meet the zones. */
+  ignoreCase: boolean;
 }
+
+/** A git boolean as git reads it: true, yes, on, or a number other than 0 (a key with no value is true). */
+const gitTrue = (v: string | undefined) => v !== undefined && (/^(true|yes|on)$/i.test(v.trim()) || (/^-?\d+$/.test(v.trim()) && Number(v) !== 0));
 
 export async function judgingBranch(repo: Repo): Promise<JudgingBranch> {
   const [conf, head] = await Promise.all([
-    repo.run(['config', '-z', '--get-regexp', '^patchwarden\\.'], { okCodes: [1] }),
+    repo.run(['config', '-z', '--get-regexp', '^(patchwarden\\.|core\\.ignorecase$)'], { okCodes: [1] }),
     repo.run(['symbolic-ref', '-q', 'HEAD'], { okCodes: [1] }),
   ]);
   const values = new Map(conf.stdout.toString('utf8').split('\0').filter(Boolean).map((e) => {
@@ -36,8 +41,7 @@ export async function judgingBranch(repo: Repo): Promise<JudgingBranch> {
   const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { input: `${ref}^{commit}\n${ref}^{commit}:${CONFIG_FILE}\n` });
   const [commit, config] = out.split('\n').map((line) => line.split(' '));
   const id = commit[1] === 'commit' ? commit[0] : null;
-  const bootstrap = ['true', 'yes', 'on', '1'].includes((values.get('patchwarden.bootstrap') ?? '').trim().toLowerCase());
-  return { ref, id, config: id && config[1] === 'blob' ? config[0] : null, recorded: Boolean(recorded), bootstrap };
+  return { ref, id, config: id && config[1] === 'blob' ? config[0] : null, recorded: Boolean(recorded), bootstrap: gitTrue(values.get('patchwarden.bootstrap')), ignoreCase: gitTrue(values.get('core.ignorecase')) };
 }
 
 /** The refusal for a judging branch without a config, naming the ways out. */

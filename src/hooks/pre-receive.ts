@@ -11,7 +11,7 @@ import type { Violation } from '../common/verdict.js';
 import { explicitJudge, judgeOf, type Judge } from '../config/judge.js';
 import { CONFIG_FILE, type Config } from '../config/schema.js';
 import { rangeChanges, type Change, type RawChange } from '../git/changes.js';
-import { configBool, openRepo, type Repo } from '../git/repo.js';
+import { openRepo, type Repo } from '../git/repo.js';
 import { judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
@@ -120,7 +120,7 @@ export interface Early {
 /** `push`: what the push brings, once read (null when reading it failed; that error is thrown where it is awaited). */
 export function startEarly(repo: Repo, judge: Judge, branch: JudgingBranch, updates: RefUpdate[], push: Promise<Pushed | null>): Early {
   const { config, rules } = judge;
-  const classify = configBool(repo, 'core.ignorecase').then((folds) => classifierFrom(folds ? rules.folded : rules.exact));
+  const classify = Promise.resolve(classifierFrom(branch.ignoreCase ? rules.folded : rules.exact));
   // A fast-forward shows in the push's own walk (a new commit of the ref grows from the old tip); else git answers.
   const grows = async (u: RefUpdate, old: string) => {
     const p = await push;

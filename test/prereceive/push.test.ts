@@ -167,6 +167,19 @@ test('the server parses its config once; a damaged or foreign cache entry is par
   }
 });
 
+test('the server reads paths as its core.ignorecase says: SRC/ is production code only where case is ignored', () => {
+  const s = guardedServer();
+  const before = s.ref('main');
+  s.work.commit({ 'SRC/Other.ts': 'export const o = 1;\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# more\n' }, 'both, in other case');
+  s.bare.git(['config', 'core.ignorecase', 'yes']);
+  const r = s.push('main');
+  assert.is.not(r.code, 0, r.stderr);
+  assert.match(r.stderr, 'SRC/Other.ts  (src, added)');
+  assert.is(s.ref('main'), before);
+  s.bare.git(['config', 'core.ignorecase', 'false']);
+  assert.is(s.push('main').code, 0);
+});
+
 test('a broken config on the default branch blocks the push', () => {
   const s = guardedServer('version: 1\nmix:\n  range: sometimes\n');
   s.work.commit({ 'README.md': 'more\n' }, 'docs');
