@@ -1,6 +1,6 @@
 // One file's hits: the rules of its language, on the lines a change adds.
 // Loaded only when a change adds lines to production code of a known type.
-import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { Lang } from './lang.js';
 import { RULES, WHY, type RuleId } from './rules.js';
 import { readSource, type Span } from './scan.js';
@@ -16,8 +16,12 @@ export interface Hit {
   why: string;
 }
 
+/** node:crypto is loaded at the first hit: it brings some twenty internal modules, and most pushes have no hit. */
+let crypto: typeof import('node:crypto') | null = null;
+
 export function lineDigest(text: string): string {
-  return createHash('sha256').update(text.trim(), 'utf8').digest('hex');
+  crypto ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+  return crypto.createHash('sha256').update(text.trim(), 'utf8').digest('hex');
 }
 
 /**
