@@ -1,6 +1,8 @@
 // The server's pre-receive hook: local hooks can be skipped with --no-verify,
-// the server's cannot. The mixed commit is refused and the server's branch
-// stays where it was.
+// the server's cannot. The hook is installed the way docs/server.md adopts it
+// (name the judging branch, bootstrap until its config is pushed, then end
+// the bootstrap); the mixed commit is refused and the server's branch stays
+// where it was.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,9 +19,11 @@ export default function server(): void {
       'src/bill.py': 'def total(items):\n    return sum(items)\n',
       'spec/test_bill.py': 'from src.bill import total\n\ndef test_total():\n    assert total([1, 2]) == 3\n',
     });
-    say('a bare repository on the "server", with patchwarden\'s pre-receive hook installed:');
-    repo.run(`git init -q --bare -b main '${bare}' && sh '${project}/scripts/install-server-hook.sh' '${bare}'`);
+    say('a bare repository on the "server", with patchwarden\'s pre-receive hook installed; main judges, and is bootstrapped until its config arrives:');
+    repo.run(`git init -q --bare -b main '${bare}' && sh '${project}/scripts/install-server-hook.sh' --branch main --bootstrap '${bare}'`);
     repo.run(`git remote add origin '${bare}' && git push -q origin main`);
+    say('the config is on main now, so the administrator ends the bootstrap:');
+    repo.run(`git -C '${bare}' config --unset patchwarden.bootstrap`);
     say('an agent skips the local hooks and pushes a commit that mixes code and spec:');
     repo.write({
       'src/bill.py': 'def total(items):\n    return max(0, sum(items))\n',
