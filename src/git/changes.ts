@@ -3,7 +3,7 @@
 // user's diff.renames says, and both count.
 import type { Repo } from './repo.js';
 import { mergeChanges, type Walked } from './merges.js';
-import { rawChange, rawFlags, type RawChange } from './raw-diff.js';
+import { parseRaw, rawChange, rawFlags, type RawChange } from './raw-diff.js';
 import { nulFields, splitNul } from './run.js';
 
 export type { RawChange } from './raw-diff.js';
@@ -12,14 +12,6 @@ export interface Change {
   /** A added, D deleted, M modified (content or mode), T type changed. */
   status: string;
   path: string;
-}
-
-export const diffFlags = ['-z', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none', '--name-status'];
-
-export function parseNameStatus(fields: string[]): Change[] {
-  const changes: Change[] = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) changes.push({ status: fields[i], path: fields[i + 1] });
-  return changes;
 }
 
 /** The commits a walk lists, oldest first, and the paths each one changed. */
@@ -68,9 +60,5 @@ export async function rangeChanges(repo: Repo, revs: string[]): Promise<RangeCha
 
 /** Every path that differs between two trees, with both sides' modes and blob ids. */
 export async function treeDiff(repo: Repo, from: string, to: string): Promise<RawChange[]> {
-  const out = await repo.run(['diff-tree', '-r', ...rawFlags, from, to, '--']);
-  const fields = splitNul(out.stdout);
-  const changes: RawChange[] = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) changes.push(rawChange(fields[i], fields[i + 1]));
-  return changes;
+  return parseRaw(splitNul((await repo.run(['diff-tree', '-r', ...rawFlags, from, to, '--'])).stdout));
 }

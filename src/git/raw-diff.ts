@@ -13,12 +13,22 @@ export interface RawChange extends Change {
   newOid: string;
 }
 
+/** The mode of a symbolic link. */
+export const SYMLINK = '120000';
+
 /** Raw output, whole ids, no renames, no user diff drivers, submodules as they are. */
 export const rawFlags = ['-z', '--raw', '--full-index', '--no-abbrev', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none'];
 
 export function rawChange(meta: string, path: string): RawChange {
   const [oldMode, newMode, oldOid, newOid, status] = meta.replace(/^:/, '').split(' ');
   return { status, path, oldMode, oldOid, newMode, newOid };
+}
+
+/** The records of one diff's NUL-separated raw output (a record, then its path). */
+export function parseRaw(fields: string[]): RawChange[] {
+  const changes: RawChange[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) changes.push(rawChange(fields[i], fields[i + 1]));
+  return changes;
 }
 
 /** The differences of many pairs of trees, in order, from one `diff-tree --stdin`. */

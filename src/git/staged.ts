@@ -5,13 +5,14 @@
 // then the config comes from the index.
 import { CONFIG_FILE } from '../config/schema.js';
 import { CannotJudge } from '../common/errors.js';
-import { diffFlags, parseNameStatus, type Change } from './changes.js';
+import { parseRaw, rawFlags, type RawChange } from './raw-diff.js';
 import { emptyTree, notARepo, REPO_FLAGS, repoFrom, type Repo } from './repo.js';
 import { runGit, runGitSync, splitNul, type RunResult } from './run.js';
 
 export interface Staged {
   repo: Repo;
-  changes: Change[];
+  /** With both sides' modes and blob ids (the new side is the index): links are judged by their target. */
+  changes: RawChange[];
   /** The judging config: its blob id (null when there is none) and how messages name it. */
   config: { oid: string | null; shown: string };
 }
@@ -25,12 +26,12 @@ export async function readStaged(dir: string, amend: boolean): Promise<Staged> {
   } catch (err) {
     throw notARepo(dir, err);
   }
-  const diff = runGitSync(dir, ['diff-index', '--cached', ...diffFlags, 'HEAD', '--'], { okCodes: [128] });
+  const diff = runGitSync(dir, ['diff-index', '--cached', ...rawFlags, 'HEAD', '--'], { okCodes: [128] });
   const lines = info.stdout.toString('utf8').split('\n');
   const repo = repoFrom(dir, lines);
   if (diff.code === 0) {
     const oid = info.code === 0 ? lines[REPO_FLAGS.length] : null;
-    return { repo, changes: parseNameStatus(splitNul(diff.stdout)), config: { oid, shown: `HEAD:${CONFIG_FILE}` } };
+    return { repo, changes: parseRaw(splitNul(diff.stdout)), config: { oid, shown: `HEAD:${CONFIG_FILE}` } };
   }
   const head = await repo.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { okCodes: [1] });
   if (head.code === 0) throw new CannotJudge(`git diff-index against HEAD failed: ${diff.stderr.trim()}`);
@@ -61,8 +62,8 @@ async function readAmend(dir: string): Promise<Staged> {
   return { repo, changes: diffs[0].filter((c) => others.every((o) => o.has(c.path))), config: { oid, shown: `HEAD^1:${CONFIG_FILE}` } };
 }
 
-async function diffIndex(repo: Repo, base: string): Promise<Change[]> {
-  return parseNameStatus(splitNul((await repo.run(['diff-index', '--cached', ...diffFlags, base, '--'])).stdout));
+async function diffIndex(repo: Repo, base: string): Promise<RawChange[]> {
+  return parseRaw(splitNul((await repo.run(['diff-index', '--cached', ...rawFlags, base, '--'])).stdout));
 }
 
 /** The config's blob id under a revision prefix (`REV:` or `:` for the index), or null. */

@@ -1,8 +1,9 @@
 // What the pre-commit hook loads only when a commit needs it, gathered in one
 // module so that the bundle makes it one lazy chunk: the config parser and
-// glob compiler (a config not yet cached, or --config), the ledger check and
-// the fixture check.
+// glob compiler (a config not yet cached, or --config), the ledger check, the
+// fixture check and the check of staged symbolic links.
 export * from '../config/compile.js';
 export { checkLedgerAt } from '../freeze/ledger.js';
 export { clockNow } from '../freeze/clock.js';
 export { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
+export { stagedLinkViolations } from '../mixing/symlinks.js';

@@ -10,6 +10,7 @@ import { emit, violationsOutcome } from '../cli/output.js';
 import { explicitJudge, judgeOf, type Judge } from '../config/judge.js';
 import { touchesFixtures } from '../fixtures/folder.js';
 import { configBool, type Repo } from '../git/repo.js';
+import { SYMLINK } from '../git/raw-diff.js';
 import { readStaged } from '../git/staged.js';
 import { checkStaged } from '../mixing/staged.js';
 import { classifierFrom, type Classify } from '../zones/classify.js';
@@ -18,9 +19,9 @@ import { amendingCommit } from './amend.js';
 export const help = `usage: patchwarden pre-commit [--format text|json|github] [--config PATH] [-C DIR]
 
 The pre-commit hook. On the staged set it applies the mixing rule (production
-code and oracles in separate commits), checks the freeze ledger's shape when
-the ledger is staged, and verifies the fixture lock when fixtures or the lock
-are staged. The config that judges is the one committed at HEAD (the staged
+code and oracles in separate commits), refuses a symbolic link in a zone that
+points out of it, checks the freeze ledger's shape when the ledger is staged,
+and verifies the fixture lock when fixtures or the lock are staged. The config that judges is the one committed at HEAD (the staged
 one on a repository's first commit), never the working tree's. An amend
 (\`git commit --amend\`) is judged with the commit it amends: the index
 against that commit's parent. Exit 0 lets the commit through; anything else
@@ -37,6 +38,10 @@ export async function run(args: string[]): Promise<number> {
   const paths = changes.map((c) => c.path);
   const classify = await classifierFor(repo, rules, paths);
   const violations = checkStaged(changes, classify, amend);
+  if (changes.some((c) => c.newMode === SYMLINK && classify(c.path) !== null)) {
+    const { stagedLinkViolations } = await layers();
+    violations.push(...(await stagedLinkViolations(repo, changes, classify)));
+  }
   // The ledger and fixture layers load only for a commit that reaches them.
   if (changes.some((c) => c.path === config.freeze.ledger && c.status !== 'D')) {
     const { checkLedgerAt, clockNow } = await layers();

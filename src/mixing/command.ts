@@ -12,6 +12,7 @@ import { readStaged } from '../git/staged.js';
 import { classifierFrom } from '../zones/classify.js';
 import { checkRange } from './check.js';
 import { checkStaged } from './staged.js';
+import { stagedLinkViolations } from './symlinks.js';
 
 export const help = `usage: patchwarden check [--staged | --commit REV | --range A..B] [--format text|json|github] [--config PATH] [-C DIR]
 
@@ -27,8 +28,8 @@ commit, A's for a range; --config PATH names another.
                   (mix.range: allow relaxes the whole-range rule)
 
 In commit and range modes a merge counts as changing what it authored (where
-its tree differs from git's own merge of its parents), and a symbolic link in
-a zone may point only inside that zone. The owners rule applies too, when
+its tree differs from git's own merge of its parents). In every mode a
+symbolic link in a zone may point only inside that zone. The owners rule applies too, when
 configured (owners.signers, owners.agents; the signers file is read where the config is): every
 commit that touches an oracle must be owner-signed and no agent's, and
 owner-signed oracle commits may share a range with production commits.
@@ -44,7 +45,7 @@ export async function run(args: string[]): Promise<number> {
     const compiler = () => import('../config/compile.js');
     const { rules } = common.config ? await explicitJudge(repo, common.config, compiler) : await judgeOf(repo, at, compiler);
     const classify = classifierFrom((await configBool(repo, 'core.ignorecase')) ? rules.folded : rules.exact);
-    return emit(common.format, violationsOutcome(checkStaged(changes, classify)));
+    return emit(common.format, violationsOutcome([...checkStaged(changes, classify), ...(await stagedLinkViolations(repo, changes, classify))]));
   }
   const repo = await openRepo(common.dir);
   if (values.commit !== undefined) {

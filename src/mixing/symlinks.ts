@@ -4,12 +4,11 @@
 // point into the same zone.
 import path from 'node:path';
 import type { Violation } from '../common/verdict.js';
-import type { RawChange } from '../git/changes.js';
+import { SYMLINK, type RawChange } from '../git/raw-diff.js';
 import { readBlobs } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
 import type { Classify } from '../zones/zones.js';
 
-const SYMLINK = '120000';
 
 /** Where a link's target lands, from the repository's top; null outside it. */
 export function linkTarget(link: string, target: string): string | null {
@@ -32,10 +31,20 @@ export function linkCrossing(link: string, target: string, classify: Classify): 
 
 /** One violation per commit that adds or changes a link whose target leaves the link's zone. */
 export async function symlinkViolations(repo: Repo, commits: string[], changes: Map<string, RawChange[]>, classify: Classify): Promise<Violation[]> {
-  const links = commits.flatMap((c) => (changes.get(c) ?? []).filter((x) => x.newMode === SYMLINK && classify(x.path) !== null).map((x) => ({ commit: c, change: x })));
+  return linkViolations(repo, commits.flatMap((c) => (changes.get(c) ?? []).map((change) => ({ commit: c, change }))), classify);
+}
+
+/** The same for the staged set (the index's blob ids are on the new side). */
+export async function stagedLinkViolations(repo: Repo, changes: RawChange[], classify: Classify): Promise<Violation[]> {
+  return linkViolations(repo, changes.map((change) => ({ commit: undefined, change })), classify);
+}
+
+/** One violation per commit (or one for the staged set, `commit` undefined) whose links leave their zone. */
+async function linkViolations(repo: Repo, all: { commit: string | undefined; change: RawChange }[], classify: Classify): Promise<Violation[]> {
+  const links = all.filter(({ change: x }) => x.newMode === SYMLINK && classify(x.path) !== null);
   if (!links.length) return [];
   const targets = await readBlobs(repo, [...new Set(links.map((l) => l.change.newOid))]);
-  const byCommit = new Map<string, { path: string; zone: string; note: string }[]>();
+  const byCommit = new Map<string | undefined, { path: string; zone: string; note: string }[]>();
   for (const { commit, change } of links) {
     const target = targets.get(change.newOid)!.toString('utf8');
     const crossing = linkCrossing(change.path, target, classify);
@@ -47,7 +56,7 @@ export async function symlinkViolations(repo: Repo, commits: string[], changes: 
     rule: 'symlink',
     commit,
     paths: detail.map((d) => d.path),
-    message: `this commit makes ${detail.length === 1 ? 'a path' : 'paths'} in ${[...new Set(detail.map((d) => d.zone))].join(', ')} a symbolic link that points out of its zone; the zone would no longer cover the bytes it names`,
+    message: `${commit ? 'this commit makes' : 'the staged change makes'} ${detail.length === 1 ? 'a path' : 'paths'} in ${[...new Set(detail.map((d) => d.zone))].join(', ')} a symbolic link that points out of its zone; the zone would no longer cover the bytes it names`,
     fix: 'commit the file itself rather than a link (a link may point only inside its own zone)',
     detail,
   }));

@@ -1,10 +1,10 @@
 // Symbolic links cannot carry a zone across its boundary, and an inputs
 // folder that is a link is refused from objects as it is on disk.
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup } from '../helpers/repo.js';
+import { cleanup, PROJECT } from '../helpers/repo.js';
 import { sha } from '../gate/sample.js';
 import { refused, site } from './range-site.js';
 
@@ -31,6 +31,30 @@ test('src/bill.py turned into a link to lib/bill.py, then lib/ and spec/ changed
   refused(s.localPush(['main']), '[symlink]');
   refused(s.push(['main']), '[symlink]', '"move the code behind a link"', `src/bill.py  (src, ${msg})`);
   assert.is(s.refs(), before);
+});
+
+test('the same link, staged: the pre-commit hook and check refuse it; a link inside its zone commits', () => {
+  const s = site();
+  const hook = path.join(s.work.dir, '.git/hooks/pre-commit');
+  copyFileSync(path.join(PROJECT, 'hooks/pre-commit'), hook);
+  chmodSync(hook, 0o755);
+  s.work.git(['rm', '-q', 'src/bill.py']);
+  s.work.write('lib/bill.py', 'def total(items):\n    return sum(items)\n');
+  mkdirSync(path.join(s.work.dir, 'src'), { recursive: true });
+  symlinkSync('../lib/bill.py', path.join(s.work.dir, 'src/bill.py'));
+  s.work.git(['add', '-A']);
+  const head = s.work.head();
+  const msg = 'src/bill.py  (src, symbolic link to "../lib/bill.py": lib/bill.py, in no zone)';
+  refused(s.work.git(['commit', '-q', '-m', 'move the code behind a link'], { allowFail: true }), '[symlink]', 'the staged change makes a path in src a symbolic link', msg);
+  assert.is(s.work.head(), head);
+  refused(s.work.pw(['check']), '[symlink]', msg);
+  s.work.git(['rm', '-q', '--cached', 'src/bill.py']);
+  rmSync(path.join(s.work.dir, 'src/bill.py'));
+  s.work.write('src/util.py', 'x = 1\n');
+  symlinkSync('util.py', path.join(s.work.dir, 'src/bill.py'));
+  s.work.git(['add', '-A']);
+  const r = s.work.git(['commit', '-q', '-m', 'an alias inside src'], { allowFail: true });
+  assert.is(r.code, 0, r.stdout + r.stderr);
 });
 
 test('links inside their own zone, and links in free paths, pass', () => {
