@@ -100,6 +100,8 @@ interface RefVerdict {
   base: string | null;
   commits: string[];
   revert: RevertStatus | null;
+  /** The owner's row that let a refactor the properties do not describe through. */
+  acknowledged?: { diff: string; owner: string; reason: string };
   violations: Violation[];
 }
 
@@ -114,7 +116,7 @@ export async function run(args: string[]): Promise<number> {
   if (!remote) throw new UsageError('pre-push wants the remote name and URL, as git gives them to the hook');
   const pushed = parsePushLines(framework?.lines ?? input);
   const verdicts: RefVerdict[] = [];
-  const reverted = new Map<string, RevertStatus>();
+  const reverted = new Map<string, { status: RevertStatus; acknowledged?: RefVerdict['acknowledged'] }>();
   for (const ref of pushed) {
     const v: RefVerdict = { local_ref: ref.localRef, remote_ref: ref.remoteRef, tip: null, base: null, commits: [], revert: null, violations: [] };
     verdicts.push(v);
@@ -143,11 +145,13 @@ export async function run(args: string[]): Promise<number> {
     const key = `${range.base} ${v.tip}`;
     if (!reverted.has(key)) {
       const r = await revertCheck(repo, config, range.base, v.tip, { progress: say });
-      reverted.set(key, r.status);
+      reverted.set(key, { status: r.status });
       // An owner's acknowledgment, committed on the base side, lets one refactor through.
       const ack = r.status === 'does_not_describe' ? await acknowledgment(repo, config, range.base, range.base, v.tip) : null;
-      if (ack?.row) say(`revert check: ${ack.digest.slice(0, 12)} is acknowledged as a refactor by ${ack.row.owner} (${ACK_FILE}): ${ack.row.reason}`);
-      else if (!revertPasses(r.status)) {
+      if (ack?.row) {
+        say(`revert check: ${ack.digest.slice(0, 12)} is acknowledged as a refactor by ${ack.row.owner} (${ACK_FILE}): ${ack.row.reason}`);
+        reverted.set(key, { status: r.status, acknowledged: { diff: ack.digest, owner: ack.row.owner, reason: ack.row.reason } });
+      } else if (!revertPasses(r.status)) {
         if (r.output) say(`the property command said:\n${r.output.trimEnd().split('\n').slice(-200).map((l) => `  | ${l}`).join('\n')}`);
         v.violations.push({
           rule: 'revert',
@@ -158,7 +162,9 @@ export async function run(args: string[]): Promise<number> {
         });
       }
     }
-    v.revert = reverted.get(key)!;
+    const { status, acknowledged } = reverted.get(key)!;
+    v.revert = status;
+    if (acknowledged) v.acknowledged = acknowledged;
   }
   const many = verdicts.filter((v) => v.tip).length > 1;
   const violations = verdicts.flatMap((v) => v.violations.map((x) => (many ? { ...x, message: `${v.remote_ref}: ${x.message}` } : x)));

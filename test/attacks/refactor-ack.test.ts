@@ -80,6 +80,12 @@ test('an owner\'s row for this diff, landed first, lets exactly this refactor th
   const revert = gate.out.layers.find((l: { layer: string }) => l.layer === 'revert');
   assert.is(gate.code, 0, JSON.stringify(gate.out));
   assert.match(revert.summary, /^acknowledged refactor [0-9a-f]{12} by Dana Owner/);
+  // pre-push's JSON names the row too, beside the revert check's own status.
+  const line = `refs/heads/main ${repo.head()} refs/heads/main ${repo.git(['rev-parse', 'origin/main']).stdout.trim()}\n`;
+  const json = repo.json(['pre-push', 'origin', repo.git(['remote', 'get-url', 'origin']).stdout.trim()], { input: line });
+  assert.is(json.code, 0, JSON.stringify(json.out));
+  assert.is(json.out.refs[0].revert, 'does_not_describe');
+  assert.equal(json.out.refs[0].acknowledged, { diff: digest, owner: 'Dana Owner', reason: 'adds a constant nothing reads yet' });
   const r = push(repo);
   assert.is(r.code, 0, r.said);
   assert.match(r.said, new RegExp(`${digest.slice(0, 12)} is acknowledged as a refactor by Dana Owner`));
