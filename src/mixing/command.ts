@@ -29,10 +29,11 @@ commit, A's for a range; --config PATH names another.
 
 In commit and range modes a merge counts as changing what it authored (where
 its tree differs from git's own merge of its parents). In every mode a
-symbolic link in a zone may point only inside that zone. The owners rule applies too, when
-configured (owners.signers, owners.agents; the signers file is read where the config is): every
-commit that touches an oracle must be owner-signed and no agent's, and
-owner-signed oracle commits may share a range with production commits.
+symbolic link in a zone may point only inside that zone. The owners rule
+applies too, when configured (owners.signers, owners.agents; the signers
+file is read where the config is): every commit that touches an oracle must
+be owner-signed and no agent's, and owner-signed oracle commits may share a
+range with production commits.
 
 exit 0 clean, 1 refused, 2 could not judge.`;
 
