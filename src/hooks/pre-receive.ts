@@ -138,8 +138,15 @@ export async function judgePush(repo: Repo, config: Config, branch: JudgingBranc
   const { peeled, changes } = push;
   const verdicts: RefVerdict[] = updates.map((u) => ({ ...u, commits: push.commits.get(u.ref) ?? [], violations: [] }));
   const branchFaults = await early.branchFaults;
+  const once = new Set<string>();
   for (const [i, v] of verdicts.entries()) {
     v.violations.push(...branchFaults[i]);
+    // git's own client never sends two commands for one ref; a hand-made push
+    // that does would be judged on one and could land the other.
+    if (once.has(v.ref)) {
+      v.violations.push({ rule: 'duplicate-ref', paths: [], message: `${v.ref} is updated by more than one command of this push; only one of them could land, so none is judged and the push is refused`, fix: 'push each ref once (git push does)' });
+    }
+    once.add(v.ref);
     if (isZeroId(v.new) && v.ref !== branch.ref && config.pre_receive.deletions === 'refuse') {
       v.violations.push({ rule: 'delete', paths: [], message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})` });
     }

@@ -1,4 +1,5 @@
 // The judging branch cannot be rewound, deleted or left unguarded.
+import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -41,6 +42,25 @@ test('main moved to commits already on the server: a fast-forward passes, a rewi
   const before = s.refs();
   refused(s.push(['--force', 'side:main']), '[judging-branch] a non-fast-forward update of refs/heads/main', `${ahead.slice(0, 12)} is not in the new history`);
   assert.is(s.refs(), before);
+});
+
+test('two commands for main in one hand-made push (a rewind beside a fast-forward): refused, main unmoved', () => {
+  const s = site();
+  const start = s.ref('main')!;
+  // An orphan history that loosens the config and mixes code with its property, and a clean decoy on main.
+  s.work.git(['checkout', '-q', '--orphan', 'evil']);
+  const evil = s.work.commit({ '.patchwarden.yml': 'version: 1\nmix:\n  range: allow\n', 'src/bill.py': 'def total(items):\n    return 666\n', 'spec/test_bill.py': 'def test_total():\n    pass\n' }, 'evil');
+  s.work.git(['checkout', '-q', 'main']);
+  const decoy = s.work.commit({ 'README.md': 'bill, documented\n' }, 'decoy');
+  // git push never sends this; receive-pack takes it from any client that writes the commands itself.
+  const pkt = (line: string) => Buffer.concat([Buffer.from((Buffer.byteLength(line) + 4).toString(16).padStart(4, '0')), Buffer.from(line)]);
+  const pack = spawnSync('git', ['pack-objects', '-q', '--stdout', '--revs'], { cwd: s.work.dir, env: s.work.env, input: `${evil}\n${decoy}\n^${start}\n` }).stdout;
+  const input = Buffer.concat([pkt(`${start} ${evil} refs/heads/main\0report-status\n`), pkt(`${start} ${decoy} refs/heads/main\n`), Buffer.from('0000'), pack]);
+  const r = spawnSync('git', ['receive-pack', s.bare.dir], { cwd: s.work.dir, env: s.work.env, input });
+  const said = `${r.stdout}${r.stderr}`;
+  assert.match(said, '[duplicate-ref] refs/heads/main is updated by more than one command of this push');
+  assert.match(said, 'pre-receive hook declined');
+  assert.is(s.ref('main'), start);
 });
 
 test('pre_receive.judging_branch: allow lets an administrator rewind it', () => {
