@@ -148,9 +148,10 @@ export class Graph {
 
   /**
    * The one best common ancestor of a and b, when the walk alone proves it:
-   * git's paint-down in topological order (parents before children), giving up when
-   * a side reaches a commit outside the walk before it is known to lie below
-   * a common ancestor (a base could hide there), or when there are several.
+   * git's paint-down in topological order (parents before children), giving
+   * up when a side reaches a commit outside the walk before it is known to
+   * lie below a common ancestor (a base could hide there), or when there are
+   * several.
    */
   soleBase(a: string, b: string): string | null {
     if (!this.index.has(a) || !this.index.has(b)) return null;

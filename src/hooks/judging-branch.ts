@@ -41,7 +41,14 @@ export async function judgingBranch(repo: Repo): Promise<JudgingBranch> {
   const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { input: `${ref}^{commit}\n${ref}^{commit}:${CONFIG_FILE}\n` });
   const [commit, config] = out.split('\n').map((line) => line.split(' '));
   const id = commit[1] === 'commit' ? commit[0] : null;
-  return { ref, id, config: id && config[1] === 'blob' ? config[0] : null, recorded: Boolean(recorded), bootstrap: gitTrue(values.get('patchwarden.bootstrap')), ignoreCase: gitTrue(values.get('core.ignorecase')) };
+  return {
+    ref,
+    id,
+    config: id && config[1] === 'blob' ? config[0] : null,
+    recorded: Boolean(recorded),
+    bootstrap: gitTrue(values.get('patchwarden.bootstrap')),
+    ignoreCase: gitTrue(values.get('core.ignorecase')),
+  };
 }
 
 /** The refusal for a judging branch without a config, naming the ways out. */

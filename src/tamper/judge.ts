@@ -1,7 +1,8 @@
 // The tamper layer over a change: the lines it adds to production code, the
 // rules of each file's language, the allow rows of the base side, one verdict.
-// The scanner is loaded only when production code of a known type gains
-// lines, the allow rows (YAML) only when a line is hit.
+// The scanner's module loads beside the diff (nearly every change with
+// production code needs it); the allow rows (YAML) load only when a line is
+// hit.
 import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
