@@ -19,6 +19,8 @@ export const BUILTIN_GUARD = [
   // lefthook: its configs in every format and place it reads, and its script folders.
   '{,.}lefthook{,-local}.{yml,yaml,toml,json,jsonc}', '.config/lefthook{,-local}.{yml,yaml,toml,json,jsonc}', '.lefthook{,-local}/**',
   '.pre-commit-config.yaml',
+  // The guard itself where the hook shims look for it first: a committed one would run in every clone.
+  'node_modules/.bin/patchwarden', 'node_modules/patchwarden/**',
 ];
 
 export const CONFIG_FILE = '.patchwarden.yml';

@@ -62,7 +62,7 @@ export function runGit(cwd: string, args: string[], opts: RunOptions = {}): Prom
 export function runGitSync(cwd: string, args: string[], opts: Pick<RunOptions, 'env' | 'okCodes'> = {}): RunResult {
   const r = spawnSync('git', [...pinned, ...args], {
     cwd,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...opts.env },
+    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...opts.env, ...realObjects },
     stdio: ['ignore', 'pipe', 'pipe'],
     maxBuffer: 2 ** 31,
   });

@@ -170,4 +170,23 @@ test('an amend is judged by the config at the amended commit\'s parent', () => {
   assert.match(out, /lib\/util\.py {2}\(src, modified\)/);
 });
 
+test('a replace ref that shows HEAD with the oracle change already in it: the hook and check read the real HEAD', () => {
+  const repo = guarded();
+  repo.write('src/app.py', 'x = 2\n').write('spec/props.py', 'p = 2\n');
+  repo.git(['add', 'spec/props.py']);
+  const tree = repo.git(['write-tree']).stdout.trim();
+  const decoy = repo.git(['commit-tree', tree, '-p', 'HEAD', '-m', 'decoy']).stdout.trim();
+  repo.git(['replace', 'HEAD', decoy]);
+  repo.git(['add', 'src/app.py']);
+  assert.match(repo.pw(['check']).stdout, '[mix]');
+  assert.match(refused(repo, ['commit', '-q', '-m', 'mixed']), 'spec/props.py  (spec, modified)');
+});
+
+test('the guard binary where the shims look first is a guard file: committed beside code, refused', () => {
+  const repo = guarded();
+  repo.write('node_modules/.bin/patchwarden', '#!/bin/sh\nexit 0\n').write('src/app.py', 'x = 3\n');
+  repo.git(['add', '-f', 'node_modules/.bin/patchwarden', 'src/app.py']);
+  assert.match(refused(repo, ['commit', '-q', '-m', 'a quieter guard']), 'node_modules/.bin/patchwarden  (guard, added)');
+});
+
 test.run();
