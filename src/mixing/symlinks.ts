@@ -17,10 +17,22 @@ export function linkTarget(link: string, target: string): string | null {
   return resolved === '..' || resolved.startsWith('../') ? null : resolved.replace(/\/+$/, '');
 }
 
+/**
+ * Whether a target climbs (`..`) after a name: the name may itself be a link
+ * (`src/d` -> `.`, then `d/../tools/x`), so where the target lands cannot be
+ * read from its text.
+ */
+function climbsAfterName(target: string): boolean {
+  const parts = target.split('/').filter((p) => p !== '' && p !== '.');
+  const firstName = parts.findIndex((p) => p !== '..');
+  return firstName >= 0 && parts.slice(firstName).includes('..');
+}
+
 /** Why a link at `link` to `target` crosses a zone boundary, or null when it stays inside its zone (or is in none). */
 export function linkCrossing(link: string, target: string, classify: Classify): string | null {
   const zone = classify(link);
   if (zone === null) return null;
+  if (climbsAfterName(target)) return 'a target that climbs (..) after a name, which may itself be a link: where it lands cannot be read from the path';
   const resolved = linkTarget(link, target);
   if (resolved === null) return `outside the repository`;
   if (resolved === '.') return 'the top of the repository, in no zone';

@@ -57,6 +57,23 @@ test('the same link, staged: the pre-commit hook and check refuse it; a link ins
   assert.is(r.code, 0, r.stdout + r.stderr);
 });
 
+test('a target that climbs after a name (src/d -> ., then src/bill.py -> d/../lib/bill.py) is refused: d could be a link', () => {
+  const s = site();
+  s.work.git(['rm', '-q', 'src/bill.py']);
+  s.work.write('lib/bill.py', 'def total(items):\n    return sum(items)\n');
+  mkdirSync(path.join(s.work.dir, 'src'), { recursive: true });
+  symlinkSync('.', path.join(s.work.dir, 'src/d'));
+  symlinkSync('d/../lib/bill.py', path.join(s.work.dir, 'src/bill.py'));
+  s.work.git(['add', '-A']);
+  s.work.git(['commit', '-q', '--no-verify', '-m', 'relink']);
+  const base = s.ref('main')!;
+  const msg = 'climbs (..) after a name';
+  refused(s.check(`${base}..HEAD`), '[symlink]', msg);
+  const before = s.refs();
+  refused(s.push(['main']), '[symlink]', msg);
+  assert.is(s.refs(), before);
+});
+
 test('links inside their own zone, and links in free paths, pass', () => {
   const s = site();
   s.work.write('src/util.py', 'x = 1\n');

@@ -25,6 +25,9 @@ test('linkCrossing: null inside the zone or outside every zone; the reason other
   assert.is(linkCrossing('src/a.py', '../../x', classify), 'outside the repository');
   assert.is(linkCrossing('fixtures/in', '..', classify), 'the top of the repository, in no zone');
   assert.is(linkCrossing('.husky/pre-commit', '../lib/noop.sh', classify), 'lib/noop.sh, in no zone');
+  assert.match(linkCrossing('src/a.py', 'd/../lib/a.py', classify) ?? '', 'climbs (..) after a name', 'd may be a link');
+  assert.match(linkCrossing('src/a.py', './d/../b.py', classify) ?? '', 'climbs (..) after a name');
+  assert.is(linkCrossing('src/pkg/a.py', '../../src/b.py', classify), null, 'leading climbs start from a real folder');
 });
 
 test.run();
