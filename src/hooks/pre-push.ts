@@ -4,7 +4,7 @@
 // fixture lock at the pushed tip, and the revert check (pre_push.revert).
 import { parse } from '../cli/args.js';
 import { emit, violationsOutcome } from '../cli/output.js';
-import { UsageError } from '../common/errors.js';
+import { CannotJudge, UsageError } from '../common/errors.js';
 import { shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { judgingConfig } from '../config/load.js';
@@ -86,11 +86,19 @@ async function rangeOf(repo: Repo, remote: string, ref: PushedRef, tip: string):
   if (!fresh) return { base: tip, exclude: tip, first: false }; // the remote has it all already
   const parent = await commitOf(repo, `${fresh.split('\n')[0]}^`);
   if (parent) return { base: parent, exclude: `--remotes=${remote}`, first: false };
-  // A whole history with no base side. Into a remote we know nothing of (the
+  // A whole history with no base side. Into a remote that holds nothing (the
   // first push of a repository), there are no rules yet to judge it by; next
   // to branches of that remote, it is judged whole by its own tip's rules.
   const tracked = await repo.text(['for-each-ref', '--count=1', '--format=%(refname)', `refs/remotes/${remote}/`]);
-  return { base: null, exclude: null, first: !tracked };
+  if (tracked) return { base: null, exclude: null, first: false };
+  // Nothing of this remote is known here (a URL, a remote never fetched): only
+  // the remote can say whether it is empty; a push beside refs this clone has
+  // not seen cannot be judged (it could replace a branch with anything).
+  const held = await repo.text(['ls-remote', '--end-of-options', remote]);
+  if (held.trim()) {
+    throw new CannotJudge(`${remote} holds refs this clone has never fetched, so this push cannot be judged against them; fetch them first through a named remote (git remote add NAME ${remote}; git fetch NAME), then push to NAME`);
+  }
+  return { base: null, exclude: null, first: true };
 }
 
 interface RefVerdict {

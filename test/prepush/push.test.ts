@@ -49,6 +49,29 @@ test('git push: a new history is accepted (no base to revert to), then a fix who
   for (const k of Object.keys(after)) if (!k.startsWith('.git/refs/remotes') && k !== '(refs)' && !k.startsWith('.git/logs/refs/remotes')) assert.is(now[k], after[k], k);
 });
 
+test('git push by URL, or to a remote never fetched: refused while the remote holds refs this clone has not seen; an empty one is a first push', () => {
+  const { repo, remote } = pushable({ ...START, 'src/bill.mjs': FIXED_JS });
+  assert.is(push(repo, 'main').code, 0);
+  // Another clone moves main; this one pushes a mixed branch and a forced main by URL and through a second name.
+  const elsewhere = remote.git(['commit-tree', 'main^{tree}', '-p', 'main', '-m', 'pushed from another clone']).stdout.trim();
+  remote.git(['update-ref', 'refs/heads/main', elsewhere]);
+  repo.git(['checkout', '-q', '-b', 'topic']);
+  repo.commit({ 'spec/invariants.yaml': registry(ID) + '# loosened\n' }, 'spec');
+  repo.commit({ 'src/bill.mjs': FIXED_JS + '// more\n' }, 'code');
+  repo.git(['remote', 'add', 'mirror', remote.dir]);
+  for (const args of [[remote.dir, 'topic:refs/heads/topic-url'], [remote.dir, '--force', 'topic:main'], ['mirror', 'topic']]) {
+    const before = remote.git(['for-each-ref']).stdout;
+    const r = repo.git(['push', '-q', ...args], { allowFail: true });
+    assert.is.not(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout + r.stderr, 'holds refs this clone has never fetched', `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+    assert.is(remote.git(['for-each-ref']).stdout, before);
+  }
+  const empty = tempRepo({ bare: true });
+  const first = repo.git(['push', '-q', empty.dir, 'topic'], { allowFail: true });
+  assert.is(first.code, 0, first.stdout + first.stderr);
+  assert.match(first.stdout + first.stderr, 'the first push of this history');
+});
+
 test('git push: a patch its property does not describe is refused and the remote keeps its tip', () => {
   const { repo, remote } = pushable({ ...START, 'src/bill.mjs': FIXED_JS });
   assert.is(push(repo, 'main').code, 0);
