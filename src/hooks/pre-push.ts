@@ -56,6 +56,8 @@ interface Range {
   exclude: string | null;
   /** The first push of a history into a remote that has no branch of it. */
   first: boolean;
+  /** Where the rules come from when there is no base: the remote's default branch, when this clone has it. */
+  judge?: string;
 }
 
 async function commitOf(repo: Repo, rev: string): Promise<string | null> {
@@ -76,8 +78,10 @@ async function rangeOf(repo: Repo, remote: string, ref: PushedRef, tip: string):
     const base = await mergeBase(repo, known, tip);
     if (base) return { base, exclude: base, first: false };
   }
+  let judge = known ?? undefined;
   for (const candidate of [`refs/remotes/${remote}/HEAD`, `refs/remotes/${remote}/main`, `refs/remotes/${remote}/master`]) {
     const id = await commitOf(repo, candidate);
+    judge ??= id ?? undefined;
     const base = id ? await mergeBase(repo, id, tip) : null;
     if (base) return { base, exclude: base, first: false };
   }
@@ -90,7 +94,8 @@ async function rangeOf(repo: Repo, remote: string, ref: PushedRef, tip: string):
   // first push of a repository), there are no rules yet to judge it by; next
   // to branches of that remote, it is judged whole by its own tip's rules.
   const tracked = await repo.text(['for-each-ref', '--count=1', '--format=%(refname)', `refs/remotes/${remote}/`]);
-  if (tracked) return { base: null, exclude: null, first: false };
+  // Judged by the remote's default branch where this clone has it, else by its own tip: never by rules it brings when better ones are known.
+  if (tracked) return { base: null, exclude: null, first: false, judge };
   // Nothing of this remote is known here (a URL, a remote never fetched): only
   // the remote can say whether it is empty; a push beside refs this clone has
   // not seen cannot be judged (it could replace a branch with anything).
@@ -134,8 +139,8 @@ export async function run(args: string[]): Promise<number> {
     const range = await rangeOf(repo, remote, ref, v.tip);
     v.base = range.base;
     if (range.first) { say(`${ref.remoteRef}: the first push of this history to ${remote}; nothing on the remote to judge it by yet, so it passes and becomes the base later pushes are judged from`); continue; }
-    // The base side's rules judge; a whole new history has none but its own.
-    const judgeRev = range.base ?? v.tip;
+    // The base side's rules judge; a whole new history, the remote's default branch's (else its own).
+    const judgeRev = range.base ?? range.judge ?? v.tip;
     const config = await judgingConfig(repo, common.config, judgeRev);
     const { commits, violations } = await checkRange(repo, config, range.exclude, v.tip, judgeRev);
     v.commits = commits;

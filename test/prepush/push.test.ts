@@ -72,6 +72,18 @@ test('git push by URL, or to a remote never fetched: refused while the remote ho
   assert.match(first.stdout + first.stderr, 'the first push of this history');
 });
 
+test('an orphan history that brings its own looser config is judged by the remote default branch\'s', () => {
+  const { repo, remote } = pushable({ ...START, 'src/bill.mjs': FIXED_JS });
+  assert.is(push(repo, 'main').code, 0);
+  repo.git(['checkout', '-q', '--orphan', 'fresh']);
+  repo.commit({ '.patchwarden.yml': 'version: 1\nzones:\n  src: [nothing/**]\n', 'src/bill.mjs': FIXED_JS + '// more\n', 'spec/invariants.yaml': registry(ID) + '# loosened\n' }, 'a fresh start');
+  const r = push(repo, 'fresh');
+  assert.is.not(r.code, 0, r.said);
+  assert.match(r.said, 'refused [mix]');
+  assert.match(r.said, 'src/bill.mjs  (src, added)');
+  assert.is(remoteHead(remote, 'fresh'), '');
+});
+
 test('git push: a patch its property does not describe is refused and the remote keeps its tip', () => {
   const { repo, remote } = pushable({ ...START, 'src/bill.mjs': FIXED_JS });
   assert.is(push(repo, 'main').code, 0);
