@@ -21,12 +21,15 @@ const FAKE_MARK = 'fake-patchwarden-ran';
 function pullRequest(pr: Record<string, string>, baseExtra: Record<string, string> = {}): TempRepo {
   const origin = tempRepo({ bare: true });
   const work = tempRepo();
-  work.commit({
+  const base = {
     '.patchwarden.yml': 'version: 1\nzones:\n  src: [src/**]\n  spec: [spec/**]\n',
     'src/price.js': 'export const price = (n) => n;\n',
     'spec/price.test.js': '// a property\n',
     ...baseExtra,
-  }, 'base');
+  };
+  for (const [f, c] of Object.entries(base)) work.write(f, c);
+  if (baseExtra['node_modules/.bin/patchwarden']) chmodSync(path.join(work.dir, 'node_modules/.bin/patchwarden'), 0o755);
+  work.commit({}, 'base');
   work.git(['remote', 'add', 'origin', origin.dir]);
   work.git(['push', '-q', 'origin', 'main']);
   work.git(['checkout', '-q', '-b', 'pr']);
@@ -67,8 +70,9 @@ test('action: a pull request with its own fake patchwarden gets the real verdict
   assert.not.ok(existsSync(path.join(work.dir, FAKE_MARK)), 'the tree\'s own binary ran');
 });
 
-test('action: a clean pull request passes through the same installed judge', () => {
-  const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n', ...fakeJudge });
+test('action: a clean pull request passes through the same installed judge, never the checkout\'s', () => {
+  // The fake sits on the base side here: committed beside the code, it is a guard file and refused.
+  const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n' }, fakeJudge);
   const r = runAction(work, { PW_VERSION: packed() });
   assert.is(r.code, 0, r.stdout + r.stderr);
   assert.match(r.output, /ok=true/);
