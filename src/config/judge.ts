@@ -7,8 +7,8 @@
 // fails every time.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Repo } from '../git/repo.js';
-import type { ZoneRule } from '../zones/classify.js';
+import { configBool, type Repo } from '../git/repo.js';
+import { classifierFrom, type Classify, type ZoneRule } from '../zones/classify.js';
 import { defaults, type Config } from './schema.js';
 
 /** This build's id, put in by the build; absent when the sources run unbundled (then nothing is cached). */
@@ -53,6 +53,24 @@ export async function explicitJudge(repo: Repo, file: string, load: LoadCompiler
   const { loadConfig, zoneRules } = await load();
   const config = await loadConfig(repo, file);
   return { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) } };
+}
+
+/**
+ * The classifier for these paths. core.ignorecase decides between the two
+ * rule sets, and asking git costs a process; when no path falls in a
+ * different zone either way, the answer cannot change the verdict. A path of
+ * lower-case ASCII can only differ through a pattern whose own text holds
+ * upper case (`Makefile`), so only such paths, and those with upper-case or
+ * non-ASCII letters, are compared.
+ */
+export async function classifierForPaths(repo: Repo, rules: Judge['rules'], paths: string[]): Promise<Classify> {
+  const exact = classifierFrom(rules.exact);
+  const folded = classifierFrom(rules.folded);
+  const casedOnly = rules.folded.map((r, i) => ({ ...r, patterns: r.patterns.filter((_, j) => /[A-Z]/.test(JSON.stringify(rules.exact[i].patterns[j]))) }));
+  const cased = classifierFrom(casedOnly);
+  const maybe = paths.filter((p) => /[^\x00-\x40\x5b-\x7f]/.test(p) || cased(p) !== null);
+  if (maybe.every((p) => exact(p) === folded(p))) return exact;
+  return (await configBool(repo, 'core.ignorecase')) ? folded : exact;
 }
 
 function cachedJudge(repo: Repo, oid: string | null, shown: string): Judge | null {

@@ -63,6 +63,12 @@ export function worktreeRoot(repo: Repo): string {
   return repo.root;
 }
 
+/** The commit a revision names, or null when it names none. */
+export async function commitOrNull(repo: Repo, rev: string): Promise<string | null> {
+  const r = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { okCodes: [1, 128] });
+  return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
+}
+
 /** Resolves a revision to a commit id, or explains that it does not exist. */
 export async function resolveCommit(repo: Repo, rev: string): Promise<string> {
   const r = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { okCodes: [1] });

@@ -7,13 +7,11 @@
 // a commit needs them.
 import { parse } from '../cli/args.js';
 import { emit, violationsOutcome } from '../cli/output.js';
-import { explicitJudge, judgeOf, type Judge } from '../config/judge.js';
+import { classifierForPaths, explicitJudge, judgeOf } from '../config/judge.js';
 import { touchesFixtures } from '../fixtures/folder.js';
-import { configBool, type Repo } from '../git/repo.js';
 import { SYMLINK } from '../git/raw-diff.js';
 import { readStaged } from '../git/staged.js';
 import { checkStaged } from '../mixing/staged.js';
-import { classifierFrom, type Classify } from '../zones/classify.js';
 import { amendingCommit } from './amend.js';
 
 export const help = `usage: patchwarden pre-commit [--format text|json|github] [--config PATH] [-C DIR]
@@ -21,8 +19,9 @@ export const help = `usage: patchwarden pre-commit [--format text|json|github] [
 The pre-commit hook. On the staged set it applies the mixing rule (production
 code and oracles in separate commits), refuses a symbolic link in a zone that
 points out of it, checks the freeze ledger's shape when the ledger is staged,
-and verifies the fixture lock when fixtures or the lock are staged. The config that judges is the one committed at HEAD (the staged
-one on a repository's first commit), never the working tree's. An amend
+and verifies the fixture lock when fixtures or the lock are staged. The
+config that judges is the one committed at HEAD (the staged one on a
+repository's first commit), never the working tree's. An amend
 (\`git commit --amend\`) is judged with the commit it amends: the index
 against that commit's parent. Exit 0 lets the commit through; anything else
 stops it.`;
@@ -36,8 +35,9 @@ export async function run(args: string[]): Promise<number> {
   const { repo, changes, config: at } = await readStaged(common.dir, amend);
   const { config, rules } = common.config ? await explicitJudge(repo, common.config, layers) : await judgeOf(repo, at, layers);
   const paths = changes.map((c) => c.path);
-  const classify = await classifierFor(repo, rules, paths);
+  const classify = await classifierForPaths(repo, rules, paths);
   const violations = checkStaged(changes, classify, amend);
+  // The link check (and its git process) loads only when a link in a zone is staged.
   if (changes.some((c) => c.newMode === SYMLINK && classify(c.path) !== null)) {
     const { stagedLinkViolations } = await layers();
     violations.push(...(await stagedLinkViolations(repo, changes, classify)));
@@ -52,22 +52,4 @@ export async function run(args: string[]): Promise<number> {
     violations.push(...fixtureViolations(await verifyFixtures(repo, config, { kind: 'index' }), config, 'the index'));
   }
   return emit(common.format, violationsOutcome(violations, {}, 'patchwarden: pre-commit ok'));
-}
-
-/**
- * The classifier for these paths. core.ignorecase decides between the two
- * rule sets, and asking git costs a process; when no path falls in a
- * different zone either way, the answer cannot change the verdict. A path of
- * lower-case ASCII can only differ through a pattern whose own text holds
- * upper case (`Makefile`), so only such paths, and those with upper-case or
- * non-ASCII letters, are compared.
- */
-async function classifierFor(repo: Repo, rules: Judge['rules'], paths: string[]): Promise<Classify> {
-  const exact = classifierFrom(rules.exact);
-  const folded = classifierFrom(rules.folded);
-  const casedOnly = rules.folded.map((r, i) => ({ ...r, patterns: r.patterns.filter((_, j) => /[A-Z]/.test(JSON.stringify(rules.exact[i].patterns[j]))) }));
-  const cased = classifierFrom(casedOnly);
-  const maybe = paths.filter((p) => /[^\x00-\x40\x5b-\x7f]/.test(p) || cased(p) !== null);
-  if (maybe.every((p) => exact(p) === folded(p))) return exact;
-  return (await configBool(repo, 'core.ignorecase')) ? folded : exact;
 }

@@ -9,7 +9,7 @@ import { shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { judgingConfig } from '../config/load.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
-import { openRepo, type Repo } from '../git/repo.js';
+import { commitOrNull, openRepo, type Repo } from '../git/repo.js';
 import { checkRange } from '../mixing/check.js';
 import { revertCheck, revertPasses, type RevertStatus } from '../properties/revert.js';
 import { judgeTamper } from '../tamper/judge.js';
@@ -60,12 +60,6 @@ interface Range {
   judge?: string;
 }
 
-async function commitOf(repo: Repo, rev: string): Promise<string | null> {
-  const r = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { okCodes: [1, 128] });
-  const id = r.stdout.toString('utf8').trim();
-  return r.code === 0 && id ? id : null;
-}
-
 async function mergeBase(repo: Repo, a: string, b: string): Promise<string | null> {
   const r = await repo.run(['merge-base', a, b], { okCodes: [1] });
   return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
@@ -73,14 +67,14 @@ async function mergeBase(repo: Repo, a: string, b: string): Promise<string | nul
 
 /** Where the range of a pushed tip starts. */
 async function rangeOf(repo: Repo, remote: string, ref: PushedRef, tip: string): Promise<Range> {
-  const known = isZeroId(ref.remoteSha) ? null : await commitOf(repo, ref.remoteSha);
+  const known = isZeroId(ref.remoteSha) ? null : await commitOrNull(repo, ref.remoteSha);
   if (known) {
     const base = await mergeBase(repo, known, tip);
     if (base) return { base, exclude: base, first: false };
   }
   let judge = known ?? undefined;
   for (const candidate of [`refs/remotes/${remote}/HEAD`, `refs/remotes/${remote}/main`, `refs/remotes/${remote}/master`]) {
-    const id = await commitOf(repo, candidate);
+    const id = await commitOrNull(repo, candidate);
     judge ??= id ?? undefined;
     const base = id ? await mergeBase(repo, id, tip) : null;
     if (base) return { base, exclude: base, first: false };
@@ -88,13 +82,13 @@ async function rangeOf(repo: Repo, remote: string, ref: PushedRef, tip: string):
   // No default branch to measure from: every commit no ref of this remote has.
   const fresh = await repo.text(['rev-list', '--reverse', tip, '--not', `--remotes=${remote}`]);
   if (!fresh) return { base: tip, exclude: tip, first: false }; // the remote has it all already
-  const parent = await commitOf(repo, `${fresh.split('\n')[0]}^`);
+  const parent = await commitOrNull(repo, `${fresh.split('\n')[0]}^`);
   if (parent) return { base: parent, exclude: `--remotes=${remote}`, first: false };
   // A whole history with no base side. Into a remote that holds nothing (the
   // first push of a repository), there are no rules yet to judge it by; next
-  // to branches of that remote, it is judged whole by its own tip's rules.
+  // to branches of that remote, it is judged whole, by the remote's default
+  // branch where this clone has it (else by its own tip's rules).
   const tracked = await repo.text(['for-each-ref', '--count=1', '--format=%(refname)', `refs/remotes/${remote}/`]);
-  // Judged by the remote's default branch where this clone has it, else by its own tip: never by rules it brings when better ones are known.
   if (tracked) return { base: null, exclude: null, first: false, judge };
   // Nothing of this remote is known here (a URL, a remote never fetched): only
   // the remote can say whether it is empty; a push beside refs this clone has
@@ -134,7 +128,7 @@ export async function run(args: string[]): Promise<number> {
     const v: RefVerdict = { local_ref: ref.localRef, remote_ref: ref.remoteRef, tip: null, base: null, commits: [], revert: null, violations: [] };
     verdicts.push(v);
     if (isZeroId(ref.localSha)) continue; // a deletion passes
-    v.tip = await commitOf(repo, ref.localSha);
+    v.tip = await commitOrNull(repo, ref.localSha);
     if (!v.tip) continue; // a tag of a tree or a blob: no commits to judge
     const range = await rangeOf(repo, remote, ref, v.tip);
     v.base = range.base;
@@ -158,13 +152,11 @@ export async function run(args: string[]): Promise<number> {
     const key = `${range.base} ${v.tip}`;
     if (!reverted.has(key)) {
       const r = await revertCheck(repo, config, range.base, v.tip, { progress: say });
-      reverted.set(key, { status: r.status });
       // An owner's acknowledgment, committed on the base side, lets one refactor through.
       const ack = r.status === 'does_not_describe' ? await acknowledgment(repo, config, range.base, range.base, v.tip) : null;
-      if (ack?.row) {
-        say(`revert check: ${ack.digest.slice(0, 12)} is acknowledged as a refactor by ${ack.row.owner} (${ACK_FILE}): ${ack.row.reason}`);
-        reverted.set(key, { status: r.status, acknowledged: { diff: ack.digest, owner: ack.row.owner, reason: ack.row.reason } });
-      } else if (!revertPasses(r.status)) {
+      reverted.set(key, { status: r.status, acknowledged: ack?.row ? { diff: ack.digest, owner: ack.row.owner, reason: ack.row.reason } : undefined });
+      if (ack?.row) say(`revert check: ${ack.digest.slice(0, 12)} is acknowledged as a refactor by ${ack.row.owner} (${ACK_FILE}): ${ack.row.reason}`);
+      else if (!revertPasses(r.status)) {
         if (r.output) say(`the property command said:\n${r.output.trimEnd().split('\n').slice(-200).map((l) => `  | ${l}`).join('\n')}`);
         v.violations.push({
           rule: 'revert',

@@ -5,11 +5,10 @@
 import { parse } from '../cli/args.js';
 import { emit, violationsOutcome } from '../cli/output.js';
 import { UsageError } from '../common/errors.js';
-import { explicitJudge, judgeOf } from '../config/judge.js';
+import { classifierForPaths, explicitJudge, judgeOf } from '../config/judge.js';
 import { judgingConfig } from '../config/load.js';
-import { configBool, openRepo, resolveCommit } from '../git/repo.js';
+import { commitOrNull, openRepo, resolveCommit } from '../git/repo.js';
 import { readStaged } from '../git/staged.js';
-import { classifierFrom } from '../zones/classify.js';
 import { checkRange } from './check.js';
 import { checkStaged } from './staged.js';
 import { stagedLinkViolations } from './symlinks.js';
@@ -45,14 +44,14 @@ export async function run(args: string[]): Promise<number> {
     const { repo, changes, config: at } = await readStaged(common.dir, false);
     const compiler = () => import('../config/compile.js');
     const { rules } = common.config ? await explicitJudge(repo, common.config, compiler) : await judgeOf(repo, at, compiler);
-    const classify = classifierFrom((await configBool(repo, 'core.ignorecase')) ? rules.folded : rules.exact);
+    const classify = await classifierForPaths(repo, rules, changes.map((c) => c.path));
     return emit(common.format, violationsOutcome([...checkStaged(changes, classify), ...(await stagedLinkViolations(repo, changes, classify))]));
   }
   const repo = await openRepo(common.dir);
   if (values.commit !== undefined) {
     const id = await resolveCommit(repo, values.commit);
     // A root commit has nothing older to be judged by.
-    const base = (await repo.run(['rev-parse', '--verify', '--quiet', `${id}^1`], { okCodes: [1] })).stdout.toString('utf8').trim() || id;
+    const base = (await commitOrNull(repo, `${id}^1`)) ?? id;
     const config = await judgingConfig(repo, common.config, base);
     const { violations } = await checkRange(repo, config, `${id}^@`, id, base);
     return emit(common.format, violationsOutcome(violations, { commits: [id] }));

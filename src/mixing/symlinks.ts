@@ -9,7 +9,6 @@ import { readBlobs } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
 import type { Classify } from '../zones/zones.js';
 
-
 /** Where a link's target lands, from the repository's top; null outside it. */
 export function linkTarget(link: string, target: string): string | null {
   if (target.startsWith('/') || target.includes('\0')) return null;

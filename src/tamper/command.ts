@@ -3,7 +3,7 @@ import { parse } from '../cli/args.js';
 import { emit, violationsOutcome } from '../cli/output.js';
 import { UsageError } from '../common/errors.js';
 import { judgingConfig, loadConfig } from '../config/load.js';
-import { openRepo, resolveCommit, type Repo } from '../git/repo.js';
+import { commitOrNull, openRepo, resolveCommit } from '../git/repo.js';
 import { allowRowText } from './allow.js';
 import { ALLOW_FILE } from './ids.js';
 import { judgeTamper, type TamperRange } from './judge.js';
@@ -27,11 +27,6 @@ The config (tamper.mode, tamper.rules.disable) and the allow rows come from
 the base side: HEAD, the commit's parent, or A.
 
 exit 0 clean (or tamper.mode warn/off), 1 a hit not allowed, 2 could not judge.`;
-
-async function commitOrNull(repo: Repo, rev: string): Promise<string | null> {
-  const r = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { okCodes: [1, 128] });
-  return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
-}
 
 export async function run(args: string[]): Promise<number> {
   const { common, values } = parse(args, { staged: { type: 'boolean' }, commit: { type: 'string' }, range: { type: 'string' }, 'allow-line': { type: 'boolean' } }, false);

@@ -1,5 +1,6 @@
 // One file's hits: the rules of its language, on the lines a change adds.
-// Loaded only when a change adds lines to production code of a known type.
+// Loaded beside the layer's diff, which nearly every change with production
+// code needs.
 import { createRequire } from 'node:module';
 import type { Lang } from './lang.js';
 import { RULES, WHY, type RuleId } from './rules.js';
