@@ -32,17 +32,20 @@ export interface Config {
   mix: { range: 'refuse' | 'allow' };
   freeze: { ledger: string; max_ttl: number; on_rename: 'warn' | 'refuse' };
   fixtures: { inputs: string; lock: string; forbid: string[] };
-  properties: { command: string | null; invariants: string; timeout: number };
+  /** pending_ttl: how long an owner's pending mark on an invariant holds. */
+  properties: { command: string | null; invariants: string; timeout: number; pending_ttl: number };
   suite: { command: string | null };
   signature: { project: string[] | null; length: number };
-  revert: { mode: 'worktree' | 'in-place'; link: string[] };
+  /** require: who owes evidence for a production diff; null means by owners.signers (see evidenceRequired). */
+  revert: { mode: 'worktree' | 'in-place'; link: string[]; require: 'agents' | 'all' | null };
   pre_push: { revert: boolean };
   /**
    * The server hook: deletions of other refs; non-fast-forward updates and
    * deletion of the judging branch (judging_branch); refs/replace/* updates.
    */
   pre_receive: { deletions: 'allow' | 'refuse'; judging_branch: 'protect' | 'allow'; replace_refs: 'refuse' | 'allow' };
-  owners: { signers: string | null; agents: string[] };
+  /** max_age: how old an owner-signed oracle commit may be to share a range with production commits. */
+  owners: { signers: string | null; agents: string[]; max_age: number };
   /** The tamper layer: refuse, warn or skip; rules switched off by id. */
   tamper: { mode: 'refuse' | 'warn' | 'off'; rules: { disable: string[] } };
   /** Where it was read from (a path, or `REV:path`), for messages. */
@@ -69,13 +72,13 @@ export function defaults(source = CONFIG_FILE): Config {
     mix: { range: 'refuse' },
     freeze: { ledger: 'freeze/signatures.yaml', max_ttl: 30 * DAY, on_rename: 'warn' },
     fixtures: { inputs: 'fixtures/input', lock: 'fixtures/inputs.sha256', forbid: FORBID_OUTPUTS },
-    properties: { command: null, invariants: 'spec/invariants.yaml', timeout: 10 * 60_000 },
+    properties: { command: null, invariants: 'spec/invariants.yaml', timeout: 10 * 60_000, pending_ttl: 90 * DAY },
     suite: { command: null },
     signature: { project: null, length: 16 },
-    revert: { mode: 'worktree', link: [] },
+    revert: { mode: 'worktree', link: [], require: null },
     pre_push: { revert: true },
     pre_receive: { deletions: 'allow', judging_branch: 'protect', replace_refs: 'refuse' },
-    owners: { signers: null, agents: [] },
+    owners: { signers: null, agents: [], max_age: 14 * DAY },
     tamper: { mode: 'refuse', rules: { disable: [] } },
     source,
     present: false,
@@ -102,19 +105,28 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
   mix: { range: { type: 'enum', values: ['refuse', 'allow'] } },
   freeze: { ledger: { type: 'path' }, max_ttl: { type: 'duration' }, on_rename: { type: 'enum', values: ['warn', 'refuse'] } },
   fixtures: { inputs: { type: 'path' }, lock: { type: 'path' }, forbid: { type: 'globs' } },
-  properties: { command: { type: 'command' }, invariants: { type: 'path' }, timeout: { type: 'duration' } },
+  properties: { command: { type: 'command' }, invariants: { type: 'path' }, timeout: { type: 'duration' }, pending_ttl: { type: 'duration' } },
   suite: { command: { type: 'command' } },
   signature: { project: { type: 'globs' }, length: { type: 'int', min: 8, max: 64 } },
-  revert: { mode: { type: 'enum', values: ['worktree', 'in-place'] }, link: { type: 'paths' } },
+  revert: { mode: { type: 'enum', values: ['worktree', 'in-place'] }, link: { type: 'paths' }, require: { type: 'enum', values: ['agents', 'all'] } },
   pre_push: { revert: { type: 'bool' } },
   pre_receive: {
     deletions: { type: 'enum', values: ['allow', 'refuse'] },
     judging_branch: { type: 'enum', values: ['protect', 'allow'] },
     replace_refs: { type: 'enum', values: ['refuse', 'allow'] },
   },
-  owners: { signers: { type: 'path' }, agents: { type: 'globs' } },
+  owners: { signers: { type: 'path' }, agents: { type: 'globs' }, max_age: { type: 'duration' } },
   tamper: {
     mode: { type: 'enum', values: ['refuse', 'warn', 'off'] },
     rules: { type: 'section', keys: { disable: { type: 'enums', values: RULE_IDS } }, defaults: () => ({ disable: [] }) },
   },
 };
+
+/**
+ * Who owes evidence for a production diff: `agents` trusts an owner's
+ * signature, so it is the default only where signatures are checked (typed
+ * names prove nothing); `all` otherwise.
+ */
+export function evidenceRequired(config: Config): 'agents' | 'all' {
+  return config.revert.require ?? (config.owners.signers !== null ? 'agents' : 'all');
+}

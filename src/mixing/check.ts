@@ -2,6 +2,7 @@
 import type { Config } from '../config/schema.js';
 import type { Violation } from '../common/verdict.js';
 import { rangeChanges, type Change } from '../git/changes.js';
+import { clockNow } from '../freeze/clock.js';
 import { checkOwners } from '../owners/check.js';
 import { configBool, type Repo } from '../git/repo.js';
 import { isOracle, type Classify } from '../zones/classify.js';
@@ -68,6 +69,6 @@ function rangeSplitAdvice(commits: string[], changes: Map<string, Change[]>, cla
 export async function checkRange(repo: Repo, config: Config, from: string | null, to: string, judgeRev: string | null): Promise<{ commits: string[]; violations: Violation[] }> {
   const classify = await classifierFor(repo, config);
   const { commits, changes } = await rangeChanges(repo, from ? [to, '--not', from] : [to]);
-  const owners = await checkOwners(repo, config, judgeRev, commits, changes, classify);
+  const owners = await checkOwners(repo, config, judgeRev, commits, changes, classify, [], from && /^[0-9a-f]{40,64}$/.test(from) ? { base: from, commits: new Set(commits), now: clockNow() } : undefined);
   return { commits, violations: [...owners.violations, ...judgeCommits(commits, changes, config, classify, owners.exempt), ...(await symlinkViolations(repo, commits, changes, classify))] };
 }
