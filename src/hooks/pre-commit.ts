@@ -5,8 +5,8 @@
 // staged one). It runs on every commit, so it loads only what it uses: the
 // config parser, the glob compiler and the ledger and fixture layers load when
 // a commit needs them.
-import { parse } from '../cli/args.js';
-import { emit, violationsOutcome } from '../cli/output.js';
+import { parse } from '../common/args.js';
+import { emit, violationsOutcome } from '../common/output.js';
 import { classifierForPaths, explicitJudge, judgeOf } from '../config/judge.js';
 import { touchesFixtures } from '../fixtures/folder.js';
 import { SYMLINK } from '../git/raw-diff.js';
