@@ -9,6 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { advice, EDITOR, follow } from '../helpers/advice.js';
 import { sh, type Run } from '../helpers/repo.js';
+import { testUnless } from '../helpers/skip.js';
 import { packed, userEnv } from './pack.js';
 
 const made: string[] = [];
@@ -140,8 +141,7 @@ test('lefthook: init adds the commands to lefthook.yml and runs lefthook install
   assert.match(push.stdout + push.stderr, /refused \[mix-range\]/, push.stdout + push.stderr);
 });
 
-const preCommit = sh('pre-commit', ['--version']);
-(preCommit.code === 0 ? test : test.skip)('pre-commit framework (repo: local): init wires it, a first push into an empty remote and later pushes are judged', () => {
+testUnless(sh('pre-commit', ['--version']).code === 0 ? null : 'pre-commit is not installed (.ci/run installs it)')('pre-commit framework (repo: local): init wires it, a first push into an empty remote and later pushes are judged', () => {
   const home = mkdtempSync(path.join(tmpdir(), 'pw-pre-commit-home-'));
   made.push(home);
   const p = new Project({ ...PYTHON, '.pre-commit-config.yaml': '# the team\'s hooks\nrepos: []\n' }, { PRE_COMMIT_HOME: home });
@@ -168,6 +168,5 @@ const preCommit = sh('pre-commit', ['--version']);
   assert.is(push.code, 1, push.stdout + push.stderr);
   assert.match(push.stdout + push.stderr, /refused \[mix-range\]/);
 });
-if (preCommit.code !== 0) console.log('  (pre-commit is not installed: the pre-commit framework test is skipped; .ci/run installs it)');
 
 test.run();
