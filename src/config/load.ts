@@ -10,7 +10,8 @@ import { CannotJudge } from '../common/errors.js';
 import { parseDuration } from '../common/duration.js';
 import type { Repo } from '../git/repo.js';
 import { readFileAt } from '../git/objects.js';
-import { CONFIG_FILE, SCHEMA, defaults, type Config, type Kind, type ZoneName } from './schema.js';
+import { SCHEMA, defaults, type Config, type Kind } from './schema.js';
+import { CONFIG_FILE, type ZoneName } from '../zones/names.js';
 
 /** Parses config text; `source` names it in messages. */
 export function parseConfig(text: string, source: string): Config {

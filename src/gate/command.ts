@@ -1,11 +1,11 @@
 // `patchwarden gate --base REV`: every layer over base..HEAD, the rules,
 // ledger, lock and registry taken from the base side, one decision table and
 // one exit code.
-import { durationFlag, parse } from '../cli/args.js';
-import { emit } from '../cli/output.js';
+import { durationFlag, parse } from '../common/args.js';
+import { emit } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { clockNow } from '../freeze/clock.js';
-import { CONFIG_FILE } from '../config/schema.js';
+import { CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges } from '../git/changes.js';
 import { openRepo, resolveCommit } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
@@ -13,7 +13,7 @@ import { rulesAt } from './guard-files.js';
 import { exitCode, type LayerResult } from './layer.js';
 import { fixturesLayer, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
 import { propertyLayers, suiteLayer } from './tests.js';
-import { tamperLayer } from '../tamper/gate.js';
+import { tamperLayer } from './tamper.js';
 import { githubAnnotations, jsonLayers, textTable } from './table.js';
 
 export const help = `usage: patchwarden gate --base REV [--format text|json|github] [--config PATH] [-C DIR]

@@ -8,7 +8,8 @@
 import { CannotJudge, isCannotJudge } from '../common/errors.js';
 import type { Violation } from '../common/verdict.js';
 import { loadConfig, loadConfigAt } from '../config/load.js';
-import { CONFIG_FILE, defaults, type Config } from '../config/schema.js';
+import { defaults, type Config } from '../config/schema.js';
+import { CONFIG_FILE } from '../zones/names.js';
 import { parseLock } from '../fixtures/lock-format.js';
 import { readLedgerAt } from '../freeze/ledger.js';
 import { readFileAt } from '../git/objects.js';

@@ -10,7 +10,7 @@ import { judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
 import { ownersApply } from '../owners/rule.js';
-import type { Classify } from '../zones/zones.js';
+import type { Classify } from '../zones/classify.js';
 import { guarded, judged, passed, skipped, type LayerResult } from './layer.js';
 
 export interface GateContext {

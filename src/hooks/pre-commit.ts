@@ -5,12 +5,12 @@
 // staged one). It runs on every commit, so it loads only what it uses: the
 // config parser, the glob compiler and the ledger and fixture layers load when
 // a commit needs them.
-import { parse } from '../cli/args.js';
-import { emit, violationsOutcome } from '../cli/output.js';
+import { parse } from '../common/args.js';
+import { emit, violationsOutcome } from '../common/output.js';
 import { CannotJudge, isCannotJudge } from '../common/errors.js';
 import { shellQuote } from '../common/text.js';
 import { classifierForPaths, explicitJudge, judgeOf, type Judge } from '../config/judge.js';
-import { CONFIG_FILE } from '../config/schema.js';
+import { CONFIG_FILE } from '../zones/names.js';
 import type { Repo } from '../git/repo.js';
 import { touchesFixtures } from '../fixtures/folder.js';
 import { SYMLINK } from '../git/raw-diff.js';

@@ -2,8 +2,8 @@
 // it judges the range the remote does not have yet, by the config on that
 // range's base side: the mixing rule per commit and over the range, the
 // fixture lock at the pushed tip, and the revert check (pre_push.revert).
-import { parse } from '../cli/args.js';
-import { emit, violationsOutcome } from '../cli/output.js';
+import { parse } from '../common/args.js';
+import { emit, violationsOutcome } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';

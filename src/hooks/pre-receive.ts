@@ -3,13 +3,14 @@
 // quarantine), by the config, ledger, lock and signers on the judging branch
 // (judging-branch.ts): a push that loosens the rules is judged by the old
 // ones. Its text is written for a person reading `remote:` lines.
-import { parse } from '../cli/args.js';
-import { emit } from '../cli/output.js';
+import { parse } from '../common/args.js';
+import { emit } from '../common/output.js';
 import { CannotJudge, isCannotJudge } from '../common/errors.js';
 import { counted, showPath } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { explicitJudge, judgeOf, type Judge } from '../config/judge.js';
-import { CONFIG_FILE, type Config } from '../config/schema.js';
+import { type Config } from '../config/schema.js';
+import { CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges, type Change, type RawChange } from '../git/changes.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { judgeCommits } from '../mixing/check.js';

@@ -10,7 +10,7 @@ import { symlinkViolations } from './symlinks.js';
 
 /** The config's zones as this repository reads paths; the glob compiler loads only here (hooks with a cached config never need it). */
 export async function classifierFor(repo: Repo, config: Config): Promise<Classify> {
-  const [{ zoneClassifier }, ignoreCase] = await Promise.all([import('../zones/zones.js'), configBool(repo, 'core.ignorecase')]);
+  const [{ zoneClassifier }, ignoreCase] = await Promise.all([import('../config/zone-rules.js'), configBool(repo, 'core.ignorecase')]);
   return zoneClassifier(config, ignoreCase);
 }
 
