@@ -163,10 +163,10 @@ export async function loadConfig(repo: Repo, explicit?: string): Promise<Config>
   return parseConfig(text, shown);
 }
 
-/** The config as committed at `rev` (range modes judge by the base side). */
+/** The config as committed at `rev` (range modes judge by the base side), or as staged (`:`). */
 export async function loadConfigAt(repo: Repo, rev: string): Promise<Config> {
   const blob = await readFileAt(repo, rev, CONFIG_FILE);
-  const shown = `${rev}:${CONFIG_FILE}`;
+  const shown = rev === ':' ? CONFIG_FILE : `${rev}:${CONFIG_FILE}`;
   return blob ? parseConfig(blob.toString('utf8'), shown) : defaults(shown);
 }
 
