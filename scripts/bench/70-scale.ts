@@ -126,7 +126,7 @@ function shape(top: string, kind: 'refs' | 'commits', history: string): Row[] {
   const memory = peakMemory(process.execPath, [cli, 'pre-receive'], { cwd: servers.ours, env, input: hookInput });
   const what = kind === 'refs' ? `${REFS.toLocaleString('en')} refs, one new commit each` : `${COMMITS.toLocaleString('en')} linear commits`;
   const rows: Row[] = [
-    { name: `push of ${what}, pre-receive`, ours: runs.push[0], baseline: runs.push[1], oursName: 'git push -q ours.git  # pre-receive: hooks/pre-receive', baselineName: `git push -q plumbing.git  # pre-receive: ${plumbingSpelled}`, target: 1.5, limit: GHES },
+    { name: `push of ${what}, pre-receive`, ours: runs.push[0], baseline: runs.push[1], oursName: 'git push -q ours.git  # pre-receive: hooks/pre-receive', baselineName: `git push -q plumbing.git  # pre-receive: ${plumbingSpelled}`, target: 1.5 },
     kind === 'refs'
       ? { name: `pre-receive hook alone, ${what}`, ours: runs.hook[0], baseline: runs.hook[1], oursName: 'patchwarden pre-receive < REF-LINES', baselineName: `the plumbing hook alone: ${plumbingSpelled}`, ceiling: 1500, limit: GHES }
       : { name: `pre-receive hook alone, ${what}`, ours: runs.hook[0], baseline: runs.hook[1], oursName: 'patchwarden pre-receive < REF-LINE', baselineName: `the plumbing hook alone: ${plumbingSpelled}`, target: 1.2, limit: GHES },

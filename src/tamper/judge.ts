@@ -11,10 +11,10 @@ import { configBool, emptyTree } from '../git/repo.js';
 import { addedLines, addedLinesOfTrees, type Added } from './added.js';
 import type { AllowRow } from './allow.js';
 import { CannotJudge } from '../common/errors.js';
-import { ALLOW_FILE } from './ids.js';
+import { ALLOW_FILE } from '../config/tamper-ids.js';
 import type { Hit } from './hits.js';
 import { langOf } from './lang.js';
-import type { Classify } from '../zones/zones.js';
+import type { Classify } from '../zones/classify.js';
 
 export interface JudgedHit extends Hit {
   /** Where the allow row that lets it stand is, when one does. */
