@@ -7,7 +7,7 @@ import { emit } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import { loadConfig, parseConfig } from '../config/load.js';
-import { openRepo, worktreeRoot } from '../git/repo.js';
+import { openRepo, worktreeRoot, type Repo } from '../git/repo.js';
 import { HOOKS, hookSetup, installHook, type HookSetup } from './install.js';
 import { installManager, wireManager } from './managers.js';
 import { starterConfig } from './starter.js';
@@ -75,6 +75,7 @@ export async function run(args: string[]): Promise<number> {
     actions.push(`${CONFIG_FILE}: written, production code (src) is ${src} (review it, then commit it on its own)`);
   }
   actions.push(...(await lockFixtures(repo, common.config)));
+  actions.push(...(await ignoreInstallFolder(repo, root)));
   actions.push(...installHooks(setup, root, !values['no-chain']));
   return emit(common.format, { ok: true, json: { style: setup.style, manager: setup.manager?.name ?? null, hooks_dir: setup.installDir, actions }, text: actions.map((a) => `patchwarden: ${a}`) });
 }
@@ -85,6 +86,22 @@ function installHooks(setup: HookSetup, root: string, chain: boolean): string[] 
   if (setup.style === 'husky' && setup.hooksPath === null) actions.push('husky is not set up in this clone yet: run `npx husky` (or npm install) so git runs .husky/');
   if (setup.style === 'git') actions.push(...addPrepare(root));
   return actions;
+}
+
+/**
+ * npm's install folder beside a package.json, unless git already ignores or
+ * tracks it: else the README's `git add -A` commits it, the guard's binary
+ * among it.
+ */
+async function ignoreInstallFolder(repo: Repo, root: string): Promise<string[]> {
+  if (!existsSync(path.join(root, 'package.json'))) return [];
+  const tracked = await repo.text(['ls-files', '--', 'node_modules']);
+  const ignored = (await repo.run(['check-ignore', '-q', '--no-index', 'node_modules/'], { okCodes: [1] })).code === 0;
+  if (tracked || ignored) return [];
+  const file = path.join(root, '.gitignore');
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  writeFileSync(file, `${text}${text && !text.endsWith('\n') ? '\n' : ''}node_modules/\n`);
+  return ['.gitignore: added node_modules/ (npm\'s install folder is generated; commit .gitignore with the config)'];
 }
 
 /** A fresh clone has no hooks; npm runs "prepare" on every install, so it puts them back. */
