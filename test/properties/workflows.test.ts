@@ -7,21 +7,20 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/repo.js';
 import { refused } from '../attacks/range-site.js';
-import { hasPytest } from './projects.js';
+import { pytestMissing, testUnless } from '../helpers/skip.js';
 import {
   AGENT, BILL, BILL_FIXED, commitBy, DISCOUNT, evidenceSite, gate, JS_BILL, JS_BILL_FIXED, JS_DISCOUNT, MARK, ok, PY_DISCOUNT, registryOf, SRC, TODAY, TOTAL, type Lang,
 } from './evidence-site.js';
 
 test.after.each(cleanup);
 
-const langs: Lang[] = hasPytest ? ['py', 'js'] : ['js'];
-if (!hasPytest) console.log('note: python3 -m pytest is not installed; the pytest flows are skipped');
 
-for (const lang of langs) {
+for (const lang of ['py', 'js'] as Lang[]) {
+  const flow = lang === 'py' ? testUnless(pytestMissing) : testUnless(null);
   const fixed = lang === 'py' ? BILL_FIXED : JS_BILL_FIXED;
   const property: Record<string, string> = lang === 'py' ? { 'spec/properties/test_discount.py': PY_DISCOUNT } : { 'spec/properties/discount.test.mjs': JS_DISCOUNT };
 
-  test(`${lang}: an owner lands a red property; unmarked it is refused with the row edit, marked it lands through every layer; an agent fixes it and is told to drop the mark`, () => {
+  flow(`${lang}: an owner lands a red property; unmarked it is refused with the row edit, marked it lands through every layer; an agent fixes it and is told to drop the mark`, () => {
     const s = evidenceSite(lang);
     const { work } = s;
     work.git(['switch', '-q', '-c', 'discount-property']);
@@ -65,10 +64,10 @@ for (const lang of langs) {
     assert.match(pushed.stderr, `${DISCOUNT} passes now: an owner drops its pending mark in a commit of its own`);
   });
 
-  // The model is the runner's: the other flows run once, with pytest where it is installed.
-  if (lang !== langs[0]) continue;
+  // The states do not depend on the runner: the other flows run once, with pytest.
+  if (lang !== 'py') continue;
 
-  test(`${lang}: an agent refactor is refused with its digest; an owner's row landed first lets exactly it through with no property run`, () => {
+  flow(`${lang}: an agent refactor is refused with its digest; an owner's row landed first lets exactly it through with no property run`, () => {
     const s = evidenceSite(lang, { pending: true });
     const { work } = s;
     work.git(['switch', '-q', '-c', 'refactor']);
@@ -96,7 +95,7 @@ for (const lang of langs) {
     ok(s.localPush(['refactor:main']));
   });
 
-  test(`${lang}: a regression is refused, even with a freeze row for its signature; so is a pending invariant with one case newly failing`, () => {
+  flow(`${lang}: a regression is refused, even with a freeze row for its signature; so is a pending invariant with one case newly failing`, () => {
     const s = evidenceSite(lang, { pending: true });
     const { work } = s;
     work.git(['switch', '-q', '-c', 'regress']);
