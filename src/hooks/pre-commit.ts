@@ -69,7 +69,10 @@ export async function run(args: string[]): Promise<number> {
     }
   }
   const classify = await classifierForPaths(repo, rules, paths);
-  const violations = [...(await stagedInstallFolders(repo, changes)), ...checkStaged(changes, classify, amend)];
+  let mixed = checkStaged(changes, classify, amend);
+  // The split advice fits the branch and the committer: read only for a commit that mixes.
+  if (mixed.length && !amend) mixed = checkStaged(changes, classify, false, await (await layers()).landingOf(repo, config));
+  const violations = [...(await stagedInstallFolders(repo, changes)), ...mixed];
   // The link check (and its git process) loads only when a link in a zone is staged.
   if (changes.some((c) => c.newMode === SYMLINK && classify(c.path) !== null)) {
     const { stagedLinkViolations } = await layers();

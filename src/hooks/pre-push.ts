@@ -9,6 +9,7 @@ import { shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { commitOrNull, openRepo, type Repo } from '../git/repo.js';
+import { landingOf, rangeAdvice } from '../mixing/advice.js';
 import { checkRange } from '../mixing/check.js';
 import { clockNow } from '../freeze/clock.js';
 import { revertCheck, revertPasses, type RevertResult, type RevertStatus } from '../properties/revert.js';
@@ -147,8 +148,12 @@ export async function run(args: string[]): Promise<number> {
     const judgeRev = rules.rev;
     const { commits, paths, violations } = await checkRange(repo, config, range.exclude, v.tip, judgeRev);
     v.commits = commits;
-    // The range advice's push commands, for this remote and ref.
-    for (const x of violations) x.fix = x.fix?.replaceAll('<remote>', shellQuote(remote)).replaceAll('<local>', ref.localRef).replaceAll('<branch>', ref.remoteRef);
+    // The range advice's push commands, for this remote and ref, fitted to the branch and the pusher.
+    for (const x of violations) {
+      const tip = x.rule === 'mix-range' ? /git push <remote> ([0-9a-f]{40,64}):<branch>/.exec(x.fix ?? '')?.[1] : undefined;
+      if (tip) x.fix = rangeAdvice(tip, ref.localRef, ref.remoteRef, await landingOf(repo, config, { branch: ref.remoteRef.replace(/^refs\/heads\//, ''), remote }));
+      else x.fix = x.fix?.replaceAll('<remote>', shellQuote(remote)).replaceAll('<local>', ref.localRef).replaceAll('<branch>', ref.remoteRef);
+    }
     v.violations.push(...violations);
     if (!commits.length) continue;
     // A guard file that does not parse would judge every later push once it lands.
