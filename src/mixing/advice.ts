@@ -77,11 +77,8 @@ export function stagedAdvice(oracle: string[], rest: string[], l: Landing | null
   const side = `${l.branch}-oracle`;
   return [
     `split it: open a pull request with only the oracle change against ${l.defaultBranch}; rebase this branch once it lands (a property that fails on ${l.defaultBranch} until this fix lands needs a pending mark on its registry row):`,
-    `  git stash push -m 'oracle change' -- ${q(oracle)}`,
     `  ${code}`,
     `  git switch -c ${shellQuote(side)} ${shellQuote(`${l.remote}/${l.defaultBranch}`)}`,
-    '  git stash pop',
-    `  git add -- ${q(oracle)}`,
     `  ${oracleCommit}`,
     `  git push -u ${shellQuote(l.remote!)} ${shellQuote(side)}`,
     `  git switch ${shellQuote(l.branch!)}`,
