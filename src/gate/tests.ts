@@ -19,7 +19,7 @@ import { loadRegistryAt } from '../properties/registry.js';
 import { stateLines } from '../properties/report.js';
 import { headRefused, revertCheck, type RevertResult } from '../properties/revert.js';
 import { judgeStates, markAdvice } from '../properties/states.js';
-import { ACK_FILE } from '../refactors/ack.js';
+import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
 import { runProperties } from '../properties/run.js';
 import { TREE_ENV } from '../properties/runenv.js';
 import { disagreement } from '../runner/agreement.js';
@@ -54,7 +54,7 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
   }
   let result: RevertResult | null = null;
   const properties = await guarded('properties', async () => {
-    result = await revertCheck(repo, config, ctx.mergeBase, ctx.head, { progress: ctx.progress, onto: ctx.base, now: ctx.now });
+    result = await revertCheck(repo, config, ctx.mergeBase, ctx.head, { progress: ctx.progress, onto: ctx.base, now: ctx.now, exemption: (patch) => refactorExemption(repo, ctx.base, patch) });
     if (result.status === 'not_applicable') return headOnly(ctx);
     const details = { status: result.status, states: result.states, pending: result.pending, neutral: result.neutral, head_run: result.head_run, outside_src: result.outside_src, owner_commits: result.owner_commits };
     if (result.status === 'acknowledged') return skipped('properties', `not run: ${result.reason}`);

@@ -17,7 +17,7 @@ import { stateLines } from '../properties/report.js';
 import type { InvariantVerdict } from '../properties/states.js';
 import { judgeTamper } from '../tamper/judge.js';
 import { guardFileProblems, guardFileViolations, rulesAt, touchedGuardFiles } from '../gate/guard-files.js';
-import { ACK_FILE } from '../refactors/ack.js';
+import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
 import { frameworkPush } from './framework-push.js';
 import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
 
@@ -146,7 +146,7 @@ export async function run(args: string[]): Promise<number> {
     const rules = await rulesAt(repo, common.config, range.base ?? range.judge ?? v.tip, say);
     const { config } = rules;
     const judgeRev = rules.rev;
-    const { commits, paths, violations } = await checkRange(repo, config, range.exclude, v.tip, judgeRev);
+    const { commits, paths, violations } = await checkRange(repo, config, range.exclude, v.tip, judgeRev, clockNow());
     v.commits = commits;
     // The range advice's push commands, for this remote and ref, fitted to the branch and the pusher.
     for (const x of violations) {
@@ -170,7 +170,8 @@ export async function run(args: string[]): Promise<number> {
     if (!range.base) { say(`revert check skipped for ${ref.remoteRef}: a history with no base commit to revert to`); continue; }
     const key = `${range.base} ${v.tip}`;
     if (!reverted.has(key)) {
-      const r = await revertCheck(repo, config, range.base, v.tip, { progress: say, now: clockNow() });
+      const base = range.base;
+      const r = await revertCheck(repo, config, base, v.tip, { progress: say, now: clockNow(), exemption: (patch) => refactorExemption(repo, base, patch) });
       reverted.set(key, r);
       if (r.acknowledged) say(`revert check: ${r.digest!.slice(0, 12)} is acknowledged as a refactor by ${r.acknowledged.owner} (${ACK_FILE}): ${r.acknowledged.reason}`);
       else if (r.states.length) say(`revert check ${r.status}: ${r.reason}\n${stateLines(r).join('\n')}`);

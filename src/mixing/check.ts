@@ -2,7 +2,6 @@
 import type { Config } from '../config/schema.js';
 import type { Violation } from '../common/verdict.js';
 import { rangeChanges, type Change } from '../git/changes.js';
-import { clockNow } from '../freeze/clock.js';
 import { checkOwners } from '../owners/check.js';
 import { configBool, type Repo } from '../git/repo.js';
 import { isOracle, type Classify } from '../zones/classify.js';
@@ -68,10 +67,10 @@ function rangeSplitAdvice(commits: string[], changes: Map<string, Change[]>, cla
  * and over the range, owner-signed oracle commits left out of the latter, and
  * symbolic links that leave their zone.
  */
-export async function checkRange(repo: Repo, config: Config, from: string | null, to: string, judgeRev: string | null): Promise<{ commits: string[]; paths: Set<string>; violations: Violation[] }> {
+export async function checkRange(repo: Repo, config: Config, from: string | null, to: string, judgeRev: string | null, now = new Date()): Promise<{ commits: string[]; paths: Set<string>; violations: Violation[] }> {
   const classify = await classifierFor(repo, config);
   const { commits, changes } = await rangeChanges(repo, from ? [to, '--not', from] : [to]);
-  const owners = await checkOwners(repo, config, judgeRev, commits, changes, classify, [], from && /^[0-9a-f]{40,64}$/.test(from) ? { base: from, commits: new Set(commits), now: clockNow() } : undefined);
+  const owners = await checkOwners(repo, config, judgeRev, commits, changes, classify, [], from && /^[0-9a-f]{40,64}$/.test(from) ? { base: from, commits: new Set(commits), now } : undefined);
   const paths = new Set([...changes.values()].flatMap((list) => list.map((c) => c.path)));
   return { commits, paths, violations: [...owners.violations, ...judgeCommits(commits, changes, config, classify, owners.exempt), ...(await symlinkViolations(repo, commits, changes, classify))] };
 }

@@ -29,7 +29,6 @@ import { classifierFor } from '../mixing/check.js';
 import { admitOwnerCommits } from '../owners/admission.js';
 import { evidenceOwed } from '../owners/evidence.js';
 import type { Pusher } from '../owners/pusher.js';
-import { ackAdvice, acknowledgment, diffDigest, type AckRow } from '../refactors/ack.js';
 import { isOracle, type Classify } from '../zones/classify.js';
 import { headProblems, type InvariantResult, type Mapping } from './mapping.js';
 import { dependencyProblems } from './deps.js';
@@ -68,10 +67,10 @@ export interface RevertResult {
   mode: Config['revert']['mode'];
   /** Whether the diff owes a fixed case (revert.require), and why. */
   evidence: { owed: boolean; why: string } | null;
-  /** sha256 of the production diff base..head, the key of an owner's refactor row. */
+  /** sha256 of the production diff base..head, the key of an owner's refactor row (where the caller looks rows up). */
   digest: string | null;
   /** The owner's row that let the diff through without a run. */
-  acknowledged: AckRow | null;
+  acknowledged: Acknowledged | null;
   /** Each registered invariant and its cases, with their states. */
   states: InvariantVerdict[];
   /** Invariants let through by an owner's pending mark; marked ones that now pass (drop the mark); cases skipped in both runs. */
@@ -90,6 +89,24 @@ export interface RevertResult {
   output: string | null;
 }
 
+/** An owner's refactor row: it lets exactly the diff with this digest through. */
+export interface Acknowledged {
+  diff: string;
+  owner: string;
+  reason: string;
+}
+
+/**
+ * What settles a production diff before any run (refactors/ looks it up):
+ * its digest, the owner's row for it if any, and what a refusal of it tells
+ * an owner to add.
+ */
+export interface Exemption {
+  digest: string;
+  row: Acknowledged | null;
+  advice: string;
+}
+
 export interface RevertOptions {
   /** Progress lines (phase and time spent), for stderr. */
   progress?: (line: string) => void;
@@ -103,6 +120,8 @@ export interface RevertOptions {
   now?: Date;
   /** The pusher as a server authenticated it, where one did. */
   pushers?: Pusher[];
+  /** Looked up before any run with the patch's src-zone changes: an owner's row lets the diff through with none. */
+  exemption?: (patch: RawChange[]) => Promise<Exemption>;
 }
 
 /** Whether a status lets the patch through. */
@@ -189,9 +208,10 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
   // Settled before any run: who owes evidence, and an owner's row for exactly this diff.
   const owed = await evidenceOwed(repo, config, onto, facts.production, opts.pushers);
   result.evidence = { owed: owed.owed, why: owed.why };
-  result.digest = diffDigest(tree.patch);
-  const row = await acknowledgment(repo, onto, result.digest);
-  if (row) {
+  const exemption = opts.exemption ? await opts.exemption(tree.patch) : null;
+  result.digest = exemption?.digest ?? null;
+  const row = exemption?.row;
+  if (row && result.digest) {
     Object.assign(result, { status: 'acknowledged', acknowledged: row, reason: `an owner acknowledged this diff (${result.digest.slice(0, 12)}) as a refactor: ${row.owner}: ${row.reason}` });
     say(`acknowledged refactor ${result.digest.slice(0, 12)} by ${row.owner}: no property run`);
     return result;
@@ -223,7 +243,7 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
               return runProperties(root, config, registry, { classify, signal: guard.signal, guard: { tmp, trusted } });
             },
             revert: () => revertPaths(root, tree.production, env, scratch),
-            registry, guard, say, owed: owed.owed, now, ttl: config.properties.pending_ttl,
+            registry, guard, say, owed: owed.owed, now, ttl: config.properties.pending_ttl, advice: exemption?.advice ?? null,
           });
         },
       });
@@ -235,7 +255,7 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
         await twoRuns(result, {
           run: (side) => freshRun(repo, config, registry, classify, onto, side === 'head' ? [...tree.kept, ...tree.production] : tree.kept, guard, say),
           revert: async () => tree.production.map((c) => ({ path: c.path, action: c.oldMode === ABSENT ? 'removed' : 'restored' })),
-          registry, guard, say, owed: owed.owed, now, ttl: config.properties.pending_ttl,
+          registry, guard, say, owed: owed.owed, now, ttl: config.properties.pending_ttl, advice: exemption?.advice ?? null,
         });
       }
     }
@@ -255,8 +275,9 @@ interface Steps {
   registry: Registry;
   guard: Guard;
   say: (line: string) => void;
-  /** Whether the diff owes a fixed case; the pending marks' clock and lifetime. */
+  /** Whether the diff owes a fixed case; the pending marks' clock and lifetime; what a refusal for lack of evidence tells an owner. */
   owed: boolean;
+  advice: string | null;
   now: Date;
   ttl: number;
 }
@@ -334,7 +355,7 @@ async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
   Object.assign(result, {
     status: 'does_not_describe',
     reason: 'with the production diff reverted no case of a registered invariant fails that passes with it: the properties do not describe this patch',
-    fix: result.digest ? `a human owner adds a registered property that fails without this patch, in a commit of its own;\n${ackAdvice(result.digest)}` : null,
+    fix: `a human owner adds a registered property that fails without this patch, in a commit of its own${s.advice ? `;\n${s.advice}` : ''}`,
     output: onRevert.output,
   });
 }

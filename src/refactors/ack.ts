@@ -10,6 +10,7 @@ import { readYaml } from '../common/yaml.js';
 import type { RawChange } from '../git/changes.js';
 import { readFileAt } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
+import type { Exemption } from '../properties/revert.js';
 
 /** In `.patchwarden/`, which is always in the guard zone. */
 export const ACK_FILE = '.patchwarden/refactors.yaml';
@@ -53,6 +54,15 @@ export async function acknowledgment(repo: Repo, judgeRev: string, digest: strin
   const text = await readFileAt(repo, judgeRev, ACK_FILE);
   const rows = text ? parseAcks(text.toString('utf8'), `${judgeRev.slice(0, 12)}:${ACK_FILE}`) : [];
   return rows.find((r) => r.diff === digest) ?? null;
+}
+
+/**
+ * The revert check's lookup before any run: the digest of the patch's
+ * src-zone changes and the row for it committed at `judgeRev` (the base side).
+ */
+export async function refactorExemption(repo: Repo, judgeRev: string, patch: RawChange[]): Promise<Exemption> {
+  const digest = diffDigest(patch);
+  return { digest, row: await acknowledgment(repo, judgeRev, digest), advice: ackAdvice(digest) };
 }
 
 /** What a refusal of this diff tells an owner to do. */
