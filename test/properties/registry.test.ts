@@ -109,6 +109,22 @@ test('each case is judged against its own outcome in the reverted run', () => {
   assert.is(judge([kase('x', 'passed')], [kase('x', 'skipped', 'pytest.xfail')]).state, 'fixed');
 });
 
+test('a pending mark needs since, owner and reason; it holds for properties.pending_ttl and then refuses', () => {
+  const row = (mark: string) => `version: 1\ninvariants:\n  - id: a\n    description: x\n    pending: ${mark}\n`;
+  const r = parseRegistry(row('{since: 2026-12-01, owner: Dana, reason: the base fails it}'), 'reg.yaml');
+  assert.equal(r.invariants[0].pending, { since: '2026-12-01', owner: 'Dana', reason: 'the base fails it', line: 5 });
+  refused(row('{since: 2026-12-01, owner: Dana}'), /pending: must be \{since: YYYY-MM-DD, owner: NAME, reason: TEXT\}; reason is missing/, 5);
+  refused(row('{since: 2026-02-30, owner: Dana, reason: r}'), /pending\.since: "2026-02-30" is not a date YYYY-MM-DD/, 5);
+  refused(row('{since: 2026-12-01, owner: Dana, reason: r, by: me}'), /unknown key `by` in pending/, 5);
+  const place = { root: '/', inSpec: () => true, exists: () => false };
+  const red = mapCases([kase('f', 'failed')], r, place).invariants;
+  const day = 86_400_000;
+  const within = judgeStates(red, red, r, new Date('2026-12-20T00:00:00Z'), 90 * day);
+  assert.equal([within.pending, within.refusals], [['a'], []]);
+  const after = judgeStates(red, red, r, new Date('2027-03-02T00:00:00Z'), 90 * day);
+  assert.match(after.refusals[0].message, /the pending mark on a \(since 2026-12-01, Dana\) expired on 2027-03-01/);
+});
+
 test('a case named by property and token at once counts once per id', () => {
   const c = { name: 'x [invariant:a] [invariant:b]', classname: '', status: 'passed' as const, failures: [], properties: [{ name: 'invariant', value: 'a' }, { name: 'other', value: 'c' }], systemOut: '', systemErr: '', suites: [] };
   assert.equal(invariantIds(c), ['a', 'b']);
