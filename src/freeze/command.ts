@@ -3,9 +3,10 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { durationFlag, parse, type Common } from '../common/args.js';
 import { openWithConfig } from '../config/context.js';
-import { emit, githubEscape, violationsOutcome } from '../common/output.js';
+import { emit, violationsOutcome } from '../common/output.js';
+import { annotation } from '../common/render.js';
 import { UsageError } from '../common/errors.js';
-import { shellQuote } from '../common/text.js';
+import { counted, shellQuote } from '../common/text.js';
 import type { Config } from '../config/schema.js';
 import { configBool, worktreeRoot, type Repo } from '../git/repo.js';
 import { voidFixtures } from '../fixtures/verify.js';
@@ -80,7 +81,7 @@ async function check(args: string[]): Promise<number> {
   const shown = config.freeze.ledger;
   if (!ledger) return emit(common.format, { ok: true, json: { ledger: shown, rows: 0, expired: 0, violations: [] }, text: [`patchwarden: no freeze ledger at ${shown}; nothing is frozen`] });
   const expired = ledger.rows.filter((r) => isExpired(r, now)).length;
-  const pass = `patchwarden: ${shown} ok (${ledger.rows.length} row${ledger.rows.length === 1 ? '' : 's'}${expired ? `, ${expired} expired: patchwarden freeze prune --expired` : ''})`;
+  const pass = `patchwarden: ${shown} ok (${counted(ledger.rows.length, 'row')}${expired ? `, ${expired} expired: patchwarden freeze prune --expired` : ''})`;
   return emit(common.format, violationsOutcome(ledger.problems, { ledger: shown, rows: ledger.rows.length, expired }, pass));
 }
 
@@ -165,7 +166,7 @@ async function prune(args: string[]): Promise<number> {
     ok: true,
     json: { ledger: shown, removed: removed.map((r) => rowJson(r, now)), kept: rows.length - removed.length },
     text: removed.length
-      ? [`patchwarden: removed ${removed.length} expired row${removed.length === 1 ? '' : 's'} from ${shown}:`, ...removed.map((r) => `  ${r.sig}  expired ${formatUtc(r.expires)}  owner ${r.owner}${r.last_name ? `  (${r.last_name})` : ''}`)]
+      ? [`patchwarden: removed ${counted(removed.length, 'expired row')} from ${shown}:`, ...removed.map((r) => `  ${r.sig}  expired ${formatUtc(r.expires)}  owner ${r.owner}${r.last_name ? `  (${r.last_name})` : ''}`)]
       : [`patchwarden: no expired rows in ${shown}`],
   });
 }
@@ -214,11 +215,11 @@ function decisionOutcome(decisions: Decision[], reportOf: string[], config: Conf
   const stopped = decisions.filter((d) => !d.passes).length;
   text.push(ok
     ? `patchwarden: ${decisions.length ? `every failure is frozen by ${config.freeze.ledger}` : 'no failing test cases'}`
-    : `patchwarden: refused [freeze] ${stopped} of ${decisions.length} failure${decisions.length === 1 ? '' : 's'} not frozen by ${config.freeze.ledger}`);
+    : `patchwarden: refused [freeze] ${stopped} of ${counted(decisions.length, 'failure')} not frozen by ${config.freeze.ledger}`);
   if (!ok) text.push(...freezeHint(decisions));
   const github = decisions.flatMap((d) => {
-    if (!d.passes) return [`::error title=${githubEscape('patchwarden freeze', true)}::${githubEscape(`${d.name}: ${d.action} (sig ${d.sig}): ${d.note}`)}`];
-    return d.rename ? [`::warning title=${githubEscape('patchwarden freeze rename', true)}::${githubEscape(`${d.name}: ${d.note}`)}`] : [];
+    if (!d.passes) return [annotation('error', 'patchwarden freeze', `${d.name}: ${d.action} (sig ${d.sig}): ${d.note}`)];
+    return d.rename ? [annotation('warning', 'patchwarden freeze rename', `${d.name}: ${d.note}`)] : [];
   });
   return { ok, json: { ledger: config.freeze.ledger, failures }, text, github };
 }
