@@ -12,6 +12,7 @@ import type { Config } from '../config/schema.js';
 import { readReport } from '../junit/read.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
+import { runEnv } from '../runner/env.js';
 import type { Classify } from '../zones/zones.js';
 import { mapCases, type Mapping, type Placement } from './mapping.js';
 import type { Registry } from './registry.js';
@@ -55,7 +56,7 @@ function placement(root: string, classify: Classify): Placement {
 /** Runs the property command once in `treeDir` and maps its cases to the registry. */
 export async function runProperties(treeDir: string, config: Config, registry: Registry, opts: RunOptions): Promise<PropertyRun> {
   const command = propertyCommand(config);
-  const run = await runTestCommand(command, { cwd: treeDir, timeoutMs: config.properties.timeout, env: TREE_ENV, signal: opts.signal });
+  const run = await runTestCommand(command, { cwd: treeDir, timeoutMs: config.properties.timeout, env: { ...TREE_ENV, ...runEnv(config) }, signal: opts.signal });
   const base = { output: run.output, code: run.code, elapsedMs: run.elapsedMs };
   try {
     if (run.timedOut) return { ...base, mapping: null, problem: `the property command ran past properties.timeout (${formatDuration(config.properties.timeout)}) and was killed` };

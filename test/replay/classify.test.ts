@@ -126,7 +126,7 @@ test('a seed that is not a plain integer stays a string in the row', () => {
 const tc = (over: Partial<TestCase>): TestCase => ({
   name: 't', classname: 'c', status: 'passed', failures: [], properties: [], systemOut: '', systemErr: '', suites: [], ...over,
 });
-const signer = (tcase: TestCase): Signed => ({ sig: SIG, exc: 'AssertionError', kind: 'equal', frames: [], message: 'm', name: tcase.name, eligible: true });
+const signer = (tcase: TestCase): Signed => ({ sig: SIG, exc: 'AssertionError', kind: 'equal', frames: [], files: [], message: 'm', name: tcase.name, eligible: true });
 
 test('ids: fixture property first, then invariant property, then [invariant:ID] in the name', () => {
   assert.equal(caseIds(tc({ properties: [{ name: 'fixture', value: FIX }, { name: 'invariant', value: 'a.b' }] }), 'r.xml'), { fixture: FIX, invariant: 'a.b' });
