@@ -1,9 +1,14 @@
 // git's raw diff records (`:oldmode newmode oldoid newoid status`, then the
 // path), read NUL-separated, with full object ids.
-import type { Change } from './changes.js';
 import type { Repo } from './repo.js';
 import { splitNul } from './run.js';
 import { CannotJudge } from '../common/errors.js';
+
+export interface Change {
+  /** A added, D deleted, M modified (content or mode), T type changed. */
+  status: string;
+  path: string;
+}
 
 export interface RawChange extends Change {
   /** Mode and blob id on each side; '000000' and zeros where the path is absent. */
@@ -20,8 +25,9 @@ export const SYMLINK = '120000';
 export const rawFlags = ['-z', '--raw', '--full-index', '--no-abbrev', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none'];
 
 export function rawChange(meta: string, path: string): RawChange {
-  const [oldMode, newMode, oldOid, newOid, status] = meta.replace(/^:/, '').split(' ');
-  return { status, path, oldMode, oldOid, newMode, newOid };
+  // `:MODE MODE OID OID STATUS`: modes are six digits, both ids of one length (sliced, not split: a push can hold millions).
+  const n = meta.indexOf(' ', 15) - 15;
+  return { status: meta.slice(17 + 2 * n), path, oldMode: meta.slice(1, 7), newMode: meta.slice(8, 14), oldOid: meta.slice(15, 15 + n), newOid: meta.slice(16 + n, 16 + 2 * n) };
 }
 
 /** The records of one diff's NUL-separated raw output (a record, then its path). */

@@ -1,33 +1,12 @@
 // The mixing rule, pure: a change set that touches production code may not
 // also touch an oracle (spec, fixtures, freeze) or the guard.
-import type { ZoneName } from '../config/schema.js';
 import type { Violation } from '../common/verdict.js';
 import type { Change } from '../git/changes.js';
 import { isOracle, type Classify } from '../zones/classify.js';
-
-export interface Zoned {
-  path: string;
-  zone: ZoneName;
-  status: string;
-}
-
-/** The src and oracle paths of a change set, each once. */
-export function zonedPaths(changes: Change[], classify: Classify): { src: Zoned[]; oracle: Zoned[] } {
-  const src: Zoned[] = [];
-  const oracle: Zoned[] = [];
-  const seen = new Set<string>();
-  for (const c of changes) {
-    if (seen.has(c.path)) continue;
-    seen.add(c.path);
-    const zone = classify(c.path);
-    if (zone === 'src') src.push({ path: c.path, zone, status: c.status });
-    else if (isOracle(zone)) oracle.push({ path: c.path, zone: zone!, status: c.status });
-  }
-  return { src, oracle };
-}
+import { zonedPaths } from '../zones/zoned.js';
 
 /** Whether a change set touches both src and an oracle: asked of every commit of a push, so it builds nothing. */
-function mixes(changes: Change[], classify: Classify): boolean {
+function mixes(changes: Iterable<Change>, classify: Classify): boolean {
   let src = false;
   let oracle = false;
   for (const c of changes) {
@@ -41,8 +20,8 @@ function mixes(changes: Change[], classify: Classify): boolean {
 
 const STATUS: Record<string, string> = { A: 'added', D: 'deleted', M: 'modified', T: 'type changed', U: 'unmerged' };
 
-/** A violation when `changes` mix src with an oracle; null when clean. */
-export function mixViolation(changes: Change[], classify: Classify, rule: 'mix' | 'mix-range', commit?: string): Violation | null {
+/** A violation when `changes` mix src with an oracle; null when clean. `changes` is read up to twice. */
+export function mixViolation(changes: Iterable<Change>, classify: Classify, rule: 'mix' | 'mix-range', commit?: string): Violation | null {
   if (!mixes(changes, classify)) return null;
   const { src, oracle } = zonedPaths(changes, classify);
   const zones = [...new Set(oracle.map((o) => o.zone))].join(', ');
