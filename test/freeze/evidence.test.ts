@@ -6,11 +6,10 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanEnv, cleanup, sh, type TempRepo } from '../helpers/repo.js';
+import { pytestMissing, testUnless } from '../helpers/skip.js';
 import { NOW, sample } from '../gate/sample.js';
 
-const hasPytest = sh('python3', ['-m', 'pytest', '--version']).code === 0;
-if (!hasPytest) console.log('note: python3 -m pytest is not available; the ledger version 2 tests on real pytest runs are skipped');
-const t = hasPytest ? test : test.skip;
+const t = testUnless(pytestMissing);
 test.after.each(cleanup);
 
 const CALC = 'import os\n\n\ndef _clock():\n    if os.environ.get("PW_FLAKE"):\n        raise TimeoutError("the clock did not answer")\n\n\ndef total(items):\n    _clock()\n    return sum(items)\n';

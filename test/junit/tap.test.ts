@@ -7,13 +7,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseReport } from '../../src/junit/read.js';
 import { cleanup, sh, tempRepo } from '../helpers/repo.js';
+import { testUnless } from '../helpers/skip.js';
 
 test.after.each(cleanup);
 
-const hasBats = sh('bats', ['--version']).code === 0;
-const hasPerl = sh('perl', ['-MTest::More', '-e', '1']).code === 0;
-if (!hasBats) console.log('note: bats is not installed; its TAP test is skipped');
-if (!hasPerl) console.log("note: perl's Test::More is not installed; the prove-shaped TAP test is skipped");
+const withBats = testUnless(sh('bats', ['--version']).code === 0 ? null : 'bats is not installed');
+const withPerl = testUnless(sh('perl', ['-MTest::More', '-e', '1']).code === 0 ? null : "perl's Test::More is not installed");
 
 const BILL = `export function total(xs) {
   if (xs.length > 2) throw new RangeError('too many items: ' + xs.length);
@@ -64,7 +63,7 @@ test("node's tap reporter and its junit reporter, one run: the same cases and th
   assert.equal(applied.out.failures.find((f: { name: string }) => f.name === 'too many').action, 'frozen');
 });
 
-(hasBats ? test : test.skip)('bats: its report-formatter tap file', () => {
+withBats('bats: its report-formatter tap file', () => {
   const repo = tempRepo();
   repo.commit({ 'test/a.bats': '@test "addition" {\n  [ "$((2 + 2))" -eq 4 ]\n}\n@test "subtraction" {\n  result="$((2 - 2))"\n  [ "$result" -eq 1 ]\n}\n@test "later" {\n  skip "not yet"\n}\n' });
   sh('bats', ['--report-formatter', 'tap', '--output', '.', 'test/a.bats'], { cwd: repo.dir });
@@ -75,7 +74,7 @@ test("node's tap reporter and its junit reporter, one run: the same cases and th
   assert.equal(s.out.failures.map((f: { name: string }) => f.name), ['subtraction']);
 });
 
-(hasPerl ? test : test.skip)('Test::More, the stream prove reads: diagnostics after the line, a skip', () => {
+withPerl('Test::More, the stream prove reads: diagnostics after the line, a skip', () => {
   const repo = tempRepo();
   repo.commit({ 't/a.t': "use Test::More tests => 3;\nok(1, 'first');\nis(1+1, 3, 'sum of two');\nSKIP: { skip 'no network', 1; ok(0, 'net'); }\n" });
   // Test::More writes diagnostics to stderr; prove --merge (and this redirection) puts them after their line.
