@@ -14,6 +14,7 @@ import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
 import type { Classify } from '../zones/classify.js';
 import { openGuard } from './guard/session.js';
+import { GUARD_SOURCES } from './guard/sources.js';
 import { mapCases, type Mapping, type Placement } from './mapping.js';
 import type { Registry } from './registry.js';
 import { propertyRunEnv, TREE_ENV } from './runenv.js';
@@ -61,7 +62,7 @@ function placement(root: string, classify: Classify): Placement {
 export async function runProperties(treeDir: string, config: Config, registry: Registry, opts: RunOptions): Promise<PropertyRun> {
   const command = propertyCommand(config);
   const tree = realpathSync(treeDir);
-  const guard = opts.guard ? openGuard({ tree, trusted: opts.guard.trusted, writable: [realpathSync(opts.guard.tmp), tree] }) : null;
+  const guard = opts.guard ? openGuard({ tree, trusted: opts.guard.trusted, writable: [realpathSync(opts.guard.tmp), tree] }, GUARD_SOURCES) : null;
   let run;
   let refused: string[] = [];
   try {
