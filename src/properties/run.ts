@@ -3,7 +3,9 @@
 // saying anything (not configured, timed out, no report, unreadable report) is
 // a `problem`: the callers refuse on it, they never read it as a pass. So is
 // a report that disagrees with the command's exit code: production code runs
-// inside the command and can reach the report.
+// inside the command and can reach the report. A guarded run (the revert
+// check's) also has the runtime guards watch the command from inside, and
+// any finding of theirs is a problem too.
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
