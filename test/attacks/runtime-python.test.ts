@@ -10,7 +10,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { cleanup, installPrePush, tempRepo } from '../helpers/repo.js';
-import { BUGGY_PY, config, FIXED_PY, hasPytest, project, pyProperty, PYTEST, registry } from '../properties/projects.js';
+import { BUGGY_PY, config, FIXED_PY, project, pyProperty, PYTEST, registry } from '../properties/projects.js';
+import { pytestMissing, testUnless } from '../helpers/skip.js';
 
 const ID = 'bill.total_non_negative';
 const OFF = 'tamper:\n  mode: off\n';
@@ -22,8 +23,7 @@ const baseFiles = (extra: Record<string, string | Buffer> = {}) => ({
   ...extra,
 });
 
-const py = hasPytest ? test : test.skip;
-if (!hasPytest) console.log('note: python3 -m pytest is not available; the Python runtime guard attacks are skipped');
+const py = testUnless(pytestMissing);
 
 test.after.each(cleanup);
 

@@ -7,7 +7,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, tempRepo, installPrePush } from '../helpers/repo.js';
-import { BUGGY_PY, config, hasPytest, PYTEST, pyProperty, registry } from '../properties/projects.js';
+import { BUGGY_PY, config, PYTEST, pyProperty, registry } from '../properties/projects.js';
+import { pytestMissing, testUnless } from '../helpers/skip.js';
 
 const ID = 'bill.total_non_negative';
 
@@ -36,10 +37,7 @@ if "pytest" in sys.modules:
 
 test.after.each(cleanup);
 
-if (!hasPytest) console.log('note: python3 -m pytest is not available; the pytest tamper attack is skipped');
-
-test('report rewritten at exit + os._exit(0): the runtime guard refuses it, and so does the tamper layer', () => {
-  if (!hasPytest) return;
+testUnless(pytestMissing)('report rewritten at exit + os._exit(0): the runtime guard refuses it, and so does the tamper layer', () => {
   const repo = tempRepo();
   const remote = tempRepo({ bare: true });
   const base = repo.commit({
