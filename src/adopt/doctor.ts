@@ -15,7 +15,7 @@ import { parseAllow } from '../tamper/allow.js';
 import { ALLOW_FILE } from '../config/tamper-ids.js';
 import { type Config } from '../config/schema.js';
 import { CONFIG_FILE } from '../zones/names.js';
-import { CHAINED, HOOKS, hookSetup, isExecutable, isOurs, type HookSetup } from './install.js';
+import { CHAINED, HOOKS, MANAGED_HOOKS, hookSetup, isExecutable, isOurs, type HookSetup } from './install.js';
 import { managerHookInstalled, wiredHooks, type Manager } from './managers.js';
 import { counted } from '../common/text.js';
 import { zoneFindings } from './zone-check.js';
@@ -79,7 +79,7 @@ function hookFindings(setup: HookSetup, root: string): Finding[] {
 /** Under lefthook or the pre-commit framework: their config runs the guard, and their hooks are in git's folder. */
 function managerFindings(setup: HookSetup, m: Manager, root: string): Finding[] {
   const wired = wiredHooks(root, m);
-  return HOOKS.map((hook) => {
+  return MANAGED_HOOKS.map((hook) => {
     const file = path.join(setup.gitHooksDir, hook);
     const shown = path.relative(root, file) || file;
     const problem = !wired.has(hook) ? `${m.config} does not run \`patchwarden ${hook}\`; run \`patchwarden init --yes\``

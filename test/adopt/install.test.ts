@@ -31,7 +31,7 @@ test('plain install: shims in .git/hooks, the shipped file, idempotent', () => {
   assert.equal(readFileSync(hook, 'utf8'), readFileSync(path.join(PROJECT, 'hooks/pre-commit'), 'utf8'));
   const config = readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8');
   const second = repo.json(['init', '--yes']);
-  assert.equal(second.out.actions, ['.patchwarden.yml: kept as it is', '.git/hooks/pre-commit: already installed', '.git/hooks/pre-push: already installed']);
+  assert.equal(second.out.actions, ['.patchwarden.yml: kept as it is', '.git/hooks/pre-commit: already installed', '.git/hooks/pre-merge-commit: already installed', '.git/hooks/pre-push: already installed']);
   assert.equal(readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'), config);
   repo.commit({}, 'config');
   assert.ok(mixedCommitRefused(repo));
