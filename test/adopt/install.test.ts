@@ -91,7 +91,7 @@ test('husky: the guard goes into .husky/ after the user\'s commands; HUSKY=0 and
   assert.is(init.out.style, 'husky');
   const file = readFileSync(path.join(repo.dir, '.husky/pre-commit'), 'utf8');
   assert.ok(file.startsWith('echo lint-staged would run here\n'), 'the user\'s line stays first');
-  assert.match(file, /patchwarden pre-commit "\$@"/);
+  assert.match(file, /"\$pw" pre-commit "\$@"/);
   assert.ok(existsSync(path.join(repo.dir, '.husky/pre-push')));
   repo.commit({}, 'guard');
   assert.ok(mixedCommitRefused(repo), 'husky runs the guard');
