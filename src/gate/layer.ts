@@ -5,6 +5,8 @@ import type { Judged, Violation } from '../common/verdict.js';
 export interface LayerResult extends Judged {
   /** Layer-specific data for --format json. */
   details?: Record<string, unknown>;
+  /** Said below the table without changing the verdict (what a stricter setting would refuse). */
+  notes?: string[];
 }
 
 export function passed(layer: string, summary: string, details?: Record<string, unknown>): LayerResult {
