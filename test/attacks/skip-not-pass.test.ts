@@ -1,9 +1,10 @@
-// Skip is not pass. Production code raises unittest.SkipTest (reached as
-// doctest.unittest.SkipTest) for the inputs its property fails on: the case
-// skips on head and fails without the patch, so its invariant fails. Refused
-// at the gate and at a real push, with the tamper layer off so the verdict
-// side is proven on its own. A case skipped in both runs is neutral and
-// listed; an invariant all of whose cases skip never passes.
+// Skip is not pass. Production code raises unittest.SkipTest (reached through
+// sys.modules) for the inputs its property fails on: the case skips on head
+// and fails without the patch, so its invariant fails. Refused at the gate
+// and at a real push, with the tamper layer off (the runtime guard may refuse
+// it first; the states alone are proven in test/properties/registry.test.ts).
+// A case skipped in both runs is neutral and listed; an invariant all of
+// whose cases skip never passes.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/repo.js';
@@ -13,7 +14,7 @@ import { refused } from './range-site.js';
 
 test.after.each(cleanup);
 
-const SKIPPING = BILL.replace('def discount(price):\n    return 100 - price\n', 'def discount(price):\n    if price > 100:\n        raise doctest.unittest.SkipTest("not applicable")\n    return 100 - price\n');
+const SKIPPING = BILL.replace('def discount(price):\n    return 100 - price\n', 'def discount(price):\n    if price > 100:\n        raise sys.modules[\'unittest\'].SkipTest("not applicable")\n    return 100 - price\n');
 const CONFIG = configFor('py', 'tamper:\n  mode: off\n');
 
 const pyTest = testUnless(pytestMissing);
@@ -22,14 +23,18 @@ pyTest('attack: production code raises SkipTest for the failing input of a pendi
   const s = evidenceSite('py', { pending: true, config: CONFIG });
   const { work } = s;
   work.git(['switch', '-q', '-c', 'fix-discount']);
-  commitBy(work, AGENT, { 'src/bill.py': `import doctest\n\n\n${SKIPPING}` }, 'fix: discounts');
+  commitBy(work, AGENT, { 'src/bill.py': `import sys\n\n\n${SKIPPING}` }, 'fix: discounts');
   const g = gate(work);
   assert.is(g.code, 1, JSON.stringify(g.out));
   assert.is(g.layers.tamper.status, 'skipped');
-  assert.is(g.layers.properties.details.status, 'regressed');
-  assert.match(g.layers.properties.violations[0].message, /"test_discount\[\[invariant:bill\.discount_non_negative\]-150\]" skips on head and fails in the reverted run/);
+  // Refused on the verdict side (the case skips on head, fails reverted: regressed), or earlier by
+  // the runtime guard, which sees the patch raise the test framework's skip; either refuses it.
+  const why = g.layers.properties.violations[0].message;
+  assert.ok(/"test_discount\[\[invariant:bill\.discount_non_negative\]-150\]" skips on head and fails in the reverted run|runtime guard/.test(why), why);
   const before = s.ref('main');
-  refused(s.localPush(['fix-discount:main']), 'regressed', 'skips on head');
+  const pushed = s.localPush(['fix-discount:main']);
+  refused(pushed);
+  assert.match(pushed.stdout + pushed.stderr, /skips on head|runtime guard/);
   assert.is(s.ref('main'), before);
 });
 
