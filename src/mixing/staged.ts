@@ -2,20 +2,32 @@
 // Kept apart from the range checks so the pre-commit hook loads only this.
 import type { Violation } from '../common/verdict.js';
 import type { Change } from '../git/changes.js';
-import { shellQuote } from '../common/text.js';
 import type { Classify } from '../zones/classify.js';
 import { mixViolation } from './rule.js';
 import { zonedPaths } from '../zones/zoned.js';
+import { stagedAdvice, type Landing } from './advice.js';
 
 /**
- * The refusal says how to split the commit. `amend` says the changes are the index
+ * The refusal says how to split the commit. 'amend' says the changes are the index
  * against the parents of the commit being amended, so part of the mix may
- * already be in HEAD and unstaging alone will not help.
+ * already be in HEAD and unstaging alone will not help; 'merge' that they are
+ * what concluding a merge authors, and git refuses a partial commit then.
+ * `landing` (where the commit goes, who makes it) fits the advice to the
+ * branch and the author.
  */
-export function checkStaged(changes: Change[], classify: Classify, amend = false): Violation[] {
+export function checkStaged(changes: Change[], classify: Classify, kind: 'commit' | 'amend' | 'merge' = 'commit', landing: Landing | null = null): Violation[] {
   const v = mixViolation(changes, classify, 'mix');
   if (!v) return [];
-  if (amend) {
+  if (kind === 'merge') {
+    v.message = v.message.replace('the staged change', 'this merge\'s own changes (its conflict resolutions and edits beyond git\'s merge of the two sides)');
+    v.fix = [
+      'git refuses a partial commit during a merge, and a resolution that touches both is the merge\'s own mix:',
+      '  keep the merge to what git merged, and make your own edits in commits of their own after it,',
+      '  or abort it and bring the two sides over one at a time: git merge --abort',
+    ].join('\n');
+    return [v];
+  }
+  if (kind === 'amend') {
     v.message = v.message.replace('the staged change', 'this amend (the staged change with the commit it amends, HEAD)');
     v.fix = [
       'HEAD already holds part of this mix, so amending it cannot keep them apart:',
@@ -25,17 +37,10 @@ export function checkStaged(changes: Change[], classify: Classify, amend = false
     return [v];
   }
   // Paths, not the index: the advice works after `git commit -a` (which stages
-  // nothing) and on a first commit (no HEAD to restore from), in the order the
-  // range rule accepts: the oracle pushed on its own before the production code.
+  // nothing) and on a first commit (no HEAD to restore from).
   const { oracle, src } = zonedPaths(changes, classify);
   const zoned = new Set([...oracle, ...src].map((z) => z.path));
   const free = [...new Set(changes.map((c) => c.path))].filter((p) => !zoned.has(p));
-  const list = (paths: string[]) => paths.map((p) => shellQuote(p)).join(' ');
-  v.fix = [
-    'split it: the oracle change first, committed and pushed on its own (a push may not mix them either), then the production code:',
-    `  git commit -- ${list(oracle.map((z) => z.path))}`,
-    '  git push',
-    `  git commit -- ${list([...src.map((z) => z.path), ...free])}`,
-  ].join('\n');
+  v.fix = stagedAdvice(oracle.map((z) => z.path), [...src.map((z) => z.path), ...free], landing);
   return [v];
 }

@@ -14,6 +14,7 @@ import type { Config } from '../config/schema.js';
 import { readReport } from '../junit/read.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
+import { runEnv } from '../runner/env.js';
 import type { Classify } from '../zones/classify.js';
 import { openGuard } from './guard/session.js';
 import { GUARD_SOURCES } from './guard/sources.js';
@@ -68,7 +69,7 @@ export async function runProperties(treeDir: string, config: Config, registry: R
   let run;
   let refused: string[] = [];
   try {
-    const env = guard ? propertyRunEnv(opts.guard!.tmp, guard) : TREE_ENV;
+    const env = { ...(guard ? propertyRunEnv(opts.guard!.tmp, guard) : TREE_ENV), ...runEnv(config) };
     run = await runTestCommand(command, { cwd: treeDir, timeoutMs: config.properties.timeout, env, signal: opts.signal, junit: guard?.junit });
     // Read only now that the whole process group has ended.
     if (guard) refused = [...(run.groupGone ? [] : ['runtime guard: processes of the run outlived it and could not be ended']), ...(await guard.finish())];

@@ -20,7 +20,7 @@ const failSig = (sig = SIG, name = 'test_x', eligible = true): Observation => ({
 const fixture = (outcome: Observation['outcome'], name = 'test_fix'): Observation => ({
   key: `fixture:${FIX}`, kind: 'fixture', name, outcome, fixture: FIX, ...(outcome === 'fail' && { sig: SIG, eligible: true }),
 });
-const ctx = (envClass: 'local' | 'remote', seed = '20260917'): PromotionContext => ({ seed, envClass, ttlMs: 7 * 86_400_000, now: new Date('2026-12-02T10:00:00.123Z') });
+const ctx = (envClass: 'local' | 'remote', seed = '20260917'): PromotionContext => ({ seed, envClass, ttlMs: 7 * 86_400_000, now: new Date('2026-12-02T10:00:00.123Z'), ci: null, frozenBy: () => null });
 const only = (runs: RunRecord[]) => {
   const all = classify(runs);
   assert.is(all.length, 1, JSON.stringify(all));
@@ -32,6 +32,16 @@ test('a signature-keyed failure absent from a run that wrote a report counts as 
   assert.is(s.key, `sig:${SIG}`);
   assert.is(s.status, 'flicker');
   assert.equal([s.passes, s.fails], [1, 2]);
+});
+
+test('skip is not pass: a case of an id-keyed key that skips in some runs fails those runs; one skipped in every run is neutral; all skipped never passes', () => {
+  const partial = only([run(1, [fixture('pass', 'a'), fixture('pass', 'b')]), run(2, [fixture('pass', 'a'), fixture('skipped', 'b')])]);
+  assert.is(partial.status, 'flicker');
+  assert.equal([partial.passes, partial.fails, partial.missing], [1, 1, 1]);
+  const platform = only([run(1, [fixture('pass', 'a'), fixture('skipped', 'b')]), run(2, [fixture('pass', 'a'), fixture('skipped', 'b')])]);
+  assert.is(platform.status, 'stable_pass');
+  const none = only([run(1, [fixture('skipped', 'b')]), run(2, [fixture('skipped', 'b')])]);
+  assert.is(none.status, 'stable_fail');
 });
 
 test('a signature failing in every run is stable_fail: fix it, no freeze', () => {
@@ -126,7 +136,7 @@ test('a seed that is not a plain integer stays a string in the row', () => {
 const tc = (over: Partial<TestCase>): TestCase => ({
   name: 't', classname: 'c', status: 'passed', failures: [], properties: [], systemOut: '', systemErr: '', suites: [], ...over,
 });
-const signer = (tcase: TestCase): Signed => ({ sig: SIG, exc: 'AssertionError', kind: 'equal', frames: [], message: 'm', name: tcase.name, eligible: true });
+const signer = (tcase: TestCase): Signed => ({ sig: SIG, exc: 'AssertionError', kind: 'equal', frames: [], files: [], message: 'm', name: tcase.name, eligible: true });
 
 test('ids: fixture property first, then invariant property, then [invariant:ID] in the name', () => {
   assert.equal(caseIds(tc({ properties: [{ name: 'fixture', value: FIX }, { name: 'invariant', value: 'a.b' }] }), 'r.xml'), { fixture: FIX, invariant: 'a.b' });
