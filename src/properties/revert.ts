@@ -253,7 +253,7 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
         Object.assign(result, { status: 'fails_on_head', reason: `dependencies differ from the base: ${deps.join('; ')}. The runs link them in from the main tree, and what a dependency installs runs before any property: install them from the base's lock files (npm ci, uv sync) before the check, or land the dependency change first, reviewed, in a change of its own` });
       } else {
         await twoRuns(result, {
-          run: (side) => freshRun(repo, config, registry, classify, onto, side === 'head' ? [...tree.kept, ...tree.production] : tree.kept, guard, say),
+          run: (side) => freshRun(repo, config, registry, classify, onto, side, side === 'head' ? [...tree.kept, ...tree.production] : tree.kept, guard, say),
           revert: async () => tree.production.map((c) => ({ path: c.path, action: c.oldMode === ABSENT ? 'removed' : 'restored' })),
           registry, guard, say, owed: owed.owed, now, ttl: config.properties.pending_ttl, advice: exemption?.advice ?? null,
         });
@@ -374,7 +374,7 @@ interface Judge {
  * folder and caches beside it, the `revert.link` entries linked in, the
  * runtime guards on. Nothing of one run is there for the next.
  */
-async function freshRun(repo: Repo, config: Config, registry: Registry, classify: Classify, onto: string, changes: RawChange[], guard: Guard, say: (l: string) => void): Promise<PropertyRun> {
+async function freshRun(repo: Repo, config: Config, registry: Registry, classify: Classify, onto: string, side: 'head' | 'revert', changes: RawChange[], guard: Guard, say: (l: string) => void): Promise<PropertyRun> {
   const files = await treeWith(repo, onto, changes);
   const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'patchwarden-run-')));
   let tree: TempTree | null = null;
@@ -382,7 +382,7 @@ async function freshRun(repo: Repo, config: Config, registry: Registry, classify
     const tmp = path.join(root, 'tmp');
     mkdirSync(tmp);
     tree = await addTempWorktree(repo, onto, { files, into: path.join(root, 'tree') });
-    say(`temporary worktree at ${changes.length ? 'head' : 'base'}: ${tree.dir}`);
+    say(`temporary worktree at ${side === 'head' ? 'head' : 'base'}: ${tree.dir}`);
     guard.check();
     // Linked once the tree is final, so no write of the check goes through a link into the main tree.
     if (repo.root) {
