@@ -8,9 +8,10 @@ import { CannotJudge, UsageError } from '../common/errors.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import { loadConfig, parseConfig } from '../config/load.js';
 import { openRepo, worktreeRoot, type Repo } from '../git/repo.js';
-import { HOOKS, hookSetup, installHook, type HookSetup } from './install.js';
+import { HOOKS, hookSetup, installHook, sharedHooksPath, type HookSetup } from './install.js';
 import { installManager, wireManager } from './managers.js';
 import { starterConfig } from './starter.js';
+import { counted } from '../common/text.js';
 
 export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--src GLOB]... [--spec GLOB]...
                         [--fixtures GLOB]... [--format text|json] [-C DIR]
@@ -56,6 +57,12 @@ export async function run(args: string[]): Promise<number> {
   }
   const root = worktreeRoot(repo);
   const setup = await hookSetup(repo, root);
+  const shared = sharedHooksPath(setup);
+  if (shared) {
+    // npm runs "prepare" on every install: it says so, and does not fail the install.
+    if (values['if-repo']) { process.stderr.write(`patchwarden: ${shared}\n`); return 0; }
+    throw new CannotJudge(shared);
+  }
   const configFile = common.config ? path.resolve(common.config) : path.join(root, CONFIG_FILE);
   if (!values.yes) {
     if (!process.stdin.isTTY) throw new UsageError('init changes files; rerun with --yes');
@@ -137,5 +144,5 @@ async function lockFixtures(repo: Awaited<ReturnType<typeof openRepo>>, explicit
   const { lockWorktree } = await import('../fixtures/command.js');
   const { forbidden, files } = await lockWorktree(repo, config);
   if (forbidden.length) return [`${config.fixtures.inputs}: ${forbidden.join(', ')} look like outputs, not inputs; move them out, then run \`patchwarden fixtures lock\``];
-  return [`${config.fixtures.lock}: written for ${files} fixture${files === 1 ? '' : 's'} (review it, and commit it with the config)`];
+  return [`${config.fixtures.lock}: written for ${counted(files, 'fixture')} (review it, and commit it with the config)`];
 }

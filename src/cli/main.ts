@@ -2,6 +2,7 @@
 // and is loaded only when asked for: hooks start on every commit.
 import { resolve } from 'node:path';
 import { isCannotJudge, UsageError } from '../common/errors.js';
+import { VERSION } from '../common/version.js';
 
 export interface Command {
   /** The text `--help` prints. */
@@ -12,14 +13,13 @@ export interface Command {
 
 type Loader = () => Promise<Command>;
 
-/** package.json's version, put in by the build. */
-declare const PATCHWARDEN_VERSION: string;
 
 const commands: Record<string, { summary: string; load: Loader }> = {
   init: { summary: 'write a starter config and install the hooks', load: () => import('../adopt/init.js') },
   doctor: { summary: 'say whether hooks and oracle files are in order', load: () => import('../adopt/doctor.js') },
   check: { summary: 'the mixing rule on the index, a commit or a range', load: () => import('../mixing/command.js') },
   'pre-commit': { summary: 'hook entry point: git pre-commit', load: () => import('../hooks/pre-commit.js') },
+  'pre-merge-commit': { summary: 'hook entry point: git pre-merge-commit', load: () => import('../hooks/pre-commit.js').then((m) => m.mergeCommit) },
   'pre-push': { summary: 'hook entry point: git pre-push REMOTE URL', load: () => import('../hooks/pre-push.js') },
   'pre-receive': { summary: 'hook entry point: server-side pre-receive', load: () => import('../hooks/pre-receive.js') },
   signatures: { summary: 'failure signatures of JUnit reports', load: () => import('../signature/command.js') },
@@ -47,7 +47,7 @@ async function main(argv: string[]): Promise<number> {
     return name ? 0 : 2;
   }
   if (name === '--version' || name === '-v') {
-    process.stdout.write(`patchwarden ${PATCHWARDEN_VERSION}\n`);
+    process.stdout.write(`patchwarden ${VERSION}\n`);
     return 0;
   }
   const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;

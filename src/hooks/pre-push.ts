@@ -5,23 +5,25 @@
 import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
+import { judgingConfig } from '../config/judging.js';
 import { shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
-import { commitOrNull, openRepo, type Repo } from '../git/repo.js';
+import { commitOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
 import { checkRange } from '../mixing/check.js';
 import { revertCheck, revertPasses, type RevertStatus } from '../properties/revert.js';
 import { judgeTamper } from '../tamper/judge.js';
-import { guardFileProblems, guardFileViolations, rulesAt, touchedGuardFiles } from '../gate/guard-files.js';
+import { guardFileProblems, guardFileViolations, touchedGuardFiles } from '../gate/guard-files.js';
 import { ACK_FILE, ackAdvice, acknowledgment } from '../refactors/ack.js';
 import { frameworkPush } from './framework-push.js';
-import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
+import { parseRefLines, readHookInput } from './ref-lines.js';
 
 export const help = `usage: patchwarden pre-push REMOTE URL [--format text|json|github] [--config PATH] [-C DIR]
 
 The pre-push hook. git gives it one line per pushed ref on stdin:
 "<local ref> <local sha> <remote ref> <remote sha>". For each ref it judges
-the commits the remote lacks, by the config on their base side:
+the commits the remote lacks (on that ref and on every branch of it this
+clone has fetched), by the config on their base side:
   - the mixing rule on each commit and on the range as a whole (mix.range)
   - the fixture lock at the pushed tip
   - the tamper layer on the lines the range adds to production code
@@ -52,17 +54,12 @@ export function parsePushLines(text: string): PushedRef[] {
 interface Range {
   /** The base side: what the remote has (or the merge-base with it); null for a push of a whole new history. */
   base: string | null;
-  /** What rev-list excludes: the base, or every ref of the remote. */
-  exclude: string | null;
+  /** What rev-list excludes: the base and what the remote's other branches hold, or every ref of the remote. */
+  exclude: string[] | null;
   /** The first push of a history into a remote that has no branch of it. */
   first: boolean;
   /** Where the rules come from when there is no base: the remote's default branch, when this clone has it. */
   judge?: string;
-}
-
-async function mergeBase(repo: Repo, a: string, b: string): Promise<string | null> {
-  const r = await repo.run(['merge-base', a, b], { okCodes: [1] });
-  return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
 }
 
 /** Where the range of a pushed tip starts. */
@@ -70,20 +67,20 @@ async function rangeOf(repo: Repo, remote: string, ref: PushedRef, tip: string):
   const known = isZeroId(ref.remoteSha) ? null : await commitOrNull(repo, ref.remoteSha);
   if (known) {
     const base = await mergeBase(repo, known, tip);
-    if (base) return { base, exclude: base, first: false };
+    if (base) return { base, exclude: [base, `--remotes=${remote}`], first: false };
   }
   let judge = known ?? undefined;
   for (const candidate of [`refs/remotes/${remote}/HEAD`, `refs/remotes/${remote}/main`, `refs/remotes/${remote}/master`]) {
     const id = await commitOrNull(repo, candidate);
     judge ??= id ?? undefined;
     const base = id ? await mergeBase(repo, id, tip) : null;
-    if (base) return { base, exclude: base, first: false };
+    if (base) return { base, exclude: [base, `--remotes=${remote}`], first: false };
   }
   // No default branch to measure from: every commit no ref of this remote has.
   const fresh = await repo.text(['rev-list', '--reverse', tip, '--not', `--remotes=${remote}`]);
-  if (!fresh) return { base: tip, exclude: tip, first: false }; // the remote has it all already
+  if (!fresh) return { base: tip, exclude: [tip], first: false }; // the remote has it all already
   const parent = await commitOrNull(repo, `${fresh.split('\n')[0]}^`);
-  if (parent) return { base: parent, exclude: `--remotes=${remote}`, first: false };
+  if (parent) return { base: parent, exclude: [`--remotes=${remote}`], first: false };
   // A whole history with no base side. Into a remote that holds nothing (the
   // first push of a repository), there are no rules yet to judge it by; next
   // to branches of that remote, it is judged whole, by the remote's default
@@ -135,7 +132,7 @@ export async function run(args: string[]): Promise<number> {
     if (range.first) { say(`${ref.remoteRef}: the first push of this history to ${remote}; nothing on the remote to judge it by yet, so it passes and becomes the base later pushes are judged from`); continue; }
     // The base side's rules judge; a whole new history, the remote's default branch's (else its own).
     // A base whose config does not parse is judged by its last one that does, so a correction can land.
-    const rules = await rulesAt(repo, common.config, range.base ?? range.judge ?? v.tip, say);
+    const rules = await judgingConfig(repo, common.config, range.base ?? range.judge ?? v.tip, say);
     const { config } = rules;
     const judgeRev = rules.rev;
     const { commits, paths, violations } = await checkRange(repo, config, range.exclude, v.tip, judgeRev);

@@ -6,7 +6,7 @@ import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { UsageError } from '../common/errors.js';
 import { classifierForPaths, explicitJudge, judgeOf } from '../config/judge.js';
-import { judgingConfig } from '../config/load.js';
+import { judgingConfig } from '../config/judging.js';
 import { commitOrNull, openRepo, resolveCommit } from '../git/repo.js';
 import { readStaged } from '../git/staged.js';
 import { checkRange } from './check.js';
@@ -41,18 +41,18 @@ export async function run(args: string[]): Promise<number> {
   const modes = [values.staged, values.commit, values.range].filter((v) => v !== undefined);
   if (modes.length > 1) throw new UsageError('give one of --staged, --commit REV, --range A..B');
   if (values.commit === undefined && values.range === undefined) {
-    const { repo, changes, config: at } = await readStaged(common.dir, false);
+    const { repo, changes, merging, config: at } = await readStaged(common.dir, false);
     const compiler = () => import('../config/compile.js');
     const { rules } = common.config ? await explicitJudge(repo, common.config, compiler) : await judgeOf(repo, at, compiler);
     const classify = await classifierForPaths(repo, rules, changes.map((c) => c.path));
-    return emit(common.format, violationsOutcome([...checkStaged(changes, classify), ...(await stagedLinkViolations(repo, changes, classify))]));
+    return emit(common.format, violationsOutcome([...checkStaged(changes, classify, merging ? 'merge' : 'commit'), ...(await stagedLinkViolations(repo, changes, classify))]));
   }
   const repo = await openRepo(common.dir);
   if (values.commit !== undefined) {
     const id = await resolveCommit(repo, values.commit);
     // A root commit has nothing older to be judged by.
     const base = (await commitOrNull(repo, `${id}^1`)) ?? id;
-    const config = await judgingConfig(repo, common.config, base);
+    const { config } = await judgingConfig(repo, common.config, base);
     const { violations } = await checkRange(repo, config, `${id}^@`, id, base);
     return emit(common.format, violationsOutcome(violations, { commits: [id] }));
   }
@@ -60,7 +60,7 @@ export async function run(args: string[]): Promise<number> {
   if (!m || m[1].endsWith('.')) throw new UsageError(`--range wants A..B, not ${JSON.stringify(values.range)}`);
   const from = await resolveCommit(repo, m[1] || 'HEAD');
   const to = await resolveCommit(repo, m[2]);
-  const config = await judgingConfig(repo, common.config, from);
+  const { config } = await judgingConfig(repo, common.config, from);
   const { commits, violations } = await checkRange(repo, config, from, to, from);
   return emit(common.format, violationsOutcome(violations, { commits }));
 }

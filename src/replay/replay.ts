@@ -10,12 +10,14 @@ import { runTestCommand, type CommandRun } from '../runner/command.js';
 import type { Signed } from '../signature/types.js';
 import { observeCases } from './observe.js';
 import type { RunRecord } from './types.js';
+import { counted } from '../common/text.js';
 
 export interface ReplayOptions {
   command: string;
   cwd: string;
   runs: number;
-  seed: string;
+  /** The pinned environment, with the seed (runner/env.ts). */
+  env: Record<string, string>;
   timeoutMs: number;
   readReport(file: string): Promise<Report>;
   signCase(tc: TestCase): Signed | null;
@@ -37,7 +39,7 @@ function unusable(run: CommandRun, cases: TestCase[] | null): string | null {
 }
 
 async function once(k: number, opts: ReplayOptions): Promise<RunRecord> {
-  const run = await runTestCommand(opts.command, { cwd: opts.cwd, timeoutMs: opts.timeoutMs, env: { PROP_SEED: opts.seed } });
+  const run = await runTestCommand(opts.command, { cwd: opts.cwd, timeoutMs: opts.timeoutMs, env: opts.env });
   try {
     let cases: TestCase[] | null = null;
     let readError: string | undefined;
@@ -67,7 +69,7 @@ export async function replay(opts: ReplayOptions): Promise<RunRecord[]> {
   for (let k = 1; k <= opts.runs; k++) {
     opts.progress(`replay: run ${k} of ${opts.runs} (${formatDuration(Date.now() - started)} elapsed)`);
     const r = await once(k, opts);
-    const seen = r.report ? `${r.cases.length} keyed case${r.cases.length === 1 ? '' : 's'}` : `no usable report: ${r.error}`;
+    const seen = r.report ? `${counted(r.cases.length, 'keyed case')}` : `no usable report: ${r.error}`;
     opts.progress(`replay: run ${k} of ${opts.runs}: exit ${r.exit_code ?? r.signal}, ${seen} (${formatDuration(r.elapsed_ms)})`);
     records.push(r);
   }

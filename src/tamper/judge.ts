@@ -7,7 +7,7 @@ import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
-import { configBool, emptyTree } from '../git/repo.js';
+import { configBool, emptyTree, isZeroId, mergeBase } from '../git/repo.js';
 import { addedLines, addedLinesOf, type Added } from './added.js';
 import type { AllowRow } from './allow.js';
 import { CannotJudge } from '../common/errors.js';
@@ -121,10 +121,9 @@ export async function tamperPush(repo: Repo, config: Config, judgeRev: string | 
   if (config.tamper.mode === 'off') return verdicts;
   const scanner = import('./hits.js');
   scanner.catch(() => { /* thrown where it is awaited */ });
-  const zero = (id: string) => /^0+$/.test(id);
   const commitOf = await peeled;
-  const live = updates.filter((u) => !zero(u.new) && commitOf.has(u.new));
-  const updated = live.filter((u) => !zero(u.old) && commitOf.has(u.old));
+  const live = updates.filter((u) => !isZeroId(u.new) && commitOf.has(u.new));
+  const updated = live.filter((u) => !isZeroId(u.old) && commitOf.has(u.old));
   // diff-tree --stdin: `TIP BASE` diffs two commits; a change with no base diffs the empty tree with the tip's tree.
   const updatedLines = updated.map((u) => `${commitOf.get(u.new)} ${commitOf.get(u.old)}`);
   const early = addedLinesOf(repo, [...new Set(updatedLines)]);
@@ -173,8 +172,7 @@ async function pushBases(repo: Repo, refs: { tip: string; boundary: string[] }[]
   }
   return Promise.all(refs.map(async (r) => {
     if (r.boundary.length === 1 && holds.has(r.boundary[0])) return r.boundary[0];
-    const m = await repo.run(['merge-base', judgeRev, r.tip], { okCodes: [1] });
-    return m.stdout.toString('utf8').trim() || null;
+    return mergeBase(repo, judgeRev, r.tip);
   }));
 }
 
