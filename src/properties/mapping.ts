@@ -16,6 +16,8 @@ export interface InvariantResult {
   status: InvariantStatus;
   /** Names of the cases that map to it (shown, never keys). */
   cases: string[];
+  /** How many distinct cases ran for it: one is a fixture in disguise unless it draws many inputs (Hypothesis, fast-check). */
+  case_count: number;
 }
 
 export interface Mapping {
@@ -29,6 +31,8 @@ export interface Mapping {
   strays: { name: string; status: TestCase['status']; message: string }[];
   /** Cases naming an id from a file outside the spec zone: never counted. */
   outside: { ids: string[]; name: string; file: string; placed: boolean }[];
+  /** properties.min_cases: an invariant with fewer distinct cases is refused (0: off). */
+  min_cases: number;
 }
 
 /** Where a run's cases came from, to tell spec files from the rest. */
@@ -72,7 +76,7 @@ export function invariantIds(c: TestCase): string[] {
 
 const RANK: Record<TestCase['status'], number> = { skipped: 0, passed: 1, error: 2, failed: 3 };
 
-export function mapCases(cases: TestCase[], registry: Registry, place: Placement): Mapping {
+export function mapCases(cases: TestCase[], registry: Registry, place: Placement, minCases = 0): Mapping {
   const byId = new Map<string, TestCase[]>();
   const strays: Mapping['strays'] = [];
   const outside: Mapping['outside'] = [];
@@ -93,10 +97,11 @@ export function mapCases(cases: TestCase[], registry: Registry, place: Placement
     const mine = byId.get(id) ?? [];
     // The worst case decides: one failure fails the invariant; all skipped is not a pass.
     const worst = mine.reduce<TestCase['status'] | null>((w, c) => (w === null || RANK[c.status] > RANK[w] ? c.status : w), null);
-    return { id, status: worst ?? 'missing', cases: mine.map((c) => c.name) };
+    const ran = mine.filter((c) => c.status !== 'skipped');
+    return { id, status: worst ?? 'missing', cases: mine.map((c) => c.name), case_count: new Set(ran.map((c) => `${c.classname}\0${c.name}`)).size };
   });
   const unregistered = [...byId].filter(([id]) => !registered.has(id)).map(([id, cs]) => ({ id, cases: cs.map((c) => c.name) }));
-  return { invariants, unregistered, mapped, strays, outside };
+  return { invariants, unregistered, mapped, strays, outside, min_cases: minCases };
 }
 
 const list = (xs: string[]) => xs.join(', ');
@@ -113,6 +118,10 @@ export function headProblems(m: Mapping, registry: Registry): string[] {
   if (by('error').length) problems.push(`registered invariants could not run on the patched tree (error): ${list(by('error'))}`);
   if (m.mapped && by('missing').length) problems.push(`registered invariants exercised by no test case: ${list(by('missing'))}`);
   if (by('skipped').length) problems.push(`registered invariants whose every case was skipped: ${list(by('skipped'))}`);
+  if (m.min_cases > 1) {
+    const few = m.invariants.filter((i) => i.status === 'passed' && i.case_count < m.min_cases);
+    for (const i of few) problems.push(`invariant ${i.id} ran ${i.case_count} distinct case${i.case_count === 1 ? '' : 's'}, fewer than properties.min_cases (${m.min_cases}): a property of one literal input is a fixture in disguise (give it more cases, or draw its inputs with Hypothesis or fast-check and lower min_cases)`);
+  }
   for (const u of m.unregistered) problems.push(`test case ${JSON.stringify(u.cases[0])} names invariant ${u.id}, which ${registry.source} does not register`);
   if (m.mapped && m.strays.length) problems.push(`test cases outside any invariant did not pass: ${list(m.strays.map((s) => s.name))}`);
   for (const o of m.outside) {
