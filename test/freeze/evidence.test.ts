@@ -1,11 +1,11 @@
 // Ledger version 2 on real pytest runs: rows carry replay evidence, a rename
 // needs its owner's edit, protected paths are never frozen, and a version 1
 // ledger keeps today's behaviour while saying what version 2 would refuse.
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanEnv, cleanup, sh, type TempRepo } from '../helpers/repo.js';
+import { cleanEnv, cleanup, PROJECT, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
 import { NOW, sample } from '../gate/sample.js';
 
@@ -163,6 +163,23 @@ t('strict gate: gate.require refuses a layer that is not configured as unproven;
   const loose = sample();
   loose.commit({ 'src/app.js': 'export const a = 2;\n' }, 'change');
   assert.is(loose.json(['gate', '--base', 'main']).code, 0);
+});
+
+test('version 2: pre-commit refuses a staged row without its evidence; a version 1 ledger takes it, as before', () => {
+  for (const version of [2, 1]) {
+    const repo = tempRepo({ env: { PATCHWARDEN_NOW: NOW } });
+    repo.commit({ 'src/app.py': 'x = 1\n', [LEDGER]: `version: ${version}\nrecords: []\n` }, 'start');
+    copyFileSync(path.join(PROJECT, 'hooks/pre-commit'), path.join(repo.dir, '.git/hooks/pre-commit'));
+    repo.write(LEDGER, `version: ${version}\nrecords:\n  - sig: 7c1a9e2b44d0af13\n    reason: clock skew\n    owner: qa\n    expires: 2026-12-09T00:00:00Z\n    seed: "7"\n    env_class: remote\n`);
+    repo.git(['add', LEDGER]);
+    const r = repo.git(['commit', '-qm', 'freeze'], { allowFail: true });
+    if (version === 2) {
+      assert.is.not(r.code, 0, 'refused');
+      assert.match(r.stderr + r.stdout, /\[ledger-evidence\] freeze\/signatures\.yaml:3: the row for sig 7c1a9e2b44d0af13 carries no replay evidence: no fixture .*; no ci .*; no run/);
+    } else {
+      assert.is(r.code, 0, r.stderr);
+    }
+  }
 });
 
 test.run();
