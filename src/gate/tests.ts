@@ -79,7 +79,7 @@ async function headOnly(ctx: GateContext): Promise<LayerResult> {
   ctx.progress('no production change: running the properties on the working tree');
   const run = await runProperties(worktreeRoot(ctx.repo), ctx.config, registry, { classify: ctx.classify });
   const problems = run.problem ? [run.problem] : headProblems(run.mapping!, registry);
-  return judged('properties', problems.map((p) => refusal('properties', p)), `${counted(registry.invariants.length, 'registered invariant')} ${registry.invariants.length === 1 ? 'passes' : 'pass'} on head (no production change)`, 'the properties do not pass on head');
+  return judged('properties', problems.map((p) => refusal('properties', p)), `${counted(registry.invariants.length, 'registered invariant')} ${registry.invariants.length === 1 ? 'passes' : 'pass'} on head (no production change)`, 'the properties do not pass on head', { head_run: { invariants: run.mapping?.invariants ?? [], problems }, env: runEnv(ctx.config) });
 }
 
 export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerResult> {

@@ -122,7 +122,33 @@ t('version 2: a renamed test under a frozen row is refused by default, with the 
   repo.git(['checkout', '-q', 'topic']);
   r = repo.json(['gate', '--base', 'main'], { env: FLAKE });
   assert.is(r.code, 0, JSON.stringify(r.out.layers));
-  // warn stays available: a version 2 ledger with on_rename: warn lets the rename through, flagged.
+});
+
+t('version 2 with freeze.on_rename: warn lets a rename through, flagged; a version 1 ledger freezes without evidence and the gate lists what version 2 would refuse', () => {
+  const { repo, sig, fixture } = project(2, `${CONFIG}freeze:\n  on_rename: warn\n`);
+  assert.is(add(repo, sig, evidence(fixture)).code, 0);
+  repo.git(['rm', '-q', 'tests/test_total.py']);
+  repo.write('tests/test_sums.py', TOTAL.replace('def test_total', 'def test_sum_of_two'));
+  sh('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests', '--junitxml=report.xml'], { cwd: repo.dir, env: cleanEnv({ PYTHONDONTWRITEBYTECODE: '1', PW_FLAKE: '1' }) });
+  const warned = repo.json(['freeze', 'apply', 'report.xml'], { env: { PATCHWARDEN_NOW: NOW } });
+  assert.is(warned.code, 0, JSON.stringify(warned.out));
+  assert.equal([warned.out.failures[0].rename, warned.out.failures[0].passes], [true, true]);
+  // Version 1: the row without evidence still freezes; the gate says so in its notes.
+  const old = project(1);
+  old.repo.git(['checkout', '-q', 'main']);
+  assert.is(add(old.repo, old.sig, []).code, 0);
+  old.repo.git(['commit', '-qam', 'freeze without evidence']);
+  old.repo.git(['checkout', '-q', 'topic']);
+  old.repo.git(['merge', '-q', 'main']);
+  old.repo.commit({ 'README.md': 'touched\n' }, 'docs');
+  const g = old.repo.json(['gate', '--base', 'main'], { env: FLAKE });
+  assert.is(g.code, 0, JSON.stringify(g.out.layers));
+  const layer = (name: string) => g.out.layers.find((l: { layer: string }) => l.layer === name);
+  assert.match(layer('ledger').notes[0], /1 row of freeze\/signatures\.yaml carry no replay evidence \(line 3\): a version 2 ledger would refuse them; patchwarden freeze migrate --check/);
+  assert.match(layer('suite').notes[0], /test_total is frozen by the row at line 3, which carries no replay evidence \(no fixture/);
+  assert.equal(layer('suite').details.failures[0].unevidenced.length > 0, true);
+  const text = old.repo.pw(['gate', '--base', 'main'], { env: FLAKE });
+  assert.match(text.stdout, /\nsuite:\n  note: test_total is frozen by the row at line 3/);
 });
 
 t('freeze.forbid: a failure whose project frames lie in a protected path is never frozen, row or not', () => {
