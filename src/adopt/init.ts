@@ -14,6 +14,7 @@ import { installManager, wireManager } from './managers.js';
 import { starterConfig } from './starter.js';
 import { ownerLines, uncovered, usesSections } from './codeowners.js';
 import { newLedger as ledgerText } from '../freeze/edit.js';
+import { counted } from '../common/text.js';
 
 export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--src GLOB]... [--spec GLOB]...
                         [--fixtures GLOB]... [--codeowners OWNER] [--format text|json] [-C DIR]
@@ -159,7 +160,7 @@ async function lockFixtures(repo: Awaited<ReturnType<typeof openRepo>>, explicit
   const { lockWorktree } = await import('../fixtures/command.js');
   const { forbidden, files } = await lockWorktree(repo, config);
   if (forbidden.length) return [`${config.fixtures.inputs}: ${forbidden.join(', ')} look like outputs, not inputs; move them out, then run \`patchwarden fixtures lock\``];
-  return [`${config.fixtures.lock}: written for ${files} fixture${files === 1 ? '' : 's'} (review it, and commit it with the config)`];
+  return [`${config.fixtures.lock}: written for ${counted(files, 'fixture')} (review it, and commit it with the config)`];
 }
 
 /** A new project's ledger: version 2, so the stricter defaults hold from the first row. */
@@ -183,5 +184,5 @@ async function writeCodeowners(repo: Awaited<ReturnType<typeof openRepo>>, expli
   const lines = ownerLines(missing, owner, usesSections(before));
   mkdirSync(path.dirname(full), { recursive: true });
   writeFileSync(full, `${before}${before && !before.endsWith('\n') ? '\n' : ''}${before ? '\n' : ''}${lines.join('\n')}\n`);
-  return [`${target}: ${missing.length} oracle path${missing.length === 1 ? '' : 's'} owned by ${owner} (${missing.map((m) => m.pattern).join(', ')}); review it and commit it on its own`];
+  return [`${target}: ${counted(missing.length, 'oracle path')} owned by ${owner} (${missing.map((m) => m.pattern).join(', ')}); review it and commit it on its own`];
 }
