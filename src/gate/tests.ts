@@ -100,12 +100,12 @@ async function headOnly(ctx: GateContext): Promise<LayerResult> {
   ctx.progress('no production change: running the properties on the working tree');
   const run = await runProperties(worktreeRoot(ctx.repo), ctx.config, registry, { classify: ctx.classify });
   const problems = run.problem ? [run.problem] : headProblems(run.mapping!, registry);
-  if (problems.length) return judged('properties', problems.map((p) => refusal('properties', p)), '', 'the properties do not pass on head');
+  if (problems.length) return judged('properties', problems.map((p) => refusal('properties', p)), '', 'the properties do not pass on head', { invariants: run.mapping?.invariants ?? [], env: runEnv(ctx.config) });
   const ev = judgeStates(run.mapping!.invariants, null, registry, ctx.now, ctx.config.properties.pending_ttl);
   const unmarked = ev.refusals.filter((r) => r.why === 'unmarked').map((r) => r.id);
   const violations = ev.refusals.map((r): Violation => ({ rule: 'properties', paths: [], message: r.message, fix: r.why === 'unmarked' ? markAdvice(registry, unmarked, ctx.now) : undefined }));
   const pending = ev.pending.length ? `; pending under a mark: ${ev.pending.join(', ')}` : '';
-  return judged('properties', violations, `${counted(registry.invariants.length, 'registered invariant')} on head (no production change): ${ev.invariants.filter((i) => i.state === 'holds').length} hold${pending}`, 'the properties do not pass on head', { states: ev.invariants, pending: ev.pending, neutral: ev.neutral });
+  return judged('properties', violations, `${counted(registry.invariants.length, 'registered invariant')} on head (no production change): ${ev.invariants.filter((i) => i.state === 'holds').length} hold${pending}`, 'the properties do not pass on head', { states: ev.invariants, pending: ev.pending, neutral: ev.neutral, env: runEnv(ctx.config) });
 }
 
 export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerResult> {
