@@ -58,7 +58,8 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
     result = await revertCheck(repo, config, ctx.mergeBase, ctx.head, { progress: ctx.progress, onto: ctx.base, now: ctx.now, exemption: (patch) => refactorExemption(repo, ctx.base, patch) });
     if (result.status === 'not_applicable') return headOnly(ctx);
     const details = { status: result.status, states: result.states, pending: result.pending, neutral: result.neutral, head_run: result.head_run, outside_src: result.outside_src, owner_commits: result.owner_commits, env: runEnv(config) };
-    if (result.status === 'acknowledged') return skipped('properties', `not run: ${result.reason}`);
+    // Configured, and settled by an owner before any run: a pass (gate.require counts it), not a skip.
+    if (result.status === 'acknowledged') return passed('properties', `not run: ${result.reason}`, details);
     if (headRefused(result.status)) {
       return { layer: 'properties', ok: false, status: 'refused', summary: `${result.status}: the properties do not pass on the base plus the production diff`, violations: [{ rule: 'properties', paths: result.outside_src, message: `${result.reason}${lines(result)}`, fix: result.fix ?? undefined }], details };
     }
