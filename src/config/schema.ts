@@ -35,7 +35,7 @@ export interface Config {
   properties: { command: string | null; invariants: string; timeout: number };
   suite: { command: string | null };
   signature: { project: string[] | null; length: number };
-  revert: { mode: 'worktree' | 'in-place'; link: string[] };
+  revert: { mode: 'worktree' | 'in-place'; link: string[]; ignore_docstrings: boolean };
   pre_push: { revert: boolean };
   /**
    * The server hook: deletions of other refs; non-fast-forward updates and
@@ -72,7 +72,7 @@ export function defaults(source = CONFIG_FILE): Config {
     properties: { command: null, invariants: 'spec/invariants.yaml', timeout: 10 * 60_000 },
     suite: { command: null },
     signature: { project: null, length: 16 },
-    revert: { mode: 'worktree', link: [] },
+    revert: { mode: 'worktree', link: [], ignore_docstrings: false },
     pre_push: { revert: true },
     pre_receive: { deletions: 'allow', judging_branch: 'protect', replace_refs: 'refuse' },
     owners: { signers: null, agents: [] },
@@ -105,7 +105,7 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
   properties: { command: { type: 'command' }, invariants: { type: 'path' }, timeout: { type: 'duration' } },
   suite: { command: { type: 'command' } },
   signature: { project: { type: 'globs' }, length: { type: 'int', min: 8, max: 64 } },
-  revert: { mode: { type: 'enum', values: ['worktree', 'in-place'] }, link: { type: 'paths' } },
+  revert: { mode: { type: 'enum', values: ['worktree', 'in-place'] }, link: { type: 'paths' }, ignore_docstrings: { type: 'bool' } },
   pre_push: { revert: { type: 'bool' } },
   pre_receive: {
     deletions: { type: 'enum', values: ['allow', 'refuse'] },

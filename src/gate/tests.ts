@@ -18,6 +18,7 @@ import { headProblems } from '../properties/mapping.js';
 import { loadRegistryAt } from '../properties/registry.js';
 import { revertCheck, type RevertResult } from '../properties/revert.js';
 import { ACK_FILE, ackAdvice, acknowledgment } from '../refactors/ack.js';
+import { describeBehaviour, productionBehaviour } from '../refactors/behaviour.js';
 import { runProperties, TREE_ENV } from '../properties/run.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
@@ -45,7 +46,15 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
     return ['properties', 'revert'].map((layer) => ({ layer, ok: false, status: 'error' as const, summary: e, violations: [] }));
   }
   let result: RevertResult | null = null;
+  let unchanged: string[] | null = null;
   const properties = await guarded('properties', async () => {
+    // A diff that keeps every syntax tree owes no property: nothing runs.
+    const behaviour = await productionBehaviour(repo, config, ctx.mergeBase, ctx.head, ctx.base);
+    if (behaviour) ctx.progress(describeBehaviour(behaviour));
+    if (behaviour?.same) {
+      unchanged = behaviour.paths;
+      return skipped('properties', describeBehaviour(behaviour));
+    }
     const registry = await loadRegistryAt(repo, config, ctx.base);
     result = await revertCheck(repo, config, ctx.mergeBase, ctx.head, { progress: ctx.progress, registry, onto: ctx.base });
     if (result.status === 'not_applicable') return headOnly(ctx);
@@ -56,7 +65,9 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
   });
   const r = result as RevertResult | null;
   let revert: LayerResult;
-  if (!r) revert = { ...properties, layer: 'revert' };
+  const same = unchanged as string[] | null;
+  if (same) revert = passed('revert', describeBehaviour({ same: true, paths: same }), { status: 'no_behaviour_change', paths: same });
+  else if (!r) revert = { ...properties, layer: 'revert' };
   else if (r.status === 'not_applicable') revert = skipped('revert', r.reason);
   else {
     const details = { status: r.status, failing_on_revert: r.failing_on_revert, reverted: r.reverted };

@@ -14,6 +14,7 @@ import { checkRange } from '../mixing/check.js';
 import { revertCheck, revertPasses, type RevertStatus } from '../properties/revert.js';
 import { judgeTamper } from '../tamper/judge.js';
 import { ACK_FILE, ackAdvice, acknowledgment } from '../refactors/ack.js';
+import { describeBehaviour, productionBehaviour } from '../refactors/behaviour.js';
 import { frameworkPush } from './framework-push.js';
 import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
 
@@ -150,6 +151,10 @@ export async function run(args: string[]): Promise<number> {
     if (!config.properties.command) { say(`revert check skipped for ${ref.remoteRef}: properties.command is not set in ${config.source}`); continue; }
     if (!range.base) { say(`revert check skipped for ${ref.remoteRef}: a history with no base commit to revert to`); continue; }
     const key = `${range.base} ${v.tip}`;
+    // A diff that keeps every syntax tree owes no property: nothing runs.
+    const behaviour = reverted.has(key) ? null : await productionBehaviour(repo, config, range.base, v.tip);
+    if (behaviour) say(`revert check for ${ref.remoteRef}: ${describeBehaviour(behaviour)}`);
+    if (behaviour?.same) reverted.set(key, { status: 'no_behaviour_change' });
     if (!reverted.has(key)) {
       const r = await revertCheck(repo, config, range.base, v.tip, { progress: say });
       // An owner's acknowledgment, committed on the base side, lets one refactor through.

@@ -7,6 +7,7 @@ import { CannotJudge } from '../common/errors.js';
 import { showPath } from '../common/text.js';
 import { judgingConfig } from '../config/load.js';
 import { openRepo, resolveCommit, type Repo } from '../git/repo.js';
+import { describeBehaviour, productionBehaviour } from '../refactors/behaviour.js';
 import { revertCheck, revertPasses, type RevertResult } from './revert.js';
 
 export const help = `usage: patchwarden revert-check [--base REV] [--head REV] [--format text|json] [--config PATH] [-C DIR]
@@ -25,9 +26,14 @@ see patchwarden recover).
   --base REV   the commit before the patch (default: the merge-base of head
                with its upstream branch)
 
+A production diff whose every file parses to the same syntax tree on both
+sides, comments and formatting aside, is no_behaviour_change: it owes no
+property and none runs (docs/revert-check.md says what counts as behaviour).
+
 The config and the registry are read from the base side.
-status: describes_patch or not_applicable pass (exit 0); does_not_describe,
-fails_on_head and revert_broken refuse (exit 1); 2 could not judge.`;
+status: describes_patch, not_applicable and no_behaviour_change pass (exit 0);
+does_not_describe, fails_on_head and revert_broken refuse (exit 1); 2 could
+not judge.`;
 
 export async function run(args: string[]): Promise<number> {
   const { common, values } = parse(args, { base: { type: 'string' }, head: { type: 'string' } }, false);
@@ -36,6 +42,13 @@ export async function run(args: string[]): Promise<number> {
   const head = await resolveCommit(repo, headRev);
   const base = values.base !== undefined ? await resolveCommit(repo, values.base) : await upstreamBase(repo, headRev, head);
   const config = await judgingConfig(repo, common.config, base);
+  // A diff that keeps every syntax tree owes no property: nothing runs.
+  const behaviour = await productionBehaviour(repo, config, base, head);
+  if (behaviour?.same) {
+    const reason = describeBehaviour(behaviour);
+    return emit(common.format, { ok: true, json: { status: 'no_behaviour_change', reason, base, head, paths: behaviour.paths }, text: [`patchwarden: revert check passed for ${base.slice(0, 12)}..${head.slice(0, 12)}: ${reason}`, ...behaviour.paths.map((p) => `    ${showPath(p)}`)] });
+  }
+  if (behaviour) process.stderr.write(`patchwarden: revert-check: ${describeBehaviour(behaviour)}\n`);
   const result = await revertCheck(repo, config, base, head, { progress: (line) => process.stderr.write(`patchwarden: ${line}\n`) });
   if (!revertPasses(result.status) && result.output) showOutput(result.output);
   return emit(common.format, {

@@ -26,7 +26,8 @@ import { revertable, revertPaths, type Reverted } from './tree.js';
 import { addTempWorktree, linkEntries, type TempTree } from './worktree.js';
 import { counted } from '../common/text.js';
 
-export type RevertStatus = 'describes_patch' | 'does_not_describe' | 'fails_on_head' | 'revert_broken' | 'not_applicable';
+/** no_behaviour_change: every production file keeps its syntax tree (src/refactors/behaviour.ts), so no property runs. */
+export type RevertStatus = 'describes_patch' | 'does_not_describe' | 'fails_on_head' | 'revert_broken' | 'not_applicable' | 'no_behaviour_change';
 
 export interface RunSummary {
   elapsed_ms: number;
@@ -69,7 +70,7 @@ export interface RevertOptions {
 
 /** Whether a status lets the patch through. */
 export function revertPasses(status: RevertStatus): boolean {
-  return status === 'describes_patch' || status === 'not_applicable';
+  return status === 'describes_patch' || status === 'not_applicable' || status === 'no_behaviour_change';
 }
 
 /**
