@@ -9,10 +9,10 @@ import type { Repo } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
 import { configBool } from '../git/repo.js';
 import { addedLines } from './added.js';
-import { ALLOW_FILE } from './ids.js';
+import { ALLOW_FILE } from '../config/tamper-ids.js';
 import type { Hit } from './hits.js';
 import { langOf } from './lang.js';
-import type { Classify } from '../zones/zones.js';
+import type { Classify } from '../zones/classify.js';
 
 export interface JudgedHit extends Hit {
   /** Where the allow row that lets it stand is, when one does. */
