@@ -18,7 +18,7 @@ import { headProblems } from '../properties/mapping.js';
 import { loadRegistryAt } from '../properties/registry.js';
 import { revertCheck, type RevertResult } from '../properties/revert.js';
 import { ACK_FILE, ackAdvice, acknowledgment } from '../refactors/ack.js';
-import { describeBehaviour, productionBehaviour } from '../refactors/behaviour.js';
+import { describeBehaviour, productionBehaviour } from '../properties/behaviour.js';
 import { runProperties, TREE_ENV } from '../properties/run.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';

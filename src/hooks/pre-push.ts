@@ -14,7 +14,7 @@ import { revertCheck, revertPasses, type RevertStatus } from '../properties/reve
 import { judgeTamper } from '../tamper/judge.js';
 import { guardFileProblems, guardFileViolations, rulesAt, touchedGuardFiles } from '../gate/guard-files.js';
 import { ACK_FILE, ackAdvice, acknowledgment } from '../refactors/ack.js';
-import { describeBehaviour, productionBehaviour } from '../refactors/behaviour.js';
+import { describeBehaviour, productionBehaviour } from '../properties/behaviour.js';
 import { frameworkPush } from './framework-push.js';
 import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
 

@@ -7,7 +7,7 @@ import { CannotJudge } from '../common/errors.js';
 import { showPath } from '../common/text.js';
 import { judgingConfig } from '../config/load.js';
 import { openRepo, resolveCommit, type Repo } from '../git/repo.js';
-import { describeBehaviour, productionBehaviour } from '../refactors/behaviour.js';
+import { describeBehaviour, productionBehaviour } from './behaviour.js';
 import { revertCheck, revertPasses, type RevertResult } from './revert.js';
 
 export const help = `usage: patchwarden revert-check [--base REV] [--head REV] [--format text|json] [--config PATH] [-C DIR]

@@ -26,7 +26,7 @@ import { revertable, revertPaths, type Reverted } from './tree.js';
 import { addTempWorktree, linkEntries, type TempTree } from './worktree.js';
 import { counted } from '../common/text.js';
 
-/** no_behaviour_change: every production file keeps its syntax tree (src/refactors/behaviour.ts), so no property runs. */
+/** no_behaviour_change: every production file keeps its syntax tree (src/properties/behaviour.ts), so no property runs. */
 export type RevertStatus = 'describes_patch' | 'does_not_describe' | 'fails_on_head' | 'revert_broken' | 'not_applicable' | 'no_behaviour_change';
 
 export interface RunSummary {

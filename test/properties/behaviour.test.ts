@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { defaults } from '../../src/config/schema.js';
 import { openRepo } from '../../src/git/repo.js';
-import { productionBehaviour } from '../../src/refactors/behaviour.js';
+import { productionBehaviour } from '../../src/properties/behaviour.js';
 import { cleanup, sh, tempRepo } from '../helpers/repo.js';
 
 const hasPython = sh('python3', ['-c', 'pass']).code === 0;
