@@ -1,5 +1,5 @@
 // `patchwarden init`: a starter config and the hooks, idempotently.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parse } from '../common/args.js';
@@ -8,11 +8,12 @@ import { CannotJudge, UsageError } from '../common/errors.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import { loadConfig } from '../config/load.js';
 import { openRepo, worktreeRoot } from '../git/repo.js';
+import { BASELINE_FILE, baselineText, currentTips } from '../mixing/baseline.js';
 import { HOOKS, hookSetup, installHook, type HookSetup } from './install.js';
 import { installManager, wireManager } from './managers.js';
 import { starterConfig } from './starter.js';
 
-export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--format text|json] [-C DIR]
+export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--baseline] [--format text|json] [-C DIR]
 
 Writes a starter ${CONFIG_FILE} from the layout it finds (unless one exists),
 locks the fixtures when there are some and no lock yet, and installs the
@@ -31,13 +32,17 @@ Running it twice changes nothing.
   --yes        do it without asking (needed when not on a terminal)
   --no-chain   refuse rather than chain to an existing foreign hook
   --if-repo    outside a git repository do nothing and pass (for "prepare",
-               which also runs where there is no .git, such as a packed install)`;
+               which also runs where there is no .git, such as a packed install)
+  --baseline   adopting on a repository with history: record the tips of every
+               branch and tag in ${BASELINE_FILE} (commit it with the config);
+               the commits reachable from them are never judged, every later
+               one is (docs/hooks.md#adopting-on-a-repository-with-history)`;
 
 /** The one line that gives every clone the hooks: npm runs "prepare" after each install. */
 export const PREPARE = 'patchwarden init --yes --if-repo';
 
 export async function run(args: string[]): Promise<number> {
-  const { common, values } = parse(args, { yes: { type: 'boolean', short: 'y' }, 'no-chain': { type: 'boolean' }, 'if-repo': { type: 'boolean' } }, false);
+  const { common, values } = parse(args, { yes: { type: 'boolean', short: 'y' }, 'no-chain': { type: 'boolean' }, 'if-repo': { type: 'boolean' }, baseline: { type: 'boolean' } }, false);
   let repo;
   try {
     repo = await openRepo(common.dir);
@@ -61,6 +66,7 @@ export async function run(args: string[]): Promise<number> {
     writeFileSync(configFile, starterConfig(root));
     actions.push(`${CONFIG_FILE}: written (review it, then commit it on its own)`);
   }
+  if (values.baseline) actions.push(await writeBaseline(repo, root));
   actions.push(...(await lockFixtures(repo, common.config)));
   actions.push(...installHooks(setup, root, !values['no-chain']));
   return emit(common.format, { ok: true, json: { style: setup.style, manager: setup.manager?.name ?? null, hooks_dir: setup.installDir, actions }, text: actions.map((a) => `patchwarden: ${a}`) });
@@ -72,6 +78,17 @@ function installHooks(setup: HookSetup, root: string, chain: boolean): string[] 
   if (setup.style === 'husky' && setup.hooksPath === null) actions.push('husky is not set up in this clone yet: run `npx husky` (or npm install) so git runs .husky/');
   if (setup.style === 'git') actions.push(...addPrepare(root));
   return actions;
+}
+
+/** The tips at adoption; an existing baseline is kept: widening it is an owner's reviewed edit, not a rerun. */
+async function writeBaseline(repo: Awaited<ReturnType<typeof openRepo>>, root: string): Promise<string> {
+  const file = path.join(root, BASELINE_FILE);
+  if (existsSync(file)) return `${BASELINE_FILE}: kept as it is`;
+  const tips = await currentTips(repo);
+  if (!tips.length) return `${BASELINE_FILE}: not written, the repository has no branch or tag yet (nothing predates the guard)`;
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, baselineText(tips));
+  return `${BASELINE_FILE}: written with ${tips.length} branch and tag tip${tips.length === 1 ? '' : 's'}; fetch every branch first so none is missing (review it, and commit it with the config)`;
 }
 
 /** A fresh clone has no hooks; npm runs "prepare" on every install, so it puts them back. */

@@ -4,10 +4,12 @@
 import { durationFlag, parse } from '../common/args.js';
 import { emit } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
+import { counted } from '../common/text.js';
 import { clockNow } from '../freeze/clock.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges } from '../git/changes.js';
 import { openRepo, resolveCommit } from '../git/repo.js';
+import { baselined, BASELINE_FILE } from '../mixing/baseline.js';
 import { classifierFor } from '../mixing/check.js';
 import { rulesAt } from './guard-files.js';
 import { exitCode, type LayerResult } from './layer.js';
@@ -52,7 +54,12 @@ export async function run(args: string[]): Promise<number> {
   const progress = (line: string) => process.stderr.write(`patchwarden gate: ${line}\n`);
   // A base whose config does not parse is judged by its last one that does, so a correction can merge.
   const { config } = await rulesAt(repo, common.config, base, progress);
-  const { commits, changes } = await rangeChanges(repo, [head, '--not', base]);
+  const walked = await rangeChanges(repo, [head, '--not', base]);
+  // Commits that predate the guard (the adoption baseline at the base) are not judged.
+  const old = await baselined(repo, base, [base], walked.commits);
+  if (old.size) progress(`${counted(old.size, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`);
+  const commits = walked.commits.filter((c) => !old.has(c));
+  const changes = new Map([...walked.changes].filter(([c]) => !old.has(c)));
   const mergeBase = (await repo.run(['merge-base', base, head], { okCodes: [1] })).stdout.toString('utf8').trim();
   if (!mergeBase) throw new CannotJudge(`HEAD and ${values.base} have no common history`);
   const ctx: GateContext = {

@@ -5,10 +5,11 @@
 import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
-import { shellQuote } from '../common/text.js';
+import { counted, shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { commitOrNull, openRepo, type Repo } from '../git/repo.js';
+import { BASELINE_FILE } from '../mixing/baseline.js';
 import { checkRange } from '../mixing/check.js';
 import { revertCheck, revertPasses, type RevertStatus } from '../properties/revert.js';
 import { judgeTamper } from '../tamper/judge.js';
@@ -139,8 +140,9 @@ export async function run(args: string[]): Promise<number> {
     const rules = await rulesAt(repo, common.config, range.base ?? range.judge ?? v.tip, say);
     const { config } = rules;
     const judgeRev = rules.rev;
-    const { commits, paths, violations } = await checkRange(repo, config, range.exclude, v.tip, judgeRev);
+    const { commits, paths, violations, baselined } = await checkRange(repo, config, range.exclude, v.tip, judgeRev);
     v.commits = commits;
+    if (baselined.length) say(`${ref.remoteRef}: ${counted(baselined.length, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`);
     // The range advice's push commands, for this remote and ref.
     for (const x of violations) x.fix = x.fix?.replaceAll('<remote>', shellQuote(remote)).replaceAll('<local>', ref.localRef).replaceAll('<branch>', ref.remoteRef);
     v.violations.push(...violations);

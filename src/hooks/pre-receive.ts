@@ -13,6 +13,7 @@ import { type Config } from '../config/schema.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges, type Change, type RawChange } from '../git/changes.js';
 import { openRepo, type Repo } from '../git/repo.js';
+import { baselined, BASELINE_FILE } from '../mixing/baseline.js';
 import { judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
@@ -153,6 +154,10 @@ export async function judgePush(repo: Repo, config: Config, branch: JudgingBranc
       v.violations.push({ rule: 'delete', paths: [], message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})` });
     }
   }
+  // Commits that predate the guard (the adoption baseline on the judging branch) are not judged.
+  const old = await baselined(repo, branch.id, ['--all'], [...new Set(verdicts.flatMap((v) => v.commits))]);
+  for (const v of verdicts) v.commits = v.commits.filter((c) => !old.has(c));
+  if (old.size) process.stderr.write(`patchwarden: ${counted(old.size, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged\n`);
   const all = [...new Set(verdicts.flatMap((v) => v.commits))];
   const owners = await checkOwners(repo, config, branch.id, all, changes, classify, pushers);
   const ownerFault = new Map(owners.violations.map((o) => [o.commit!, o]));

@@ -5,6 +5,7 @@ import { rangeChanges, type Change } from '../git/changes.js';
 import { checkOwners } from '../owners/check.js';
 import { configBool, type Repo } from '../git/repo.js';
 import { isOracle, type Classify } from '../zones/classify.js';
+import { baselined } from './baseline.js';
 import { mixViolation } from './rule.js';
 import { symlinkViolations } from './symlinks.js';
 
@@ -60,15 +61,20 @@ function rangeSplitAdvice(commits: string[], changes: Map<string, Change[]>, cla
 }
 
 /**
- * The range rules over `from..to`: owners (when configured, with the signers
+ * The range rules over `from..to`, less the commits of the adoption baseline
+ * at `judgeRev`: owners (when configured, with the signers
  * file read at `judgeRev`, where the config came from), then mixing per commit
  * and over the range, owner-signed oracle commits left out of the latter, and
  * symbolic links that leave their zone.
  */
-export async function checkRange(repo: Repo, config: Config, from: string | null, to: string, judgeRev: string | null): Promise<{ commits: string[]; paths: Set<string>; violations: Violation[] }> {
+export async function checkRange(repo: Repo, config: Config, from: string | null, to: string, judgeRev: string | null): Promise<{ commits: string[]; paths: Set<string>; violations: Violation[]; baselined: string[] }> {
   const classify = await classifierFor(repo, config);
-  const { commits, changes } = await rangeChanges(repo, from ? [to, '--not', from] : [to]);
+  const walked = await rangeChanges(repo, from ? [to, '--not', from] : [to]);
+  // Commits that predate the guard (the adoption baseline at judgeRev) are not judged.
+  const old = await baselined(repo, judgeRev, from ? [from] : [], walked.commits);
+  const commits = walked.commits.filter((c) => !old.has(c));
+  const changes = new Map([...walked.changes].filter(([c]) => !old.has(c)));
   const owners = await checkOwners(repo, config, judgeRev, commits, changes, classify);
   const paths = new Set([...changes.values()].flatMap((list) => list.map((c) => c.path)));
-  return { commits, paths, violations: [...owners.violations, ...judgeCommits(commits, changes, config, classify, owners.exempt), ...(await symlinkViolations(repo, commits, changes, classify))] };
+  return { commits, paths, baselined: [...old], violations: [...owners.violations, ...judgeCommits(commits, changes, config, classify, owners.exempt), ...(await symlinkViolations(repo, commits, changes, classify))] };
 }
