@@ -2,7 +2,7 @@
 // bundled ESM entry with lazily loaded command chunks starts fastest.
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { chmodSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 // PATCHWARDEN_BUILD_DIR lets parallel test runs each build their own copy.
@@ -44,6 +44,15 @@ const hookOnItsOwn = {
 await build({ ...shared, entryPoints: { main: 'src/cli/main.ts' }, chunkNames: 'chunks/[name]-[hash]', plugins: [hookOnItsOwn] });
 await build({ ...shared, entryPoints: { 'pre-commit': 'src/hooks/pre-commit.ts' }, chunkNames: 'pre-commit-chunks/[name]-[hash]' });
 chmodSync(path.join(tmp, 'main.js'), 0o755);
+// A build the same to the byte as the one in place leaves it alone: tests
+// running in parallel (and `npm pack` among them) keep a dist/ that is never
+// briefly absent.
+const files = (dir) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath ?? e.path, e.name))).sort();
+const same = (a, b) => existsSync(b) && String(files(a)) === String(files(b)) && files(a).every((f) => readFileSync(path.join(a, f)).equals(readFileSync(path.join(b, f))));
+if (same(tmp, outdir)) {
+  rmSync(tmp, { recursive: true, force: true });
+  process.exit(0);
+}
 const old = `${outdir}.old-${process.pid}`;
 try { renameSync(outdir, old); } catch { /* first build */ }
 renameSync(tmp, outdir);

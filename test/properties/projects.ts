@@ -4,9 +4,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import { CLI, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
-
-export const hasPytest = sh('python3', ['-m', 'pytest', '--version']).code === 0;
+import { CLI, tempRepo, type TempRepo } from '../helpers/repo.js';
 
 /** pytest without caches, so in-place runs write nothing into the tree. */
 export const PYTEST = 'PYTHONDONTWRITEBYTECODE=1 python3 -m pytest -q -p no:cacheprovider spec/properties --junitxml={junit}';
