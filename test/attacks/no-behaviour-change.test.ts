@@ -9,7 +9,8 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, installPrePush, tempRepo, type TempRepo } from '../helpers/repo.js';
-import { config, hasPytest, pyProperty, PYTEST, registry } from '../properties/projects.js';
+import { pytestMissing, testUnless } from '../helpers/skip.js';
+import { config, pyProperty, PYTEST, registry } from '../properties/projects.js';
 
 const ID = 'bill.total_non_negative';
 const PY = 'import os\n\n\ndef total(xs):\n    return sum(xs) + RATE\n\n\nRATE = 0\n';
@@ -59,8 +60,7 @@ test.after.each(() => {
   rmSync(logDir, { recursive: true, force: true });
 });
 
-const t = hasPytest ? test : test.skip;
-if (!hasPytest) console.log('note: python3 -m pytest is not available; the no-behaviour-change push tests are skipped');
+const t = testUnless(pytestMissing);
 
 const COMMENTED_PY = '# Billing.\nimport os\ndef total(xs):  # every item\n    return (sum(xs) +\n            RATE)\nRATE = 0  # no rate yet\n';
 const COMMENTED_TS = '/** Labels. */\nexport function label (n: number): string { return `#${n}` } // short\nexport const RATE = 0\n';

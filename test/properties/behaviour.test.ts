@@ -9,6 +9,7 @@ import { defaults } from '../../src/config/schema.js';
 import { openRepo } from '../../src/git/repo.js';
 import { productionBehaviour } from '../../src/properties/behaviour.js';
 import { cleanup, sh, tempRepo } from '../helpers/repo.js';
+import { testUnless } from '../helpers/skip.js';
 
 const hasPython = sh('python3', ['-c', 'pass']).code === 0;
 
@@ -35,8 +36,7 @@ const differs = async (base: Record<string, string>, head: Record<string, string
 };
 
 test.after.each(cleanup);
-const py = hasPython ? test : test.skip;
-if (!hasPython) console.log('note: python3 is not available; the Python behaviour tests are skipped');
+const py = testUnless(hasPython ? null : 'python3 is not installed');
 
 const PY = 'import os\n\n\ndef total(xs):\n    """Sum of xs."""\n    return sum(xs) + RATE\n\n\nRATE = 0\n';
 
