@@ -63,17 +63,19 @@ function rangeSplitAdvice(commits: string[], changes: Map<string, Change[]>, cla
 }
 
 /**
- * The range rules over `from..to`, less the commits of the adoption baseline
- * at `judgeRev`: owners (when configured, with the signers
+ * The range rules over `from..to` (`from` may list several revisions to
+ * exclude), less the commits of the adoption baseline at `judgeRev`: owners
+ * (when configured, with the signers
  * file read at `judgeRev`, where the config came from), then mixing per commit
  * and over the range, owner-signed oracle commits left out of the latter, and
  * symbolic links that leave their zone.
  */
-export async function checkRange(repo: Repo, config: Config, from: string | null, to: string, judgeRev: string | null): Promise<{ commits: string[]; paths: Set<string>; violations: Violation[]; baselined: string[] }> {
+export async function checkRange(repo: Repo, config: Config, from: string | string[] | null, to: string, judgeRev: string | null): Promise<{ commits: string[]; paths: Set<string>; violations: Violation[]; baselined: string[] }> {
   const classify = await classifierFor(repo, config);
-  const walked = await rangeChanges(repo, from ? [to, '--not', from] : [to]);
+  const exclude = from ? [from].flat() : [];
+  const walked = await rangeChanges(repo, [to, ...(exclude.length ? ['--not', ...exclude] : [])]);
   // Commits that predate the guard (the adoption baseline at judgeRev) are not judged.
-  const old = await baselined(repo, judgeRev, from ? [from] : [], walked.commits);
+  const old = await baselined(repo, judgeRev, exclude, walked.commits);
   const commits = walked.commits.filter((c) => !old.has(c));
   const changes = new Map([...walked.changes].filter(([c]) => !old.has(c)));
   const owners = await checkOwners(repo, config, judgeRev, commits, changes, classify);
