@@ -8,4 +8,5 @@ export { checkLedgerAt } from '../freeze/ledger.js';
 export { clockNow } from '../freeze/clock.js';
 export { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 export { stagedLinkViolations } from '../mixing/symlinks.js';
-export { fallbackNote, guardFileProblems, lastValidConfig, touchedGuardFiles } from '../gate/guard-files.js';
+export { fallbackNote, lastValidConfig } from '../config/judging.js';
+export { guardFileProblems, touchedGuardFiles } from '../gate/guard-files.js';

@@ -5,19 +5,20 @@
 import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
+import { judgingConfig } from '../config/judging.js';
 import { counted, shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
-import { commitOrNull, openRepo, type Repo } from '../git/repo.js';
+import { commitOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
 import { BASELINE_FILE } from '../mixing/baseline.js';
 import { checkRange } from '../mixing/check.js';
 import { revertCheck, revertPasses, type RevertStatus } from '../properties/revert.js';
 import { judgeTamper } from '../tamper/judge.js';
-import { guardFileProblems, guardFileViolations, rulesAt, touchedGuardFiles } from '../gate/guard-files.js';
+import { guardFileProblems, guardFileViolations, touchedGuardFiles } from '../gate/guard-files.js';
 import { ACK_FILE, ackAdvice, acknowledgment } from '../refactors/ack.js';
 import { describeBehaviour, productionBehaviour } from '../properties/behaviour.js';
 import { frameworkPush } from './framework-push.js';
-import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
+import { parseRefLines, readHookInput } from './ref-lines.js';
 
 export const help = `usage: patchwarden pre-push REMOTE URL [--format text|json|github] [--config PATH] [-C DIR]
 
@@ -61,11 +62,6 @@ interface Range {
   first: boolean;
   /** Where the rules come from when there is no base: the remote's default branch, when this clone has it. */
   judge?: string;
-}
-
-async function mergeBase(repo: Repo, a: string, b: string): Promise<string | null> {
-  const r = await repo.run(['merge-base', a, b], { okCodes: [1] });
-  return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
 }
 
 /** Where the range of a pushed tip starts. */
@@ -138,7 +134,7 @@ export async function run(args: string[]): Promise<number> {
     if (range.first) { say(`${ref.remoteRef}: the first push of this history to ${remote}; nothing on the remote to judge it by yet, so it passes and becomes the base later pushes are judged from`); continue; }
     // The base side's rules judge; a whole new history, the remote's default branch's (else its own).
     // A base whose config does not parse is judged by its last one that does, so a correction can land.
-    const rules = await rulesAt(repo, common.config, range.base ?? range.judge ?? v.tip, say);
+    const rules = await judgingConfig(repo, common.config, range.base ?? range.judge ?? v.tip, say);
     const { config } = rules;
     const judgeRev = rules.rev;
     const { commits, paths, violations, baselined } = await checkRange(repo, config, range.exclude, v.tip, judgeRev);

@@ -6,7 +6,7 @@ import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { UsageError } from '../common/errors.js';
 import { classifierForPaths, explicitJudge, judgeOf } from '../config/judge.js';
-import { judgingConfig } from '../config/load.js';
+import { judgingConfig } from '../config/judging.js';
 import { commitOrNull, openRepo, resolveCommit } from '../git/repo.js';
 import { readStaged } from '../git/staged.js';
 import { checkRange } from './check.js';
@@ -52,7 +52,7 @@ export async function run(args: string[]): Promise<number> {
     const id = await resolveCommit(repo, values.commit);
     // A root commit has nothing older to be judged by.
     const base = (await commitOrNull(repo, `${id}^1`)) ?? id;
-    const config = await judgingConfig(repo, common.config, base);
+    const { config } = await judgingConfig(repo, common.config, base);
     const { violations } = await checkRange(repo, config, `${id}^@`, id, base);
     return emit(common.format, violationsOutcome(violations, { commits: [id] }));
   }
@@ -60,7 +60,7 @@ export async function run(args: string[]): Promise<number> {
   if (!m || m[1].endsWith('.')) throw new UsageError(`--range wants A..B, not ${JSON.stringify(values.range)}`);
   const from = await resolveCommit(repo, m[1] || 'HEAD');
   const to = await resolveCommit(repo, m[2]);
-  const config = await judgingConfig(repo, common.config, from);
+  const { config } = await judgingConfig(repo, common.config, from);
   const { commits, violations } = await checkRange(repo, config, from, to, from);
   return emit(common.format, violationsOutcome(violations, { commits }));
 }

@@ -5,8 +5,8 @@ import { parse } from '../common/args.js';
 import { emit } from '../common/output.js';
 import { CannotJudge } from '../common/errors.js';
 import { showPath } from '../common/text.js';
-import { judgingConfig } from '../config/load.js';
-import { openRepo, resolveCommit, type Repo } from '../git/repo.js';
+import { judgingConfig } from '../config/judging.js';
+import { mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
 import { describeBehaviour, productionBehaviour } from './behaviour.js';
 import { revertCheck, revertPasses, type RevertResult } from './revert.js';
 
@@ -41,7 +41,7 @@ export async function run(args: string[]): Promise<number> {
   const headRev = values.head ?? 'HEAD';
   const head = await resolveCommit(repo, headRev);
   const base = values.base !== undefined ? await resolveCommit(repo, values.base) : await upstreamBase(repo, headRev, head);
-  const config = await judgingConfig(repo, common.config, base);
+  const { config } = await judgingConfig(repo, common.config, base);
   // A diff that keeps every syntax tree owes no property: nothing runs.
   const behaviour = await productionBehaviour(repo, config, base, head);
   if (behaviour?.same) {
@@ -67,9 +67,8 @@ async function upstreamBase(repo: Repo, headRev: string, head: string): Promise<
   const up = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${headRev}@{upstream}`], { okCodes: [1, 128] });
   const upstream = up.stdout.toString('utf8').trim();
   if (up.code !== 0 || !upstream) throw new CannotJudge(`no base to revert to: ${headRev} has no upstream branch; name one with --base REV (for example --base origin/main)`);
-  const mb = await repo.run(['merge-base', head, upstream], { okCodes: [1] });
-  const base = mb.stdout.toString('utf8').trim();
-  if (mb.code !== 0 || !base) throw new CannotJudge(`${headRev} and its upstream share no history; name a base with --base REV`);
+  const base = await mergeBase(repo, head, upstream);
+  if (!base) throw new CannotJudge(`${headRev} and its upstream share no history; name a base with --base REV`);
   return base;
 }
 

@@ -99,7 +99,8 @@ export async function compareScript(file: string, pair: SourcePair): Promise<str
   const ext = scriptKind(file);
   if (!ext) return 'not JavaScript or TypeScript';
   parser ??= await loadParser();
-  let a, b;
+  let a: ReturnType<Parse>;
+  let b: ReturnType<Parse>;
   try {
     a = parsed(ext, pair.old, parser);
   } catch (err) {
