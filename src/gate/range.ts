@@ -37,7 +37,7 @@ export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> 
   let exempt = new Set<string>();
   const owners = await guarded('owners', async () => {
     if (!ownersApply(ctx.config.owners)) return skipped('owners', 'owners.signers and owners.agents are not set');
-    const v = await checkOwners(ctx.repo, ctx.config, ctx.base, ctx.commits, ctx.changes, ctx.classify);
+    const v = await checkOwners(ctx.repo, ctx.config, ctx.base, ctx.commits, ctx.changes, ctx.classify, [], { base: ctx.mergeBase, commits: new Set(ctx.commits), now: ctx.now });
     exempt = v.exempt;
     return judged('owners', v.violations, `oracle commits by owners only (${counted(v.exempt.size, 'signed oracle commit')})`, `${counted(new Set(v.violations.map((x) => x.commit)).size, 'oracle commit')} not made by an owner`);
   });

@@ -6,17 +6,19 @@ import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { judgingConfig } from '../config/judging.js';
-import { counted, shellQuote } from '../common/text.js';
+import { shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { commitOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
-import { BASELINE_FILE } from '../mixing/baseline.js';
+import { landingOf, rangeAdvice } from '../mixing/advice.js';
 import { checkRange } from '../mixing/check.js';
-import { revertCheck, revertPasses, type RevertStatus } from '../properties/revert.js';
+import { clockNow } from '../freeze/clock.js';
+import { revertCheck, revertPasses, type RevertResult, type RevertStatus } from '../properties/revert.js';
+import { stateLines } from '../properties/report.js';
+import type { InvariantVerdict } from '../properties/states.js';
 import { judgeTamper } from '../tamper/judge.js';
 import { guardFileProblems, guardFileViolations, touchedGuardFiles } from '../gate/guard-files.js';
-import { ACK_FILE, ackAdvice, acknowledgment } from '../refactors/ack.js';
-import { describeBehaviour, productionBehaviour } from '../properties/behaviour.js';
+import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
 import { frameworkPush } from './framework-push.js';
 import { parseRefLines, readHookInput } from './ref-lines.js';
 
@@ -106,8 +108,12 @@ interface RefVerdict {
   base: string | null;
   commits: string[];
   revert: RevertStatus | null;
-  /** The owner's row that let a refactor the properties do not describe through. */
+  /** The owner's row that let a refactor through without a property run. */
   acknowledged?: { diff: string; owner: string; reason: string };
+  /** Whether the diff owed a fixed case, each invariant's state and cases, the invariants pending under a mark. */
+  evidence?: { owed: boolean; why: string } | null;
+  states?: InvariantVerdict[];
+  pending?: string[];
   violations: Violation[];
 }
 
@@ -122,7 +128,7 @@ export async function run(args: string[]): Promise<number> {
   if (!remote) throw new UsageError('pre-push wants the remote name and URL, as git gives them to the hook');
   const pushed = parsePushLines(framework?.lines ?? input);
   const verdicts: RefVerdict[] = [];
-  const reverted = new Map<string, { status: RevertStatus; acknowledged?: RefVerdict['acknowledged'] }>();
+  const reverted = new Map<string, RevertResult>();
   for (const ref of pushed) {
     const v: RefVerdict = { local_ref: ref.localRef, remote_ref: ref.remoteRef, tip: null, base: null, commits: [], revert: null, violations: [] };
     verdicts.push(v);
@@ -137,11 +143,14 @@ export async function run(args: string[]): Promise<number> {
     const rules = await judgingConfig(repo, common.config, range.base ?? range.judge ?? v.tip, say);
     const { config } = rules;
     const judgeRev = rules.rev;
-    const { commits, paths, violations, baselined } = await checkRange(repo, config, range.exclude, v.tip, judgeRev);
+    const { commits, paths, violations } = await checkRange(repo, config, range.exclude, v.tip, judgeRev, clockNow());
     v.commits = commits;
-    if (baselined.length) say(`${ref.remoteRef}: ${counted(baselined.length, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`);
-    // The range advice's push commands, for this remote and ref.
-    for (const x of violations) x.fix = x.fix?.replaceAll('<remote>', shellQuote(remote)).replaceAll('<local>', ref.localRef).replaceAll('<branch>', ref.remoteRef);
+    // The range advice's push commands, for this remote and ref, fitted to the branch and the pusher.
+    for (const x of violations) {
+      const tip = x.rule === 'mix-range' ? /git push <remote> ([0-9a-f]{40,64}):<branch>/.exec(x.fix ?? '')?.[1] : undefined;
+      if (tip) x.fix = rangeAdvice(tip, ref.localRef, ref.remoteRef, await landingOf(repo, config, { branch: ref.remoteRef.replace(/^refs\/heads\//, ''), remote }));
+      else x.fix = x.fix?.replaceAll('<remote>', shellQuote(remote)).replaceAll('<local>', ref.localRef).replaceAll('<branch>', ref.remoteRef);
+    }
     v.violations.push(...violations);
     if (!commits.length) continue;
     // A guard file that does not parse would judge every later push once it lands.
@@ -157,30 +166,26 @@ export async function run(args: string[]): Promise<number> {
     if (!config.properties.command) { say(`revert check skipped for ${ref.remoteRef}: properties.command is not set in ${config.source}`); continue; }
     if (!range.base) { say(`revert check skipped for ${ref.remoteRef}: a history with no base commit to revert to`); continue; }
     const key = `${range.base} ${v.tip}`;
-    // A diff that keeps every syntax tree owes no property: nothing runs.
-    const behaviour = reverted.has(key) ? null : await productionBehaviour(repo, config, range.base, v.tip);
-    if (behaviour) say(`revert check for ${ref.remoteRef}: ${describeBehaviour(behaviour)}`);
-    if (behaviour?.same) reverted.set(key, { status: 'no_behaviour_change' });
     if (!reverted.has(key)) {
-      const r = await revertCheck(repo, config, range.base, v.tip, { progress: say });
-      // An owner's acknowledgment, committed on the base side, lets one refactor through.
-      const ack = r.status === 'does_not_describe' ? await acknowledgment(repo, config, range.base, range.base, v.tip) : null;
-      reverted.set(key, { status: r.status, acknowledged: ack?.row ? { diff: ack.digest, owner: ack.row.owner, reason: ack.row.reason } : undefined });
-      if (ack?.row) say(`revert check: ${ack.digest.slice(0, 12)} is acknowledged as a refactor by ${ack.row.owner} (${ACK_FILE}): ${ack.row.reason}`);
-      else if (!revertPasses(r.status)) {
+      const base = range.base;
+      const r = await revertCheck(repo, config, base, v.tip, { progress: say, now: clockNow(), exemption: (patch) => refactorExemption(repo, base, patch) });
+      reverted.set(key, r);
+      if (r.acknowledged) say(`revert check: ${r.digest!.slice(0, 12)} is acknowledged as a refactor by ${r.acknowledged.owner} (${ACK_FILE}): ${r.acknowledged.reason}`);
+      else if (r.states.length) say(`revert check ${r.status}: ${r.reason}\n${stateLines(r).join('\n')}`);
+      if (!revertPasses(r.status)) {
         if (r.output) say(`the property command said:\n${r.output.trimEnd().split('\n').slice(-200).map((l) => `  | ${l}`).join('\n')}`);
         v.violations.push({
           rule: 'revert',
           paths: r.reverted.map((p) => p.path),
           message: `revert check ${r.status}: ${r.reason}`,
-          fix: ack ? `add a registered property that fails without this patch (in its own commit, pushed and reviewed first);\n${ackAdvice(ack.digest)}` : undefined,
+          fix: r.fix ?? undefined,
           detail: r.reverted.map((p) => ({ path: p.path, zone: 'src', note: p.action })),
         });
       }
     }
-    const { status, acknowledged } = reverted.get(key)!;
-    v.revert = status;
-    if (acknowledged) v.acknowledged = acknowledged;
+    const r = reverted.get(key)!;
+    Object.assign(v, { revert: r.status, evidence: r.evidence, states: r.states, pending: r.pending });
+    if (r.acknowledged) v.acknowledged = r.acknowledged;
   }
   const many = verdicts.filter((v) => v.tip).length > 1;
   const violations = verdicts.flatMap((v) => v.violations.map((x) => (many ? { ...x, message: `${v.remote_ref}: ${x.message}` } : x)));

@@ -70,7 +70,7 @@ function rangeSplitAdvice(commits: string[], changes: Map<string, Change[]>, cla
  * and over the range, owner-signed oracle commits left out of the latter, and
  * symbolic links that leave their zone.
  */
-export async function checkRange(repo: Repo, config: Config, from: string | string[] | null, to: string, judgeRev: string | null): Promise<{ commits: string[]; paths: Set<string>; violations: Violation[]; baselined: string[] }> {
+export async function checkRange(repo: Repo, config: Config, from: string | string[] | null, to: string, judgeRev: string | null, now = new Date()): Promise<{ commits: string[]; paths: Set<string>; violations: Violation[]; baselined: string[] }> {
   const classify = await classifierFor(repo, config);
   const exclude = from ? [from].flat() : [];
   const walked = await rangeChanges(repo, [to, ...(exclude.length ? ['--not', ...exclude] : [])]);
@@ -78,7 +78,9 @@ export async function checkRange(repo: Repo, config: Config, from: string | stri
   const old = await baselined(repo, judgeRev, exclude, walked.commits);
   const commits = walked.commits.filter((c) => !old.has(c));
   const changes = new Map([...walked.changes].filter(([c]) => !old.has(c)));
-  const owners = await checkOwners(repo, config, judgeRev, commits, changes, classify);
+  // Where the range starts at one commit, owner-signed oracle commits must be admitted to it.
+  const base = typeof from === 'string' && /^[0-9a-f]{40,64}$/.test(from) ? from : null;
+  const owners = await checkOwners(repo, config, judgeRev, commits, changes, classify, [], base ? { base, commits: new Set(commits), now } : undefined);
   const paths = new Set([...changes.values()].flatMap((list) => list.map((c) => c.path)));
   return { commits, paths, baselined: [...old], violations: [...owners.violations, ...judgeCommits(commits, changes, config, classify, owners.exempt), ...(await symlinkViolations(repo, commits, changes, classify))] };
 }

@@ -11,6 +11,7 @@ import { commitOrNull, openRepo, resolveCommit } from '../git/repo.js';
 import { readStaged } from '../git/staged.js';
 import { checkRange } from './check.js';
 import { checkStaged } from './staged.js';
+import { landingOf } from './advice.js';
 import { stagedLinkViolations } from './symlinks.js';
 
 export const help = `usage: patchwarden check [--staged | --commit REV | --range A..B] [--format text|json|github] [--config PATH] [-C DIR]
@@ -43,9 +44,12 @@ export async function run(args: string[]): Promise<number> {
   if (values.commit === undefined && values.range === undefined) {
     const { repo, changes, merging, config: at } = await readStaged(common.dir, false);
     const compiler = () => import('../config/compile.js');
-    const { rules } = common.config ? await explicitJudge(repo, common.config, compiler) : await judgeOf(repo, at, compiler);
+    const { config, rules } = common.config ? await explicitJudge(repo, common.config, compiler) : await judgeOf(repo, at, compiler);
     const classify = await classifierForPaths(repo, rules, changes.map((c) => c.path));
-    return emit(common.format, violationsOutcome([...checkStaged(changes, classify, merging ? 'merge' : 'commit'), ...(await stagedLinkViolations(repo, changes, classify))]));
+    const kind = merging ? 'merge' : 'commit';
+    const mixed = checkStaged(changes, classify, kind);
+    const fitted = mixed.length && kind === 'commit' ? checkStaged(changes, classify, kind, await landingOf(repo, config)) : mixed;
+    return emit(common.format, violationsOutcome([...fitted, ...(await stagedLinkViolations(repo, changes, classify))]));
   }
   const repo = await openRepo(common.dir);
   if (values.commit !== undefined) {

@@ -7,33 +7,38 @@ import { CannotJudge } from '../common/errors.js';
 import { showPath } from '../common/text.js';
 import { judgingConfig } from '../config/judging.js';
 import { mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
-import { describeBehaviour, productionBehaviour } from './behaviour.js';
+import { clockNow } from '../freeze/clock.js';
+import { stateLines } from './report.js';
 import { revertCheck, revertPasses, type RevertResult } from './revert.js';
 
 export const help = `usage: patchwarden revert-check [--base REV] [--head REV] [--format text|json] [--config PATH] [-C DIR]
 
-The properties (properties.command) must pass on the base plus the
-production diff (the src-zone part of base..head), every registered
-invariant (properties.invariants) exercised by a case in the spec zone; then,
-with the production diff put back to base, at least one registered invariant
-must fail. Every path outside the src zone (spec, tests, runner
-configuration, build files) is as on the base side in both runs. Runs in a
-temporary worktree (revert.mode: worktree) or, opt-in, in the working tree
-with uncommitted changes set aside under a snapshot (revert.mode: in-place;
-see patchwarden recover).
+The properties (properties.command) run on the base plus the production
+diff (the src-zone part of base..head) and with that diff put back to base.
+Each case of a registered invariant (properties.invariants) is judged
+against its own outcome in the other run: holds (passes in both), fixed
+(fails reverted, passes on head: the patch is described), regressed (passes
+reverted, fails or skips on head: refused always), pending (fails in both:
+allowed only under an owner's pending mark on the registry row). A diff that
+owes evidence (revert.require) needs a fixed case, or an owner's row in
+.patchwarden/refactors.yaml (looked up before any run). Every path outside
+the src zone is as on the base side in both runs, except what admitted
+owner-signed commits of the range change. Runs in a temporary worktree
+(revert.mode: worktree) or, opt-in, in the working tree with uncommitted
+changes set aside under a snapshot (revert.mode: in-place; see patchwarden
+recover).
 
   --head REV   the patched commit (default HEAD)
   --base REV   the commit before the patch (default: the merge-base of head
                with its upstream branch)
 
-A production diff whose every file parses to the same syntax tree on both
-sides, comments and formatting aside, is no_behaviour_change: it owes no
-property and none runs (docs/revert-check.md says what counts as behaviour).
-
 The config and the registry are read from the base side.
-status: describes_patch, not_applicable and no_behaviour_change pass (exit 0);
-does_not_describe, fails_on_head and revert_broken refuse (exit 1); 2 could
-not judge.`;
+A production diff whose every file parses to the same syntax tree on both
+sides, comments and formatting aside, owes no property and none runs
+(no_behaviour_change; docs/revert-check.md says what counts as behaviour).
+status: describes_patch, acknowledged, vouched, no_behaviour_change and
+not_applicable pass (exit 0); does_not_describe, regressed, pending_unmarked,
+fails_on_head and revert_broken refuse (exit 1); 2 could not judge.`;
 
 export async function run(args: string[]): Promise<number> {
   const { common, values } = parse(args, { base: { type: 'string' }, head: { type: 'string' } }, false);
@@ -42,19 +47,14 @@ export async function run(args: string[]): Promise<number> {
   const head = await resolveCommit(repo, headRev);
   const base = values.base !== undefined ? await resolveCommit(repo, values.base) : await upstreamBase(repo, headRev, head);
   const { config } = await judgingConfig(repo, common.config, base);
-  // A diff that keeps every syntax tree owes no property: nothing runs.
-  const behaviour = await productionBehaviour(repo, config, base, head);
-  if (behaviour?.same) {
-    const reason = describeBehaviour(behaviour);
-    return emit(common.format, { ok: true, json: { status: 'no_behaviour_change', reason, base, head, paths: behaviour.paths }, text: [`patchwarden: revert check passed for ${base.slice(0, 12)}..${head.slice(0, 12)}: ${reason}`, ...behaviour.paths.map((p) => `    ${showPath(p)}`)] });
-  }
-  if (behaviour) process.stderr.write(`patchwarden: revert-check: ${describeBehaviour(behaviour)}\n`);
-  const result = await revertCheck(repo, config, base, head, { progress: (line) => process.stderr.write(`patchwarden: ${line}\n`) });
+  const result = await revertCheck(repo, config, base, head, { progress: (line) => process.stderr.write(`patchwarden: ${line}\n`), now: clockNow() });
   if (!revertPasses(result.status) && result.output) showOutput(result.output);
   return emit(common.format, {
     ok: revertPasses(result.status),
     json: {
-      status: result.status, failing_on_revert: result.failing_on_revert, reason: result.reason,
+      status: result.status, failing_on_revert: result.failing_on_revert, reason: result.reason, fix: result.fix,
+      evidence: result.evidence, digest: result.digest, acknowledged: result.acknowledged, unchanged: result.unchanged,
+      states: result.states, pending: result.pending, green: result.green, neutral: result.neutral, owner_commits: result.owner_commits,
       base: result.base, head: result.head, mode: result.mode, reverted: result.reverted, outside_src: result.outside_src,
       head_run: result.head_run, revert_run: result.revert_run,
     },
@@ -84,11 +84,19 @@ function textLines(r: RevertResult): string[] {
   const range = `${short(r.base)}..${short(r.head)}`;
   if (r.status === 'not_applicable') return [`patchwarden: revert check not applicable for ${range}: ${r.reason}`];
   const paths = r.reverted.map((p) => `    ${showPath(p.path)}  (${p.action})`);
-  if (r.status === 'describes_patch') return [`patchwarden: revert check passed for ${range} (describes_patch): ${r.reason}`, ...paths];
+  const states = stateLines(r);
+  const owed = r.evidence ? [`  evidence: ${r.evidence.owed ? 'owes a fixed case' : 'vouched for'} (${r.evidence.why})`] : [];
+  const unchanged = r.unchanged.map((p) => `    ${showPath(p)}  (same syntax tree)`);
+  if (revertPasses(r.status)) return [`patchwarden: revert check passed for ${range} (${r.status}): ${r.reason}`, ...owed, ...states, ...paths, ...unchanged];
   const fix: Record<string, string> = {
-    does_not_describe: 'write a property (registered in the invariant registry, in its own commit) that fails without this patch and passes with it',
-    fails_on_head: 'make every registered invariant pass with the production diff on the base; a case naming an unregistered id needs its id registered first, and a changed test harness must land first, each in a change of its own',
+    fails_on_head: 'make every registered invariant run on the base plus the production diff; a case naming an unregistered id needs its id registered first, and a changed test harness must land first, each in a change of their own',
+    regressed: 'fix the production code so every case that passes without the patch passes with it (a freeze row does not cover a regression)',
     revert_broken: 'the reverted tree could not run the properties, so the check proves nothing; keep the properties importable without the patch (e.g. test through a stable entry point)',
   };
-  return [`patchwarden: refused [revert] ${r.status} for ${range}: ${r.reason}`, ...(r.reverted.length ? ['  production paths reverted:', ...paths] : []), `  ${fix[r.status]}`];
+  const advice = r.fix ?? fix[r.status];
+  return [
+    `patchwarden: refused [revert] ${r.status} for ${range}: ${r.reason}`, ...owed, ...states,
+    ...(r.reverted.length ? ['  production paths reverted:', ...paths] : []),
+    ...(advice ? advice.split('\n').map((l) => `  ${l}`) : []),
+  ];
 }

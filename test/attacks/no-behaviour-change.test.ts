@@ -77,13 +77,13 @@ t('comment-only and reformat-only Python and TypeScript diffs pass pre-push, rev
   const check = repo.json(['revert-check', '--base', before, '--head', 'HEAD']);
   assert.is(check.code, 0, check.stderr);
   assert.is(check.out.status, 'no_behaviour_change');
-  assert.equal(check.out.paths.sort(), ['src/app.ts', 'src/bill.py']);
+  assert.equal(check.out.unchanged.sort(), ['src/app.ts', 'src/bill.py']);
   const g = gate(repo, { 'src/bill.py': `${PY}# a closing note\n`, 'src/app.ts': `// Labels.\n${TS}` });
   assert.is(g.code, 0, JSON.stringify(g.out));
   assert.is(g.layers.revert.status, 'pass');
   assert.is(g.layers.revert.details?.status, 'no_behaviour_change');
   assert.is(g.layers.properties.status, 'skipped');
-  assert.match(g.layers.properties.summary, /^no behaviour change/);
+  assert.match(g.layers.properties.summary, /^not run: no behaviour change/);
   assert.is(runs(), 0, 'no property ran for revert-check or the gate');
 });
 
