@@ -55,7 +55,7 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
   }
   let result: RevertResult | null = null;
   const properties = await guarded('properties', async () => {
-    result = await revertCheck(repo, config, ctx.mergeBase, ctx.head, { progress: ctx.progress, onto: ctx.base, now: ctx.now, exemption: (patch) => refactorExemption(repo, ctx.base, patch) });
+    result = await revertCheck(repo, config, ctx.revertFrom.mergeBase, ctx.head, { progress: ctx.progress, onto: ctx.revertFrom.onto, now: ctx.now, exemption: (patch) => refactorExemption(repo, ctx.base, patch) });
     if (result.status === 'not_applicable') return headOnly(ctx);
     const details = { status: result.status, states: result.states, pending: result.pending, neutral: result.neutral, head_run: result.head_run, outside_src: result.outside_src, owner_commits: result.owner_commits, env: runEnv(config) };
     if (result.status === 'acknowledged' || result.status === 'no_behaviour_change') return skipped('properties', `not run: ${result.reason}`);
