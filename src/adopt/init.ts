@@ -9,6 +9,7 @@ import { CONFIG_FILE } from '../zones/names.js';
 import type { Config } from '../config/schema.js';
 import { loadConfig, parseConfig } from '../config/load.js';
 import { openRepo, worktreeRoot, type Repo } from '../git/repo.js';
+import { BASELINE_FILE, baselineText, currentTips } from '../mixing/baseline.js';
 import { HOOKS, hookSetup, installHook, sharedHooksPath, type HookSetup } from './install.js';
 import { installManager, wireManager } from './managers.js';
 import { starterConfig } from './starter.js';
@@ -16,7 +17,7 @@ import { ownerLines, uncovered, usesSections } from './codeowners.js';
 import { newLedger as ledgerText } from '../freeze/edit.js';
 import { counted } from '../common/text.js';
 
-export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--src GLOB]... [--spec GLOB]...
+export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--baseline] [--src GLOB]... [--spec GLOB]...
                         [--fixtures GLOB]... [--codeowners OWNER] [--format text|json] [-C DIR]
 
 Writes a starter ${CONFIG_FILE} (unless one exists) whose src zone is read from
@@ -47,6 +48,10 @@ Running it twice changes nothing.
                (@team, @org/team or an email): the lines are appended to the
                CODEOWNERS file the host reads (.github/CODEOWNERS when there
                is none, .gitlab/CODEOWNERS in a GitLab project)
+  --baseline   adopting on a repository with history: record the tips of every
+               branch and tag in ${BASELINE_FILE} (commit it with the config);
+               the commits reachable from them are never judged, every later
+               one is (docs/hooks.md#adopting-on-a-repository-with-history)
 
 A new project also gets an empty freeze ledger of version 2, the stricter
 defaults (docs/freeze.md); an existing ledger is never touched.`;
@@ -56,7 +61,7 @@ export const PREPARE = 'patchwarden init --yes --if-repo';
 
 export async function run(args: string[]): Promise<number> {
   const { common, values } = parse(args, {
-    yes: { type: 'boolean', short: 'y' }, 'no-chain': { type: 'boolean' }, 'if-repo': { type: 'boolean' },
+    yes: { type: 'boolean', short: 'y' }, 'no-chain': { type: 'boolean' }, 'if-repo': { type: 'boolean' }, baseline: { type: 'boolean' },
     src: { type: 'string', multiple: true }, spec: { type: 'string', multiple: true }, fixtures: { type: 'string', multiple: true },
     codeowners: { type: 'string' },
   }, false);
@@ -96,6 +101,7 @@ export async function run(args: string[]): Promise<number> {
     actions.push(`${CONFIG_FILE}: written, production code (src) is ${src} (review it, then commit it on its own)`);
     actions.push(...newLedger(root, written));
   }
+  if (values.baseline) actions.push(await writeBaseline(repo, root));
   if (owner !== undefined) actions.push(...(await writeCodeowners(repo, common.config, root, owner)));
   actions.push(...(await lockFixtures(repo, common.config)));
   actions.push(...(await ignoreInstallFolder(repo, root)));
@@ -109,6 +115,17 @@ function installHooks(setup: HookSetup, root: string, chain: boolean): string[] 
   if (setup.style === 'husky' && setup.hooksPath === null) actions.push('husky is not set up in this clone yet: run `npx husky` (or npm install) so git runs .husky/');
   if (setup.style === 'git') actions.push(...addPrepare(root));
   return actions;
+}
+
+/** The tips at adoption; an existing baseline is kept: widening it is an owner's reviewed edit, not a rerun. */
+async function writeBaseline(repo: Repo, root: string): Promise<string> {
+  const file = path.join(root, BASELINE_FILE);
+  if (existsSync(file)) return `${BASELINE_FILE}: kept as it is`;
+  const tips = await currentTips(repo);
+  if (!tips.length) return `${BASELINE_FILE}: not written, the repository has no branch or tag yet (nothing predates the guard)`;
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, baselineText(tips));
+  return `${BASELINE_FILE}: written with ${tips.length} branch and tag tip${tips.length === 1 ? '' : 's'}; fetch every branch first so none is missing (review it, and commit it with the config)`;
 }
 
 /**

@@ -15,9 +15,11 @@ import { CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges, type RawChange } from '../git/changes.js';
 import { Reach } from '../git/reach.js';
 import { isZeroId, openRepo, type Repo } from '../git/repo.js';
+import { baselined, BASELINE_FILE } from '../mixing/baseline.js';
 import { judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
+import { judgeOverrides, overrideClaims, overrideLines, type Override } from '../owners/override.js';
 import { authenticatedPusher, TYPED_IDENTITY, type Pusher } from '../owners/pusher.js';
 import { tamperPush, type TamperVerdict } from '../tamper/judge.js';
 import { classifierFrom, type Classify } from '../zones/classify.js';
@@ -60,6 +62,8 @@ export function parseUpdates(text: string): RefUpdate[] {
 interface RefVerdict extends RefUpdate {
   commits: string[];
   violations: Violation[];
+  /** Owner override commits honoured: left out of the mixing rule. */
+  overrides: Override[];
 }
 
 /**
@@ -161,7 +165,7 @@ interface PushFacts {
 export async function judgePush(repo: Repo, config: Config, branch: JudgingBranch, updates: RefUpdate[], push: Pushed, pushers: Pusher[], early: Early): Promise<RefVerdict[]> {
   const classify = await early.classify;
   const { changes } = push;
-  const verdicts: RefVerdict[] = updates.map((u) => ({ ...u, commits: push.commits.get(u.ref) ?? [], violations: [] }));
+  const verdicts: RefVerdict[] = updates.map((u) => ({ ...u, commits: push.commits.get(u.ref) ?? [], violations: [], overrides: [] }));
   const branchFaults = await early.branchFaults;
   const once = new Set<string>();
   for (const [i, v] of verdicts.entries()) {
@@ -176,8 +180,23 @@ export async function judgePush(repo: Repo, config: Config, branch: JudgingBranc
       v.violations.push({ rule: 'delete', paths: [], message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})` });
     }
   }
+  // Commits that predate the guard (the adoption baseline on the judging branch) are left out of the commit rules.
+  const old = await baselined(repo, branch.id, ['--all'], push.all);
+  if (old.size) process.stderr.write(`patchwarden: ${counted(old.size, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged\n`);
+  for (const v of verdicts) v.commits = v.commits.filter((c) => !old.has(c));
+  const all = push.all.filter((c) => !old.has(c));
+  // An owner's override commit, admitted for its ref's range, is left out of the mixing rule.
+  const claimed = await overrideClaims(repo, all);
+  for (const v of claimed.length ? verdicts : []) {
+    const mine = claimed.filter((o) => v.commits.includes(o.commit));
+    if (isZeroId(v.new) || !mine.length) continue;
+    const from = push.reach.boundary(v.commits);
+    const { clockNow } = await import('../freeze/clock.js');
+    const judged = await judgeOverrides(repo, config, branch.id, mine, v.commits, from.length === 1 ? from[0] : null, clockNow());
+    v.overrides = judged.granted;
+    v.violations.push(...judged.violations);
+  }
   // What belongs to a commit whichever ref brings it is read once for the push.
-  const all = push.all;
   const [owners, links] = await Promise.all([checkOwners(repo, config, branch.id, all, changes, classify, pushers), symlinkViolations(repo, all, changes, classify)]);
   const facts: PushFacts = {
     repo, config, classify, push,
@@ -207,7 +226,8 @@ export async function judgePush(repo: Repo, config: Config, branch: JudgingBranc
  */
 async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
   const { repo, config, classify, push } = facts;
-  const out = judgeCommits(v.commits, push.changes, config, classify, facts.ownerExempt);
+  const overridden = new Set(v.overrides.map((o) => o.commit));
+  const out = judgeCommits(v.commits.filter((c) => !overridden.has(c)), push.changes, config, classify, facts.ownerExempt);
   for (const c of v.commits) {
     const link = facts.linkFault.get(c);
     if (link) out.push(link);
@@ -312,6 +332,7 @@ export async function run(args: string[]): Promise<number> {
   if (branch.bootstrap) notes.push(`note: git config patchwarden.bootstrap is still set on the server; ${branch.ref} has its config now, unset it (git config --unset patchwarden.bootstrap)`);
   if (config.owners.agents.length && config.owners.signers === null && !pushers.length) notes.push(`warning: ${TYPED_IDENTITY}`);
   const verdicts = await judgePush(repo, config, branch, updates, read.push, pushers, early);
+  for (const r of verdicts) notes.push(...overrideLines(r.overrides).map((l) => `${r.ref}: ${l}`));
   const violations = verdicts.flatMap((r) => r.violations.map((v) => ({ ...v, ref: r.ref })));
   const subject = await subjects(repo, [...new Set(violations.flatMap((v) => (v.commit ? [v.commit] : [])))]);
   return emit(common.format, {
@@ -321,7 +342,7 @@ export async function run(args: string[]): Promise<number> {
       judged_by: config.source,
       judging_branch: branch.ref,
       notes,
-      refs: verdicts.map((r) => ({ ref: r.ref, old: r.old, new: r.new, commits: r.commits.length, ok: r.violations.length === 0 })),
+      refs: verdicts.map((r) => ({ ref: r.ref, old: r.old, new: r.new, commits: r.commits.length, ...(r.overrides.length ? { overrides: r.overrides } : {}), ok: r.violations.length === 0 })),
       violations,
     },
     text: render(verdicts, read.push.all.length, subject, notes),
