@@ -11,6 +11,8 @@ export interface Added {
   text: string;
   /** 1-based line numbers the change adds. */
   lines: Set<number>;
+  /** The blob after the change: its bytes are what an opaque file is pinned by. */
+  oid: string;
 }
 
 /**
@@ -18,7 +20,7 @@ export interface Added {
  * blank-line suppression) changes what is read; `-a` so that a `-diff`
  * attribute cannot hide a file's lines.
  */
-const DIFF = ['-c', 'diff.suppressBlankEmpty=false', 'diff', '-U1000000000', '-a', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/', '--diff-filter=AMT'];
+const DIFF = ['-c', 'diff.suppressBlankEmpty=false', 'diff', '-U1000000000', '-a', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--full-index', '--src-prefix=a/', '--dst-prefix=b/', '--diff-filter=AMT'];
 
 /** What `to` adds over `from` (commits or trees; null `from` is the empty tree); `to` null is the index. Files that gain no line are left out. */
 export async function addedLines(repo: Repo, from: string | null, to: string | null): Promise<Added[]> {
@@ -31,18 +33,20 @@ export async function addedLines(repo: Repo, from: string | null, to: string | n
 /** Files, their text after the change and their added line numbers, from whole-file `git diff` output. */
 export function parseDiff(out: string): Added[] {
   const rows = out.split('\n');
-  const read: { path: string; body: string[]; lines: Set<number>; link: boolean }[] = [];
+  const read: { path: string; body: string[]; lines: Set<number>; link: boolean; oid: string }[] = [];
   let cur: (typeof read)[number] | null = null;
   for (let i = 0; i < rows.length; i++) {
     const line = rows[i];
     if (line.startsWith('diff --git ')) {
-      cur = { path: gitPath(line.slice(11)), body: [], lines: new Set(), link: false };
+      cur = { path: gitPath(line.slice(11)), body: [], lines: new Set(), link: false, oid: '' };
       read.push(cur);
       continue;
     }
     if (!cur) continue;
     // Links and submodules are not source text.
     if (/^(new file mode|new mode|index .*) (120000|160000)$/.test(line)) cur.link = true;
+    const index = /^index [0-9a-f]+\.\.([0-9a-f]+)/.exec(line);
+    if (index) cur.oid = index[1];
     const h = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
     if (!h) continue;
     // The hunk's counts say how many lines follow: content is never mistaken for a header.
@@ -59,7 +63,7 @@ export function parseDiff(out: string): Added[] {
       n++;
     }
   }
-  return read.filter((f) => !f.link).map((f) => ({ path: f.path, text: f.body.join('\n'), lines: f.lines }));
+  return read.filter((f) => !f.link).map((f) => ({ path: f.path, text: f.body.join('\n'), lines: f.lines, oid: f.oid }));
 }
 
 /** The path of a `diff --git a/P b/P` header (no renames: both sides name the same path). */

@@ -1,17 +1,21 @@
 // The tamper layer over a change: the lines it adds to production code, the
-// rules of each file's language, the allow rows of the base side, one verdict.
-// The scanner's module loads beside the diff (nearly every change with
-// production code needs it); the allow rows (YAML) load only when a line is
-// hit.
+// rules of each file's language, the production files it cannot read (each
+// pinned by its sha256 or refused), the allow rows of the base side, one
+// verdict. The scanner's module loads beside the diff (nearly every change
+// with production code needs it); the allow rows (YAML) load only when a line
+// is hit or a file of no scanned type changes.
+import path from 'node:path';
 import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
 import { configBool } from '../git/repo.js';
-import { addedLines } from './added.js';
+import { readBlobs, readFileAt } from '../git/objects.js';
+import { addedLines, type Added } from './added.js';
+import type { AllowRow } from './allow.js';
 import { ALLOW_FILE } from './ids.js';
 import type { Hit } from './hits.js';
-import { langOf } from './lang.js';
+import { isOpaque, langOf } from './lang.js';
 import type { Classify } from '../zones/zones.js';
 
 export interface JudgedHit extends Hit {
@@ -49,41 +53,90 @@ export async function judgeTamper(repo: Repo, config: Config, range: TamperRange
   const scanner = import('./hits.js');
   for (const p of [diffing, scanner]) p.catch(() => { /* thrown below, where it is awaited */ });
   const classify = await (zones ?? classifierFor(repo, config));
-  const added = (await diffing).filter((a) => classify(a.path) === 'src' && langOf(a.path) !== null);
-  if (!added.length) return none;
-  const { hitsIn } = await scanner;
+  const changed = (await diffing).filter((a) => classify(a.path) === 'src');
+  const added = changed.filter((a) => langOf(a.path) !== null);
   const disabled = new Set(config.tamper.rules.disable);
+  const opaqueOn = !disabled.has('source.opaque');
+  const opaque = opaqueOn ? changed.filter((a) => isOpaque(a.path)) : [];
+  const unread = opaqueOn ? changed.filter((a) => langOf(a.path) === null && !isOpaque(a.path)) : [];
+  if (!added.length && !opaque.length && !unread.length) return none;
+  const { hitsIn } = await scanner;
   const found = added.flatMap((a) => hitsIn(a.path, a.text, langOf(a.path)!, a.lines, disabled));
+  let rows: AllowRow[] | null = null;
+  const allow = async () => {
+    const { allowAt } = await import('./allow.js');
+    return (rows ??= await allowAt(repo, range.judgeRev, await configBool(repo, 'core.ignorecase')));
+  };
+  if (found.length || opaque.length || unread.length) {
+    const byPath = new Map(changed.map((a) => [a.path, a]));
+    found.push(...await opaqueHits(repo, range, found, opaque, unread.length ? pinned(unread, await allow()) : [], byPath));
+  }
   let hits: JudgedHit[] = [];
   if (found.length) {
-    const { allowAt, allowedBy } = await import('./allow.js');
-    const rows = await allowAt(repo, range.judgeRev, await configBool(repo, 'core.ignorecase'));
+    const { allowedBy } = await import('./allow.js');
+    const judged = await allow();
     hits = found.map((h) => {
-      const row = allowedBy(rows, h);
+      const row = allowedBy(judged, h);
       return row ? { ...h, allowed_by: row.where } : h;
     });
   }
   const standing = hits.filter((h) => !h.allowed_by);
-  const verdict: TamperVerdict = { mode, hits, violations: [], warnings: [], files: added.length };
+  const verdict: TamperVerdict = { mode, hits, violations: [], warnings: [], files: added.length + opaque.length };
   if (mode === 'warn') verdict.warnings = standing.map((h) => `tamper warning [${h.rule}] ${h.path}:${h.line}: ${h.text} (${h.why})`);
   else verdict.violations = toViolations(standing, range);
   return verdict;
+}
+
+/** Files of no scanned type that an allow row pins by sha256: once reviewed, every change to them is judged again. */
+function pinned(unread: Added[], rows: AllowRow[]): Added[] {
+  return unread.filter((a) => rows.some((r) => r.rule === 'source.opaque' && r.matches(a.path)));
+}
+
+/**
+ * `source.opaque` hits carry the sha256 of the file's bytes: opaque files
+ * the change touches, files its added lines load as code (reported at the
+ * loaded file), pinned files it changes, and Python files in another
+ * encoding.
+ */
+async function opaqueHits(repo: Repo, range: TamperRange, found: Hit[], opaque: Added[], pins: Added[], byPath: Map<string, Added>): Promise<Hit[]> {
+  const { lineDigest, sha256: sha } = await import('./hits.js');
+  const why = (await import('./rules.js')).WHY['source.opaque'];
+  const blobs = await readBlobs(repo, [...new Set([...opaque, ...pins, ...found.filter((h) => h.rule === 'source.opaque' && !h.loads).map((h) => byPath.get(h.path)!)].map((a) => a.oid))]);
+  const fileHit = (p: string, text: string, digest: string): Hit => ({ path: p, line: 0, rule: 'source.opaque', text, digest, why });
+  const out: Hit[] = [
+    ...opaque.map((a) => fileHit(a.path, `a ${path.extname(a.path)} file, sha256 ${sha(blobs.get(a.oid)!)}`, sha(blobs.get(a.oid)!))),
+    ...pins.map((a) => fileHit(a.path, `a pinned file of no scanned type changed, sha256 ${sha(blobs.get(a.oid)!)}`, sha(blobs.get(a.oid)!))),
+  ];
+  for (const h of found) {
+    if (h.rule !== 'source.opaque') continue;
+    if (!h.loads) { h.digest = sha(blobs.get(byPath.get(h.path)!.oid)!); continue; }
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(h.path), h.loads));
+    const bytes = await readFileAt(repo, range.to ?? ':', target);
+    const by = `run as code by ${h.path} line ${h.line}: ${h.text}`;
+    Object.assign(h, bytes ? fileHit(target, `${by} (sha256 ${sha(bytes)})`, sha(bytes)) : fileHit(target, `${by} (not in the tree)`, lineDigest(`missing ${target}`)));
+  }
+  return out;
 }
 
 /** One violation per rule: what it guards against, each line, the two ways forward. */
 function toViolations(hits: Hit[], range: TamperRange): Violation[] {
   const byRule = new Map<string, Hit[]>();
   for (const h of hits) byRule.set(h.rule, [...(byRule.get(h.rule) ?? []), h]);
+  const how = `(\`patchwarden tamper ${range.to === null ? '--staged' : '--range BASE..TIP'} --allow-line\` prints the row)`;
   return [...byRule].map(([rule, list]) => ({
     rule: 'tamper',
     paths: [...new Set(list.map((h) => h.path))],
     message: `[${rule}] production code that ${list[0].why}`,
-    detail: list.map((h) => ({ path: h.path, note: `line ${h.line}: ${h.text}` })),
-    fix: [
+    detail: list.map((h) => ({ path: h.path, note: h.line ? `line ${h.line}: ${h.text}` : h.text })),
+    fix: (rule === 'source.opaque' ? [
+      'commit the source instead (Python and JavaScript files in UTF-8, loaded under their own extension); or, when a person has',
+      `reviewed the file and it must stay, an owner pins it by its sha256 in a row of ${ALLOW_FILE} in its own commit,`,
+      `merged before this change ${how}.`,
+    ] : [
       'change the code so it fixes the behaviour instead of steering the test run; or, when a person has',
       `reviewed the line and it must stay, an owner adds a row to ${ALLOW_FILE} in its own commit,`,
-      `merged before this change (\`patchwarden tamper ${range.to === null ? '--staged' : '--range BASE..TIP'} --allow-line\` prints the row).`,
-    ].join('\n'),
+      `merged before this change ${how}.`,
+    ]).join('\n'),
   }));
 }
 
