@@ -61,7 +61,7 @@ export async function judgeTamper(repo: Repo, config: Config, range: TamperRange
   const unread = opaqueOn ? changed.filter((a) => langOf(a.path) === null && !isOpaque(a.path)) : [];
   if (!added.length && !opaque.length && !unread.length) return none;
   const { hitsIn } = await scanner;
-  const found = added.flatMap((a) => hitsIn(a.path, a.text, langOf(a.path)!, a.lines, disabled));
+  let found = added.flatMap((a) => hitsIn(a.path, a.text, langOf(a.path)!, a.lines, disabled));
   let rows: AllowRow[] | null = null;
   const allow = async () => {
     const { allowAt } = await import('./allow.js');
@@ -69,7 +69,7 @@ export async function judgeTamper(repo: Repo, config: Config, range: TamperRange
   };
   if (found.length || opaque.length || unread.length) {
     const byPath = new Map(changed.map((a) => [a.path, a]));
-    found.push(...await opaqueHits(repo, range, found, opaque, unread.length ? pinned(unread, await allow()) : [], byPath));
+    found = await opaqueHits(repo, range, found, opaque, unread.length ? pinned(unread, await allow()) : [], byPath);
   }
   let hits: JudgedHit[] = [];
   if (found.length) {
@@ -93,29 +93,38 @@ function pinned(unread: Added[], rows: AllowRow[]): Added[] {
 }
 
 /**
- * `source.opaque` hits carry the sha256 of the file's bytes: opaque files
+ * The hits with `source.opaque` ones completed; those carry the sha256 of the file's bytes: opaque files
  * the change touches, files its added lines load as code (reported at the
  * loaded file), pinned files it changes, and Python files in another
  * encoding.
  */
 async function opaqueHits(repo: Repo, range: TamperRange, found: Hit[], opaque: Added[], pins: Added[], byPath: Map<string, Added>): Promise<Hit[]> {
   const { lineDigest, sha256: sha } = await import('./hits.js');
-  const why = (await import('./rules.js')).WHY['source.opaque'];
+  const { loadedFile, WHY } = await import('./rules.js');
+  const why = WHY['source.opaque'];
   const blobs = await readBlobs(repo, [...new Set([...opaque, ...pins, ...found.filter((h) => h.rule === 'source.opaque' && !h.loads).map((h) => byPath.get(h.path)!)].map((a) => a.oid))]);
   const fileHit = (p: string, text: string, digest: string): Hit => ({ path: p, line: 0, rule: 'source.opaque', text, digest, why });
   const out: Hit[] = [
     ...opaque.map((a) => fileHit(a.path, `a ${path.extname(a.path)} file, sha256 ${sha(blobs.get(a.oid)!)}`, sha(blobs.get(a.oid)!))),
     ...pins.map((a) => fileHit(a.path, `a pinned file of no scanned type changed, sha256 ${sha(blobs.get(a.oid)!)}`, sha(blobs.get(a.oid)!))),
   ];
+  const resolved: Hit[] = [];
   for (const h of found) {
     if (h.rule !== 'source.opaque') continue;
     if (!h.loads) { h.digest = sha(blobs.get(byPath.get(h.path)!.oid)!); continue; }
-    const target = path.posix.normalize(path.posix.join(path.posix.dirname(h.path), h.loads));
-    const bytes = await readFileAt(repo, range.to ?? ':', target);
+    const files = new Map<string, Buffer | null>();
+    for (const ext of ['', '.js', '.json', '.node']) {
+      const p = path.posix.normalize(path.posix.join(path.posix.dirname(h.path), h.loads + ext));
+      files.set(p, await readFileAt(repo, range.to ?? ':', p));
+    }
+    const target = loadedFile(h.path, h.loads, (p) => files.get(p) != null);
+    if (target === null) continue;
+    const bytes = files.get(target);
     const by = `run as code by ${h.path} line ${h.line}: ${h.text}`;
-    Object.assign(h, bytes ? fileHit(target, `${by} (sha256 ${sha(bytes)})`, sha(bytes)) : fileHit(target, `${by} (not in the tree)`, lineDigest(`missing ${target}`)));
+    resolved.push(bytes ? fileHit(target, `${by} (sha256 ${sha(bytes)})`, sha(bytes)) : fileHit(target, `${by} (not in the tree)`, lineDigest(`missing ${target}`)));
   }
-  return out;
+  // A load that resolves to a file the scan reads is no hit.
+  return [...found.filter((h) => !h.loads), ...resolved, ...out];
 }
 
 /** One violation per rule: what it guards against, each line, the two ways forward. */

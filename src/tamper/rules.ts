@@ -3,6 +3,7 @@
 // aliases and string-spelled attributes are resolved (see scan.ts). The
 // reasons and the real-world cases behind them are in docs/tamper.md.
 import type { RuleId } from './ids.js';
+import { posix } from 'node:path';
 import { langOf, type Lang } from './lang.js';
 import { splitArgs, type Ref, type Source, type Span } from './scan.js';
 
@@ -323,8 +324,12 @@ const killOwn = (call: string, self: RegExp) => (s: Source): Span[] =>
 const CTYPES_EXIT = /^_?ctypes\.(CDLL|PyDLL|WinDLL|OleDLL|cdll|pydll|windll|oledll|pythonapi|LibraryLoader)\b.*\.(_exit|_Exit|exit|quick_exit|abort|kill|killpg|raise|syscall|system|Py_Exit|Py_FatalError|Py_Finalize|Py_FinalizeEx)(\(\))?$/;
 const ctypesExit = (s: Source): Span[] => s.refs.filter((r) => CTYPES_EXIT.test(r.path)).map((r) => [r.start, r.end]);
 
+/** Node's internal bindings reached for their exits: `process.binding("process_methods").reallyExit(0)`. */
+const internalExit = (s: Source): Span[] =>
+  s.refs.filter((r) => /^process\.(binding|_linkedBinding)\(\)/.test(r.path) && (/^process\.\w+\(\)\.(reallyExit|exit|kill|_kill|abort)\b/.test(r.path) || (r.calls[0] && s.stringAt(r.calls[0][0]) === 'process_methods'))).map((r) => [r.start, r.end]);
+
 /** Writes to a function's code, globals or defaults: `test_total.__code__ = noop.__code__`. */
-const CODE_PARTS = /\.(__code__|__globals__|__defaults__|__kwdefaults__|__closure__|cell_contents)$/;
+const CODE_PARTS = /\.(__code__|__globals__)$/;
 const codeWrite = (s: Source): Span[] => s.refs.filter((r) => r.assigned && CODE_PARTS.test(r.path)).map((r) => [r.start, r.end]);
 
 /** A conftest.py among production files is a pytest plugin: pytest loads it and obeys its hooks. */
@@ -341,7 +346,7 @@ export const RULES: Rule[] = [
   { id: 'exit.process', lang: 'python', find: all(refs('os._exit', 'os.abort', 'os.killpg', 'signal.raise_signal()', 'signal.pthread_kill()', '_thread.interrupt_main'), killOwn('os.kill()', /^os\.(getpid|getppid|getpgrp|getpgid)\(\)/), ctypesExit) },
   { id: 'exit.library', lang: 'python', find: outside(inPythonEntry, all(refs('sys.exit', 'exit()', 'quit()', '_thread.exit'), raised('SystemExit'))) },
   { id: 'exit.hook', lang: 'python', find: all(refs('atexit.register', 'atexit._run_exitfuncs', 'sys.exitfunc', 'weakref.finalize', 'threading._register_atexit', 'multiprocessing.util.Finalize', 'multiprocessing.util._exit_function'), outside(inPythonEntry, refs('signal.signal()'))) },
-  { id: 'exit.process', lang: 'js', find: all(refs('process.exit', 'process.reallyExit', 'process.abort', 'process.binding', 'process._linkedBinding'), killOwn('process.kill()', /^process\.(pid|ppid)\b/)) },
+  { id: 'exit.process', lang: 'js', find: all(refs('process.exit', 'process.reallyExit', 'process.abort'), internalExit, killOwn('process.kill()', /^process\.(pid|ppid)\b/)) },
   { id: 'exit.hook', lang: 'js', find: all(exitListener, assigns('process.exitCode', 'process.exit', 'process.reallyExit', 'process.emit')) },
   { id: 'exit.process', lang: 'go', find: outside(inMainBody, refs('os.Exit', 'syscall.Exit', 'log.Fatal', 'log.Fatalf', 'log.Fatalln')) },
   { id: 'exit.process', lang: 'java', find: outside(inMainBody, refs('System.exit', 'Runtime.getRuntime().exit', 'Runtime.getRuntime().halt')) },
@@ -398,7 +403,7 @@ export function foreignCoding(text: string): { line: number; name: string } | nu
   const lines = text.split('\n', 2);
   for (let k = 0; k < lines.length; k++) {
     const m = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/.exec(lines[k]);
-    if (m) return /^(utf[-_]?8|u8|utf)([-_].*)?$/i.test(m[1]) ? null : { line: k + 1, name: m[1] };
+    if (m) return /^(utf[-_]?8([-_].*)?|u8|utf|cp65001)$/i.test(m[1]) ? null : { line: k + 1, name: m[1] };
     if (!/^[ \t\f]*(#.*)?\r?$/.test(lines[k])) break; // only a comment or blank first line lets the second declare it
   }
   return null;
@@ -407,4 +412,17 @@ export function foreignCoding(text: string): { line: number; name: string } | nu
 /** Relative `require`/`import` of a file this scan does not read: Node runs `require("./x.dat")` as JavaScript. */
 export function opaqueLoads(s: Source): { at: number; module: string }[] {
   return s.imports.filter((m) => /^\.\.?\//.test(m.module) && /\.[^./]+$/.test(m.module) && !/\.json$/i.test(m.module) && langOf(m.module) === null);
+}
+
+/**
+ * The file a relative `require(spec)` in `from` runs as code, as Node
+ * resolves it: the exact path first (whatever its extension), else
+ * `spec.js`, `.json`, `.node`, which are judged as files of their own type;
+ * null when one of those is what loads, the path itself when nothing does
+ * (a file written at run time).
+ */
+export function loadedFile(from: string, spec: string, exists: (path: string) => boolean): string | null {
+  const target = posix.normalize(posix.join(posix.dirname(from), spec));
+  if (exists(target)) return target;
+  return ['.js', '.json', '.node'].some((ext) => exists(target + ext)) ? null : target;
 }

@@ -308,9 +308,12 @@ function collectBindings(src: Source, bindings: Map<string, Binding>, imports: I
     else if (lang === 'go' && t.v === 'import') goImport(toks, s, e, bindings, imports);
     else if (lang === 'java' && t.v === 'import') javaImport(toks, s, e, bindings, imports);
   });
+  let depth = 0;
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i];
     const prev = toks[i - 1];
+    if (t.k === 'op' && '([{'.includes(t.v)) depth++;
+    else if (t.k === 'op' && ')]}'.includes(t.v)) depth = Math.max(0, depth - 1);
     if (prev?.k === 'op' && (prev.v === '.' || prev.v === '?.')) continue;
     // NAME = chain, NAME := chain, NAME: Type = chain
     if (t.k === 'id') {
@@ -321,7 +324,10 @@ function collectBindings(src: Source, bindings: Map<string, Binding>, imports: I
         while (j < toks.length && src.stmtOf[j] === stmt && !(toks[j].k === 'op' && toks[j].v === '=')) j++;
       }
       const op = toks[j];
-      if (op?.k === 'op' && (op.v === '=' || op.v === ':=') && toks[j + 1] && t.v !== '_') bindChain(t.v, j + 1);
+      // In Python, `NAME = x` inside brackets is a keyword argument or a parameter's default: it names no
+      // module or function, though its string still tells what `open(path, mode="w")` does.
+      const assigns = op?.k === 'op' && (op.v === ':=' || (op.v === '=' && (lang !== 'python' || depth === 0 || toks[j + 1]?.k === 'str')));
+      if (assigns && toks[j + 1] && t.v !== '_') bindChain(t.v, j + 1);
     }
     // const { a, b: c, d: { e } } = chain
     if (lang === 'js' && t.k === 'op' && t.v === '{' && prev?.k === 'id' && ['const', 'let', 'var'].includes(prev.v)) {

@@ -1,6 +1,7 @@
-// The rules on source text: each class caught however it is spelled (alias,
-// string-spelled attribute, destructuring, a call over several lines), and
-// the ordinary code that only resembles a rule left alone.
+// The rules on source text: each class caught in the spellings the scan
+// follows (alias, string-spelled attribute, destructuring, a call over
+// several lines, Unicode names and spaces, code inside f-strings and
+// templates), and the ordinary code that only resembles a rule left alone.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { hitsIn } from '../../src/tamper/hits.js';
@@ -106,6 +107,13 @@ const CASES: [string, string, string[]][] = [
   ['src/a.py', 'with open("settings.xml") as f:\n    cfg = f.read()\n', []],
   ['src/a.ts', 'import { writeFileSync as w } from "node:fs";\nw("reports/TEST-all.xml", xml);\n', ['2 report.write']],
   ['src/a.ts', 'const doc = parse(readFileSync("pom.xml", "utf8"));\n', []],
+  // what the scan cannot read
+  ['src/a.py', '# -*- coding: latin-1 -*-\nx = 1\n', ['1 source.opaque']],
+  ['src/a.py', '#!/usr/bin/env python\n# vim: set fileencoding=utf-7 :\nx = 1\n', ['2 source.opaque']],
+  ['src/a.py', 'x = 1\n# coding: utf-7\n', []],
+  ['src/a.py', '# coding: utf-8\nx = 1\n', []],
+  ['src/a.py', '# -*- coding: UTF8 -*-\nx = 1\n', []],
+  ['src/a.js', 'require("./x.dat");\nrequire("./y.json");\nrequire("./z");\nimport w from "../w.wasm";\nrequire("lodash.merge");\n', ['1 source.opaque', '4 source.opaque']],
   // what the runtime reads: Unicode names and spaces, code inside strings
   ['src/a.py', 'import os\nos._\uff45xit(0)\n', ['2 exit.process']],
   ['src/a.py', 'import \uff4fs\n\uff4fs.abort()\n', ['2 exit.process']],
