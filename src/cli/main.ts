@@ -16,8 +16,8 @@ type Loader = () => Promise<Command>;
 declare const PATCHWARDEN_VERSION: string;
 
 const commands: Record<string, { summary: string; load: Loader }> = {
-  init: { summary: 'write a starter config and install the hooks', load: () => import('../hooks/init.js') },
-  doctor: { summary: 'say whether hooks and oracle files are in order', load: () => import('../hooks/doctor.js') },
+  init: { summary: 'write a starter config and install the hooks', load: () => import('../adopt/init.js') },
+  doctor: { summary: 'say whether hooks and oracle files are in order', load: () => import('../adopt/doctor.js') },
   check: { summary: 'the mixing rule on the index, a commit or a range', load: () => import('../mixing/command.js') },
   'pre-commit': { summary: 'hook entry point: git pre-commit', load: () => import('../hooks/pre-commit.js') },
   'pre-push': { summary: 'hook entry point: git pre-push REMOTE URL', load: () => import('../hooks/pre-push.js') },

@@ -2,4 +2,4 @@
 // compiler, gathered in one module so that a bundle makes them one lazy
 // chunk. Hooks load it only on a cache miss or for --config.
 export { loadConfig, parseConfig } from './load.js';
-export { zoneRules } from '../zones/zones.js';
+export { zoneRules } from './zone-rules.js';

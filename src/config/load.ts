@@ -10,7 +10,8 @@ import { CannotJudge } from '../common/errors.js';
 import { parseDuration } from '../common/duration.js';
 import type { Repo } from '../git/repo.js';
 import { readFileAt } from '../git/objects.js';
-import { CONFIG_FILE, SCHEMA, defaults, type Config, type Kind, type ZoneName } from './schema.js';
+import { SCHEMA, defaults, type Config, type Kind } from './schema.js';
+import { CONFIG_FILE, type ZoneName } from '../zones/names.js';
 
 /** Parses config text; `source` names it in messages. */
 export function parseConfig(text: string, source: string): Config {
@@ -162,10 +163,10 @@ export async function loadConfig(repo: Repo, explicit?: string): Promise<Config>
   return parseConfig(text, shown);
 }
 
-/** The config as committed at `rev` (range modes judge by the base side). */
+/** The config as committed at `rev` (range modes judge by the base side), or as staged (`:`). */
 export async function loadConfigAt(repo: Repo, rev: string): Promise<Config> {
   const blob = await readFileAt(repo, rev, CONFIG_FILE);
-  const shown = `${rev}:${CONFIG_FILE}`;
+  const shown = rev === ':' ? CONFIG_FILE : `${rev}:${CONFIG_FILE}`;
   return blob ? parseConfig(blob.toString('utf8'), shown) : defaults(shown);
 }
 

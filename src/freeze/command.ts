@@ -1,9 +1,9 @@
 // `patchwarden freeze check | list | add | prune --expired | apply REPORT.xml...`.
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { durationFlag, parse, type Common } from '../cli/args.js';
-import { openWithConfig } from '../cli/context.js';
-import { emit, githubEscape, violationsOutcome } from '../cli/output.js';
+import { durationFlag, parse, type Common } from '../common/args.js';
+import { openWithConfig } from '../config/context.js';
+import { emit, githubEscape, violationsOutcome } from '../common/output.js';
 import { UsageError } from '../common/errors.js';
 import { shellQuote } from '../common/text.js';
 import type { Config } from '../config/schema.js';

@@ -1,19 +1,19 @@
 // `patchwarden gate --base REV`: every layer over base..HEAD, the rules,
 // ledger, lock and registry taken from the base side, one decision table and
 // one exit code.
-import { durationFlag, parse } from '../cli/args.js';
-import { emit } from '../cli/output.js';
+import { durationFlag, parse } from '../common/args.js';
+import { emit } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
-import { judgingConfig } from '../config/load.js';
 import { clockNow } from '../freeze/clock.js';
-import { CONFIG_FILE } from '../config/schema.js';
+import { CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges } from '../git/changes.js';
 import { openRepo, resolveCommit } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
+import { rulesAt } from './guard-files.js';
 import { exitCode, type LayerResult } from './layer.js';
 import { fixturesLayer, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
 import { propertyLayers, suiteLayer } from './tests.js';
-import { tamperLayer } from '../tamper/gate.js';
+import { tamperLayer } from './tamper.js';
 import { githubAnnotations, jsonLayers, textTable } from './table.js';
 
 export const help = `usage: patchwarden gate --base REV [--format text|json|github] [--config PATH] [-C DIR]
@@ -49,7 +49,9 @@ export async function run(args: string[]): Promise<number> {
   const repo = await openRepo(common.dir);
   const base = await resolveCommit(repo, values.base);
   const head = await resolveCommit(repo, 'HEAD');
-  const config = await judgingConfig(repo, common.config, base);
+  const progress = (line: string) => process.stderr.write(`patchwarden gate: ${line}\n`);
+  // A base whose config does not parse is judged by its last one that does, so a correction can merge.
+  const { config } = await rulesAt(repo, common.config, base, progress);
   const { commits, changes } = await rangeChanges(repo, [head, '--not', base]);
   const mergeBase = (await repo.run(['merge-base', base, head], { okCodes: [1] })).stdout.toString('utf8').trim();
   if (!mergeBase) throw new CannotJudge(`HEAD and ${values.base} have no common history`);
@@ -58,7 +60,7 @@ export async function run(args: string[]): Promise<number> {
     changes,
     classify: await classifierFor(repo, config),
     now: clockNow(),
-    progress: (line) => process.stderr.write(`patchwarden gate: ${line}\n`),
+    progress,
   };
   const layers: LayerResult[] = [
     ...(await mixingAndOwners(ctx)),

@@ -5,11 +5,12 @@ import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { readLedgerAt } from '../freeze/ledger.js';
 import type { RawChange } from '../git/changes.js';
 import type { Repo } from '../git/repo.js';
+import { guardFileProblems, guardFileViolations, touchedGuardFiles } from './guard-files.js';
 import { judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
 import { ownersApply } from '../owners/rule.js';
-import type { Classify } from '../zones/zones.js';
+import type { Classify } from '../zones/classify.js';
 import { guarded, judged, passed, skipped, type LayerResult } from './layer.js';
 
 export interface GateContext {
@@ -41,15 +42,19 @@ export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> 
   });
   const mixing = await guarded('mixing', async () => {
     const v = [...judgeCommits(ctx.commits, ctx.changes, ctx.config, ctx.classify, exempt), ...(await symlinkViolations(ctx.repo, ctx.commits, ctx.changes, ctx.classify))];
+    // A guard file that does not parse would judge every later change once it merges.
+    const guard = touchedGuardFiles([...ctx.changes.values()].flatMap((list) => list.map((c) => c.path)), ctx.config);
+    if (guard.size) v.push(...guardFileViolations(await guardFileProblems(ctx.repo, ctx.head, guard), `head ${ctx.head.slice(0, 12)}`));
     return judged('mixing', v, `${plural(ctx.commits.length, 'commit')}, production code and oracles kept apart`, mixingSummary(v));
   });
   return [mixing, owners];
 }
 
-function mixingSummary(v: { rule: string }[]): string {
+function mixingSummary(v: { rule: string; paths: string[] }[]): string {
   const mixed = v.filter((x) => x.rule === 'mix').length;
   if (mixed) return `${plural(mixed, 'commit')} ${mixed === 1 ? 'mixes' : 'mix'} production code with oracles`;
   if (v.some((x) => x.rule === 'mix-range')) return 'the range mixes production code with oracles';
+  if (v.some((x) => x.rule === 'guard-file')) return `${v.find((x) => x.rule === 'guard-file')!.paths[0]} at head does not parse`;
   return 'a symbolic link points out of its zone';
 }
 

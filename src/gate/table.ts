@@ -1,5 +1,5 @@
 // The gate's one decision table, as text, GitHub annotations or JSON.
-import { githubEscape } from '../cli/output.js';
+import { githubEscape } from '../common/output.js';
 import { showPath } from '../common/text.js';
 import type { LayerResult } from './layer.js';
 

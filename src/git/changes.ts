@@ -6,13 +6,7 @@ import { mergeChanges, type Walked } from './merges.js';
 import { parseRaw, rawChange, rawFlags, type RawChange } from './raw-diff.js';
 import { nulFields, splitNul } from './run.js';
 
-export type { RawChange } from './raw-diff.js';
-
-export interface Change {
-  /** A added, D deleted, M modified (content or mode), T type changed. */
-  status: string;
-  path: string;
-}
+export type { Change, RawChange } from './raw-diff.js';
 
 /** The commits a walk lists, oldest first, and the paths each one changed. */
 export interface RangeChanges {

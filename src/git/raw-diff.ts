@@ -1,9 +1,14 @@
 // git's raw diff records (`:oldmode newmode oldoid newoid status`, then the
 // path), read NUL-separated, with full object ids.
-import type { Change } from './changes.js';
 import type { Repo } from './repo.js';
 import { splitNul } from './run.js';
 import { CannotJudge } from '../common/errors.js';
+
+export interface Change {
+  /** A added, D deleted, M modified (content or mode), T type changed. */
+  status: string;
+  path: string;
+}
 
 export interface RawChange extends Change {
   /** Mode and blob id on each side; '000000' and zeros where the path is absent. */

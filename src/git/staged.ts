@@ -3,7 +3,7 @@
 // as each case allows. The base side is HEAD; for an amend, the parents of the
 // commit being amended; for a repository's first commit, the empty tree, and
 // then the config comes from the index.
-import { CONFIG_FILE } from '../config/schema.js';
+import { CONFIG_FILE } from '../zones/names.js';
 import { CannotJudge } from '../common/errors.js';
 import { parseRaw, rawFlags, type RawChange } from './raw-diff.js';
 import { emptyTree, notARepo, REPO_FLAGS, repoFrom, type Repo } from './repo.js';

@@ -4,7 +4,8 @@
 // that, the default branch (HEAD) judges. A judging branch with no config
 // refuses every push unless an administrator has set patchwarden.bootstrap.
 import type { Violation } from '../common/verdict.js';
-import { CONFIG_FILE, type Config } from '../config/schema.js';
+import { type Config } from '../config/schema.js';
+import { CONFIG_FILE } from '../zones/names.js';
 import type { Repo } from '../git/repo.js';
 import { isZeroId } from './ref-lines.js';
 

@@ -5,9 +5,13 @@
 // staged one). It runs on every commit, so it loads only what it uses: the
 // config parser, the glob compiler and the ledger and fixture layers load when
 // a commit needs them.
-import { parse } from '../cli/args.js';
-import { emit, violationsOutcome } from '../cli/output.js';
-import { classifierForPaths, explicitJudge, judgeOf } from '../config/judge.js';
+import { parse } from '../common/args.js';
+import { emit, violationsOutcome } from '../common/output.js';
+import { CannotJudge, isCannotJudge } from '../common/errors.js';
+import { shellQuote } from '../common/text.js';
+import { classifierForPaths, explicitJudge, judgeOf, type Judge } from '../config/judge.js';
+import { CONFIG_FILE } from '../zones/names.js';
+import type { Repo } from '../git/repo.js';
 import { touchesFixtures } from '../fixtures/folder.js';
 import { SYMLINK } from '../git/raw-diff.js';
 import { readStaged } from '../git/staged.js';
@@ -29,12 +33,40 @@ stops it.`;
 /** The part of this hook loaded only when a commit needs it: one lazy chunk. */
 const layers = () => import('./pre-commit-layers.js');
 
+/**
+ * The judge committed on the base side; where that config does not parse, the
+ * last one on HEAD's first-parent line that did, so its correction can commit.
+ */
+async function baseJudge(repo: Repo, at: { oid: string | null; shown: string }): Promise<Judge> {
+  try {
+    return await judgeOf(repo, at, layers);
+  } catch (err) {
+    const rev = at.shown.slice(0, at.shown.lastIndexOf(':'));
+    if (!isCannotJudge(err) || !rev) throw err;
+    const { fallbackNote, lastValidConfig, zoneRules } = await layers();
+    const fallback = await lastValidConfig(repo, rev);
+    if (!fallback) throw err;
+    process.stderr.write(`patchwarden: ${fallbackNote(err, fallback)}\n`);
+    return { config: fallback.config, rules: { exact: zoneRules(fallback.config, false), folded: zoneRules(fallback.config, true) } };
+  }
+}
+
 export async function run(args: string[]): Promise<number> {
   const { common } = parse(args, {}, false);
   const amend = await amendingCommit(common.dir);
   const { repo, changes, config: at } = await readStaged(common.dir, amend);
-  const { config, rules } = common.config ? await explicitJudge(repo, common.config, layers) : await judgeOf(repo, at, layers);
+  const { config, rules } = common.config ? await explicitJudge(repo, common.config, layers) : await baseJudge(repo, at);
   const paths = changes.map((c) => c.path);
+  // A staged guard file that does not parse would judge every later commit: it is stopped here.
+  const named = new Set([CONFIG_FILE, config.freeze.ledger, config.fixtures.lock, config.properties.invariants, config.owners.signers]);
+  if (changes.some((c) => named.has(c.path))) {
+    const { guardFileProblems, touchedGuardFiles } = await layers();
+    const [first, ...more] = await guardFileProblems(repo, ':', touchedGuardFiles(changes.filter((c) => c.status !== 'D').map((c) => c.path), config));
+    if (first) {
+      const file = first.file ?? CONFIG_FILE;
+      throw new CannotJudge(`${first.message}${more.length ? ` (and ${more.map((p) => p.describe()).join('; ')})` : ''}; correct it and stage it again (git add -- ${shellQuote(file)}), or leave it out of this commit (git restore --staged -- ${shellQuote(file)})`, { file, line: first.line });
+    }
+  }
   const classify = await classifierForPaths(repo, rules, paths);
   const violations = checkStaged(changes, classify, amend);
   // The link check (and its git process) loads only when a link in a zone is staged.

@@ -2,17 +2,17 @@
 // it judges the range the remote does not have yet, by the config on that
 // range's base side: the mixing rule per commit and over the range, the
 // fixture lock at the pushed tip, and the revert check (pre_push.revert).
-import { parse } from '../cli/args.js';
-import { emit, violationsOutcome } from '../cli/output.js';
+import { parse } from '../common/args.js';
+import { emit, violationsOutcome } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
-import { judgingConfig } from '../config/load.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { commitOrNull, openRepo, type Repo } from '../git/repo.js';
 import { checkRange } from '../mixing/check.js';
 import { revertCheck, revertPasses, type RevertStatus } from '../properties/revert.js';
 import { judgeTamper } from '../tamper/judge.js';
+import { guardFileProblems, guardFileViolations, rulesAt, touchedGuardFiles } from '../gate/guard-files.js';
 import { ACK_FILE, ackAdvice, acknowledgment } from '../refactors/ack.js';
 import { frameworkPush } from './framework-push.js';
 import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
@@ -134,14 +134,21 @@ export async function run(args: string[]): Promise<number> {
     v.base = range.base;
     if (range.first) { say(`${ref.remoteRef}: the first push of this history to ${remote}; nothing on the remote to judge it by yet, so it passes and becomes the base later pushes are judged from`); continue; }
     // The base side's rules judge; a whole new history, the remote's default branch's (else its own).
-    const judgeRev = range.base ?? range.judge ?? v.tip;
-    const config = await judgingConfig(repo, common.config, judgeRev);
-    const { commits, violations } = await checkRange(repo, config, range.exclude, v.tip, judgeRev);
+    // A base whose config does not parse is judged by its last one that does, so a correction can land.
+    const rules = await rulesAt(repo, common.config, range.base ?? range.judge ?? v.tip, say);
+    const { config } = rules;
+    const judgeRev = rules.rev;
+    const { commits, paths, violations } = await checkRange(repo, config, range.exclude, v.tip, judgeRev);
     v.commits = commits;
     // The range advice's push commands, for this remote and ref.
     for (const x of violations) x.fix = x.fix?.replaceAll('<remote>', shellQuote(remote)).replaceAll('<local>', ref.localRef).replaceAll('<branch>', ref.remoteRef);
     v.violations.push(...violations);
     if (!commits.length) continue;
+    // A guard file that does not parse would judge every later push once it lands.
+    const guard = touchedGuardFiles(paths, config);
+    const broken = guard.size ? guardFileViolations(await guardFileProblems(repo, v.tip, guard), `${ref.localRef} at ${v.tip.slice(0, 12)}`) : [];
+    v.violations.push(...broken);
+    if (broken.length) continue; // refused already; the other layers would read the same broken files
     v.violations.push(...fixtureViolations(await verifyFixtures(repo, config, { kind: 'rev', rev: v.tip }), config, `commit ${v.tip.slice(0, 12)}`));
     const tamper = await judgeTamper(repo, config, { from: range.base, to: v.tip, judgeRev });
     v.violations.push(...tamper.violations);

@@ -3,13 +3,14 @@
 // quarantine), by the config, ledger, lock and signers on the judging branch
 // (judging-branch.ts): a push that loosens the rules is judged by the old
 // ones. Its text is written for a person reading `remote:` lines.
-import { parse } from '../cli/args.js';
-import { emit } from '../cli/output.js';
-import { CannotJudge } from '../common/errors.js';
-import { showPath } from '../common/text.js';
+import { parse } from '../common/args.js';
+import { emit } from '../common/output.js';
+import { CannotJudge, isCannotJudge } from '../common/errors.js';
+import { counted, showPath } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { explicitJudge, judgeOf, type Judge } from '../config/judge.js';
-import { CONFIG_FILE, type Config } from '../config/schema.js';
+import { type Config } from '../config/schema.js';
+import { CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges, type Change, type RawChange } from '../git/changes.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { judgeCommits } from '../mixing/check.js';
@@ -18,6 +19,7 @@ import { checkOwners } from '../owners/check.js';
 import { authenticatedPusher, TYPED_IDENTITY, type Pusher } from '../owners/pusher.js';
 import { tamperPush, type Settled } from '../tamper/judge.js';
 import { classifierFrom, type Classify } from '../zones/classify.js';
+import { fallbackNote, guardFileProblems, guardFileViolations, lastValidConfig, touchedGuardFiles } from '../gate/guard-files.js';
 import { branchViolations, judgingBranch, unguardedRefusal, type JudgingBranch } from './judging-branch.js';
 import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
 
@@ -163,7 +165,11 @@ export async function judgePush(repo: Repo, config: Config, branch: JudgingBranc
     }
     v.violations.push(...judgeCommits(v.commits, changes, config, classify, owners.exempt), ...(await symlinkViolations(repo, v.commits, changes, classify)));
     const tip = peeled.get(v.new);
-    if (tip) v.violations.push(...(await tipViolations(repo, config, v, tip, changes, classify)));
+    // A guard file that does not parse would judge every later push once it lands.
+    const guard = tip ? touchedGuardFiles(v.commits.flatMap((c) => (changes.get(c) ?? []).map((x) => x.path)), config) : new Set<string>();
+    const broken = tip && guard.size ? guardFileViolations(await guardFileProblems(repo, tip, guard), `${v.ref} at ${tip.slice(0, 12)}`) : [];
+    v.violations.push(...broken);
+    if (tip && !broken.length) v.violations.push(...(await tipViolations(repo, config, v, tip, changes, classify)));
     const tamper = tip && v.commits.length ? await early.tampering.get(v.ref) : undefined;
     if (tamper && 'error' in tamper) throw tamper.error;
     if (tamper) {
@@ -219,7 +225,7 @@ function render(verdicts: RefVerdict[], subject: Map<string, string>, notes: str
       if (v.fix) text.push(...v.fix.split('\n').map((l, i) => `    ${i ? '' : 'fix: '}${l}`));
     }
   }
-  if (text.length === first) text.push(`patchwarden: pre-receive ok (${verdicts.length} ref${verdicts.length === 1 ? '' : 's'}, ${new Set(verdicts.flatMap((v) => v.commits)).size} new commits)`);
+  if (text.length === first) text.push(`patchwarden: pre-receive ok (${counted(verdicts.length, 'ref')}, ${counted(new Set(verdicts.flatMap((v) => v.commits)).size, 'new commit')})`);
   return text;
 }
 
@@ -229,9 +235,24 @@ export async function run(args: string[]): Promise<number> {
   const updates = parseUpdates(input);
   // The push is read while the config loads; its errors count only once the repository is guarded.
   const reading = readPush(repo, updates).then((push) => ({ push }), (error: unknown) => ({ error }));
-  const branch = await judgingBranch(repo);
+  let branch = await judgingBranch(repo);
   const compiler = () => import('../config/compile.js');
-  const judge = common.config ? await explicitJudge(repo, common.config, compiler) : branch.config ? await judgeOf(repo, { oid: branch.config, shown: `${branch.id}:${CONFIG_FILE}` }, compiler) : null;
+  const notes: string[] = [];
+  let judge = common.config ? await explicitJudge(repo, common.config, compiler) : null;
+  if (!judge && branch.config) {
+    try {
+      judge = await judgeOf(repo, { oid: branch.config, shown: `${branch.id}:${CONFIG_FILE}` }, compiler);
+    } catch (err) {
+      // A judging branch whose config does not parse is judged by its last one that does: its correction can land.
+      if (!isCannotJudge(err)) throw err;
+      const fallback = await lastValidConfig(repo, branch.id!);
+      if (!fallback) throw err;
+      notes.push(`${fallbackNote(err, fallback)}; push the correction to ${branch.ref}`);
+      const { zoneRules } = await compiler();
+      judge = { config: fallback.config, rules: { exact: zoneRules(fallback.config, false), folded: zoneRules(fallback.config, true) } };
+      branch = { ...branch, id: fallback.rev };
+    }
+  }
   const config = judge?.config;
   if (!judge || !config?.present) {
     // Never unguarded by accident: only an administrator's bootstrap lets a push through unjudged.
@@ -240,14 +261,13 @@ export async function run(args: string[]): Promise<number> {
       json: { guarded: false, bootstrap: branch.bootstrap, judging_branch: branch.ref, refs: [], violations: [] },
       text: branch.bootstrap
         ? [`patchwarden: bootstrap: ${branch.ref} has no .patchwarden.yml yet, so this push is not judged (git config patchwarden.bootstrap is set on the server; unset it once the config is on ${branch.ref})`]
-        : unguardedRefusal(branch),
+        : [...notes.map((n) => `patchwarden: ${n}`), ...unguardedRefusal(branch)],
     });
   }
   const early = startEarly(repo, judge, branch, updates, reading.then((r) => ('push' in r ? r.push : null)));
   const read = await reading;
   if ('error' in read) throw read.error;
   const pushers = authenticatedPusher(process.env);
-  const notes: string[] = [];
   if (branch.bootstrap) notes.push(`note: git config patchwarden.bootstrap is still set on the server; ${branch.ref} has its config now, unset it (git config --unset patchwarden.bootstrap)`);
   if (config.owners.agents.length && config.owners.signers === null && !pushers.length) notes.push(`warning: ${TYPED_IDENTITY}`);
   const verdicts = await judgePush(repo, config, branch, updates, read.push, pushers, early);

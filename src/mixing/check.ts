@@ -10,7 +10,7 @@ import { symlinkViolations } from './symlinks.js';
 
 /** The config's zones as this repository reads paths; the glob compiler loads only here (hooks with a cached config never need it). */
 export async function classifierFor(repo: Repo, config: Config): Promise<Classify> {
-  const [{ zoneClassifier }, ignoreCase] = await Promise.all([import('../zones/zones.js'), configBool(repo, 'core.ignorecase')]);
+  const [{ zoneClassifier }, ignoreCase] = await Promise.all([import('../config/zone-rules.js'), configBool(repo, 'core.ignorecase')]);
   return zoneClassifier(config, ignoreCase);
 }
 
@@ -65,9 +65,10 @@ function rangeSplitAdvice(commits: string[], changes: Map<string, Change[]>, cla
  * and over the range, owner-signed oracle commits left out of the latter, and
  * symbolic links that leave their zone.
  */
-export async function checkRange(repo: Repo, config: Config, from: string | null, to: string, judgeRev: string | null): Promise<{ commits: string[]; violations: Violation[] }> {
+export async function checkRange(repo: Repo, config: Config, from: string | null, to: string, judgeRev: string | null): Promise<{ commits: string[]; paths: Set<string>; violations: Violation[] }> {
   const classify = await classifierFor(repo, config);
   const { commits, changes } = await rangeChanges(repo, from ? [to, '--not', from] : [to]);
   const owners = await checkOwners(repo, config, judgeRev, commits, changes, classify);
-  return { commits, violations: [...owners.violations, ...judgeCommits(commits, changes, config, classify, owners.exempt), ...(await symlinkViolations(repo, commits, changes, classify))] };
+  const paths = new Set([...changes.values()].flatMap((list) => list.map((c) => c.path)));
+  return { commits, paths, violations: [...owners.violations, ...judgeCommits(commits, changes, config, classify, owners.exempt), ...(await symlinkViolations(repo, commits, changes, classify))] };
 }

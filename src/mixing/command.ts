@@ -2,8 +2,8 @@
 // judged like the hooks judge them: by the config on the base side (HEAD for
 // the index, the commit's first parent, the range's start), never by one the
 // change itself or the working tree could bring.
-import { parse } from '../cli/args.js';
-import { emit, violationsOutcome } from '../cli/output.js';
+import { parse } from '../common/args.js';
+import { emit, violationsOutcome } from '../common/output.js';
 import { UsageError } from '../common/errors.js';
 import { classifierForPaths, explicitJudge, judgeOf } from '../config/judge.js';
 import { judgingConfig } from '../config/load.js';

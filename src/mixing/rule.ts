@@ -1,30 +1,9 @@
 // The mixing rule, pure: a change set that touches production code may not
 // also touch an oracle (spec, fixtures, freeze) or the guard.
-import type { ZoneName } from '../config/schema.js';
 import type { Violation } from '../common/verdict.js';
 import type { Change } from '../git/changes.js';
 import { isOracle, type Classify } from '../zones/classify.js';
-
-export interface Zoned {
-  path: string;
-  zone: ZoneName;
-  status: string;
-}
-
-/** The src and oracle paths of a change set, each once. */
-export function zonedPaths(changes: Change[], classify: Classify): { src: Zoned[]; oracle: Zoned[] } {
-  const src: Zoned[] = [];
-  const oracle: Zoned[] = [];
-  const seen = new Set<string>();
-  for (const c of changes) {
-    if (seen.has(c.path)) continue;
-    seen.add(c.path);
-    const zone = classify(c.path);
-    if (zone === 'src') src.push({ path: c.path, zone, status: c.status });
-    else if (isOracle(zone)) oracle.push({ path: c.path, zone: zone!, status: c.status });
-  }
-  return { src, oracle };
-}
+import { zonedPaths } from '../zones/zoned.js';
 
 /** Whether a change set touches both src and an oracle: asked of every commit of a push, so it builds nothing. */
 function mixes(changes: Change[], classify: Classify): boolean {

@@ -4,7 +4,8 @@ import type { Violation } from '../common/verdict.js';
 import type { Change } from '../git/changes.js';
 import { shellQuote } from '../common/text.js';
 import type { Classify } from '../zones/classify.js';
-import { mixViolation, zonedPaths } from './rule.js';
+import { mixViolation } from './rule.js';
+import { zonedPaths } from '../zones/zoned.js';
 
 /**
  * The refusal says how to split the commit. `amend` says the changes are the index

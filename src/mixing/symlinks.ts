@@ -7,7 +7,7 @@ import type { Violation } from '../common/verdict.js';
 import { SYMLINK, type RawChange } from '../git/raw-diff.js';
 import { readBlobs } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
-import type { Classify } from '../zones/zones.js';
+import type { Classify } from '../zones/classify.js';
 
 /** Where a link's target lands, from the repository's top; null outside it. */
 export function linkTarget(link: string, target: string): string | null {

@@ -6,7 +6,7 @@ import { CannotJudge } from '../common/errors.js';
 import type { Change } from '../git/changes.js';
 import { readFileAt } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
-import type { Classify } from '../zones/zones.js';
+import type { Classify } from '../zones/classify.js';
 import type { Pusher } from './pusher.js';
 import { judgeOwners, oracleCommits, ownersApply, type OwnersVerdict } from './rule.js';
 import { readAuthorship } from './signatures.js';

@@ -4,8 +4,8 @@
 import type { Config } from '../config/schema.js';
 import type { Violation } from '../common/verdict.js';
 import type { Change } from '../git/changes.js';
-import { zonedPaths } from '../mixing/rule.js';
-import type { Classify } from '../zones/zones.js';
+import { zonedPaths } from '../zones/zoned.js';
+import type { Classify } from '../zones/classify.js';
 import { identityMatcher } from './identity.js';
 import type { Pusher } from './pusher.js';
 import type { Authorship } from './signatures.js';

@@ -1,8 +1,8 @@
 // `patchwarden revert-check`: the properties must pass on head and fail with
 // the production diff reverted. Judged by the config and the registry on the
 // base side (unless --config names another file).
-import { parse } from '../cli/args.js';
-import { emit } from '../cli/output.js';
+import { parse } from '../common/args.js';
+import { emit } from '../common/output.js';
 import { CannotJudge } from '../common/errors.js';
 import { showPath } from '../common/text.js';
 import { judgingConfig } from '../config/load.js';

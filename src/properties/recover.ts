@@ -1,8 +1,8 @@
 // `patchwarden recover`: after an in-place revert check was killed (kill -9,
 // a crash, a power cut), bring the working tree and the index back from the
 // snapshot it took, and say what was done.
-import { parse } from '../cli/args.js';
-import { emit } from '../cli/output.js';
+import { parse } from '../common/args.js';
+import { emit } from '../common/output.js';
 import { showPath } from '../common/text.js';
 import { openRepo, worktreeRoot } from '../git/repo.js';
 import { findSnapshot, ownerAlive, pidAlive, restoreSnapshot, SNAPSHOT_REF } from './inplace.js';

@@ -15,7 +15,7 @@ import { treeDiff, type RawChange } from '../git/changes.js';
 import { resolveCommit, worktreeRoot, type Repo } from '../git/repo.js';
 import { splitNul } from '../git/run.js';
 import { classifierFor } from '../mixing/check.js';
-import type { Classify } from '../zones/zones.js';
+import type { Classify } from '../zones/classify.js';
 import { headProblems, revertOutcome, type InvariantResult } from './mapping.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
 import { guardSignals, type Guard } from './interrupt.js';

@@ -2,9 +2,9 @@
 // and `patchwarden replay merge FILE...`: classify each case over repeated runs
 // under one seed, and print what the promotion table says to do with it.
 import { hostname } from 'node:os';
-import { durationFlag, parse, type Common } from '../cli/args.js';
-import { openWithConfig } from '../cli/context.js';
-import { emit } from '../cli/output.js';
+import { durationFlag, parse, type Common } from '../common/args.js';
+import { openWithConfig } from '../config/context.js';
+import { emit } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { readReport } from '../junit/read.js';
 import { signCase, signOptions } from '../signature/sign.js';

@@ -1,6 +1,6 @@
 // How a replay's verdicts are shown: a table for people, one JSON object for
 // scripts, annotations for GitHub.
-import { githubEscape, type Outcome } from '../cli/output.js';
+import { githubEscape, type Outcome } from '../common/output.js';
 import { counted, showPath } from '../common/text.js';
 import type { CaseVerdict, EnvClass, RunRecord } from './types.js';
 

@@ -3,8 +3,8 @@
 // they hold; 2 when one cannot be read.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parse, type Common } from '../cli/args.js';
-import { emit } from '../cli/output.js';
+import { parse, type Common } from '../common/args.js';
+import { emit } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { showPath } from '../common/text.js';
 import { loadConfig, parseConfig } from '../config/load.js';

@@ -6,7 +6,7 @@ import { readYaml } from '../common/yaml.js';
 import { readFileAt } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
 import { globMatcher } from '../zones/glob.js';
-import { ALLOW_FILE, RULE_IDS } from './ids.js';
+import { ALLOW_FILE, RULE_IDS } from '../config/tamper-ids.js';
 
 export interface AllowRow {
   path: string;

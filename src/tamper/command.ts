@@ -1,11 +1,11 @@
 // `patchwarden tamper`: the tamper layer on the index, one commit or a range.
-import { parse } from '../cli/args.js';
-import { emit, violationsOutcome } from '../cli/output.js';
+import { parse } from '../common/args.js';
+import { emit, violationsOutcome } from '../common/output.js';
 import { UsageError } from '../common/errors.js';
 import { judgingConfig, loadConfig } from '../config/load.js';
 import { commitOrNull, openRepo, resolveCommit } from '../git/repo.js';
 import { allowRowText } from './allow.js';
-import { ALLOW_FILE } from './ids.js';
+import { ALLOW_FILE } from '../config/tamper-ids.js';
 import { judgeTamper, type TamperRange } from './judge.js';
 
 export const help = `usage: patchwarden tamper [--staged | --commit REV | --range A..B] [--allow-line] [--format text|json|github] [--config PATH] [-C DIR]

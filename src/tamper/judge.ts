@@ -13,10 +13,10 @@ import { configBool } from '../git/repo.js';
 import { readBlobs, readFileAt } from '../git/objects.js';
 import { addedLines, type Added } from './added.js';
 import type { AllowRow } from './allow.js';
-import { ALLOW_FILE } from './ids.js';
+import { ALLOW_FILE } from '../config/tamper-ids.js';
 import type { Hit } from './hits.js';
 import { isOpaque, langOf } from './lang.js';
-import type { Classify } from '../zones/zones.js';
+import type { Classify } from '../zones/classify.js';
 
 export interface JudgedHit extends Hit {
   /** Where the allow row that lets it stand is, when one does. */

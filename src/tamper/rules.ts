@@ -2,12 +2,12 @@
 // One row per rule and language; each names what it matches after imports,
 // aliases and string-spelled attributes are resolved (see scan.ts). The
 // reasons and the real-world cases behind them are in docs/tamper.md.
-import type { RuleId } from './ids.js';
+import type { RuleId } from '../config/tamper-ids.js';
 import { posix } from 'node:path';
 import { langOf, type Lang } from './lang.js';
 import { splitArgs, type Ref, type Source, type Span } from './scan.js';
 
-export type { RuleId } from './ids.js';
+export type { RuleId } from '../config/tamper-ids.js';
 
 /** What each rule guards against, in one sentence a refusal can print. */
 export const WHY: Record<RuleId, string> = {

@@ -1,7 +1,7 @@
 // Classifying paths by zone rules already compiled: what the pre-commit hook
 // runs on every commit, without loading the glob compiler (the rules come
 // from zones.ts, or from the config cache).
-import { ORACLE_ZONES, type ZoneName } from '../config/schema.js';
+import { ORACLE_ZONES, type ZoneName } from '../zones/names.js';
 
 export type Classify = (path: string) => ZoneName | null;
 

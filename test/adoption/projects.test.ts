@@ -2,62 +2,15 @@
 // lint-staged, plain git hooks, lefthook and the pre-commit framework. Each
 // runs init and doctor, a refused commit whose advice is followed, an accepted
 // commit, and pushes into a bare remote.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { advice, EDITOR, follow } from '../helpers/advice.js';
-import { sh, type Run } from '../helpers/repo.js';
-import { packed, userEnv } from './pack.js';
+import { advice, follow } from '../helpers/advice.js';
+import { sh } from '../helpers/repo.js';
+import { Project, removeProjects, tempDir } from './project.js';
 
-const made: string[] = [];
-test.after.each(() => {
-  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-class Project {
-  readonly dir: string;
-  readonly origin: string;
-  readonly env: NodeJS.ProcessEnv;
-  constructor(files: Record<string, string>, env: NodeJS.ProcessEnv = {}) {
-    const top = mkdtempSync(path.join(tmpdir(), 'pw-adopt-'));
-    made.push(top);
-    this.dir = path.join(top, 'project');
-    this.origin = path.join(top, 'origin.git');
-    this.env = userEnv({ GIT_EDITOR: EDITOR, ...env });
-    mkdirSync(this.dir);
-    this.ok('git', ['init', '-q', '--bare', '-b', 'main', this.origin], top);
-    this.ok('git', ['init', '-q', '-b', 'main']);
-    this.ok('git', ['remote', 'add', 'origin', this.origin]);
-    // A project that already has a history on its remote, before patchwarden.
-    this.write({ '.gitignore': 'node_modules/\n', ...files });
-    this.ok('git', ['add', '-A']);
-    this.ok('git', ['commit', '-q', '-m', 'the project so far']);
-    this.ok('git', ['push', '-q', '-u', 'origin', 'main']);
-  }
-  write(files: Record<string, string>): this {
-    for (const [f, c] of Object.entries(files)) {
-      mkdirSync(path.dirname(path.join(this.dir, f)), { recursive: true });
-      writeFileSync(path.join(this.dir, f), c);
-    }
-    return this;
-  }
-  run(cmd: string, args: string[], cwd = this.dir): Run {
-    return sh(cmd, args, { cwd, env: this.env });
-  }
-  ok(cmd: string, args: string[], cwd = this.dir): Run {
-    const r = this.run(cmd, args, cwd);
-    assert.is(r.code, 0, `${cmd} ${args.join(' ')}\n${r.stdout}${r.stderr}`);
-    return r;
-  }
-  npmInstall(...pkgs: string[]): void {
-    this.ok('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', packed(), ...pkgs]);
-  }
-  pw(...args: string[]): Run {
-    return this.run(path.join(this.dir, 'node_modules/.bin/patchwarden'), args);
-  }
-}
+test.after.each(removeProjects);
 
 /** init, doctor, the config committed and pushed on its own, then a refused mixed commit, its advice followed, and the push. */
 function adopt(p: Project, checkInit: (out: string) => void = () => {}): void {
@@ -142,8 +95,7 @@ test('lefthook: init adds the commands to lefthook.yml and runs lefthook install
 
 const preCommit = sh('pre-commit', ['--version']);
 (preCommit.code === 0 ? test : test.skip)('pre-commit framework (repo: local): init wires it, a first push into an empty remote and later pushes are judged', () => {
-  const home = mkdtempSync(path.join(tmpdir(), 'pw-pre-commit-home-'));
-  made.push(home);
+  const home = tempDir('pw-pre-commit-home-');
   const p = new Project({ ...PYTHON, '.pre-commit-config.yaml': '# the team\'s hooks\nrepos: []\n' }, { PRE_COMMIT_HOME: home });
   p.npmInstall();
   adopt(p, (out) => {

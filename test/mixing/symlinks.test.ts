@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { defaults } from '../../src/config/schema.js';
 import { linkCrossing, linkTarget } from '../../src/mixing/symlinks.js';
-import { zoneClassifier } from '../../src/zones/zones.js';
+import { zoneClassifier } from '../../src/config/zone-rules.js';
 
 const classify = zoneClassifier(defaults());
 

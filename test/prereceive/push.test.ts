@@ -39,7 +39,7 @@ test('src-only and spec-only pushes are accepted', () => {
   const code = s.work.commit({ 'src/app.ts': 'export const a = 2;\n', 'test/app.test.ts': 'ok\n' }, 'code and tests');
   let r = s.push('main');
   assert.is(r.code, 0, r.stderr);
-  assert.match(r.stderr, 'patchwarden: pre-receive ok (1 ref, 1 new commits)');
+  assert.match(r.stderr, 'patchwarden: pre-receive ok (1 ref, 1 new commit)');
   assert.is(s.ref('main'), code);
   const spec = s.work.commit({ 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# reviewed\n' }, 'spec');
   r = s.push('main');

@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { classifierFrom } from '../../src/zones/classify.js';
 import { globMatcher, globPattern } from '../../src/zones/glob.js';
-import { zoneClassifier } from '../../src/zones/zones.js';
+import { zoneClassifier } from '../../src/config/zone-rules.js';
 import { defaults } from '../../src/config/schema.js';
 
 const GLOBS = ['src/**', 'lib', 'Makefile', '.patchwarden.yml', '.github/workflows/**', 'packages/*/src/**', '**/*.snap', 'docs/{a,b}/**', 'src/**/*.py', 'ü/**', '[Ss]pec/**', '**', 'a.b/c+d/**'];

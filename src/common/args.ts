@@ -1,8 +1,8 @@
 // Option parsing shared by every command: node's own parseArgs, strict, with
 // the three options every command takes.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { UsageError } from '../common/errors.js';
-import { parseDuration } from '../common/duration.js';
+import { UsageError } from './errors.js';
+import { parseDuration } from './duration.js';
 
 export type Format = 'text' | 'json' | 'github';
 

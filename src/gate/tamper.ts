@@ -1,8 +1,8 @@
 // The tamper row of the gate's decision table: what head adds over the
 // merge-base, judged by the config and allow rows at the base.
-import { guarded, judged, skipped, type LayerResult } from '../gate/layer.js';
-import type { GateContext } from '../gate/range.js';
-import { judgeTamper } from './judge.js';
+import { guarded, judged, skipped, type LayerResult } from './layer.js';
+import type { GateContext } from './range.js';
+import { judgeTamper } from '../tamper/judge.js';
 
 export async function tamperLayer(ctx: GateContext): Promise<LayerResult> {
   return guarded('tamper', async () => {

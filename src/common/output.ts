@@ -1,8 +1,8 @@
 // Rendering of verdicts: one JSON object on stdout, plain text, or GitHub
 // annotations. Progress and errors go to stderr.
 import type { Format } from './args.js';
-import type { Violation } from '../common/verdict.js';
-import { showPath } from '../common/text.js';
+import type { Violation } from './verdict.js';
+import { showPath } from './text.js';
 
 export interface Outcome {
   ok: boolean;

@@ -1,8 +1,8 @@
 // `patchwarden doctor`: would the hooks run, and are the guard's files valid?
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from '../cli/args.js';
-import { emit } from '../cli/output.js';
+import { parse } from '../common/args.js';
+import { emit } from '../common/output.js';
 import { CannotJudge } from '../common/errors.js';
 import { loadConfig } from '../config/load.js';
 import { openRepo, worktreeRoot, type Repo } from '../git/repo.js';
@@ -12,8 +12,9 @@ import { parseLedger, readWorktreeLedger } from '../freeze/ledger.js';
 import { parseRegistry } from '../properties/registry.js';
 import { TYPED_IDENTITY } from '../owners/pusher.js';
 import { parseAllow } from '../tamper/allow.js';
-import { ALLOW_FILE } from '../tamper/ids.js';
-import { CONFIG_FILE, type Config } from '../config/schema.js';
+import { ALLOW_FILE } from '../config/tamper-ids.js';
+import { type Config } from '../config/schema.js';
+import { CONFIG_FILE } from '../zones/names.js';
 import { CHAINED, HOOKS, hookSetup, isExecutable, isOurs, type HookSetup } from './install.js';
 import { managerHookInstalled, wiredHooks, type Manager } from './managers.js';
 import { counted } from '../common/text.js';

@@ -2,10 +2,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { parse } from '../cli/args.js';
-import { emit } from '../cli/output.js';
+import { parse } from '../common/args.js';
+import { emit } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
-import { CONFIG_FILE } from '../config/schema.js';
+import { CONFIG_FILE } from '../zones/names.js';
 import { loadConfig } from '../config/load.js';
 import { openRepo, worktreeRoot } from '../git/repo.js';
 import { HOOKS, hookSetup, installHook, type HookSetup } from './install.js';

@@ -2,11 +2,10 @@
 // the config names (ledger, lock, registry, signers) in their zones, then the
 // zone globs in the order listed: a broad `src` glob can never swallow the
 // guard's config or an oracle file.
-import { globPattern, literalPattern } from './glob.js';
-import { BUILTIN_GUARD, type Config, type ZoneName } from '../config/schema.js';
-import { classifierFrom, type Classify, type ZoneRule } from './classify.js';
-
-export { isOracle, type Classify } from './classify.js';
+import { globPattern, literalPattern } from '../zones/glob.js';
+import { BUILTIN_GUARD, type ZoneName } from '../zones/names.js';
+import type { Config } from './schema.js';
+import { classifierFrom, type Classify, type ZoneRule } from '../zones/classify.js';
 
 export function zoneClassifier(config: Config, ignoreCase = false): Classify {
   return classifierFrom(zoneRules(config, ignoreCase));

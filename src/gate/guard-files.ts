@@ -1,0 +1,165 @@
+// The guard's own files as a commit (or the index) holds them: the config and
+// the files it names (freeze ledger, fixture lock, invariant registry,
+// allowed signers). Once one of them is on the branch that judges, every
+// later change is judged by it, so one that does not parse would stop every
+// commit and push. They are checked before they land, and a branch where one
+// is broken anyway is judged by the newest commit of its history where the
+// config still parses (lastValidConfig), so a fix can always land.
+import { CannotJudge, isCannotJudge } from '../common/errors.js';
+import type { Violation } from '../common/verdict.js';
+import { loadConfig, loadConfigAt } from '../config/load.js';
+import { defaults, type Config } from '../config/schema.js';
+import { CONFIG_FILE } from '../zones/names.js';
+import { parseLock } from '../fixtures/lock-format.js';
+import { readLedgerAt } from '../freeze/ledger.js';
+import { readFileAt } from '../git/objects.js';
+import type { Repo } from '../git/repo.js';
+import { parseRegistry } from '../properties/registry.js';
+
+/** How messages name a file at `rev` (`:` is the index). */
+const shownAt = (rev: string, file: string) => (rev === ':' ? file : `${/^[0-9a-f]{40,64}$/.test(rev) ? rev.slice(0, 12) : rev}:${file}`);
+
+/** The paths of the guard's own files for `config`: the config and each file it names. */
+export function guardFiles(config: Config): string[] {
+  return [CONFIG_FILE, config.freeze.ledger, config.fixtures.lock, config.properties.invariants, ...(config.owners.signers ? [config.owners.signers] : [])];
+}
+
+/**
+ * What stops the guard's files at `rev` from judging, one problem per file,
+ * each naming the file, the line and the key. Only the files in `touched` (and
+ * the ones a touched config names) are read, so an untouched file costs nothing.
+ */
+export async function guardFileProblems(repo: Repo, rev: string, touched: Set<string>): Promise<CannotJudge[]> {
+  let config: Config;
+  try {
+    config = await loadConfigAt(repo, rev);
+  } catch (err) {
+    if (!isCannotJudge(err)) throw err;
+    return [err];
+  }
+  // A config that moves or adds a named file brings it under the check.
+  const all = touched.has(CONFIG_FILE);
+  const wanted = (file: string) => all || touched.has(file);
+  const problems: CannotJudge[] = [];
+  const check = async (body: () => Promise<void>) => {
+    try {
+      await body();
+    } catch (err) {
+      if (!isCannotJudge(err)) throw err;
+      problems.push(err);
+    }
+  };
+  const { ledger } = config.freeze;
+  const { lock } = config.fixtures;
+  const { invariants, command } = config.properties;
+  const signers = config.owners.signers;
+  if (wanted(ledger)) await check(async () => { await readLedgerAt(repo, config, rev, new Date()); });
+  if (wanted(lock)) {
+    await check(async () => {
+      const blob = await readFileAt(repo, rev, lock);
+      if (blob) parseLock(blob, shownAt(rev, lock));
+    });
+  }
+  // The registry judges only where properties.command runs the properties; the revert check cannot run without it.
+  if (command && wanted(invariants)) {
+    await check(async () => {
+      const blob = await readFileAt(repo, rev, invariants);
+      if (!blob) throw new CannotJudge(`properties.command is set but ${invariants} (properties.invariants) is not there`, { file: config.source });
+      parseRegistry(blob.toString('utf8'), shownAt(rev, invariants));
+    });
+  }
+  if (signers && wanted(signers)) {
+    await check(async () => {
+      const blob = await readFileAt(repo, rev, signers);
+      if (!blob) throw new CannotJudge(`owners.signers names ${signers}, which is not there`, { file: config.source });
+      checkSigners(blob.toString('utf8'), shownAt(rev, signers));
+    });
+  }
+  return problems;
+}
+
+/** git's allowed-signers format: principals, optional options, key type and base64 key on each line. */
+function checkSigners(text: string, shown: string): void {
+  text.split('\n').forEach((line, i) => {
+    const l = line.trim();
+    if (!l || l.startsWith('#')) return;
+    if (!/(^|\s)(ssh-[a-z0-9-]+|ecdsa-sha2-[a-z0-9-]+|sk-[a-z0-9@.-]+)\s+[A-Za-z0-9+/]+=*(\s|$)/.test(l)) {
+      throw new CannotJudge('not an allowed-signers line (principals, then the key type and the base64 key, as `git config gpg.ssh.allowedSignersFile` reads)', { file: shown, line: i + 1 });
+    }
+  });
+}
+
+/** The guard files a set of changed paths touches, for `config`'s names and the head's. */
+export function touchedGuardFiles(paths: Iterable<string>, ...configs: Config[]): Set<string> {
+  const names = new Set([...configs.flatMap(guardFiles), CONFIG_FILE]);
+  return new Set([...paths].filter((p) => names.has(p)));
+}
+
+/**
+ * The refusal of a range whose head holds a guard file that does not parse:
+ * once landed, it would judge every later push. `where` names the head
+ * (`refs/heads/x at 1234abcd`).
+ */
+export function guardFileViolations(problems: CannotJudge[], where: string): Violation[] {
+  return problems.map((p) => {
+    const file = p.file?.replace(/^[^:]*:(?=.)/, '') ?? CONFIG_FILE;
+    return {
+      rule: 'guard-file',
+      paths: [file],
+      message: `${where}: ${file}${p.line ? `:${p.line}` : ''}: ${p.message}; once it lands, it would judge every later commit and push`,
+      fix: `correct ${file}${p.line ? ` at line ${p.line}` : ''} (\`patchwarden doctor\` checks the working tree's), commit the correction (git commit -m "Fix ${file}" -- ${file}) and push again`,
+    };
+  });
+}
+
+export interface Fallback {
+  /** The commit whose rules judge in place of the broken ones; null when the first commit brought the broken config. */
+  rev: string | null;
+  /** Its config: the defaults where that commit had none. */
+  config: Config;
+}
+
+/**
+ * The newest commit on `rev`'s first-parent line whose config parses: the
+ * rules a branch with a broken config is judged by until its correction
+ * lands, so the correction can land and nothing is judged more loosely than
+ * before the break. Null when the 200 newest changes of the config all fail.
+ */
+export async function lastValidConfig(repo: Repo, rev: string): Promise<Fallback | null> {
+  // Each commit that changed the config; the state before it is a candidate.
+  const out = await repo.text(['rev-list', '--first-parent', '--max-count=200', rev, '--', CONFIG_FILE]);
+  for (const changed of out.split('\n').filter(Boolean)) {
+    const parent = (await repo.run(['rev-parse', '--verify', '--quiet', `${changed}^1`], { okCodes: [1] })).stdout.toString('utf8').trim() || null;
+    try {
+      return { rev: parent, config: parent ? await loadConfigAt(repo, parent) : defaults(CONFIG_FILE) };
+    } catch (err) {
+      if (!isCannotJudge(err)) throw err;
+    }
+  }
+  return null;
+}
+
+/**
+ * The rules that judge from `rev`: `--config PATH` when given, else the config
+ * committed at `rev`, or where that does not parse, the last one that did
+ * (saying so through `say`); the error itself when there is none. `rev` in
+ * the answer is where the files the config names are read.
+ */
+export async function rulesAt(repo: Repo, explicit: string | undefined, rev: string, say: (line: string) => void): Promise<{ config: Config; rev: string | null }> {
+  if (explicit) return { config: await loadConfig(repo, explicit), rev };
+  try {
+    return { config: await loadConfigAt(repo, rev), rev };
+  } catch (err) {
+    if (!isCannotJudge(err)) throw err;
+    const fallback = await lastValidConfig(repo, rev);
+    if (!fallback) throw err;
+    say(fallbackNote(err, fallback));
+    return fallback;
+  }
+}
+
+/** What a hook says when it judges by the last config that parses. */
+export function fallbackNote(broken: CannotJudge, fallback: Fallback): string {
+  const by = fallback.rev ? `the rules of ${fallback.rev.slice(0, 12)}, the last commit where it parses,` : 'the default rules (no commit had a config that parses)';
+  return `${broken.describe()}; until a correction lands, ${by} judge`;
+}
