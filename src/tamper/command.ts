@@ -14,8 +14,10 @@ Reads the lines a change adds to production code (the src zone; new files
 whole) and refuses code that games the test run instead of fixing the code:
 ending the process or hooking its exit, loading the test framework, sniffing
 the test environment, reading the caller's stack, replacing process-wide
-hooks and streams, comparisons that cannot fail, writing report-shaped files.
-Each hit names the path, the line, the rule and why (docs/tamper.md).
+hooks and streams, swapping a function's code, comparisons that ignore their
+argument, writing report-shaped files; and production files it cannot read
+(bytecode, native code, another encoding) unless an owner pinned their
+sha256. Each hit names the path, the line, the rule and why (docs/tamper.md).
 
   --staged        the index over HEAD (default)
   --commit REV    one commit over its first parent
