@@ -54,7 +54,7 @@ export async function run(args: string[]): Promise<number> {
   const verdict = await judgeTamper(repo, config, range);
   for (const w of verdict.warnings) process.stderr.write(`patchwarden: ${w}\n`);
   const outcome = violationsOutcome(verdict.violations, { mode: verdict.mode, hits: verdict.hits }, `patchwarden: tamper ok (${verdict.files} production file${verdict.files === 1 ? '' : 's'} with added lines, ${verdict.hits.length} hit${verdict.hits.length === 1 ? '' : 's'}${verdict.hits.some((h) => h.allowed_by) ? ', all allowed' : ''})`);
-  for (const h of verdict.hits.filter((x) => x.allowed_by)) outcome.text.push(`patchwarden: allowed [${h.rule}] ${h.path}:${h.line} by ${h.allowed_by}`);
+  for (const h of verdict.hits.filter((x) => x.allowed_by)) outcome.text.push(`patchwarden: allowed [${h.rule}] ${h.path}${h.line ? `:${h.line}` : ''} by ${h.allowed_by}`);
   const standing = verdict.hits.filter((h) => !h.allowed_by);
   if (values['allow-line'] && standing.length) {
     outcome.text.push('', `rows an owner may add to ${ALLOW_FILE} after review (under \`allow:\`, in a commit of their own):`, ...standing.map(allowRowText));

@@ -82,7 +82,7 @@ export async function judgeTamper(repo: Repo, config: Config, range: TamperRange
   }
   const standing = hits.filter((h) => !h.allowed_by);
   const verdict: TamperVerdict = { mode, hits, violations: [], warnings: [], files: added.length + opaque.length };
-  if (mode === 'warn') verdict.warnings = standing.map((h) => `tamper warning [${h.rule}] ${h.path}:${h.line}: ${h.text} (${h.why})`);
+  if (mode === 'warn') verdict.warnings = standing.map((h) => `tamper warning [${h.rule}] ${h.path}${h.line ? `:${h.line}` : ''}: ${h.text} (${h.why})`);
   else verdict.violations = toViolations(standing, range);
   return verdict;
 }

@@ -270,22 +270,24 @@ class Lexer {
       return true;
     }
     let j = start;
-    let name = '';
+    /** The name with its escapes decoded; null while it has none (then it is the source text). */
+    let decoded: string | null = null;
     for (;;) {
       const ch = src[j];
       if (ch === undefined) break;
       if (ch === '\\' && lang === 'js' && src[j + 1] === 'u') {
         const m = /^\\u(?:\{([0-9a-fA-F]{1,6})\}|([0-9a-fA-F]{4}))/.exec(src.slice(j, j + 10));
         if (!m) break;
-        name += String.fromCodePoint(Math.min(0x10ffff, parseInt(m[1] ?? m[2], 16)));
+        decoded = (decoded ?? src.slice(start, j)) + String.fromCodePoint(Math.min(0x10ffff, parseInt(m[1] ?? m[2], 16)));
         j += m[0].length;
         continue;
       }
       if (!(j === start ? isIdStart(ch) : isIdPart(ch)) || (ch === '$' && lang === 'python')) break;
-      name += ch;
+      if (decoded !== null) decoded += ch;
       j++;
     }
     if (j === start) return false;
+    let name = decoded ?? src.slice(start, j);
     // Python folds every name with NFKC: `os._ｅxit` is `os._exit`.
     if (lang === 'python' && /[^\x00-\x7f]/.test(name)) name = name.normalize('NFKC');
     this.push('id', name, this.line, col);
