@@ -30,16 +30,20 @@ function print(r: Row): void {
   const ours = list(r.ours);
   const base = list(r.baseline);
   const ratio = median(ours) / median(base);
-  const allowed = r.target * median(base) + (r.slack ?? 0);
+  const allowed = Math.min(r.target === undefined ? Infinity : r.target * median(base) + (r.slack ?? 0), r.ceiling ?? Infinity, r.limit?.ms ?? Infinity);
   const ok = median(ours) <= allowed;
   if (!ok) missed++;
   // Paired runs give one ratio each; their spread says how far to trust the median.
   const pairs = ours.length === base.length && ours.length > 1 ? ours.map((o, i) => o / base[i]) : [];
-  const target = `<= ${r.target}${r.slack ? ` x baseline + ${r.slack} ${r.unit ?? 'ms'}` : ''}`;
+  const target = [
+    ...(r.target === undefined ? [] : [`<= ${r.target}${r.slack ? ` x baseline + ${r.slack} ${r.unit ?? 'ms'}` : ''}`]),
+    ...(r.ceiling === undefined ? [] : [`<= ${fmt(r.ceiling, r.unit)}`]),
+  ].join(' and ');
   console.log(`${r.name}`);
   console.log(`  verdict      ${ok ? 'meets' : 'MISSES'}: ratio ${ratio.toFixed(2)}, target ${target}`);
   console.log(`  patchwarden  ${fmt(median(ours), r.unit)}${spread(ours, r.unit)}${r.oursName ? `  $ ${r.oursName}` : ''}`);
   console.log(`  baseline     ${fmt(median(base), r.unit)}${spread(base, r.unit)}  $ ${r.baselineName}`);
   if (pairs.length) console.log(`  paired       ratio median ${median(pairs).toFixed(2)}, from ${Math.min(...pairs).toFixed(2)} to ${Math.max(...pairs).toFixed(2)}`);
+  if (r.limit) console.log(`  limit        ${fmt(r.limit.ms)}, ${r.limit.name}: patchwarden at ${(median(ours) / r.limit.ms).toFixed(2)} of it, the baseline at ${(median(base) / r.limit.ms).toFixed(2)}`);
   console.log('');
 }

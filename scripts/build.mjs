@@ -2,7 +2,7 @@
 // bundled ESM entry with lazily loaded command chunks starts fastest.
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { chmodSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 // PATCHWARDEN_BUILD_DIR lets parallel test runs each build their own copy.
@@ -11,9 +11,17 @@ const outdir = path.resolve(process.env.PATCHWARDEN_BUILD_DIR ?? 'dist');
 const tmp = `${outdir}.tmp-${process.pid}`;
 // Names this build's code and dependencies: caches written by another build are not trusted.
 const buildId = createHash('sha256');
-for (const file of ['package-lock.json', ...readdirSync('src', { recursive: true }).map((f) => path.join('src', f)).filter((f) => f.endsWith('.ts')).sort()]) {
+for (const file of ['package-lock.json', ...readdirSync('src', { recursive: true }).map((f) => path.join('src', f)).filter((f) => /\.(ts|py|cjs)$/.test(f)).sort()]) {
   buildId.update(file).update('\0').update(readFileSync(file)).update('\0');
 }
+// The runtime guards' own sources (Python, and the Node preload) go into the
+// bundle as text: they are written out for each guarded run.
+const guardSources = {
+  name: 'guard-sources-as-text',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]properties[\\/]guard[\\/][^\\/]+\.(py|cjs)$/ }, (args) => ({ contents: readFileSync(args.path, 'utf8'), loader: 'text' }));
+  },
+};
 const shared = {
   outdir: tmp,
   bundle: true,
@@ -41,9 +49,18 @@ const hookOnItsOwn = {
     b.onResolve({ filter: /\/hooks\/pre-commit\.js$/ }, (args) => (args.importer.endsWith(path.join('src', 'cli', 'main.ts')) ? { path: './pre-commit.js', external: true } : undefined));
   },
 };
-await build({ ...shared, entryPoints: { main: 'src/cli/main.ts' }, chunkNames: 'chunks/[name]-[hash]', plugins: [hookOnItsOwn] });
-await build({ ...shared, entryPoints: { 'pre-commit': 'src/hooks/pre-commit.ts' }, chunkNames: 'pre-commit-chunks/[name]-[hash]' });
+await build({ ...shared, entryPoints: { main: 'src/cli/main.ts' }, chunkNames: 'chunks/[name]-[hash]', plugins: [hookOnItsOwn, guardSources] });
+await build({ ...shared, entryPoints: { 'pre-commit': 'src/hooks/pre-commit.ts' }, chunkNames: 'pre-commit-chunks/[name]-[hash]', plugins: [guardSources] });
 chmodSync(path.join(tmp, 'main.js'), 0o755);
+// A build the same to the byte as the one in place leaves it alone: tests
+// running in parallel (and `npm pack` among them) keep a dist/ that is never
+// briefly absent.
+const files = (dir) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath ?? e.path, e.name))).sort();
+const same = (a, b) => existsSync(b) && String(files(a)) === String(files(b)) && files(a).every((f) => readFileSync(path.join(a, f)).equals(readFileSync(path.join(b, f))));
+if (same(tmp, outdir)) {
+  rmSync(tmp, { recursive: true, force: true });
+  process.exit(0);
+}
 const old = `${outdir}.old-${process.pid}`;
 try { renameSync(outdir, old); } catch { /* first build */ }
 renameSync(tmp, outdir);

@@ -29,7 +29,11 @@ export interface Row {
   /** The command measured as "patchwarden", spelled out the same way. */
   oursName?: string;
   /** The ratio the issue asks for (ours / baseline at most this). */
-  target: number;
+  target?: number;
+  /** A bound on ours alone, in the row's unit, where the issue sets one. */
+  ceiling?: number;
+  /** A fixed limit printed beside the row (e.g. a hosting service's), and checked. */
+  limit?: { ms: number; name: string };
   /** Extra units allowed on top of target × baseline (e.g. "plus one second"). */
   slack?: number;
   unit?: 'ms' | 'MB';

@@ -18,12 +18,15 @@ import { CONFIG_FILE } from '../zones/names.js';
 import { CHAINED, HOOKS, hookSetup, isExecutable, isOurs, type HookSetup } from './install.js';
 import { managerHookInstalled, wiredHooks, type Manager } from './managers.js';
 import { counted } from '../common/text.js';
+import { zoneFindings } from './zone-check.js';
 
 export const help = `usage: patchwarden doctor [--format text|json] [--config PATH] [-C DIR]
 
 Says whether the hooks are installed, executable and would run (naming what
 stops them: HUSKY=0, a linked worktree without husky's .husky/_, core.hooksPath
-pointing elsewhere, no patchwarden binary), and whether the config, the freeze
+pointing elsewhere, no patchwarden binary), whether the src zone matches the
+project's files (and which oracle zones hold files no owner guards), and
+whether the config, the freeze
 ledger, the fixture lock, the invariant registry and the tamper allow rows
 (.patchwarden/tamper-allow.yaml) in the working tree are valid.
 Exit 0 when all is in order, 1 when something is not.`;
@@ -43,7 +46,7 @@ export async function run(args: string[]): Promise<number> {
   const setup = await hookSetup(repo, root);
   const findings = [...hookFindings(setup, root), binaryFinding(root)];
   const config = await configFinding(repo, common.config, findings);
-  if (config) findings.push(...(await oracleFindings(repo, config)), ...ownersFindings(config));
+  if (config) findings.push(...(await zoneFindings(repo, root, config)), ...(await oracleFindings(repo, config)), ...ownersFindings(config));
   const ok = findings.every((f) => f.ok);
   const text = findings.map((f) => `${!f.ok ? 'PROBLEM' : f.warn ? 'WARNING' : 'ok     '} ${f.check}: ${f.detail}`);
   return emit(common.format, { ok, json: { style: setup.style, checks: findings }, text });

@@ -6,15 +6,18 @@ import { parse } from '../common/args.js';
 import { emit } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { CONFIG_FILE } from '../zones/names.js';
-import { loadConfig } from '../config/load.js';
-import { openRepo, worktreeRoot } from '../git/repo.js';
+import { loadConfig, parseConfig } from '../config/load.js';
+import { openRepo, worktreeRoot, type Repo } from '../git/repo.js';
 import { HOOKS, hookSetup, installHook, type HookSetup } from './install.js';
 import { installManager, wireManager } from './managers.js';
 import { starterConfig } from './starter.js';
 
-export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--format text|json] [-C DIR]
+export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--src GLOB]... [--spec GLOB]...
+                        [--fixtures GLOB]... [--format text|json] [-C DIR]
 
-Writes a starter ${CONFIG_FILE} from the layout it finds (unless one exists),
+Writes a starter ${CONFIG_FILE} (unless one exists) whose src zone is read from
+the project's metadata (pyproject.toml, setup.cfg, a package folder with
+__init__.py, npm workspaces, go.mod, Cargo workspaces), then src/, lib/, ...;
 locks the fixtures when there are some and no lock yet, and installs the
 pre-commit and pre-push hooks:
   - through lefthook or the pre-commit framework when the repository uses one:
@@ -31,13 +34,19 @@ Running it twice changes nothing.
   --yes        do it without asking (needed when not on a terminal)
   --no-chain   refuse rather than chain to an existing foreign hook
   --if-repo    outside a git repository do nothing and pass (for "prepare",
-               which also runs where there is no .git, such as a packed install)`;
+               which also runs where there is no .git, such as a packed install)
+  --src GLOB, --spec GLOB, --fixtures GLOB
+               the zone's globs in the starter, in place of what init finds
+               (each may be repeated); tests/ is left free either way`;
 
 /** The one line that gives every clone the hooks: npm runs "prepare" after each install. */
 export const PREPARE = 'patchwarden init --yes --if-repo';
 
 export async function run(args: string[]): Promise<number> {
-  const { common, values } = parse(args, { yes: { type: 'boolean', short: 'y' }, 'no-chain': { type: 'boolean' }, 'if-repo': { type: 'boolean' } }, false);
+  const { common, values } = parse(args, {
+    yes: { type: 'boolean', short: 'y' }, 'no-chain': { type: 'boolean' }, 'if-repo': { type: 'boolean' },
+    src: { type: 'string', multiple: true }, spec: { type: 'string', multiple: true }, fixtures: { type: 'string', multiple: true },
+  }, false);
   let repo;
   try {
     repo = await openRepo(common.dir);
@@ -58,10 +67,15 @@ export async function run(args: string[]): Promise<number> {
   const actions: string[] = [];
   if (existsSync(configFile)) actions.push(`${CONFIG_FILE}: kept as it is`);
   else {
-    writeFileSync(configFile, starterConfig(root));
-    actions.push(`${CONFIG_FILE}: written (review it, then commit it on its own)`);
+    const text = starterConfig(root, { src: values.src, spec: values.spec, fixtures: values.fixtures });
+    // The globs are checked as the hooks will read them, before anything is written.
+    const written = parseConfig(text, CONFIG_FILE);
+    writeFileSync(configFile, text);
+    const src = written.zones.find((z) => z.name === 'src')?.globs.join(', ');
+    actions.push(`${CONFIG_FILE}: written, production code (src) is ${src} (review it, then commit it on its own)`);
   }
   actions.push(...(await lockFixtures(repo, common.config)));
+  actions.push(...(await ignoreInstallFolder(repo, root)));
   actions.push(...installHooks(setup, root, !values['no-chain']));
   return emit(common.format, { ok: true, json: { style: setup.style, manager: setup.manager?.name ?? null, hooks_dir: setup.installDir, actions }, text: actions.map((a) => `patchwarden: ${a}`) });
 }
@@ -72,6 +86,22 @@ function installHooks(setup: HookSetup, root: string, chain: boolean): string[] 
   if (setup.style === 'husky' && setup.hooksPath === null) actions.push('husky is not set up in this clone yet: run `npx husky` (or npm install) so git runs .husky/');
   if (setup.style === 'git') actions.push(...addPrepare(root));
   return actions;
+}
+
+/**
+ * npm's install folder beside a package.json, unless git already ignores or
+ * tracks it: else the README's `git add -A` commits it, the guard's binary
+ * among it.
+ */
+async function ignoreInstallFolder(repo: Repo, root: string): Promise<string[]> {
+  if (!existsSync(path.join(root, 'package.json'))) return [];
+  const tracked = await repo.text(['ls-files', '--', 'node_modules']);
+  const ignored = (await repo.run(['check-ignore', '-q', '--no-index', 'node_modules/'], { okCodes: [1] })).code === 0;
+  if (tracked || ignored) return [];
+  const file = path.join(root, '.gitignore');
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  writeFileSync(file, `${text}${text && !text.endsWith('\n') ? '\n' : ''}node_modules/\n`);
+  return ['.gitignore: added node_modules/ (npm\'s install folder is generated; commit .gitignore with the config)'];
 }
 
 /** A fresh clone has no hooks; npm runs "prepare" on every install, so it puts them back. */

@@ -3,9 +3,8 @@
 // comment, so the first push is judged by the mixing rule alone.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { sourceGlobs } from './layout.js';
 
-/** Folders that usually hold production code, in the order they are tried. */
-const SOURCE_DIRS = ['src', 'lib', 'app', 'pkg', 'internal', 'cmd'];
 const PYTHON_MARKERS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'pytest.ini', 'tox.ini', 'conftest.py', 'requirements.txt'];
 /** Packages that make a package.json without making a JavaScript project (hook tools, this guard). */
 const TOOLING = new Set(['patchwarden', 'husky', 'lint-staged', 'lefthook', '@evilmartians/lefthook']);
@@ -37,12 +36,20 @@ function nodeRunsNodeTest(root: string): boolean {
   }
 }
 
-export function starterConfig(root: string): string {
+/** Zone globs given on init's command line (--src, --spec, --fixtures), each replacing what the starter would write. */
+export interface ZoneChoice {
+  src?: string[];
+  spec?: string[];
+  fixtures?: string[];
+}
+
+export function starterConfig(root: string, chosen: ZoneChoice = {}): string {
   const has = (p: string) => existsSync(path.join(root, p));
-  const src = SOURCE_DIRS.filter(has);
+  // tests/ stays free: ordinary tests are the patch's own suite, which it may change; spec/ holds the human-owned properties.
+  const src = chosen.src ?? sourceGlobs(root);
   const language = detectLanguage(root);
   const nodeTest = language === 'node' && nodeRunsNodeTest(root);
-  const glob = (dirs: string[]) => `[${dirs.map((d) => `${d}/**`).join(', ')}]`;
+  const list = (globs: string[]) => `[${globs.map((g) => (/^[\w./*-]+$/.test(g) && !g.startsWith('*') ? g : JSON.stringify(g))).join(', ')}]`;
   // Properties run only against a registry; without one the revert check would stop every push.
   const properties = !has(REGISTRY) ? null
     : language === 'python' ? 'python3 -m pytest -q spec/properties --junitxml={junit}'
@@ -56,9 +63,10 @@ export function starterConfig(root: string): string {
     '# Every key but version is optional; see the documentation for each one.',
     'version: 1',
     'zones:',
-    `  src: ${glob(src.length ? src : ['src'])}`,
-    '  spec: [spec/**]',
-    '  fixtures: [fixtures/**]',
+    ...(src ? [] : ['  # No production code found: name its folders here (or rerun init with --src GLOB).']),
+    `  src: ${list(src ?? ['src/**'])}`,
+    `  spec: ${list(chosen.spec ?? ['spec/**'])}`,
+    `  fixtures: ${list(chosen.fixtures ?? ['fixtures/**'])}`,
     '  freeze: [freeze/**]',
     'freeze:',
     '  ledger: freeze/signatures.yaml',

@@ -19,13 +19,15 @@ export interface RangeChanges {
 
 /**
  * Walks and diffs in one `git log` process: `revs` as rev-list takes them
- * (`TIP --not BASE`, `TIP --not --all`). A root commit lists every file. A
+ * (`TIP --not BASE`, `TIP --not --all`; with `--stdin`, the tips given in
+ * `tips` come first, so `['--stdin', '--not', '--all']` walks what many tips
+ * bring at once). A root commit lists every file. A
  * merge lists what it authored: every path where its tree differs from git's
  * own merge of its parents (mergeChanges, which starts from every commit's
  * diff against its first parent, listed by the same process). Each commit's
  * header field starts with \x01, so no path can pass for one.
  */
-export async function rangeChanges(repo: Repo, revs: string[]): Promise<RangeChanges> {
+export async function rangeChanges(repo: Repo, revs: string[], tips: string[] = []): Promise<RangeChanges> {
   // Newest first, read as git writes it: --reverse would hold every line back until the walk ends.
   const walked: Walked[] = [];
   // Each commit's diff against its first parent (a root's against nothing); a merge's is replaced below.
@@ -46,7 +48,7 @@ export async function rangeChanges(repo: Repo, revs: string[]): Promise<RangeCha
       if (raw) meta = raw;
     }
   });
-  await repo.run(['-c', 'log.showSignature=false', 'log', '--format=%x01%H %T %P', '--diff-merges=first-parent', '-r', '--root', ...rawFlags, ...revs, '--'], { onStdout });
+  await repo.run(['-c', 'log.showSignature=false', 'log', '--format=%x01%H %T %P', '--diff-merges=first-parent', '-r', '--root', ...rawFlags, ...revs, '--'], { onStdout, input: tips.map((t) => `${t}\n`).join('') });
   walked.reverse();
   for (const [id, list] of await mergeChanges(repo, walked, changes)) changes.set(id, list);
   return { commits: walked.map((c) => c.id), changes, parents: new Map(walked.map((c) => [c.id, c.parents])) };

@@ -25,8 +25,9 @@ export const SYMLINK = '120000';
 export const rawFlags = ['-z', '--raw', '--full-index', '--no-abbrev', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none'];
 
 export function rawChange(meta: string, path: string): RawChange {
-  const [oldMode, newMode, oldOid, newOid, status] = meta.replace(/^:/, '').split(' ');
-  return { status, path, oldMode, oldOid, newMode, newOid };
+  // `:MODE MODE OID OID STATUS`: modes are six digits, both ids of one length (sliced, not split: a push can hold millions).
+  const n = meta.indexOf(' ', 15) - 15;
+  return { status: meta.slice(17 + 2 * n), path, oldMode: meta.slice(1, 7), newMode: meta.slice(8, 14), oldOid: meta.slice(15, 15 + n), newOid: meta.slice(16 + n, 16 + 2 * n) };
 }
 
 /** The records of one diff's NUL-separated raw output (a record, then its path). */

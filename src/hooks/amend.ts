@@ -66,8 +66,12 @@ export function subcommand(argv: string[]): { name: string; args: string[] } | n
   return null;
 }
 
-/** `git commit`'s long options (git 2.39): true where the value may be the next word. */
-const LONG: Record<string, boolean> = {
+/**
+ * `git commit`'s long options (git 2.39), hidden ones too: true where the
+ * value may be the next word. test/hooks/amend-args.test.ts holds it to
+ * `git commit --git-completion-helper-all` of the git installed.
+ */
+export const LONG: Record<string, boolean> = {
   quiet: false, verbose: false, file: true, author: true, date: true, message: true, 'reedit-message': true, 'reuse-message': true,
   fixup: true, squash: true, 'reset-author': false, trailer: true, signoff: false, template: true, edit: false, cleanup: true, status: false,
   'gpg-sign': false, all: false, include: false, interactive: false, patch: false, only: false, verify: false, 'dry-run': false, short: false,

@@ -17,6 +17,7 @@ import { SYMLINK } from '../git/raw-diff.js';
 import { readStaged } from '../git/staged.js';
 import { checkStaged } from '../mixing/staged.js';
 import { amendingCommit } from './amend.js';
+import { stagedInstallFolders } from './generated.js';
 
 export const help = `usage: patchwarden pre-commit [--format text|json|github] [--config PATH] [-C DIR]
 
@@ -68,7 +69,7 @@ export async function run(args: string[]): Promise<number> {
     }
   }
   const classify = await classifierForPaths(repo, rules, paths);
-  const violations = checkStaged(changes, classify, amend);
+  const violations = [...(await stagedInstallFolders(repo, changes)), ...checkStaged(changes, classify, amend)];
   // The link check (and its git process) loads only when a link in a zone is staged.
   if (changes.some((c) => c.newMode === SYMLINK && classify(c.path) !== null)) {
     const { stagedLinkViolations } = await layers();

@@ -11,13 +11,14 @@ import type { Violation } from '../common/verdict.js';
 import { explicitJudge, judgeOf, type Judge } from '../config/judge.js';
 import { type Config } from '../config/schema.js';
 import { CONFIG_FILE } from '../zones/names.js';
-import { rangeChanges, type Change, type RawChange } from '../git/changes.js';
+import { rangeChanges, type RawChange } from '../git/changes.js';
+import { Reach } from '../git/reach.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
 import { authenticatedPusher, TYPED_IDENTITY, type Pusher } from '../owners/pusher.js';
-import { tamperPush, type Settled } from '../tamper/judge.js';
+import { tamperPush, type TamperVerdict } from '../tamper/judge.js';
 import { classifierFrom, type Classify } from '../zones/classify.js';
 import { fallbackNote, guardFileProblems, guardFileViolations, lastValidConfig, touchedGuardFiles } from '../gate/guard-files.js';
 import { branchViolations, judgingBranch, unguardedRefusal, type JudgingBranch } from './judging-branch.js';
@@ -79,8 +80,12 @@ async function peelCommits(repo: Repo, oids: string[]): Promise<Map<string, stri
 export interface Pushed {
   /** The commit each pushed object peels to (absent for a tag of a tree or blob). */
   peeled: Map<string, string>;
+  /** Every new commit, oldest first. */
+  all: string[];
   /** Each pushed ref's new commits, oldest first. */
   commits: Map<string, string[]>;
+  /** Which commits the repository already had each ref's new commits grow from. */
+  reach: Reach;
   changes: Map<string, RawChange[]>;
   /** Each new commit's parents. */
   parents: Map<string, string[]>;
@@ -88,27 +93,16 @@ export interface Pushed {
 
 export async function readPush(repo: Repo, updates: RefUpdate[]): Promise<Pushed> {
   const pushed = updates.filter((u) => !isZeroId(u.new));
-  // One walk-and-diff process per pushed ref: what the push brings that the
-  // repository did not have (works inside git's push quarantine). Started
-  // beside the peeling, which decides whether its answer counts: a tag of a
-  // tree or blob brings no commits, and a missing object is an error.
-  const ranges = pushed.map((u) => rangeChanges(repo, [u.new, '--not', '--all']).then((range) => ({ range }), (error: unknown) => ({ error })));
+  // A tag of a tree or blob brings no commits, and a missing object is an error.
   const peeled = await peelCommits(repo, [...new Set(pushed.map((u) => u.new))]);
-  const commits = new Map<string, string[]>();
-  const changes = new Map<string, RawChange[]>();
-  const parents = new Map<string, string[]>();
-  for (const [i, u] of pushed.entries()) {
-    const read = await ranges[i];
-    if (!peeled.has(u.new)) {
-      commits.set(u.ref, []);
-      continue;
-    }
-    if ('error' in read) throw read.error;
-    commits.set(u.ref, read.range.commits);
-    for (const [c, list] of read.range.changes) changes.set(c, list);
-    for (const [c, list] of read.range.parents) parents.set(c, list);
-  }
-  return { peeled, commits, changes, parents };
+  // One walk and diff of everything the push brings that the repository did
+  // not have (works inside git's push quarantine); each ref's part of it is
+  // what its tip reaches there.
+  const tips = [...new Set(peeled.values())];
+  const walk = tips.length ? await rangeChanges(repo, ['--stdin', '--not', '--all'], tips) : { commits: [], changes: new Map(), parents: new Map() };
+  const reach = new Reach(walk, tips);
+  const commits = new Map(pushed.map((u) => [u.ref, peeled.has(u.new) ? reach.commits(peeled.get(u.new)!) : []]));
+  return { peeled, all: walk.commits, commits, reach, changes: walk.changes, parents: walk.parents };
 }
 
 /** What is judged from the config and the ref lines alone, started while the push is read. */
@@ -116,7 +110,6 @@ export interface Early {
   classify: Promise<Classify>;
   /** The judging branch's rules per update, in the order of the updates. */
   branchFaults: Promise<Violation[][]>;
-  tampering: Map<string, Promise<Settled>>;
 }
 
 /** `push`: what the push brings, once read (null when reading it failed; that error is thrown where it is awaited). */
@@ -132,7 +125,21 @@ export function startEarly(repo: Repo, judge: Judge, branch: JudgingBranch, upda
   const branchFaults = Promise.all(updates.map((u) => branchViolations(u, branch, config, async (a, b) => (await grows(u, a)) || isAncestor(a, b))));
   // Their errors are thrown where they are awaited; until then they are not unhandled.
   for (const p of [classify, branchFaults]) p.catch(() => {});
-  return { classify, branchFaults, tampering: tamperPush(repo, config, branch.id, updates, classify) };
+  return { classify, branchFaults };
+}
+
+/** What every ref of the push is judged with: the rules, and the push's facts read once for all refs. */
+interface PushFacts {
+  repo: Repo;
+  config: Config;
+  classify: Classify;
+  push: Pushed;
+  /** Owner faults by commit, and the owner-signed commits the whole-range mixing rule leaves out. */
+  ownerFault: Map<string, Violation>;
+  ownerExempt: ReadonlySet<string>;
+  /** Symbolic links that leave their zone, by commit. */
+  linkFault: Map<string, Violation>;
+  tamper: Map<string, TamperVerdict>;
 }
 
 export async function judgePush(repo: Repo, config: Config, branch: JudgingBranch, updates: RefUpdate[], push: Pushed, pushers: Pusher[], early: Early): Promise<RefVerdict[]> {
@@ -153,47 +160,76 @@ export async function judgePush(repo: Repo, config: Config, branch: JudgingBranc
       v.violations.push({ rule: 'delete', paths: [], message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})` });
     }
   }
-  const all = [...new Set(verdicts.flatMap((v) => v.commits))];
-  const owners = await checkOwners(repo, config, branch.id, all, changes, classify, pushers);
-  const ownerFault = new Map(owners.violations.map((o) => [o.commit!, o]));
+  // What belongs to a commit whichever ref brings it is read once for the push.
+  const all = push.all;
+  const judged = verdicts.filter((v) => !isZeroId(v.new) && peeled.has(v.new) && v.commits.length);
+  const tampering = tamperPush(repo, config, branch.id, judged.map((v) => ({ ref: v.ref, old: isZeroId(v.old) ? null : v.old, tip: peeled.get(v.new)!, boundary: isZeroId(v.old) ? push.reach.boundary(v.commits) : [] })), classify);
+  tampering.catch(() => { /* thrown below, where it is awaited */ });
+  const [owners, links] = await Promise.all([checkOwners(repo, config, branch.id, all, changes, classify, pushers), symlinkViolations(repo, all, changes, classify)]);
+  const facts: PushFacts = {
+    repo, config, classify, push,
+    ownerFault: new Map(owners.violations.map((o) => [o.commit!, o])),
+    ownerExempt: owners.exempt,
+    linkFault: new Map(links.map((l) => [l.commit!, l])),
+    tamper: await tampering,
+  };
   const blamed = new Set<string>();
   for (const v of verdicts) {
     if (isZeroId(v.new)) continue;
+    // An owner fault is named once, on the first ref that brings its commit.
     for (const c of v.commits) {
-      const fault = ownerFault.get(c);
+      const fault = facts.ownerFault.get(c);
       if (fault && !blamed.has(c)) { v.violations.push(fault); blamed.add(c); }
     }
-    v.violations.push(...judgeCommits(v.commits, changes, config, classify, owners.exempt), ...(await symlinkViolations(repo, v.commits, changes, classify)));
-    const tip = peeled.get(v.new);
-    // A guard file that does not parse would judge every later push once it lands.
-    const guard = tip ? touchedGuardFiles(v.commits.flatMap((c) => (changes.get(c) ?? []).map((x) => x.path)), config) : new Set<string>();
-    const broken = tip && guard.size ? guardFileViolations(await guardFileProblems(repo, tip, guard), `${v.ref} at ${tip.slice(0, 12)}`) : [];
-    v.violations.push(...broken);
-    if (tip && !broken.length) v.violations.push(...(await tipViolations(repo, config, v, tip, changes, classify)));
-    const tamper = tip && v.commits.length ? await early.tampering.get(v.ref) : undefined;
-    if (tamper && 'error' in tamper) throw tamper.error;
-    if (tamper) {
-      v.violations.push(...tamper.verdict.violations);
-      for (const w of tamper.verdict.warnings) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
-    }
+    v.violations.push(...(await judgeRef(facts, v)));
   }
   return verdicts;
+}
+
+/**
+ * The rules on one pushed ref, over every commit new to it (a commit that
+ * two refs bring is judged for both): mixing per commit and over the ref's
+ * commits, links that leave their zone, the oracle files at its tip, and the
+ * tamper layer on what the ref adds.
+ */
+async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
+  const { repo, config, classify, push } = facts;
+  const out = judgeCommits(v.commits, push.changes, config, classify, facts.ownerExempt);
+  for (const c of v.commits) {
+    const link = facts.linkFault.get(c);
+    if (link) out.push(link);
+  }
+  const tip = push.peeled.get(v.new);
+  if (tip) {
+    const touched = new Set<string>();
+    for (const c of v.commits) for (const change of push.changes.get(c) ?? []) touched.add(change.path);
+    // A guard file that does not parse would judge every later push once it lands.
+    const guard = touchedGuardFiles(touched, config);
+    const broken = guard.size ? guardFileViolations(await guardFileProblems(repo, tip, guard), `${v.ref} at ${tip.slice(0, 12)}`) : [];
+    out.push(...broken);
+    if (!broken.length) out.push(...(await tipViolations(repo, config, v, tip, touched, classify)));
+  }
+  const tamper = facts.tamper.get(v.ref);
+  if (tamper) {
+    out.push(...tamper.violations);
+    for (const w of tamper.warnings) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
+  }
+  return out;
 }
 
 /**
  * The oracle files at a new tip, when the ref's new commits touch them: what
  * no new commit touched is what the server already holds and has judged.
  */
-async function tipViolations(repo: Repo, config: Config, ref: RefVerdict, tip: string, changes: Map<string, Change[]>, classify: Classify): Promise<Violation[]> {
-  const touched = ref.commits.flatMap((c) => changes.get(c) ?? []).map((c) => c.path);
+async function tipViolations(repo: Repo, config: Config, ref: RefVerdict, tip: string, touched: Set<string>, classify: Classify): Promise<Violation[]> {
   const out: Violation[] = [];
   // Loaded only when needed: most pushes touch neither, and the hook starts on every push.
-  if (touched.includes(config.freeze.ledger)) {
+  if (touched.has(config.freeze.ledger)) {
     const [{ checkLedgerAt }, { clockNow }] = await Promise.all([import('../freeze/ledger.js'), import('../freeze/clock.js')]);
     out.push(...(await checkLedgerAt(repo, config, tip, clockNow())));
   }
   const { touchesFixtures } = await import('../fixtures/folder.js');
-  if (touchesFixtures(touched, config, classify)) {
+  if (touchesFixtures([...touched], config, classify)) {
     const { fixtureViolations, verifyFixtures } = await import('../fixtures/verify.js');
     const report = await verifyFixtures(repo, config, { kind: 'rev', rev: tip });
     out.push(...fixtureViolations(report, config, `${ref.ref} at ${tip.slice(0, 12)}`));
@@ -208,7 +244,7 @@ async function subjects(repo: Repo, commits: string[]): Promise<Map<string, stri
   return new Map(out.stdout.toString('utf8').split('\0').filter(Boolean).map((r) => [r.slice(0, r.indexOf(' ')), r.slice(r.indexOf(' ') + 1)]));
 }
 
-function render(verdicts: RefVerdict[], subject: Map<string, string>, notes: string[]): string[] {
+function render(verdicts: RefVerdict[], newCommits: number, subject: Map<string, string>, notes: string[]): string[] {
   const text: string[] = notes.map((n) => `patchwarden: ${n}`);
   const first = text.length;
   for (const r of verdicts) {
@@ -225,7 +261,7 @@ function render(verdicts: RefVerdict[], subject: Map<string, string>, notes: str
       if (v.fix) text.push(...v.fix.split('\n').map((l, i) => `    ${i ? '' : 'fix: '}${l}`));
     }
   }
-  if (text.length === first) text.push(`patchwarden: pre-receive ok (${counted(verdicts.length, 'ref')}, ${counted(new Set(verdicts.flatMap((v) => v.commits)).size, 'new commit')})`);
+  if (text.length === first) text.push(`patchwarden: pre-receive ok (${counted(verdicts.length, 'ref')}, ${counted(newCommits, 'new commit')})`);
   return text;
 }
 
@@ -283,6 +319,6 @@ export async function run(args: string[]): Promise<number> {
       refs: verdicts.map((r) => ({ ref: r.ref, old: r.old, new: r.new, commits: r.commits.length, ok: r.violations.length === 0 })),
       violations,
     },
-    text: render(verdicts, subject, notes),
+    text: render(verdicts, read.push.all.length, subject, notes),
   });
 }

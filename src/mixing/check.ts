@@ -29,7 +29,9 @@ export function judgeCommits(commits: string[], changes: Map<string, Change[]>, 
     }
   }
   if (config.mix.range === 'refuse' && commits.length > 1 && !violations.length) {
-    const v = mixViolation(commits.filter((c) => !rangeExempt.has(c)).flatMap((c) => changes.get(c) ?? []), classify, 'mix-range');
+    // Read in place, not gathered: a push can bring fifty thousand commits.
+    const ranged = { *[Symbol.iterator]() { for (const c of commits) if (!rangeExempt.has(c)) yield* changes.get(c) ?? []; } };
+    const v = mixViolation(ranged, classify, 'mix-range');
     if (v) {
       v.message += ' (split across commits)';
       v.fix = rangeSplitAdvice(commits.filter((c) => !rangeExempt.has(c)), changes, classify);

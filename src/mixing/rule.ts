@@ -6,7 +6,7 @@ import { isOracle, type Classify } from '../zones/classify.js';
 import { zonedPaths } from '../zones/zoned.js';
 
 /** Whether a change set touches both src and an oracle: asked of every commit of a push, so it builds nothing. */
-function mixes(changes: Change[], classify: Classify): boolean {
+function mixes(changes: Iterable<Change>, classify: Classify): boolean {
   let src = false;
   let oracle = false;
   for (const c of changes) {
@@ -20,8 +20,8 @@ function mixes(changes: Change[], classify: Classify): boolean {
 
 const STATUS: Record<string, string> = { A: 'added', D: 'deleted', M: 'modified', T: 'type changed', U: 'unmerged' };
 
-/** A violation when `changes` mix src with an oracle; null when clean. */
-export function mixViolation(changes: Change[], classify: Classify, rule: 'mix' | 'mix-range', commit?: string): Violation | null {
+/** A violation when `changes` mix src with an oracle; null when clean. `changes` is read up to twice. */
+export function mixViolation(changes: Iterable<Change>, classify: Classify, rule: 'mix' | 'mix-range', commit?: string): Violation | null {
   if (!mixes(changes, classify)) return null;
   const { src, oracle } = zonedPaths(changes, classify);
   const zones = [...new Set(oracle.map((o) => o.zone))].join(', ');

@@ -42,7 +42,9 @@ export function linkCrossing(link: string, target: string, classify: Classify): 
 
 /** One violation per commit that adds or changes a link whose target leaves the link's zone. */
 export async function symlinkViolations(repo: Repo, commits: string[], changes: Map<string, RawChange[]>, classify: Classify): Promise<Violation[]> {
-  return linkViolations(repo, commits.flatMap((c) => (changes.get(c) ?? []).map((change) => ({ commit: c, change }))), classify);
+  const links: { commit: string; change: RawChange }[] = [];
+  for (const c of commits) for (const change of changes.get(c) ?? []) if (change.newMode === SYMLINK) links.push({ commit: c, change });
+  return linkViolations(repo, links, classify);
 }
 
 /** The same for the staged set (the index's blob ids are on the new side). */

@@ -4,11 +4,16 @@
 // is the base plus the production diff, nothing else: every path outside the
 // src zone (spec, tests, conftest.py, runner configuration, build files) is
 // as on the base side in both runs, so nothing the patch changes besides
-// production code can sway the verdict. By default both runs happen in a
-// temporary worktree; `revert.mode: in-place` runs them in the working tree
-// under a snapshot (inplace.ts), with work in progress set aside.
+// production code can sway the verdict. By default each run gets a fresh
+// worktree of its own tree (the base plus the production diff, then the base)
+// in a temporary root of its own, guarded at run time (guard/); `revert.mode:
+// in-place` runs both in the working tree under a snapshot (inplace.ts), with
+// work in progress set aside.
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { formatDuration } from '../common/duration.js';
-import { UsageError } from '../common/errors.js';
+import { CannotJudge, UsageError } from '../common/errors.js';
 import { showPath } from '../common/text.js';
 import type { Config } from '../config/schema.js';
 import { treeDiff, type RawChange } from '../git/changes.js';
@@ -17,12 +22,13 @@ import { splitNul } from '../git/run.js';
 import { classifierFor } from '../mixing/check.js';
 import type { Classify } from '../zones/classify.js';
 import { headProblems, revertOutcome, type InvariantResult } from './mapping.js';
+import { dependencyProblems } from './deps.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
 import { guardSignals, type Guard } from './interrupt.js';
 import { loadRegistryAt, type Registry } from './registry.js';
 import { propertyCommand, runProperties, type PropertyRun } from './run.js';
 import { dropScratch, makeScratch } from './scratch.js';
-import { revertable, revertPaths, type Reverted } from './tree.js';
+import { codeFiles, GITLINK, revertable, revertPaths, treeWith, type Reverted } from './tree.js';
 import { addTempWorktree, linkEntries, type TempTree } from './worktree.js';
 import { counted } from '../common/text.js';
 
@@ -84,11 +90,12 @@ export interface JudgedTree {
   outsideSrc: string[];
 }
 
+/** Every kind of change counts: files, links, modes, types and submodule pointers. */
 export async function judgedTree(repo: Repo, classify: Classify, base: string, head: string, onto = base): Promise<JudgedTree> {
   const patch = await treeDiff(repo, base, head);
-  const src = new Set(revertable(patch).filter((c) => classify(c.path) === 'src').map((c) => c.path));
+  const src = new Set(patch.filter((c) => classify(c.path) === 'src').map((c) => c.path));
   const outsideSrc = patch.filter((c) => classify(c.path) !== 'src').map((c) => c.path);
-  const all = revertable(onto === base ? patch : await treeDiff(repo, onto, head));
+  const all = onto === base ? patch : await treeDiff(repo, onto, head);
   return { production: all.filter((c) => src.has(c.path)), harness: all.filter((c) => !src.has(c.path)), outsideSrc };
 }
 
@@ -108,22 +115,46 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
   const registry = opts.registry ?? (await loadRegistryAt(repo, config, base));
   say(`${counted(tree.production.length, 'production path')} to revert, ${counted(registry.invariants.length, 'registered invariant')}, mode ${mode}`);
   const guard = guardSignals((line) => say(line));
+  const onto = opts.onto ?? base;
   try {
-    const judge: Judge = {
-      toBase: async (root, env, scratch) => {
-        if (!tree.harness.length) return;
-        say(`taking ${tree.harness.length} path(s) outside the production diff from the base side`);
-        await revertPaths(root, tree.harness, env, scratch);
-        guard.check();
-      },
-      runs: (root, env, scratch) => twoRuns(result, {
-        run: () => runProperties(root, config, registry, { classify, signal: guard.signal }),
-        revert: () => revertPaths(root, tree.production, env, scratch),
-        registry, guard, say,
-      }),
-    };
-    if (mode === 'in-place') await inPlace(repo, head, [...tree.harness, ...tree.production], guard, say, judge);
-    else await inWorktree(repo, config, head, guard, say, judge);
+    if (mode === 'in-place') {
+      const judged = [...tree.harness, ...tree.production];
+      const links = judged.filter((c) => c.oldMode === GITLINK || c.newMode === GITLINK).map((c) => c.path);
+      if (links.length) throw new CannotJudge(`revert.mode: in-place cannot put submodule pointers back in the working tree (${links.map(showPath).join(', ')}); use revert.mode: worktree`);
+      await inPlace(repo, head, judged, guard, say, {
+        toBase: async (root, env, scratch) => {
+          if (!tree.harness.length) return;
+          say(`taking ${tree.harness.length} path(s) outside the production diff from the base side`);
+          await revertPaths(root, tree.harness, env, scratch);
+          guard.check();
+        },
+        runs: async (root, env, scratch) => {
+          const trees = { head: await treeWith(repo, onto, tree.production, scratch), revert: await treeWith(repo, onto, [], scratch) };
+          let n = 0;
+          await twoRuns(result, {
+            run: async (side) => {
+              const tmp = path.join(scratch!, `run-${++n}`);
+              mkdirSync(tmp);
+              const trusted = await codeFiles(repo, trees[side], (f) => classify(f) !== 'src');
+              return runProperties(root, config, registry, { classify, signal: guard.signal, guard: { tmp, trusted } });
+            },
+            revert: () => revertPaths(root, tree.production, env, scratch),
+            registry, guard, say,
+          });
+        },
+      });
+    } else {
+      const deps = repo.root ? await dependencyProblems(repo, repo.root, onto, config.revert.link) : [];
+      if (deps.length) {
+        Object.assign(result, { status: 'fails_on_head', reason: `dependencies differ from the base: ${deps.join('; ')}. The runs link them in from the main tree, and what a dependency installs runs before any property: install them from the base's lock files (npm ci, uv sync) before the check, or land the dependency change first, reviewed, in a change of its own` });
+      } else {
+        await twoRuns(result, {
+          run: (side) => freshRun(repo, config, registry, classify, onto, side === 'head' ? tree.production : [], guard, say),
+          revert: async () => tree.production.map((c) => ({ path: c.path, action: c.oldMode === ABSENT ? 'removed' : 'restored' })),
+          registry, guard, say,
+        });
+      }
+    }
   } finally {
     guard.release();
   }
@@ -131,8 +162,11 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
   return result;
 }
 
+const ABSENT = '000000';
+
 interface Steps {
-  run: () => Promise<PropertyRun>;
+  /** One run of the properties: on the base plus the production diff, or with it reverted. */
+  run: (side: 'head' | 'revert') => Promise<PropertyRun>;
   revert: () => Promise<Reverted[]>;
   registry: Registry;
   guard: Guard;
@@ -153,7 +187,7 @@ function harnessNote(outsideSrc: string[]): string {
 /** Head run, revert, reverted run; fills in the verdict. */
 async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
   s.say('running the properties on head');
-  const onHead = await s.run();
+  const onHead = await s.run('head');
   s.guard.check();
   const headIssues = onHead.problem ? [onHead.problem] : headProblems(onHead.mapping!, s.registry);
   result.head_run = summary(onHead, headIssues);
@@ -166,7 +200,7 @@ async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
   result.reverted = await s.revert();
   s.guard.check();
   s.say('running the properties with the production diff reverted');
-  const onRevert = await s.run();
+  const onRevert = await s.run('revert');
   s.guard.check();
   if (onRevert.problem) {
     result.revert_run = summary(onRevert, [onRevert.problem]);
@@ -181,30 +215,41 @@ async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
 
 type Step = (root: string, env: NodeJS.ProcessEnv, scratch?: string) => Promise<void>;
 
-/** Building the judged tree from a checkout of head, then the two runs in it. */
+/** In-place mode: building the judged tree in the working tree, then the two runs in it. */
 interface Judge {
   toBase: Step;
   runs: Step;
 }
 
-async function inWorktree(repo: Repo, config: Config, head: string, guard: Guard, say: (l: string) => void, judge: Judge): Promise<void> {
+/**
+ * One run in a root of its own: a fresh worktree of `onto` with `changes`
+ * (the production diff, or nothing for the reverted run), its temporary
+ * folder and caches beside it, the `revert.link` entries linked in, the
+ * runtime guards on. Nothing of one run is there for the next.
+ */
+async function freshRun(repo: Repo, config: Config, registry: Registry, classify: Classify, onto: string, changes: RawChange[], guard: Guard, say: (l: string) => void): Promise<PropertyRun> {
+  const files = await treeWith(repo, onto, changes);
+  const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'patchwarden-run-')));
   let tree: TempTree | null = null;
   try {
-    tree = await addTempWorktree(repo, head);
-    say(`temporary worktree at head: ${tree.dir}`);
+    const tmp = path.join(root, 'tmp');
+    mkdirSync(tmp);
+    tree = await addTempWorktree(repo, onto, { files, into: path.join(root, 'tree') });
+    say(`temporary worktree at ${changes.length ? 'head' : 'base'}: ${tree.dir}`);
     guard.check();
-    await judge.toBase(tree.dir, tree.env);
     // Linked once the tree is final, so no write of the check goes through a link into the main tree.
     if (repo.root) {
       const linked = linkEntries(tree, repo.root, config.revert.link);
       if (linked.length) say(`linked from the main tree: ${linked.join(', ')}`);
     }
-    await judge.runs(tree.dir, tree.env);
+    const trusted = await codeFiles(repo, files, (f) => classify(f) !== 'src');
+    return await runProperties(tree.dir, config, registry, { classify, signal: guard.signal, guard: { tmp, trusted } });
   } finally {
     if (tree) {
       say('removing the temporary worktree');
       await tree.remove();
     }
+    rmSync(root, { recursive: true, force: true });
   }
 }
 

@@ -4,7 +4,7 @@
 // a `problem`: the callers refuse on it, they never read it as a pass. So is
 // a report that disagrees with the command's exit code: production code runs
 // inside the command and can reach the report.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
 import { formatDuration } from '../common/duration.js';
@@ -13,8 +13,10 @@ import { readReport } from '../junit/read.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
 import type { Classify } from '../zones/classify.js';
+import { openGuard } from './guard/session.js';
 import { mapCases, type Mapping, type Placement } from './mapping.js';
 import type { Registry } from './registry.js';
+import { propertyRunEnv, TREE_ENV } from './runenv.js';
 
 export interface PropertyRun {
   /** Null when the run produced nothing to map (see `problem`). */
@@ -32,10 +34,13 @@ export interface RunOptions {
   classify: Classify;
   /** Kills the command (its whole process group) when aborted. */
   signal?: AbortSignal;
+  /**
+   * A guarded run (the revert check's): its own temporary root, and the code
+   * files of the tree that are the base's spec and harness. The runtime
+   * guards watch it, and any finding of theirs refuses it.
+   */
+  guard?: { tmp: string; trusted: string[] };
 }
-
-/** Git's own variables would point a command in another tree at the user's repository. */
-export const TREE_ENV: NodeJS.ProcessEnv = { GIT_DIR: undefined, GIT_WORK_TREE: undefined, GIT_INDEX_FILE: undefined, GIT_PREFIX: undefined, GIT_COMMON_DIR: undefined, GIT_OBJECT_DIRECTORY: undefined };
 
 export function propertyCommand(config: Config): string {
   const command = config.properties.command;
@@ -55,10 +60,23 @@ function placement(root: string, classify: Classify): Placement {
 /** Runs the property command once in `treeDir` and maps its cases to the registry. */
 export async function runProperties(treeDir: string, config: Config, registry: Registry, opts: RunOptions): Promise<PropertyRun> {
   const command = propertyCommand(config);
-  const run = await runTestCommand(command, { cwd: treeDir, timeoutMs: config.properties.timeout, env: TREE_ENV, signal: opts.signal });
+  const tree = realpathSync(treeDir);
+  const guard = opts.guard ? openGuard({ tree, trusted: opts.guard.trusted, writable: [realpathSync(opts.guard.tmp), tree] }) : null;
+  let run;
+  let refused: string[] = [];
+  try {
+    const env = guard ? propertyRunEnv(opts.guard!.tmp, guard) : TREE_ENV;
+    run = await runTestCommand(command, { cwd: treeDir, timeoutMs: config.properties.timeout, env, signal: opts.signal, junit: guard?.junit });
+    // Read only now that the whole process group has ended.
+    if (guard) refused = [...(run.groupGone ? [] : ['runtime guard: processes of the run outlived it and could not be ended']), ...(await guard.finish())];
+  } catch (err) {
+    guard?.dispose();
+    throw err;
+  }
   const base = { output: run.output, code: run.code, elapsedMs: run.elapsedMs };
   try {
     if (run.timedOut) return { ...base, mapping: null, problem: `the property command ran past properties.timeout (${formatDuration(config.properties.timeout)}) and was killed` };
+    if (refused.length) return { ...base, mapping: null, problem: `the runtime guard refused the run: ${refused.join('; ')}` };
     if (!existsSync(run.junit)) {
       const how = run.signal ? `was killed by ${run.signal}` : `exited ${run.code}`;
       return { ...base, mapping: null, problem: `the property command ${how} without writing its JUnit report to {junit} (is --junitxml={junit} or --test-reporter-destination={junit} in properties.command?)` };
@@ -74,5 +92,6 @@ export async function runProperties(treeDir: string, config: Config, registry: R
     }
   } finally {
     run.dispose();
+    guard?.dispose();
   }
 }

@@ -1,14 +1,17 @@
-// Putting paths of a tree back to the old side of a diff: files the new side
-// added are removed, changed and deleted ones come back at their old bytes and
-// modes (a rename is both, so it is undone). The revert check uses it to build
-// the judged tree and to revert the production diff; in-place mode also to set
-// work in progress aside. The files are written through a throwaway index (in
-// `scratch`), so neither mode ever writes the index of the tree it works in.
+// The trees the revert check judges. `treeWith` builds one as a git object
+// (the base with some paths taken from head), for a fresh checkout of each
+// run. `revertPaths` puts paths of a checked-out tree back to the old side of
+// a diff: files the new side added are removed, changed and deleted ones come
+// back at their old bytes and modes (a rename is both, so it is undone);
+// in-place mode builds its judged tree so, and sets work in progress aside.
+// The files are written through a throwaway index (in `scratch`), so it never
+// writes the index of the tree it works in.
 import { mkdtempSync, readdirSync, rmdirSync, rmSync, lstatSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { RawChange } from '../git/changes.js';
-import { runGit } from '../git/run.js';
+import type { Repo } from '../git/repo.js';
+import { runGit, splitNul } from '../git/run.js';
 
 const ABSENT = '000000';
 
@@ -18,10 +21,39 @@ export interface Reverted {
   action: 'restored' | 'removed';
 }
 
-/** The changes a revert can undo; submodule pointers are left as they are. */
+/** A submodule pointer's mode. */
+export const GITLINK = '160000';
+
+/** The changes `revertPaths` can undo in a working tree; submodule pointers are left as they are. */
 export function revertable(changes: RawChange[]): RawChange[] {
-  return changes.filter((c) => c.oldMode !== '160000' && c.newMode !== '160000');
+  return changes.filter((c) => c.oldMode !== GITLINK && c.newMode !== GITLINK);
 }
+
+/**
+ * The tree `onto` with each of `changes` at its new side (added, changed,
+ * removed; any mode: files, links, submodule pointers), as a git object.
+ */
+export async function treeWith(repo: Repo, onto: string, changes: RawChange[], scratch = tmpdir()): Promise<string> {
+  if (!changes.length) return repo.text(['rev-parse', '--verify', '--end-of-options', `${onto}^{tree}`]);
+  const dir = mkdtempSync(path.join(scratch, 'patchwarden-index-'));
+  try {
+    const env = { GIT_INDEX_FILE: path.join(dir, 'index') };
+    await repo.run(['read-tree', onto], { env });
+    // Mode 0 takes a path out of the index.
+    await repo.run(['update-index', '-z', '--index-info'], { env, input: changes.map((c) => `${c.newMode === ABSENT ? '0' : c.newMode} ${c.newOid}\t${c.path}\0`).join('') });
+    return await repo.text(['write-tree'], { env });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Code files of a tree that `keep` accepts (the guard's list of the base's spec and harness). */
+export async function codeFiles(repo: Repo, tree: string, keep: (file: string) => boolean): Promise<string[]> {
+  const out = await repo.run(['ls-tree', '-r', '-z', '--name-only', '--full-tree', tree]);
+  return splitNul(out.stdout).filter((f) => CODE.test(f) && keep(f));
+}
+
+const CODE = /\.(py|pyw|js|mjs|cjs|jsx|ts|mts|cts|tsx)$/;
 
 /**
  * Writes the old side of `changes` into the tree at `root`. `env` is what git

@@ -1,13 +1,14 @@
-// A temporary, detached worktree of one commit, in a fresh folder of its own
-// so that two checks at once never share one. Adding and removing it runs no
-// hook of the user's, and removal touches only this worktree's own entry.
+// A temporary, detached worktree of one commit (its files those of any tree
+// the caller names), in a fresh folder of its own so that two checks at once
+// never share one. Adding and removing it runs no hook of the user's, and
+// removal touches only this worktree's own entry.
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
 import type { Repo } from '../git/repo.js';
 import { runGit } from '../git/run.js';
-import { TREE_ENV } from './run.js';
+import { TREE_ENV } from './runenv.js';
 
 /** Hooks of the user's must not run for a throwaway checkout. */
 const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
@@ -21,9 +22,16 @@ export interface TempTree {
   remove(): Promise<void>;
 }
 
-export async function addTempWorktree(repo: Repo, commit: string): Promise<TempTree> {
+export interface WorktreeOptions {
+  /** The tree to fill it with (default: the commit's own). */
+  files?: string;
+  /** A folder that does not exist yet, inside a real path (default: a fresh one under the system's temporary folder). */
+  into?: string;
+}
+
+export async function addTempWorktree(repo: Repo, commit: string, opts: WorktreeOptions = {}): Promise<TempTree> {
   // realpath: git records the real path, and /tmp may be a link.
-  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'patchwarden-revert-')));
+  const dir = opts.into ?? realpathSync(mkdtempSync(path.join(tmpdir(), 'patchwarden-revert-')));
   let admin: string | null = null;
   const linked: string[] = [];
   const remove = async () => {
@@ -38,7 +46,7 @@ export async function addTempWorktree(repo: Repo, commit: string): Promise<TempT
   try {
     await addEntry(repo, dir, commit);
     admin = gitDirOf(dir);
-    await runGit(dir, ['read-tree', '--reset', '-u', 'HEAD'], { env: TREE_ENV });
+    await runGit(dir, ['read-tree', '--reset', '-u', opts.files ?? 'HEAD'], { env: TREE_ENV });
   } catch (err) {
     await remove();
     throw err;

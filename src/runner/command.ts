@@ -1,7 +1,9 @@
 // Runs a configured test command (properties, suite, replay) through the
 // shell, with a fresh path for its JUnit report in `{junit}` and in
 // PATCHWARDEN_JUNIT, a timeout that kills the whole process group, and its
-// output kept for when it is needed.
+// output kept for when it is needed. The run is over when its whole process
+// group is: what the command left running is killed before the report is
+// read, so nothing detached can rewrite it afterwards.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +19,8 @@ export interface CommandRun {
   /** stdout and stderr, interleaved as they came, capped at the last 1 MiB. */
   output: string;
   elapsedMs: number;
+  /** False when members of its process group outlived it and could not be ended. */
+  groupGone: boolean;
   /** Removes the report's temporary folder. */
   dispose(): void;
 }
@@ -27,6 +31,8 @@ export interface CommandOptions {
   env?: NodeJS.ProcessEnv;
   /** Aborting kills the command's process group (e.g. on Ctrl-C). */
   signal?: AbortSignal;
+  /** Where the report goes, in a folder the caller owns; a fresh folder of its own when absent. */
+  junit?: string;
 }
 
 const KEEP = 1 << 20;
@@ -36,9 +42,23 @@ function quote(p: string): string {
   return `'${p.replace(/'/g, `'\\''`)}'`;
 }
 
+/** Polls until no process of the group is left (orphans may wait a moment to be reaped). */
+async function groupEnded(pgid: number, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      process.kill(-pgid, 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') return true;
+    }
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 export function runTestCommand(command: string, opts: CommandOptions): Promise<CommandRun> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-junit-'));
-  const junit = path.join(dir, 'report.xml');
+  const dir = opts.junit ? null : mkdtempSync(path.join(tmpdir(), 'patchwarden-junit-'));
+  const junit = opts.junit ?? path.join(dir!, 'report.xml');
   const line = command.replaceAll('{junit}', quote(junit));
   const started = Date.now();
   return new Promise((resolve) => {
@@ -68,17 +88,22 @@ export function runTestCommand(command: string, opts: CommandOptions): Promise<C
     const onExit = () => kill('SIGKILL');
     process.once('exit', onExit);
     opts.signal?.addEventListener('abort', onExit, { once: true });
-    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+    const finish = async (code: number | null, signal: NodeJS.Signals | null) => {
       clearTimeout(timer);
+      const elapsedMs = Date.now() - started;
+      const groupGone = child.pid !== undefined ? await groupEnded(child.pid, 10_000) : true;
       process.removeListener('exit', onExit);
       opts.signal?.removeEventListener('abort', onExit);
       resolve({
-        code, signal, timedOut, junit, elapsedMs: Date.now() - started,
+        code, signal, timedOut, junit, elapsedMs, groupGone,
         output: output.length > KEEP ? output.slice(-KEEP) : output,
-        dispose: () => rmSync(dir, { recursive: true, force: true }),
+        dispose: () => { if (dir) rmSync(dir, { recursive: true, force: true }); },
       });
     };
-    child.on('error', (err) => { keep(Buffer.from(`cannot start: ${err.message}\n`)); finish(127, null); });
-    child.on('close', finish);
+    child.on('error', (err) => { keep(Buffer.from(`cannot start: ${err.message}\n`)); void finish(127, null); });
+    // Whatever of the group outlives the shell is a straggler (it may hold the
+    // output open, too): it goes before the report is read.
+    child.on('exit', () => kill('SIGKILL'));
+    child.on('close', (code, sig) => void finish(code, sig));
   });
 }

@@ -1,8 +1,10 @@
 // The lines a change adds, per file, with each file's text after the change,
 // from one `git diff` over git objects (works in a bare repository and in the
-// push quarantine). The diff is asked for with whole files as context: the
-// scanner judges a line with the imports and aliases around it, and one git
-// process is all a hook can spend.
+// push quarantine), or the same for many pairs of trees from one `git
+// diff-tree --stdin` (a push of many refs). The diff is asked for with whole
+// files as context: the scanner judges a line with the imports and aliases
+// around it, and one git process is all a hook can spend.
+import { CannotJudge } from '../common/errors.js';
 import { emptyTree, type Repo } from '../git/repo.js';
 
 export interface Added {
@@ -20,23 +22,48 @@ export interface Added {
  * blank-line suppression) changes what is read; `-a` so that a `-diff`
  * attribute cannot hide a file's lines.
  */
-const DIFF = ['-c', 'diff.suppressBlankEmpty=false', 'diff', '-U1000000000', '-a', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--full-index', '--src-prefix=a/', '--dst-prefix=b/', '--diff-filter=AMT'];
+const PINNED = ['-c', 'diff.suppressBlankEmpty=false'];
+const FLAGS = ['-U1000000000', '-a', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--full-index', '--src-prefix=a/', '--dst-prefix=b/', '--diff-filter=AMT'];
 
 /** What `to` adds over `from` (commits or trees; null `from` is the empty tree); `to` null is the index. Files that gain no line are left out. */
 export async function addedLines(repo: Repo, from: string | null, to: string | null): Promise<Added[]> {
   const base = from ?? (await emptyTree(repo));
-  const args = to === null ? [...DIFF, '--cached', base] : [...DIFF, base, to];
+  const args = [...PINNED, 'diff', ...FLAGS, ...(to === null ? ['--cached', base] : [base, to])];
   const out = (await repo.run([...args, '--'])).stdout.toString('utf8');
-  return parseDiff(out).filter((a) => a.lines.size);
+  return parsePatches(out, false)[0];
 }
 
-/** Files, their text after the change and their added line numbers, from whole-file `git diff` output. */
-export function parseDiff(out: string): Added[] {
+/** What each `[from, to]` pair of trees adds, in order, from one process. */
+export async function addedLinesOfTrees(repo: Repo, pairs: [string, string][]): Promise<Added[][]> {
+  if (!pairs.length) return [];
+  const out = await repo.run([...PINNED, 'diff-tree', '--stdin', '-r', '-p', ...FLAGS], { input: pairs.map(([a, b]) => `${a} ${b}\n`).join('') });
+  const added = parsePatches(out.stdout.toString('utf8'), true);
+  if (added.length !== pairs.length) throw new CannotJudge(`git diff-tree answered for ${added.length} of ${pairs.length} pairs of trees`);
+  return added;
+}
+
+/** diff-tree --stdin's line before each pair's patch: the two tree ids. */
+const PAIR = /^[0-9a-f]{40,64} [0-9a-f]{40,64}$/;
+
+/**
+ * Files, their text after the change and their added line numbers, from
+ * whole-file patch output: one patch, or (`pairs`) one per `A B` line of
+ * diff-tree --stdin. Files that gain no line are left out.
+ */
+function parsePatches(out: string, pairs: boolean): Added[][] {
   const rows = out.split('\n');
-  const read: { path: string; body: string[]; lines: Set<number>; link: boolean; oid: string }[] = [];
-  let cur: (typeof read)[number] | null = null;
+  type File = { path: string; body: string[]; lines: Set<number>; link: boolean; oid: string };
+  const groups: File[][] = pairs ? [] : [[]];
+  let read = groups[0];
+  let cur: File | null = null;
   for (let i = 0; i < rows.length; i++) {
     const line = rows[i];
+    // Outside a hunk: the hunk loop below takes every line its counts cover.
+    if (pairs && PAIR.test(line)) {
+      groups.push((read = []));
+      cur = null;
+      continue;
+    }
     if (line.startsWith('diff --git ')) {
       cur = { path: gitPath(line.slice(11)), body: [], lines: new Set(), link: false, oid: '' };
       read.push(cur);
@@ -63,7 +90,7 @@ export function parseDiff(out: string): Added[] {
       n++;
     }
   }
-  return read.filter((f) => !f.link).map((f) => ({ path: f.path, text: f.body.join('\n'), lines: f.lines, oid: f.oid }));
+  return groups.map((files) => files.filter((f) => !f.link && f.lines.size).map((f) => ({ path: f.path, text: f.body.join('\n'), lines: f.lines, oid: f.oid })));
 }
 
 /** The path of a `diff --git a/P b/P` header (no renames: both sides name the same path). */

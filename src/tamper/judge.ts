@@ -9,10 +9,11 @@ import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
-import { configBool } from '../git/repo.js';
+import { configBool, emptyTree } from '../git/repo.js';
 import { readBlobs, readFileAt } from '../git/objects.js';
-import { addedLines, type Added } from './added.js';
+import { addedLines, addedLinesOfTrees, type Added } from './added.js';
 import type { AllowRow } from './allow.js';
+import { CannotJudge } from '../common/errors.js';
 import { ALLOW_FILE } from '../config/tamper-ids.js';
 import type { Hit } from './hits.js';
 import { isOpaque, langOf } from './lang.js';
@@ -45,45 +46,56 @@ export interface TamperRange {
 }
 
 export async function judgeTamper(repo: Repo, config: Config, range: TamperRange, zones?: Classify | Promise<Classify>): Promise<TamperVerdict> {
-  const mode = config.tamper.mode;
-  const none: TamperVerdict = { mode, hits: [], violations: [], warnings: [], files: 0 };
-  if (mode === 'off') return none;
+  if (config.tamper.mode === 'off') return nothing(config);
   // The diff and the scanner start at once, while the zones are still being read.
   const diffing = addedLines(repo, range.from, range.to);
   const scanner = import('./hits.js');
   for (const p of [diffing, scanner]) p.catch(() => { /* thrown below, where it is awaited */ });
   const classify = await (zones ?? classifierFor(repo, config));
-  const changed = (await diffing).filter((a) => classify(a.path) === 'src');
+  let allowed: Promise<AllowRow[]> | undefined;
+  return judgeAdded(repo, config, await diffing, classify, range.to, () => (allowed ??= allowRows(repo, range.judgeRev)));
+}
+
+const nothing = (config: Config): TamperVerdict => ({ mode: config.tamper.mode, hits: [], violations: [], warnings: [], files: 0 });
+
+/** The allow rows of the base side, read the way this repository reads paths. */
+async function allowRows(repo: Repo, judgeRev: string | null): Promise<AllowRow[]> {
+  const { allowAt } = await import('./allow.js');
+  return allowAt(repo, judgeRev, await configBool(repo, 'core.ignorecase'));
+}
+
+/**
+ * The verdict on what a change adds, up to `to` (a commit or tree; null: the
+ * index); `rows` reads the allow rows, asked only when a line is hit or a
+ * file of no scanned type changes.
+ */
+async function judgeAdded(repo: Repo, config: Config, all: Added[], classify: Classify, to: string | null, rows: () => Promise<AllowRow[]>): Promise<TamperVerdict> {
+  const mode = config.tamper.mode;
+  const changed = all.filter((a) => classify(a.path) === 'src');
   const added = changed.filter((a) => langOf(a.path) !== null);
   const disabled = new Set(config.tamper.rules.disable);
   const opaqueOn = !disabled.has('source.opaque');
   const opaque = opaqueOn ? changed.filter((a) => isOpaque(a.path)) : [];
   const unread = opaqueOn ? changed.filter((a) => langOf(a.path) === null && !isOpaque(a.path)) : [];
-  if (!added.length && !opaque.length && !unread.length) return none;
-  const { hitsIn } = await scanner;
+  if (!added.length && !opaque.length && !unread.length) return nothing(config);
+  const { hitsIn } = await import('./hits.js');
   let found = added.flatMap((a) => hitsIn(a.path, a.text, langOf(a.path)!, a.lines, disabled));
-  let rows: AllowRow[] | null = null;
-  const allow = async () => {
-    const { allowAt } = await import('./allow.js');
-    return (rows ??= await allowAt(repo, range.judgeRev, await configBool(repo, 'core.ignorecase')));
-  };
-  if (found.length || opaque.length || unread.length) {
-    const byPath = new Map(changed.map((a) => [a.path, a]));
-    found = await opaqueHits(repo, range, found, opaque, unread.length ? pinned(unread, await allow()) : [], byPath);
+  if (found.some((h) => h.rule === 'source.opaque') || opaque.length || unread.length) {
+    const pins = unread.length ? pinned(unread, await rows()) : [];
+    found = await opaqueHits(repo, to, found, opaque, pins, new Map(changed.map((a) => [a.path, a])));
   }
   let hits: JudgedHit[] = [];
   if (found.length) {
-    const { allowedBy } = await import('./allow.js');
-    const judged = await allow();
+    const [{ allowedBy }, allowed] = await Promise.all([import('./allow.js'), rows()]);
     hits = found.map((h) => {
-      const row = allowedBy(judged, h);
+      const row = allowedBy(allowed, h);
       return row ? { ...h, allowed_by: row.where } : h;
     });
   }
   const standing = hits.filter((h) => !h.allowed_by);
   const verdict: TamperVerdict = { mode, hits, violations: [], warnings: [], files: added.length + opaque.length };
   if (mode === 'warn') verdict.warnings = standing.map((h) => `tamper warning [${h.rule}] ${h.path}${h.line ? `:${h.line}` : ''}: ${h.text} (${h.why})`);
-  else verdict.violations = toViolations(standing, range);
+  else verdict.violations = toViolations(standing, to === null);
   return verdict;
 }
 
@@ -93,45 +105,46 @@ function pinned(unread: Added[], rows: AllowRow[]): Added[] {
 }
 
 /**
- * The hits with `source.opaque` ones completed; those carry the sha256 of the file's bytes: opaque files
- * the change touches, files its added lines load as code (reported at the
- * loaded file), pinned files it changes, and Python files in another
- * encoding.
+ * The hits with the `source.opaque` ones completed, each carrying the sha256
+ * of a file's bytes: opaque files the change touches, files its added lines
+ * load as code (reported at the loaded file, as of `to`), pinned files it
+ * changes, and Python files in another encoding.
  */
-async function opaqueHits(repo: Repo, range: TamperRange, found: Hit[], opaque: Added[], pins: Added[], byPath: Map<string, Added>): Promise<Hit[]> {
+async function opaqueHits(repo: Repo, to: string | null, found: Hit[], opaque: Added[], pins: Added[], byPath: Map<string, Added>): Promise<Hit[]> {
   const { lineDigest, sha256: sha } = await import('./hits.js');
   const { loadedFile, WHY } = await import('./rules.js');
   const why = WHY['source.opaque'];
-  const blobs = await readBlobs(repo, [...new Set([...opaque, ...pins, ...found.filter((h) => h.rule === 'source.opaque' && !h.loads).map((h) => byPath.get(h.path)!)].map((a) => a.oid))]);
+  const coded = found.filter((h) => h.rule === 'source.opaque' && !h.loads).map((h) => byPath.get(h.path)!);
+  const blobs = await readBlobs(repo, [...new Set([...opaque, ...pins, ...coded].map((a) => a.oid))]);
+  const shaOf = (a: Added) => sha(blobs.get(a.oid)!);
   const fileHit = (p: string, text: string, digest: string): Hit => ({ path: p, line: 0, rule: 'source.opaque', text, digest, why });
   const out: Hit[] = [
-    ...opaque.map((a) => fileHit(a.path, `a ${path.extname(a.path)} file, sha256 ${sha(blobs.get(a.oid)!)}`, sha(blobs.get(a.oid)!))),
-    ...pins.map((a) => fileHit(a.path, `a pinned file of no scanned type changed, sha256 ${sha(blobs.get(a.oid)!)}`, sha(blobs.get(a.oid)!))),
+    ...opaque.map((a) => fileHit(a.path, `a ${path.extname(a.path)} file, sha256 ${shaOf(a)}`, shaOf(a))),
+    ...pins.map((a) => fileHit(a.path, `a pinned file of no scanned type changed, sha256 ${shaOf(a)}`, shaOf(a))),
   ];
-  const resolved: Hit[] = [];
   for (const h of found) {
-    if (h.rule !== 'source.opaque') continue;
-    if (!h.loads) { h.digest = sha(blobs.get(byPath.get(h.path)!.oid)!); continue; }
+    if (h.rule === 'source.opaque' && !h.loads) h.digest = shaOf(byPath.get(h.path)!);
+    if (!h.loads) continue;
     const files = new Map<string, Buffer | null>();
     for (const ext of ['', '.js', '.json', '.node']) {
       const p = path.posix.normalize(path.posix.join(path.posix.dirname(h.path), h.loads + ext));
-      files.set(p, await readFileAt(repo, range.to ?? ':', p));
+      files.set(p, await readFileAt(repo, to ?? ':', p));
     }
+    // A load that resolves to a file the scan reads (or judges by its type) is no hit.
     const target = loadedFile(h.path, h.loads, (p) => files.get(p) != null);
     if (target === null) continue;
     const bytes = files.get(target);
     const by = `run as code by ${h.path} line ${h.line}: ${h.text}`;
-    resolved.push(bytes ? fileHit(target, `${by} (sha256 ${sha(bytes)})`, sha(bytes)) : fileHit(target, `${by} (not in the tree)`, lineDigest(`missing ${target}`)));
+    out.push(bytes ? fileHit(target, `${by} (sha256 ${sha(bytes)})`, sha(bytes)) : fileHit(target, `${by} (not in the tree)`, lineDigest(`missing ${target}`)));
   }
-  // A load that resolves to a file the scan reads is no hit.
-  return [...found.filter((h) => !h.loads), ...resolved, ...out];
+  return [...found.filter((h) => !h.loads), ...out];
 }
 
 /** One violation per rule: what it guards against, each line, the two ways forward. */
-function toViolations(hits: Hit[], range: TamperRange): Violation[] {
+function toViolations(hits: Hit[], staged: boolean): Violation[] {
   const byRule = new Map<string, Hit[]>();
   for (const h of hits) byRule.set(h.rule, [...(byRule.get(h.rule) ?? []), h]);
-  const how = `(\`patchwarden tamper ${range.to === null ? '--staged' : '--range BASE..TIP'} --allow-line\` prints the row)`;
+  const how = `(\`patchwarden tamper ${staged ? '--staged' : '--range BASE..TIP'} --allow-line\` prints the row)`;
   return [...byRule].map(([rule, list]) => ({
     rule: 'tamper',
     paths: [...new Set(list.map((h) => h.path))],
@@ -149,29 +162,76 @@ function toViolations(hits: Hit[], range: TamperRange): Violation[] {
   }));
 }
 
-/**
- * Where a pushed ref's change starts on a server: the ref's old value (what
- * the ref gains over it), else its merge-base with the judging branch; null
- * (everything is new) for a history that shares nothing with it.
- */
-export async function pushBase(repo: Repo, old: string | null, tip: string, judgeRev: string | null): Promise<string | null> {
-  if (old) return old;
-  if (!judgeRev) return null;
-  const r = await repo.run(['merge-base', judgeRev, tip], { okCodes: [1] });
-  return r.stdout.toString('utf8').trim() || null;
+/** A pushed ref with new commits, as the push's one walk found it. */
+export interface PushedRef {
+  ref: string;
+  /** The ref's old value; null when the push creates it. */
+  old: string | null;
+  /** The commit the new value peels to. */
+  tip: string;
+  /** The commits the repository already had that the ref's new commits grow from. */
+  boundary: string[];
 }
 
-export type Settled = { verdict: TamperVerdict } | { error: unknown };
+/**
+ * pre-receive: the layer on every pushed ref with new commits, each judged on
+ * what its tip adds over where its change starts: the ref's old value, else
+ * its merge-base with the judging branch, else (a history that shares nothing
+ * with it) the empty tree. The diffs of all refs come from one process.
+ */
+export async function tamperPush(repo: Repo, config: Config, judgeRev: string | null, refs: PushedRef[], classify: Classify): Promise<Map<string, TamperVerdict>> {
+  if (config.tamper.mode === 'off' || !refs.length) return new Map(refs.map((r) => [r.ref, nothing(config)]));
+  const scanner = import('./hits.js');
+  scanner.catch(() => { /* thrown where it is awaited */ });
+  const bases = await pushBases(repo, refs, judgeRev);
+  // Each distinct pair of trees is diffed and judged once.
+  const empty = bases.includes(null) ? await emptyTree(repo) : '';
+  const trees = await treesOf(repo, [...new Set(refs.flatMap((r, i) => [r.tip, bases[i] ?? empty]))]);
+  const pairOf = refs.map((r, i) => `${trees.get(bases[i] ?? empty)} ${trees.get(r.tip)}`);
+  const pairs = [...new Set(pairOf)];
+  const added = await addedLinesOfTrees(repo, pairs.map((p) => p.split(' ') as [string, string]));
+  let allowed: Promise<AllowRow[]> | undefined;
+  const rows = () => (allowed ??= allowRows(repo, judgeRev));
+  await scanner;
+  const verdicts = new Map<string, Promise<TamperVerdict>>();
+  pairs.forEach((p, k) => verdicts.set(p, judgeAdded(repo, config, added[k], classify, p.split(' ')[1], rows)));
+  const out = new Map<string, TamperVerdict>();
+  for (const [i, r] of refs.entries()) out.set(r.ref, await verdicts.get(pairOf[i])!);
+  return out;
+}
 
 /**
- * pre-receive: starts the layer on every pushed ref at once, while the rest of
- * the push is still being read; each settles to its verdict or its error
- * (thrown where it is used, so nothing fails unseen).
+ * Where each ref's change starts. A new ref's merge-base with the judging
+ * branch is, when its new commits grow from one commit that the judging
+ * branch holds, that commit (what a push of new branches mostly is): one
+ * process tells which of them it holds; any other new ref asks git.
  */
-export function tamperPush(repo: Repo, config: Config, judgeRev: string | null, updates: { old: string; new: string; ref: string }[], zones: Promise<Classify>): Map<string, Promise<Settled>> {
-  const zero = (id: string) => /^0+$/.test(id);
-  return new Map(updates.filter((u) => !zero(u.new)).map((u) => [u.ref, (async () => {
-    const to = `${u.new}^{commit}`;
-    return judgeTamper(repo, config, { from: await pushBase(repo, zero(u.old) ? null : u.old, to, judgeRev), to, judgeRev }, zones);
-  })().then((verdict) => ({ verdict }), (error: unknown) => ({ error }))]));
+async function pushBases(repo: Repo, refs: PushedRef[], judgeRev: string | null): Promise<(string | null)[]> {
+  const created = refs.filter((r) => r.old === null);
+  const holds = new Set<string>();
+  const single = [...new Set(created.flatMap((r) => (r.boundary.length === 1 ? r.boundary : [])))];
+  if (judgeRev && single.length) {
+    // What these commits reach that the judging branch does not: a commit missing from it is one the branch holds.
+    const out = await repo.text(['rev-list', '--stdin'], { input: `${single.join('\n')}\n^${judgeRev}\n` });
+    const outside = new Set(out.split('\n'));
+    for (const b of single) if (!outside.has(b)) holds.add(b);
+  }
+  return Promise.all(refs.map(async (r) => {
+    if (r.old !== null) return r.old;
+    if (!judgeRev) return null;
+    if (r.boundary.length === 1 && holds.has(r.boundary[0])) return r.boundary[0];
+    const m = await repo.run(['merge-base', judgeRev, r.tip], { okCodes: [1] });
+    return m.stdout.toString('utf8').trim() || null;
+  }));
+}
+
+/** The tree of each commit (or tree), from one process. */
+async function treesOf(repo: Repo, revs: string[]): Promise<Map<string, string>> {
+  const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { input: revs.map((r) => `${r}^{tree}\n`).join('') });
+  const lines = out.split('\n');
+  return new Map(revs.map((r, i) => {
+    const [id, type] = lines[i].split(' ');
+    if (type !== 'tree') throw new CannotJudge(`${r} names no tree`);
+    return [r, id];
+  }));
 }

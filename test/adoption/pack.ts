@@ -1,17 +1,17 @@
 // The package as a user gets it: `npm pack` of this checkout (its prepare
-// step builds dist/), once per test run, and fresh projects that install it.
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+// step builds dist/), once per test file, and fresh projects that install it.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BIN, cleanEnv, PROJECT, sh } from '../helpers/repo.js';
 
-const DEST = path.join(PROJECT, 'node_modules/.cache/patchwarden-test-pack');
 let tarball: string | null = null;
 
-/** The packed tarball's absolute path. */
+/** The packed tarball's absolute path, in a folder of this process's own (test files run in parallel). */
 export function packed(): string {
   if (tarball) return tarball;
-  rmSync(DEST, { recursive: true, force: true });
-  mkdirSync(DEST, { recursive: true });
+  const DEST = mkdtempSync(path.join(tmpdir(), 'pw-pack-'));
+  process.on('exit', () => rmSync(DEST, { recursive: true, force: true }));
   const r = sh('npm', ['pack', '--pack-destination', DEST], { cwd: PROJECT, env: userEnv() });
   if (r.code !== 0) throw new Error(`npm pack failed: ${r.stderr}`);
   const name = r.stdout.trim();

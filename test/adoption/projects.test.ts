@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { advice, follow } from '../helpers/advice.js';
 import { sh } from '../helpers/repo.js';
+import { testUnless } from '../helpers/skip.js';
 import { Project, removeProjects, tempDir } from './project.js';
 
 test.after.each(removeProjects);
@@ -93,8 +94,7 @@ test('lefthook: init adds the commands to lefthook.yml and runs lefthook install
   assert.match(push.stdout + push.stderr, /refused \[mix-range\]/, push.stdout + push.stderr);
 });
 
-const preCommit = sh('pre-commit', ['--version']);
-(preCommit.code === 0 ? test : test.skip)('pre-commit framework (repo: local): init wires it, a first push into an empty remote and later pushes are judged', () => {
+testUnless(sh('pre-commit', ['--version']).code === 0 ? null : 'pre-commit is not installed (.ci/run installs it)')('pre-commit framework (repo: local): init wires it, a first push into an empty remote and later pushes are judged', () => {
   const home = tempDir('pw-pre-commit-home-');
   const p = new Project({ ...PYTHON, '.pre-commit-config.yaml': '# the team\'s hooks\nrepos: []\n' }, { PRE_COMMIT_HOME: home });
   p.npmInstall();
@@ -120,6 +120,5 @@ const preCommit = sh('pre-commit', ['--version']);
   assert.is(push.code, 1, push.stdout + push.stderr);
   assert.match(push.stdout + push.stderr, /refused \[mix-range\]/);
 });
-if (preCommit.code !== 0) console.log('  (pre-commit is not installed: the pre-commit framework test is skipped; .ci/run installs it)');
 
 test.run();

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cleanup, sh, tempRepo, type TempRepo, installPrePush } from '../helpers/repo.js';
 import { gate } from '../gate/sample.js';
-import { BUGGY_JS, BUGGY_PY, config, FIXED_PY, hasPytest, jsProperty, NODE_TEST, project, pyProperty, PYTEST, registry } from '../properties/projects.js';
+import { BUGGY_JS, BUGGY_PY, config, FIXED_PY, jsProperty, NODE_TEST, project, pyProperty, PYTEST, registry } from '../properties/projects.js';
+import { pytestMissing, testUnless } from '../helpers/skip.js';
 
 const ID = 'bill.total_non_negative';
 const pyBase = (extra: Record<string, string> = {}) => ({
@@ -36,7 +37,7 @@ const revertCheck = (repo: TempRepo, base: string, head: string) => repo.json(['
 
 test.after.each(cleanup);
 
-const py = hasPytest ? test : test.skip;
+const py = testUnless(pytestMissing);
 
 // Turns every failure into a pass while the patch's marker file is in src.
 const FORCING_CONFTEST = `import os, pytest

@@ -7,7 +7,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/repo.js';
 import { gate, sample } from '../gate/sample.js';
-import { BUGGY_PY, config, hasPytest, project, pyProperty, PYTEST, registry } from '../properties/projects.js';
+import { BUGGY_PY, config, project, pyProperty, PYTEST, registry } from '../properties/projects.js';
+import { pytestMissing, testUnless } from '../helpers/skip.js';
 
 const ID = 'bill.total_non_negative';
 
@@ -29,7 +30,7 @@ atexit.register(_clean)
 
 test.after.each(cleanup);
 
-const py = hasPytest ? test : test.skip;
+const py = testUnless(pytestMissing);
 
 function rewriting(exitZero: boolean) {
   return project({

@@ -5,7 +5,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, tempRepo, installPrePush } from '../helpers/repo.js';
-import { BUGGY_PY, config, hasPytest, PYTEST, pyProperty, registry } from '../properties/projects.js';
+import { BUGGY_PY, config, PYTEST, pyProperty, registry } from '../properties/projects.js';
+import { pytestMissing, testUnless } from '../helpers/skip.js';
 
 const ID = 'bill.total_non_negative';
 
@@ -34,10 +35,7 @@ if "pytest" in sys.modules:
 
 test.after.each(cleanup);
 
-if (!hasPytest) console.log('note: python3 -m pytest is not available; the pytest tamper attack is skipped');
-
-test('report rewritten at exit + os._exit(0): the revert check passes it, the tamper layer refuses it', () => {
-  if (!hasPytest) return;
+testUnless(pytestMissing)('report rewritten at exit + os._exit(0): the revert check passes it, the tamper layer refuses it', () => {
   const repo = tempRepo();
   const remote = tempRepo({ bare: true });
   const base = repo.commit({

@@ -14,14 +14,14 @@ import * as assert from 'uvu/assert';
 import { cleanup, sh, type TempRepo } from '../helpers/repo.js';
 import { gate, sample } from '../gate/sample.js';
 import { guardedServer } from '../prereceive/server.js';
-import { BUGGY_JS, BUGGY_PY, config, hasPytest, jsProperty, NODE_TEST, pyProperty, PYTEST, registry } from '../properties/projects.js';
+import { BUGGY_JS, BUGGY_PY, config, jsProperty, NODE_TEST, pyProperty, PYTEST, registry } from '../properties/projects.js';
+import { pytestMissing, testUnless } from '../helpers/skip.js';
 
 const ID = 'bill.total_non_negative';
 
 test.after.each(cleanup);
 
-if (!hasPytest) console.log('note: python3 -m pytest is not available; the pytest projects of the respelled attacks are skipped');
-const py = hasPytest ? test : test.skip;
+const py = testUnless(pytestMissing);
 
 /** main holds a pytest (or node:test) project with a registered property and a buggy src; HEAD is a topic branch. */
 function pyProject(): TempRepo {

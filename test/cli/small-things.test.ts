@@ -5,6 +5,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanEnv, cleanup, PROJECT, sh, tempRepo } from '../helpers/repo.js';
+import { pytestMissing, testUnless } from '../helpers/skip.js';
 
 test.after.each(cleanup);
 
@@ -37,8 +38,7 @@ test('install-server-hook.sh --help exits 0 with its usage on stdout, and warns 
   assert.is(sh('sh', [script]).code, 2, 'no repository: still a usage error');
 });
 
-const hasPytest = sh('python3', ['-m', 'pytest', '--version']).code === 0;
-(hasPytest ? test : test.skip)('freeze apply: the hint names the real signature, prunes an expired row first, and works when followed', () => {
+testUnless(pytestMissing)('freeze apply: the hint names the real signature, prunes an expired row first, and works when followed', () => {
   const repo = tempRepo();
   repo.commit({ 'pytest.ini': '[pytest]\npythonpath = src\n', 'src/calc.py': 'def total(items):\n    return sum(items) + 1\n', 'tests/test_total.py': 'from calc import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n' });
   const run = sh('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests', '--junitxml=report.xml'], { cwd: repo.dir, env: cleanEnv({ PYTHONDONTWRITEBYTECODE: '1' }) });

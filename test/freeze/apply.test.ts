@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { cleanup, tempRepo } from '../helpers/repo.js';
+import { pytestMissing, testUnless } from '../helpers/skip.js';
 import { gate, row, sample } from '../gate/sample.js';
 
 const NOW = { PATCHWARDEN_NOW: '2026-12-02T00:00:00Z' };
@@ -82,8 +83,7 @@ test('freeze apply shows the row\'s name beside the failure\'s and warns on a re
   assert.match(gh.stdout, /^::warning title=patchwarden freeze rename::lock: flaky .*renamed: the row was written for lock_was_named_so/m);
 });
 
-const hasPytest = spawnSync('python3', ['-m', 'pytest', '--version']).status === 0;
-(hasPytest ? test : test.skip)('gate --format github warns on a freeze match whose row was written for another name; the text names both', () => {
+testUnless(pytestMissing)('gate --format github warns on a freeze match whose row was written for another name; the text names both', () => {
   const PYTEST = 'python3 -B -m pytest -q -p no:cacheprovider';
   const repo = sample(`version: 1\nsuite:\n  command: ${PYTEST} tests --junitxml={junit}\n`, { 'tests/test_clock.py': 'def skew():\n    return 1\n\n\ndef test_clock():\n    assert skew() == 2\n' });
   repo.git(['checkout', '-q', 'main']);

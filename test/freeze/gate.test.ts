@@ -5,10 +5,9 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { cleanEnv, cleanup, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
+import { pytestMissing, testUnless } from '../helpers/skip.js';
 
-const hasPytest = sh('python3', ['-m', 'pytest', '--version']).code === 0;
-if (!hasPytest) console.log('note: python3 -m pytest is not available; the gate tests on real pytest runs are skipped');
-const gate = hasPytest ? test : test.skip;
+const gate = testUnless(pytestMissing);
 
 const CALC = `import os
 

@@ -4,10 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/repo.js';
+import { pytestMissing, testUnless } from '../helpers/skip.js';
 import { gate, row, sample } from './sample.js';
-
-const hasPytest = spawnSync('python3', ['-m', 'pytest', '--version']).status === 0;
-if (!hasPytest) console.log('note: python3 -m pytest is not installed; the gate test layers are skipped');
 
 const PYTEST = 'python3 -B -m pytest -q -p no:cacheprovider';
 const CONFIG = `version: 1
@@ -36,7 +34,7 @@ const PROJECT = {
 
 test.after.each(cleanup);
 
-const t = hasPytest ? test : test.skip;
+const t = testUnless(pytestMissing);
 
 t('properties and revert pass when the patch is what makes the invariant hold', () => {
   const repo = sample(CONFIG, PROJECT);

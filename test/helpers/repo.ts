@@ -1,7 +1,7 @@
 // Real git repositories in temporary folders, and the built CLI run against
 // them as a user would run it.
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -113,9 +113,18 @@ export function cleanup(): void {
   for (const r of made.splice(0)) r.rm();
 }
 
-/** Makes sure `patchwarden` is on PATH for hooks run by real git. */
+/**
+ * Makes sure `patchwarden` is on PATH for hooks run by real git. Test files
+ * run in parallel and a hook may be running the shim right now: it is
+ * written beside and renamed into place, never truncated where it stands.
+ */
 export function ensureBin(): void {
+  const shim = path.join(BIN, 'patchwarden');
+  const body = `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`;
+  if (existsSync(shim) && readFileSync(shim, 'utf8') === body) return;
   mkdirSync(BIN, { recursive: true });
-  writeFileSync(path.join(BIN, 'patchwarden'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
+  const tmp = `${shim}.${process.pid}`;
+  writeFileSync(tmp, body, { mode: 0o755 });
+  renameSync(tmp, shim);
 }
 ensureBin();

@@ -1,4 +1,5 @@
-// The real reports of the shared corpus, read in place; absent corpus = skipped with a note.
+// The real reports of the shared corpus, read in place; tests skip with
+// CORPUS_MISSING when it is absent.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT } from '../helpers/repo.js';
@@ -14,13 +15,13 @@ export interface Entry {
   notes: string;
 }
 
-/** The corpus entries from MANIFEST.tsv, or null (with a printed note) when the corpus is absent. */
+/** Why a corpus test is skipped when corpus() gives null. */
+export const CORPUS_MISSING = `the JUnit corpus is absent (${CORPUS}; JUNIT_CORPUS names another place)`;
+
+/** The corpus entries from MANIFEST.tsv, or null when the corpus is absent. */
 export function corpus(): Entry[] | null {
   const manifest = path.join(CORPUS, 'MANIFEST.tsv');
-  if (!existsSync(manifest)) {
-    console.log(`note: ${CORPUS} is absent; corpus tests skipped`);
-    return null;
-  }
+  if (!existsSync(manifest)) return null;
   const [head, ...rows] = readFileSync(manifest, 'utf8').trimEnd().split('\n').map((l) => l.split('\t'));
   const col = (name: string) => head.indexOf(name);
   return rows.map((r) => ({

@@ -158,11 +158,13 @@ test('a range that splits a mixed change is refused; mix.range: allow on the bas
 });
 
 test('a malformed config stops the commit with exit 2 and names file, line and key', () => {
-  const repo = guarded('version: 1\nzones:\n  src: [src/**]\n  sorce: [x/**]\n');
-  repo.write('tests/test_app.py', 't = 3\n');
+  const repo = guarded('version: 1\nzones:\n  src: [src/**]\n');
+  repo.write('.patchwarden.yml', 'version: 1\nzones:\n  src: [src/**]\n  sorce: [x/**]\n');
   repo.git(['add', '-A']);
   const r = refusedCommit(repo);
-  assert.match(r.stderr, /\.patchwarden\.yml:4: unknown key `zones\.sorce`/);
+  assert.match(r.stderr, /patchwarden: \.patchwarden\.yml:4: unknown key `zones\.sorce`.*; correct it and stage it again \(git add -- \.patchwarden\.yml\), or leave it out of this commit \(git restore --staged -- \.patchwarden\.yml\)/);
+  assert.is(repo.pw(['pre-commit']).code, 2);
+  repo.git(['commit', '-q', '--no-verify', '-m', 'malformed']);
   assert.is(repo.pw(['check']).code, 2);
   const named = ['check', '--config', '.patchwarden.yml'];
   repo.write('.patchwarden.yml', 'version: 3\n');

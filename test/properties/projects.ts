@@ -4,9 +4,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import { CLI, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
-
-export const hasPytest = sh('python3', ['-m', 'pytest', '--version']).code === 0;
+import { CLI, tempRepo, type TempRepo } from '../helpers/repo.js';
 
 /** pytest without caches, so in-place runs write nothing into the tree. */
 export const PYTEST = 'PYTHONDONTWRITEBYTECODE=1 python3 -m pytest -q -p no:cacheprovider spec/properties --junitxml={junit}';
@@ -45,10 +43,10 @@ export function jsProperty(id = 'bill.total_non_negative', mod = 'bill.mjs'): st
  * and (unless `clean`) staged and unstaged state that the check must not
  * disturb. Returns the repo, base and head.
  */
-export function project(base: Record<string, string>, head: Record<string, string | null>, opts: { clean?: boolean } = {}): { repo: TempRepo; base: string; head: string } {
+export function project(base: Record<string, string | Buffer>, head: Record<string, string | Buffer | null>, opts: { clean?: boolean } = {}): { repo: TempRepo; base: string; head: string } {
   const repo = tempRepo();
   const b = repo.commit({ '.gitignore': 'build/\n__pycache__/\n*.pyc\n.pytest_cache/\n', 'pytest.ini': '[pytest]\npythonpath = src\n', 'docs/notes.md': 'notes\n', ...base }, 'base');
-  const files = Object.fromEntries(Object.entries(head).filter(([, v]) => v !== null)) as Record<string, string>;
+  const files = Object.fromEntries(Object.entries(head).filter(([, v]) => v !== null)) as Record<string, string | Buffer>;
   for (const [f, v] of Object.entries(head)) if (v === null) repo.git(['rm', '-q', '--', f]);
   const h = repo.commit(files, 'patch');
   // State the check must leave alone: untracked, ignored, and a staged change.

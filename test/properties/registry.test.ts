@@ -10,10 +10,10 @@ import { CannotJudge } from '../../src/common/errors.js';
 import { readReport } from '../../src/junit/read.js';
 import { caseFile, headProblems, invariantIds, mapCases, revertOutcome } from '../../src/properties/mapping.js';
 import { parseRegistry } from '../../src/properties/registry.js';
-import { PROJECT, sh } from '../helpers/repo.js';
-import { hasPytest } from './projects.js';
+import { sh } from '../helpers/repo.js';
+import { pytestMissing, skip, testUnless } from '../helpers/skip.js';
+import { CORPUS, CORPUS_MISSING } from '../junit/corpus.js';
 
-const CORPUS = path.resolve(PROJECT, '../shared/corpus/junit');
 
 function refused(text: string, pattern: RegExp, line?: number) {
   try {
@@ -58,38 +58,36 @@ test('an alias bomb is refused, not expanded', () => {
 const tmp = mkdtempSync(path.join(tmpdir(), 'pw-registry-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
 
-if (hasPytest) {
-  test('pytest record_property and [invariant:ID] ids map; unknown ids and unmapped failures are named', async () => {
-    writeFileSync(path.join(tmp, 'test_p.py'), [
-      'import pytest',
-      'def test_prop(record_property):',
-      '    record_property("invariant", "a.one")',
-      '    assert True',
-      '@pytest.mark.parametrize("x", [1], ids=["[invariant:a.two]"])',
-      'def test_tok(x):',
-      '    assert x == 2',
-      'def test_stranger(record_property):',
-      '    record_property("invariant", "z.unknown")',
-      'def test_plain():',
-      '    assert False',
-    ].join('\n') + '\n');
-    const xml = path.join(tmp, 'r.xml');
-    sh('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `--junitxml=${xml}`, 'test_p.py'], { cwd: tmp, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
-    const report = await readReport(xml);
-    const registry = parseRegistry('version: 1\ninvariants:\n  - id: a.one\n    description: x\n  - id: a.two\n    description: y\n  - id: a.three\n    description: z\n', 'reg.yaml');
-    const m = mapCases(report.cases, registry, { root: tmp, inSpec: () => true, exists: () => false });
-    assert.equal(m.invariants.map((i) => [i.id, i.status]), [['a.one', 'passed'], ['a.two', 'failed'], ['a.three', 'missing']]);
-    assert.equal(m.unregistered.map((u) => u.id), ['z.unknown']);
-    assert.equal(m.strays.map((s) => s.name), ['test_plain']);
-    const problems = headProblems(m, registry).join('\n');
-    assert.match(problems, /fail on the patched tree: a\.two/);
-    assert.match(problems, /exercised by no test case: a\.three/);
-    assert.match(problems, /names invariant z\.unknown, which reg\.yaml does not register/);
-    assert.match(problems, /outside any invariant did not pass: test_plain/);
-    assert.is(revertOutcome(m).status, 'describes_patch');
-    assert.equal(revertOutcome(m).failing, ['a.two']);
-  });
-}
+testUnless(pytestMissing)('pytest record_property and [invariant:ID] ids map; unknown ids and unmapped failures are named', async () => {
+  writeFileSync(path.join(tmp, 'test_p.py'), [
+    'import pytest',
+    'def test_prop(record_property):',
+    '    record_property("invariant", "a.one")',
+    '    assert True',
+    '@pytest.mark.parametrize("x", [1], ids=["[invariant:a.two]"])',
+    'def test_tok(x):',
+    '    assert x == 2',
+    'def test_stranger(record_property):',
+    '    record_property("invariant", "z.unknown")',
+    'def test_plain():',
+    '    assert False',
+  ].join('\n') + '\n');
+  const xml = path.join(tmp, 'r.xml');
+  sh('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `--junitxml=${xml}`, 'test_p.py'], { cwd: tmp, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+  const report = await readReport(xml);
+  const registry = parseRegistry('version: 1\ninvariants:\n  - id: a.one\n    description: x\n  - id: a.two\n    description: y\n  - id: a.three\n    description: z\n', 'reg.yaml');
+  const m = mapCases(report.cases, registry, { root: tmp, inSpec: () => true, exists: () => false });
+  assert.equal(m.invariants.map((i) => [i.id, i.status]), [['a.one', 'passed'], ['a.two', 'failed'], ['a.three', 'missing']]);
+  assert.equal(m.unregistered.map((u) => u.id), ['z.unknown']);
+  assert.equal(m.strays.map((s) => s.name), ['test_plain']);
+  const problems = headProblems(m, registry).join('\n');
+  assert.match(problems, /fail on the patched tree: a\.two/);
+  assert.match(problems, /exercised by no test case: a\.three/);
+  assert.match(problems, /names invariant z\.unknown, which reg\.yaml does not register/);
+  assert.match(problems, /outside any invariant did not pass: test_plain/);
+  assert.is(revertOutcome(m).status, 'describes_patch');
+  assert.equal(revertOutcome(m).failing, ['a.two']);
+});
 
 test('a case named by property and token at once counts once per id', () => {
   const c = { name: 'x [invariant:a] [invariant:b]', classname: '', status: 'passed' as const, failures: [], properties: [{ name: 'invariant', value: 'a' }, { name: 'other', value: 'c' }], systemOut: '', systemErr: '', suites: [] };
@@ -116,10 +114,7 @@ test('only cases from spec files count: file attribute, dotted classname, or (no
 });
 
 test('every corpus report: no case maps, so a property run of it is refused and a revert of it is revert_broken', async () => {
-  if (!existsSync(CORPUS)) {
-    console.log(`note: ${CORPUS} is absent; the corpus mapping test is skipped`);
-    return;
-  }
+  if (!existsSync(CORPUS)) return skip(CORPUS_MISSING);
   const registry = parseRegistry('version: 1\ninvariants:\n  - id: some.invariant\n    description: x\n', 'reg.yaml');
   let read = 0;
   for (const dir of readdirSync(CORPUS, { withFileTypes: true }).filter((d) => d.isDirectory())) {

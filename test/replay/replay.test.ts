@@ -1,16 +1,15 @@
 // `patchwarden replay` and `replay merge` end to end: the built CLI, real git
 // repositories and real pytest runs.
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, tempRepo, type TempRepo } from '../helpers/repo.js';
+import { pytestMissing, testUnless } from '../helpers/skip.js';
 
 const FIX = 'a1b2c3d4e5f60789';
 const PYTEST = 'python3 -m pytest -q -p no:cacheprovider tests --junitxml={junit}';
-const hasPytest = spawnSync('python3', ['-m', 'pytest', '--version']).status === 0;
-if (!hasPytest) console.log('note: python3 -m pytest is not available; the replay tests with real runs are skipped');
+const withPytest = testUnless(pytestMissing);
 
 // A project whose tests each behave one way across runs: the counter files
 // make a case fail on every second run, the way a flake does.
@@ -71,8 +70,7 @@ function replayJson(repo: TempRepo, args: string[], env: NodeJS.ProcessEnv = {})
 
 const byName = (out: Record<string, any>) => Object.fromEntries((out.cases as any[]).map((c) => [c.name, c]));
 
-test('real pytest: flicker, stable_fail and stable_pass, keyed by id or signature, with remote freeze candidates', () => {
-  if (!hasPytest) return;
+withPytest('real pytest: flicker, stable_fail and stable_pass, keyed by id or signature, with remote freeze candidates', () => {
   const repo = project();
   const r = replayJson(repo, ['--runs', '4', '--seed', '4242', '--env-class', 'remote', '--', PYTEST]);
   assert.is(r.code, 1, 'a stable_fail case makes the replay exit 1');
@@ -120,8 +118,7 @@ test('real pytest: flicker, stable_fail and stable_pass, keyed by id or signatur
   assert.is(repo.git(['status', '--porcelain', '--', 'freeze']).stdout, '');
 });
 
-test('real pytest: another seed reaches the command, and the seed case fails in every run', () => {
-  if (!hasPytest) return;
+withPytest('real pytest: another seed reaches the command, and the seed case fails in every run', () => {
   const repo = project();
   const r = replayJson(repo, ['--runs', '2', '--seed', '77', '--', PYTEST], { CI: '' });
   const seed = byName(r.out)['test_seed[invariant:seed.reaches]'];
@@ -129,8 +126,7 @@ test('real pytest: another seed reaches the command, and the seed case fails in 
   assert.is(r.out.env_class, 'local', 'local when CI is not true');
 });
 
-test('real pytest: --env-class local gives no candidate; CI=true makes the default remote', () => {
-  if (!hasPytest) return;
+withPytest('real pytest: --env-class local gives no candidate; CI=true makes the default remote', () => {
   const local = replayJson(project(), ['--runs', '2', '--seed', '4242', '--env-class', 'local', '--', PYTEST], { CI: 'true' });
   const c = byName(local.out);
   assert.is(c.test_alternate_pinned.status, 'flicker');
@@ -143,8 +139,7 @@ test('real pytest: --env-class local gives no candidate; CI=true makes the defau
   assert.ok(byName(ci.out).test_alternate_pinned.freeze_candidate);
 });
 
-test('real pytest: the text output prints the freeze add line for a human', () => {
-  if (!hasPytest) return;
+withPytest('real pytest: the text output prints the freeze add line for a human', () => {
   const r = project().pw(['replay', '--runs', '2', '--seed', '4242', '--env-class', 'remote', '--', PYTEST]);
   assert.is(r.code, 1);
   assert.match(r.stdout, /flicker\s+test_alternate_pinned\s+\[fixture:a1b2c3d4e5f60789\]/);
@@ -161,8 +156,7 @@ test('a command that writes no report: every run counts as failed, nothing to cl
   assert.match(r.out.error, /no run left a usable report \(wrote no report\)/);
 });
 
-test('real pytest: a run that crashes without a report is a failed run with its exit code, not a pass', () => {
-  if (!hasPytest) return;
+withPytest('real pytest: a run that crashes without a report is a failed run with its exit code, not a pass', () => {
   const repo = project();
   // Every second run dies before pytest starts.
   repo.write('crashy.sh', 'n=$(cat .crashes 2>/dev/null || echo 0); echo $((n+1)) > .crashes\nif [ $((n % 2)) -eq 1 ]; then echo boom >&2; exit 9; fi\nexec "$@"\n');
@@ -215,8 +209,7 @@ test('a runner killed by its timeout counts as a failed run', () => {
   assert.match(r.out.error, /timed out/);
 });
 
-test('real pytest: merge over two runners of different classes; passing on one and failing on the other is flicker', () => {
-  if (!hasPytest) return;
+withPytest('real pytest: merge over two runners of different classes; passing on one and failing on the other is flicker', () => {
   const repo = tempRepo();
   repo.commit({
     '.patchwarden.yml': 'version: 1\n',
@@ -309,8 +302,7 @@ test('usage: missing seed, too few runs, no command, bad env class exit 2', () =
   }
 });
 
-test('real pytest: a fixture property that is not a fixture id cannot be judged', () => {
-  if (!hasPytest) return;
+withPytest('real pytest: a fixture property that is not a fixture id cannot be judged', () => {
   const repo = tempRepo();
   repo.commit({ 'tests/test_bad.py': 'def test_bad(record_property):\n    record_property("fixture", "test_bad")\n    assert False\n' });
   const r = replayJson(repo, ['--runs', '2', '--seed', '1', '--', PYTEST]);

@@ -7,8 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cleanup, tempRepo, type TempRepo } from '../helpers/repo.js';
-
-const hasPytest = spawnSync('python3', ['-m', 'pytest', '--version']).status === 0;
+import { pytestMissing, testUnless } from '../helpers/skip.js';
 
 /** Runs the command in the repo and signs the report it wrote; returns the failures. */
 function failures(repo: TempRepo, run: (junit: string) => string[]): Record<string, any>[] {
@@ -34,8 +33,7 @@ def total(x):
 const pytest = (tb: string) => (junit: string) => ['python3', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', `--tb=${tb}`, 'tests', `--junitxml=${junit}`];
 
 for (const tb of ['long', 'short', 'native']) {
-  test(`pytest --tb=${tb}: renamed, moved and shifted keep the signature; another exception moves it`, () => {
-    if (!hasPytest) return console.log('note: python3 -m pytest is not available; pytest end-to-end test skipped');
+  testUnless(pytestMissing)(`pytest --tb=${tb}: renamed, moved and shifted keep the signature; another exception moves it`, () => {
     const repo = tempRepo();
     repo.write('src/billing/__init__.py', PY_SRC);
     repo.write('tests/test_bill.py', 'from billing import total\n\n\ndef test_negative():\n    total(-1)\n\n\ndef test_total():\n    assert total(10) == 13, "tax included"\n');

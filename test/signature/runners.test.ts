@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cleanup, tempRepo } from '../helpers/repo.js';
+import { skip } from '../helpers/skip.js';
 import { BASE, BUGS, disposeModules, gotestsum, jest, maven, mocha, nodeTest, npmModules, phpunit, pytest, vitest, writeProject, type Runner, type Variant } from './runners.js';
 
 type Bug = (typeof BUGS)[number];
@@ -63,7 +64,7 @@ const TYPE_UNSEEN = new Set(['go + gotestsum']);
 for (const runner of RUNNERS) {
   test(`${runner.name}: cosmetic changes keep every signature, real ones move it, different bugs never share one`, () => {
     const why = runner.unavailable();
-    if (why) return console.log(`note: ${runner.name} skipped: ${why}`);
+    if (why) return skip(why);
     const rows = run(runner, BASE);
     signed.set(runner.name, rows);
     const context = `${runner.name}\n${show(rows)}`;
@@ -91,7 +92,7 @@ for (const runner of RUNNERS) {
 
 test('pytest: --tb=auto, long, short and native give every failure the same signature', () => {
   const styles = [...signed].filter(([name]) => name.startsWith('pytest'));
-  if (styles.length < 4) return console.log('note: pytest did not run; the --tb styles are not compared');
+  if (styles.length < 4) return skip('pytest did not run under all four --tb styles, so they are not compared');
   for (const b of BUGS) assert.equal(styles.map(([, rows]) => rows[b].sig), styles.map(() => styles[0][1][b].sig), `${b}: ${styles.map(([n, rows]) => `${n} ${rows[b].sig}`).join(', ')}`);
 });
 

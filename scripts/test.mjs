@@ -1,0 +1,96 @@
+// The test suite, one uvu process per test file, as many at once as there are
+// cores (TEST_JOBS sets another number). Each file's output is kept and shown
+// whole when it fails; a test that reports itself skipped (test/helpers/skip.ts
+// prints the marker line) counts as skipped, never as passed. The last line is
+// `N passed, N failed, N skipped`.
+// Usage: node scripts/test.mjs [FILTER...]   (test files whose path contains a FILTER)
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+
+/** The line test/helpers/skip.ts prints for each test it skips; keep the two in step. */
+const SKIP_MARK = 'patchwarden-test skipped: ';
+/** A file still running after this long is stopped and counted as failed. */
+const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 20 * 60_000);
+// Last run's time per file: the longest start first, so no long file starts last.
+const TIMES = path.resolve('node_modules/.cache/patchwarden-test-times.json');
+
+const filters = process.argv.slice(2);
+const files = readdirSync('test', { recursive: true })
+  .map((f) => path.join('test', String(f)))
+  .filter((f) => f.endsWith('.test.ts') && (!filters.length || filters.some((x) => f.includes(x))))
+  .sort();
+if (!files.length) {
+  console.error(`test: no test file matches ${filters.join(' ')}`);
+  process.exit(2);
+}
+let times = {};
+try { times = JSON.parse(readFileSync(TIMES, 'utf8')); } catch { /* first run */ }
+const queue = [...files].sort((a, b) => (times[b] ?? Infinity) - (times[a] ?? Infinity));
+const jobs = Math.max(1, Number(process.env.TEST_JOBS) || availableParallelism());
+
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const plain = (s) => s.replace(/\x1b\[[0-9;]*m/g, '');
+
+/** Runs one file; resolves with its counts and its whole output. */
+function runFile(file) {
+  const started = Date.now();
+  const args = ['--import', 'tsx', 'node_modules/uvu/bin.js', path.dirname(file), `^${escape(path.basename(file))}$`];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+    }, FILE_TIMEOUT_MS);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const text = plain(out);
+      const num = (label) => Number(text.match(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm'))?.[1] ?? NaN);
+      const reasons = text.split('\n').filter((l) => l.startsWith(SKIP_MARK)).map((l) => l.slice(SKIP_MARK.length));
+      const total = num('Total');
+      let passed = num('Passed');
+      let failed = total - passed;
+      let skipped = num('Skipped');
+      if (Number.isNaN(total) || Number.isNaN(passed) || timedOut || (code !== 0 && failed === 0)) {
+        // It never reached uvu's summary, or it died after it: the file counts as one failure.
+        passed = Number.isNaN(passed) ? 0 : passed;
+        failed = Math.max(1, Number.isNaN(failed) ? 1 : failed);
+        skipped = Number.isNaN(skipped) ? 0 : skipped;
+      }
+      passed -= reasons.length;
+      skipped += reasons.length;
+      const why = timedOut ? `stopped after ${FILE_TIMEOUT_MS / 1000}s` : code !== 0 ? `exit ${code ?? signal}` : '';
+      resolve({ file, passed, failed, skipped, reasons, out, why, ms: Date.now() - started });
+    });
+  });
+}
+
+const results = [];
+const started = Date.now();
+async function worker() {
+  for (let file = queue.shift(); file; file = queue.shift()) {
+    const r = await runFile(file);
+    results.push(r);
+    const counts = `${r.passed} passed${r.failed ? `, ${r.failed} failed` : ''}${r.skipped ? `, ${r.skipped} skipped` : ''}`;
+    console.log(`${r.failed ? 'FAIL' : 'ok  '} ${r.file}  ${counts}  (${(r.ms / 1000).toFixed(1)}s)${r.why ? `  ${r.why}` : ''}`);
+  }
+}
+console.log(`test: ${files.length} files, ${jobs} at a time`);
+await Promise.all(Array.from({ length: jobs }, worker));
+
+mkdirSync(path.dirname(TIMES), { recursive: true });
+writeFileSync(TIMES, JSON.stringify({ ...times, ...Object.fromEntries(results.map((r) => [r.file, r.ms])) }, null, 1));
+
+const failedFiles = results.filter((r) => r.failed).sort((a, b) => a.file.localeCompare(b.file));
+for (const r of failedFiles) console.log(`\n===== ${r.file} (${r.why || 'failed'}) =====\n${r.out.trimEnd()}`);
+const skips = results.flatMap((r) => r.reasons.map((why) => `  ${r.file}: ${why}`));
+if (skips.length) console.log(`\nskipped, with their reasons:\n${skips.join('\n')}`);
+const sum = (k) => results.reduce((n, r) => n + r[k], 0);
+console.log(`\ntest: ${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)}s${failedFiles.length ? `; failed: ${failedFiles.map((r) => r.file).join(' ')}` : ''}`);
+console.log(`${sum('passed')} passed, ${sum('failed')} failed, ${sum('skipped')} skipped`);
+process.exitCode = failedFiles.length ? 1 : 0;

@@ -1,0 +1,92 @@
+# patchwarden's pytest plugin, loaded by the runtime guard through
+# PYTEST_PLUGINS. It sees what only the framework knows: which exception made
+# a case skip, the test functions as collected, and the framework's and the
+# spec modules' names, which must not change between collection and the end.
+import sys
+
+import pytest
+
+_g = sys.modules["_patchwarden_guard"]
+_modules = {}
+_functions = {}
+
+
+def _watched():
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if file and (name.partition(".")[0] in _g.framework or _g.kind(file) == "base"):
+            yield name, module
+
+
+def _bound(module):
+    # Functions, classes and modules: what a rebinding would swap.
+    return {k: v for k, v in vars(module).items() if not k.startswith("__") and (callable(v) or isinstance(v, type(sys)))}
+
+
+def _functions_of(item):
+    fn = getattr(item, "obj", None)
+    fn = getattr(fn, "__func__", fn)
+    inner = getattr(getattr(fn, "hypothesis", None), "inner_test", None)
+    return [f for f in (fn, inner) if hasattr(f, "__code__")]
+
+
+def _state(fn):
+    return (fn.__code__, fn.__defaults__, fn.__kwdefaults__)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session):
+    @_g.quiet
+    def take():
+        for name, module in _watched():
+            _modules[name] = (module, _bound(module))
+        for item in session.items:
+            _functions[item.nodeid] = [(fn, _state(fn)) for fn in _functions_of(item)]
+    take()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    @_g.quiet
+    def check():
+        for fn, before in _functions.get(item.nodeid, []):
+            if _state(fn) != before:
+                code = before[0]
+                _g.send({"t": "finding", "event": "test function", "detail": "the code or defaults of %s were replaced before it ran" % item.nodeid, "file": _g.where_path(code.co_filename), "line": code.co_firstlineno})
+    check()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    raised = call.excinfo  # as raised: the unittest plugin swaps in its own for a SkipTest
+    outcome = yield
+    report = outcome.get_result()
+    if raised is None or not (report.skipped or hasattr(report, "wasxfail")):
+        return
+
+    @_g.quiet
+    def origin():
+        # The innermost frame of production code the skip came through.
+        tb, hit = raised.tb, None
+        while tb is not None:
+            if _g.kind(tb.tb_frame.f_code.co_filename) == "patch":
+                hit = (_g.where_path(tb.tb_frame.f_code.co_filename), tb.tb_lineno)
+            tb = tb.tb_next
+        return hit
+    hit = origin()
+    if hit:
+        _g.send({"t": "finding", "event": "skip", "detail": "%s raised from production code made %s read as %s" % (raised.typename, item.nodeid, "xfail" if hasattr(report, "wasxfail") else "skipped"), "file": hit[0], "line": hit[1]})
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    @_g.quiet
+    def compare():
+        for name, (module, before) in _modules.items():
+            now = vars(module)
+            for key, value in before.items():
+                if now.get(key) is not value:
+                    _g.send({"t": "finding", "event": "rebound", "detail": "%s.%s was rebound during the session" % (name, key), "file": _g.where_path(getattr(module, "__file__", "") or ""), "line": 0})
+    compare()
+    _g.session_over()

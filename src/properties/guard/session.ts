@@ -1,0 +1,70 @@
+// One guarded property run: the guards' sources written into a private
+// folder outside the run's tree, their configuration (the tree, which of its
+// code files are the base's spec and harness, the report, where the run may
+// write), the channel, and the report's path beside them.
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openChannel } from './channel.js';
+import { guardProblems } from './records.js';
+import sitecustomize from './sitecustomize.py';
+import pytestPlugin from './pytest_plugin.py';
+import preload from './preload.cjs';
+
+/** The modules whose import or frames belong to the test framework (Python). */
+const PY_FRAMEWORK = ['pytest', '_pytest', 'pluggy', 'unittest', 'doctest', 'hypothesis', '_hypothesis_pytestplugin', 'xdist', 'execnet', 'nose'];
+
+/** How long the channel may take to reach its end once the process group is gone. */
+const DRAIN_MS = 2000;
+
+export interface GuardSetup {
+  /** The tree the command runs in (a real path). */
+  tree: string;
+  /** Code files of the tree that are the base's spec and harness (outside the src zone), relative. */
+  trusted: string[];
+  /** Folders the run may write to (real paths: its temporary root, the tree). */
+  writable: string[];
+}
+
+export interface GuardSession {
+  /** The configuration file the guards read (PATCHWARDEN_GUARD). */
+  config: string;
+  /** The folder to put first on PYTHONPATH. */
+  pythonPath: string;
+  /** The file to preload in every Node process. */
+  nodePreload: string;
+  /** Where the command writes its report. */
+  junit: string;
+  /** After the command's process group has ended: why the guards refuse the run (empty: it stands). */
+  finish(): Promise<string[]>;
+  dispose(): void;
+}
+
+export function openGuard(setup: GuardSetup): GuardSession {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'patchwarden-guard-')));
+  const dispose = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    const pythonPath = path.join(dir, 'python');
+    const nodePreload = path.join(dir, 'node', 'preload.cjs');
+    mkdirSync(pythonPath);
+    mkdirSync(path.dirname(nodePreload));
+    writeFileSync(path.join(pythonPath, 'sitecustomize.py'), sitecustomize);
+    writeFileSync(path.join(pythonPath, '_patchwarden_pytest.py'), pytestPlugin);
+    writeFileSync(nodePreload, preload);
+    const channel = openChannel(path.join(dir, 'channel'));
+    const junit = path.join(dir, 'report', 'report.xml');
+    mkdirSync(path.dirname(junit));
+    const config = path.join(dir, 'guard.json');
+    writeFileSync(config, JSON.stringify({ channel: channel.path, tree: setup.tree, trusted: setup.trusted, writable: setup.writable, report: junit, framework: PY_FRAMEWORK }));
+    return {
+      config, pythonPath, nodePreload, junit, dispose,
+      finish: async () => {
+        const { lines, ended } = await channel.drain(DRAIN_MS);
+        return guardProblems(lines, ended);
+      },
+    };
+  } catch (err) {
+    dispose();
+    throw err;
+  }
+}

@@ -1,0 +1,27 @@
+// The environment of a property run, in one place. Git's own variables are
+// cleared (a command in a temporary tree must not reach the user's
+// repository); temporary files and runner caches go to the run's own root,
+// so one run leaves nothing another reads; and the runtime guards are
+// loaded first in every Python and Node process.
+import path from 'node:path';
+import type { GuardSession } from './guard/session.js';
+
+/** Git's own variables would point a command in another tree at the user's repository. */
+export const TREE_ENV: NodeJS.ProcessEnv = { GIT_DIR: undefined, GIT_WORK_TREE: undefined, GIT_INDEX_FILE: undefined, GIT_PREFIX: undefined, GIT_COMMON_DIR: undefined, GIT_OBJECT_DIRECTORY: undefined };
+
+/** What a run with its own temporary root `tmp`, guarded by `guard`, adds to the caller's environment. */
+export function propertyRunEnv(tmp: string, guard: GuardSession, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const nodeOptions = [base.NODE_OPTIONS, `--require ${JSON.stringify(guard.nodePreload)}`].filter(Boolean).join(' ');
+  return {
+    ...TREE_ENV,
+    TMPDIR: tmp,
+    XDG_CACHE_HOME: path.join(tmp, 'cache'),
+    // No bytecode written, and none read from the tree's __pycache__: compiled files live under the root.
+    PYTHONDONTWRITEBYTECODE: '1',
+    PYTHONPYCACHEPREFIX: path.join(tmp, 'pycache'),
+    HYPOTHESIS_STORAGE_DIRECTORY: path.join(tmp, 'hypothesis'),
+    PYTHONPATH: [guard.pythonPath, base.PYTHONPATH].filter(Boolean).join(path.delimiter),
+    NODE_OPTIONS: nodeOptions,
+    PATCHWARDEN_GUARD: guard.config,
+  };
+}

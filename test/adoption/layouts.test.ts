@@ -1,0 +1,79 @@
+// The starter guards the project it is run in: the src zone comes from the
+// project's own metadata (a flat Python package, npm workspaces), init
+// --src names it, and doctor refuses a src zone that matches nothing.
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Project, removeProjects } from './project.js';
+
+test.after.each(removeProjects);
+
+const config = (p: Project) => readFileSync(path.join(p.dir, '.patchwarden.yml'), 'utf8');
+
+test('a flat Python package (flit): src is the package folder, tests/ stays free, a mixed commit is refused', () => {
+  const p = new Project({
+    'pyproject.toml': '[project]\nname = "more-itertools"\n\n[tool.flit.module]\nname = "more_itertools"\n',
+    'more_itertools/__init__.py': '',
+    'more_itertools/more.py': 'def first(xs):\n    return xs[0]\n',
+    'tests/test_more.py': 'def test_first():\n    pass\n',
+    'package.json': '{"name": "more-itertools-dev", "private": true}\n',
+  });
+  p.npmInstall();
+  const init = p.pw('init', '--yes');
+  assert.is(init.code, 0, init.stderr);
+  assert.match(init.stdout, 'production code (src) is more_itertools/**');
+  assert.match(config(p), /^ {2}src: \[more_itertools\/\*\*\]$/m);
+  const doctor = p.pw('doctor');
+  assert.is(doctor.code, 0, doctor.stdout);
+  assert.match(doctor.stdout, 'ok      zones.src: more_itertools/**: 2 files of production code');
+  p.ok('git', ['add', '-A']);
+  p.ok('git', ['commit', '-q', '-m', 'patchwarden']);
+  // Code and its ordinary tests commit together; code and a spec do not.
+  p.write({ 'more_itertools/more.py': 'def first(xs):\n    return xs[:1][0]\n', 'tests/test_more.py': 'def test_first():\n    assert True\n' });
+  p.ok('git', ['commit', '-q', '-am', 'code and its tests']);
+  p.write({ 'more_itertools/more.py': 'def first(xs):\n    return next(iter(xs))\n', 'spec/test_first.py': 'def test_p():\n    pass\n' });
+  p.ok('git', ['add', '-A']);
+  const mixed = p.run('git', ['commit', '-q', '-m', 'mixed']);
+  assert.is(mixed.code, 1);
+  assert.match(mixed.stdout + mixed.stderr, 'refused [mix]');
+});
+
+test('npm workspaces (packages/*/src): src is each workspace\'s src/', () => {
+  const p = new Project({
+    'package.json': JSON.stringify({ name: 'mono', private: true, workspaces: ['packages/*'] }, null, 2),
+    'packages/core/package.json': '{"name": "core"}\n',
+    'packages/core/src/index.js': 'export const one = 1;\n',
+    'packages/core/test/index.test.js': 'import "node:test";\n',
+    'packages/cli/package.json': '{"name": "cli"}\n',
+    'packages/cli/src/main.js': 'console.log(1);\n',
+  });
+  p.npmInstall();
+  p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes']);
+  assert.match(config(p), /^ {2}src: \[packages\/\*\/src\/\*\*\]$/m);
+  const doctor = p.pw('doctor');
+  assert.is(doctor.code, 0, doctor.stdout);
+  assert.match(doctor.stdout, 'zones.src: packages/*/src/**: 2 files of production code');
+});
+
+test('nothing to find: doctor refuses the src zone with the fix; init --src names it', () => {
+  const p = new Project({ 'code/engine.rb': 'puts 1\n', 'package.json': '{"name": "shop", "private": true}\n' });
+  p.npmInstall();
+  p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes']);
+  assert.match(config(p), 'No production code found');
+  const doctor = p.pw('doctor');
+  assert.is(doctor.code, 1, doctor.stdout);
+  assert.match(doctor.stdout, 'PROBLEM zones.src: src/** matches no file of this project, so no change counts as production code and nothing is guarded; set zones.src to the folders that hold it: `$EDITOR .patchwarden.yml`');
+  rmSync(path.join(p.dir, '.patchwarden.yml'));
+  p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes', '--src', 'code/**', '--spec', 'properties/**']);
+  assert.match(config(p), /^ {2}src: \[code\/\*\*\]\n {2}spec: \[properties\/\*\*\]$/m);
+  const again = p.pw('doctor');
+  assert.is(again.code, 0, again.stdout);
+  // A glob the hooks would refuse is refused before anything is written.
+  rmSync(path.join(p.dir, '.patchwarden.yml'));
+  const bad = p.pw('init', '--yes', '--src', '../outside/**');
+  assert.is(bad.code, 2);
+  assert.match(bad.stderr, 'zones.src: bad glob "../outside/**"');
+});
+
+test.run();
