@@ -15,9 +15,9 @@ import { parseAllow } from '../tamper/allow.js';
 import { ALLOW_FILE } from '../config/tamper-ids.js';
 import { type Config } from '../config/schema.js';
 import { CONFIG_FILE } from '../zones/names.js';
-import { CHAINED, HOOKS, hookSetup, isExecutable, isOurs, type HookSetup } from './install.js';
+import { CHAINED, HOOKS, MANAGED_HOOKS, hookSetup, sharedHooksPath, isExecutable, isOurs, type HookSetup } from './install.js';
 import { managerHookInstalled, wiredHooks, type Manager } from './managers.js';
-import { counted } from '../common/text.js';
+import { counted, shellQuote } from '../common/text.js';
 import { zoneFindings } from './zone-check.js';
 
 export const help = `usage: patchwarden doctor [--format text|json] [--config PATH] [-C DIR]
@@ -44,7 +44,9 @@ export async function run(args: string[]): Promise<number> {
   const repo = await openRepo(common.dir);
   const root = worktreeRoot(repo);
   const setup = await hookSetup(repo, root);
-  const findings = [...hookFindings(setup, root), binaryFinding(root)];
+  // A linked worktree shares the main worktree's git directory, and its node_modules.
+  const mainRoot = path.basename(repo.commonDir) === '.git' ? path.dirname(repo.commonDir) : root;
+  const findings = [...hookFindings(setup, root, mainRoot), binaryFinding(root, mainRoot)];
   const config = await configFinding(repo, common.config, findings);
   if (config) findings.push(...(await zoneFindings(repo, root, config)), ...(await oracleFindings(repo, config)), ...ownersFindings(config));
   const ok = findings.every((f) => f.ok);
@@ -52,15 +54,21 @@ export async function run(args: string[]): Promise<number> {
   return emit(common.format, { ok, json: { style: setup.style, checks: findings }, text });
 }
 
-function hookFindings(setup: HookSetup, root: string): Finding[] {
+function hookFindings(setup: HookSetup, root: string, mainRoot: string): Finding[] {
   const findings: Finding[] = [];
-  if (setup.manager) return managerFindings(setup, setup.manager, root);
+  const shared = sharedHooksPath(setup);
+  if (shared) findings.push({ check: 'core.hooksPath', ok: false, detail: shared });
+  if (setup.manager) return [...findings, ...managerFindings(setup, setup.manager, root)];
   if (setup.style === 'husky') {
     const wrappers = path.join(root, '.husky', '_');
     if (setup.hooksPath === null) findings.push({ check: 'husky', ok: false, detail: 'core.hooksPath is not set, so git does not run .husky/ (npm install sets it through husky\'s "prepare"); run `npx husky`' });
-    else if (!existsSync(path.join(wrappers, 'h'))) findings.push({ check: 'husky', ok: false, detail: `${path.relative(root, wrappers)}/ is missing in this worktree (a linked worktree or a fresh clone before npm install); run \`npx husky\`` });
+    else if (!existsSync(path.join(wrappers, 'h'))) {
+      // A linked worktree has no node_modules of its own: the main worktree's husky writes .husky/_ here.
+      const husky = [path.join(root, 'node_modules/.bin/husky'), path.join(mainRoot, 'node_modules/.bin/husky')].find(existsSync);
+      findings.push({ check: 'husky', ok: false, detail: `${path.relative(root, wrappers)}/ is missing in this worktree (a linked worktree or a fresh clone before npm install), so git runs no hook here; run \`${husky && !husky.startsWith(root + path.sep) ? shellQuote(husky) : 'npx husky'}\`` });
+    }
     if (process.env.HUSKY === '0') findings.push({ check: 'husky', ok: false, detail: 'HUSKY=0 is set in this environment: husky skips every hook; run `unset HUSKY`' });
-  } else if (setup.hooksPath !== null) {
+  } else if (setup.hooksPath !== null && !shared) {
     findings.push({ check: 'core.hooksPath', ok: true, detail: `git runs hooks from ${setup.hooksPath}` });
   }
   for (const hook of HOOKS) {
@@ -79,7 +87,7 @@ function hookFindings(setup: HookSetup, root: string): Finding[] {
 /** Under lefthook or the pre-commit framework: their config runs the guard, and their hooks are in git's folder. */
 function managerFindings(setup: HookSetup, m: Manager, root: string): Finding[] {
   const wired = wiredHooks(root, m);
-  return HOOKS.map((hook) => {
+  return MANAGED_HOOKS.map((hook) => {
     const file = path.join(setup.gitHooksDir, hook);
     const shown = path.relative(root, file) || file;
     const problem = !wired.has(hook) ? `${m.config} does not run \`patchwarden ${hook}\`; run \`patchwarden init --yes\``
@@ -89,11 +97,13 @@ function managerFindings(setup: HookSetup, m: Manager, root: string): Finding[] 
   });
 }
 
-function binaryFinding(root: string): Finding {
+function binaryFinding(root: string, mainRoot: string): Finding {
   const pinned = process.env.PATCHWARDEN_BIN;
   if (pinned) return isExecutable(pinned) ? { check: 'binary', ok: true, detail: `${pinned} (PATCHWARDEN_BIN)` } : { check: 'binary', ok: false, detail: `PATCHWARDEN_BIN=${pinned} is not an executable file; run \`unset PATCHWARDEN_BIN\`` };
   const local = path.join(root, 'node_modules', '.bin', 'patchwarden');
   if (existsSync(local)) return { check: 'binary', ok: true, detail: 'node_modules/.bin/patchwarden' };
+  const main = path.join(mainRoot, 'node_modules', '.bin', 'patchwarden');
+  if (existsSync(main)) return { check: 'binary', ok: true, detail: `${main} (the main worktree's)` };
   const onPath = (process.env.PATH ?? '').split(path.delimiter).find((d) => d && isExecutable(path.join(d, 'patchwarden')));
   return onPath
     ? { check: 'binary', ok: true, detail: `${path.join(onPath, 'patchwarden')} (from PATH)` }

@@ -8,7 +8,7 @@ import { CannotJudge, UsageError } from '../common/errors.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import { loadConfig, parseConfig } from '../config/load.js';
 import { openRepo, worktreeRoot, type Repo } from '../git/repo.js';
-import { HOOKS, hookSetup, installHook, type HookSetup } from './install.js';
+import { HOOKS, hookSetup, installHook, sharedHooksPath, type HookSetup } from './install.js';
 import { installManager, wireManager } from './managers.js';
 import { starterConfig } from './starter.js';
 
@@ -56,6 +56,12 @@ export async function run(args: string[]): Promise<number> {
   }
   const root = worktreeRoot(repo);
   const setup = await hookSetup(repo, root);
+  const shared = sharedHooksPath(setup);
+  if (shared) {
+    // npm runs "prepare" on every install: it says so, and does not fail the install.
+    if (values['if-repo']) { process.stderr.write(`patchwarden: ${shared}\n`); return 0; }
+    throw new CannotJudge(shared);
+  }
   const configFile = common.config ? path.resolve(common.config) : path.join(root, CONFIG_FILE);
   if (!values.yes) {
     if (!process.stdin.isTTY) throw new UsageError('init changes files; rerun with --yes');

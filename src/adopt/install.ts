@@ -7,8 +7,11 @@ import { CannotJudge } from '../common/errors.js';
 import type { Repo } from '../git/repo.js';
 import { detectManager, type Manager } from './managers.js';
 
-export const HOOKS = ['pre-commit', 'pre-push'] as const;
+/** The hooks patchwarden installs itself (plain git hooks, husky); pre-merge-commit runs when git commits a merge on its own. */
+export const HOOKS = ['pre-commit', 'pre-merge-commit', 'pre-push'] as const;
 export type HookName = (typeof HOOKS)[number];
+/** The hooks a hook manager's config runs (a merge git commits on its own authors nothing to judge). */
+export const MANAGED_HOOKS = ['pre-commit', 'pre-push'] as const;
 
 /** Every hook file patchwarden writes carries this line. */
 export const MARKER = 'patchwarden-managed';
@@ -24,19 +27,29 @@ export interface HookSetup {
   gitHooksDir: string;
   /** core.hooksPath as configured, if any. */
   hooksPath: string | null;
+  /** Where core.hooksPath is set: local and worktree are this repository's own; global and system are shared with others. */
+  hooksPathScope: string | null;
   /** The folder our hook files go in: `.husky` or gitHooksDir. */
   installDir: string;
 }
 
 /** Reads how this repository runs hooks. */
 export async function hookSetup(repo: Repo, root: string): Promise<HookSetup> {
-  const hooksPath = (await repo.run(['config', '--get', 'core.hooksPath'], { okCodes: [1] })).stdout.toString('utf8').trim() || null;
+  const scoped = (await repo.run(['config', '--show-scope', '--get', 'core.hooksPath'], { okCodes: [1] })).stdout.toString('utf8').trim();
+  const [hooksPathScope = null, hooksPath = null] = scoped ? [scoped.slice(0, scoped.indexOf('\t')), scoped.slice(scoped.indexOf('\t') + 1)] : [];
   const gitHooksDir = path.resolve(root, await repo.text(['rev-parse', '--git-path', 'hooks']));
   const manager = detectManager(root);
-  if (manager) return { style: 'manager', manager, gitHooksDir, hooksPath, installDir: gitHooksDir };
+  const found = { gitHooksDir, hooksPath, hooksPathScope };
+  if (manager) return { style: 'manager', manager, ...found, installDir: gitHooksDir };
   const huskyDir = path.join(root, '.husky');
   const usesHusky = (hooksPath !== null && /^\.husky(\/_)?\/?$/.test(hooksPath)) || (existsSync(huskyDir) && hooksPath === null && packageUsesHusky(root));
-  return usesHusky ? { style: 'husky', gitHooksDir, hooksPath, installDir: huskyDir } : { style: 'git', gitHooksDir, hooksPath, installDir: gitHooksDir };
+  return usesHusky ? { style: 'husky', ...found, installDir: huskyDir } : { style: 'git', ...found, installDir: gitHooksDir };
+}
+
+/** A core.hooksPath that other repositories share (global or system config): writing there would guard them all with this one's hooks. */
+export function sharedHooksPath(setup: HookSetup): string | null {
+  if (!setup.hooksPath || !setup.hooksPathScope || ['local', 'worktree'].includes(setup.hooksPathScope)) return null;
+  return `core.hooksPath is ${setup.hooksPath}, set in your ${setup.hooksPathScope} git config, so other repositories run hooks from that folder too; patchwarden writes no hook there. Give this repository hooks of its own, then rerun: git config --local core.hooksPath "$(git rev-parse --path-format=absolute --git-common-dir)/hooks" && npx patchwarden init --yes`;
 }
 
 function packageUsesHusky(root: string): boolean {
@@ -62,8 +75,10 @@ export function shimSource(): string {
 export function huskyBlock(hook: HookName): string {
   return [
     `# ${MARKER}: the guard runs here and fails closed when it is missing`,
-    `command -v patchwarden >/dev/null 2>&1 || { echo "patchwarden: the ${hook} hook is installed but patchwarden is not (npm install); blocked." >&2; exit 2; }`,
-    `patchwarden ${hook} "$@"`,
+    // A linked worktree has no node_modules of its own: the main worktree's (beside the common git directory) serves.
+    'pw=$(command -v patchwarden) || { main=$(git rev-parse --path-format=absolute --git-common-dir 2>/dev/null) && pw="${main%/.git}/node_modules/.bin/patchwarden" && [ -x "$pw" ]; } ||',
+    `  { echo "patchwarden: the ${hook} hook is installed but patchwarden is not (npm install); blocked." >&2; exit 2; }`,
+    `"$pw" ${hook} "$@"`,
     '',
   ].join('\n');
 }

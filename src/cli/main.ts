@@ -20,6 +20,7 @@ const commands: Record<string, { summary: string; load: Loader }> = {
   doctor: { summary: 'say whether hooks and oracle files are in order', load: () => import('../adopt/doctor.js') },
   check: { summary: 'the mixing rule on the index, a commit or a range', load: () => import('../mixing/command.js') },
   'pre-commit': { summary: 'hook entry point: git pre-commit', load: () => import('../hooks/pre-commit.js') },
+  'pre-merge-commit': { summary: 'hook entry point: git pre-merge-commit', load: () => import('../hooks/pre-commit.js').then((m) => m.mergeCommit) },
   'pre-push': { summary: 'hook entry point: git pre-push REMOTE URL', load: () => import('../hooks/pre-push.js') },
   'pre-receive': { summary: 'hook entry point: server-side pre-receive', load: () => import('../hooks/pre-receive.js') },
   signatures: { summary: 'failure signatures of JUnit reports', load: () => import('../signature/command.js') },

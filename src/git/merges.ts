@@ -2,9 +2,10 @@
 // the tree git's own merge of its parents writes (`merge-tree --write-tree`,
 // git >= 2.38). An honest merge differs nowhere; a merge that takes one side
 // whole (`commit-tree X^{tree} -p MAIN -p X`) differs wherever it undid the
-// other side. Where git cannot merge cleanly (conflicts, an octopus, unrelated
-// histories) the merge is compared with its first parent: every path it
-// brings counts as its own.
+// other side. Where the two sides conflict, git's merge holds conflict
+// markers there, so every resolved conflict counts as the merge's own, and
+// the rest as git merged it. An octopus or unrelated histories are compared
+// with the first parent: every path the merge brings counts as its own.
 //
 // merge-tree is one process per merge, too slow for a push with hundreds of
 // them. Most merges are honest, bring a side that changed paths the first
@@ -68,14 +69,21 @@ export async function mergeChanges(repo: Repo, walked: Walked[], firstParent: Ma
   return result;
 }
 
-/** The tree a merge is judged against: git's clean merge of its parents, else its first parent's tree. */
+/** The tree a merge is judged against: git's merge of its parents, else its first parent's tree. */
 async function gitMerge(repo: Repo, m: Walked): Promise<string> {
-  if (m.parents.length === 2) {
-    const r = await repo.run(['merge-tree', '--write-tree', '--no-messages', m.parents[0], m.parents[1]], { okCodes: [1, 128, 129] });
-    const tree = r.stdout.toString('utf8').split('\n')[0];
-    if (r.code === 0 && /^[0-9a-f]{40,64}$/.test(tree)) return tree;
-  }
-  return repo.text(['rev-parse', '--verify', '--end-of-options', `${m.parents[0]}^{tree}`]);
+  const tree = m.parents.length === 2 ? await mergeTree(repo, m.parents[0], m.parents[1]) : null;
+  return tree ?? repo.text(['rev-parse', '--verify', '--end-of-options', `${m.parents[0]}^{tree}`]);
+}
+
+/**
+ * git's merge of two commits as a tree: clean, or with conflict markers in
+ * the files that conflict (so a resolution differs there, and counts as the
+ * merge's own). Null where git will not merge them (unrelated histories).
+ */
+export async function mergeTree(repo: Repo, a: string, b: string): Promise<string | null> {
+  const r = await repo.run(['merge-tree', '--write-tree', '--no-messages', a, b], { okCodes: [1, 128, 129] });
+  const tree = r.stdout.toString('utf8').split('\n')[0];
+  return (r.code === 0 || r.code === 1) && /^[0-9a-f]{40,64}$/.test(tree) ? tree : null;
 }
 
 /** The net change of consecutive diffs (oldest first): each path from its first old side to its last new side. */

@@ -3,7 +3,10 @@
 // as each case allows. The base side is HEAD; for an amend, the parents of the
 // commit being amended; for a repository's first commit, the empty tree, and
 // then the config comes from the index.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { CONFIG_FILE } from '../zones/names.js';
+import { mergeTree } from './merges.js';
 import { CannotJudge } from '../common/errors.js';
 import { parseRaw, rawFlags, type RawChange } from './raw-diff.js';
 import { emptyTree, notARepo, REPO_FLAGS, repoFrom, type Repo } from './repo.js';
@@ -11,6 +14,8 @@ import { runGit, runGitSync, splitNul, type RunResult } from './run.js';
 
 export interface Staged {
   repo: Repo;
+  /** A merge is being concluded (MERGE_HEAD): the changes are what its resolution authors. */
+  merging: boolean;
   /** With both sides' modes and blob ids (the new side is the index): links are judged by their target. */
   changes: RawChange[];
   /** The judging config: its blob id (null when there is none) and how messages name it. */
@@ -31,7 +36,10 @@ export async function readStaged(dir: string, amend: boolean): Promise<Staged> {
   const repo = repoFrom(dir, lines);
   if (diff.code === 0) {
     const oid = info.code === 0 ? lines[REPO_FLAGS.length] : null;
-    return { repo, changes: parseRaw(splitNul(diff.stdout)), config: { oid, shown: `HEAD:${CONFIG_FILE}` } };
+    const config = { oid, shown: `HEAD:${CONFIG_FILE}` };
+    const merging = mergeHeads(repo);
+    if (merging) return { repo, merging: true, changes: await resolution(repo, merging) ?? parseRaw(splitNul(diff.stdout)), config };
+    return { repo, merging: false, changes: parseRaw(splitNul(diff.stdout)), config };
   }
   const head = await repo.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { okCodes: [1] });
   if (head.code === 0) throw new CannotJudge(`git diff-index against HEAD failed: ${diff.stderr.trim()}`);
@@ -41,7 +49,7 @@ export async function readStaged(dir: string, amend: boolean): Promise<Staged> {
 /** No commit yet: everything staged is new, and the config judging it is the one staged with it. */
 async function firstCommit(repo: Repo): Promise<Staged> {
   const [changes, oid] = await Promise.all([emptyTree(repo).then((t) => diffIndex(repo, t)), blobAt(repo, ':')]);
-  return { repo, changes, config: { oid, shown: `:${CONFIG_FILE}` } };
+  return { repo, merging: false, changes, config: { oid, shown: `:${CONFIG_FILE}` } };
 }
 
 /**
@@ -59,7 +67,29 @@ async function readAmend(dir: string): Promise<Staged> {
   if (!parents.length) return firstCommit(repo);
   const [diffs, oid] = await Promise.all([Promise.all(parents.map((p) => diffIndex(repo, p))), blobAt(repo, `${parents[0]}:`)]);
   const others = diffs.slice(1).map((d) => new Set(d.map((c) => c.path)));
-  return { repo, changes: diffs[0].filter((c) => others.every((o) => o.has(c.path))), config: { oid, shown: `HEAD^1:${CONFIG_FILE}` } };
+  return { repo, merging: false, changes: diffs[0].filter((c) => others.every((o) => o.has(c.path))), config: { oid, shown: `HEAD^1:${CONFIG_FILE}` } };
+}
+
+/** The commits being merged in (MERGE_HEAD), or null when no merge is in progress. */
+function mergeHeads(repo: Repo): string[] | null {
+  try {
+    const heads = readFileSync(path.join(repo.gitDir, 'MERGE_HEAD'), 'utf8').split('\n').filter(Boolean);
+    return heads.length ? heads : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What concluding a merge authors, as the range rules judge a merge commit:
+ * the index against git's own merge of HEAD and MERGE_HEAD (with conflict
+ * markers where it conflicts, so each resolved conflict counts). Null for
+ * an octopus or histories git will not merge: then everything against HEAD.
+ */
+async function resolution(repo: Repo, heads: string[]): Promise<RawChange[] | null> {
+  if (heads.length !== 1) return null;
+  const tree = await mergeTree(repo, 'HEAD', heads[0]);
+  return tree ? diffIndex(repo, tree) : null;
 }
 
 async function diffIndex(repo: Repo, base: string): Promise<RawChange[]> {

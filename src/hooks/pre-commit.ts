@@ -28,8 +28,10 @@ and verifies the fixture lock when fixtures or the lock are staged. The
 config that judges is the one committed at HEAD (the staged one on a
 repository's first commit), never the working tree's. An amend
 (\`git commit --amend\`) is judged with the commit it amends: the index
-against that commit's parent. Exit 0 lets the commit through; anything else
-stops it.`;
+against that commit's parent. The commit that concludes a merge (MERGE_HEAD)
+is judged by what its resolution authors, as a pushed merge is: the index
+against git's own merge of the two sides. Exit 0 lets the commit through;
+anything else stops it.`;
 
 /** The part of this hook loaded only when a commit needs it: one lazy chunk. */
 const layers = () => import('./pre-commit-layers.js');
@@ -52,10 +54,28 @@ async function baseJudge(repo: Repo, at: { oid: string | null; shown: string }):
   }
 }
 
-export async function run(args: string[]): Promise<number> {
+/** `patchwarden pre-merge-commit`: git's hook before a merge it made on its own commits. */
+export const mergeCommit = {
+  help: `usage: patchwarden pre-merge-commit [--format text|json|github] [--config PATH] [-C DIR]
+
+The pre-merge-commit hook, which git runs before the commit of a merge it
+made without conflicts (a merge with conflicts is concluded by git commit,
+and judged by the pre-commit hook). Such a merge authors nothing of its own,
+so the mixing rule has nothing to refuse; the guard's own files it brings
+(the config and the files it names) must still parse, and the ledger and
+the fixture lock it brings are checked as pre-commit checks them.`,
+  run: (args: string[]) => judgeIndex(args, true),
+};
+
+export function run(args: string[]): Promise<number> {
+  return judgeIndex(args, false);
+}
+
+/** `automaticMerge`: git merged on its own (pre-merge-commit), so the index is git's merge of the two sides. */
+async function judgeIndex(args: string[], automaticMerge: boolean): Promise<number> {
   const { common } = parse(args, {}, false);
-  const amend = await amendingCommit(common.dir);
-  const { repo, changes, config: at } = await readStaged(common.dir, amend);
+  const amend = !automaticMerge && (await amendingCommit(common.dir));
+  const { repo, changes, merging, config: at } = await readStaged(common.dir, amend);
   const { config, rules } = common.config ? await explicitJudge(repo, common.config, layers) : await baseJudge(repo, at);
   const paths = changes.map((c) => c.path);
   // A staged guard file that does not parse would judge every later commit: it is stopped here.
@@ -69,9 +89,10 @@ export async function run(args: string[]): Promise<number> {
     }
   }
   const classify = await classifierForPaths(repo, rules, paths);
-  const violations = [...(await stagedInstallFolders(repo, changes)), ...checkStaged(changes, classify, amend)];
+  // git's own merge authors nothing: what it brings was judged commit by commit, and is again on push.
+  const violations = automaticMerge ? [] : [...(await stagedInstallFolders(repo, changes)), ...checkStaged(changes, classify, amend ? 'amend' : merging ? 'merge' : 'commit')];
   // The link check (and its git process) loads only when a link in a zone is staged.
-  if (changes.some((c) => c.newMode === SYMLINK && classify(c.path) !== null)) {
+  if (!automaticMerge && changes.some((c) => c.newMode === SYMLINK && classify(c.path) !== null)) {
     const { stagedLinkViolations } = await layers();
     violations.push(...(await stagedLinkViolations(repo, changes, classify)));
   }
@@ -84,5 +105,5 @@ export async function run(args: string[]): Promise<number> {
     const { fixtureViolations, verifyFixtures } = await layers();
     violations.push(...fixtureViolations(await verifyFixtures(repo, config, { kind: 'index' }), config, 'the index'));
   }
-  return emit(common.format, violationsOutcome(violations, {}, 'patchwarden: pre-commit ok'));
+  return emit(common.format, violationsOutcome(violations, {}, `patchwarden: ${automaticMerge ? 'pre-merge-commit' : 'pre-commit'} ok`));
 }

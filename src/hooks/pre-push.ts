@@ -21,7 +21,8 @@ export const help = `usage: patchwarden pre-push REMOTE URL [--format text|json|
 
 The pre-push hook. git gives it one line per pushed ref on stdin:
 "<local ref> <local sha> <remote ref> <remote sha>". For each ref it judges
-the commits the remote lacks, by the config on their base side:
+the commits the remote lacks (on that ref and on every branch of it this
+clone has fetched), by the config on their base side:
   - the mixing rule on each commit and on the range as a whole (mix.range)
   - the fixture lock at the pushed tip
   - the tamper layer on the lines the range adds to production code
@@ -52,8 +53,8 @@ export function parsePushLines(text: string): PushedRef[] {
 interface Range {
   /** The base side: what the remote has (or the merge-base with it); null for a push of a whole new history. */
   base: string | null;
-  /** What rev-list excludes: the base, or every ref of the remote. */
-  exclude: string | null;
+  /** What rev-list excludes: the base and what the remote's other branches hold, or every ref of the remote. */
+  exclude: string[] | null;
   /** The first push of a history into a remote that has no branch of it. */
   first: boolean;
   /** Where the rules come from when there is no base: the remote's default branch, when this clone has it. */
@@ -70,20 +71,20 @@ async function rangeOf(repo: Repo, remote: string, ref: PushedRef, tip: string):
   const known = isZeroId(ref.remoteSha) ? null : await commitOrNull(repo, ref.remoteSha);
   if (known) {
     const base = await mergeBase(repo, known, tip);
-    if (base) return { base, exclude: base, first: false };
+    if (base) return { base, exclude: [base, `--remotes=${remote}`], first: false };
   }
   let judge = known ?? undefined;
   for (const candidate of [`refs/remotes/${remote}/HEAD`, `refs/remotes/${remote}/main`, `refs/remotes/${remote}/master`]) {
     const id = await commitOrNull(repo, candidate);
     judge ??= id ?? undefined;
     const base = id ? await mergeBase(repo, id, tip) : null;
-    if (base) return { base, exclude: base, first: false };
+    if (base) return { base, exclude: [base, `--remotes=${remote}`], first: false };
   }
   // No default branch to measure from: every commit no ref of this remote has.
   const fresh = await repo.text(['rev-list', '--reverse', tip, '--not', `--remotes=${remote}`]);
-  if (!fresh) return { base: tip, exclude: tip, first: false }; // the remote has it all already
+  if (!fresh) return { base: tip, exclude: [tip], first: false }; // the remote has it all already
   const parent = await commitOrNull(repo, `${fresh.split('\n')[0]}^`);
-  if (parent) return { base: parent, exclude: `--remotes=${remote}`, first: false };
+  if (parent) return { base: parent, exclude: [`--remotes=${remote}`], first: false };
   // A whole history with no base side. Into a remote that holds nothing (the
   // first push of a repository), there are no rules yet to judge it by; next
   // to branches of that remote, it is judged whole, by the remote's default

@@ -62,14 +62,14 @@ function rangeSplitAdvice(commits: string[], changes: Map<string, Change[]>, cla
 }
 
 /**
- * The range rules over `from..to`: owners (when configured, with the signers
+ * The range rules over `from..to` (`from` may list several revisions to exclude): owners (when configured, with the signers
  * file read at `judgeRev`, where the config came from), then mixing per commit
  * and over the range, owner-signed oracle commits left out of the latter, and
  * symbolic links that leave their zone.
  */
-export async function checkRange(repo: Repo, config: Config, from: string | null, to: string, judgeRev: string | null): Promise<{ commits: string[]; paths: Set<string>; violations: Violation[] }> {
+export async function checkRange(repo: Repo, config: Config, from: string | string[] | null, to: string, judgeRev: string | null): Promise<{ commits: string[]; paths: Set<string>; violations: Violation[] }> {
   const classify = await classifierFor(repo, config);
-  const { commits, changes } = await rangeChanges(repo, from ? [to, '--not', from] : [to]);
+  const { commits, changes } = await rangeChanges(repo, from ? [to, '--not', ...[from].flat()] : [to]);
   const owners = await checkOwners(repo, config, judgeRev, commits, changes, classify);
   const paths = new Set([...changes.values()].flatMap((list) => list.map((c) => c.path)));
   return { commits, paths, violations: [...owners.violations, ...judgeCommits(commits, changes, config, classify, owners.exempt), ...(await symlinkViolations(repo, commits, changes, classify))] };

@@ -41,11 +41,11 @@ export async function run(args: string[]): Promise<number> {
   const modes = [values.staged, values.commit, values.range].filter((v) => v !== undefined);
   if (modes.length > 1) throw new UsageError('give one of --staged, --commit REV, --range A..B');
   if (values.commit === undefined && values.range === undefined) {
-    const { repo, changes, config: at } = await readStaged(common.dir, false);
+    const { repo, changes, merging, config: at } = await readStaged(common.dir, false);
     const compiler = () => import('../config/compile.js');
     const { rules } = common.config ? await explicitJudge(repo, common.config, compiler) : await judgeOf(repo, at, compiler);
     const classify = await classifierForPaths(repo, rules, changes.map((c) => c.path));
-    return emit(common.format, violationsOutcome([...checkStaged(changes, classify), ...(await stagedLinkViolations(repo, changes, classify))]));
+    return emit(common.format, violationsOutcome([...checkStaged(changes, classify, merging ? 'merge' : 'commit'), ...(await stagedLinkViolations(repo, changes, classify))]));
   }
   const repo = await openRepo(common.dir);
   if (values.commit !== undefined) {

@@ -8,14 +8,24 @@ import { mixViolation } from './rule.js';
 import { zonedPaths } from '../zones/zoned.js';
 
 /**
- * The refusal says how to split the commit. `amend` says the changes are the index
+ * The refusal says how to split the commit. 'amend' says the changes are the index
  * against the parents of the commit being amended, so part of the mix may
- * already be in HEAD and unstaging alone will not help.
+ * already be in HEAD and unstaging alone will not help; 'merge' that they are
+ * what concluding a merge authors, and git refuses a partial commit then.
  */
-export function checkStaged(changes: Change[], classify: Classify, amend = false): Violation[] {
+export function checkStaged(changes: Change[], classify: Classify, kind: 'commit' | 'amend' | 'merge' = 'commit'): Violation[] {
   const v = mixViolation(changes, classify, 'mix');
   if (!v) return [];
-  if (amend) {
+  if (kind === 'merge') {
+    v.message = v.message.replace('the staged change', 'this merge\'s own changes (its conflict resolutions and edits beyond git\'s merge of the two sides)');
+    v.fix = [
+      'git refuses a partial commit during a merge, and a resolution that touches both is the merge\'s own mix:',
+      '  keep the merge to what git merged, and make your own edits in commits of their own after it,',
+      '  or abort it and bring the two sides over one at a time: git merge --abort',
+    ].join('\n');
+    return [v];
+  }
+  if (kind === 'amend') {
     v.message = v.message.replace('the staged change', 'this amend (the staged change with the commit it amends, HEAD)');
     v.fix = [
       'HEAD already holds part of this mix, so amending it cannot keep them apart:',

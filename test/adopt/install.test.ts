@@ -31,7 +31,7 @@ test('plain install: shims in .git/hooks, the shipped file, idempotent', () => {
   assert.equal(readFileSync(hook, 'utf8'), readFileSync(path.join(PROJECT, 'hooks/pre-commit'), 'utf8'));
   const config = readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8');
   const second = repo.json(['init', '--yes']);
-  assert.equal(second.out.actions, ['.patchwarden.yml: kept as it is', '.git/hooks/pre-commit: already installed', '.git/hooks/pre-push: already installed']);
+  assert.equal(second.out.actions, ['.patchwarden.yml: kept as it is', '.git/hooks/pre-commit: already installed', '.git/hooks/pre-merge-commit: already installed', '.git/hooks/pre-push: already installed']);
   assert.equal(readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'), config);
   repo.commit({}, 'config');
   assert.ok(mixedCommitRefused(repo));
@@ -91,7 +91,7 @@ test('husky: the guard goes into .husky/ after the user\'s commands; HUSKY=0 and
   assert.is(init.out.style, 'husky');
   const file = readFileSync(path.join(repo.dir, '.husky/pre-commit'), 'utf8');
   assert.ok(file.startsWith('echo lint-staged would run here\n'), 'the user\'s line stays first');
-  assert.match(file, /patchwarden pre-commit "\$@"/);
+  assert.match(file, /"\$pw" pre-commit "\$@"/);
   assert.ok(existsSync(path.join(repo.dir, '.husky/pre-push')));
   repo.commit({}, 'guard');
   assert.ok(mixedCommitRefused(repo), 'husky runs the guard');

@@ -43,15 +43,28 @@ test('a theirs-merge is found by both paths: the spec change it undid', async ()
   assert.equal(await authored(repo, merge, `${merge}^@`), ['M spec/s.py']);
 });
 
-test('a merge resolving a conflict is judged against its first parent', async () => {
+test('a merge resolving a conflict authors the paths it resolved, not what git merged cleanly', async () => {
   const { repo, root, x } = forked();
   repo.git(['checkout', '-q', '-b', 'other', x]);
-  const other = repo.commit({ 'spec/s.py': 's3\n' }, 'other oracle');
+  const other = repo.commit({ 'spec/s.py': 's3\n', 'src/b.py': 'b\n' }, 'other oracle, and code git merges cleanly');
   repo.git(['checkout', '-q', 'main']);
   repo.git(['merge', '-q', '--no-edit', other], { allowFail: true });
   repo.write('spec/s.py', 's2 and s3\n').git(['add', '-A']);
   repo.git(['commit', '-q', '--no-verify', '--no-edit']);
   assert.equal(await authored(repo, repo.head(), root), ['M spec/s.py']);
+  assert.equal(await authored(repo, repo.head(), `${repo.head()}^@`), ['M spec/s.py']);
+});
+
+test('a resolution that takes one side whole still authors the conflicted path', async () => {
+  const { repo, x } = forked();
+  repo.git(['checkout', '-q', '-b', 'other', x]);
+  const other = repo.commit({ 'spec/s.py': 's3\n' }, 'other oracle');
+  repo.git(['checkout', '-q', 'main']);
+  repo.git(['merge', '-q', '--no-edit', other], { allowFail: true });
+  repo.git(['checkout', '--theirs', '--', 'spec/s.py']);
+  repo.git(['add', '-A']);
+  repo.git(['commit', '-q', '--no-verify', '--no-edit']);
+  assert.equal(await authored(repo, repo.head(), `${repo.head()}^@`), ['M spec/s.py']);
 });
 
 test('Graph: the sole base inside the walk, none when a side leaves the walk first or bases cross', () => {
