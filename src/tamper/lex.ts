@@ -117,10 +117,16 @@ class Lexer {
         if (close.length === 1) break; // unterminated: the line ends it
         this.newline(j);
       }
-      if (ch === '\\' && j + 1 < src.length) {
+      // A backslash never hides an f-string's `{`; in a raw string it only keeps a quote or a backslash from ending things.
+      if (ch === '\\' && j + 1 < src.length && !(fmt && (src[j + 1] === '{' || src[j + 1] === '}'))) {
         if (src[j + 1] === '\n') this.newline(j + 1);
-        if (raw) { value += ch + src[j + 1]; j += 2; continue; }
-        const [v, n] = escapeAt(src, j);
+        if (raw) {
+          const kept = src[j + 1] === q || src[j + 1] === '\\' || src[j + 1] === '\n';
+          value += kept ? ch + src[j + 1] : ch;
+          j += kept ? 2 : 1;
+          continue;
+        }
+        const [v, n] = escapeAt(src, j, true);
         value += v;
         j += n;
         continue;
@@ -313,7 +319,9 @@ function regexAllowed(prev: Token | undefined, before: Token | undefined): boole
 }
 
 /** The character an escape at src[j] (the backslash) stands for, and its length: `'\\x5fexit'` spells `_exit`. */
-function escapeAt(src: string, j: number): [string, number] {
+function escapeAt(src: string, j: number, python = false): [string, number] {
+  const named = python ? /^\\N\{[^}\n]*\}/.exec(src.slice(j, j + 100)) : null; // \N{DASH}: its braces are no f-string field
+  if (named) return ['?', named[0].length];
   const m = /^\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([0-7]{1,3}))/.exec(src.slice(j, j + 12));
   if (m) {
     const hex = m[1] ?? m[2] ?? m[3] ?? m[4];
