@@ -44,8 +44,13 @@ export function lex(src: string, lang: Lang): Token[] {
   return out;
 }
 
+/** Before these a `{` opens an object literal, not a block. */
+const OBJECT_AFTER = new Set(['=', '(', '[', ',', ':', '?', '=>', '||', '&&', '??', '!', '+', '-', '*', '/', '%', '<', '>', '==', '===', '!=', '!==', '<=', '>=', '...', '+=', '-=', '||=', '&&=', '??=', 'return', 'typeof', 'in', 'of', 'yield', 'await', 'case', 'void', 'delete', 'throw', 'new']);
+
 class Lexer {
   readonly out: Token[] = [];
+  /** `)` of `if (…)`, `while (…)`, `for (…)`, `with (…)` and `}` of a block: a `/` after them starts a regular expression. */
+  private readonly regexAfter = new Set<Token>();
   i = 0;
   line = 1;
   lineStart = 0;
@@ -119,6 +124,7 @@ class Lexer {
       }
       // A backslash never hides an f-string's `{`; in a raw string it only keeps a quote or a backslash from ending things.
       if (ch === '\\' && j + 1 < src.length && !(fmt && (src[j + 1] === '{' || src[j + 1] === '}'))) {
+        if (src[j + 1] === '\r' && src[j + 2] === '\n') { this.newline(j + 2); j += 3; continue; } // a line continuation
         if (src[j + 1] === '\n') this.newline(j + 1);
         if (raw) {
           const kept = src[j + 1] === q || src[j + 1] === '\\' || src[j + 1] === '\n';
@@ -169,6 +175,9 @@ class Lexer {
   c(field: boolean): void {
     const { src, lang } = this;
     let depth = 0;
+    /** For each open `(`: does it follow a control keyword? For each open `{`: is it a block? */
+    const parens: boolean[] = [];
+    const braces: boolean[] = [];
     while (this.i < src.length) {
       const i = this.i;
       const c = src[i];
@@ -196,7 +205,8 @@ class Lexer {
         continue;
       }
       if (c === '"' || c === "'" || c === '`') { this.cString(c); continue; }
-      if (c === '/' && lang === 'js' && regexAllowed(this.out[this.out.length - 1], this.out[this.out.length - 2])) {
+      const last = this.out[this.out.length - 1];
+      if (c === '/' && lang === 'js' && (this.regexAfter.has(last) || regexAllowed(last, this.out[this.out.length - 2]))) {
         let j = i + 1;
         let cls = false;
         while (j < src.length && src[j] !== '\n') {
@@ -217,7 +227,12 @@ class Lexer {
       const op = C_OPS.find((o) => src.startsWith(o, i)) ?? c;
       if (op === '{') depth++;
       else if (op === '}') depth--;
-      this.push('op', op, this.line, col);
+      const before = this.out[this.out.length - 1];
+      const tok = this.push('op', op, this.line, col);
+      if (op === '(') parens.push(before?.k === 'id' && /^(if|while|for|with)$/.test(before.v) && this.out[this.out.length - 3]?.v !== '.');
+      else if (op === ')' && parens.pop()) this.regexAfter.add(tok);
+      else if (op === '{') braces.push(!(before && (before.k === 'op' || before.k === 'id') && OBJECT_AFTER.has(before.v)));
+      else if (op === '}' && braces.pop()) this.regexAfter.add(tok);
       this.i += op.length;
     }
   }
@@ -238,6 +253,7 @@ class Lexer {
         this.newline(j);
       }
       if (ch === '\\' && !raw && j + 1 < src.length) {
+        if (src[j + 1] === '\r' && src[j + 2] === '\n') { this.newline(j + 2); j += 3; continue; } // a line continuation
         if (src[j + 1] === '\n') this.newline(j + 1);
         const [v, n] = escapeAt(src, j);
         value += v;

@@ -133,6 +133,10 @@ const CASES: [string, string, string[]][] = [
   ['src/a.ts', 'process\u00a0.exit\u2003(0);\n', ['1 exit.process']],
   ['src/a.ts', '// note\u2028process.exit(0);\n', ['1 exit.process']],
   ['src/a.ts', 'const q = a.in / process.exit(0) / 2;\n', ['1 exit.process']],
+  ['src/a.js', 'if (a) /"/.test(b); process.exit(0); //"\n', ['1 exit.process']],
+  ['src/a.js', 'function f() {}\n/"/.test(b); process.exit(0); //"\n', ['2 exit.process']],
+  ['src/a.js', 'const x = {} / "abc"; process.exit(0); "/";\n', ['1 exit.process']],
+  ['src/a.js', 'const s = "abc\\\r\n", process.exit(0);\n', ['2 exit.process']],
   ['src/A.java', 'class A {\n  // \\u000a System.exit(0);\n}\n', ['2 exit.process']],
   // the same module under other names, the same members reached other ways
   ['src/a.py', 'import posix\nposix._exit(0)\n', ['2 exit.process']],
