@@ -35,8 +35,9 @@ const isIdPart = (c: string) => /[\w$]/.test(c) || (c >= '\u0080' && !SPACE.test
 /** Where a `//` comment ends: JavaScript also ends it at `\r`, U+2028 and U+2029 (and Java's decoded `\u000a` is one of these). */
 const C_LINE_END = /[\n\r\u2028\u2029]/;
 
-export function lex(src: string, lang: Lang): Token[] {
-  const lexer = new Lexer(lang === 'java' ? javaUnicode(src) : src, lang);
+/** `jsx`: the file may hold JSX, whose text (`<p>see http://x {code}</p>`) is no comment and no string. */
+export function lex(src: string, lang: Lang, jsx = false): Token[] {
+  const lexer = new Lexer(lang === 'java' ? javaUnicode(src) : src, lang, jsx);
   if (lang === 'python') lexer.python(false);
   else lexer.c(false);
   const out = lexer.out;
@@ -54,7 +55,7 @@ class Lexer {
   i = 0;
   line = 1;
   lineStart = 0;
-  constructor(readonly src: string, readonly lang: Lang) {}
+  constructor(readonly src: string, readonly lang: Lang, readonly jsx: boolean) {}
 
   private push(k: Kind, v: string, startLine: number, col: number): Token {
     const t = { k, v, line: startLine, endLine: this.line, col };
@@ -184,6 +185,8 @@ class Lexer {
       if (c === '\n') { this.newline(i); this.i++; continue; }
       if (c === '\r' || isSpace(c)) { this.i++; continue; }
       if (c === '/' && src[i + 1] === '/') {
+        // In JSX text `//` may be text before code; reading on as code is the side that hides nothing.
+        if (this.jsx) { this.i += 2; continue; }
         while (this.i < src.length && !C_LINE_END.test(src[this.i])) this.i++;
         continue;
       }
@@ -243,11 +246,13 @@ class Lexer {
     const tok = this.push('str', '', this.line, this.i - this.lineStart);
     const raw = lang === 'go' && q === '`';
     const template = lang === 'js' && q === '`';
+    const at = { i: this.i, line: this.line, lineStart: this.lineStart };
     let j = this.i + 1;
     let value = '';
+    let closed = false;
     while (j < src.length) {
       const ch = src[j];
-      if (ch === q) { j++; break; }
+      if (ch === q) { j++; closed = true; break; }
       if (ch === '\n') {
         if (q !== '`') break; // unterminated: the line ends it
         this.newline(j);
@@ -272,6 +277,12 @@ class Lexer {
       }
       value += ch;
       j++;
+    }
+    if (!closed && lang === 'js' && !template) {
+      // No JavaScript string runs past its line: this quote is JSX text (`<p>Don't {code}</p>`), read on as code.
+      Object.assign(tok, { k: 'op', v: q, endLine: at.line });
+      Object.assign(this, { i: at.i + 1, line: at.line, lineStart: at.lineStart });
+      return;
     }
     tok.v = value;
     tok.endLine = this.line;

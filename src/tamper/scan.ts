@@ -76,7 +76,7 @@ export function joinPath(parts: string[]): string {
 }
 
 export function readSource(text: string, lang: Lang, path: string): Source {
-  const toks = lex(text, lang);
+  const toks = lex(text, lang, /\.[jt]sx$/i.test(path));
   const pairs = matchBrackets(toks);
   const close = (i: number) => pairs.get(i) ?? toks.length - 1;
   const { stmtOf, stmts } = statements(toks, lang);

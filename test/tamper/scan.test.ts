@@ -134,6 +134,8 @@ const CASES: [string, string, string[]][] = [
   ['src/a.ts', '// note\u2028process.exit(0);\n', ['1 exit.process']],
   ['src/a.ts', 'const q = a.in / process.exit(0) / 2;\n', ['1 exit.process']],
   ['src/a.js', 'if (a) /"/.test(b); process.exit(0); //"\n', ['1 exit.process']],
+  ['src/a.jsx', 'export const A = () => <p>Don\'t {process.exit(0)}</p>;\n', ['1 exit.process']],
+  ['src/a.tsx', 'export const A = () => <p>see http://x.org {process.exit(0)}</p>;\n', ['1 exit.process']],
   ['src/a.js', 'function f() {}\n/"/.test(b); process.exit(0); //"\n', ['2 exit.process']],
   ['src/a.js', 'const x = {} / "abc"; process.exit(0); "/";\n', ['1 exit.process']],
   ['src/a.js', 'const s = "abc\\\r\n", process.exit(0);\n', ['2 exit.process']],
