@@ -9,9 +9,9 @@ import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
-import { configBool, emptyTree, mergeBase } from '../git/repo.js';
+import { configBool, emptyTree, isZeroId, mergeBase } from '../git/repo.js';
 import { readBlobs, readFileAt } from '../git/objects.js';
-import { addedLines, addedLinesOfTrees, type Added } from './added.js';
+import { addedLines, addedLinesOf, type Added } from './added.js';
 import type { AllowRow } from './allow.js';
 import { CannotJudge } from '../common/errors.js';
 import { ALLOW_FILE } from '../config/tamper-ids.js';
@@ -162,63 +162,79 @@ function toViolations(hits: Hit[], staged: boolean): Violation[] {
   }));
 }
 
-/** A pushed ref with new commits, as the push's one walk found it. */
-export interface PushedRef {
-  ref: string;
-  /** The ref's old value; null when the push creates it. */
-  old: string | null;
-  /** The commit the new value peels to. */
-  tip: string;
-  /** The commits the repository already had that the ref's new commits grow from. */
-  boundary: string[];
+type Update = { old: string; new: string; ref: string };
+
+/** What a push's one walk tells the layer: each ref's new commits, and the commits the repository had that they grow from. */
+export interface PushWalk {
+  commits: Map<string, string[]>;
+  reach: { boundary(commits: string[]): string[] };
 }
 
 /**
- * pre-receive: the layer on every pushed ref with new commits, each judged on
- * what its tip adds over where its change starts: the ref's old value, else
- * its merge-base with the judging branch, else (a history that shares nothing
- * with it) the empty tree. The diffs of all refs come from one process.
+ * pre-receive: the layer on every pushed ref, each judged on what its tip
+ * adds over where its change starts: the ref's old value, else its
+ * merge-base with the judging branch, else (a history that shares nothing
+ * with it) the empty tree. `peeled` holds the commit each pushed object (new
+ * and old values) peels to. Updated refs are diffed at once, beside the
+ * push's walk, in one process; created refs need the walk and take one more.
  */
-export async function tamperPush(repo: Repo, config: Config, judgeRev: string | null, refs: PushedRef[], classify: Classify): Promise<Map<string, TamperVerdict>> {
-  if (config.tamper.mode === 'off' || !refs.length) return new Map(refs.map((r) => [r.ref, nothing(config)]));
+export async function tamperPush(repo: Repo, config: Config, judgeRev: string | null, updates: Update[], zones: Promise<Classify>, peeled: Promise<Map<string, string>>, walked: Promise<PushWalk | null>): Promise<Map<string, TamperVerdict>> {
+  const verdicts = new Map<string, TamperVerdict>();
+  if (config.tamper.mode === 'off') return verdicts;
   const scanner = import('./hits.js');
   scanner.catch(() => { /* thrown where it is awaited */ });
-  const bases = await pushBases(repo, refs, judgeRev);
-  // Each distinct pair of trees is diffed and judged once.
-  const empty = bases.includes(null) ? await emptyTree(repo) : '';
-  const trees = await treesOf(repo, [...new Set(refs.flatMap((r, i) => [r.tip, bases[i] ?? empty]))]);
-  const pairOf = refs.map((r, i) => `${trees.get(bases[i] ?? empty)} ${trees.get(r.tip)}`);
-  const pairs = [...new Set(pairOf)];
-  const added = await addedLinesOfTrees(repo, pairs.map((p) => p.split(' ') as [string, string]));
+  const commitOf = await peeled;
+  const live = updates.filter((u) => !isZeroId(u.new) && commitOf.has(u.new));
+  const updated = live.filter((u) => !isZeroId(u.old) && commitOf.has(u.old));
+  // diff-tree --stdin: `TIP BASE` diffs two commits; a change with no base diffs the empty tree with the tip's tree.
+  const updatedLines = updated.map((u) => `${commitOf.get(u.new)} ${commitOf.get(u.old)}`);
+  const early = addedLinesOf(repo, [...new Set(updatedLines)]);
+  early.catch(() => { /* thrown below, where it is awaited */ });
+  const push = await walked;
+  const created = push ? live.filter((u) => !updated.includes(u) && push.commits.get(u.ref)?.length) : [];
+  const bases = await pushBases(repo, created.map((u) => ({ tip: commitOf.get(u.new)!, boundary: push!.reach.boundary(push!.commits.get(u.ref)!) })), judgeRev);
+  const rootless = created.filter((_, i) => bases[i] === null).map((u) => commitOf.get(u.new)!);
+  const [empty, trees] = rootless.length ? await Promise.all([emptyTree(repo), treesOf(repo, rootless)]) : ['', new Map<string, string>()];
+  const createdLines = created.map((u, i) => {
+    const tip = commitOf.get(u.new)!;
+    return bases[i] === null ? `${empty} ${trees.get(tip)}` : `${tip} ${bases[i]}`;
+  });
+  const late = [...new Set(createdLines)];
+  const added = new Map<string, Added[]>();
+  const [first, second] = await Promise.all([early, addedLinesOf(repo, late)]);
+  [...new Set(updatedLines)].forEach((l, k) => added.set(l, first[k]));
+  late.forEach((l, k) => added.set(l, second[k]));
+  // Each distinct change is judged once.
+  const classify = await zones;
+  await scanner;
   let allowed: Promise<AllowRow[]> | undefined;
   const rows = () => (allowed ??= allowRows(repo, judgeRev));
-  await scanner;
-  const verdicts = new Map<string, Promise<TamperVerdict>>();
-  pairs.forEach((p, k) => verdicts.set(p, judgeAdded(repo, config, added[k], classify, p.split(' ')[1], rows)));
-  const out = new Map<string, TamperVerdict>();
-  for (const [i, r] of refs.entries()) out.set(r.ref, await verdicts.get(pairOf[i])!);
-  return out;
+  // What the change's files are read at: the tip commit, or the tip's tree beside the empty one.
+  const tipOf = (line: string) => { const [a, b] = line.split(' '); return a === empty ? b : a; };
+  const judged = new Map<string, Promise<TamperVerdict>>();
+  for (const [line, list] of added) judged.set(line, judgeAdded(repo, config, list, classify, tipOf(line), rows));
+  const refs: [Update, string][] = [...updated.map((u, i): [Update, string] => [u, updatedLines[i]]), ...created.map((u, i): [Update, string] => [u, createdLines[i]])];
+  for (const [u, line] of refs) verdicts.set(u.ref, await judged.get(line)!);
+  return verdicts;
 }
 
 /**
- * Where each ref's change starts. A new ref's merge-base with the judging
- * branch is, when its new commits grow from one commit that the judging
- * branch holds, that commit (what a push of new branches mostly is): one
- * process tells which of them it holds; any other new ref asks git.
+ * Where each created ref's change starts: its merge-base with the judging
+ * branch. When its new commits grow from one commit that the judging branch
+ * holds (what a push of new branches mostly is), that commit is the
+ * merge-base: one process tells which of them it holds; any other asks git.
  */
-async function pushBases(repo: Repo, refs: PushedRef[], judgeRev: string | null): Promise<(string | null)[]> {
-  const created = refs.filter((r) => r.old === null);
+async function pushBases(repo: Repo, refs: { tip: string; boundary: string[] }[], judgeRev: string | null): Promise<(string | null)[]> {
+  if (!judgeRev) return refs.map(() => null);
   const holds = new Set<string>();
-  const single = [...new Set(created.flatMap((r) => (r.boundary.length === 1 ? r.boundary : [])))];
-  if (judgeRev && single.length) {
+  const single = [...new Set(refs.flatMap((r) => (r.boundary.length === 1 ? r.boundary : [])))];
+  if (single.length) {
     // What these commits reach that the judging branch does not: a commit missing from it is one the branch holds.
     const out = await repo.text(['rev-list', '--stdin'], { input: `${single.join('\n')}\n^${judgeRev}\n` });
     const outside = new Set(out.split('\n'));
     for (const b of single) if (!outside.has(b)) holds.add(b);
   }
   return Promise.all(refs.map(async (r) => {
-    if (r.old !== null) return r.old;
-    if (!judgeRev) return null;
     if (r.boundary.length === 1 && holds.has(r.boundary[0])) return r.boundary[0];
     return mergeBase(repo, judgeRev, r.tip);
   }));
