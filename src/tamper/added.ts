@@ -13,6 +13,8 @@ export interface Added {
   text: string;
   /** 1-based line numbers the change adds. */
   lines: Set<number>;
+  /** The blob after the change: its bytes are what an opaque file is pinned by. */
+  oid: string;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface Added {
  * attribute cannot hide a file's lines.
  */
 const PINNED = ['-c', 'diff.suppressBlankEmpty=false'];
-const FLAGS = ['-U1000000000', '-a', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/', '--diff-filter=AMT'];
+const FLAGS = ['-U1000000000', '-a', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--full-index', '--src-prefix=a/', '--dst-prefix=b/', '--diff-filter=AMT'];
 
 /** What `to` adds over `from` (commits or trees; null `from` is the empty tree); `to` null is the index. Files that gain no line are left out. */
 export async function addedLines(repo: Repo, from: string | null, to: string | null): Promise<Added[]> {
@@ -55,7 +57,7 @@ const HEADER = /^[0-9a-f]{40,64}( [0-9a-f]{40,64})?$/;
  */
 function parsePatches(out: string, pairs: boolean): Added[][] {
   const rows = out.split('\n');
-  type File = { path: string; body: string[]; lines: Set<number>; link: boolean };
+  type File = { path: string; body: string[]; lines: Set<number>; link: boolean; oid: string };
   const groups: File[][] = pairs ? [] : [[]];
   let read = groups[0];
   let cur: File | null = null;
@@ -68,13 +70,15 @@ function parsePatches(out: string, pairs: boolean): Added[][] {
       continue;
     }
     if (line.startsWith('diff --git ')) {
-      cur = { path: gitPath(line.slice(11)), body: [], lines: new Set(), link: false };
+      cur = { path: gitPath(line.slice(11)), body: [], lines: new Set(), link: false, oid: '' };
       read.push(cur);
       continue;
     }
     if (!cur) continue;
     // Links and submodules are not source text.
     if (/^(new file mode|new mode|index .*) (120000|160000)$/.test(line)) cur.link = true;
+    const index = /^index [0-9a-f]+\.\.([0-9a-f]+)/.exec(line);
+    if (index) cur.oid = index[1];
     const h = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
     if (!h) continue;
     // The hunk's counts say how many lines follow: content is never mistaken for a header.
@@ -91,7 +95,7 @@ function parsePatches(out: string, pairs: boolean): Added[][] {
       n++;
     }
   }
-  return groups.map((files) => files.filter((f) => !f.link && f.lines.size).map((f) => ({ path: f.path, text: f.body.join('\n'), lines: f.lines })));
+  return groups.map((files) => files.filter((f) => !f.link && f.lines.size).map((f) => ({ path: f.path, text: f.body.join('\n'), lines: f.lines, oid: f.oid })));
 }
 
 /** The path of a `diff --git a/P b/P` header (no renames: both sides name the same path). */

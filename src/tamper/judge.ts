@@ -1,19 +1,22 @@
 // The tamper layer over a change: the lines it adds to production code, the
-// rules of each file's language, the allow rows of the base side, one verdict.
-// The scanner's module loads beside the diff (nearly every change with
-// production code needs it); the allow rows (YAML) load only when a line is
-// hit.
+// rules of each file's language, the production files it cannot read (each
+// pinned by its sha256 or refused), the allow rows of the base side, one
+// verdict. The scanner's module loads beside the diff (nearly every change
+// with production code needs it); the allow rows (YAML) load only when a line
+// is hit or a file of no scanned type changes.
+import path from 'node:path';
 import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
 import { configBool, emptyTree, isZeroId, mergeBase } from '../git/repo.js';
+import { readBlobs, readFileAt } from '../git/objects.js';
 import { addedLines, addedLinesOf, type Added } from './added.js';
 import type { AllowRow } from './allow.js';
 import { CannotJudge } from '../common/errors.js';
 import { ALLOW_FILE } from '../config/tamper-ids.js';
 import type { Hit } from './hits.js';
-import { langOf } from './lang.js';
+import { isOpaque, langOf } from './lang.js';
 import type { Classify } from '../zones/classify.js';
 
 export interface JudgedHit extends Hit {
@@ -49,7 +52,8 @@ export async function judgeTamper(repo: Repo, config: Config, range: TamperRange
   const scanner = import('./hits.js');
   for (const p of [diffing, scanner]) p.catch(() => { /* thrown below, where it is awaited */ });
   const classify = await (zones ?? classifierFor(repo, config));
-  return judgeAdded(config, await diffing, classify, range.to === null, () => allowRows(repo, range.judgeRev));
+  let allowed: Promise<AllowRow[]> | undefined;
+  return judgeAdded(repo, config, await diffing, classify, range.to, () => (allowed ??= allowRows(repo, range.judgeRev)));
 }
 
 const nothing = (config: Config): TamperVerdict => ({ mode: config.tamper.mode, hits: [], violations: [], warnings: [], files: 0 });
@@ -60,14 +64,26 @@ async function allowRows(repo: Repo, judgeRev: string | null): Promise<AllowRow[
   return allowAt(repo, judgeRev, await configBool(repo, 'core.ignorecase'));
 }
 
-/** The verdict on the lines a change adds; `rows` reads the allow rows, asked only when a line is hit. */
-async function judgeAdded(config: Config, all: Added[], classify: Classify, staged: boolean, rows: () => Promise<AllowRow[]>): Promise<TamperVerdict> {
+/**
+ * The verdict on what a change adds, up to `to` (a commit or tree; null: the
+ * index); `rows` reads the allow rows, asked only when a line is hit or a
+ * file of no scanned type changes.
+ */
+async function judgeAdded(repo: Repo, config: Config, all: Added[], classify: Classify, to: string | null, rows: () => Promise<AllowRow[]>): Promise<TamperVerdict> {
   const mode = config.tamper.mode;
-  const added = all.filter((a) => classify(a.path) === 'src' && langOf(a.path) !== null);
-  if (!added.length) return nothing(config);
-  const { hitsIn } = await import('./hits.js');
+  const changed = all.filter((a) => classify(a.path) === 'src');
+  const added = changed.filter((a) => langOf(a.path) !== null);
   const disabled = new Set(config.tamper.rules.disable);
-  const found = added.flatMap((a) => hitsIn(a.path, a.text, langOf(a.path)!, a.lines, disabled));
+  const opaqueOn = !disabled.has('source.opaque');
+  const opaque = opaqueOn ? changed.filter((a) => isOpaque(a.path)) : [];
+  const unread = opaqueOn ? changed.filter((a) => langOf(a.path) === null && !isOpaque(a.path)) : [];
+  if (!added.length && !opaque.length && !unread.length) return nothing(config);
+  const { hitsIn } = await import('./hits.js');
+  let found = added.flatMap((a) => hitsIn(a.path, a.text, langOf(a.path)!, a.lines, disabled));
+  if (found.some((h) => h.rule === 'source.opaque') || opaque.length || unread.length) {
+    const pins = unread.length ? pinned(unread, await rows()) : [];
+    found = await opaqueHits(repo, to, found, opaque, pins, new Map(changed.map((a) => [a.path, a])));
+  }
   let hits: JudgedHit[] = [];
   if (found.length) {
     const [{ allowedBy }, allowed] = await Promise.all([import('./allow.js'), rows()]);
@@ -77,26 +93,72 @@ async function judgeAdded(config: Config, all: Added[], classify: Classify, stag
     });
   }
   const standing = hits.filter((h) => !h.allowed_by);
-  const verdict: TamperVerdict = { mode, hits, violations: [], warnings: [], files: added.length };
-  if (mode === 'warn') verdict.warnings = standing.map((h) => `tamper warning [${h.rule}] ${h.path}:${h.line}: ${h.text} (${h.why})`);
-  else verdict.violations = toViolations(standing, staged);
+  const verdict: TamperVerdict = { mode, hits, violations: [], warnings: [], files: added.length + opaque.length };
+  if (mode === 'warn') verdict.warnings = standing.map((h) => `tamper warning [${h.rule}] ${h.path}${h.line ? `:${h.line}` : ''}: ${h.text} (${h.why})`);
+  else verdict.violations = toViolations(standing, to === null);
   return verdict;
+}
+
+/** Files of no scanned type that an allow row pins by sha256: once reviewed, every change to them is judged again. */
+function pinned(unread: Added[], rows: AllowRow[]): Added[] {
+  return unread.filter((a) => rows.some((r) => r.rule === 'source.opaque' && r.matches(a.path)));
+}
+
+/**
+ * The hits with the `source.opaque` ones completed, each carrying the sha256
+ * of a file's bytes: opaque files the change touches, files its added lines
+ * load as code (reported at the loaded file, as of `to`), pinned files it
+ * changes, and Python files in another encoding.
+ */
+async function opaqueHits(repo: Repo, to: string | null, found: Hit[], opaque: Added[], pins: Added[], byPath: Map<string, Added>): Promise<Hit[]> {
+  const { lineDigest, sha256: sha } = await import('./hits.js');
+  const { loadedFile, WHY } = await import('./rules.js');
+  const why = WHY['source.opaque'];
+  const coded = found.filter((h) => h.rule === 'source.opaque' && !h.loads).map((h) => byPath.get(h.path)!);
+  const blobs = await readBlobs(repo, [...new Set([...opaque, ...pins, ...coded].map((a) => a.oid))]);
+  const shaOf = (a: Added) => sha(blobs.get(a.oid)!);
+  const fileHit = (p: string, text: string, digest: string): Hit => ({ path: p, line: 0, rule: 'source.opaque', text, digest, why });
+  const out: Hit[] = [
+    ...opaque.map((a) => fileHit(a.path, `a ${path.extname(a.path)} file, sha256 ${shaOf(a)}`, shaOf(a))),
+    ...pins.map((a) => fileHit(a.path, `a pinned file of no scanned type changed, sha256 ${shaOf(a)}`, shaOf(a))),
+  ];
+  for (const h of found) {
+    if (h.rule === 'source.opaque' && !h.loads) h.digest = shaOf(byPath.get(h.path)!);
+    if (!h.loads) continue;
+    const files = new Map<string, Buffer | null>();
+    for (const ext of ['', '.js', '.json', '.node']) {
+      const p = path.posix.normalize(path.posix.join(path.posix.dirname(h.path), h.loads + ext));
+      files.set(p, await readFileAt(repo, to ?? ':', p));
+    }
+    // A load that resolves to a file the scan reads (or judges by its type) is no hit.
+    const target = loadedFile(h.path, h.loads, (p) => files.get(p) != null);
+    if (target === null) continue;
+    const bytes = files.get(target);
+    const by = `run as code by ${h.path} line ${h.line}: ${h.text}`;
+    out.push(bytes ? fileHit(target, `${by} (sha256 ${sha(bytes)})`, sha(bytes)) : fileHit(target, `${by} (not in the tree)`, lineDigest(`missing ${target}`)));
+  }
+  return [...found.filter((h) => !h.loads), ...out];
 }
 
 /** One violation per rule: what it guards against, each line, the two ways forward. */
 function toViolations(hits: Hit[], staged: boolean): Violation[] {
   const byRule = new Map<string, Hit[]>();
   for (const h of hits) byRule.set(h.rule, [...(byRule.get(h.rule) ?? []), h]);
+  const how = `(\`patchwarden tamper ${staged ? '--staged' : '--range BASE..TIP'} --allow-line\` prints the row)`;
   return [...byRule].map(([rule, list]) => ({
     rule: 'tamper',
     paths: [...new Set(list.map((h) => h.path))],
     message: `[${rule}] production code that ${list[0].why}`,
-    detail: list.map((h) => ({ path: h.path, note: `line ${h.line}: ${h.text}` })),
-    fix: [
+    detail: list.map((h) => ({ path: h.path, note: h.line ? `line ${h.line}: ${h.text}` : h.text })),
+    fix: (rule === 'source.opaque' ? [
+      'commit the source instead (Python and JavaScript files in UTF-8, loaded under their own extension); or, when a person has',
+      `reviewed the file and it must stay, an owner pins it by its sha256 in a row of ${ALLOW_FILE} in its own commit,`,
+      `merged before this change ${how}.`,
+    ] : [
       'change the code so it fixes the behaviour instead of steering the test run; or, when a person has',
       `reviewed the line and it must stay, an owner adds a row to ${ALLOW_FILE} in its own commit,`,
-      `merged before this change (\`patchwarden tamper ${staged ? '--staged' : '--range BASE..TIP'} --allow-line\` prints the row).`,
-    ].join('\n'),
+      `merged before this change ${how}.`,
+    ]).join('\n'),
   }));
 }
 
@@ -147,8 +209,10 @@ export async function tamperPush(repo: Repo, config: Config, judgeRev: string | 
   await scanner;
   let allowed: Promise<AllowRow[]> | undefined;
   const rows = () => (allowed ??= allowRows(repo, judgeRev));
+  // What the change's files are read at: the tip commit, or the tip's tree beside the empty one.
+  const tipOf = (line: string) => { const [a, b] = line.split(' '); return a === empty ? b : a; };
   const judged = new Map<string, Promise<TamperVerdict>>();
-  for (const [line, list] of added) judged.set(line, judgeAdded(config, list, classify, false, rows));
+  for (const [line, list] of added) judged.set(line, judgeAdded(repo, config, list, classify, tipOf(line), rows));
   const refs: [Update, string][] = [...updated.map((u, i): [Update, string] => [u, updatedLines[i]]), ...created.map((u, i): [Update, string] => [u, createdLines[i]])];
   for (const [u, line] of refs) verdicts.set(u.ref, await judged.get(line)!);
   return verdicts;
