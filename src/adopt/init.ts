@@ -125,7 +125,7 @@ async function writeBaseline(repo: Repo, root: string): Promise<string> {
   if (!tips.length) return `${BASELINE_FILE}: not written, the repository has no branch or tag yet (nothing predates the guard)`;
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, baselineText(tips));
-  return `${BASELINE_FILE}: written with ${tips.length} branch and tag tip${tips.length === 1 ? '' : 's'}; fetch every branch first so none is missing (review it, and commit it with the config)`;
+  return `${BASELINE_FILE}: written with ${counted(tips.length, 'branch and tag tip')}; fetch every branch first so none is missing (review it, and commit it with the config)`;
 }
 
 /**

@@ -5,6 +5,7 @@
 // when it comes from a file in the spec zone: a case elsewhere (a test the
 // patch added, a file a runner option pulled in) cannot stand for a property.
 import path from 'node:path';
+import { counted } from '../common/text.js';
 import type { TestCase } from '../junit/types.js';
 import type { Registry } from './registry.js';
 
@@ -150,7 +151,7 @@ export function headProblems(m: Mapping, registry: Registry): string[] {
   if (!m.mapped) problems.push(`no property test case maps to an invariant id (give each a property named "invariant" or an [invariant:ID] token in its name)${strayNote(m)}`);
   if (m.min_cases > 1) {
     const few = m.invariants.filter((i) => i.status === 'passed' && i.case_count < m.min_cases);
-    for (const i of few) problems.push(`invariant ${i.id} ran ${i.case_count} distinct case${i.case_count === 1 ? '' : 's'}, fewer than properties.min_cases (${m.min_cases}): a property of one literal input is a fixture in disguise (give it more cases, or draw its inputs with Hypothesis or fast-check and lower min_cases)`);
+    for (const i of few) problems.push(`invariant ${i.id} ran ${counted(i.case_count, 'distinct case')}, fewer than properties.min_cases (${m.min_cases}): a property of one literal input is a fixture in disguise (give it more cases, or draw its inputs with Hypothesis or fast-check and lower min_cases)`);
   }
   for (const u of m.unregistered) problems.push(`test case ${JSON.stringify(u.cases[0])} names invariant ${u.id}, which ${registry.source} does not register`);
   if (m.mapped && m.strays.length) problems.push(`test cases outside any invariant did not pass: ${list(m.strays.map((s) => s.name))}`);
