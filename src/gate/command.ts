@@ -54,7 +54,12 @@ export async function run(args: string[]): Promise<number> {
   const { config } = await rulesAt(repo, common.config, base, progress);
   const { commits, changes } = await rangeChanges(repo, [head, '--not', base]);
   const mergeBase = (await repo.run(['merge-base', base, head], { okCodes: [1] })).stdout.toString('utf8').trim();
-  if (!mergeBase) throw new CannotJudge(`HEAD and ${values.base} have no common history`);
+  if (!mergeBase) {
+    const shallow = (await repo.text(['rev-parse', '--is-shallow-repository'])) === 'true';
+    throw new CannotJudge(shallow
+      ? `this clone is shallow, so HEAD and ${values.base} share no history here; fetch the full history (fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 in GitLab CI, or git fetch --unshallow)`
+      : `HEAD and ${values.base} have no common history`);
+  }
   const ctx: GateContext = {
     repo, config, base, head, mergeBase, commits,
     changes,
