@@ -41,7 +41,7 @@ function adopt(p: Project, checkInit: (out: string) => void = () => {}): void {
 
 const PYTHON = { 'pytest.ini': '[pytest]\n', 'src/app.py': 'def price(n):\n    return n\n', 'spec/test_price.py': 'def test_price():\n    pass\n' };
 
-test('husky + lint-staged: the guard runs after the project\'s own hook commands', () => {
+test('husky + lint-staged: the guard runs before the project\'s own hook commands', () => {
   const p = new Project({
     ...PYTHON,
     'package.json': JSON.stringify({ name: 'shop', private: true, scripts: { prepare: 'husky' }, 'lint-staged': { '*.py': 'echo linted' } }, null, 2),
@@ -49,8 +49,8 @@ test('husky + lint-staged: the guard runs after the project\'s own hook commands
   });
   p.npmInstall('husky@9', 'lint-staged@16');
   p.ok('npx', ['--no-install', 'husky']);
-  adopt(p, (out) => assert.match(out, /\.husky\/pre-commit: added the guard after your commands/));
-  assert.match(readFileSync(path.join(p.dir, '.husky/pre-commit'), 'utf8'), /^npx lint-staged\n/);
+  adopt(p, (out) => assert.match(out, /\.husky\/pre-commit: added the guard before your commands/));
+  assert.match(readFileSync(path.join(p.dir, '.husky/pre-commit'), 'utf8'), /^# patchwarden-managed[^]*\nnpx lint-staged\n$/);
 });
 
 test('plain git hooks: the shims, and a "prepare" line that gives every clone the hooks', () => {
