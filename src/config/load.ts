@@ -96,6 +96,18 @@ function convert(kind: Kind, node: Node | null, key: string, fail: Fail): unknow
       }
       return out;
     }
+    case 'env': {
+      if (!isMap(node)) return fail(`${key}: must be a mapping of variable names to values (null leaves the caller's)`, node);
+      const out: Record<string, string | null> = {};
+      for (const pair of node.items) {
+        const name = isScalar(pair.key) ? String(pair.key.value) : '';
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return fail(`${key}: ${JSON.stringify(name)} is not an environment variable name`, pair.key as Node);
+        const v = isScalar(pair.value) ? pair.value.value : undefined;
+        if (v !== null && typeof v !== 'string' && typeof v !== 'number') return fail(`${key}.${name}: must be a string, or null to leave the caller's value`, pair.value as Node);
+        out[name] = v === null ? null : String(v);
+      }
+      return out;
+    }
     case 'globs':
     case 'paths': {
       const items = isSeq(node) ? node.items : isScalar(node) ? [node] : null;

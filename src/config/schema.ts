@@ -3,15 +3,29 @@
 import { RULE_IDS } from './tamper-ids.js';
 import { CONFIG_FILE, ZONES, type ZoneName } from '../zones/names.js';
 
+/** What `gate.require` may name: properties (with revert), the fixture lock, the suite judged by the ledger. */
+export const GATE_REQUIREMENTS = ['properties', 'fixtures', 'freeze'] as const;
+export type GateRequirement = (typeof GATE_REQUIREMENTS)[number];
+
 export interface Config {
   version: 1;
   /** Zones in the order they are matched, each with its globs. */
   zones: { name: ZoneName; globs: string[] }[];
   mix: { range: 'refuse' | 'allow' };
-  freeze: { ledger: string; max_ttl: number; on_rename: 'warn' | 'refuse' };
+  /**
+   * on_rename and require_evidence are null when not written: the ledger's
+   * version decides them then (freeze/policy.ts). forbid: paths whose
+   * failures may never be frozen.
+   */
+  freeze: { ledger: string; max_ttl: number; on_rename: 'warn' | 'refuse' | null; require_evidence: boolean | null; forbid: string[] };
   fixtures: { inputs: string; lock: string; forbid: string[] };
-  properties: { command: string | null; invariants: string; timeout: number };
+  /** min_cases: 0 is off. */
+  properties: { command: string | null; invariants: string; timeout: number; min_cases: number };
   suite: { command: string | null };
+  /** Layers the gate refuses to skip: a missing one is "unproven". */
+  gate: { require: GateRequirement[] };
+  /** The environment of every test command patchwarden runs: a value pins a variable, null leaves the caller's. */
+  runner: { env: Record<string, string | null> };
   signature: { project: string[] | null; length: number };
   revert: { mode: 'worktree' | 'in-place'; link: string[] };
   pre_push: { revert: boolean };
@@ -45,10 +59,12 @@ export function defaults(source = CONFIG_FILE): Config {
       { name: 'guard', globs: [] },
     ],
     mix: { range: 'refuse' },
-    freeze: { ledger: 'freeze/signatures.yaml', max_ttl: 30 * DAY, on_rename: 'warn' },
+    freeze: { ledger: 'freeze/signatures.yaml', max_ttl: 30 * DAY, on_rename: null, require_evidence: null, forbid: [] },
     fixtures: { inputs: 'fixtures/input', lock: 'fixtures/inputs.sha256', forbid: FORBID_OUTPUTS },
-    properties: { command: null, invariants: 'spec/invariants.yaml', timeout: 10 * 60_000 },
+    properties: { command: null, invariants: 'spec/invariants.yaml', timeout: 10 * 60_000, min_cases: 0 },
     suite: { command: null },
+    gate: { require: [] },
+    runner: { env: {} },
     signature: { project: null, length: 16 },
     revert: { mode: 'worktree', link: [] },
     pre_push: { revert: true },
@@ -72,16 +88,22 @@ export type Kind =
   | { type: 'int'; min: number; max: number }
   | { type: 'enum'; values: string[] }
   | { type: 'enums'; values: readonly string[] }
+  | { type: 'env' }
   | { type: 'section'; keys: Record<string, Kind>; defaults: () => Record<string, unknown> };
 
 /** Every key a config may hold, section by section. */
 export const SCHEMA: Record<string, Record<string, Kind>> = {
   zones: Object.fromEntries(ZONES.map((z) => [z, { type: 'globs' }])),
   mix: { range: { type: 'enum', values: ['refuse', 'allow'] } },
-  freeze: { ledger: { type: 'path' }, max_ttl: { type: 'duration' }, on_rename: { type: 'enum', values: ['warn', 'refuse'] } },
+  freeze: {
+    ledger: { type: 'path' }, max_ttl: { type: 'duration' }, on_rename: { type: 'enum', values: ['warn', 'refuse'] },
+    require_evidence: { type: 'bool' }, forbid: { type: 'globs' },
+  },
   fixtures: { inputs: { type: 'path' }, lock: { type: 'path' }, forbid: { type: 'globs' } },
-  properties: { command: { type: 'command' }, invariants: { type: 'path' }, timeout: { type: 'duration' } },
+  properties: { command: { type: 'command' }, invariants: { type: 'path' }, timeout: { type: 'duration' }, min_cases: { type: 'int', min: 0, max: 1_000_000 } },
   suite: { command: { type: 'command' } },
+  gate: { require: { type: 'enums', values: GATE_REQUIREMENTS } },
+  runner: { env: { type: 'env' } },
   signature: { project: { type: 'globs' }, length: { type: 'int', min: 8, max: 64 } },
   revert: { mode: { type: 'enum', values: ['worktree', 'in-place'] }, link: { type: 'paths' } },
   pre_push: { revert: { type: 'bool' } },

@@ -5,7 +5,7 @@ import { durationFlag, parse, type Common } from '../common/args.js';
 import { openWithConfig } from '../config/context.js';
 import { emit, githubEscape, violationsOutcome } from '../common/output.js';
 import { UsageError } from '../common/errors.js';
-import { shellQuote } from '../common/text.js';
+import { counted, shellQuote } from '../common/text.js';
 import type { Config } from '../config/schema.js';
 import { configBool, worktreeRoot, type Repo } from '../git/repo.js';
 import { voidFixtures } from '../fixtures/verify.js';
@@ -14,10 +14,12 @@ import { isIneligibleSig, signCase, signOptions } from '../signature/sign.js';
 import { checkoutSource } from '../signature/source.js';
 import type { Signed } from '../signature/types.js';
 import { addressOf, identityMatcher } from '../owners/identity.js';
-import { applyFreezes, type Decision } from './apply.js';
+import { applyFreezes, renameEdits, type Decision } from './apply.js';
+import { evidenceViolations, voidedFixtures } from './evidence.js';
+import { freezePolicy } from './policy.js';
 import { clockNow, formatUtc } from './clock.js';
-import { addRow, dropRows, type RowFields } from './edit.js';
-import { isExpired, parseLedger, readWorktreeLedger, soundLedger, type Ledger, type LedgerRow } from './ledger.js';
+import { addRow, dropRows, setFields, setVersion, type RowFields } from './edit.js';
+import { emptyLedger, isExpired, parseLedger, readWorktreeLedger, soundLedger, type Ledger, type LedgerRow } from './ledger.js';
 
 export const help = `usage: patchwarden freeze <subcommand> [options] [--format text|json|github] [--config PATH] [-C DIR]
 
@@ -30,15 +32,24 @@ signature, each with an owner, a reason and an expiry.
   list                  the rows, expired ones marked
   add --sig S --reason R --owner O --ttl 3d
       [--last-name N] [--ticket T] [--fixture F] [--seed S] [--env-class C]
+      [--ci PROVIDER --run ID]
                         append a row (issued now, expires now + ttl); validated
                         before anything is written, comments kept; an
-                        ineligible signature (first digit 0) is refused
+                        ineligible signature (first digit 0) is refused. Under
+                        a version 2 ledger (freeze.require_evidence) the row
+                        needs its replay evidence: a fixture in the lock, a
+                        seed, --env-class remote, the CI provider and run, and
+                        a reason that is not replay's template or TODO
+  extend --sig S --ttl 7d
+                        a row's freeze renewed: issued now, expires now + ttl
   prune --expired       drop the rows whose expiry has passed, comments kept
+  migrate --check       list each row a version 2 ledger would refuse (exit 1
+                        when any); without --check, set version: 2 when none
   apply REPORT.xml...   the signature gate: every failing case of the JUnit
                         reports, and every flaky one, must match an unexpired
                         row (exit 1 otherwise)
 
-A ledger with broken rows stops list, add, prune and apply with exit 2.
+A ledger with broken rows stops list, add, extend, prune and apply with exit 2.
 PATCHWARDEN_NOW=2026-12-02T00:00:00Z pins the clock (a testing aid).`;
 
 export async function run(args: string[]): Promise<number> {
@@ -47,10 +58,12 @@ export async function run(args: string[]): Promise<number> {
     case 'check': return check(rest);
     case 'list': return list(rest);
     case 'add': return add(rest);
+    case 'extend': return extend(rest);
     case 'prune': return prune(rest);
+    case 'migrate': return migrate(rest);
     case 'apply': return apply(rest);
     default:
-      throw new UsageError(sub ? `unknown freeze subcommand ${JSON.stringify(sub)} (check, list, add, prune, apply)` : 'freeze needs a subcommand: check, list, add, prune or apply');
+      throw new UsageError(sub ? `unknown freeze subcommand ${JSON.stringify(sub)} (check, list, add, extend, prune, migrate, apply)` : 'freeze needs a subcommand: check, list, add, extend, prune, migrate or apply');
   }
 }
 
@@ -76,12 +89,16 @@ async function open(common: Common, sound: boolean): Promise<Opened> {
 
 async function check(args: string[]): Promise<number> {
   const { common } = parse(args, {}, false);
-  const { config, now, ledger } = await open(common, false);
+  const { repo, config, now, ledger } = await open(common, false);
   const shown = config.freeze.ledger;
   if (!ledger) return emit(common.format, { ok: true, json: { ledger: shown, rows: 0, expired: 0, violations: [] }, text: [`patchwarden: no freeze ledger at ${shown}; nothing is frozen`] });
   const expired = ledger.rows.filter((r) => isExpired(r, now)).length;
-  const pass = `patchwarden: ${shown} ok (${ledger.rows.length} row${ledger.rows.length === 1 ? '' : 's'}${expired ? `, ${expired} expired: patchwarden freeze prune --expired` : ''})`;
-  return emit(common.format, violationsOutcome(ledger.problems, { ledger: shown, rows: ledger.rows.length, expired }, pass));
+  const evidence = await rowsWithoutEvidence(repo, config, ledger);
+  const policy = freezePolicy(config, ledger);
+  const pass = `patchwarden: ${shown} ok (version ${ledger.version}, ${ledger.rows.length} row${ledger.rows.length === 1 ? '' : 's'}${expired ? `, ${expired} expired: patchwarden freeze prune --expired` : ''})`;
+  const outcome = violationsOutcome([...ledger.problems, ...(policy.requireEvidence ? evidence : [])], { ledger: shown, version: ledger.version, rows: ledger.rows.length, expired, unevidenced: evidence.length }, pass);
+  if (!policy.requireEvidence && evidence.length) outcome.text.push(`patchwarden: ${counted(evidence.length, 'row')} without replay evidence, which ${ledger.version === 1 ? 'version 2 would refuse' : 'freeze.require_evidence: false lets through'}: patchwarden freeze migrate --check`);
+  return emit(common.format, outcome);
 }
 
 function rowJson(row: LedgerRow, now: Date) {
@@ -102,6 +119,7 @@ async function list(args: string[]): Promise<number> {
 const ADD_OPTIONS = {
   sig: { type: 'string' }, reason: { type: 'string' }, owner: { type: 'string' }, ttl: { type: 'string' },
   'last-name': { type: 'string' }, ticket: { type: 'string' }, fixture: { type: 'string' }, seed: { type: 'string' }, 'env-class': { type: 'string' },
+  ci: { type: 'string' }, run: { type: 'string' },
 } as const;
 
 async function add(args: string[]): Promise<number> {
@@ -109,15 +127,8 @@ async function add(args: string[]): Promise<number> {
   for (const key of ['sig', 'reason', 'owner', 'ttl'] as const) if (values[key] === undefined) throw new UsageError(`freeze add needs --${key}`);
   const ttl = durationFlag('--ttl', values.ttl!);
   const { repo, config, now, ledger, text, file } = await open(common, true);
-  // A patch never writes the ledger: an agent identity may not even propose a row.
-  const author = config.owners.agents.length ? addressOf(await repo.text(['var', 'GIT_AUTHOR_IDENT'])) : null;
-  if (author !== null && identityMatcher(config.owners.agents)(author)) {
-    return emit(common.format, violationsOutcome([{
-      rule: 'owners-agent', paths: [config.freeze.ledger],
-      message: `freeze rows are written by a human: the git identity ${author} matches owners.agents in ${config.source}`,
-      fix: 'ask the owner of the flake to review it and run freeze add themselves',
-    }], { ledger: config.freeze.ledger, written: false }));
-  }
+  const agent = await agentRefusal(repo, config);
+  if (agent) return emit(common.format, agent);
   if (/^[0-9a-f]+$/.test(values.sig!) && isIneligibleSig(values.sig!)) {
     return emit(common.format, violationsOutcome([{
       rule: 'ledger', paths: [config.freeze.ledger],
@@ -126,7 +137,7 @@ async function add(args: string[]): Promise<number> {
     }], { ledger: config.freeze.ledger, written: false }));
   }
   const fields: RowFields = { sig: values.sig!, reason: values.reason!, owner: values.owner!, issued: formatUtc(now), expires: formatUtc(new Date(now.getTime() + ttl)) };
-  const optional = { last_name: values['last-name'], ticket: values.ticket, fixture: values.fixture, seed: values.seed, env_class: values['env-class'] };
+  const optional = { last_name: values['last-name'], ticket: values.ticket, fixture: values.fixture, seed: values.seed, env_class: values['env-class'], ci: values.ci, run: values.run };
   for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = v;
 
   const shown = config.freeze.ledger;
@@ -134,13 +145,15 @@ async function add(args: string[]): Promise<number> {
   const updated = addRow(text, json, fields);
   // The written text is judged by the same rules as any ledger before it replaces the file.
   const judged = parseLedger(updated, shown, config, now);
-  if (judged.problems.length) {
-    const outcome = violationsOutcome(judged.problems, { ledger: shown, written: false });
+  const added = judged.rows.find((r) => r.sig === fields.sig);
+  const evidence = added && freezePolicy(config, judged).requireEvidence ? await rowsWithoutEvidence(repo, config, { ...judged, rows: [added] }) : [];
+  if (judged.problems.length || evidence.length) {
+    const outcome = violationsOutcome([...judged.problems, ...evidence], { ledger: shown, written: false });
     outcome.text.push(`patchwarden: nothing written to ${shown}`);
     return emit(common.format, outcome);
   }
   await writeAtomically(file, updated);
-  const row = judged.rows.find((r) => r.sig === fields.sig)!;
+  const row = added!;
   return emit(common.format, {
     ok: true,
     json: { ledger: shown, written: true, created: !ledger, record: rowJson(row, now) },
@@ -149,6 +162,72 @@ async function add(args: string[]): Promise<number> {
       `  commit it on its own: git add -- ${shellQuote(shown)} && git commit`,
     ],
   });
+}
+
+/** Freeze rows are a human's: an identity matching owners.agents may not write one. */
+async function agentRefusal(repo: Repo, config: Config) {
+  const author = config.owners.agents.length ? addressOf(await repo.text(['var', 'GIT_AUTHOR_IDENT'])) : null;
+  if (author === null || !identityMatcher(config.owners.agents)(author)) return null;
+  return violationsOutcome([{
+    rule: 'owners-agent', paths: [config.freeze.ledger],
+    message: `freeze rows are written by a human: the git identity ${author} matches owners.agents in ${config.source}`,
+    fix: 'ask the owner of the flake to review it and run the freeze command themselves',
+  }], { ledger: config.freeze.ledger, written: false });
+}
+
+/** Rule breaks for the rows without replay evidence, the fixtures checked against the lock on disk. */
+async function rowsWithoutEvidence(repo: Repo, config: Config, ledger: Ledger) {
+  return evidenceViolations(ledger, config, await voidedFixtures(repo, config, ledger.rows, { kind: 'worktree' }));
+}
+
+async function extend(args: string[]): Promise<number> {
+  const { common, values } = parse(args, { sig: { type: 'string' }, ttl: { type: 'string' } }, false);
+  for (const key of ['sig', 'ttl'] as const) if (values[key] === undefined) throw new UsageError(`freeze extend needs --${key}`);
+  const ttl = durationFlag('--ttl', values.ttl!);
+  const { repo, config, now, ledger, text, file } = await open(common, true);
+  const shown = config.freeze.ledger;
+  const index = ledger?.rows.findIndex((r) => r.sig === values.sig) ?? -1;
+  if (!ledger || index < 0) throw new UsageError(`no row of ${shown} has sig ${values.sig}: patchwarden freeze list shows them`);
+  const agent = await agentRefusal(repo, config);
+  if (agent) return emit(common.format, agent);
+  const updated = setFields(text!, shown.endsWith('.json'), index, { issued: formatUtc(now), expires: formatUtc(new Date(now.getTime() + ttl)) });
+  const judged = parseLedger(updated, shown, config, now);
+  const row = judged.rows.find((r) => r.sig === values.sig);
+  // A renewed row is judged like a new one: under version 2 it needs its evidence.
+  const evidence = row && freezePolicy(config, judged).requireEvidence ? await rowsWithoutEvidence(repo, config, { ...judged, rows: [row] }) : [];
+  if (judged.problems.length || evidence.length || !row) {
+    const outcome = violationsOutcome([...judged.problems, ...evidence], { ledger: shown, written: false });
+    outcome.text.push(`patchwarden: nothing written to ${shown}`);
+    return emit(common.format, outcome);
+  }
+  await writeAtomically(file, updated);
+  return emit(common.format, {
+    ok: true,
+    json: { ledger: shown, written: true, record: rowJson(row, now) },
+    text: [
+      `patchwarden: extended the row at ${shown}:${row.line}: sig ${row.sig}, owner ${row.owner}, expires ${formatUtc(row.expires)}`,
+      `  commit it on its own: git add -- ${shellQuote(shown)} && git commit`,
+    ],
+  });
+}
+
+async function migrate(args: string[]): Promise<number> {
+  const { common, values } = parse(args, { check: { type: 'boolean' } }, false);
+  const { repo, config, ledger, text, file } = await open(common, true);
+  const shown = config.freeze.ledger;
+  const evidence = ledger ? await rowsWithoutEvidence(repo, config, ledger) : [];
+  const extra = { ledger: shown, version: ledger?.version ?? null, unevidenced: evidence.length };
+  if (evidence.length) {
+    const outcome = violationsOutcome(evidence, { ...extra, written: false });
+    outcome.text.push(`patchwarden: version 2 would refuse ${counted(evidence.length, 'row')} of ${shown}${values.check ? '' : '; nothing written'}`);
+    return emit(common.format, outcome);
+  }
+  if (values.check || !ledger || ledger.version === 2) {
+    const said = !ledger ? `no ledger at ${shown}: a new one is written with version 2 by patchwarden init` : `every row of ${shown} carries its replay evidence${ledger.version === 2 ? ' (it is version 2)' : ': patchwarden freeze migrate sets version: 2'}`;
+    return emit(common.format, { ok: true, json: { ...extra, written: false }, text: [`patchwarden: ${said}`] });
+  }
+  await writeAtomically(file, setVersion(text!, shown.endsWith('.json'), 2));
+  return emit(common.format, { ok: true, json: { ...extra, version: 2, written: true }, text: [`patchwarden: ${shown} is version 2; commit it on its own: git add -- ${shellQuote(shown)} && git commit`] });
 }
 
 async function prune(args: string[]): Promise<number> {
@@ -186,7 +265,7 @@ async function apply(args: string[]): Promise<number> {
       reportOf.push(file);
     }
   }
-  const rows = ledger ?? { source: config.freeze.ledger, rows: [], problems: [] };
+  const rows = ledger ?? emptyLedger(config.freeze.ledger);
   const bySig = new Map(rows.rows.map((r) => [r.sig, r]));
   const fixtureIds = [...new Set(signed.flatMap((s) => bySig.get(s.sig)?.fixture ?? []))];
   const voided = fixtureIds.length ? await voidFixtures(repo, config, fixtureIds, { kind: 'worktree' }) : new Set<string>();
@@ -199,6 +278,7 @@ function decisionOutcome(decisions: Decision[], reportOf: string[], config: Conf
   const failures = decisions.map((d, i) => ({
     sig: d.sig, name: d.name, action: d.action, rename: d.rename, passes: d.passes, void: d.void, note: d.note,
     exc: d.signed.exc, kind: d.signed.kind, frames: d.signed.frames, report: reportOf[i], ...(d.signed.flaky ? { flaky: true } : {}),
+    unevidenced: d.unevidenced, ...(d.edit ? { edit: d.edit } : {}),
     row: d.row ? { line: d.row.line, owner: d.row.owner, expires: formatUtc(d.row.expires), last_name: d.row.last_name ?? null } : null,
   }));
   const text: string[] = [];
@@ -215,7 +295,9 @@ function decisionOutcome(decisions: Decision[], reportOf: string[], config: Conf
   text.push(ok
     ? `patchwarden: ${decisions.length ? `every failure is frozen by ${config.freeze.ledger}` : 'no failing test cases'}`
     : `patchwarden: refused [freeze] ${stopped} of ${decisions.length} failure${decisions.length === 1 ? '' : 's'} not frozen by ${config.freeze.ledger}`);
-  if (!ok) text.push(...freezeHint(decisions));
+  if (!ok) text.push(...renameEdits(decisions, config.freeze.ledger), ...freezeHint(decisions));
+  const unevidenced = decisions.filter((d) => d.passes && d.unevidenced.length);
+  if (unevidenced.length) text.push(`patchwarden: ${counted(unevidenced.length, 'failure')} frozen by rows without replay evidence (freeze.require_evidence is off): ${unevidenced.map((d) => `line ${d.row!.line}`).join(', ')}`);
   const github = decisions.flatMap((d) => {
     if (!d.passes) return [`::error title=${githubEscape('patchwarden freeze', true)}::${githubEscape(`${d.name}: ${d.action} (sig ${d.sig}): ${d.note}`)}`];
     return d.rename ? [`::warning title=${githubEscape('patchwarden freeze rename', true)}::${githubEscape(`${d.name}: ${d.note}`)}`] : [];

@@ -7,11 +7,14 @@ import { CannotJudge } from '../common/errors.js';
 /** A row as written: field name to text, in the order it is printed. */
 export type RowFields = Record<string, string>;
 
-export const NEW_LEDGER = `# Freeze ledger: known flaky failures, each keyed by its failure signature.
-# Human-owned: every row names an owner, a reason and an expiry.
-version: 1
+/** A ledger with no rows. Version 2 is what init writes; `freeze add` creates version 1, as it always has. */
+export function newLedger(version: 1 | 2): string {
+  return `# Freeze ledger: known flaky failures, each keyed by its failure signature.
+# Human-owned: every row names an owner, a reason and an expiry${version === 2 ? ',\n# and the replay evidence it was classified on (fixture, seed, remote CI run)' : ''}.
+version: ${version}
 records:
 `;
+}
 
 /** The ledger text with `row` appended to its records (a new ledger when `text` is null). */
 export function addRow(text: string | null, json: boolean, row: RowFields): string {
@@ -20,7 +23,7 @@ export function addRow(text: string | null, json: boolean, row: RowFields): stri
     data.records = [...(data.records ?? []), jsonRow(row)];
     return JSON.stringify(data, null, 2) + '\n';
   }
-  const doc = yamlDoc(text ?? NEW_LEDGER);
+  const doc = yamlDoc(text ?? newLedger(1));
   const seq = records(doc);
   const node = doc.createNode(row);
   // Rows separated by blank lines stay so.
@@ -96,4 +99,30 @@ function jsonRow(row: RowFields): Record<string, string | number> {
   const out: Record<string, string | number> = { ...row };
   if (row.seed !== undefined && /^\d{1,15}$/.test(row.seed)) out.seed = Number(row.seed);
   return out;
+}
+
+/** The ledger text with the row at `index` given new values for `fields` (kept in place; added at its end when absent). */
+export function setFields(text: string, json: boolean, index: number, fields: RowFields): string {
+  if (json) {
+    const data = JSON.parse(text) as { records: Record<string, unknown>[] };
+    Object.assign(data.records[index], fields);
+    return JSON.stringify(data, null, 2) + '\n';
+  }
+  const doc = yamlDoc(text);
+  const row = records(doc).items[index];
+  if (!isMap(row)) throw new CannotJudge('the row to edit is not a mapping');
+  for (const [k, v] of Object.entries(fields)) row.set(k, v);
+  return doc.toString();
+}
+
+/** The ledger text with `version` set. */
+export function setVersion(text: string, json: boolean, version: 1 | 2): string {
+  if (json) {
+    const data = JSON.parse(text) as Record<string, unknown>;
+    data.version = version;
+    return JSON.stringify(data, null, 2) + '\n';
+  }
+  const doc = yamlDoc(text);
+  (doc.contents as import('yaml').YAMLMap).set('version', String(version));
+  return doc.toString();
 }

@@ -26,6 +26,9 @@ export interface LedgerRow {
   fixture?: string;
   seed?: string;
   env_class?: string;
+  /** Where the replay that classified it ran: the CI provider, and its run id or URL. */
+  ci?: string;
+  run?: string;
   /** The line the row starts on, for messages. */
   line: number;
 }
@@ -33,13 +36,16 @@ export interface LedgerRow {
 export interface Ledger {
   /** Where it was read from (`path` for the working tree or the index, `REV:path`), for messages. */
   source: string;
+  /** 1, or 2: the stricter defaults (freeze/policy.ts). */
+  version: LedgerVersion;
   /** The rows that keep every rule; a broken row is in `problems` instead. */
   rows: LedgerRow[];
   /** Rule breaks, each naming its row by line (rule `ledger`). */
   problems: Violation[];
 }
 
-export const ROW_KEYS = ['sig', 'reason', 'owner', 'expires', 'issued', 'last_name', 'ticket', 'fixture', 'seed', 'env_class'] as const;
+export type LedgerVersion = 1 | 2;
+export const ROW_KEYS = ['sig', 'reason', 'owner', 'expires', 'issued', 'last_name', 'ticket', 'fixture', 'seed', 'env_class', 'ci', 'run'] as const;
 /** Keys people reach for when they key a freeze by the test instead of the failure. */
 const TEST_KEYS = ['name', 'test', 'test_name', 'testname', 'nodeid', 'node_id', 'test_id', 'testcase', 'classname'];
 const SIG_FIX = 'key the row by the failure signature that `patchwarden signatures REPORT.xml` prints; the test name may go in last_name, as metadata';
@@ -56,7 +62,7 @@ export function showTtl(ms: number): string {
 
 /**
  * Reads a ledger's text. Throws CannotJudge when the text is not well-formed
- * YAML (or JSON, for a `.json` ledger), multiplies aliases, or is not version 1;
+ * YAML (or JSON, for a `.json` ledger), multiplies aliases, or is not version 1 or 2;
  * every other rule break is a problem naming its row's line.
  */
 export function parseLedger(text: string, source: string, config: Config, now: Date): Ledger {
@@ -72,7 +78,7 @@ export function parseLedger(text: string, source: string, config: Config, now: D
   const deref = (node: unknown): Node | null => (isAlias(node) ? (node.resolve(doc as Document) ?? null) : ((node as Node | null) ?? null));
 
   const root = deref(doc.contents);
-  if (!isMap(root)) return cannot('the ledger must be a mapping with `version: 1` and `records:`', root);
+  if (!isMap(root)) return cannot('the ledger must be a mapping with `version: 2` (or 1) and `records:`', root);
   let version: Node | null | undefined;
   let records: Node | null = null;
   for (const pair of root.items) {
@@ -81,8 +87,9 @@ export function parseLedger(text: string, source: string, config: Config, now: D
     else if (key === 'records') records = deref(pair.value);
     else cannot(`unknown key \`${key}\` (a ledger holds version and records)`, pair.key as Node);
   }
-  if (version === undefined) cannot('missing `version: 1`', root);
-  if (stringOf(version!) !== '1') cannot(`unknown version ${JSON.stringify(stringOf(version!) ?? null)}; this patchwarden reads version 1`, version);
+  if (version === undefined) cannot('missing `version: 2` (or 1)', root);
+  const written = stringOf(version!);
+  if (written !== '1' && written !== '2') cannot(`unknown version ${JSON.stringify(written ?? null)}; this patchwarden reads versions 1 and 2`, version);
   if (records !== null && stringOf(records) !== null && !isSeq(records)) cannot('`records` must be a list of rows', records);
 
   const ledgerPath = config.freeze.ledger;
@@ -105,7 +112,7 @@ export function parseLedger(text: string, source: string, config: Config, now: D
     seen.set(row.sig, line);
     rows.push(row);
   }
-  return { source, rows, problems };
+  return { source, version: Number(written) as LedgerVersion, rows, problems };
 }
 
 /** A `.json` ledger must be JSON, not merely YAML that happens to parse. */
@@ -199,7 +206,7 @@ function readRow(node: Node | null, line: number, refuse: (message: string, fix?
 
   const fixture = text('fixture');
   if (fixture !== undefined && !isFixtureId(fixture)) fail(`fixture ${JSON.stringify(fixture)} must be a fixture id: 16 lowercase hex digits`);
-  const optional = { last_name: text('last_name'), ticket: text('ticket'), fixture, seed: text('seed'), env_class: text('env_class') };
+  const optional = { last_name: text('last_name'), ticket: text('ticket'), fixture, seed: text('seed'), env_class: text('env_class'), ci: text('ci'), run: text('run') };
   if (broken || !sig || !reason || !owner || !expires) return null;
   const row: LedgerRow = { sig, reason, owner, expires, line };
   if (issued) row.issued = issued;
@@ -248,6 +255,11 @@ export async function readWorktreeLedger(repo: Repo, config: Config): Promise<{ 
   } catch (err) {
     throw new CannotJudge(`cannot read the freeze ledger: ${(err as Error).message}`, { file: shown });
   }
+}
+
+/** A missing ledger: nothing is frozen, and the version 1 defaults hold. */
+export function emptyLedger(source: string): Ledger {
+  return { source, version: 1, rows: [], problems: [] };
 }
 
 /** For commands that use the rows: a ledger with broken rows cannot judge anything. */

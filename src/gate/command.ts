@@ -11,6 +11,7 @@ import { openRepo, resolveCommit } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
 import { rulesAt } from './guard-files.js';
 import { exitCode, type LayerResult } from './layer.js';
+import { enforceRequired, requirements } from './require.js';
 import { fixturesLayer, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
 import { propertyLayers, suiteLayer } from './tests.js';
 import { tamperLayer } from './tamper.js';
@@ -33,17 +34,21 @@ judged by the config, ledger, lock and registry as they are at REV.
   revert      the properties fail with the production diff reverted
   suite       every failure of suite.command matches an unexpired freeze row
 
-A layer with nothing configured is skipped and says why. It prints one table;
+A layer with nothing configured is skipped and says why, unless gate.require
+(or --require) names it. It prints one table;
 --format github adds annotations, --format json gives ok and layers.
 
   --base REV             the target branch (e.g. origin/main); required
   --suite-timeout DUR    kill the suite after this long (default 60m)
+  --require LAYERS       properties, fixtures, freeze (comma-separated): a
+                         missing one is refused as unproven; adds to
+                         gate.require
 
 exit 0 every layer passed or was skipped, 1 a layer refused, 2 a layer could
 not judge (and none refused).`;
 
 export async function run(args: string[]): Promise<number> {
-  const { common, values } = parse(args, { base: { type: 'string' }, 'suite-timeout': { type: 'string' } }, false);
+  const { common, values } = parse(args, { base: { type: 'string' }, 'suite-timeout': { type: 'string' }, require: { type: 'string' } }, false);
   if (!values.base) throw new UsageError('gate needs --base REV, the branch the change would merge into');
   const suiteTimeout = durationFlag('--suite-timeout', values['suite-timeout'] ?? '60m');
   const repo = await openRepo(common.dir);
@@ -52,6 +57,7 @@ export async function run(args: string[]): Promise<number> {
   const progress = (line: string) => process.stderr.write(`patchwarden gate: ${line}\n`);
   // A base whose config does not parse is judged by its last one that does, so a correction can merge.
   const { config } = await rulesAt(repo, common.config, base, progress);
+  const required = requirements(config, values.require);
   const { commits, changes } = await rangeChanges(repo, [head, '--not', base]);
   const mergeBase = (await repo.run(['merge-base', base, head], { okCodes: [1] })).stdout.toString('utf8').trim();
   if (!mergeBase) {
@@ -67,20 +73,20 @@ export async function run(args: string[]): Promise<number> {
     now: clockNow(),
     progress,
   };
-  const layers: LayerResult[] = [
+  const layers: LayerResult[] = enforceRequired([
     ...(await mixingAndOwners(ctx)),
     await ledgerLayer(ctx),
     await fixturesLayer(ctx),
     await tamperLayer(ctx),
     ...(await propertyLayers(ctx)),
     await suiteLayer(ctx, suiteTimeout),
-  ];
+  ], required, config.source);
   const rules = common.config ?? (config.present ? `${base.slice(0, 12)}:${CONFIG_FILE}` : `the defaults (no ${CONFIG_FILE} at ${base.slice(0, 12)})`);
   const header = { base, head, commits: commits.length, rules };
   const code = exitCode(layers);
   emit(common.format, {
     ok: code === 0,
-    json: { base, head, commits: commits.length, rules, layers: jsonLayers(layers) },
+    json: { base, head, commits: commits.length, rules, required, layers: jsonLayers(layers) },
     text: textTable(header, layers),
     github: githubAnnotations(layers),
   });

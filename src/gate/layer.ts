@@ -17,6 +17,8 @@ export interface LayerResult {
   violations: Violation[];
   /** Layer-specific data for --format json. */
   details?: Record<string, unknown>;
+  /** Said below the table without changing the verdict (what a stricter setting would refuse). */
+  notes?: string[];
 }
 
 export function passed(layer: string, summary: string, details?: Record<string, unknown>): LayerResult {

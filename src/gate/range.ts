@@ -2,7 +2,9 @@
 // fixture lock at head. Rules come from the base side.
 import type { Config } from '../config/schema.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
+import { evidenceViolations, voidedFixtures } from '../freeze/evidence.js';
 import { readLedgerAt } from '../freeze/ledger.js';
+import { freezePolicy } from '../freeze/policy.js';
 import type { RawChange } from '../git/changes.js';
 import type { Repo } from '../git/repo.js';
 import { guardFileProblems, guardFileViolations, touchedGuardFiles } from './guard-files.js';
@@ -71,6 +73,14 @@ export function ledgerLayer(ctx: GateContext): Promise<LayerResult> {
   return guarded('ledger', async () => {
     const ledger = await readLedgerAt(ctx.repo, ctx.config, ctx.head, ctx.now);
     if (!ledger) return passed('ledger', `no ledger (${ctx.config.freeze.ledger}) at head`);
-    return judged('ledger', ledger.problems, `${ledger.source.replace(/^[0-9a-f]{12,}/, (id) => id.slice(0, 12))}: ${ledger.rows.length} well-formed row${ledger.rows.length === 1 ? '' : 's'}`, `${ctx.config.freeze.ledger} at head breaks ${ledger.problems.length} rule${ledger.problems.length === 1 ? '' : 's'}`);
+    const policy = freezePolicy(ctx.config, ledger);
+    const evidence = evidenceViolations(ledger, ctx.config, await voidedFixtures(ctx.repo, ctx.config, ledger.rows, { kind: 'rev', rev: ctx.head }));
+    const result = judged('ledger', [...ledger.problems, ...(policy.requireEvidence ? evidence : [])], `${ledger.source.replace(/^[0-9a-f]{12,}/, (id) => id.slice(0, 12))}: ${ledger.rows.length} well-formed row${ledger.rows.length === 1 ? '' : 's'} (version ${ledger.version})`, `${ctx.config.freeze.ledger} at head breaks ${ledger.problems.length + (policy.requireEvidence ? evidence.length : 0)} rule${ledger.problems.length + (policy.requireEvidence ? evidence.length : 0) === 1 ? '' : 's'}`);
+    // What a stricter ledger would refuse is said, never enforced, until the owners opt in.
+    if (!policy.requireEvidence && evidence.length) {
+      const lines = evidence.map((v) => v.detail?.[0]?.note ?? '').join(', ');
+      result.notes = [`${plural(evidence.length, 'row')} of ${ctx.config.freeze.ledger} carry no replay evidence (${lines}): ${policy.version === 1 ? 'a version 2 ledger would refuse them' : 'kept only because freeze.require_evidence is false'}; patchwarden freeze migrate --check lists what each lacks`];
+    }
+    return result;
   });
 }

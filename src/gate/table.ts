@@ -20,6 +20,7 @@ export function textTable(h: GateHeader, layers: LayerResult[]): string[] {
   for (const l of layers) {
     const renamed = renamedMatches(l);
     if (renamed.length) lines.push('', `${l.layer}: frozen by a row written for another name:`, ...renamed.map((m) => `  ${m.name}  (row at line ${m.line} was written for ${m.last_name})`));
+    if (l.notes?.length) lines.push('', `${l.layer}:`, ...l.notes.map((n) => `  note: ${n}`));
     if (!l.violations.length) continue;
     lines.push('', `${l.layer}:`);
     for (const v of l.violations) {
@@ -65,5 +66,5 @@ function renamedMatches(l: LayerResult): RenamedMatch[] {
 }
 
 export function jsonLayers(layers: LayerResult[]): Record<string, unknown>[] {
-  return layers.map((l) => ({ layer: l.layer, ok: l.ok, status: l.status, summary: l.summary, violations: l.violations, ...(l.details ? { details: l.details } : {}) }));
+  return layers.map((l) => ({ layer: l.layer, ok: l.ok, status: l.status, summary: l.summary, violations: l.violations, ...(l.details ? { details: l.details } : {}), ...(l.notes?.length ? { notes: l.notes } : {}) }));
 }

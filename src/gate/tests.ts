@@ -9,8 +9,8 @@ import { CannotJudge } from '../common/errors.js';
 import { formatDuration } from '../common/duration.js';
 import type { Violation } from '../common/verdict.js';
 import { voidFixtures } from '../fixtures/verify.js';
-import { applyFreezes } from '../freeze/apply.js';
-import { readLedgerAt, soundLedger } from '../freeze/ledger.js';
+import { applyFreezes, renameEdits } from '../freeze/apply.js';
+import { emptyLedger, readLedgerAt, soundLedger } from '../freeze/ledger.js';
 import { readFileAt } from '../git/objects.js';
 import { configBool, worktreeRoot } from '../git/repo.js';
 import { readReport } from '../junit/read.js';
@@ -22,6 +22,7 @@ import { runProperties } from '../properties/run.js';
 import { TREE_ENV } from '../properties/runenv.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
+import { runEnv } from '../runner/env.js';
 import { signCase, signOptions } from '../signature/sign.js';
 import { checkoutSource } from '../signature/source.js';
 import type { Signed } from '../signature/types.js';
@@ -52,8 +53,8 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
     if (result.status === 'not_applicable') return headOnly(ctx);
     const ids = result.head_run?.invariants.length ?? 0;
     return result.status === 'fails_on_head'
-      ? { layer: 'properties', ok: false, status: 'refused', summary: 'the properties do not pass on the base plus the production diff', violations: [{ rule: 'properties', paths: result.outside_src, message: result.reason }], details: { head_run: result.head_run, outside_src: result.outside_src } }
-      : passed('properties', `${counted(ids, 'registered invariant')} ${ids === 1 ? 'passes' : 'pass'} on the base plus the production diff`, { head_run: result.head_run, outside_src: result.outside_src });
+      ? { layer: 'properties', ok: false, status: 'refused', summary: 'the properties do not pass on the base plus the production diff', violations: [{ rule: 'properties', paths: result.outside_src, message: result.reason }], details: { head_run: result.head_run, outside_src: result.outside_src, env: runEnv(config) } }
+      : passed('properties', `${counted(ids, 'registered invariant')} ${ids === 1 ? 'passes' : 'pass'} on the base plus the production diff`, { head_run: result.head_run, outside_src: result.outside_src, env: runEnv(config) });
   });
   const r = result as RevertResult | null;
   let revert: LayerResult;
@@ -87,9 +88,9 @@ export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerRe
     const command = config.suite.command;
     if (!command) return skipped('suite', 'suite.command is not set');
     const root = worktreeRoot(repo);
-    const ledger = soundLedger((await readLedgerAt(repo, config, ctx.base, ctx.now)) ?? { source: `${ctx.base.slice(0, 12)}:${config.freeze.ledger}`, rows: [], problems: [] });
+    const ledger = soundLedger((await readLedgerAt(repo, config, ctx.base, ctx.now)) ?? emptyLedger(`${ctx.base.slice(0, 12)}:${config.freeze.ledger}`));
     ctx.progress('running the suite');
-    const run = await runTestCommand(command, { cwd: root, timeoutMs, env: TREE_ENV });
+    const run = await runTestCommand(command, { cwd: root, timeoutMs, env: { ...TREE_ENV, ...runEnv(config) } });
     try {
       if (run.timedOut) return { layer: 'suite', ok: false, status: 'refused', summary: `the suite ran past ${formatDuration(timeoutMs)} and was killed`, violations: [refusal('suite', `the suite ran past ${formatDuration(timeoutMs)} (--suite-timeout) and was killed`)] };
       if (!existsSync(run.junit)) {
@@ -104,15 +105,21 @@ export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerRe
       const voided = ids.length ? await voidFixtures(repo, config, ids, { kind: 'rev', rev: ctx.head }) : new Set<string>();
       const decisions = applyFreezes(signed, ledger, config, ctx.now, voided);
       const stopped = decisions.filter((d) => !d.passes);
-      const violations = stopped.map((d) => refusal('freeze', `${d.name}: ${d.action}${d.rename ? ', renamed' : ''} (sig ${d.sig}): ${d.note}`));
+      const violations: Violation[] = stopped.map((d) => ({
+        ...refusal('freeze', `${d.name}: ${d.action}${d.rename ? ', renamed' : ''} (sig ${d.sig}): ${d.note}`),
+        ...(d.rename && d.edit ? { paths: [config.freeze.ledger], fix: renameEdits([d], config.freeze.ledger).map((l) => l.trim()).join('\n') } : {}),
+      }));
       const why = disagreement(run.code, run.signal, report.cases);
       if (why) violations.push(refusal('suite', `suite.command: ${why}`));
-      const details = { cases: report.cases.length, failures: decisions.map((d) => ({ sig: d.sig, name: d.name, action: d.action, rename: d.rename, ...(d.row ? { row: { line: d.row.line, last_name: d.row.last_name ?? null } } : {}), ...(d.signed.flaky ? { flaky: true } : {}) })) };
+      const details = { cases: report.cases.length, failures: decisions.map((d) => ({ sig: d.sig, name: d.name, action: d.action, rename: d.rename, unevidenced: d.unevidenced, ...(d.row ? { row: { line: d.row.line, last_name: d.row.last_name ?? null } } : {}), ...(d.edit ? { edit: d.edit } : {}), ...(d.signed.flaky ? { flaky: true } : {}) })), env: runEnv(config) };
       const frozen = decisions.length - stopped.length;
-      return judged('suite', violations,
+      const unevidenced = decisions.filter((d) => d.passes && d.unevidenced.length);
+      const result = judged('suite', violations,
         `${counted(report.cases.length, 'case')}, ${decisions.length ? `${decisions.length} failing, every one frozen by ${ledger.source}` : 'none failing'}`,
         stopped.length ? `${stopped.length} of ${counted(decisions.length, 'failure')} not frozen by ${ledger.source}${frozen ? ` (${frozen} frozen)` : ''}` : 'the suite report cannot be believed',
         details);
+      if (unevidenced.length) result.notes = unevidenced.map((d) => `${d.name} is frozen by the row at line ${d.row!.line}, which carries no replay evidence (${d.unevidenced.join('; ')})`);
+      return result;
     } finally {
       run.dispose();
     }

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { XMLParser } from 'fast-xml-parser';
 import { CannotJudge } from '../common/errors.js';
 import { checkWellFormed, type StartRule } from './wellformed.js';
+import { looksLikeTap, parseTap } from './tap.js';
 import type { FailureRecord, Report, TestCase } from './types.js';
 
 /** Surefire's records of earlier runs, after the primary failure or error. */
@@ -74,10 +75,11 @@ export async function readReport(file: string): Promise<Report> {
   return parseReport(bytes, file);
 }
 
-/** Parses report text; `file` names it in messages and in the Report. */
+/** Parses report text, JUnit XML or a TAP stream; `file` names it in messages and in the Report. */
 export function parseReport(xml: string | Buffer, file: string): Report {
   let text = typeof xml === 'string' ? xml : xml.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (looksLikeTap(text)) return parseTap(text, file);
   checkWellFormed(text, file, whole);
   let tree: Node;
   try {

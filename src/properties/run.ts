@@ -3,7 +3,9 @@
 // saying anything (not configured, timed out, no report, unreadable report) is
 // a `problem`: the callers refuse on it, they never read it as a pass. So is
 // a report that disagrees with the command's exit code: production code runs
-// inside the command and can reach the report.
+// inside the command and can reach the report. A guarded run (the revert
+// check's) also has the runtime guards watch the command from inside, and
+// any finding of theirs is a problem too.
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
@@ -12,8 +14,10 @@ import type { Config } from '../config/schema.js';
 import { readReport } from '../junit/read.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
+import { runEnv } from '../runner/env.js';
 import type { Classify } from '../zones/classify.js';
 import { openGuard } from './guard/session.js';
+import { GUARD_SOURCES } from './guard/sources.js';
 import { mapCases, type Mapping, type Placement } from './mapping.js';
 import type { Registry } from './registry.js';
 import { propertyRunEnv, TREE_ENV } from './runenv.js';
@@ -61,11 +65,11 @@ function placement(root: string, classify: Classify): Placement {
 export async function runProperties(treeDir: string, config: Config, registry: Registry, opts: RunOptions): Promise<PropertyRun> {
   const command = propertyCommand(config);
   const tree = realpathSync(treeDir);
-  const guard = opts.guard ? openGuard({ tree, trusted: opts.guard.trusted, writable: [realpathSync(opts.guard.tmp), tree] }) : null;
+  const guard = opts.guard ? openGuard({ tree, trusted: opts.guard.trusted, writable: [realpathSync(opts.guard.tmp), tree] }, GUARD_SOURCES) : null;
   let run;
   let refused: string[] = [];
   try {
-    const env = guard ? propertyRunEnv(opts.guard!.tmp, guard) : TREE_ENV;
+    const env = { ...(guard ? propertyRunEnv(opts.guard!.tmp, guard) : TREE_ENV), ...runEnv(config) };
     run = await runTestCommand(command, { cwd: treeDir, timeoutMs: config.properties.timeout, env, signal: opts.signal, junit: guard?.junit });
     // Read only now that the whole process group has ended.
     if (guard) refused = [...(run.groupGone ? [] : ['runtime guard: processes of the run outlived it and could not be ended']), ...(await guard.finish())];

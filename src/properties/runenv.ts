@@ -16,9 +16,8 @@ export function propertyRunEnv(tmp: string, guard: GuardSession, base: NodeJS.Pr
     ...TREE_ENV,
     TMPDIR: tmp,
     XDG_CACHE_HOME: path.join(tmp, 'cache'),
-    // No bytecode written, and none read from the tree's __pycache__: compiled files live under the root.
+    // No bytecode written (the guard reads none from the tree's __pycache__ either).
     PYTHONDONTWRITEBYTECODE: '1',
-    PYTHONPYCACHEPREFIX: path.join(tmp, 'pycache'),
     HYPOTHESIS_STORAGE_DIRECTORY: path.join(tmp, 'hypothesis'),
     PYTHONPATH: [guard.pythonPath, base.PYTHONPATH].filter(Boolean).join(path.delimiter),
     NODE_OPTIONS: nodeOptions,

@@ -25,6 +25,12 @@ export interface KeyStats {
   sigs: { sig: string; eligible: boolean }[];
   fixture?: string;
   invariant?: string;
+  /** The distinct project frame lists its failures showed; more than one in a flake is unpinned entropy. */
+  frameSets: string[][];
+  /** Its failing frames differ between runs, here or in another key failing under the same name. */
+  entropy: boolean;
+  /** The first counterexample a failing run printed. */
+  counterexample?: unknown;
 }
 
 type RunOutcome = 'pass' | 'fail' | 'missing' | 'crashed';
@@ -39,19 +45,28 @@ function outcomeIn(run: RunRecord, key: string, kind: KeyKind): RunOutcome {
 }
 
 export function classify(runs: RunRecord[]): KeyStats[] {
-  const byKey = new Map<string, { first: Observation; names: string[]; name: string; sigs: Map<string, boolean> }>();
+  const byKey = new Map<string, { first: Observation; names: string[]; name: string; sigs: Map<string, boolean>; frames: Map<string, string[]>; counterexample?: unknown }>();
+  // Failing frames per case name: a name is never a key, but two keys failing under one name with
+  // different frames are one flake whose failure moves, which refuses (never passes) anything.
+  const framesByName = new Map<string, Set<string>>();
   for (const run of runs) {
     for (const o of run.cases) {
       let entry = byKey.get(o.key);
-      if (!entry) byKey.set(o.key, (entry = { first: o, names: [], name: o.name, sigs: new Map() }));
+      if (!entry) byKey.set(o.key, (entry = { first: o, names: [], name: o.name, sigs: new Map(), frames: new Map() }));
       if (!entry.names.includes(o.name)) entry.names.push(o.name);
       // The name it last failed under is the one a ledger row's last_name should carry.
       if (o.outcome === 'fail') entry.name = o.name;
       if (o.sig && !entry.sigs.has(o.sig)) entry.sigs.set(o.sig, o.eligible !== false);
+      if (o.outcome === 'fail' && o.frames) {
+        const k = JSON.stringify(o.frames);
+        entry.frames.set(k, o.frames);
+        framesByName.set(o.name, (framesByName.get(o.name) ?? new Set()).add(k));
+      }
+      if (o.outcome === 'fail' && o.counterexample !== undefined && entry.counterexample === undefined) entry.counterexample = o.counterexample;
     }
   }
   const out: KeyStats[] = [];
-  for (const [key, { first, names, name, sigs }] of byKey) {
+  for (const [key, { first, names, name, sigs, frames, counterexample }] of byKey) {
     const counts = { pass: 0, fail: 0, missing: 0, crashed: 0 };
     for (const run of runs) counts[outcomeIn(run, key, first.kind)]++;
     const fails = counts.fail + counts.missing + counts.crashed;
@@ -62,6 +77,9 @@ export function classify(runs: RunRecord[]): KeyStats[] {
       sigs: [...sigs].map(([sig, eligible]) => ({ sig, eligible })),
       ...(first.fixture && { fixture: first.fixture }),
       ...(first.invariant && { invariant: first.invariant }),
+      frameSets: [...frames.values()],
+      entropy: frames.size > 1 || names.some((n) => (framesByName.get(n)?.size ?? 0) > 1),
+      ...(counterexample !== undefined && { counterexample }),
     });
   }
   return out;

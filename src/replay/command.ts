@@ -9,6 +9,13 @@ import { CannotJudge, UsageError } from '../common/errors.js';
 import { readReport } from '../junit/read.js';
 import { signCase, signOptions } from '../signature/sign.js';
 import { checkoutSource } from '../signature/source.js';
+import type { Config } from '../config/schema.js';
+import { pinFixture } from '../fixtures/pin.js';
+import { formatUtc } from '../freeze/clock.js';
+import { isExpired, parseLedger, readWorktreeLedger } from '../freeze/ledger.js';
+import type { Repo } from '../git/repo.js';
+import { runEnv } from '../runner/env.js';
+import { ciRun, type CiRun } from './ci.js';
 import { classify } from './classify.js';
 import { promote } from './promotion.js';
 import { outcome, type Classified } from './render.js';
@@ -16,7 +23,7 @@ import { replay } from './replay.js';
 import { mergeResults, readResults, writeResults } from './results.js';
 import type { EnvClass, Results } from './types.js';
 
-export const help = `usage: patchwarden replay --runs N --seed S [--env-class local|remote] [--out FILE] -- COMMAND
+export const help = `usage: patchwarden replay --runs N --seed S [--env-class local|remote] [--out FILE] [--pin] -- COMMAND
        patchwarden replay merge FILE...
 
 Runs COMMAND N times, each with PROP_SEED=S in its environment (and {junit} /
@@ -27,8 +34,11 @@ stable_pass, stable_fail or flicker. A case is keyed by its fixture id
 
   --runs N           runs (default 7, at least 2)
   --seed S           the seed, passed as PROP_SEED (required)
-  --env-class C      local or remote (default: remote when CI=true, else local)
+  --env-class C      local or remote (default: remote in CI: CI=true or a
+                     provider's own variables)
   --out FILE         also write every run's observations, for replay merge
+  --pin              write the shrunk counterexample of each stable_fail as
+                     a fixture (fixtures add), so it is replayed as pinned
   --timeout DUR      per run (default: properties.timeout)
   --ttl DUR          life of a proposed freeze row (default 7d)
 
@@ -38,31 +48,77 @@ failed run for every case.
 
 merge classifies over several --out files (one seed; remote when any is).
 
+Runs get TZ=UTC, LANG and LC_ALL C.UTF-8, PYTHONHASHSEED=0 (runner.env
+changes them). The CI run (GitHub, GitLab, Buildkite, CircleCI, Jenkins) is
+read from the provider's own variables and recorded as the row's evidence.
+
 A flicker on remote runners prints a freeze candidate and the exact
-\`patchwarden freeze add\` line for a human; the ledger is never written.
-exit: 0 classified, no case fails in every run; 1 some case is stable_fail;
-2 could not judge (bad usage, no usable report, unreadable results).`;
+\`patchwarden freeze add\` line for a human, unless a row already freezes
+it; the ledger is never written. A flake whose failing frames differ between
+runs is unpinned entropy: it fails, and is never a candidate.
+exit: 0 classified, no case fails in every run; 1 some case is stable_fail
+or unpinned entropy; 2 could not judge (bad usage, no usable report,
+unreadable results).`;
 
 const DEFAULT_RUNS = 7;
 const DEFAULT_TTL = '7d';
 const MAX_RUNS = 1000;
 
 function envClass(given: string | undefined): EnvClass {
-  if (given === undefined) return /^(true|1)$/i.test(process.env.CI ?? '') ? 'remote' : 'local';
+  if (given === undefined) return /^(true|1)$/i.test(process.env.CI ?? '') || ciRun() ? 'remote' : 'local';
   if (given !== 'local' && given !== 'remote') throw new UsageError(`--env-class must be local or remote, not ${JSON.stringify(given)}`);
   return given;
 }
 
-function classified(common: Common, seed: string, env: EnvClass, ttlMs: number, runs: Classified['runs']): number {
+interface Setting {
+  seed: string;
+  env: EnvClass;
+  ttlMs: number;
+  ci: CiRun | null;
+  /** The pinned variables the runs got, when this process ran them. */
+  vars?: Record<string, string>;
+  /** The repository and its config, when there is one: its ledger says what is frozen already, --pin writes to it. */
+  project: { repo: Repo; config: Config } | null;
+  pin: boolean;
+}
+
+async function classified(common: Common, set: Setting, runs: Classified['runs']): Promise<number> {
   const records = runs.map((r) => r.record);
-  const cases = classify(records).map((s) => promote(s, { seed, envClass: env, ttlMs, now: new Date() }));
+  const now = new Date();
+  const frozenBy = await ledgerLookup(set.project, now);
+  const stats = classify(records);
+  const cases = stats.map((s) => promote(s, { seed: set.seed, envClass: set.env, ttlMs: set.ttlMs, now, ci: set.ci, frozenBy }));
   if (!cases.length) {
     const why = records.every((r) => !r.report)
       ? `no run left a usable report (${[...new Set(records.map((r) => r.error))].join('; ')})`
       : 'the reports hold no test case with a failure or an id: nothing to classify';
     throw new CannotJudge(why);
   }
-  return emit(common.format, outcome({ seed, envClass: env, runs, cases }));
+  if (set.pin) {
+    if (!set.project) throw new UsageError('--pin writes fixtures into a repository: run it inside one');
+    for (const [i, v] of cases.entries()) {
+      if (v.status !== 'stable_fail') continue;
+      const example = stats[i].counterexample;
+      if (example === undefined) { v.note += '; --pin: its report shows no counterexample (Hypothesis "Falsifying example:", fast-check "Counterexample:") to pin'; continue; }
+      const p = await pinFixture(set.project.repo, set.project.config, JSON.stringify(example), `the counterexample of ${v.name}`);
+      v.pinned = p;
+      v.note += `; pinned as fixture ${p.id} (${p.path}${p.created ? '' : ', already there'}): commit it with ${set.project.config.fixtures.lock}, on its own, and have the property read it (record_property("fixture", "${p.id}"))`;
+    }
+  }
+  return emit(common.format, outcome({ seed: set.seed, envClass: set.env, runs, cases, ci: set.ci, ...(set.vars && { vars: set.vars }) }));
+}
+
+/** The working tree's unexpired rows by signature: a flake frozen already gets no second row. */
+async function ledgerLookup(project: Setting['project'], now: Date): Promise<(sig: string) => { line: number; expires: string; source: string } | null> {
+  if (!project) return () => null;
+  const { text } = await readWorktreeLedger(project.repo, project.config);
+  if (text === null) return () => null;
+  const ledger = parseLedger(text, project.config.freeze.ledger, project.config, now);
+  const rows = new Map(ledger.rows.filter((r) => !isExpired(r, now)).map((r) => [r.sig, r]));
+  return (sig) => {
+    const row = rows.get(sig);
+    return row ? { line: row.line, expires: formatUtc(row.expires), source: ledger.source } : null;
+  };
 }
 
 async function runReplay(args: string[]): Promise<number> {
@@ -75,6 +131,7 @@ async function runReplay(args: string[]): Promise<number> {
     out: { type: 'string' },
     timeout: { type: 'string' },
     ttl: { type: 'string' },
+    pin: { type: 'boolean' },
   }, false);
   const command = words.join(' ').trim();
   if (!command) throw new UsageError('no command: give it after --, e.g. replay --seed 1 -- pytest --junitxml={junit}');
@@ -92,16 +149,18 @@ async function runReplay(args: string[]): Promise<number> {
   // The runs happen in this checkout: the asserting expressions are read from it (signatures v2).
   const opts = signOptions(config, false, repo.root ? await checkoutSource(repo.root) : undefined);
   const started = new Date().toISOString();
+  const vars = runEnv(config, seed);
+  const ci = ciRun();
   const records = await replay({
-    command, cwd: common.dir, runs, seed, timeoutMs,
+    command, cwd: common.dir, runs, env: vars, timeoutMs,
     readReport, signCase: (tc) => signCase(tc, opts),
     progress: (line) => process.stderr.write(line + '\n'),
   });
   if (values.out !== undefined) {
-    const results: Results = { format: 'patchwarden-replay', version: 1, seed, env_class: env, command, runner: hostname(), started, runs: records };
+    const results: Results = { format: 'patchwarden-replay', version: 1, seed, env_class: env, command, runner: hostname(), started, ci, env: vars, runs: records };
     writeResults(values.out, results);
   }
-  return classified(common, seed, env, ttlMs, records.map((record) => ({ record })));
+  return classified(common, { seed, env, ttlMs, ci, vars, project: { repo, config }, pin: Boolean(values.pin) }, records.map((record) => ({ record })));
 }
 
 async function runMerge(args: string[]): Promise<number> {
@@ -110,7 +169,12 @@ async function runMerge(args: string[]): Promise<number> {
   const ttlMs = durationFlag('--ttl', values.ttl ?? DEFAULT_TTL);
   const inputs = positionals.map((file) => ({ file, results: readResults(file) }));
   const merged = mergeResults(inputs);
-  return classified(common, merged.seed, merged.envClass, ttlMs, merged.runs);
+  // merge needs no repository; inside one, its ledger says what is frozen already.
+  const project = await openWithConfig(common).catch((err: unknown) => {
+    if (err instanceof CannotJudge && !(err instanceof UsageError)) return null;
+    throw err;
+  });
+  return classified(common, { seed: merged.seed, env: merged.envClass, ttlMs, ci: merged.ci, project, pin: false }, merged.runs);
 }
 
 export async function run(args: string[]): Promise<number> {

@@ -7,6 +7,7 @@ import type { TestCase } from '../junit/types.js';
 import { invariantIds } from '../properties/mapping.js';
 import type { Signed } from '../signature/types.js';
 import type { Observation } from './types.js';
+import { caseCounterexample } from '../fixtures/counterexample.js';
 import { isFixtureId } from '../fixtures/id.js';
 
 /** `<property name="fixture" value="…">`: the id of the pinned input the case ran on. */
@@ -40,7 +41,8 @@ export function observeCases(cases: TestCase[], sign: (tc: TestCase) => Signed |
     const ids = caseIds(tc, file);
     const failed = tc.status === 'failed' || tc.status === 'error';
     const signed = failed ? sign(tc) : null;
-    const failure = signed ? { sig: signed.sig, eligible: signed.eligible } : {};
+    const found = failed ? counterexampleOf(tc, file) : null;
+    const failure = signed ? { sig: signed.sig, eligible: signed.eligible, frames: signed.frames, ...(found ? { counterexample: found.value } : {}) } : {};
     const outcome = failed ? 'fail' : tc.status === 'skipped' ? 'skipped' : 'pass';
     if (ids.fixture) {
       out.push({ key: `fixture:${ids.fixture}`, kind: 'fixture', name: tc.name, outcome, ...failure, ...ids });
@@ -51,4 +53,13 @@ export function observeCases(cases: TestCase[], sign: (tc: TestCase) => Signed |
     }
   }
   return out;
+}
+
+/** The case's counterexample, for `--pin`; one that cannot be read is none here (`--pin` says so). */
+function counterexampleOf(tc: TestCase, file: string) {
+  try {
+    return caseCounterexample(tc, file);
+  } catch {
+    return null;
+  }
 }

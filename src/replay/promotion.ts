@@ -3,12 +3,17 @@
 // ever printed for a human to review: replay never writes the ledger.
 import { formatDuration } from '../common/duration.js';
 import { shellQuote } from '../common/text.js';
+import type { CiRun } from './ci.js';
 import type { KeyStats } from './classify.js';
 import type { CaseVerdict, EnvClass, FreezeCandidate } from './types.js';
 
 export interface PromotionContext {
   seed: string;
   envClass: EnvClass;
+  /** The CI run the replay ran in: the row's evidence. */
+  ci: CiRun | null;
+  /** The unexpired ledger row that already freezes a signature, if one does. */
+  frozenBy(sig: string): { line: number; expires: string; source: string } | null;
   /** How long a proposed row lives. */
   ttlMs: number;
   now: Date;
@@ -47,6 +52,7 @@ function freezeAddLine(row: Omit<FreezeCandidate, 'command'>, ttl: string): stri
     ...(row.fixture ? [`--fixture=${q(row.fixture)}`] : []),
     `--seed=${q(String(row.seed))}`,
     `--env-class=${q(row.env_class)}`,
+    ...(row.ci && row.run ? [`--ci=${q(row.ci)}`, `--run=${q(row.run)}`] : []),
   ].join(' ');
 }
 
@@ -62,6 +68,7 @@ function candidate(s: KeyStats, ctx: PromotionContext): FreezeCandidate {
     ...(s.fixture && { fixture: s.fixture }),
     seed: ledgerSeed(ctx.seed),
     env_class: ctx.envClass,
+    ...(ctx.ci && { ci: ctx.ci.provider, run: ctx.ci.run }),
   };
   return { ...row, command: freezeAddLine(row, ttlText(ctx.ttlMs)) };
 }
@@ -95,10 +102,16 @@ export function promote(s: KeyStats, ctx: PromotionContext): CaseVerdict {
     return { ...base, action: 'drop', note: `passed in all ${s.runs} runs: not reproducible under seed ${ctx.seed}; drop it, no freeze`, freeze_candidate: null };
   }
   const flicker = `failed in ${s.fails} of ${s.runs} runs${counted(s)}`;
+  if (s.entropy) {
+    const shown = s.frameSets.length > 1 ? `: ${s.frameSets.map((f) => f.join(' < ') || '(no project frame)').join(' | ')}` : ' (another key failed under the same name with other frames)';
+    return { ...base, action: 'unpinned_entropy', note: `unpinned entropy: fail. ${flicker}, and its failing frames differ between runs${shown}: something the run does not pin (input, seed, time, order) moves the failure; pin it, never freeze it`, freeze_candidate: null };
+  }
   if (ctx.envClass === 'local') {
     return { ...base, action: 'replay_remote', note: `${flicker} on a local runner: replay it on remote runners before any freeze`, freeze_candidate: null };
   }
   const why = unfreezable(s);
   if (why) return { ...base, action: 'investigate', note: `${flicker}, but ${why}`, freeze_candidate: null };
+  const frozen = ctx.frozenBy(s.sigs[0].sig);
+  if (frozen) return { ...base, action: 'already_frozen', note: `${flicker} on remote runners: already frozen by line ${frozen.line} of ${frozen.source} until ${frozen.expires}; to renew it, its owner runs patchwarden freeze extend --sig ${s.sigs[0].sig} --ttl ${ttlText(ctx.ttlMs)}`, freeze_candidate: null };
   return { ...base, action: 'freeze_candidate', note: `${flicker} on remote runners: a freeze candidate for a human to review`, freeze_candidate: candidate(s, ctx) };
 }

@@ -2,6 +2,7 @@
 // scripts, annotations for GitHub.
 import { githubEscape, type Outcome } from '../common/output.js';
 import { counted, showPath } from '../common/text.js';
+import type { CiRun } from './ci.js';
 import type { CaseVerdict, EnvClass, RunRecord } from './types.js';
 
 export interface Classified {
@@ -10,6 +11,9 @@ export interface Classified {
   /** Every run judged, with the results file it came from (merge). */
   runs: { source?: string; record: RunRecord }[];
   cases: CaseVerdict[];
+  ci?: CiRun | null;
+  /** The pinned variables the runs got (absent under merge: each file records its own). */
+  vars?: Record<string, string>;
 }
 
 function runLabel(r: { source?: string; record: RunRecord }): string {
@@ -17,8 +21,9 @@ function runLabel(r: { source?: string; record: RunRecord }): string {
 }
 
 export function outcome(c: Classified): Outcome {
-  const failing = c.cases.filter((v) => v.status === 'stable_fail');
-  const text: string[] = [`replay: ${c.runs.length} runs under seed ${c.seed} on ${c.envClass} runners`];
+  const failing = c.cases.filter((v) => v.status === 'stable_fail' || v.action === 'unpinned_entropy');
+  const text: string[] = [`replay: ${c.runs.length} runs under seed ${c.seed} on ${c.envClass} runners${c.ci ? ` (${c.ci.provider} ${c.ci.run})` : ''}`];
+  if (c.vars) text.push(`  environment: ${Object.entries(c.vars).map(([k, v]) => `${k}=${v}`).join(' ')}`);
   const broken = c.runs.filter((r) => !r.record.report);
   for (const r of broken) {
     text.push(`  ${runLabel(r)}: exit ${r.record.exit_code ?? r.record.signal}, ${r.record.error}: counted as a failed run`);
@@ -34,7 +39,7 @@ export function outcome(c: Classified): Outcome {
   const counts = (['stable_pass', 'stable_fail', 'flicker'] as const).map((s) => `${c.cases.filter((v) => v.status === s).length} ${s}`);
   text.push(`replay: ${counts.join(', ')}; ${counted(c.cases.filter((v) => v.freeze_candidate).length, 'freeze candidate')}; the ledger was not touched`);
   const github = [
-    ...failing.map((v) => `::error title=${githubEscape('patchwarden replay: stable_fail', true)}::${githubEscape(`${v.name} [${v.key}]: ${v.note}`)}`),
+    ...failing.map((v) => `::error title=${githubEscape(`patchwarden replay: ${v.action === 'unpinned_entropy' ? 'unpinned entropy' : 'stable_fail'}`, true)}::${githubEscape(`${v.name} [${v.key}]: ${v.note}`)}`),
     ...c.cases.filter((v) => v.freeze_candidate).map((v) => `::notice title=${githubEscape('patchwarden replay: freeze candidate', true)}::${githubEscape(`${v.name} [${v.key}]: ${v.freeze_candidate!.command}`)}`),
   ];
   return {
@@ -42,6 +47,8 @@ export function outcome(c: Classified): Outcome {
     json: {
       seed: c.seed,
       env_class: c.envClass,
+      ci: c.ci ?? null,
+      ...(c.vars && { env: c.vars }),
       runs: c.runs.map((r) => ({
         ...(r.source !== undefined && { source: r.source }),
         run: r.record.run, exit_code: r.record.exit_code, signal: r.record.signal, timed_out: r.record.timed_out,

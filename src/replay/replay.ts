@@ -15,7 +15,8 @@ export interface ReplayOptions {
   command: string;
   cwd: string;
   runs: number;
-  seed: string;
+  /** The pinned environment, with the seed (runner/env.ts). */
+  env: Record<string, string>;
   timeoutMs: number;
   readReport(file: string): Promise<Report>;
   signCase(tc: TestCase): Signed | null;
@@ -37,7 +38,7 @@ function unusable(run: CommandRun, cases: TestCase[] | null): string | null {
 }
 
 async function once(k: number, opts: ReplayOptions): Promise<RunRecord> {
-  const run = await runTestCommand(opts.command, { cwd: opts.cwd, timeoutMs: opts.timeoutMs, env: { PROP_SEED: opts.seed } });
+  const run = await runTestCommand(opts.command, { cwd: opts.cwd, timeoutMs: opts.timeoutMs, env: opts.env });
   try {
     let cases: TestCase[] | null = null;
     let readError: string | undefined;

@@ -2,6 +2,7 @@
 // one runner, checked field by field on the way in, since it crosses machines.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { CannotJudge } from '../common/errors.js';
+import type { CiRun } from './ci.js';
 import type { EnvClass, Observation, Results, RunRecord } from './types.js';
 import { isFixtureId } from '../fixtures/id.js';
 
@@ -27,6 +28,8 @@ function check(data: unknown, bad: (what: string) => never): Results {
   if (typeof data.seed !== 'string' || !data.seed) bad('"seed" must be a non-empty string');
   if (data.env_class !== 'local' && data.env_class !== 'remote') bad('"env_class" must be "local" or "remote"');
   for (const k of ['command', 'runner', 'started'] as const) if (typeof data[k] !== 'string') bad(`"${k}" must be a string`);
+  const ci = data.ci as Json | null | undefined;
+  if (ci !== undefined && ci !== null && (!isObject(ci) || typeof ci.provider !== 'string' || typeof ci.run !== 'string')) bad('"ci" must be null or an object with "provider" and "run"');
   if (!Array.isArray(data.runs) || data.runs.length === 0) bad('"runs" must be a non-empty list');
   const runs = data.runs.map((r, i): RunRecord => {
     const at = `runs[${i}]`;
@@ -45,6 +48,7 @@ function check(data: unknown, bad: (what: string) => never): Results {
       if (c.outcome !== 'pass' && c.outcome !== 'fail' && c.outcome !== 'skipped') bad(`${cat}.outcome must be pass, fail or skipped`);
       if (c.sig !== undefined && (typeof c.sig !== 'string' || !/^[0-9a-f]+$/.test(c.sig))) bad(`${cat}.sig must be lowercase hex`);
       if (c.eligible !== undefined && typeof c.eligible !== 'boolean') bad(`${cat}.eligible must be a boolean`);
+      if (c.frames !== undefined && (!Array.isArray(c.frames) || c.frames.some((f) => typeof f !== 'string'))) bad(`${cat}.frames must be a list of strings`);
       // The key must be the one its ids give, so a hand-edited file cannot key a case by its name.
       const want = c.kind === 'fixture' ? (typeof c.fixture === 'string' && isFixtureId(c.fixture) ? `fixture:${c.fixture}` : null)
         : c.kind === 'invariant' ? (typeof c.invariant === 'string' && c.invariant ? `invariant:${c.invariant}` : null)
@@ -83,6 +87,8 @@ function jsonErrorLine(text: string, err: Error): number | undefined {
 export interface Merged {
   seed: string;
   envClass: EnvClass;
+  /** The CI run of the first remote file that names one. */
+  ci: CiRun | null;
   /** Every run of every file, with the file it came from. */
   runs: { source: string; record: RunRecord }[];
 }
@@ -103,6 +109,7 @@ export function mergeResults(inputs: { file: string; results: Results }[]): Merg
   return {
     seed: first.results.seed,
     envClass: inputs.some((i) => i.results.env_class === 'remote') ? 'remote' : 'local',
+    ci: inputs.find((i) => i.results.env_class === 'remote' && i.results.ci)?.results.ci ?? null,
     runs: inputs.flatMap(({ file, results }) => results.runs.map((record) => ({ source: file, record }))),
   };
 }

@@ -1,5 +1,6 @@
 // What a replay observes in each run and what it concludes per case. The
 // observations are what `--out` writes and `replay merge` reads back.
+import type { CiRun } from './ci.js';
 
 export type EnvClass = 'local' | 'remote';
 
@@ -21,6 +22,10 @@ export interface Observation {
   eligible?: boolean;
   fixture?: string;
   invariant?: string;
+  /** The failure's project frames: a flake whose frames differ between runs is unpinned entropy. */
+  frames?: string[];
+  /** The shrunk counterexample the failure printed (Hypothesis, fast-check), as JSON: what `--pin` writes. */
+  counterexample?: unknown;
 }
 
 /** One run of the command. */
@@ -51,13 +56,17 @@ export interface Results {
   /** A label for where it ran (the host name), for people. */
   runner: string;
   started: string;
+  /** The CI run it ran in, from the provider's variables; null outside CI. */
+  ci?: CiRun | null;
+  /** The pinned variables every run got (runner/env.ts). */
+  env?: Record<string, string>;
   runs: RunRecord[];
 }
 
 export type Status = 'stable_pass' | 'stable_fail' | 'flicker';
 
 /** What the promotion table says to do with a case. */
-export type Action = 'fix' | 'drop' | 'freeze_candidate' | 'replay_remote' | 'investigate';
+export type Action = 'fix' | 'drop' | 'freeze_candidate' | 'replay_remote' | 'investigate' | 'unpinned_entropy' | 'already_frozen';
 
 /** A ledger row proposed for a human to review; owner is theirs to fill. */
 export interface FreezeCandidate {
@@ -70,6 +79,9 @@ export interface FreezeCandidate {
   fixture?: string;
   seed: number | string;
   env_class: EnvClass;
+  /** Where the replay ran, when it ran in CI. */
+  ci?: string;
+  run?: string;
   /** The exact `patchwarden freeze add` line that writes the row. */
   command: string;
 }
@@ -96,4 +108,6 @@ export interface CaseVerdict {
   /** Distinct failure signatures seen for it. */
   sigs: string[];
   freeze_candidate: FreezeCandidate | null;
+  /** The fixture `--pin` wrote for a stable_fail, when it did. */
+  pinned?: { id: string; path: string; created: boolean };
 }

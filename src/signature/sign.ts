@@ -64,7 +64,8 @@ export function signRecord(raw: FailureRecord, name: string, opts: SignOptions, 
   const exc = simpleName(parts.exc);
   const found = assertion(exc, parts.message, rec.text || rec.message);
   const all = extractFrames(parts.trace).map((f) => refined(f, opts.source));
-  const frames = projectFrames(all, opts.project, classname, opts.byNamespace);
+  const kept = projectFrames(all, opts.project, classname, opts.byNamespace);
+  const frames = kept.map((f) => f.fn);
   const message = normalizeMessage(found.predicate ?? parts.message);
   // Distinctive on its own: a project frame, or a predicate that names more than numbers and assertion words.
   const named = frames.length > 0 || (found.predicate !== null && namesSomething(message, found.kind));
@@ -74,7 +75,8 @@ export function signRecord(raw: FailureRecord, name: string, opts: SignOptions, 
   const sig = digest([SIGNATURE_VERSION, exc, found.kind, frames, message, expression], opts.length, eligible);
   // The same parts hashed as v1 did: lets a v1 ledger row be recognized and re-keyed, never matched.
   const v1 = createHash('sha256').update(JSON.stringify(['v1', exc, found.kind, frames, message]), 'utf8').digest('hex').slice(0, opts.length);
-  return { sig, exc, kind: found.kind, frames, message, ...(expression !== null ? { expression } : {}), name, eligible, v1 };
+  const files = [...new Set(kept.flatMap((f) => f.file ?? []))];
+  return { sig, exc, kind: found.kind, frames, files, message, ...(expression !== null ? { expression } : {}), name, eligible, v1 };
 }
 
 /**
@@ -159,8 +161,8 @@ const TEST_FILE = /(?:^|\/)(?:test_[^/]*\.py|[^/]*_test\.(?:py|go|rb|exs?)|conft
  * folded. A trace's path may be absolute or relative to another checkout:
  * a frame counts when any tail of its path that starts at a folder matches.
  */
-export function projectFrames(frames: Frame[], project: (path: string) => boolean, classname = '', byNamespace = false): string[] {
-  const out: string[] = [];
+function projectFrames(frames: Frame[], project: (path: string) => boolean, classname = '', byNamespace = false): Frame[] {
+  const out: Frame[] = [];
   // JVM traces carry packages, not paths: the test's own package tells which are the project's.
   const home = classname.split('.').slice(0, 2);
   const homePrefix = home.length === 2 && home.every((s) => /^[a-z]\w*$/.test(s)) ? home.join('/') + '/' : '';
@@ -169,8 +171,8 @@ export function projectFrames(frames: Frame[], project: (path: string) => boolea
       ? (f.file !== null && isProject(f.file, project, '')) || (byNamespace && sameNamespace(f, classname))
       : f.file !== null && isProject(f.file, project, homePrefix, byNamespace);
     if (!counts) continue;
-    if (out[out.length - 1] === f.fn) continue;
-    out.push(f.fn);
+    if (out[out.length - 1]?.fn === f.fn) continue;
+    out.push(f);
     if (out.length === FRAME_LIMIT) break;
   }
   return out;

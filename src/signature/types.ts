@@ -9,6 +9,8 @@ export interface Signed {
   kind: string;
   /** Project function names, innermost first. */
   frames: string[];
+  /** The files of those frames, as the trace gives them (freeze.forbid reads them; never hashed). */
+  files: string[];
   /** The normalized message that enters the hash. */
   message: string;
   /** The asserting expression read from the test's source, normalized; absent when the rest names the defect or it is not there. */

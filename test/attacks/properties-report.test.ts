@@ -1,8 +1,9 @@
 // Attacks on the JUnit report: production code runs inside the test process,
-// and the report's path is on the command line and in PATCHWARDEN_JUNIT. A
-// report that disagrees with its command's exit code, or holds no case, is
-// refused by the revert check, the gate's suite layer and replay. Real
-// pytest, real git.
+// and the report's path is on the command line and in PATCHWARDEN_JUNIT. The
+// revert check's runtime guard refuses a write to the report from production
+// code; a report that disagrees with its command's exit code, or holds no
+// case, is refused by the gate's suite layer and replay, which run unguarded.
+// Real pytest, real git.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/repo.js';
@@ -41,23 +42,24 @@ function rewriting(exitZero: boolean) {
   }, { 'src/bill.py': rewriter(exitZero) + BUGGY_PY });
 }
 
-py('production code that rewrites the report at exit (exit code 1, clean report): the report disagrees with the exit code', () => {
+py('production code that rewrites the report at exit: the runtime guard refuses the exit hook and the write', () => {
   const { repo, base, head } = rewriting(false);
   const r = repo.json(['revert-check', '--base', base, '--head', head]);
   assert.is(r.code, 1, r.stderr);
   assert.is(r.out.status, 'fails_on_head');
-  assert.is(r.out.head_run.code, 1);
-  assert.match(r.out.reason, /the report disagrees with the exit code: the command exited 1 while its report shows no failing or erroring case/);
+  assert.match(r.out.reason, /runtime guard: atexit\.register at src\/bill\.py:\d+: registers _clean to run at exit/);
+  assert.match(r.out.reason, /runtime guard: open at src\/bill\.py:10: writes the test report/);
 });
 
 // A rewritten report with os._exit(0) agrees with its exit code, so no
-// report check can tell it from a pass: the revert check alone believes it,
-// and the tamper layer (docs/tamper.md) is what refuses the patch.
-py("production code that rewrites the report and calls os._exit(0): the revert check believes it, the tamper layer refuses it", () => {
+// report check can tell it from a pass: the runtime guard sees the write and
+// the missing final record, and the tamper layer (docs/tamper.md) reads the code.
+py("production code that rewrites the report and calls os._exit(0): the runtime guard and the tamper layer each refuse it", () => {
   const { repo, base, head } = rewriting(true);
   const r = repo.json(['revert-check', '--base', base, '--head', head]);
-  assert.is(r.code, 0, r.stderr);
-  assert.is(r.out.status, 'describes_patch');
+  assert.is(r.code, 1, r.stderr);
+  assert.match(r.out.reason, /runtime guard: open at src\/bill\.py:10: writes the test report/);
+  assert.match(r.out.reason, /ended without the guard's final record/);
   const t = repo.pw(['tamper', '--range', `${base}..${head}`]);
   assert.is(t.code, 1, t.stdout + t.stderr);
   assert.match(t.stdout, /exit\.process/);

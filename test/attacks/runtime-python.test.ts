@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { cleanup, installPrePush, tempRepo } from '../helpers/repo.js';
-import { BUGGY_PY, config, project, pyProperty, PYTEST, registry } from '../properties/projects.js';
+import { BUGGY_PY, config, FIXED_PY, project, pyProperty, PYTEST, registry } from '../properties/projects.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
 
 const ID = 'bill.total_non_negative';
@@ -148,6 +148,25 @@ function compiled(source: string): Buffer {
 py('attack 5, the patch shipped as src/_impl.pyc and imported from src/bill.py: refused at the import', () => {
   const reason = refused({ 'src/bill.py': 'from _impl import total  # noqa\n', 'src/_impl.pyc': compiled(FINALIZING) }, { '.gitignore': '__pycache__/\n' });
   assert.match(reason, /runtime guard: import at src\/_impl\.pyc: loads a compiled module without its source/);
+});
+
+// Bytecode shipped beside its source: an unchecked-hash .pyc in src/__pycache__ stands in for a src/bill.py that keeps the bug.
+function cachedBytecode(source: string): { file: string; bytes: Buffer } {
+  const script = 'import importlib.util, py_compile, sys, tempfile, os\nd = tempfile.mkdtemp()\np = os.path.join(d, "bill.py")\nopen(p, "w").write(sys.stdin.read())\nout = py_compile.compile(p, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)\nprint(os.path.basename(out))\nsys.stdout.flush()\nsys.stderr.buffer.write(open(out, "rb").read())';
+  const r = spawnSync('python3', ['-c', script], { input: source });
+  assert.is(r.status, 0);
+  return { file: `src/__pycache__/${r.stdout.toString().trim()}`, bytes: r.stderr };
+}
+
+py('a committed __pycache__ .pyc (unchecked hash) standing in for the source: never read, the bug shows, fails_on_head', () => {
+  const pyc = cachedBytecode(FIXED_PY);
+  const { repo, base, head } = project(baseFiles({ '.gitignore': 'build/\n' }), { 'src/bill.py': BUGGY_PY + '# tidied\n', [pyc.file]: pyc.bytes });
+  const plain = spawnSync('sh', ['-c', PYTEST.replace('{junit}', '/dev/null')], { cwd: repo.dir, env: repo.env });
+  assert.is(plain.status, 0, 'the attack is real: a plain pytest run in the checkout reads the bytecode and passes');
+  const r = repo.json(['revert-check', '--base', base, '--head', head]);
+  assert.is(r.code, 1, r.stderr);
+  assert.is(r.out.status, 'fails_on_head', r.out.reason);
+  assert.match(r.out.reason, /fail on the patched tree: bill\.total_non_negative/);
 });
 
 // 6. The base's root conftest.py holds the strict cases; the patch turns it into a submodule pointer.

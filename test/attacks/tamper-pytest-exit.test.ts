@@ -1,7 +1,9 @@
 // A pytest project whose production patch does not fix the bug: it waits for
 // pytest to write its JUnit report, rewrites the failures away at exit and
-// leaves with os._exit(0). The revert check alone is fooled (the head "passes",
-// the base fails); the tamper layer refuses the patch, in a real pre-push.
+// leaves with os._exit(0). A report that agrees with its exit code cannot show
+// it; the two layers that can each refuse it on their own: the revert check's
+// runtime guard (the exit hook, the report write, no final record) and the
+// tamper layer (the code as written), in a real pre-push.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, tempRepo, installPrePush } from '../helpers/repo.js';
@@ -35,7 +37,7 @@ if "pytest" in sys.modules:
 
 test.after.each(cleanup);
 
-testUnless(pytestMissing)('report rewritten at exit + os._exit(0): the revert check passes it, the tamper layer refuses it', () => {
+testUnless(pytestMissing)('report rewritten at exit + os._exit(0): the runtime guard refuses it, and so does the tamper layer', () => {
   const repo = tempRepo();
   const remote = tempRepo({ bare: true });
   const base = repo.commit({
@@ -50,10 +52,12 @@ testUnless(pytestMissing)('report rewritten at exit + os._exit(0): the revert ch
   repo.git(['push', '-q', 'origin', 'main']);
   const head = repo.commit({ 'src/bill.py': FORGING_PATCH }, 'fix: totals are never negative');
 
-  // The revert check alone: the forged head "passes", the base fails, so it "describes the patch".
+  // The revert check: its runtime guard sees what the patch does at run time.
   const revert = repo.json(['revert-check', '--base', base, '--head', head]);
-  assert.is(revert.code, 0, revert.stderr);
-  assert.is(revert.out.status, 'describes_patch');
+  assert.is(revert.code, 1, revert.stderr);
+  assert.is(revert.out.status, 'fails_on_head');
+  assert.match(revert.out.reason, /runtime guard: atexit\.register at src\/bill\.py:21/);
+  assert.match(revert.out.reason, /runtime guard: open at src\/bill\.py:15: writes the test report/);
 
   // The tamper layer reads what the patch does.
   const t = repo.json(['tamper', '--range', `${base}..${head}`]);
@@ -61,15 +65,14 @@ testUnless(pytestMissing)('report rewritten at exit + os._exit(0): the revert ch
   const rules = new Set(t.out.hits.map((h: { rule: string }) => h.rule));
   for (const rule of ['exit.process', 'exit.hook', 'env.sniff', 'report.write']) assert.ok(rules.has(rule), `${rule} in ${[...rules]}`);
 
-  // A real git push through the pre-push hook: the revert check runs and passes; the tamper layer refuses.
+  // A real git push through the pre-push hook: both refuse.
   installPrePush(repo);
   const push = repo.git(['push', '-q', 'origin', 'main'], { allowFail: true });
   const said = push.stdout + push.stderr;
   assert.is(push.code, 1, said);
-  assert.match(said, /revert-check: done: describes_patch/);
+  assert.match(said, /revert-check: done: fails_on_head/);
   assert.match(said, /\[exit\.process\]/);
   assert.match(said, /src\/bill\.py\s+\(line 17: os\._exit\(0\)\)/);
-  assert.not.match(said, /\[revert\]/);
   assert.is(remote.git(['rev-parse', 'main']).stdout.trim(), base);
 });
 

@@ -20,7 +20,7 @@ function withLedger(text: string, file = LEDGER): TempRepo {
 test('freeze check: a sound ledger passes, a missing one too', () => {
   let r = withLedger(`version: 1\nrecords:\n${ROW}`).json(['freeze', 'check'], { env: NOW });
   assert.is(r.code, 0);
-  assert.equal(r.out, { ok: true, ledger: LEDGER, rows: 1, expired: 0, violations: [] });
+  assert.equal(r.out, { ok: true, ledger: LEDGER, version: 1, rows: 1, expired: 0, unevidenced: 1, violations: [] });
   r = tempRepo().json(['freeze', 'check'], { env: NOW });
   assert.is(r.code, 0);
   assert.is(r.out.rows, 0);
@@ -58,8 +58,8 @@ test('freeze check: files that cannot be judged exit 2 naming file and line', ()
   const bomb = ['a: &a [x,x,x,x,x,x,x,x,x]'];
   for (let i = 1; i < 7; i++) bomb.push(`l${i}: &l${i} [${Array(9).fill(i === 1 ? '*a' : `*l${i - 1}`).join(',')}]`);
   const cases: [string, string, RegExp][] = [
-    [LEDGER, 'version: 2\nrecords: []\n', /^patchwarden: freeze\/signatures\.yaml:1: unknown version "2"; this patchwarden reads version 1$/m],
-    [LEDGER, 'records: []\n', /freeze\/signatures\.yaml:1: missing `version: 1`/],
+    [LEDGER, 'version: 3\nrecords: []\n', /^patchwarden: freeze\/signatures\.yaml:1: unknown version "3"; this patchwarden reads versions 1 and 2$/m],
+    [LEDGER, 'records: []\n', /freeze\/signatures\.yaml:1: missing `version: 2` \(or 1\)/],
     [LEDGER, 'version: 1\nrecords:\n  - sig: "open\n', /freeze\/signatures\.yaml:\d+: not valid YAML/],
     [LEDGER, `version: 1\n${bomb.join('\n')}\nrecords: []\n`, /freeze\/signatures\.yaml: cannot be read: Excessive alias count/],
     ['freeze/signatures.json', '{"version": 1, "records": [}', /freeze\/signatures\.json:1: not valid JSON/],

@@ -137,10 +137,10 @@ test('every broken row is reported, each by its own line', () => {
 });
 
 test('unknown or missing version, unknown top-level keys, records not a list: cannot judge', () => {
-  let e = cannot('version: 2\nrecords: []\n');
-  assert.match(e.describe(), /^freeze\/signatures\.yaml:1: unknown version "2"; this patchwarden reads version 1$/);
+  let e = cannot('version: 3\nrecords: []\n');
+  assert.match(e.describe(), /^freeze\/signatures\.yaml:1: unknown version "3"; this patchwarden reads versions 1 and 2$/);
   e = cannot('records: []\n');
-  assert.match(e.describe(), /missing `version: 1`/);
+  assert.match(e.describe(), /missing `version: 2` \(or 1\)/);
   e = cannot('version: 1\nrows: []\n');
   assert.match(e.describe(), /:2: unknown key `rows`/);
   e = cannot('version: 1\nrecords: nope\n');

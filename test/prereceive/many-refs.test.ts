@@ -71,4 +71,24 @@ test('a ref is judged on all its new commits even when another ref of the push b
   assert.is(s.push(`${o}:refs/heads/tmp`).code, 0);
 });
 
+test('the tamper layer judges each ref of one push on what that ref adds: a new ref over its merge-base, an update over its old value', () => {
+  const s = guardedServer();
+  const base = s.work.head();
+  s.work.git(['checkout', '-q', '-b', 'clean']);
+  s.work.commit({ 'src/report.py': 'def finish():\n    return 0\n' }, 'clean');
+  s.work.git(['checkout', '-q', '-b', 'exits', base]);
+  s.work.commit({ 'src/load.py': 'import sys\n\ndef load(path):\n    sys.exit(0)\n' }, 'exits');
+  s.work.git(['checkout', '-q', 'main']);
+  s.work.commit({ 'src/app.ts': 'export const a = 1;\nprocess.on("exit", () => { process.exitCode = 0; });\n' }, 'hooks exit');
+  const r = s.push('clean', 'exits', 'main');
+  assert.is(r.code, 1, r.stderr);
+  const refused = r.stderr.match(/refusing the push to \S+/g) ?? [];
+  assert.equal(refused.sort(), ['refusing the push to refs/heads/exits', 'refusing the push to refs/heads/main']);
+  assert.match(r.stderr, '[exit.library]');
+  assert.match(r.stderr, 'src/load.py');
+  assert.match(r.stderr, '[exit.hook]');
+  assert.match(r.stderr, 'src/app.ts');
+  assert.not.match(r.stderr, 'src/report.py');
+});
+
 test.run();

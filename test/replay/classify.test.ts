@@ -20,7 +20,7 @@ const failSig = (sig = SIG, name = 'test_x', eligible = true): Observation => ({
 const fixture = (outcome: Observation['outcome'], name = 'test_fix'): Observation => ({
   key: `fixture:${FIX}`, kind: 'fixture', name, outcome, fixture: FIX, ...(outcome === 'fail' && { sig: SIG, eligible: true }),
 });
-const ctx = (envClass: 'local' | 'remote', seed = '20260917'): PromotionContext => ({ seed, envClass, ttlMs: 7 * 86_400_000, now: new Date('2026-12-02T10:00:00.123Z') });
+const ctx = (envClass: 'local' | 'remote', seed = '20260917'): PromotionContext => ({ seed, envClass, ttlMs: 7 * 86_400_000, now: new Date('2026-12-02T10:00:00.123Z'), ci: null, frozenBy: () => null });
 const only = (runs: RunRecord[]) => {
   const all = classify(runs);
   assert.is(all.length, 1, JSON.stringify(all));
@@ -126,7 +126,7 @@ test('a seed that is not a plain integer stays a string in the row', () => {
 const tc = (over: Partial<TestCase>): TestCase => ({
   name: 't', classname: 'c', status: 'passed', failures: [], properties: [], systemOut: '', systemErr: '', suites: [], ...over,
 });
-const signer = (tcase: TestCase): Signed => ({ sig: SIG, exc: 'AssertionError', kind: 'equal', frames: [], message: 'm', name: tcase.name, eligible: true });
+const signer = (tcase: TestCase): Signed => ({ sig: SIG, exc: 'AssertionError', kind: 'equal', frames: [], files: [], message: 'm', name: tcase.name, eligible: true });
 
 test('ids: fixture property first, then invariant property, then [invariant:ID] in the name', () => {
   assert.equal(caseIds(tc({ properties: [{ name: 'fixture', value: FIX }, { name: 'invariant', value: 'a.b' }] }), 'r.xml'), { fixture: FIX, invariant: 'a.b' });

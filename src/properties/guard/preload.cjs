@@ -45,10 +45,12 @@
     else {
       let p = file;
       try { p = fs.realpathSync(file.startsWith('file:') ? fileURLToPath(file) : file); } catch { /* gone: judged by its name */ }
+      const rel = p.startsWith(tree + path.sep) ? p.slice(tree.length + 1).split(path.sep).join('/') : null;
+      // Inside the tree only the root's node_modules is installed code: a
+      // node_modules folder the patch adds under src is the patch's.
       if (p === guardFile) k = 'guard';
-      else if (p.split(path.sep).includes('node_modules')) k = 'lib';
-      else if (p.startsWith(tree + path.sep) && trusted.has(p.slice(tree.length + 1).split(path.sep).join('/'))) k = 'base';
-      else k = 'patch';
+      else if (rel !== null) k = trusted.has(rel) ? 'base' : rel.startsWith('node_modules/') ? 'lib' : 'patch';
+      else k = p.split(path.sep).includes('node_modules') ? 'lib' : 'patch';
     }
     kinds.set(file, k);
     return k;
@@ -76,8 +78,10 @@
     const cs = sites();
     if (!cs) return { kind: 'patch', file: '(stack unreadable: Error.prepareStackTrace is held)', line: 0 };
     for (const c of cs) {
-      const file = c.isEval() ? (c.getEvalOrigin() ?? null) && c.getFileName() : c.getFileName();
-      const k = c.isEval() && kind(file) !== 'lib' && kind(file) !== 'base' ? 'patch' : kind(file);
+      const file = c.getFileName();
+      let k = kind(file);
+      // Code compiled from a string answers as the patch's unless installed or base code holds it.
+      if (c.isEval() && k !== 'lib' && k !== 'base' && k !== 'framework') k = 'patch';
       if (k === 'internal' || k === 'guard') continue;
       return { kind: k, file: show(file), line: c.getLineNumber() ?? 0 };
     }

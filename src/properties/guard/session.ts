@@ -7,9 +7,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openChannel } from './channel.js';
 import { guardProblems } from './records.js';
-import sitecustomize from './sitecustomize.py';
-import pytestPlugin from './pytest_plugin.py';
-import preload from './preload.cjs';
+
+/** The guards' own sources (sources.ts: bundled as text). */
+export interface GuardSources {
+  sitecustomize: string;
+  pytestPlugin: string;
+  preload: string;
+}
 
 /** The modules whose import or frames belong to the test framework (Python). */
 const PY_FRAMEWORK = ['pytest', '_pytest', 'pluggy', 'unittest', 'doctest', 'hypothesis', '_hypothesis_pytestplugin', 'xdist', 'execnet', 'nose'];
@@ -40,7 +44,7 @@ export interface GuardSession {
   dispose(): void;
 }
 
-export function openGuard(setup: GuardSetup): GuardSession {
+export function openGuard(setup: GuardSetup, sources: GuardSources): GuardSession {
   const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'patchwarden-guard-')));
   const dispose = () => rmSync(dir, { recursive: true, force: true });
   try {
@@ -48,9 +52,9 @@ export function openGuard(setup: GuardSetup): GuardSession {
     const nodePreload = path.join(dir, 'node', 'preload.cjs');
     mkdirSync(pythonPath);
     mkdirSync(path.dirname(nodePreload));
-    writeFileSync(path.join(pythonPath, 'sitecustomize.py'), sitecustomize);
-    writeFileSync(path.join(pythonPath, '_patchwarden_pytest.py'), pytestPlugin);
-    writeFileSync(nodePreload, preload);
+    writeFileSync(path.join(pythonPath, 'sitecustomize.py'), sources.sitecustomize);
+    writeFileSync(path.join(pythonPath, '_patchwarden_pytest.py'), sources.pytestPlugin);
+    writeFileSync(nodePreload, sources.preload);
     const channel = openChannel(path.join(dir, 'channel'));
     const junit = path.join(dir, 'report', 'report.xml');
     mkdirSync(path.dirname(junit));

@@ -400,6 +400,16 @@ def _guard():
         return p[len(tree) + 1:] if p.startswith(tree + sep) else p
 
     no_source(machinery.SourcelessFileLoader, "get_code", "a compiled module without its source:")
+
+    # Cached bytecode in the tree is never read: a committed __pycache__ file
+    # (an unchecked-hash one above all) could stand in for its source.
+    real_get_data = machinery.SourceFileLoader.get_data
+
+    def get_data(self, path):
+        if path.endswith(".pyc") and realpath(path).startswith(tree + sep):
+            raise OSError("patchwarden: bytecode cached in the tree is not read")
+        return real_get_data(self, path)
+    machinery.SourceFileLoader.get_data = get_data
     no_source(machinery.ExtensionFileLoader, "create_module", "a native extension module:")
 
     state = {"over": False}
