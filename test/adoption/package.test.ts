@@ -29,13 +29,28 @@ test('no runtime dependencies and no install step: the bundle holds them, and im
   const pkg = unpacked();
   const manifest = JSON.parse(readFileSync(path.join(pkg, 'package.json'), 'utf8'));
   assert.equal(manifest.dependencies ?? {}, {});
-  for (const hook of ['preinstall', 'install', 'postinstall']) assert.is(manifest.scripts?.[hook], undefined, hook);
+  assert.is(manifest.scripts, undefined, 'no lifecycle script: installing the tarball runs nothing');
+  assert.is(manifest.devDependencies, undefined);
   const files = [path.join(pkg, 'dist/main.js'), ...readdirSync(path.join(pkg, 'dist/chunks')).map((f) => path.join(pkg, 'dist/chunks', f))];
   // esbuild writes one static import per line, and dynamic ones as import("...").
   const imports = new Set(files.flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/^import\b[^;\n]*?from\s*["']([^"']+)["'];?$|\bimport\(\s*["']([^"']+)["']\s*\)/gm)].map((m) => m[1] ?? m[2])).filter((spec) => !spec.startsWith('.')));
   assert.ok(imports.has('node:fs'), 'the import scan sees the bundle\'s imports');
   for (const spec of imports) assert.match(spec, /^node:/, `the bundle imports ${spec}`);
   assert.match(readFileSync(files[0], 'utf8') + files.map((f) => readFileSync(f, 'utf8')).join(''), /XMLParser/, 'fast-xml-parser is inside the bundle');
+});
+
+test('installing the tarball prints no install-scripts warning, and the checkout\'s package.json is as it was', () => {
+  const before = readFileSync(path.join(PROJECT, 'package.json'), 'utf8');
+  const project = mkdtempSync(path.join(tmpdir(), 'pw-install-'));
+  try {
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'shop', private: true }));
+    const r = sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', packed()], { cwd: project, env: userEnv() });
+    assert.is(r.code, 0, r.stderr);
+    assert.not.match(r.stdout + r.stderr, /install-scripts|npm warn/);
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
+  assert.is(readFileSync(path.join(PROJECT, 'package.json'), 'utf8'), before);
 });
 
 test('npm publish --dry-run is clean', () => {
