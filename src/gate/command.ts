@@ -39,6 +39,7 @@ A layer with nothing configured is skipped and says why, unless gate.require
 --format github adds annotations, --format json gives ok and layers.
 
   --base REV             the target branch (e.g. origin/main); required
+  --format FORMAT        text (default), json, or github (annotations, then the table)
   --suite-timeout DUR    kill the suite after this long (default 60m)
   --require LAYERS       properties, fixtures, freeze (comma-separated): a
                          missing one is refused as unproven; adds to

@@ -157,7 +157,7 @@ export async function judgePush(repo: Repo, config: Config, branch: JudgingBranc
     }
     once.add(v.ref);
     if (isZeroId(v.new) && v.ref !== branch.ref && config.pre_receive.deletions === 'refuse') {
-      v.violations.push({ rule: 'delete', paths: [], message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})` });
+      v.violations.push({ rule: 'delete', paths: [], message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})`, fix: `keep ${v.ref}; where deleting refs is wanted, pre_receive.deletions: allow in ${CONFIG_FILE} on ${branch.ref} lets deletions through` });
     }
   }
   // What belongs to a commit whichever ref brings it is read once for the push.

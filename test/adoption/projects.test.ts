@@ -109,8 +109,15 @@ testUnless(sh('pre-commit', ['--version']).code === 0 ? null : 'pre-commit is no
   const empty = path.join(path.dirname(p.dir), 'empty.git');
   p.ok('git', ['init', '-q', '--bare', empty]);
   const first = p.ok('git', ['push', empty, 'main']);
-  assert.match(first.stdout + first.stderr, /judging refs\/heads\/main only: the pre-commit framework hands its hooks the first pushed ref/);
+  assert.not.match(first.stdout + first.stderr, /judging refs\/heads\/main only/, 'one ref pushed: nothing left unjudged to speak of');
   assert.match(first.stdout + first.stderr, /the first push of this history/);
+  p.ok('git', ['checkout', '-q', '-b', 'side']);
+  p.write({ 'README.md': 'shop\n' });
+  p.ok('git', ['add', 'README.md']);
+  p.ok('git', ['commit', '-q', '-m', 'docs']);
+  p.ok('git', ['checkout', '-q', 'main']);
+  const several = p.ok('git', ['push', 'origin', 'main', 'side']);
+  assert.match(several.stdout + several.stderr, /judging refs\/heads\/side only: the pre-commit framework hands its hooks the first pushed ref/);
   // A pushed range that mixes across commits is refused through the framework's variables.
   p.write({ 'spec/test_price.py': 'def test_price():\n    assert 1\n' });
   p.ok('git', ['commit', '-q', '-am', 'oracle']);
