@@ -11,6 +11,7 @@ import { openRepo, worktreeRoot, type Repo } from '../git/repo.js';
 import { HOOKS, hookSetup, installHook, sharedHooksPath, type HookSetup } from './install.js';
 import { installManager, wireManager } from './managers.js';
 import { starterConfig } from './starter.js';
+import { counted } from '../common/text.js';
 
 export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--src GLOB]... [--spec GLOB]...
                         [--fixtures GLOB]... [--format text|json] [-C DIR]
@@ -143,5 +144,5 @@ async function lockFixtures(repo: Awaited<ReturnType<typeof openRepo>>, explicit
   const { lockWorktree } = await import('../fixtures/command.js');
   const { forbidden, files } = await lockWorktree(repo, config);
   if (forbidden.length) return [`${config.fixtures.inputs}: ${forbidden.join(', ')} look like outputs, not inputs; move them out, then run \`patchwarden fixtures lock\``];
-  return [`${config.fixtures.lock}: written for ${files} fixture${files === 1 ? '' : 's'} (review it, and commit it with the config)`];
+  return [`${config.fixtures.lock}: written for ${counted(files, 'fixture')} (review it, and commit it with the config)`];
 }

@@ -2,6 +2,7 @@
 // and is loaded only when asked for: hooks start on every commit.
 import { resolve } from 'node:path';
 import { isCannotJudge, UsageError } from '../common/errors.js';
+import { VERSION } from '../common/version.js';
 
 export interface Command {
   /** The text `--help` prints. */
@@ -12,8 +13,6 @@ export interface Command {
 
 type Loader = () => Promise<Command>;
 
-/** package.json's version, put in by the build. */
-declare const PATCHWARDEN_VERSION: string;
 
 const commands: Record<string, { summary: string; load: Loader }> = {
   init: { summary: 'write a starter config and install the hooks', load: () => import('../adopt/init.js') },
@@ -49,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
     return name ? 0 : 2;
   }
   if (name === '--version' || name === '-v') {
-    process.stdout.write(`patchwarden ${PATCHWARDEN_VERSION}\n`);
+    process.stdout.write(`patchwarden ${VERSION}\n`);
     return 0;
   }
   const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;

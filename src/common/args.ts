@@ -4,7 +4,11 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from './errors.js';
 import { parseDuration } from './duration.js';
 
-export type Format = 'text' | 'json' | 'github';
+/** What every command prints. */
+export const FORMATS = ['text', 'json', 'github'] as const;
+/** The report files (common/reports.ts), for the commands that give rows of a verdict. */
+export const REPORT_FORMATS = ['sarif', 'junit', 'codequality'] as const;
+export type Format = (typeof FORMATS)[number] | (typeof REPORT_FORMATS)[number];
 
 export interface Common {
   format: Format;
@@ -22,8 +26,8 @@ const commonOptions = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Options;
 
-/** Parses `args` against the command's options plus the common ones. */
-export function parse<O extends Options>(args: string[], options: O, allowPositionals = true) {
+/** Parses `args` against the command's options plus the common ones; `formats` are those the command prints. */
+export function parse<O extends Options>(args: string[], options: O, allowPositionals = true, formats: readonly Format[] = FORMATS) {
   let parsed;
   try {
     parsed = parseArgs({ args, options: { ...commonOptions, ...options }, strict: true, allowPositionals });
@@ -31,9 +35,9 @@ export function parse<O extends Options>(args: string[], options: O, allowPositi
     throw new UsageError((err as Error).message.replace(/\. To specify.*$/s, ''));
   }
   const v = parsed.values as Record<string, unknown>;
-  const format = (v.format ?? 'text') as string;
-  if (format !== 'text' && format !== 'json' && format !== 'github') {
-    throw new UsageError(`--format must be text, json or github, not ${JSON.stringify(format)}`);
+  const format = (v.format ?? 'text') as Format;
+  if (!formats.includes(format)) {
+    throw new UsageError(`--format must be ${formats.slice(0, -1).join(', ')} or ${formats.at(-1)}, not ${JSON.stringify(format)}`);
   }
   const common: Common = {
     format,

@@ -1,8 +1,9 @@
-// Rendering of verdicts: one JSON object on stdout, plain text, or GitHub
-// annotations. Progress and errors go to stderr.
+// Printing a verdict: one JSON object on stdout, plain text, or GitHub
+// annotations (each violation rendered by render.ts). Progress and errors go
+// to stderr.
 import type { Format } from './args.js';
+import { violationAnnotation, violationLines } from './render.js';
 import type { Violation } from './verdict.js';
-import { showPath } from './text.js';
 
 export interface Outcome {
   ok: boolean;
@@ -25,29 +26,9 @@ export function emit(format: Format, outcome: Outcome): number {
   return outcome.ok ? 0 : 1;
 }
 
-/** Escapes a value for a GitHub workflow command. */
-export function githubEscape(s: string, property = false): string {
-  let out = s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-  if (property) out = out.replace(/:/g, '%3A').replace(/,/g, '%2C');
-  return out;
-}
-
-/** The common rendering of a list of rule violations. */
+/** A verdict of rule violations as an outcome: each rendered by common/render.ts, `passLine` when there is none. */
 export function violationsOutcome(violations: Violation[], extra: Record<string, unknown> = {}, passLine = 'patchwarden: ok'): Outcome {
-  const text: string[] = [];
-  const github: string[] = [];
-  for (const v of violations) {
-    const head = v.commit ? `commit ${v.commit.slice(0, 12)}: ` : '';
-    text.push(`patchwarden: refused [${v.rule}] ${head}${v.message}`);
-    for (const d of v.detail ?? v.paths.map((path) => ({ path, zone: undefined, note: undefined }))) {
-      const tags = [d.zone, d.note].filter(Boolean).join(', ');
-      text.push(`    ${showPath(d.path)}${tags ? `  (${tags})` : ''}`);
-    }
-    if (v.fix) text.push(...v.fix.split('\n').map((l) => `  ${l}`));
-    const props = [`title=${githubEscape(`patchwarden ${v.rule}`, true)}`];
-    if (v.paths[0]) props.unshift(`file=${githubEscape(v.paths[0], true)}`);
-    github.push(`::error ${props.join(',')}::${githubEscape(head + v.message)}`);
-  }
-  if (!violations.length) text.push(passLine);
+  const text = violations.length ? violations.flatMap((v) => violationLines(v, 'line')) : [passLine];
+  const github = violations.map((v) => violationAnnotation(v, `patchwarden ${v.rule}`));
   return { ok: violations.length === 0, json: { ...extra, violations }, text, github };
 }

@@ -1,11 +1,11 @@
 // Showing paths to people and to shells, whatever bytes they hold.
 
-/** Shows a path readably even when it holds a newline or other control bytes. */
-/** `1 invariant`, `2 invariants`: a count with its noun in the right number. */
+/** `1 invariant`, `2 invariants`: a count with its noun in the right number; the one pluralizer. */
 export function counted(n: number, noun: string, plural = `${noun}s`): string {
   return `${n} ${n === 1 ? noun : plural}`;
 }
 
+/** Shows a path readably even when it holds a newline or other control bytes. */
 export function showPath(p: string): string {
   return /[\x00-\x1f\x7f"\\]/.test(p) || /^\s|\s$/.test(p) ? JSON.stringify(p) : p;
 }

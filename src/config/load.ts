@@ -181,8 +181,3 @@ export async function loadConfigAt(repo: Repo, rev: string): Promise<Config> {
   const shown = rev === ':' ? CONFIG_FILE : `${rev}:${CONFIG_FILE}`;
   return blob ? parseConfig(blob.toString('utf8'), shown) : defaults(shown);
 }
-
-/** The config that judges `rev`: `--config PATH` when given, else the one committed at `rev`. */
-export async function judgingConfig(repo: Repo, explicit: string | undefined, rev: string): Promise<Config> {
-  return explicit ? loadConfig(repo, explicit) : loadConfigAt(repo, rev);
-}

@@ -19,22 +19,24 @@ export interface Config {
    */
   freeze: { ledger: string; max_ttl: number; on_rename: 'warn' | 'refuse' | null; require_evidence: boolean | null; forbid: string[] };
   fixtures: { inputs: string; lock: string; forbid: string[] };
-  /** min_cases: 0 is off. */
-  properties: { command: string | null; invariants: string; timeout: number; min_cases: number };
+  /** min_cases: 0 is off. pending_ttl: how long an owner's pending mark on an invariant holds. */
+  properties: { command: string | null; invariants: string; timeout: number; min_cases: number; pending_ttl: number };
   suite: { command: string | null };
   /** Layers the gate refuses to skip: a missing one is "unproven". */
   gate: { require: GateRequirement[] };
   /** The environment of every test command patchwarden runs: a value pins a variable, null leaves the caller's. */
   runner: { env: Record<string, string | null> };
   signature: { project: string[] | null; length: number };
-  revert: { mode: 'worktree' | 'in-place'; link: string[] };
+  /** require: who owes evidence for a production diff; null means by owners.signers (see evidenceRequired). */
+  revert: { mode: 'worktree' | 'in-place'; link: string[]; require: 'agents' | 'all' | null };
   pre_push: { revert: boolean };
   /**
    * The server hook: deletions of other refs; non-fast-forward updates and
    * deletion of the judging branch (judging_branch); refs/replace/* updates.
    */
   pre_receive: { deletions: 'allow' | 'refuse'; judging_branch: 'protect' | 'allow'; replace_refs: 'refuse' | 'allow' };
-  owners: { signers: string | null; agents: string[] };
+  /** max_age: how old an owner-signed oracle commit may be to share a range with production commits. */
+  owners: { signers: string | null; agents: string[]; max_age: number };
   /** The tamper layer: refuse, warn or skip; rules switched off by id. */
   tamper: { mode: 'refuse' | 'warn' | 'off'; rules: { disable: string[] } };
   /** Where it was read from (a path, or `REV:path`), for messages. */
@@ -61,15 +63,15 @@ export function defaults(source = CONFIG_FILE): Config {
     mix: { range: 'refuse' },
     freeze: { ledger: 'freeze/signatures.yaml', max_ttl: 30 * DAY, on_rename: null, require_evidence: null, forbid: [] },
     fixtures: { inputs: 'fixtures/input', lock: 'fixtures/inputs.sha256', forbid: FORBID_OUTPUTS },
-    properties: { command: null, invariants: 'spec/invariants.yaml', timeout: 10 * 60_000, min_cases: 0 },
+    properties: { command: null, invariants: 'spec/invariants.yaml', timeout: 10 * 60_000, min_cases: 0, pending_ttl: 90 * DAY },
     suite: { command: null },
     gate: { require: [] },
     runner: { env: {} },
     signature: { project: null, length: 16 },
-    revert: { mode: 'worktree', link: [] },
+    revert: { mode: 'worktree', link: [], require: null },
     pre_push: { revert: true },
     pre_receive: { deletions: 'allow', judging_branch: 'protect', replace_refs: 'refuse' },
-    owners: { signers: null, agents: [] },
+    owners: { signers: null, agents: [], max_age: 14 * DAY },
     tamper: { mode: 'refuse', rules: { disable: [] } },
     source,
     present: false,
@@ -100,21 +102,30 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
     require_evidence: { type: 'bool' }, forbid: { type: 'globs' },
   },
   fixtures: { inputs: { type: 'path' }, lock: { type: 'path' }, forbid: { type: 'globs' } },
-  properties: { command: { type: 'command' }, invariants: { type: 'path' }, timeout: { type: 'duration' }, min_cases: { type: 'int', min: 0, max: 1_000_000 } },
+  properties: { command: { type: 'command' }, invariants: { type: 'path' }, timeout: { type: 'duration' }, min_cases: { type: 'int', min: 0, max: 1_000_000 }, pending_ttl: { type: 'duration' } },
   suite: { command: { type: 'command' } },
   gate: { require: { type: 'enums', values: GATE_REQUIREMENTS } },
   runner: { env: { type: 'env' } },
   signature: { project: { type: 'globs' }, length: { type: 'int', min: 8, max: 64 } },
-  revert: { mode: { type: 'enum', values: ['worktree', 'in-place'] }, link: { type: 'paths' } },
+  revert: { mode: { type: 'enum', values: ['worktree', 'in-place'] }, link: { type: 'paths' }, require: { type: 'enum', values: ['agents', 'all'] } },
   pre_push: { revert: { type: 'bool' } },
   pre_receive: {
     deletions: { type: 'enum', values: ['allow', 'refuse'] },
     judging_branch: { type: 'enum', values: ['protect', 'allow'] },
     replace_refs: { type: 'enum', values: ['refuse', 'allow'] },
   },
-  owners: { signers: { type: 'path' }, agents: { type: 'globs' } },
+  owners: { signers: { type: 'path' }, agents: { type: 'globs' }, max_age: { type: 'duration' } },
   tamper: {
     mode: { type: 'enum', values: ['refuse', 'warn', 'off'] },
     rules: { type: 'section', keys: { disable: { type: 'enums', values: RULE_IDS } }, defaults: () => ({ disable: [] }) },
   },
 };
+
+/**
+ * Who owes evidence for a production diff: `agents` trusts an owner's
+ * signature, so it is the default only where signatures are checked (typed
+ * names prove nothing); `all` otherwise.
+ */
+export function evidenceRequired(config: Config): 'agents' | 'all' {
+  return config.revert.require ?? (config.owners.signers !== null ? 'agents' : 'all');
+}

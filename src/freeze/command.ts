@@ -3,7 +3,8 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { durationFlag, parse, type Common } from '../common/args.js';
 import { openWithConfig } from '../config/context.js';
-import { emit, githubEscape, violationsOutcome } from '../common/output.js';
+import { emit, violationsOutcome } from '../common/output.js';
+import { annotation } from '../common/render.js';
 import { UsageError } from '../common/errors.js';
 import { counted, shellQuote } from '../common/text.js';
 import type { Config } from '../config/schema.js';
@@ -95,7 +96,7 @@ async function check(args: string[]): Promise<number> {
   const expired = ledger.rows.filter((r) => isExpired(r, now)).length;
   const evidence = await rowsWithoutEvidence(repo, config, ledger);
   const policy = freezePolicy(config, ledger);
-  const pass = `patchwarden: ${shown} ok (version ${ledger.version}, ${ledger.rows.length} row${ledger.rows.length === 1 ? '' : 's'}${expired ? `, ${expired} expired: patchwarden freeze prune --expired` : ''})`;
+  const pass = `patchwarden: ${shown} ok (version ${ledger.version}, ${counted(ledger.rows.length, 'row')}${expired ? `, ${expired} expired: patchwarden freeze prune --expired` : ''})`;
   const outcome = violationsOutcome([...ledger.problems, ...(policy.requireEvidence ? evidence : [])], { ledger: shown, version: ledger.version, rows: ledger.rows.length, expired, unevidenced: evidence.length }, pass);
   if (!policy.requireEvidence && evidence.length) outcome.text.push(`patchwarden: ${counted(evidence.length, 'row')} without replay evidence, which ${ledger.version === 1 ? 'version 2 would refuse' : 'freeze.require_evidence: false lets through'}: patchwarden freeze migrate --check`);
   return emit(common.format, outcome);
@@ -244,7 +245,7 @@ async function prune(args: string[]): Promise<number> {
     ok: true,
     json: { ledger: shown, removed: removed.map((r) => rowJson(r, now)), kept: rows.length - removed.length },
     text: removed.length
-      ? [`patchwarden: removed ${removed.length} expired row${removed.length === 1 ? '' : 's'} from ${shown}:`, ...removed.map((r) => `  ${r.sig}  expired ${formatUtc(r.expires)}  owner ${r.owner}${r.last_name ? `  (${r.last_name})` : ''}`)]
+      ? [`patchwarden: removed ${counted(removed.length, 'expired row')} from ${shown}:`, ...removed.map((r) => `  ${r.sig}  expired ${formatUtc(r.expires)}  owner ${r.owner}${r.last_name ? `  (${r.last_name})` : ''}`)]
       : [`patchwarden: no expired rows in ${shown}`],
   });
 }
@@ -294,13 +295,13 @@ function decisionOutcome(decisions: Decision[], reportOf: string[], config: Conf
   const stopped = decisions.filter((d) => !d.passes).length;
   text.push(ok
     ? `patchwarden: ${decisions.length ? `every failure is frozen by ${config.freeze.ledger}` : 'no failing test cases'}`
-    : `patchwarden: refused [freeze] ${stopped} of ${decisions.length} failure${decisions.length === 1 ? '' : 's'} not frozen by ${config.freeze.ledger}`);
+    : `patchwarden: refused [freeze] ${stopped} of ${counted(decisions.length, 'failure')} not frozen by ${config.freeze.ledger}`);
   if (!ok) text.push(...renameEdits(decisions, config.freeze.ledger), ...freezeHint(decisions));
   const unevidenced = decisions.filter((d) => d.passes && d.unevidenced.length);
   if (unevidenced.length) text.push(`patchwarden: ${counted(unevidenced.length, 'failure')} frozen by rows without replay evidence (freeze.require_evidence is off): ${unevidenced.map((d) => `line ${d.row!.line}`).join(', ')}`);
   const github = decisions.flatMap((d) => {
-    if (!d.passes) return [`::error title=${githubEscape('patchwarden freeze', true)}::${githubEscape(`${d.name}: ${d.action} (sig ${d.sig}): ${d.note}`)}`];
-    return d.rename ? [`::warning title=${githubEscape('patchwarden freeze rename', true)}::${githubEscape(`${d.name}: ${d.note}`)}`] : [];
+    if (!d.passes) return [annotation('error', 'patchwarden freeze', `${d.name}: ${d.action} (sig ${d.sig}): ${d.note}`)];
+    return d.rename ? [annotation('warning', 'patchwarden freeze rename', `${d.name}: ${d.note}`)] : [];
   });
   return { ok, json: { ledger: config.freeze.ledger, failures }, text, github };
 }

@@ -1,15 +1,16 @@
 // `patchwarden gate --base REV`: every layer over base..HEAD, the rules,
 // ledger, lock and registry taken from the base side, one decision table and
 // one exit code.
-import { durationFlag, parse } from '../common/args.js';
+import { durationFlag, FORMATS, parse, REPORT_FORMATS } from '../common/args.js';
+import type { ReportFormat } from '../common/reports.js';
 import { emit } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
+import { judgingConfig } from '../config/judging.js';
 import { clockNow } from '../freeze/clock.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges } from '../git/changes.js';
-import { openRepo, resolveCommit } from '../git/repo.js';
+import { mergeBase, openRepo, resolveCommit } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
-import { rulesAt } from './guard-files.js';
 import { exitCode, type LayerResult } from './layer.js';
 import { enforceRequired, requirements } from './require.js';
 import { fixturesLayer, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
@@ -17,7 +18,7 @@ import { propertyLayers, suiteLayer } from './tests.js';
 import { tamperLayer } from './tamper.js';
 import { githubAnnotations, jsonLayers, textTable } from './table.js';
 
-export const help = `usage: patchwarden gate --base REV [--format text|json|github] [--config PATH] [-C DIR]
+export const help = `usage: patchwarden gate --base REV [--format FORMAT] [--config PATH] [-C DIR]
 
 The merge gate: every layer over the commits of HEAD that are not in REV,
 judged by the config, ledger, lock and registry as they are at REV.
@@ -35,11 +36,15 @@ judged by the config, ledger, lock and registry as they are at REV.
   suite       every failure of suite.command matches an unexpired freeze row
 
 A layer with nothing configured is skipped and says why, unless gate.require
-(or --require) names it. It prints one table;
---format github adds annotations, --format json gives ok and layers.
+(or --require) names it. It prints one table; --format github adds
+annotations, --format json gives ok and layers, and --format sarif, junit or
+codequality prints that report file instead (SARIF 2.1.0, JUnit XML, GitLab
+Code Quality): one finding per refused path, and one per layer that could not
+judge.
 
   --base REV             the target branch (e.g. origin/main); required
-  --format FORMAT        text (default), json, or github (annotations, then the table)
+  --format FORMAT        text (the default), json, github, sarif, junit or
+                         codequality
   --suite-timeout DUR    kill the suite after this long (default 60m)
   --require LAYERS       properties, fixtures, freeze (comma-separated): a
                          missing one is refused as unproven; adds to
@@ -49,7 +54,7 @@ exit 0 every layer passed or was skipped, 1 a layer refused, 2 a layer could
 not judge (and none refused).`;
 
 export async function run(args: string[]): Promise<number> {
-  const { common, values } = parse(args, { base: { type: 'string' }, 'suite-timeout': { type: 'string' }, require: { type: 'string' } }, false);
+  const { common, values } = parse(args, { base: { type: 'string' }, 'suite-timeout': { type: 'string' }, require: { type: 'string' } }, false, [...FORMATS, ...REPORT_FORMATS]);
   if (!values.base) throw new UsageError('gate needs --base REV, the branch the change would merge into');
   const suiteTimeout = durationFlag('--suite-timeout', values['suite-timeout'] ?? '60m');
   const repo = await openRepo(common.dir);
@@ -57,18 +62,18 @@ export async function run(args: string[]): Promise<number> {
   const head = await resolveCommit(repo, 'HEAD');
   const progress = (line: string) => process.stderr.write(`patchwarden gate: ${line}\n`);
   // A base whose config does not parse is judged by its last one that does, so a correction can merge.
-  const { config } = await rulesAt(repo, common.config, base, progress);
+  const { config } = await judgingConfig(repo, common.config, base, progress);
   const required = requirements(config, values.require);
   const { commits, changes } = await rangeChanges(repo, [head, '--not', base]);
-  const mergeBase = (await repo.run(['merge-base', base, head], { okCodes: [1] })).stdout.toString('utf8').trim();
-  if (!mergeBase) {
+  const forkPoint = await mergeBase(repo, base, head);
+  if (!forkPoint) {
     const shallow = (await repo.text(['rev-parse', '--is-shallow-repository'])) === 'true';
     throw new CannotJudge(shallow
       ? `this clone is shallow, so HEAD and ${values.base} share no history here; fetch the full history (fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 in GitLab CI, or git fetch --unshallow)`
       : `HEAD and ${values.base} have no common history`);
   }
   const ctx: GateContext = {
-    repo, config, base, head, mergeBase, commits,
+    repo, config, base, head, mergeBase: forkPoint, commits,
     changes,
     classify: await classifierFor(repo, config),
     now: clockNow(),
@@ -85,6 +90,11 @@ export async function run(args: string[]): Promise<number> {
   const rules = common.config ?? (config.present ? `${base.slice(0, 12)}:${CONFIG_FILE}` : `the defaults (no ${CONFIG_FILE} at ${base.slice(0, 12)})`);
   const header = { base, head, commits: commits.length, rules };
   const code = exitCode(layers);
+  if ((REPORT_FORMATS as readonly string[]).includes(common.format)) {
+    const { report } = await import('../common/reports.js');
+    process.stdout.write(report(common.format as ReportFormat, layers, { title: 'patchwarden gate', rulesFile: CONFIG_FILE }));
+    return code;
+  }
   emit(common.format, {
     ok: code === 0,
     json: { base, head, commits: commits.length, rules, required, layers: jsonLayers(layers) },

@@ -2,13 +2,12 @@
 // the files it names (freeze ledger, fixture lock, invariant registry,
 // allowed signers). Once one of them is on the branch that judges, every
 // later change is judged by it, so one that does not parse would stop every
-// commit and push. They are checked before they land, and a branch where one
-// is broken anyway is judged by the newest commit of its history where the
-// config still parses (lastValidConfig), so a fix can always land.
+// commit and push, so they are checked before they land (a branch where the
+// config is broken anyway is judged as config/judging.ts says).
 import { CannotJudge, isCannotJudge } from '../common/errors.js';
 import type { Violation } from '../common/verdict.js';
-import { loadConfig, loadConfigAt } from '../config/load.js';
-import { defaults, type Config } from '../config/schema.js';
+import { loadConfigAt } from '../config/load.js';
+import type { Config } from '../config/schema.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import { parseLock } from '../fixtures/lock-format.js';
 import { readLedgerAt } from '../freeze/ledger.js';
@@ -110,56 +109,4 @@ export function guardFileViolations(problems: CannotJudge[], where: string): Vio
       fix: `correct ${file}${p.line ? ` at line ${p.line}` : ''} (\`patchwarden doctor\` checks the working tree's), commit the correction (git commit -m "Fix ${file}" -- ${file}) and push again`,
     };
   });
-}
-
-export interface Fallback {
-  /** The commit whose rules judge in place of the broken ones; null when the first commit brought the broken config. */
-  rev: string | null;
-  /** Its config: the defaults where that commit had none. */
-  config: Config;
-}
-
-/**
- * The newest commit on `rev`'s first-parent line whose config parses: the
- * rules a branch with a broken config is judged by until its correction
- * lands, so the correction can land and nothing is judged more loosely than
- * before the break. Null when the 200 newest changes of the config all fail.
- */
-export async function lastValidConfig(repo: Repo, rev: string): Promise<Fallback | null> {
-  // Each commit that changed the config; the state before it is a candidate.
-  const out = await repo.text(['rev-list', '--first-parent', '--max-count=200', rev, '--', CONFIG_FILE]);
-  for (const changed of out.split('\n').filter(Boolean)) {
-    const parent = (await repo.run(['rev-parse', '--verify', '--quiet', `${changed}^1`], { okCodes: [1] })).stdout.toString('utf8').trim() || null;
-    try {
-      return { rev: parent, config: parent ? await loadConfigAt(repo, parent) : defaults(CONFIG_FILE) };
-    } catch (err) {
-      if (!isCannotJudge(err)) throw err;
-    }
-  }
-  return null;
-}
-
-/**
- * The rules that judge from `rev`: `--config PATH` when given, else the config
- * committed at `rev`, or where that does not parse, the last one that did
- * (saying so through `say`); the error itself when there is none. `rev` in
- * the answer is where the files the config names are read.
- */
-export async function rulesAt(repo: Repo, explicit: string | undefined, rev: string, say: (line: string) => void): Promise<{ config: Config; rev: string | null }> {
-  if (explicit) return { config: await loadConfig(repo, explicit), rev };
-  try {
-    return { config: await loadConfigAt(repo, rev), rev };
-  } catch (err) {
-    if (!isCannotJudge(err)) throw err;
-    const fallback = await lastValidConfig(repo, rev);
-    if (!fallback) throw err;
-    say(fallbackNote(err, fallback));
-    return fallback;
-  }
-}
-
-/** What a hook says when it judges by the last config that parses. */
-export function fallbackNote(broken: CannotJudge, fallback: Fallback): string {
-  const by = fallback.rev ? `the rules of ${fallback.rev.slice(0, 12)}, the last commit where it parses,` : 'the default rules (no commit had a config that parses)';
-  return `${broken.describe()}; until a correction lands, ${by} judge`;
 }

@@ -1,20 +1,8 @@
 // One row of the gate's decision table.
 import { CannotJudge } from '../common/errors.js';
-import type { Violation } from '../common/verdict.js';
+import type { Judged, Violation } from '../common/verdict.js';
 
-/**
- * pass and skipped let the gate through; refused is a rule saying no; error
- * is input that could not be judged, which blocks too.
- */
-export type LayerStatus = 'pass' | 'refused' | 'skipped' | 'error';
-
-export interface LayerResult {
-  layer: string;
-  ok: boolean;
-  status: LayerStatus;
-  /** One line for the table. */
-  summary: string;
-  violations: Violation[];
+export interface LayerResult extends Judged {
   /** Layer-specific data for --format json. */
   details?: Record<string, unknown>;
   /** Said below the table without changing the verdict (what a stricter setting would refuse). */

@@ -14,6 +14,7 @@ import { checkOwners } from '../owners/check.js';
 import { ownersApply } from '../owners/rule.js';
 import type { Classify } from '../zones/classify.js';
 import { guarded, judged, passed, skipped, type LayerResult } from './layer.js';
+import { counted } from '../common/text.js';
 
 export interface GateContext {
   repo: Repo;
@@ -31,30 +32,28 @@ export interface GateContext {
   progress(line: string): void;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-
 /** Owners first: owner-signed oracle commits are left out of the whole-range mixing rule. */
 export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> {
   let exempt = new Set<string>();
   const owners = await guarded('owners', async () => {
     if (!ownersApply(ctx.config.owners)) return skipped('owners', 'owners.signers and owners.agents are not set');
-    const v = await checkOwners(ctx.repo, ctx.config, ctx.base, ctx.commits, ctx.changes, ctx.classify);
+    const v = await checkOwners(ctx.repo, ctx.config, ctx.base, ctx.commits, ctx.changes, ctx.classify, [], { base: ctx.mergeBase, commits: new Set(ctx.commits), now: ctx.now });
     exempt = v.exempt;
-    return judged('owners', v.violations, `oracle commits by owners only (${plural(v.exempt.size, 'signed oracle commit')})`, `${plural(new Set(v.violations.map((x) => x.commit)).size, 'oracle commit')} not made by an owner`);
+    return judged('owners', v.violations, `oracle commits by owners only (${counted(v.exempt.size, 'signed oracle commit')})`, `${counted(new Set(v.violations.map((x) => x.commit)).size, 'oracle commit')} not made by an owner`);
   });
   const mixing = await guarded('mixing', async () => {
     const v = [...judgeCommits(ctx.commits, ctx.changes, ctx.config, ctx.classify, exempt), ...(await symlinkViolations(ctx.repo, ctx.commits, ctx.changes, ctx.classify))];
     // A guard file that does not parse would judge every later change once it merges.
     const guard = touchedGuardFiles([...ctx.changes.values()].flatMap((list) => list.map((c) => c.path)), ctx.config);
     if (guard.size) v.push(...guardFileViolations(await guardFileProblems(ctx.repo, ctx.head, guard), `head ${ctx.head.slice(0, 12)}`));
-    return judged('mixing', v, `${plural(ctx.commits.length, 'commit')}, production code and oracles kept apart`, mixingSummary(v));
+    return judged('mixing', v, `${counted(ctx.commits.length, 'commit')}, production code and oracles kept apart`, mixingSummary(v));
   });
   return [mixing, owners];
 }
 
 function mixingSummary(v: { rule: string; paths: string[] }[]): string {
   const mixed = v.filter((x) => x.rule === 'mix').length;
-  if (mixed) return `${plural(mixed, 'commit')} ${mixed === 1 ? 'mixes' : 'mix'} production code with oracles`;
+  if (mixed) return `${counted(mixed, 'commit')} ${mixed === 1 ? 'mixes' : 'mix'} production code with oracles`;
   if (v.some((x) => x.rule === 'mix-range')) return 'the range mixes production code with oracles';
   if (v.some((x) => x.rule === 'guard-file')) return `${v.find((x) => x.rule === 'guard-file')!.paths[0]} at head does not parse`;
   return 'a symbolic link points out of its zone';
@@ -75,11 +74,11 @@ export function ledgerLayer(ctx: GateContext): Promise<LayerResult> {
     if (!ledger) return passed('ledger', `no ledger (${ctx.config.freeze.ledger}) at head`);
     const policy = freezePolicy(ctx.config, ledger);
     const evidence = evidenceViolations(ledger, ctx.config, await voidedFixtures(ctx.repo, ctx.config, ledger.rows, { kind: 'rev', rev: ctx.head }));
-    const result = judged('ledger', [...ledger.problems, ...(policy.requireEvidence ? evidence : [])], `${ledger.source.replace(/^[0-9a-f]{12,}/, (id) => id.slice(0, 12))}: ${ledger.rows.length} well-formed row${ledger.rows.length === 1 ? '' : 's'} (version ${ledger.version})`, `${ctx.config.freeze.ledger} at head breaks ${ledger.problems.length + (policy.requireEvidence ? evidence.length : 0)} rule${ledger.problems.length + (policy.requireEvidence ? evidence.length : 0) === 1 ? '' : 's'}`);
+    const result = judged('ledger', [...ledger.problems, ...(policy.requireEvidence ? evidence : [])], `${ledger.source.replace(/^[0-9a-f]{12,}/, (id) => id.slice(0, 12))}: ${counted(ledger.rows.length, 'well-formed row')} (version ${ledger.version})`, `${ctx.config.freeze.ledger} at head breaks ${counted(ledger.problems.length + (policy.requireEvidence ? evidence.length : 0), 'rule')}`);
     // What a stricter ledger would refuse is said, never enforced, until the owners opt in.
     if (!policy.requireEvidence && evidence.length) {
       const lines = evidence.map((v) => v.detail?.[0]?.note ?? '').join(', ');
-      result.notes = [`${plural(evidence.length, 'row')} of ${ctx.config.freeze.ledger} carry no replay evidence (${lines}): ${policy.version === 1 ? 'a version 2 ledger would refuse them' : 'kept only because freeze.require_evidence is false'}; patchwarden freeze migrate --check lists what each lacks`];
+      result.notes = [`${counted(evidence.length, 'row')} of ${ctx.config.freeze.ledger} carry no replay evidence (${lines}): ${policy.version === 1 ? 'a version 2 ledger would refuse them' : 'kept only because freeze.require_evidence is false'}; patchwarden freeze migrate --check lists what each lacks`];
     }
     return result;
   });

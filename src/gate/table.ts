@@ -1,6 +1,6 @@
 // The gate's one decision table, as text, GitHub annotations or JSON.
-import { githubEscape } from '../common/output.js';
-import { showPath } from '../common/text.js';
+import { annotation, violationAnnotation, violationLines } from '../common/render.js';
+import { counted } from '../common/text.js';
 import type { LayerResult } from './layer.js';
 
 export interface GateHeader {
@@ -12,7 +12,7 @@ export interface GateHeader {
 }
 
 export function textTable(h: GateHeader, layers: LayerResult[]): string[] {
-  const lines = [`patchwarden gate: ${h.base.slice(0, 12)}..${h.head.slice(0, 12)} (${h.commits} commit${h.commits === 1 ? '' : 's'}), rules from ${h.rules}`, ''];
+  const lines = [`patchwarden gate: ${h.base.slice(0, 12)}..${h.head.slice(0, 12)} (${counted(h.commits, 'commit')}), rules from ${h.rules}`, ''];
   const w = Math.max(5, ...layers.map((l) => l.layer.length)) + 2;
   const sw = Math.max(6, ...layers.map((l) => l.status.length)) + 2;
   lines.push(`  ${'layer'.padEnd(w)}${'status'.padEnd(sw)}summary`);
@@ -23,14 +23,7 @@ export function textTable(h: GateHeader, layers: LayerResult[]): string[] {
     if (l.notes?.length) lines.push('', `${l.layer}:`, ...l.notes.map((n) => `  note: ${n}`));
     if (!l.violations.length) continue;
     lines.push('', `${l.layer}:`);
-    for (const v of l.violations) {
-      lines.push(`  [${v.rule}] ${v.commit ? `commit ${v.commit.slice(0, 12)}: ` : ''}${v.message}`);
-      for (const d of v.detail ?? v.paths.map((path) => ({ path, zone: undefined, note: undefined }))) {
-        const tags = [d.zone, d.note].filter(Boolean).join(', ');
-        lines.push(`      ${showPath(d.path)}${tags ? `  (${tags})` : ''}`);
-      }
-      if (v.fix) lines.push(...v.fix.split('\n').map((l, i) => `    ${i ? '' : 'fix: '}${l}`));
-    }
+    for (const v of l.violations) lines.push(...violationLines(v, 'nested'));
   }
   const refused = layers.filter((l) => l.status === 'refused').map((l) => l.layer);
   const unjudged = layers.filter((l) => !l.ok && l.status !== 'refused').map((l) => l.layer);
@@ -43,15 +36,10 @@ export function textTable(h: GateHeader, layers: LayerResult[]): string[] {
 export function githubAnnotations(layers: LayerResult[]): string[] {
   const out: string[] = [];
   for (const l of layers) {
-    for (const v of l.violations) {
-      const props = [`title=${githubEscape(`patchwarden ${l.layer}: ${v.rule}`, true)}`];
-      if (v.paths[0]) props.unshift(`file=${githubEscape(v.paths[0], true)}`);
-      const head = v.commit ? `commit ${v.commit.slice(0, 12)}: ` : '';
-      out.push(`::error ${props.join(',')}::${githubEscape(head + v.message + (v.paths.length > 1 ? ` (${v.paths.length} paths: ${v.paths.join(', ')})` : ''))}`);
-    }
-    if (!l.ok && !l.violations.length) out.push(`::error title=${githubEscape(`patchwarden ${l.layer}: ${l.status}`, true)}::${githubEscape(l.summary)}`);
+    for (const v of l.violations) out.push(violationAnnotation(v, `patchwarden ${l.layer}: ${v.rule}`));
+    if (!l.ok && !l.violations.length) out.push(annotation('error', `patchwarden ${l.layer}: ${l.status}`, l.summary));
     for (const m of renamedMatches(l)) {
-      out.push(`::warning title=${githubEscape('patchwarden freeze rename', true)}::${githubEscape(`${m.name} (${m.action}, sig ${m.sig}) matched the row at line ${m.line}, written for ${m.last_name}`)}`);
+      out.push(annotation('warning', 'patchwarden freeze rename', `${m.name} (${m.action}, sig ${m.sig}) matched the row at line ${m.line}, written for ${m.last_name}`));
     }
   }
   return out;

@@ -3,6 +3,7 @@
 import { guarded, judged, skipped, type LayerResult } from './layer.js';
 import type { GateContext } from './range.js';
 import { judgeTamper } from '../tamper/judge.js';
+import { counted } from '../common/text.js';
 
 export async function tamperLayer(ctx: GateContext): Promise<LayerResult> {
   return guarded('tamper', async () => {
@@ -10,9 +11,9 @@ export async function tamperLayer(ctx: GateContext): Promise<LayerResult> {
     const v = await judgeTamper(ctx.repo, ctx.config, { from: ctx.mergeBase, to: ctx.head, judgeRev: ctx.base }, ctx.classify);
     for (const w of v.warnings) ctx.progress(w);
     const allowed = v.hits.filter((h) => h.allowed_by).length;
-    const files = `${v.files} production file${v.files === 1 ? '' : 's'} with added lines`;
+    const files = `${counted(v.files, 'production file')} with added lines`;
     const pass = v.warnings.length ? `${files}; ${v.warnings.length} hit(s) stand but tamper.mode is warn` : `${files}, ${v.hits.length} hit(s)${allowed ? `, ${allowed} allowed` : ''}`;
     const standing = v.hits.length - allowed;
-    return judged('tamper', v.violations, pass, `${standing} added line${standing === 1 ? '' : 's'} of production code game the test run`, { mode: v.mode, hits: v.hits });
+    return judged('tamper', v.violations, pass, `${counted(standing, 'added line')} of production code game the test run`, { mode: v.mode, hits: v.hits });
   });
 }

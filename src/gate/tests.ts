@@ -16,8 +16,10 @@ import { configBool, worktreeRoot } from '../git/repo.js';
 import { readReport } from '../junit/read.js';
 import { headProblems } from '../properties/mapping.js';
 import { loadRegistryAt } from '../properties/registry.js';
-import { revertCheck, type RevertResult } from '../properties/revert.js';
-import { ACK_FILE, ackAdvice, acknowledgment } from '../refactors/ack.js';
+import { stateLines } from '../properties/report.js';
+import { headRefused, revertCheck, type RevertResult } from '../properties/revert.js';
+import { judgeStates, markAdvice } from '../properties/states.js';
+import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
 import { runProperties } from '../properties/run.js';
 import { TREE_ENV } from '../properties/runenv.js';
 import { disagreement } from '../runner/agreement.js';
@@ -33,10 +35,15 @@ import { counted } from '../common/text.js';
 const refusal = (rule: string, message: string): Violation => ({ rule, paths: [], message });
 
 /**
- * The properties and revert layers. With production changes the revert
- * check judges them, by the base registry. Without any, there is nothing to
- * revert: the properties run once on the working tree, by head's registry
- * (an oracle-only change is what the owners and mixing rules are for).
+ * The properties and revert layers, from one revert check. The properties
+ * layer is the head side: every case judged against the reverted run (a
+ * regression, a red invariant without an owner's pending mark, a case that
+ * only skips on head are refused); the revert layer is the evidence the diff
+ * owes (a fixed case, an owner's refactor row, or none when vouched for).
+ * Without production changes there is nothing to revert: the properties run
+ * once on the working tree, by head's registry (an oracle-only change is what
+ * the owners and mixing rules are for), and a red invariant lands only under
+ * its pending mark.
  */
 export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
   const { repo, config } = ctx;
@@ -48,38 +55,57 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
   }
   let result: RevertResult | null = null;
   const properties = await guarded('properties', async () => {
-    const registry = await loadRegistryAt(repo, config, ctx.base);
-    result = await revertCheck(repo, config, ctx.mergeBase, ctx.head, { progress: ctx.progress, registry, onto: ctx.base });
+    result = await revertCheck(repo, config, ctx.mergeBase, ctx.head, { progress: ctx.progress, onto: ctx.base, now: ctx.now, exemption: (patch) => refactorExemption(repo, ctx.base, patch) });
     if (result.status === 'not_applicable') return headOnly(ctx);
-    const ids = result.head_run?.invariants.length ?? 0;
-    return result.status === 'fails_on_head'
-      ? { layer: 'properties', ok: false, status: 'refused', summary: 'the properties do not pass on the base plus the production diff', violations: [{ rule: 'properties', paths: result.outside_src, message: result.reason }], details: { head_run: result.head_run, outside_src: result.outside_src, env: runEnv(config) } }
-      : passed('properties', `${counted(ids, 'registered invariant')} ${ids === 1 ? 'passes' : 'pass'} on the base plus the production diff`, { head_run: result.head_run, outside_src: result.outside_src, env: runEnv(config) });
+    const details = { status: result.status, states: result.states, pending: result.pending, neutral: result.neutral, head_run: result.head_run, outside_src: result.outside_src, owner_commits: result.owner_commits, env: runEnv(config) };
+    if (result.status === 'acknowledged') return skipped('properties', `not run: ${result.reason}`);
+    if (headRefused(result.status)) {
+      return { layer: 'properties', ok: false, status: 'refused', summary: `${result.status}: the properties do not pass on the base plus the production diff`, violations: [{ rule: 'properties', paths: result.outside_src, message: `${result.reason}${lines(result)}`, fix: result.fix ?? undefined }], details };
+    }
+    return passed('properties', statesSummary(result), details);
   });
   const r = result as RevertResult | null;
   let revert: LayerResult;
   if (!r) revert = { ...properties, layer: 'revert' };
   else if (r.status === 'not_applicable') revert = skipped('revert', r.reason);
   else {
-    const details = { status: r.status, failing_on_revert: r.failing_on_revert, reverted: r.reverted };
-    // An owner's acknowledgment at the base lets one refactor through; the refusal names the digest to acknowledge.
-    const ack = r.status === 'does_not_describe' ? await acknowledgment(repo, config, ctx.base, ctx.mergeBase, ctx.head) : null;
-    if (ack) r.reason += `\n${ackAdvice(ack.digest)}`;
-    revert = ack?.row
-      ? passed('revert', `acknowledged refactor ${ack.digest.slice(0, 12)} by ${ack.row.owner} (${ACK_FILE}): ${ack.row.reason}`, { ...details, acknowledged: ack.row })
+    const details = { status: r.status, evidence: r.evidence, digest: r.digest, failing_on_revert: r.failing_on_revert, reverted: r.reverted, ...(r.acknowledged ? { acknowledged: r.acknowledged } : {}) };
+    revert = r.status === 'acknowledged'
+      ? passed('revert', `acknowledged refactor ${r.digest!.slice(0, 12)} by ${r.acknowledged!.owner} (${ACK_FILE}): ${r.acknowledged!.reason}`, details)
       : r.status === 'describes_patch'
-      ? passed('revert', `describes_patch: with the production diff reverted, ${r.failing_on_revert.join(', ')} fail`, details)
-      : { layer: 'revert', ok: false, status: 'refused', summary: r.status, violations: [refusal('revert', r.status === 'fails_on_head' ? 'not judged: the properties do not pass on the base plus the production diff' : `${r.status}: ${r.reason}`)], details };
+      ? passed('revert', `describes_patch: fixed with the production diff, failing without it: ${r.failing_on_revert.join(', ')}`, details)
+      : r.status === 'vouched'
+      ? passed('revert', `vouched: ${r.evidence?.why ?? ''}; ${r.reason}`, details)
+      : headRefused(r.status)
+      ? { layer: 'revert', ok: false, status: 'refused', summary: r.status, violations: [refusal('revert', 'not judged: the properties do not pass on the base plus the production diff')], details }
+      : { layer: 'revert', ok: false, status: 'refused', summary: r.status, violations: [{ rule: 'revert', paths: [], message: `${r.status}: ${r.reason} (${r.evidence?.why ?? ''})`, fix: r.fix ?? undefined }], details };
   }
   return [properties, revert];
 }
 
+/** The states as the table's one line: each state's invariants, pending ones always named. */
+function statesSummary(r: RevertResult): string {
+  const by = new Map<string, string[]>();
+  for (const i of r.states) by.set(i.state, [...(by.get(i.state) ?? []), i.id]);
+  const parts = [...by].map(([state, ids]) => state === 'pending' ? `pending under a mark: ${ids.join(', ')}` : `${ids.length} ${state}`);
+  const green = r.green.length ? `; drop the pending mark of ${r.green.join(', ')} (it passes now)` : '';
+  return `${counted(r.states.length, 'registered invariant')} on the base plus the production diff: ${parts.join(', ')}${r.neutral.length ? `; ${r.neutral.length} skipped in both runs` : ''}${green}`;
+}
+
+const lines = (r: RevertResult) => (r.states.length ? `\n${stateLines(r, '').join('\n')}` : '');
+
+/** No production change: one run on the working tree, each case judged against itself (head is the base). */
 async function headOnly(ctx: GateContext): Promise<LayerResult> {
   const registry = await loadRegistryAt(ctx.repo, ctx.config, ctx.head);
   ctx.progress('no production change: running the properties on the working tree');
   const run = await runProperties(worktreeRoot(ctx.repo), ctx.config, registry, { classify: ctx.classify });
   const problems = run.problem ? [run.problem] : headProblems(run.mapping!, registry);
-  return judged('properties', problems.map((p) => refusal('properties', p)), `${counted(registry.invariants.length, 'registered invariant')} ${registry.invariants.length === 1 ? 'passes' : 'pass'} on head (no production change)`, 'the properties do not pass on head');
+  if (problems.length) return judged('properties', problems.map((p) => refusal('properties', p)), '', 'the properties do not pass on head');
+  const ev = judgeStates(run.mapping!.invariants, null, registry, ctx.now, ctx.config.properties.pending_ttl);
+  const unmarked = ev.refusals.filter((r) => r.why === 'unmarked').map((r) => r.id);
+  const violations = ev.refusals.map((r): Violation => ({ rule: 'properties', paths: [], message: r.message, fix: r.why === 'unmarked' ? markAdvice(registry, unmarked, ctx.now) : undefined }));
+  const pending = ev.pending.length ? `; pending under a mark: ${ev.pending.join(', ')}` : '';
+  return judged('properties', violations, `${counted(registry.invariants.length, 'registered invariant')} on head (no production change): ${ev.invariants.filter((i) => i.state === 'holds').length} hold${pending}`, 'the properties do not pass on head', { states: ev.invariants, pending: ev.pending, neutral: ev.neutral });
 }
 
 export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerResult> {

@@ -77,6 +77,16 @@ export async function resolveCommit(repo: Repo, rev: string): Promise<string> {
   return id;
 }
 
+/** The best common ancestor of two commits, or null when they share no history. */
+export async function mergeBase(repo: Repo, a: string, b: string): Promise<string | null> {
+  const r = await repo.run(['merge-base', a, b], { okCodes: [1] });
+  return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
+}
+
+/** git's all-zero object id (either hash format): a ref being created or deleted, or no commit at all. */
+export const isZeroId = (oid: string) => /^0+$/.test(oid);
+export const ZERO_ID = '0'.repeat(40);
+
 /** The empty tree's id in this repository's hash format. */
 export async function emptyTree(repo: Repo): Promise<string> {
   return repo.text(['hash-object', '-t', 'tree', '--stdin']);

@@ -1,7 +1,7 @@
 // npm's install folder staged by `git add -A` in a project whose .gitignore
 // does not list it: thousands of generated files, the guard's own binary
 // among them. Refused when the project does not already track it.
-import { shellQuote } from '../common/text.js';
+import { counted, shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import type { RawChange } from '../git/raw-diff.js';
 import type { Repo } from '../git/repo.js';
@@ -20,7 +20,7 @@ export async function stagedInstallFolders(repo: Repo, changes: RawChange[]): Pr
   return [{
     rule: 'node_modules',
     paths: folders,
-    message: `${added.length} file${added.length === 1 ? '' : 's'} of ${folders.join(', ')} ${added.length === 1 ? 'is' : 'are'} staged: npm's install folder is generated (the guard's own binary among it) and does not belong in the repository`,
+    message: `${counted(added.length, 'file')} of ${folders.join(', ')} ${added.length === 1 ? 'is' : 'are'} staged: npm's install folder is generated (the guard's own binary among it) and does not belong in the repository`,
     fix: `git rm -r -q --cached -- ${quoted} && printf '%s\\n' ${folders.map((f) => shellQuote(`${f}/`)).join(' ')} >> .gitignore && git add .gitignore`,
     detail: folders.map((path) => ({ path, note: 'generated' })),
   }];

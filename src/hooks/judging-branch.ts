@@ -7,7 +7,7 @@ import type { Violation } from '../common/verdict.js';
 import { type Config } from '../config/schema.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import type { Repo } from '../git/repo.js';
-import { isZeroId } from './ref-lines.js';
+import { isZeroId } from '../git/repo.js';
 
 export interface JudgingBranch {
   /** The full ref name, e.g. refs/heads/main. */

@@ -5,17 +5,22 @@
 import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
+import { judgingConfig } from '../config/judging.js';
 import { shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
-import { commitOrNull, openRepo, type Repo } from '../git/repo.js';
+import { commitOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
+import { landingOf, rangeAdvice } from '../mixing/advice.js';
 import { checkRange } from '../mixing/check.js';
-import { revertCheck, revertPasses, type RevertStatus } from '../properties/revert.js';
+import { clockNow } from '../freeze/clock.js';
+import { revertCheck, revertPasses, type RevertResult, type RevertStatus } from '../properties/revert.js';
+import { stateLines } from '../properties/report.js';
+import type { InvariantVerdict } from '../properties/states.js';
 import { judgeTamper } from '../tamper/judge.js';
-import { guardFileProblems, guardFileViolations, rulesAt, touchedGuardFiles } from '../gate/guard-files.js';
-import { ACK_FILE, ackAdvice, acknowledgment } from '../refactors/ack.js';
+import { guardFileProblems, guardFileViolations, touchedGuardFiles } from '../gate/guard-files.js';
+import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
 import { frameworkPush, pushesOneRef } from './framework-push.js';
-import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
+import { parseRefLines, readHookInput } from './ref-lines.js';
 
 export const help = `usage: patchwarden pre-push REMOTE URL [--format text|json|github] [--config PATH] [-C DIR]
 
@@ -60,11 +65,6 @@ interface Range {
   first: boolean;
   /** Where the rules come from when there is no base: the remote's default branch, when this clone has it. */
   judge?: string;
-}
-
-async function mergeBase(repo: Repo, a: string, b: string): Promise<string | null> {
-  const r = await repo.run(['merge-base', a, b], { okCodes: [1] });
-  return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
 }
 
 /** The tip of the remote's default branch as this clone last fetched it (REMOTE/HEAD, else main, else master). */
@@ -118,8 +118,12 @@ interface RefVerdict {
   base: string | null;
   commits: string[];
   revert: RevertStatus | null;
-  /** The owner's row that let a refactor the properties do not describe through. */
+  /** The owner's row that let a refactor through without a property run. */
   acknowledged?: { diff: string; owner: string; reason: string };
+  /** Whether the diff owed a fixed case, each invariant's state and cases, the invariants pending under a mark. */
+  evidence?: { owed: boolean; why: string } | null;
+  states?: InvariantVerdict[];
+  pending?: string[];
   violations: Violation[];
 }
 
@@ -136,7 +140,7 @@ export async function run(args: string[]): Promise<number> {
   const pushed = parsePushLines(framework?.lines ?? input);
   const verdicts: RefVerdict[] = [];
   const judgingTip = await remoteDefault(repo, remote);
-  const reverted = new Map<string, { status: RevertStatus; acknowledged?: RefVerdict['acknowledged'] }>();
+  const reverted = new Map<string, RevertResult>();
   for (const ref of pushed) {
     const v: RefVerdict = { local_ref: ref.localRef, remote_ref: ref.remoteRef, tip: null, base: null, commits: [], revert: null, violations: [] };
     verdicts.push(v);
@@ -149,13 +153,17 @@ export async function run(args: string[]): Promise<number> {
     // The remote's default branch's rules judge every branch, as the server's judging branch does;
     // without one, the base side's (a whole new history: its own tip's). A config there that does
     // not parse is replaced by its last one that does, so a correction can land.
-    const rules = await rulesAt(repo, common.config, judgingTip ?? range.base ?? range.judge ?? v.tip, say);
+    const rules = await judgingConfig(repo, common.config, judgingTip ?? range.base ?? range.judge ?? v.tip, say);
     const { config } = rules;
     const judgeRev = rules.rev;
-    const { commits, paths, violations } = await checkRange(repo, config, range.exclude, v.tip, judgeRev);
+    const { commits, paths, violations } = await checkRange(repo, config, range.exclude, v.tip, judgeRev, clockNow());
     v.commits = commits;
-    // The range advice's push commands, for this remote and ref.
-    for (const x of violations) x.fix = x.fix?.replaceAll('<remote>', shellQuote(remote)).replaceAll('<local>', ref.localRef).replaceAll('<branch>', ref.remoteRef);
+    // The range advice's push commands, for this remote and ref, fitted to the branch and the pusher.
+    for (const x of violations) {
+      const tip = x.rule === 'mix-range' ? /git push <remote> ([0-9a-f]{40,64}):<branch>/.exec(x.fix ?? '')?.[1] : undefined;
+      if (tip) x.fix = rangeAdvice(tip, ref.localRef, ref.remoteRef, await landingOf(repo, config, { branch: ref.remoteRef.replace(/^refs\/heads\//, ''), remote }));
+      else x.fix = x.fix?.replaceAll('<remote>', shellQuote(remote)).replaceAll('<local>', ref.localRef).replaceAll('<branch>', ref.remoteRef);
+    }
     v.violations.push(...violations);
     if (!commits.length) continue;
     // A guard file that does not parse would judge every later push once it lands.
@@ -172,25 +180,25 @@ export async function run(args: string[]): Promise<number> {
     if (!range.base) { say(`revert check skipped for ${ref.remoteRef}: a history with no base commit to revert to`); continue; }
     const key = `${range.base} ${v.tip}`;
     if (!reverted.has(key)) {
-      const r = await revertCheck(repo, config, range.base, v.tip, { progress: say });
-      // An owner's acknowledgment, committed on the base side, lets one refactor through.
-      const ack = r.status === 'does_not_describe' ? await acknowledgment(repo, config, range.base, range.base, v.tip) : null;
-      reverted.set(key, { status: r.status, acknowledged: ack?.row ? { diff: ack.digest, owner: ack.row.owner, reason: ack.row.reason } : undefined });
-      if (ack?.row) say(`revert check: ${ack.digest.slice(0, 12)} is acknowledged as a refactor by ${ack.row.owner} (${ACK_FILE}): ${ack.row.reason}`);
-      else if (!revertPasses(r.status)) {
+      const base = range.base;
+      const r = await revertCheck(repo, config, base, v.tip, { progress: say, now: clockNow(), exemption: (patch) => refactorExemption(repo, base, patch) });
+      reverted.set(key, r);
+      if (r.acknowledged) say(`revert check: ${r.digest!.slice(0, 12)} is acknowledged as a refactor by ${r.acknowledged.owner} (${ACK_FILE}): ${r.acknowledged.reason}`);
+      else if (r.states.length) say(`revert check ${r.status}: ${r.reason}\n${stateLines(r).join('\n')}`);
+      if (!revertPasses(r.status)) {
         if (r.output) say(`the property command said:\n${r.output.trimEnd().split('\n').slice(-200).map((l) => `  | ${l}`).join('\n')}`);
         v.violations.push({
           rule: 'revert',
           paths: r.reverted.map((p) => p.path),
           message: `revert check ${r.status}: ${r.reason}`,
-          fix: ack ? `add a registered property that fails without this patch (in its own commit, pushed and reviewed first);\n${ackAdvice(ack.digest)}` : undefined,
+          fix: r.fix ?? undefined,
           detail: r.reverted.map((p) => ({ path: p.path, zone: 'src', note: p.action })),
         });
       }
     }
-    const { status, acknowledged } = reverted.get(key)!;
-    v.revert = status;
-    if (acknowledged) v.acknowledged = acknowledged;
+    const r = reverted.get(key)!;
+    Object.assign(v, { revert: r.status, evidence: r.evidence, states: r.states, pending: r.pending });
+    if (r.acknowledged) v.acknowledged = r.acknowledged;
   }
   const many = verdicts.filter((v) => v.tip).length > 1;
   const violations = verdicts.flatMap((v) => v.violations.map((x) => (many ? { ...x, message: `${v.remote_ref}: ${x.message}` } : x)));

@@ -6,23 +6,25 @@
 import { parse } from '../common/args.js';
 import { emit } from '../common/output.js';
 import { CannotJudge, isCannotJudge } from '../common/errors.js';
-import { counted, showPath } from '../common/text.js';
+import { counted } from '../common/text.js';
+import { violationLines } from '../common/render.js';
 import type { Violation } from '../common/verdict.js';
 import { explicitJudge, judgeOf, type Judge } from '../config/judge.js';
 import { type Config } from '../config/schema.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges, type RawChange } from '../git/changes.js';
 import { Reach } from '../git/reach.js';
-import { openRepo, type Repo } from '../git/repo.js';
+import { isZeroId, openRepo, type Repo } from '../git/repo.js';
 import { judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
 import { authenticatedPusher, TYPED_IDENTITY, type Pusher } from '../owners/pusher.js';
 import { tamperPush, type TamperVerdict } from '../tamper/judge.js';
 import { classifierFrom, type Classify } from '../zones/classify.js';
-import { fallbackNote, guardFileProblems, guardFileViolations, lastValidConfig, touchedGuardFiles } from '../gate/guard-files.js';
+import { fallbackNote, lastValidConfig } from '../config/judging.js';
+import { guardFileProblems, guardFileViolations, touchedGuardFiles } from '../gate/guard-files.js';
 import { branchViolations, judgingBranch, unguardedRefusal, type JudgingBranch } from './judging-branch.js';
-import { isZeroId, parseRefLines, readHookInput } from './ref-lines.js';
+import { parseRefLines, readHookInput } from './ref-lines.js';
 
 export const help = `usage: patchwarden pre-receive [--format text|json] [--config PATH] [-C DIR]
 
@@ -250,16 +252,7 @@ function render(verdicts: RefVerdict[], newCommits: number, subject: Map<string,
   for (const r of verdicts) {
     if (!r.violations.length) continue;
     text.push(`patchwarden: refusing the push to ${r.ref}`);
-    for (const v of r.violations) {
-      const s = v.commit ? subject.get(v.commit) : undefined;
-      const who = v.commit ? `commit ${v.commit.slice(0, 12)}${s ? ` ${JSON.stringify(s.length > 60 ? s.slice(0, 57) + '...' : s)}` : ''}: ` : '';
-      text.push(`  [${v.rule}] ${who}${v.message}`);
-      for (const d of v.detail ?? v.paths.map((path) => ({ path, zone: undefined, note: undefined }))) {
-        const tags = [d.zone, d.note].filter(Boolean).join(', ');
-        text.push(`      ${showPath(d.path)}${tags ? `  (${tags})` : ''}`);
-      }
-      if (v.fix) text.push(...v.fix.split('\n').map((l, i) => `    ${i ? '' : 'fix: '}${l}`));
-    }
+    for (const v of r.violations) text.push(...violationLines(v, 'nested', v.commit && subject.get(v.commit)));
   }
   if (text.length === first) text.push(`patchwarden: pre-receive ok (${counted(verdicts.length, 'ref')}, ${counted(newCommits, 'new commit')})`);
   return text;

@@ -3,9 +3,6 @@ import { CannotJudge } from '../common/errors.js';
 
 const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
-/** git's all-zero object id: the ref is being created or deleted. */
-export const isZeroId = (oid: string) => /^0+$/.test(oid);
-
 export async function readHookInput(): Promise<string> {
   if (process.stdin.isTTY) return '';
   const chunks: Buffer[] = [];

@@ -125,11 +125,13 @@ function testCase(tc: Node, suites: string[]): TestCase {
   const reruns = RERUN_TAGS.flatMap((tag) => list(tc[tag]).map((n) => record(tag, n)));
   const status = failures.length ? 'failed' : errors.length ? 'error' : list(tc.skipped).length ? 'skipped' : 'passed';
   const file = attr(tc, 'file');
+  const skip = status === 'skipped' ? attr(list(tc.skipped)[0], 'type') : '';
   return {
     name: attr(tc, 'name'),
     classname: attr(tc, 'classname') || attr(tc, 'class'),
     ...(file ? { file } : {}),
     status,
+    ...(skip ? { skipType: skip } : {}),
     failures: [...failures, ...errors, ...reruns],
     properties: properties(tc),
     systemOut: texts(tc['system-out']),

@@ -22,6 +22,8 @@ export interface TestCase {
   file?: string;
   /** failed: a failure element; error: an error element; skipped; passed. */
   status: 'passed' | 'failed' | 'error' | 'skipped';
+  /** The `type` of a skipped case's `<skipped>` element (pytest: `pytest.skip` or `pytest.xfail`). */
+  skipType?: string;
   /** The failure/error elements, primary first; reruns and flaky runs after. */
   failures: FailureRecord[];
   /** `<properties><property name value>` of the case, in order (names may repeat). */

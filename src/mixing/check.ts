@@ -67,10 +67,12 @@ function rangeSplitAdvice(commits: string[], changes: Map<string, Change[]>, cla
  * and over the range, owner-signed oracle commits left out of the latter, and
  * symbolic links that leave their zone.
  */
-export async function checkRange(repo: Repo, config: Config, from: string | string[] | null, to: string, judgeRev: string | null): Promise<{ commits: string[]; paths: Set<string>; violations: Violation[] }> {
+export async function checkRange(repo: Repo, config: Config, from: string | string[] | null, to: string, judgeRev: string | null, now = new Date()): Promise<{ commits: string[]; paths: Set<string>; violations: Violation[] }> {
   const classify = await classifierFor(repo, config);
   const { commits, changes } = await rangeChanges(repo, from ? [to, '--not', ...[from].flat()] : [to]);
-  const owners = await checkOwners(repo, config, judgeRev, commits, changes, classify);
+  // Where the range starts at one commit, owner-signed oracle commits must be admitted to it.
+  const base = typeof from === 'string' && /^[0-9a-f]{40,64}$/.test(from) ? from : null;
+  const owners = await checkOwners(repo, config, judgeRev, commits, changes, classify, [], base ? { base, commits: new Set(commits), now } : undefined);
   const paths = new Set([...changes.values()].flatMap((list) => list.map((c) => c.path)));
   return { commits, paths, violations: [...owners.violations, ...judgeCommits(commits, changes, config, classify, owners.exempt), ...(await symlinkViolations(repo, commits, changes, classify))] };
 }

@@ -6,11 +6,12 @@ import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { UsageError } from '../common/errors.js';
 import { classifierForPaths, explicitJudge, judgeOf } from '../config/judge.js';
-import { judgingConfig } from '../config/load.js';
+import { judgingConfig } from '../config/judging.js';
 import { commitOrNull, openRepo, resolveCommit } from '../git/repo.js';
 import { readStaged } from '../git/staged.js';
 import { checkRange } from './check.js';
 import { checkStaged } from './staged.js';
+import { landingOf } from './advice.js';
 import { stagedLinkViolations } from './symlinks.js';
 
 export const help = `usage: patchwarden check [--staged | --commit REV | --range A..B] [--format text|json|github] [--config PATH] [-C DIR]
@@ -43,16 +44,19 @@ export async function run(args: string[]): Promise<number> {
   if (values.commit === undefined && values.range === undefined) {
     const { repo, changes, merging, config: at } = await readStaged(common.dir, false);
     const compiler = () => import('../config/compile.js');
-    const { rules } = common.config ? await explicitJudge(repo, common.config, compiler) : await judgeOf(repo, at, compiler);
+    const { config, rules } = common.config ? await explicitJudge(repo, common.config, compiler) : await judgeOf(repo, at, compiler);
     const classify = await classifierForPaths(repo, rules, changes.map((c) => c.path));
-    return emit(common.format, violationsOutcome([...checkStaged(changes, classify, merging ? 'merge' : 'commit'), ...(await stagedLinkViolations(repo, changes, classify))]));
+    const kind = merging ? 'merge' : 'commit';
+    const mixed = checkStaged(changes, classify, kind);
+    const fitted = mixed.length && kind === 'commit' ? checkStaged(changes, classify, kind, await landingOf(repo, config)) : mixed;
+    return emit(common.format, violationsOutcome([...fitted, ...(await stagedLinkViolations(repo, changes, classify))]));
   }
   const repo = await openRepo(common.dir);
   if (values.commit !== undefined) {
     const id = await resolveCommit(repo, values.commit);
     // A root commit has nothing older to be judged by.
     const base = (await commitOrNull(repo, `${id}^1`)) ?? id;
-    const config = await judgingConfig(repo, common.config, base);
+    const { config } = await judgingConfig(repo, common.config, base);
     const { violations } = await checkRange(repo, config, `${id}^@`, id, base);
     return emit(common.format, violationsOutcome(violations, { commits: [id] }));
   }
@@ -60,7 +64,7 @@ export async function run(args: string[]): Promise<number> {
   if (!m || m[1].endsWith('.')) throw new UsageError(`--range wants A..B, not ${JSON.stringify(values.range)}`);
   const from = await resolveCommit(repo, m[1] || 'HEAD');
   const to = await resolveCommit(repo, m[2]);
-  const config = await judgingConfig(repo, common.config, from);
+  const { config } = await judgingConfig(repo, common.config, from);
   const { commits, violations } = await checkRange(repo, config, from, to, from);
   return emit(common.format, violationsOutcome(violations, { commits }));
 }

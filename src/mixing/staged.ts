@@ -2,18 +2,20 @@
 // Kept apart from the range checks so the pre-commit hook loads only this.
 import type { Violation } from '../common/verdict.js';
 import type { Change } from '../git/changes.js';
-import { shellQuote } from '../common/text.js';
 import type { Classify } from '../zones/classify.js';
 import { mixViolation } from './rule.js';
 import { zonedPaths } from '../zones/zoned.js';
+import { stagedAdvice, type Landing } from './advice.js';
 
 /**
  * The refusal says how to split the commit. 'amend' says the changes are the index
  * against the parents of the commit being amended, so part of the mix may
  * already be in HEAD and unstaging alone will not help; 'merge' that they are
  * what concluding a merge authors, and git refuses a partial commit then.
+ * `landing` (where the commit goes, who makes it) fits the advice to the
+ * branch and the author.
  */
-export function checkStaged(changes: Change[], classify: Classify, kind: 'commit' | 'amend' | 'merge' = 'commit'): Violation[] {
+export function checkStaged(changes: Change[], classify: Classify, kind: 'commit' | 'amend' | 'merge' = 'commit', landing: Landing | null = null): Violation[] {
   const v = mixViolation(changes, classify, 'mix');
   if (!v) return [];
   if (kind === 'merge') {
@@ -35,17 +37,10 @@ export function checkStaged(changes: Change[], classify: Classify, kind: 'commit
     return [v];
   }
   // Paths, not the index: the advice works after `git commit -a` (which stages
-  // nothing) and on a first commit (no HEAD to restore from), in the order the
-  // range rule accepts: the oracle pushed on its own before the production code.
+  // nothing) and on a first commit (no HEAD to restore from).
   const { oracle, src } = zonedPaths(changes, classify);
   const zoned = new Set([...oracle, ...src].map((z) => z.path));
   const free = [...new Set(changes.map((c) => c.path))].filter((p) => !zoned.has(p));
-  const list = (paths: string[]) => paths.map((p) => shellQuote(p)).join(' ');
-  v.fix = [
-    'split it: the oracle change first, committed and pushed on its own (a push may not mix them either), then the production code:',
-    `  git commit -- ${list(oracle.map((z) => z.path))}`,
-    '  git push',
-    `  git commit -- ${list([...src.map((z) => z.path), ...free])}`,
-  ].join('\n');
+  v.fix = stagedAdvice(oracle.map((z) => z.path), [...src.map((z) => z.path), ...free], landing);
   return [v];
 }

@@ -17,13 +17,24 @@ export interface Authorship {
   committer: string;
   /** Addresses of Co-authored-by trailers. */
   coAuthors: string[];
+  /** Author and committer names, as typed. */
+  names: string[];
+  /** Values of the trailers that credit a helper: Co-authored-by, Assisted-by, Generated-by. */
+  credits: string[];
+  /** The commit's parents, and its committer date (seconds; the signature covers it). */
+  parents: string[];
+  committedAt: number;
 }
+
+/** Trailers through which a commit credits who (or what) helped write it. */
+export const CREDIT_TRAILERS = ['Co-authored-by', 'Assisted-by', 'Generated-by'] as const;
 
 /** Authorship of each commit; `signers` is the allowed-signers text, or null for no signature check. */
 export async function readAuthorship(repo: Repo, commits: string[], signers: Buffer | null): Promise<Map<string, Authorship>> {
   const result = new Map<string, Authorship>();
   if (!commits.length) return result;
-  const format = signers ? '%H%x1f%G?%x1f%GS%x1f%ae%x1f%ce%x1f' : '%H%x1f%x1f%x1f%ae%x1f%ce%x1f';
+  const format = `%H%x1f${signers ? '%G?%x1f%GS' : '%x1f'}%x1f%ae%x1f%ce%x1f%an%x1f%cn%x1f%P%x1f%ct%x1f`;
+  const trailer = (key: string) => `%(trailers:key=${key},valueonly,unfold,separator=%x1e)`;
   const dir = signers ? mkdtempSync(path.join(tmpdir(), 'patchwarden-signers-')) : null;
   try {
     const config: string[] = [];
@@ -32,15 +43,19 @@ export async function readAuthorship(repo: Repo, commits: string[], signers: Buf
       writeFileSync(file, signers!);
       config.push('-c', `gpg.ssh.allowedSignersFile=${file}`);
     }
-    const out = await repo.run([...config, 'log', '--no-walk=unsorted', '--stdin', '-z', `--format=${format}%(trailers:key=Co-authored-by,valueonly,unfold,separator=%x1e)`], { input: commits.join('\n') + '\n' });
+    const out = await repo.run([...config, 'log', '--no-walk=unsorted', '--stdin', '-z', `--format=${format}${trailer('Co-authored-by')}%x1f${CREDIT_TRAILERS.map(trailer).join('%x1e')}`], { input: commits.join('\n') + '\n' });
     for (const record of splitNul(out.stdout)) {
-      const [id, signature, signer, author, committer, trailers] = record.split('\x1f');
+      const [id, signature, signer, author, committer, authorName, committerName, parents, date, trailers, credits] = record.split('\x1f');
       result.set(id, {
         signature: signature || 'N',
         signer,
         author,
         committer,
         coAuthors: trailers ? trailers.split('\x1e').map(addressOf).filter(Boolean) : [],
+        names: [authorName, committerName].filter(Boolean),
+        credits: credits ? credits.split('\x1e').map((c) => c.trim()).filter(Boolean) : [],
+        parents: parents ? parents.split(' ') : [],
+        committedAt: Number(date),
       });
     }
   } finally {

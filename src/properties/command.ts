@@ -5,29 +5,37 @@ import { parse } from '../common/args.js';
 import { emit } from '../common/output.js';
 import { CannotJudge } from '../common/errors.js';
 import { showPath } from '../common/text.js';
-import { judgingConfig } from '../config/load.js';
-import { openRepo, resolveCommit, type Repo } from '../git/repo.js';
+import { judgingConfig } from '../config/judging.js';
+import { mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
+import { clockNow } from '../freeze/clock.js';
+import { stateLines } from './report.js';
 import { revertCheck, revertPasses, type RevertResult } from './revert.js';
 
 export const help = `usage: patchwarden revert-check [--base REV] [--head REV] [--format text|json] [--config PATH] [-C DIR]
 
-The properties (properties.command) must pass on the base plus the
-production diff (the src-zone part of base..head), every registered
-invariant (properties.invariants) exercised by a case in the spec zone; then,
-with the production diff put back to base, at least one registered invariant
-must fail. Every path outside the src zone (spec, tests, runner
-configuration, build files) is as on the base side in both runs. Runs in a
-temporary worktree (revert.mode: worktree) or, opt-in, in the working tree
-with uncommitted changes set aside under a snapshot (revert.mode: in-place;
-see patchwarden recover).
+The properties (properties.command) run on the base plus the production
+diff (the src-zone part of base..head) and with that diff put back to base.
+Each case of a registered invariant (properties.invariants) is judged
+against its own outcome in the other run: holds (passes in both), fixed
+(fails reverted, passes on head: the patch is described), regressed (passes
+reverted, fails or skips on head: refused always), pending (fails in both:
+allowed only under an owner's pending mark on the registry row). A diff that
+owes evidence (revert.require) needs a fixed case, or an owner's row in
+.patchwarden/refactors.yaml (looked up before any run). Every path outside
+the src zone is as on the base side in both runs, except what admitted
+owner-signed commits of the range change. Runs in a temporary worktree
+(revert.mode: worktree) or, opt-in, in the working tree with uncommitted
+changes set aside under a snapshot (revert.mode: in-place; see patchwarden
+recover).
 
   --head REV   the patched commit (default HEAD)
   --base REV   the commit before the patch (default: the merge-base of head
                with its upstream branch)
 
 The config and the registry are read from the base side.
-status: describes_patch or not_applicable pass (exit 0); does_not_describe,
-fails_on_head and revert_broken refuse (exit 1); 2 could not judge.`;
+status: describes_patch, acknowledged, vouched and not_applicable pass
+(exit 0); does_not_describe, regressed, pending_unmarked, fails_on_head and
+revert_broken refuse (exit 1); 2 could not judge.`;
 
 export async function run(args: string[]): Promise<number> {
   const { common, values } = parse(args, { base: { type: 'string' }, head: { type: 'string' } }, false);
@@ -35,13 +43,15 @@ export async function run(args: string[]): Promise<number> {
   const headRev = values.head ?? 'HEAD';
   const head = await resolveCommit(repo, headRev);
   const base = values.base !== undefined ? await resolveCommit(repo, values.base) : await upstreamBase(repo, headRev, head);
-  const config = await judgingConfig(repo, common.config, base);
-  const result = await revertCheck(repo, config, base, head, { progress: (line) => process.stderr.write(`patchwarden: ${line}\n`) });
+  const { config } = await judgingConfig(repo, common.config, base);
+  const result = await revertCheck(repo, config, base, head, { progress: (line) => process.stderr.write(`patchwarden: ${line}\n`), now: clockNow() });
   if (!revertPasses(result.status) && result.output) showOutput(result.output);
   return emit(common.format, {
     ok: revertPasses(result.status),
     json: {
-      status: result.status, failing_on_revert: result.failing_on_revert, reason: result.reason,
+      status: result.status, failing_on_revert: result.failing_on_revert, reason: result.reason, fix: result.fix,
+      evidence: result.evidence, digest: result.digest, acknowledged: result.acknowledged,
+      states: result.states, pending: result.pending, green: result.green, neutral: result.neutral, owner_commits: result.owner_commits,
       base: result.base, head: result.head, mode: result.mode, reverted: result.reverted, outside_src: result.outside_src,
       head_run: result.head_run, revert_run: result.revert_run,
     },
@@ -54,9 +64,8 @@ async function upstreamBase(repo: Repo, headRev: string, head: string): Promise<
   const up = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${headRev}@{upstream}`], { okCodes: [1, 128] });
   const upstream = up.stdout.toString('utf8').trim();
   if (up.code !== 0 || !upstream) throw new CannotJudge(`no base to revert to: ${headRev} has no upstream branch; name one with --base REV (for example --base origin/main)`);
-  const mb = await repo.run(['merge-base', head, upstream], { okCodes: [1] });
-  const base = mb.stdout.toString('utf8').trim();
-  if (mb.code !== 0 || !base) throw new CannotJudge(`${headRev} and its upstream share no history; name a base with --base REV`);
+  const base = await mergeBase(repo, head, upstream);
+  if (!base) throw new CannotJudge(`${headRev} and its upstream share no history; name a base with --base REV`);
   return base;
 }
 
@@ -72,11 +81,18 @@ function textLines(r: RevertResult): string[] {
   const range = `${short(r.base)}..${short(r.head)}`;
   if (r.status === 'not_applicable') return [`patchwarden: revert check not applicable for ${range}: ${r.reason}`];
   const paths = r.reverted.map((p) => `    ${showPath(p.path)}  (${p.action})`);
-  if (r.status === 'describes_patch') return [`patchwarden: revert check passed for ${range} (describes_patch): ${r.reason}`, ...paths];
+  const states = stateLines(r);
+  const owed = r.evidence ? [`  evidence: ${r.evidence.owed ? 'owes a fixed case' : 'vouched for'} (${r.evidence.why})`] : [];
+  if (revertPasses(r.status)) return [`patchwarden: revert check passed for ${range} (${r.status}): ${r.reason}`, ...owed, ...states, ...paths];
   const fix: Record<string, string> = {
-    does_not_describe: 'write a property (registered in the invariant registry, in its own commit) that fails without this patch and passes with it',
-    fails_on_head: 'make every registered invariant pass with the production diff on the base; a case naming an unregistered id needs its id registered first, and a changed test harness must land first, each in a change of its own',
+    fails_on_head: 'make every registered invariant run on the base plus the production diff; a case naming an unregistered id needs its id registered first, and a changed test harness must land first, each in a change of their own',
+    regressed: 'fix the production code so every case that passes without the patch passes with it (a freeze row does not cover a regression)',
     revert_broken: 'the reverted tree could not run the properties, so the check proves nothing; keep the properties importable without the patch (e.g. test through a stable entry point)',
   };
-  return [`patchwarden: refused [revert] ${r.status} for ${range}: ${r.reason}`, ...(r.reverted.length ? ['  production paths reverted:', ...paths] : []), `  ${fix[r.status]}`];
+  const advice = r.fix ?? fix[r.status];
+  return [
+    `patchwarden: refused [revert] ${r.status} for ${range}: ${r.reason}`, ...owed, ...states,
+    ...(r.reverted.length ? ['  production paths reverted:', ...paths] : []),
+    ...(advice ? advice.split('\n').map((l) => `  ${l}`) : []),
+  ];
 }

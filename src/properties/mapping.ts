@@ -10,12 +10,24 @@ import type { Registry } from './registry.js';
 
 export type InvariantStatus = 'passed' | 'failed' | 'error' | 'skipped' | 'missing';
 
+/** What one case did in one run: an error fails, pytest's xfail is the failure it expects. */
+export type Outcome = 'passed' | 'failed' | 'skipped';
+
+export interface CaseOutcome {
+  /** Matches the same case across the two runs: its file (or classname), name and occurrence. */
+  key: string;
+  name: string;
+  outcome: Outcome;
+}
+
 export interface InvariantResult {
   id: string;
   /** failed: a case ran and failed; error: a case could not run; missing: no case. */
   status: InvariantStatus;
   /** Names of the cases that map to it (shown, never keys). */
   cases: string[];
+  /** Each case's outcome, for judging it against the other run. */
+  outcomes: CaseOutcome[];
 }
 
 export interface Mapping {
@@ -72,6 +84,21 @@ export function invariantIds(c: TestCase): string[] {
 
 const RANK: Record<TestCase['status'], number> = { skipped: 0, passed: 1, error: 2, failed: 3 };
 
+/**
+ * A case's outcome, read from the runner's own record: pending lives in the
+ * registry alone, so pytest's xfail (a skipped element of type pytest.xfail)
+ * is the failure it is, and an xpass the pass it is.
+ */
+export function outcomeOf(c: TestCase): Outcome {
+  if (c.status === 'failed' || c.status === 'error') return 'failed';
+  if (c.status === 'skipped') return c.skipType === 'pytest.xfail' ? 'failed' : 'skipped';
+  return 'passed';
+}
+
+function statusOf(c: TestCase): TestCase['status'] {
+  return c.status === 'skipped' && c.skipType === 'pytest.xfail' ? 'failed' : c.status;
+}
+
 export function mapCases(cases: TestCase[], registry: Registry, place: Placement): Mapping {
   const byId = new Map<string, TestCase[]>();
   const strays: Mapping['strays'] = [];
@@ -92,8 +119,15 @@ export function mapCases(cases: TestCase[], registry: Registry, place: Placement
   const invariants = registry.invariants.map(({ id }): InvariantResult => {
     const mine = byId.get(id) ?? [];
     // The worst case decides: one failure fails the invariant; all skipped is not a pass.
-    const worst = mine.reduce<TestCase['status'] | null>((w, c) => (w === null || RANK[c.status] > RANK[w] ? c.status : w), null);
-    return { id, status: worst ?? 'missing', cases: mine.map((c) => c.name) };
+    const worst = mine.reduce<TestCase['status'] | null>((w, c) => (w === null || RANK[statusOf(c)] > RANK[w] ? statusOf(c) : w), null);
+    const seen = new Map<string, number>();
+    const outcomes = mine.map((c): CaseOutcome => {
+      const where = `${caseFile(c, place) ?? c.classname}::${c.name}`;
+      const n = (seen.get(where) ?? 0) + 1;
+      seen.set(where, n);
+      return { key: n > 1 ? `${where}#${n}` : where, name: c.name, outcome: outcomeOf(c) };
+    });
+    return { id, status: worst ?? 'missing', cases: mine.map((c) => c.name), outcomes };
   });
   const unregistered = [...byId].filter(([id]) => !registered.has(id)).map(([id, cs]) => ({ id, cases: cs.map((c) => c.name) }));
   return { invariants, unregistered, mapped, strays, outside };
@@ -102,17 +136,13 @@ export function mapCases(cases: TestCase[], registry: Registry, place: Placement
 const list = (xs: string[]) => xs.join(', ');
 
 /**
- * Why a run on the patched tree does not pass, as plain sentences; empty when
- * every registered invariant ran and passed and no case names an unknown id.
+ * Why a run cannot be judged case by case, as plain sentences; empty when its
+ * cases map to the registry. How each invariant's cases fared is for the
+ * states (states.ts), judged against the other run.
  */
 export function headProblems(m: Mapping, registry: Registry): string[] {
   const problems: string[] = [];
   if (!m.mapped) problems.push(`no property test case maps to an invariant id (give each a property named "invariant" or an [invariant:ID] token in its name)${strayNote(m)}`);
-  const by = (s: InvariantStatus) => m.invariants.filter((i) => i.status === s).map((i) => i.id);
-  if (by('failed').length) problems.push(`registered invariants fail on the patched tree: ${list(by('failed'))}`);
-  if (by('error').length) problems.push(`registered invariants could not run on the patched tree (error): ${list(by('error'))}`);
-  if (m.mapped && by('missing').length) problems.push(`registered invariants exercised by no test case: ${list(by('missing'))}`);
-  if (by('skipped').length) problems.push(`registered invariants whose every case was skipped: ${list(by('skipped'))}`);
   for (const u of m.unregistered) problems.push(`test case ${JSON.stringify(u.cases[0])} names invariant ${u.id}, which ${registry.source} does not register`);
   if (m.mapped && m.strays.length) problems.push(`test cases outside any invariant did not pass: ${list(m.strays.map((s) => s.name))}`);
   for (const o of m.outside) {
@@ -121,21 +151,6 @@ export function headProblems(m: Mapping, registry: Registry): string[] {
       : `test case ${JSON.stringify(o.name)} names invariant ${list(o.ids)}, but its report places it in ${o.file}, which is no file of the tree, so it cannot be shown to be a spec case (run the property command from the repository root, e.g. with pytest's rootdir there, so reports name files from the root)`);
   }
   return problems;
-}
-
-export type RevertStatus = 'describes_patch' | 'does_not_describe' | 'revert_broken';
-
-/** What the run on the reverted tree says about the patch. */
-export function revertOutcome(m: Mapping): { status: RevertStatus; failing: string[]; reason: string } {
-  const failing = m.invariants.filter((i) => i.status === 'failed').map((i) => i.id);
-  if (!m.mapped) return { status: 'revert_broken', failing, reason: `with the production diff reverted the properties could not be collected: no test case maps to an invariant${strayNote(m)}` };
-  if (failing.length) return { status: 'describes_patch', failing, reason: `with the production diff reverted these invariants fail: ${list(failing)}` };
-  const unrun = m.invariants.filter((i) => i.status === 'error' || i.status === 'missing' || i.status === 'skipped').map((i) => i.id);
-  if (unrun.length || m.strays.length) {
-    const what = [unrun.length ? `invariants that did not run: ${list(unrun)}` : '', m.strays.length ? `errors outside any invariant: ${list(m.strays.map((s) => s.name))}` : ''].filter(Boolean).join('; ');
-    return { status: 'revert_broken', failing, reason: `with the production diff reverted nothing failed, but the run is inconclusive (${what})` };
-  }
-  return { status: 'does_not_describe', failing, reason: 'with the production diff reverted every registered invariant still passes: the properties do not describe this patch' };
 }
 
 function strayNote(m: Mapping): string {

@@ -8,9 +8,22 @@ import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
 import { readFileAt } from '../git/objects.js';
 
+/** An owner's mark on a registry row: the base is known to fail this invariant, and may, until the mark expires. */
+export interface PendingMark {
+  /** YYYY-MM-DD, the day the owner marked it. */
+  since: string;
+  owner: string;
+  reason: string;
+  /** Its line in the registry, for messages. */
+  line?: number;
+}
+
 export interface Invariant {
   id: string;
   description: string;
+  pending?: PendingMark;
+  /** The row's line, for the edit a refusal prints. */
+  line?: number;
 }
 
 export interface Registry {
@@ -42,13 +55,17 @@ export function parseRegistry(text: string, source: string): Registry {
   const invariants = list.items.map((item) => {
     const node = item as Node;
     if (!isMap(node)) return fail('each invariant must be a mapping with `id` and `description`', node);
-    const entry: Partial<Invariant> = {};
+    const entry: Partial<Invariant> = { line: lineOf(node) };
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : '';
+      if (key === 'pending') {
+        entry.pending = pendingMark(pair.value as Node, fail, lineOf);
+        continue;
+      }
       const value = isScalar(pair.value) ? pair.value.value : undefined;
-      if (key !== 'id' && key !== 'description') fail(`unknown key \`${key}\` in an invariant (known: id, description)`, pair.key as Node);
+      if (key !== 'id' && key !== 'description') fail(`unknown key \`${key}\` in an invariant (known: id, description, pending)`, pair.key as Node);
       if (typeof value !== 'string' || !value.trim()) fail(`${key}: must be a non-empty string`, (pair.value as Node) ?? (pair.key as Node));
-      entry[key as keyof Invariant] = value as string;
+      entry[key as 'id' | 'description'] = value as string;
     }
     if (!entry.id) return fail('an invariant without `id`', node);
     if (!ID.test(entry.id)) fail(`id ${JSON.stringify(entry.id)}: ids are letters, digits and . _ - : / without spaces or brackets`, node);
@@ -58,6 +75,32 @@ export function parseRegistry(text: string, source: string): Registry {
     return entry as Invariant;
   });
   return { source, invariants };
+}
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** `pending: {since: YYYY-MM-DD, owner: NAME, reason: TEXT}`, all three required. */
+function pendingMark(node: Node | null, fail: (m: string, n?: Node | null) => never, lineOf: (n: Node | null | undefined) => number | undefined): PendingMark {
+  const shape = 'pending: must be {since: YYYY-MM-DD, owner: NAME, reason: TEXT}';
+  if (!isMap(node)) return fail(shape, node);
+  const mark: Partial<PendingMark> = { line: lineOf(node) };
+  for (const pair of node.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : '';
+    if (key !== 'since' && key !== 'owner' && key !== 'reason') fail(`unknown key \`${key}\` in pending (known: since, owner, reason)`, pair.key as Node);
+    const value = isScalar(pair.value) ? String(pair.value.value ?? '').trim() : '';
+    if (!value) fail(`pending.${key}: must be a non-empty string`, (pair.value as Node) ?? (pair.key as Node));
+    mark[key as 'since' | 'owner' | 'reason'] = value;
+  }
+  for (const k of ['since', 'owner', 'reason'] as const) if (!mark[k]) fail(`${shape}; ${k} is missing`, node);
+  const m = DAY.exec(mark.since!);
+  const d = m ? new Date(Date.UTC(+m[1], +m[2] - 1, +m[3])) : null;
+  if (!d || d.getUTCDate() !== +m![3] || d.getUTCMonth() !== +m![2] - 1) fail(`pending.since: ${JSON.stringify(mark.since)} is not a date YYYY-MM-DD`, node);
+  return mark as PendingMark;
+}
+
+/** When a mark stops holding: its day plus `ttl`. */
+export function markExpires(mark: PendingMark, ttl: number): Date {
+  return new Date(Date.parse(`${mark.since}T00:00:00Z`) + ttl);
 }
 
 /** The registry as committed at `rev`; a missing one cannot judge. */

@@ -1,14 +1,20 @@
-// The revert check: the properties pass on head, and with the production diff
-// (the src-zone part of base..head) put back to base they fail. A property
-// that stays green without the patch does not describe it. The judged tree
-// is the base plus the production diff, nothing else: every path outside the
-// src zone (spec, tests, conftest.py, runner configuration, build files) is
-// as on the base side in both runs, so nothing the patch changes besides
-// production code can sway the verdict. By default each run gets a fresh
-// worktree of its own tree (the base plus the production diff, then the base)
-// in a temporary root of its own, guarded at run time (guard/); `revert.mode:
-// in-place` runs both in the working tree under a snapshot (inplace.ts), with
-// work in progress set aside.
+// The revert check: the properties run on head (the base plus the production
+// diff, the src-zone part of base..head) and with that diff put back to base,
+// and each case of a registered invariant is judged against its own outcome
+// in the other run (states.ts): a case that fails without the patch and
+// passes with it proves the patch; one that passes without it and fails with
+// it is a regression, refused always; one failing in both is allowed only
+// under an owner's pending mark. The judged tree is the base plus the
+// production diff, nothing else: every path outside the src zone (spec,
+// tests, conftest.py, runner configuration, build files) is as on the base
+// side in both runs, except what admitted owner-signed commits of the range
+// change, so nothing the patch changes besides production code can sway the
+// verdict. Whether the diff owes a fixed case at all (revert.require), and an
+// owner's acknowledgment of it, are settled before any run. By default each
+// run gets a fresh worktree of its own tree (the base plus the production
+// diff, then the base) in a temporary root of its own, guarded at run time
+// (guard/); `revert.mode: in-place` runs both in the working tree under a
+// snapshot (inplace.ts), with work in progress set aside.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,23 +22,29 @@ import { formatDuration } from '../common/duration.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { showPath } from '../common/text.js';
 import type { Config } from '../config/schema.js';
-import { treeDiff, type RawChange } from '../git/changes.js';
+import { rangeChanges, treeDiff, type RawChange } from '../git/changes.js';
 import { resolveCommit, worktreeRoot, type Repo } from '../git/repo.js';
 import { splitNul } from '../git/run.js';
 import { classifierFor } from '../mixing/check.js';
-import type { Classify } from '../zones/classify.js';
-import { headProblems, revertOutcome, type InvariantResult } from './mapping.js';
+import { admitOwnerCommits } from '../owners/admission.js';
+import { evidenceOwed } from '../owners/evidence.js';
+import type { Pusher } from '../owners/pusher.js';
+import { isOracle, type Classify } from '../zones/classify.js';
+import { headProblems, type InvariantResult, type Mapping } from './mapping.js';
 import { dependencyProblems } from './deps.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
 import { guardSignals, type Guard } from './interrupt.js';
 import { loadRegistryAt, type Registry } from './registry.js';
 import { propertyCommand, runProperties, type PropertyRun } from './run.js';
 import { dropScratch, makeScratch } from './scratch.js';
+import { judgeStates, markAdvice, type InvariantVerdict } from './states.js';
 import { codeFiles, GITLINK, revertable, revertPaths, treeWith, type Reverted } from './tree.js';
 import { addTempWorktree, linkEntries, type TempTree } from './worktree.js';
 import { counted } from '../common/text.js';
 
-export type RevertStatus = 'describes_patch' | 'does_not_describe' | 'fails_on_head' | 'revert_broken' | 'not_applicable';
+export type RevertStatus =
+  | 'describes_patch' | 'does_not_describe' | 'regressed' | 'pending_unmarked' | 'fails_on_head' | 'revert_broken'
+  | 'acknowledged' | 'vouched' | 'not_applicable';
 
 export interface RunSummary {
   elapsed_ms: number;
@@ -45,12 +57,28 @@ export interface RunSummary {
 
 export interface RevertResult {
   status: RevertStatus;
-  /** Registered invariants whose cases ran and failed on the reverted tree. */
+  /** Registered invariants with a fixed case: failing on the reverted tree, passing on head. */
   failing_on_revert: string[];
   reason: string;
+  /** What the person allowed to act does next (the row edit, the acknowledgment), or null. */
+  fix: string | null;
   base: string;
   head: string;
   mode: Config['revert']['mode'];
+  /** Whether the diff owes a fixed case (revert.require), and why. */
+  evidence: { owed: boolean; why: string } | null;
+  /** sha256 of the production diff base..head, the key of an owner's refactor row (where the caller looks rows up). */
+  digest: string | null;
+  /** The owner's row that let the diff through without a run. */
+  acknowledged: Acknowledged | null;
+  /** Each registered invariant and its cases, with their states. */
+  states: InvariantVerdict[];
+  /** Invariants let through by an owner's pending mark; marked ones that now pass (drop the mark); cases skipped in both runs. */
+  pending: string[];
+  green: string[];
+  neutral: string[];
+  /** Admitted owner-signed commits of the range whose changes both runs see. */
+  owner_commits: string[];
   /** The production paths, and what the revert did to each. */
   reverted: Reverted[];
   /** Paths outside the src zone that base..head changes: both runs take them from the base side. */
@@ -61,61 +89,137 @@ export interface RevertResult {
   output: string | null;
 }
 
+/** An owner's refactor row: it lets exactly the diff with this digest through. */
+export interface Acknowledged {
+  diff: string;
+  owner: string;
+  reason: string;
+}
+
+/**
+ * What settles a production diff before any run (refactors/ looks it up):
+ * its digest, the owner's row for it if any, and what a refusal of it tells
+ * an owner to add.
+ */
+export interface Exemption {
+  digest: string;
+  row: Acknowledged | null;
+  advice: string;
+}
+
 export interface RevertOptions {
   /** Progress lines (phase and time spent), for stderr. */
   progress?: (line: string) => void;
-  /** The registry to judge by; read from the base side when absent. */
-  registry?: Registry;
   /**
-   * The commit the judged tree is built on (the gate: the target branch,
-   * while `base` is where the patch forked from it); `base` when absent.
+   * The commit the judged tree is built on and the rules, registry, signers
+   * and refactor rows are read from (the gate: the target branch, while
+   * `base` is where the patch forked from it); `base` when absent.
    */
   onto?: string;
+  /** Now, for pending marks and the age of owner commits. */
+  now?: Date;
+  /** The pusher as a server authenticated it, where one did. */
+  pushers?: Pusher[];
+  /** Looked up before any run with the patch's src-zone changes: an owner's row lets the diff through with none. */
+  exemption?: (patch: RawChange[]) => Promise<Exemption>;
 }
 
 /** Whether a status lets the patch through. */
 export function revertPasses(status: RevertStatus): boolean {
-  return status === 'describes_patch' || status === 'not_applicable';
+  return status === 'describes_patch' || status === 'not_applicable' || status === 'acknowledged' || status === 'vouched';
+}
+
+/** Whether a status is the properties failing on head (the gate's properties layer) rather than missing evidence. */
+export function headRefused(status: RevertStatus): boolean {
+  return status === 'fails_on_head' || status === 'regressed' || status === 'pending_unmarked';
 }
 
 /**
- * What the two runs are built from. Starting at head, `harness` puts every
- * path that is not the patch's production code back to `onto`; `production`
- * then reverts the patch's production paths to `onto` as well.
+ * What the two runs are built from: `onto` plus `kept` (what admitted owner
+ * commits of the range change) plus `production` on head, `onto` plus `kept`
+ * reverted. In place, starting at head, `harness` puts every other path that
+ * is not the patch's production code back to `onto`.
  */
 export interface JudgedTree {
   production: RawChange[];
   harness: RawChange[];
+  kept: RawChange[];
+  /** The patch's own src-zone changes (base..head), submodule pointers included: what owes evidence and what a refactor row names. */
+  patch: RawChange[];
   /** The patch's own paths outside the src zone, for the refusal that names them. */
   outsideSrc: string[];
 }
 
 /** Every kind of change counts: files, links, modes, types and submodule pointers. */
-export async function judgedTree(repo: Repo, classify: Classify, base: string, head: string, onto = base): Promise<JudgedTree> {
-  const patch = await treeDiff(repo, base, head);
-  const src = new Set(patch.filter((c) => classify(c.path) === 'src').map((c) => c.path));
-  const outsideSrc = patch.filter((c) => classify(c.path) !== 'src').map((c) => c.path);
-  const all = onto === base ? patch : await treeDiff(repo, onto, head);
-  return { production: all.filter((c) => src.has(c.path)), harness: all.filter((c) => !src.has(c.path)), outsideSrc };
+export async function judgedTree(repo: Repo, classify: Classify, base: string, head: string, onto = base, kept: ReadonlySet<string> = new Set()): Promise<JudgedTree> {
+  const diff = await treeDiff(repo, base, head);
+  const patch = diff.filter((c) => classify(c.path) === 'src');
+  const src = new Set(patch.map((c) => c.path));
+  const outsideSrc = diff.filter((c) => !src.has(c.path)).map((c) => c.path);
+  const all = onto === base ? diff : await treeDiff(repo, onto, head);
+  return {
+    production: all.filter((c) => src.has(c.path)),
+    harness: all.filter((c) => !src.has(c.path) && !kept.has(c.path)),
+    kept: all.filter((c) => !src.has(c.path) && kept.has(c.path)),
+    patch, outsideSrc,
+  };
+}
+
+/**
+ * The range's production commits, and the paths its admitted owner-signed
+ * oracle commits change that no other commit of the range touches: both runs
+ * see those as head has them. Only with owners.signers: without signatures
+ * the oracle lands on the base branch first.
+ */
+async function rangeFacts(repo: Repo, config: Config, classify: Classify, base: string, head: string, judgeRev: string, now: Date): Promise<{ production: string[]; owners: string[]; kept: Set<string> }> {
+  const { commits, changes } = await rangeChanges(repo, [head, '--not', base]);
+  const touches = (c: string, zone: (z: ReturnType<Classify>) => boolean) => (changes.get(c) ?? []).some((ch) => zone(classify(ch.path)));
+  const production = commits.filter((c) => touches(c, (z) => z === 'src'));
+  const kept = new Set<string>();
+  if (config.owners.signers === null || !production.length) return { production, owners: [], kept };
+  const candidates = commits.filter((c) => !production.includes(c) && touches(c, isOracle));
+  const verdicts = await admitOwnerCommits(repo, config, judgeRev, candidates, { base, commits: new Set(commits), now });
+  const owners = candidates.filter((c) => verdicts.get(c) === null);
+  const others = new Set(commits.filter((c) => !owners.includes(c)).flatMap((c) => (changes.get(c) ?? []).map((ch) => ch.path)));
+  for (const c of owners) for (const ch of changes.get(c) ?? []) if (!others.has(ch.path)) kept.add(ch.path);
+  return { production, owners, kept };
 }
 
 export async function revertCheck(repo: Repo, config: Config, base: string, head: string, opts: RevertOptions = {}): Promise<RevertResult> {
   const started = Date.now();
   const say = (line: string) => opts.progress?.(`revert-check: ${line} [${formatDuration(Date.now() - started)}]`);
   const mode = config.revert.mode;
-  const result: RevertResult = { status: 'not_applicable', failing_on_revert: [], reason: '', base, head, mode, reverted: [], outside_src: [], head_run: null, revert_run: null, output: null };
+  const onto = opts.onto ?? base;
+  const now = opts.now ?? new Date();
+  const result: RevertResult = {
+    status: 'not_applicable', failing_on_revert: [], reason: '', fix: null, base, head, mode, evidence: null, digest: null, acknowledged: null,
+    states: [], pending: [], green: [], neutral: [], owner_commits: [], reverted: [], outside_src: [], head_run: null, revert_run: null, output: null,
+  };
   const classify = await classifierFor(repo, config);
-  const tree = await judgedTree(repo, classify, base, head, opts.onto);
-  result.outside_src = tree.outsideSrc;
-  if (!tree.production.length) {
+  const facts = await rangeFacts(repo, config, classify, base, head, onto, now);
+  const tree = await judgedTree(repo, classify, base, head, onto, facts.kept);
+  result.outside_src = tree.outsideSrc.filter((p) => !facts.kept.has(p));
+  result.owner_commits = facts.owners;
+  if (!tree.patch.length) {
     result.reason = 'the range changes no production code (src zone): nothing to revert';
     return result;
   }
   propertyCommand(config);
-  const registry = opts.registry ?? (await loadRegistryAt(repo, config, base));
-  say(`${counted(tree.production.length, 'production path')} to revert, ${counted(registry.invariants.length, 'registered invariant')}, mode ${mode}`);
+  // Settled before any run: who owes evidence, and an owner's row for exactly this diff.
+  const owed = await evidenceOwed(repo, config, onto, facts.production, opts.pushers);
+  result.evidence = { owed: owed.owed, why: owed.why };
+  const exemption = opts.exemption ? await opts.exemption(tree.patch) : null;
+  result.digest = exemption?.digest ?? null;
+  const row = exemption?.row;
+  if (row && result.digest) {
+    Object.assign(result, { status: 'acknowledged', acknowledged: row, reason: `an owner acknowledged this diff (${result.digest.slice(0, 12)}) as a refactor: ${row.owner}: ${row.reason}` });
+    say(`acknowledged refactor ${result.digest.slice(0, 12)} by ${row.owner}: no property run`);
+    return result;
+  }
+  // Pending marks and new invariants come from the base plus the admitted owner changes.
+  const registry = await loadRegistryAt(repo, config, facts.kept.has(config.properties.invariants) ? head : onto);
+  say(`${counted(tree.production.length, 'production path')} to revert, ${counted(registry.invariants.length, 'registered invariant')}, mode ${mode}; ${owed.owed ? 'owes a fixed case' : 'vouched for'}: ${owed.why}`);
   const guard = guardSignals((line) => say(line));
-  const onto = opts.onto ?? base;
   try {
     if (mode === 'in-place') {
       const judged = [...tree.harness, ...tree.production];
@@ -129,7 +233,7 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
           guard.check();
         },
         runs: async (root, env, scratch) => {
-          const trees = { head: await treeWith(repo, onto, tree.production, scratch), revert: await treeWith(repo, onto, [], scratch) };
+          const trees = { head: await treeWith(repo, onto, [...tree.kept, ...tree.production], scratch), revert: await treeWith(repo, onto, tree.kept, scratch) };
           let n = 0;
           await twoRuns(result, {
             run: async (side) => {
@@ -139,7 +243,7 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
               return runProperties(root, config, registry, { classify, signal: guard.signal, guard: { tmp, trusted } });
             },
             revert: () => revertPaths(root, tree.production, env, scratch),
-            registry, guard, say,
+            registry, guard, say, owed: owed.owed, now, ttl: config.properties.pending_ttl, advice: exemption?.advice ?? null,
           });
         },
       });
@@ -149,9 +253,9 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
         Object.assign(result, { status: 'fails_on_head', reason: `dependencies differ from the base: ${deps.join('; ')}. The runs link them in from the main tree, and what a dependency installs runs before any property: install them from the base's lock files (npm ci, uv sync) before the check, or land the dependency change first, reviewed, in a change of its own` });
       } else {
         await twoRuns(result, {
-          run: (side) => freshRun(repo, config, registry, classify, onto, side === 'head' ? tree.production : [], guard, say),
+          run: (side) => freshRun(repo, config, registry, classify, onto, side === 'head' ? [...tree.kept, ...tree.production] : tree.kept, guard, say),
           revert: async () => tree.production.map((c) => ({ path: c.path, action: c.oldMode === ABSENT ? 'removed' : 'restored' })),
-          registry, guard, say,
+          registry, guard, say, owed: owed.owed, now, ttl: config.properties.pending_ttl, advice: exemption?.advice ?? null,
         });
       }
     }
@@ -171,6 +275,11 @@ interface Steps {
   registry: Registry;
   guard: Guard;
   say: (line: string) => void;
+  /** Whether the diff owes a fixed case; the pending marks' clock and lifetime; what a refusal for lack of evidence tells an owner. */
+  owed: boolean;
+  advice: string | null;
+  now: Date;
+  ttl: number;
 }
 
 function summary(run: PropertyRun, problems: string[]): RunSummary {
@@ -184,14 +293,19 @@ function harnessNote(outsideSrc: string[]): string {
   return `; head also differs from the base outside the src zone (${shown}), and the check runs every such path as on the base side: if the properties need head's side of them, they must land first, reviewed, in a change of their own (or, where the base moved on, rebase onto it)`;
 }
 
-/** Head run, revert, reverted run; fills in the verdict. */
+/** Whether every case of every invariant passed: nothing on head needs the reverted run to be judged. */
+function allPass(m: Mapping): boolean {
+  return m.invariants.every((i) => i.outcomes.length > 0 && i.outcomes.every((o) => o.outcome === 'passed'));
+}
+
+/** Head run, revert, reverted run; then each case judged against the other run. */
 async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
   s.say('running the properties on head');
   const onHead = await s.run('head');
   s.guard.check();
   const headIssues = onHead.problem ? [onHead.problem] : headProblems(onHead.mapping!, s.registry);
   result.head_run = summary(onHead, headIssues);
-  s.say(`properties on head ${headIssues.length ? 'do not pass' : 'pass'} (${formatDuration(onHead.elapsedMs)})`);
+  s.say(`properties on head ${headIssues.length ? 'cannot be judged' : 'ran'} (${formatDuration(onHead.elapsedMs)})`);
   if (headIssues.length) {
     Object.assign(result, { status: 'fails_on_head', reason: `on head: ${headIssues.join('; ')}${harnessNote(result.outside_src)}`, output: onHead.output });
     return;
@@ -202,15 +316,48 @@ async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
   s.say('running the properties with the production diff reverted');
   const onRevert = await s.run('revert');
   s.guard.check();
-  if (onRevert.problem) {
-    result.revert_run = summary(onRevert, [onRevert.problem]);
-    Object.assign(result, { status: 'revert_broken', reason: `with the production diff reverted, ${onRevert.problem}`, output: onRevert.output });
+  const revertIssue = onRevert.problem ?? (onRevert.mapping!.mapped ? null : `the properties could not be collected: ${headProblems(onRevert.mapping!, s.registry)[0]}`);
+  result.revert_run = summary(onRevert, revertIssue ? [revertIssue] : []);
+  if (revertIssue) {
+    // A vouched diff whose every case passes on head has nothing the reverted run must judge.
+    if (!s.owed && allPass(onHead.mapping!)) {
+      Object.assign(result, { status: 'vouched', reason: `every case passes on head; the reverted run said nothing (${revertIssue})` });
+    } else {
+      Object.assign(result, { status: 'revert_broken', reason: `with the production diff reverted, ${revertIssue}`, output: onRevert.output });
+    }
     return;
   }
-  const outcome = revertOutcome(onRevert.mapping!);
-  result.revert_run = summary(onRevert, outcome.status === 'describes_patch' ? [] : [outcome.reason]);
-  s.say(`properties with the revert: ${outcome.status} (${formatDuration(onRevert.elapsedMs)})`);
-  Object.assign(result, { status: outcome.status, failing_on_revert: outcome.failing, reason: outcome.reason, output: outcome.status === 'describes_patch' ? null : onRevert.output });
+  const ev = judgeStates(onHead.mapping!.invariants, onRevert.mapping!.invariants, s.registry, s.now, s.ttl);
+  Object.assign(result, { states: ev.invariants, pending: ev.pending, green: ev.green, neutral: ev.neutral, failing_on_revert: ev.fixed });
+  s.say(`case states: ${ev.invariants.map((i) => `${i.id} ${i.state}`).join(', ')} (${formatDuration(onRevert.elapsedMs)})`);
+  if (ev.refusals.length) {
+    const why = new Set(ev.refusals.map((r) => r.why));
+    const status: RevertStatus = why.has('regressed') ? 'regressed' : why.has('unmarked') || why.has('expired') ? 'pending_unmarked' : 'fails_on_head';
+    const unmarked = ev.refusals.filter((r) => r.why === 'unmarked').map((r) => r.id);
+    Object.assign(result, { status, reason: ev.refusals.map((r) => r.message).join('; ') + harnessNote(result.outside_src), fix: unmarked.length ? markAdvice(s.registry, unmarked, s.now) : null, output: onHead.output });
+    return;
+  }
+  if (!s.owed) {
+    Object.assign(result, { status: 'vouched', reason: `no case regressed${ev.fixed.length ? `; fixed: ${ev.fixed.join(', ')}` : ''}` });
+    return;
+  }
+  if (ev.fixed.length) {
+    Object.assign(result, { status: 'describes_patch', reason: `with the production diff reverted these invariants fail and pass with it: ${ev.fixed.join(', ')}` });
+    return;
+  }
+  const unrun = ev.invariants.flatMap((i) => i.cases.filter((c) => c.reverted === 'missing').map((c) => c.name));
+  const strays = onRevert.mapping!.strays.map((x) => x.name);
+  if (unrun.length || strays.length) {
+    const what = [unrun.length ? `cases that did not run: ${unrun.join(', ')}` : '', strays.length ? `errors outside any invariant: ${strays.join(', ')}` : ''].filter(Boolean).join('; ');
+    Object.assign(result, { status: 'revert_broken', reason: `with the production diff reverted no case failed, but the run is inconclusive (${what})`, output: onRevert.output });
+    return;
+  }
+  Object.assign(result, {
+    status: 'does_not_describe',
+    reason: 'with the production diff reverted no case of a registered invariant fails that passes with it: the properties do not describe this patch',
+    fix: `a human owner adds a registered property that fails without this patch, in a commit of its own${s.advice ? `;\n${s.advice}` : ''}`,
+    output: onRevert.output,
+  });
 }
 
 type Step = (root: string, env: NodeJS.ProcessEnv, scratch?: string) => Promise<void>;
@@ -223,7 +370,7 @@ interface Judge {
 
 /**
  * One run in a root of its own: a fresh worktree of `onto` with `changes`
- * (the production diff, or nothing for the reverted run), its temporary
+ * (what admitted owner commits change, and the production diff on head), its temporary
  * folder and caches beside it, the `revert.link` entries linked in, the
  * runtime guards on. Nothing of one run is there for the next.
  */

@@ -7,12 +7,10 @@
 import { createHash } from 'node:crypto';
 import { isMap, isScalar, isSeq } from 'yaml';
 import { readYaml } from '../common/yaml.js';
-import type { Config } from '../config/schema.js';
 import type { RawChange } from '../git/changes.js';
 import { readFileAt } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
-import { classifierFor } from '../mixing/check.js';
-import { judgedTree } from '../properties/revert.js';
+import type { Exemption } from '../properties/revert.js';
 
 /** In `.patchwarden/`, which is always in the guard zone. */
 export const ACK_FILE = '.patchwarden/refactors.yaml';
@@ -51,19 +49,20 @@ export function parseAcks(text: string, source: string): AckRow[] {
   });
 }
 
-export interface Acknowledgment {
-  /** The digest of the production diff base..head. */
-  digest: string;
-  /** The row at `judgeRev` that acknowledges it, if any. */
-  row: AckRow | null;
-}
-
-/** Looks up the production diff base..head among the rows committed at `judgeRev` (the base side). */
-export async function acknowledgment(repo: Repo, config: Config, judgeRev: string, base: string, head: string): Promise<Acknowledgment> {
-  const digest = diffDigest((await judgedTree(repo, await classifierFor(repo, config), base, head)).production);
+/** The row committed at `judgeRev` (the base side) that acknowledges the production diff with this digest, if any. */
+export async function acknowledgment(repo: Repo, judgeRev: string, digest: string): Promise<AckRow | null> {
   const text = await readFileAt(repo, judgeRev, ACK_FILE);
   const rows = text ? parseAcks(text.toString('utf8'), `${judgeRev.slice(0, 12)}:${ACK_FILE}`) : [];
-  return { digest, row: rows.find((r) => r.diff === digest) ?? null };
+  return rows.find((r) => r.diff === digest) ?? null;
+}
+
+/**
+ * The revert check's lookup before any run: the digest of the patch's
+ * src-zone changes and the row for it committed at `judgeRev` (the base side).
+ */
+export async function refactorExemption(repo: Repo, judgeRev: string, patch: RawChange[]): Promise<Exemption> {
+  const digest = diffDigest(patch);
+  return { digest, row: await acknowledgment(repo, judgeRev, digest), advice: ackAdvice(digest) };
 }
 
 /** What a refusal of this diff tells an owner to do. */

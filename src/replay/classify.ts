@@ -3,8 +3,11 @@
 // A run judges a key as follows:
 // - the run left no report (crash, timeout, unreadable report): a failed run;
 // - a case with the key failed in it: a failed run;
-// - an id-keyed case (fixture, invariant) passed in it: a passed run; it is
-//   absent or only skipped: a failed run ("missing": a silent skip is not a pass);
+// - an id-keyed key (fixture, invariant) passed in it only when every one of
+//   its cases ran and passed; a case that skipped there, or no case at all,
+//   is a failed run ("missing": a silent skip is not a pass). A case skipped
+//   in every run (a platform skip) is neutral; a key all of whose cases skip
+//   never passes;
 // - a signature-keyed key is absent from a run that wrote a report: a passed
 //   run. Its passing runs cannot be seen directly (a pass has no signature, and
 //   names are not keys), so the absence of that failure is its pass.
@@ -35,13 +38,20 @@ export interface KeyStats {
 
 type RunOutcome = 'pass' | 'fail' | 'missing' | 'crashed';
 
-/** What one report says of one key, its cases folded: any failure fails it. */
-function outcomeIn(run: RunRecord, key: string, kind: KeyKind): RunOutcome {
+/** What one report says of one key, its cases folded: any failure fails it, any skip (but a neutral one) keeps it from passing. */
+function outcomeIn(run: RunRecord, key: string, kind: KeyKind, neutral: ReadonlySet<string>): RunOutcome {
   if (!run.report) return 'crashed';
-  const seen = run.cases.filter((o) => o.key === key);
+  const seen = run.cases.filter((o) => o.key === key && !neutral.has(o.name));
   if (seen.some((o) => o.outcome === 'fail')) return 'fail';
-  if (seen.some((o) => o.outcome === 'pass')) return 'pass';
-  return kind === 'signature' ? 'pass' : 'missing';
+  if (kind === 'signature') return 'pass';
+  return seen.length && seen.every((o) => o.outcome === 'pass') ? 'pass' : 'missing';
+}
+
+/** Names of a key's cases that skipped in every run that reported them, and ran in none. */
+function neutralNames(runs: RunRecord[], key: string): Set<string> {
+  const outcomes = new Map<string, Set<string>>();
+  for (const run of runs) for (const o of run.cases) if (o.key === key) outcomes.set(o.name, (outcomes.get(o.name) ?? new Set()).add(o.outcome));
+  return new Set([...outcomes].filter(([, seen]) => seen.size === 1 && seen.has('skipped')).map(([name]) => name));
 }
 
 export function classify(runs: RunRecord[]): KeyStats[] {
@@ -68,7 +78,8 @@ export function classify(runs: RunRecord[]): KeyStats[] {
   const out: KeyStats[] = [];
   for (const [key, { first, names, name, sigs, frames, counterexample }] of byKey) {
     const counts = { pass: 0, fail: 0, missing: 0, crashed: 0 };
-    for (const run of runs) counts[outcomeIn(run, key, first.kind)]++;
+    const neutral = neutralNames(runs, key);
+    for (const run of runs) counts[outcomeIn(run, key, first.kind, neutral)]++;
     const fails = counts.fail + counts.missing + counts.crashed;
     const status: Status = fails === 0 ? 'stable_pass' : counts.pass === 0 ? 'stable_fail' : 'flicker';
     out.push({

@@ -1,6 +1,7 @@
 // How a replay's verdicts are shown: a table for people, one JSON object for
 // scripts, annotations for GitHub.
-import { githubEscape, type Outcome } from '../common/output.js';
+import type { Outcome } from '../common/output.js';
+import { annotation } from '../common/render.js';
 import { counted, showPath } from '../common/text.js';
 import type { CiRun } from './ci.js';
 import type { CaseVerdict, EnvClass, RunRecord } from './types.js';
@@ -39,8 +40,8 @@ export function outcome(c: Classified): Outcome {
   const counts = (['stable_pass', 'stable_fail', 'flicker'] as const).map((s) => `${c.cases.filter((v) => v.status === s).length} ${s}`);
   text.push(`replay: ${counts.join(', ')}; ${counted(c.cases.filter((v) => v.freeze_candidate).length, 'freeze candidate')}; the ledger was not touched`);
   const github = [
-    ...failing.map((v) => `::error title=${githubEscape(`patchwarden replay: ${v.action === 'unpinned_entropy' ? 'unpinned entropy' : 'stable_fail'}`, true)}::${githubEscape(`${v.name} [${v.key}]: ${v.note}`)}`),
-    ...c.cases.filter((v) => v.freeze_candidate).map((v) => `::notice title=${githubEscape('patchwarden replay: freeze candidate', true)}::${githubEscape(`${v.name} [${v.key}]: ${v.freeze_candidate!.command}`)}`),
+    ...failing.map((v) => annotation('error', `patchwarden replay: ${v.action === 'unpinned_entropy' ? 'unpinned entropy' : 'stable_fail'}`, `${v.name} [${v.key}]: ${v.note}`)),
+    ...c.cases.filter((v) => v.freeze_candidate).map((v) => annotation('notice', 'patchwarden replay: freeze candidate', `${v.name} [${v.key}]: ${v.freeze_candidate!.command}`)),
   ];
   return {
     ok: failing.length === 0,

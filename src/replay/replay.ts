@@ -10,6 +10,7 @@ import { runTestCommand, type CommandRun } from '../runner/command.js';
 import type { Signed } from '../signature/types.js';
 import { observeCases } from './observe.js';
 import type { RunRecord } from './types.js';
+import { counted } from '../common/text.js';
 
 export interface ReplayOptions {
   command: string;
@@ -68,7 +69,7 @@ export async function replay(opts: ReplayOptions): Promise<RunRecord[]> {
   for (let k = 1; k <= opts.runs; k++) {
     opts.progress(`replay: run ${k} of ${opts.runs} (${formatDuration(Date.now() - started)} elapsed)`);
     const r = await once(k, opts);
-    const seen = r.report ? `${r.cases.length} keyed case${r.cases.length === 1 ? '' : 's'}` : `no usable report: ${r.error}`;
+    const seen = r.report ? `${counted(r.cases.length, 'keyed case')}` : `no usable report: ${r.error}`;
     opts.progress(`replay: run ${k} of ${opts.runs}: exit ${r.exit_code ?? r.signal}, ${seen} (${formatDuration(r.elapsed_ms)})`);
     records.push(r);
   }

@@ -4,6 +4,7 @@
 // runner that exits non-zero has failed somewhere, and one that exits zero
 // has no failing case to show. Pure: exit status and cases in, a reason out.
 import type { TestCase } from '../junit/types.js';
+import { counted } from '../common/text.js';
 
 /** Why the report cannot be believed, or null when it agrees with the exit code. */
 export function disagreement(code: number | null, signal: NodeJS.Signals | null, cases: TestCase[]): string | null {
@@ -12,6 +13,6 @@ export function disagreement(code: number | null, signal: NodeJS.Signals | null,
   const failing = cases.filter((c) => c.status === 'failed' || c.status === 'error').length;
   const exit = code === null ? `was killed by ${signal ?? 'a signal'}` : `exited ${code}`;
   if (code !== 0 && !failing) return `the report disagrees with the exit code: the command ${exit} while its report shows no failing or erroring case`;
-  if (code === 0 && failing) return `the report disagrees with the exit code: the command exited 0 while its report shows ${failing} failing or erroring case${failing === 1 ? '' : 's'}`;
+  if (code === 0 && failing) return `the report disagrees with the exit code: the command exited 0 while its report shows ${counted(failing, 'failing or erroring case')}`;
   return null;
 }

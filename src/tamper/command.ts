@@ -2,11 +2,13 @@
 import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { UsageError } from '../common/errors.js';
-import { judgingConfig, loadConfig } from '../config/load.js';
-import { commitOrNull, openRepo, resolveCommit } from '../git/repo.js';
+import { judgingConfig } from '../config/judging.js';
+import { loadConfig } from '../config/load.js';
+import { commitOrNull, mergeBase, openRepo, resolveCommit } from '../git/repo.js';
 import { allowRowText } from './allow.js';
 import { ALLOW_FILE } from '../config/tamper-ids.js';
 import { judgeTamper, type TamperRange } from './judge.js';
+import { counted } from '../common/text.js';
 
 export const help = `usage: patchwarden tamper [--staged | --commit REV | --range A..B] [--allow-line] [--format text|json|github] [--config PATH] [-C DIR]
 
@@ -42,16 +44,15 @@ export async function run(args: string[]): Promise<number> {
     if (!m || m[1].endsWith('.')) throw new UsageError(`--range wants A..B, not ${JSON.stringify(values.range)}`);
     const a = await resolveCommit(repo, m[1] || 'HEAD');
     const b = await resolveCommit(repo, m[2]);
-    const base = (await repo.run(['merge-base', a, b], { okCodes: [1] })).stdout.toString('utf8').trim() || null;
-    range = { from: base, to: b, judgeRev: a };
+    range = { from: await mergeBase(repo, a, b), to: b, judgeRev: a };
   } else {
     const head = await commitOrNull(repo, 'HEAD');
     range = { from: head, to: null, judgeRev: head };
   }
-  const config = range.judgeRev ? await judgingConfig(repo, common.config, range.judgeRev) : await loadConfig(repo, common.config);
+  const config = range.judgeRev ? (await judgingConfig(repo, common.config, range.judgeRev)).config : await loadConfig(repo, common.config);
   const verdict = await judgeTamper(repo, config, range);
   for (const w of verdict.warnings) process.stderr.write(`patchwarden: ${w}\n`);
-  const outcome = violationsOutcome(verdict.violations, { mode: verdict.mode, hits: verdict.hits }, `patchwarden: tamper ok (${verdict.files} production file${verdict.files === 1 ? '' : 's'} with added lines, ${verdict.hits.length} hit${verdict.hits.length === 1 ? '' : 's'}${verdict.hits.some((h) => h.allowed_by) ? ', all allowed' : ''})`);
+  const outcome = violationsOutcome(verdict.violations, { mode: verdict.mode, hits: verdict.hits }, `patchwarden: tamper ok (${counted(verdict.files, 'production file')} with added lines, ${counted(verdict.hits.length, 'hit')}${verdict.hits.some((h) => h.allowed_by) ? ', all allowed' : ''})`);
   for (const h of verdict.hits.filter((x) => x.allowed_by)) outcome.text.push(`patchwarden: allowed [${h.rule}] ${h.path}:${h.line} by ${h.allowed_by}`);
   const standing = verdict.hits.filter((h) => !h.allowed_by);
   if (values['allow-line'] && standing.length) {

@@ -7,7 +7,7 @@ import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
-import { configBool, emptyTree } from '../git/repo.js';
+import { configBool, emptyTree, mergeBase } from '../git/repo.js';
 import { addedLines, addedLinesOfTrees, type Added } from './added.js';
 import type { AllowRow } from './allow.js';
 import { CannotJudge } from '../common/errors.js';
@@ -158,8 +158,7 @@ async function pushBases(repo: Repo, refs: PushedRef[], judgeRev: string | null)
     if (r.old !== null) return r.old;
     if (!judgeRev) return null;
     if (r.boundary.length === 1 && holds.has(r.boundary[0])) return r.boundary[0];
-    const m = await repo.run(['merge-base', judgeRev, r.tip], { okCodes: [1] });
-    return m.stdout.toString('utf8').trim() || null;
+    return mergeBase(repo, judgeRev, r.tip);
   }));
 }
 

@@ -50,13 +50,13 @@ def pytest_runtest_makereport(item, call):
         report.outcome = 'passed'
 `;
 
-py('a root conftest.py that forces passes while a marker sits in src: fails_on_head, naming conftest.py', () => {
+py('a root conftest.py that forces passes while a marker sits in src: refused (the base still fails), naming conftest.py', () => {
   const { repo, base, head } = project(pyBase(), { 'conftest.py': FORCING_CONFTEST, 'src/marker.py': '# on\n' });
   assert.is(trustingRun(repo, PYTEST), 0, 'the attack is real: head with its own conftest is green');
   const r = revertCheck(repo, base, head);
   assert.is(r.code, 1, r.stderr);
-  assert.is(r.out.status, 'fails_on_head');
-  assert.match(r.out.reason, /fail on the patched tree: bill\.total_non_negative/);
+  assert.is(r.out.status, 'pending_unmarked');
+  assert.match(r.out.reason, /the base itself fails bill\.total_non_negative/);
   assert.match(r.out.reason, /outside the src zone \(conftest\.py\)/);
   assert.match(r.out.reason, /they must land first, reviewed, in a change of their own/);
   assert.equal(r.out.outside_src, ['conftest.py']);
@@ -123,13 +123,13 @@ function staleBranch(): { repo: TempRepo; fork: string; main: string; topic: str
   return { repo, fork, main, topic };
 }
 
-py('a stale branch judged against the base whose property is stronger: fails_on_head', () => {
+py('a stale branch judged against the base whose property is stronger: refused', () => {
   const { repo, fork, main, topic } = staleBranch();
   assert.is(revertCheck(repo, fork, topic).out.status, 'describes_patch', 'by its own, older property the branch would pass');
   const r = revertCheck(repo, main, topic);
   assert.is(r.code, 1, r.stderr);
-  assert.is(r.out.status, 'fails_on_head');
-  assert.match(r.out.reason, /fail on the patched tree: bill\.total_non_negative/);
+  assert.is(r.out.status, 'pending_unmarked');
+  assert.match(r.out.reason, /the base itself fails bill\.total_non_negative/);
   assert.match(r.out.reason, /spec\/properties\/test_bill\.py/);
 });
 
@@ -137,7 +137,7 @@ py('gate: a stale branch is judged by the target branch, not by the fork point',
   const { repo } = staleBranch();
   const r = gate(repo);
   assert.is(r.layers.properties.status, 'refused', r.layers.properties.summary);
-  assert.match(r.layers.properties.violations[0].message, /fail on the patched tree: bill\.total_non_negative/);
+  assert.match(r.layers.properties.violations[0].message, /the base itself fails bill\.total_non_negative/);
   assert.is(r.code, 1);
 });
 
@@ -146,7 +146,7 @@ const HELPER = "import assert from 'node:assert/strict';\nexport const check = (
 const LENIENT = "import assert from 'node:assert/strict';\nimport { existsSync } from 'node:fs';\nexport const check = (ok) => { if (!existsSync('src/marker.mjs')) assert.ok(ok); };\n";
 const HELPED = `import { test } from 'node:test';\nimport { check } from '../../tests/helpers.mjs';\nimport { total } from '../../src/bill.mjs';\n\ntest('total is never negative [invariant:${ID}]', () => {\n  for (const xs of [[], [1, 2]]) check(total(xs) >= 0);\n});\n`;
 
-test('node --test: a helper in tests/ the property imports, made lenient by the patch: fails_on_head, naming it', () => {
+test('node --test: a helper in tests/ the property imports, made lenient by the patch: refused (the base still fails), naming it', () => {
   const { repo, base, head } = project({
     '.patchwarden.yml': config(NODE_TEST),
     'spec/invariants.yaml': registry(ID),
@@ -157,7 +157,7 @@ test('node --test: a helper in tests/ the property imports, made lenient by the 
   assert.is(trustingRun(repo, NODE_TEST), 0, 'the attack is real: head with its own helper is green');
   const r = revertCheck(repo, base, head);
   assert.is(r.code, 1, r.stderr);
-  assert.is(r.out.status, 'fails_on_head');
+  assert.is(r.out.status, 'pending_unmarked');
   assert.match(r.out.reason, /outside the src zone \(tests\/helpers\.mjs\)/);
 });
 
@@ -170,7 +170,7 @@ test('node --test: the property itself is the base one, not the patch\'s weakene
   }, { 'spec/properties/bill.test.mjs': jsProperty(ID).replace('assert.ok(total(xs) >= 0)', 'assert.ok(true)'), 'src/bill.mjs': BUGGY_JS + '// tried\n' });
   const r = revertCheck(repo, base, head);
   assert.is(r.code, 1, r.stderr);
-  assert.is(r.out.status, 'fails_on_head');
+  assert.is(r.out.status, 'pending_unmarked');
 });
 
 test('git push: the lenient-helper patch is refused by the pre-push hook and the remote keeps its tip', () => {
@@ -190,7 +190,7 @@ test('git push: the lenient-helper patch is refused by the pre-push hook and the
   repo.commit({ 'tests/helpers.mjs': LENIENT, 'src/marker.mjs': 'export {};\n' }, 'fix totals');
   const r = repo.git(['push', '-q', 'origin', 'main'], { allowFail: true });
   assert.is.not(r.code, 0, r.stdout + r.stderr);
-  assert.match(r.stdout + r.stderr, /fails_on_head/);
+  assert.match(r.stdout + r.stderr, /pending_unmarked/);
   assert.match(r.stdout + r.stderr, /tests\/helpers\.mjs/);
   assert.is(remote.git(['rev-parse', 'main']).stdout.trim(), tip);
 });

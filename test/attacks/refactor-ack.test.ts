@@ -84,7 +84,7 @@ test('an owner\'s row for this diff, landed first, lets exactly this refactor th
   const line = `refs/heads/main ${repo.head()} refs/heads/main ${repo.git(['rev-parse', 'origin/main']).stdout.trim()}\n`;
   const json = repo.json(['pre-push', 'origin', repo.git(['remote', 'get-url', 'origin']).stdout.trim()], { input: line });
   assert.is(json.code, 0, JSON.stringify(json.out));
-  assert.is(json.out.refs[0].revert, 'does_not_describe');
+  assert.is(json.out.refs[0].revert, 'acknowledged', 'looked up before any run');
   assert.equal(json.out.refs[0].acknowledged, { diff: digest, owner: 'Dana Owner', reason: 'adds a constant nothing reads yet' });
   const r = push(repo);
   assert.is(r.code, 0, r.said);

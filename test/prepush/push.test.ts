@@ -128,7 +128,7 @@ test('git push: a new branch is judged from its merge-base with the remote defau
   repo.commit({ 'src/bill.mjs': BUGGY_JS + 'export const unrelated = 1;\n' }, 'unrelated');
   const bad = push(repo, 'feature');
   assert.is.not(bad.code, 0);
-  assert.match(bad.said, /fails_on_head/);
+  assert.match(bad.said, /pending_unmarked: the base itself fails/);
   assert.is(remoteHead(remote, 'feature'), '');
   repo.git(['reset', '-q', '--hard', 'main']);
   const fix = repo.commit({ 'src/bill.mjs': FIXED_JS }, 'fix');

@@ -64,12 +64,14 @@ pyTest('a patch the property does not describe: does_not_describe, exit 1', () =
   assert.match(text.stdout, /src\/bill\.py/);
 });
 
-pyTest('a patch that does not fix: fails_on_head, exit 1, with pytest output shown', () => {
+pyTest('a patch that does not fix a red base: pending_unmarked, exit 1, the row edit and pytest output shown', () => {
   const { repo, base, head } = project(baseFiles(), { 'src/bill.py': BUGGY_PY + '# tried\n' });
   const r = check(repo, base, head);
   assert.is(r.code, 1);
-  assert.is(r.out.status, 'fails_on_head');
-  assert.match(r.out.reason, /fail on the patched tree: bill\.total_non_negative/);
+  assert.is(r.out.status, 'pending_unmarked');
+  assert.match(r.out.reason, /the base itself fails bill\.total_non_negative .*: mark it pending, reviewed, or fix it/);
+  assert.match(r.out.fix, /pending: \{since: \d{4}-\d{2}-\d{2}, owner: NAME, reason: WHY THE BASE FAILS IT\}/);
+  assert.equal(r.out.states.map((i: any) => [i.id, i.state]), [[ID, 'pending']]);
   assert.match(r.stderr, /the property command said/);
   assert.match(r.stderr, /assert -1 >= 0/);
 });

@@ -34,6 +34,16 @@ test('a signature-keyed failure absent from a run that wrote a report counts as 
   assert.equal([s.passes, s.fails], [1, 2]);
 });
 
+test('skip is not pass: a case of an id-keyed key that skips in some runs fails those runs; one skipped in every run is neutral; all skipped never passes', () => {
+  const partial = only([run(1, [fixture('pass', 'a'), fixture('pass', 'b')]), run(2, [fixture('pass', 'a'), fixture('skipped', 'b')])]);
+  assert.is(partial.status, 'flicker');
+  assert.equal([partial.passes, partial.fails, partial.missing], [1, 1, 1]);
+  const platform = only([run(1, [fixture('pass', 'a'), fixture('skipped', 'b')]), run(2, [fixture('pass', 'a'), fixture('skipped', 'b')])]);
+  assert.is(platform.status, 'stable_pass');
+  const none = only([run(1, [fixture('skipped', 'b')]), run(2, [fixture('skipped', 'b')])]);
+  assert.is(none.status, 'stable_fail');
+});
+
 test('a signature failing in every run is stable_fail: fix it, no freeze', () => {
   const s = only([run(1, [failSig()]), run(2, [failSig(SIG, 'test_renamed')])]);
   assert.is(s.status, 'stable_fail');

@@ -1,0 +1,64 @@
+// The config that judges a revision: the one way every command and hook
+// loads it. `--config PATH` when given, else the config committed at the
+// revision; for the enforcement points, where that one does not parse, the
+// newest commit of its history whose config does (so a correction can always
+// land, and nothing is judged more loosely than before the break).
+import { CannotJudge, isCannotJudge } from '../common/errors.js';
+import type { Repo } from '../git/repo.js';
+import { CONFIG_FILE } from '../zones/names.js';
+import { loadConfig, loadConfigAt } from './load.js';
+import { defaults, type Config } from './schema.js';
+
+export interface Fallback {
+  /** The commit whose rules judge in place of the broken ones; null when the first commit brought the broken config. */
+  rev: string | null;
+  /** Its config: the defaults where that commit had none. */
+  config: Config;
+}
+
+/**
+ * The newest commit on `rev`'s first-parent line whose config parses: the
+ * rules a branch with a broken config is judged by until its correction
+ * lands, so the correction can land and nothing is judged more loosely than
+ * before the break. Null when the 200 newest changes of the config all fail.
+ */
+export async function lastValidConfig(repo: Repo, rev: string): Promise<Fallback | null> {
+  // Each commit that changed the config; the state before it is a candidate.
+  const out = await repo.text(['rev-list', '--first-parent', '--max-count=200', rev, '--', CONFIG_FILE]);
+  for (const changed of out.split('\n').filter(Boolean)) {
+    const parent = (await repo.run(['rev-parse', '--verify', '--quiet', `${changed}^1`], { okCodes: [1] })).stdout.toString('utf8').trim() || null;
+    try {
+      return { rev: parent, config: parent ? await loadConfigAt(repo, parent) : defaults(CONFIG_FILE) };
+    } catch (err) {
+      if (!isCannotJudge(err)) throw err;
+    }
+  }
+  return null;
+}
+
+/**
+ * The rules that judge from `rev`: `--config PATH` when given, else the config
+ * committed at `rev`. Where that one does not parse, the enforcement points
+ * (hooks, gate) pass `fallBack`: the last config that did judges, said through
+ * it, so a correction can land; a command asked about one revision passes
+ * none, and the error stands. `rev` in the answer is where the files the
+ * config names are read.
+ */
+export async function judgingConfig(repo: Repo, explicit: string | undefined, rev: string, fallBack?: (note: string) => void): Promise<{ config: Config; rev: string | null }> {
+  if (explicit) return { config: await loadConfig(repo, explicit), rev };
+  try {
+    return { config: await loadConfigAt(repo, rev), rev };
+  } catch (err) {
+    if (!isCannotJudge(err) || !fallBack) throw err;
+    const fallback = await lastValidConfig(repo, rev);
+    if (!fallback) throw err;
+    fallBack(fallbackNote(err, fallback));
+    return fallback;
+  }
+}
+
+/** What a hook says when it judges by the last config that parses. */
+export function fallbackNote(broken: CannotJudge, fallback: Fallback): string {
+  const by = fallback.rev ? `the rules of ${fallback.rev.slice(0, 12)}, the last commit where it parses,` : 'the default rules (no commit had a config that parses)';
+  return `${broken.describe()}; until a correction lands, ${by} judge`;
+}
