@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PROJECT, sh } from '../helpers/repo.js';
-import { packed, userEnv } from './pack.js';
+import { packed, userEnv, withPackLock } from './pack.js';
 
 function unpacked(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'pw-unpacked-'));
@@ -39,22 +39,23 @@ test('no runtime dependencies and no install step: the bundle holds them, and im
   assert.match(readFileSync(files[0], 'utf8') + files.map((f) => readFileSync(f, 'utf8')).join(''), /XMLParser/, 'fast-xml-parser is inside the bundle');
 });
 
-test('installing the tarball prints no install-scripts warning, and the checkout\'s package.json is as it was', () => {
-  const before = readFileSync(path.join(PROJECT, 'package.json'), 'utf8');
+test('installing the tarball prints no install-scripts warning, and packing leaves the checkout\'s package.json as it was', () => {
+  const tarball = packed();
+  const manifest = () => withPackLock(() => readFileSync(path.join(PROJECT, 'package.json'), 'utf8'));
+  assert.match(manifest(), '"prepare": "node scripts/prepare.mjs"');
   const project = mkdtempSync(path.join(tmpdir(), 'pw-install-'));
   try {
     writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'shop', private: true }));
-    const r = sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', packed()], { cwd: project, env: userEnv() });
+    const r = sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', tarball], { cwd: project, env: userEnv() });
     assert.is(r.code, 0, r.stderr);
     assert.not.match(r.stdout + r.stderr, /install-scripts|npm warn/);
   } finally {
     rmSync(project, { recursive: true, force: true });
   }
-  assert.is(readFileSync(path.join(PROJECT, 'package.json'), 'utf8'), before);
 });
 
 test('npm publish --dry-run is clean', () => {
-  const r = sh('npm', ['publish', '--dry-run', '--ignore-scripts'], { cwd: PROJECT, env: userEnv() });
+  const r = withPackLock(() => sh('npm', ['publish', '--dry-run', '--ignore-scripts'], { cwd: PROJECT, env: userEnv() }));
   assert.is(r.code, 0, r.stderr);
   assert.not.match(r.stderr, /npm warn (?!publish This command requires you to be logged in)/);
 });
