@@ -32,7 +32,7 @@ function adopt(p: Project, checkInit: (out: string) => void = () => {}): void {
   follow(p.dir, p.env, advice(said));
   p.ok('git', ['push', '-q']);
   const remote = p.ok('git', ['log', '--format=%s', 'main'], p.origin).stdout.trim().split('\n');
-  assert.equal(remote, ['split by the advice', 'split by the advice', 'project with patchwarden', 'the project so far']);
+  assert.equal(remote, ['production change', 'oracle change', 'project with patchwarden', 'the project so far']);
   // A production-only commit is accepted, and its push too.
   p.write({ 'src/app.py': 'def price(n):\n    return n * 3\n' });
   p.ok('git', ['commit', '-q', '-am', 'production only']);
