@@ -6,13 +6,16 @@ import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { judgingConfig } from '../config/judging.js';
-import { shellQuote } from '../common/text.js';
+import { counted, shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { commitOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
 import { landingOf, rangeAdvice } from '../mixing/advice.js';
+import { BASELINE_FILE } from '../mixing/baseline.js';
 import { checkRange } from '../mixing/check.js';
 import { clockNow } from '../freeze/clock.js';
+import { commitWith } from '../properties/tree.js';
+import { overrideLines, type Override } from '../owners/override.js';
 import { revertCheck, revertPasses, type RevertResult, type RevertStatus } from '../properties/revert.js';
 import { stateLines } from '../properties/report.js';
 import type { InvariantVerdict } from '../properties/states.js';
@@ -118,6 +121,8 @@ interface RefVerdict {
   base: string | null;
   commits: string[];
   revert: RevertStatus | null;
+  /** Owner override commits honoured (Patchwarden-Override). */
+  overrides?: Override[];
   /** The owner's row that let a refactor through without a property run. */
   acknowledged?: { diff: string; owner: string; reason: string };
   /** Whether the diff owed a fixed case, each invariant's state and cases, the invariants pending under a mark. */
@@ -156,8 +161,11 @@ export async function run(args: string[]): Promise<number> {
     const rules = await judgingConfig(repo, common.config, judgingTip ?? range.base ?? range.judge ?? v.tip, say);
     const { config } = rules;
     const judgeRev = rules.rev;
-    const { commits, paths, violations } = await checkRange(repo, config, range.exclude, v.tip, judgeRev, clockNow());
+    const { commits, paths, violations, baselined, overrides, overrideChanges } = await checkRange(repo, config, range.exclude, v.tip, judgeRev, clockNow());
     v.commits = commits;
+    if (overrides.length) v.overrides = overrides;
+    overrideLines(overrides).forEach((l) => say(`${ref.remoteRef}: ${l}`));
+    if (baselined.length) say(`${ref.remoteRef}: ${counted(baselined.length, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`);
     // The range advice's push commands, for this remote and ref, fitted to the branch and the pusher.
     for (const x of violations) {
       const tip = x.rule === 'mix-range' ? /git push <remote> ([0-9a-f]{40,64}):<branch>/.exec(x.fix ?? '')?.[1] : undefined;
@@ -178,10 +186,12 @@ export async function run(args: string[]): Promise<number> {
     if (!config.pre_push.revert) continue;
     if (!config.properties.command) { say(`revert check skipped for ${ref.remoteRef}: properties.command is not set in ${config.source}`); continue; }
     if (!range.base) { say(`revert check skipped for ${ref.remoteRef}: a history with no base commit to revert to`); continue; }
-    const key = `${range.base} ${v.tip}`;
+    // An owner's override counts as the base's: the other commits are judged as if it were not there.
+    const from = overrides.length ? await commitWith(repo, range.base, overrideChanges, 'the base plus the owners\' overrides') : range.base;
+    const key = `${from} ${v.tip}`;
     if (!reverted.has(key)) {
       const base = range.base;
-      const r = await revertCheck(repo, config, base, v.tip, { progress: say, now: clockNow(), exemption: (patch) => refactorExemption(repo, base, patch) });
+      const r = await revertCheck(repo, config, from, v.tip, { progress: say, now: clockNow(), exemption: (patch) => refactorExemption(repo, base, patch) });
       reverted.set(key, r);
       if (r.acknowledged) say(`revert check: ${r.digest!.slice(0, 12)} is acknowledged as a refactor by ${r.acknowledged.owner} (${ACK_FILE}): ${r.acknowledged.reason}`);
       else if (r.states.length) say(`revert check ${r.status}: ${r.reason}\n${stateLines(r).join('\n')}`);

@@ -41,7 +41,7 @@ test('src and spec in one commit is refused, naming each path, its zone and how 
   assert.match(r.stdout, /refused \[mix\]/);
   assert.match(r.stdout, /src\/app\.py {2}\(src, modified\)/);
   assert.match(r.stdout, /spec\/props\.py {2}\(spec, modified\)/);
-  assert.match(r.stdout, /git commit -- spec\/props\.py\n/);
+  assert.match(r.stdout, /git commit -m 'oracle change' -- spec\/props\.py\n/);
 });
 
 test('src and tests together are allowed; spec alone is allowed', () => {
@@ -95,7 +95,7 @@ test('paths with a newline, quotes, non-ASCII and a leading dash are read and sh
   assert.ok(out.violations[0].paths.includes('spec/-dash.py'));
   const r = refusedCommit(repo);
   assert.match(r.stdout, /"src\/new\\nline \\"q\\" ü\.py"/);
-  assert.match(r.stdout, /git commit -- spec\/-dash\.py\n/);
+  assert.match(r.stdout, /git commit -m 'oracle change' -- spec\/-dash\.py\n/);
 });
 
 test('a mode change and a submodule entry count as changes to their zone', () => {
