@@ -177,7 +177,7 @@ async function oracleFindings(repo: Repo, config: Config): Promise<Finding[]> {
     ['tamper-allow', async () => {
       const file = path.join(root, ALLOW_FILE);
       if (!existsSync(file)) return `no ${ALLOW_FILE} (no tamper hits allowed)`;
-      return `${ALLOW_FILE} is valid (${parseAllow(readFileSync(file, 'utf8'), ALLOW_FILE).length} rows)`;
+      return `${ALLOW_FILE} is valid (${counted(parseAllow(readFileSync(file, 'utf8'), ALLOW_FILE).length, 'row')})`;
     }],
   ];
   const files: Record<string, string> = { ledger: config.freeze.ledger, fixtures: config.fixtures.lock, registry: config.properties.invariants };

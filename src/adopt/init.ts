@@ -32,7 +32,7 @@ pre-commit and pre-push hooks:
     and, in a project with a package.json, a "prepare" script that installs
     them again on every clone's npm install.
 A hook that patchwarden did not write is never overwritten: in a husky file the
-guard is added after your commands; a plain git hook is kept as
+guard is added before your commands; a plain git hook is kept as
 <hook>.pre-patchwarden and run first (--no-chain refuses instead).
 Running it twice changes nothing.
 

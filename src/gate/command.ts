@@ -75,7 +75,12 @@ export async function run(args: string[]): Promise<number> {
   const commits = walked.commits.filter((c) => !old.has(c));
   const changes = new Map([...walked.changes].filter(([c]) => !old.has(c)));
   const forkPoint = await mergeBase(repo, base, head);
-  if (!forkPoint) throw new CannotJudge(`HEAD and ${values.base} have no common history`);
+  if (!forkPoint) {
+    const shallow = (await repo.text(['rev-parse', '--is-shallow-repository'])) === 'true';
+    throw new CannotJudge(shallow
+      ? `this clone is shallow, so HEAD and ${values.base} share no history here; fetch the full history (fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 in GitLab CI, or git fetch --unshallow)`
+      : `HEAD and ${values.base} have no common history`);
+  }
   // An owner's override passes the mixing and revert rules for its own changes: the revert check starts from them.
   const overrides = await judgeOverrides(repo, config, base, await overrideClaims(repo, commits), commits, forkPoint, clockNow());
   const own = overrides.granted.flatMap((o) => changes.get(o.commit) ?? []);

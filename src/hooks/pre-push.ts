@@ -22,7 +22,7 @@ import type { InvariantVerdict } from '../properties/states.js';
 import { judgeTamper } from '../tamper/judge.js';
 import { guardFileProblems, guardFileViolations, touchedGuardFiles } from '../gate/guard-files.js';
 import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
-import { frameworkPush } from './framework-push.js';
+import { frameworkPush, pushesOneRef } from './framework-push.js';
 import { parseRefLines, readHookInput } from './ref-lines.js';
 
 export const help = `usage: patchwarden pre-push REMOTE URL [--format text|json|github] [--config PATH] [-C DIR]
@@ -30,7 +30,8 @@ export const help = `usage: patchwarden pre-push REMOTE URL [--format text|json|
 The pre-push hook. git gives it one line per pushed ref on stdin:
 "<local ref> <local sha> <remote ref> <remote sha>". For each ref it judges
 the commits the remote lacks (on that ref and on every branch of it this
-clone has fetched), by the config on their base side:
+clone has fetched), by the config on the remote's default branch, as the
+server hook judges by its judging branch (else by the range's base side):
   - the mixing rule on each commit and on the range as a whole (mix.range)
   - the fixture lock at the pushed tip
   - the tamper layer on the lines the range adds to production code
@@ -67,6 +68,15 @@ interface Range {
   first: boolean;
   /** Where the rules come from when there is no base: the remote's default branch, when this clone has it. */
   judge?: string;
+}
+
+/** The tip of the remote's default branch as this clone last fetched it (REMOTE/HEAD, else main, else master). */
+async function remoteDefault(repo: Repo, remote: string): Promise<string | null> {
+  for (const candidate of [`refs/remotes/${remote}/HEAD`, `refs/remotes/${remote}/main`, `refs/remotes/${remote}/master`]) {
+    const id = await commitOrNull(repo, candidate);
+    if (id) return id;
+  }
+  return null;
 }
 
 /** Where the range of a pushed tip starts. */
@@ -128,11 +138,13 @@ export async function run(args: string[]): Promise<number> {
   const say = (line: string) => process.stderr.write(`patchwarden: ${line}\n`);
   const input = await readHookInput();
   const framework = input.trim() ? null : await frameworkPush(repo);
-  if (framework) say(`judging ${framework.lines.split(' ')[0]} only: the pre-commit framework hands its hooks the first pushed ref, not git's ref lines`);
+  // A push of one ref loses nothing; of several, the others are not judged here.
+  if (framework && pushesOneRef() !== true) say(`judging ${framework.lines.split(' ')[0]} only: the pre-commit framework hands its hooks the first pushed ref, not git's ref lines`);
   const remote = positionals[0] ?? framework?.remote;
   if (!remote) throw new UsageError('pre-push wants the remote name and URL, as git gives them to the hook');
   const pushed = parsePushLines(framework?.lines ?? input);
   const verdicts: RefVerdict[] = [];
+  const judgingTip = await remoteDefault(repo, remote);
   const reverted = new Map<string, RevertResult>();
   for (const ref of pushed) {
     const v: RefVerdict = { local_ref: ref.localRef, remote_ref: ref.remoteRef, tip: null, base: null, commits: [], revert: null, violations: [] };
@@ -143,9 +155,10 @@ export async function run(args: string[]): Promise<number> {
     const range = await rangeOf(repo, remote, ref, v.tip);
     v.base = range.base;
     if (range.first) { say(`${ref.remoteRef}: the first push of this history to ${remote}; nothing on the remote to judge it by yet, so it passes and becomes the base later pushes are judged from`); continue; }
-    // The base side's rules judge; a whole new history, the remote's default branch's (else its own).
-    // A base whose config does not parse is judged by its last one that does, so a correction can land.
-    const rules = await judgingConfig(repo, common.config, range.base ?? range.judge ?? v.tip, say);
+    // The remote's default branch's rules judge every branch, as the server's judging branch does;
+    // without one, the base side's (a whole new history: its own tip's). A config there that does
+    // not parse is replaced by its last one that does, so a correction can land.
+    const rules = await judgingConfig(repo, common.config, judgingTip ?? range.base ?? range.judge ?? v.tip, say);
     const { config } = rules;
     const judgeRev = rules.rev;
     const { commits, paths, violations, baselined, overrides, overrideChanges } = await checkRange(repo, config, range.exclude, v.tip, judgeRev, clockNow());

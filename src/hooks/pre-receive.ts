@@ -177,7 +177,7 @@ export async function judgePush(repo: Repo, config: Config, branch: JudgingBranc
     }
     once.add(v.ref);
     if (isZeroId(v.new) && v.ref !== branch.ref && config.pre_receive.deletions === 'refuse') {
-      v.violations.push({ rule: 'delete', paths: [], message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})` });
+      v.violations.push({ rule: 'delete', paths: [], message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})`, fix: `keep ${v.ref}; where deleting refs is wanted, pre_receive.deletions: allow in ${CONFIG_FILE} on ${branch.ref} lets deletions through` });
     }
   }
   // Commits that predate the guard (the adoption baseline on the judging branch) are left out of the commit rules.
