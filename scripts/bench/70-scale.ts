@@ -13,7 +13,7 @@ import { CLI, PROJECT, benchEnv, peakMemory, type Row } from './lib.js';
 const REFS = 1000;
 const COMMITS = 50_000;
 /** Paired runs per row: the 50,000-commit push takes seconds a run. */
-const RUNS = Number(process.env.PATCHWARDEN_BENCH_RUNS ?? 5);
+const RUNS = Number(process.env.PATCHWARDEN_BENCH_RUNS ?? 3);
 const GHES = { ms: 5000, name: "GitHub Enterprise Server's limit on a pre-receive hook" };
 
 const PLUMBING_HOOK = `#!/bin/sh

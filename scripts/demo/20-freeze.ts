@@ -1,5 +1,6 @@
-// Layer 3: a known flake is frozen by its failure signature. Renaming the test
-// does not lift the freeze (it is flagged as a rename); a changed failure is new.
+// Layer 3: a known flake is frozen by its failure signature, by a row that
+// carries its replay evidence. Renaming the test does not lift the freeze, and
+// needs the owner's edit of the row; a changed failure is new.
 import { newRepo, say, section } from './lib.js';
 
 const TEST = `from calc import total
@@ -21,12 +22,18 @@ export default function freeze(): void {
   say('the suite fails on one kind of host; its failure has a signature:');
   repo.run(`${suite}; patchwarden signatures report.xml`);
   repo.run('patchwarden freeze apply report.xml', 1);
-  say('a human freezes that signature with an owner, a reason and an expiry, in a commit of its own:');
+  say('a new project\'s ledger is version 2: a row without replay evidence is refused, whoever writes it:');
   const sig = repo.run(`patchwarden signatures report.xml --format json 2>/dev/null | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0,"utf8")).failures[0].sig)'`).trim();
-  repo.run(`patchwarden freeze add --sig ${sig} --reason "clock drift on one host" --owner qa-team --ttl 7d --last-name test_total && git add freeze && git commit -q -m "freeze: clock drift flake" && patchwarden freeze list`);
+  repo.run(`patchwarden freeze add --sig ${sig} --reason "clock drift on one host" --owner qa-team --ttl 7d --last-name test_total`, 1);
+  say('the failing input is pinned as a fixture, replayed under a fixed seed on CI (replay prints the row), and its owner adds it with that evidence:');
+  const fixture = repo.run(`echo '{"items": [1, 2]}' | patchwarden fixtures add - --format json | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0,"utf8")).id)'`).trim();
+  repo.run('git add fixtures && git commit -q -m "fixtures: the flake\'s input"');
+  repo.run(`patchwarden freeze add --sig ${sig} --reason "clock drift on one host" --owner qa-team --ttl 7d --last-name test_total --fixture ${fixture} --seed 20260917 --env-class remote --ci github --run https://github.com/acme/shop/actions/runs/4242 && git add freeze && git commit -q -m "freeze: clock drift flake" && patchwarden freeze list`);
   repo.run('patchwarden freeze apply report.xml');
-  say('an agent renames and moves the test: still frozen, and flagged as a rename:');
-  repo.run(`git mv tests/test_total.py tests/test_sums.py && sed -i 's/def test_total/def test_sum_of_two/' tests/test_sums.py && git commit -q -am "rename test" && ${suite}; patchwarden freeze apply report.xml`);
+  say('an agent renames and moves the test: the row still matches, and a rename needs a human, who is shown the one-line ledger edit:');
+  repo.run(`git mv tests/test_total.py tests/test_sums.py && sed -i 's/def test_total/def test_sum_of_two/' tests/test_sums.py && git commit -q -am "rename test" && ${suite}; patchwarden freeze apply report.xml`, 1);
+  say('the ledger\'s owner judges it the same flake and commits that edit on its own:');
+  repo.run(`sed -i 's/last_name: test_total$/last_name: test_sum_of_two/' freeze/signatures.yaml && git commit -q -am "freeze: acknowledge the rename of test_total" && patchwarden freeze apply report.xml`);
   say('the agent swaps the assertion for pytest.raises: a different failure, not covered by the freeze:');
   repo.write({ 'tests/test_sums.py': 'import pytest\nfrom calc import total\n\n\ndef test_sum_of_two():\n    with pytest.raises(ValueError):\n        total([1, 2])\n' });
   repo.run(`${suite}; patchwarden freeze apply report.xml`, 1);

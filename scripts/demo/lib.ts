@@ -61,14 +61,14 @@ export class DemoRepo {
   }
 }
 
-/** A fresh repository: the files in a first commit, then the guard installed and its config committed on its own. */
+/** A fresh repository: the files in a first commit, then the guard installed and its config (and its new, empty ledger) committed on their own. */
 export function newRepo(files: Record<string, string>): DemoRepo {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-demo-'));
   made.push(dir);
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir, env });
   const repo = new DemoRepo(dir);
   repo.write(files);
-  repo.run('git add -A && git commit -q -m "start" && patchwarden init --yes && git add .patchwarden.yml && git commit -q -m "guard config" && git log --oneline');
+  repo.run('git add -A && git commit -q -m "start" && patchwarden init --yes && git add .patchwarden.yml freeze && git commit -q -m "guard config" && git log --oneline');
   return repo;
 }
 

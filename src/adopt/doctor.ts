@@ -19,6 +19,7 @@ import { CHAINED, HOOKS, MANAGED_HOOKS, hookSetup, sharedHooksPath, isExecutable
 import { managerHookInstalled, wiredHooks, type Manager } from './managers.js';
 import { counted, shellQuote } from '../common/text.js';
 import { zoneFindings } from './zone-check.js';
+import { casesFinding, codeownersFinding, evidenceFinding } from './method-check.js';
 
 export const help = `usage: patchwarden doctor [--format text|json] [--config PATH] [-C DIR]
 
@@ -29,6 +30,10 @@ project's files (and which oracle zones hold files no owner guards), and
 whether the config, the freeze
 ledger, the fixture lock, the invariant registry and the tamper allow rows
 (.patchwarden/tamper-allow.yaml) in the working tree are valid.
+It also says which freeze rows carry no replay evidence (what a version 2
+ledger refuses), which oracle paths no CODEOWNERS rule gives an owner (with
+the lines to add), and, running properties.command once, which invariants
+ran a single case.
 Exit 0 when all is in order, 1 when something is not.`;
 
 export interface Finding {
@@ -48,7 +53,10 @@ export async function run(args: string[]): Promise<number> {
   const mainRoot = path.basename(repo.commonDir) === '.git' ? path.dirname(repo.commonDir) : root;
   const findings = [...hookFindings(setup, root, mainRoot), binaryFinding(root, mainRoot)];
   const config = await configFinding(repo, common.config, findings);
-  if (config) findings.push(...(await zoneFindings(repo, root, config)), ...(await oracleFindings(repo, config)), ...ownersFindings(config));
+  if (config) {
+    findings.push(...(await zoneFindings(repo, root, config)), ...codeownersFinding(root, config), ...(await casesFinding(repo, root, config)), ...(await evidenceFinding(repo, config)));
+    findings.push(...(await oracleFindings(repo, config)), ...ownersFindings(config));
+  }
   const ok = findings.every((f) => f.ok);
   const text = findings.map((f) => `${!f.ok ? 'PROBLEM' : f.warn ? 'WARNING' : 'ok     '} ${f.check}: ${f.detail}`);
   return emit(common.format, { ok, json: { style: setup.style, checks: findings }, text });
@@ -169,7 +177,7 @@ async function oracleFindings(repo: Repo, config: Config): Promise<Finding[]> {
     ['tamper-allow', async () => {
       const file = path.join(root, ALLOW_FILE);
       if (!existsSync(file)) return `no ${ALLOW_FILE} (no tamper hits allowed)`;
-      return `${ALLOW_FILE} is valid (${parseAllow(readFileSync(file, 'utf8'), ALLOW_FILE).length} rows)`;
+      return `${ALLOW_FILE} is valid (${counted(parseAllow(readFileSync(file, 'utf8'), ALLOW_FILE).length, 'row')})`;
     }],
   ];
   const files: Record<string, string> = { ledger: config.freeze.ledger, fixtures: config.fixtures.lock, registry: config.properties.invariants };

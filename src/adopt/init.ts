@@ -1,20 +1,24 @@
 // `patchwarden init`: a starter config and the hooks, idempotently.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parse } from '../common/args.js';
 import { emit } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { CONFIG_FILE } from '../zones/names.js';
+import type { Config } from '../config/schema.js';
 import { loadConfig, parseConfig } from '../config/load.js';
 import { openRepo, worktreeRoot, type Repo } from '../git/repo.js';
+import { BASELINE_FILE, baselineText, currentTips } from '../mixing/baseline.js';
 import { HOOKS, hookSetup, installHook, sharedHooksPath, type HookSetup } from './install.js';
 import { installManager, wireManager } from './managers.js';
 import { starterConfig } from './starter.js';
+import { ownerLines, uncovered, usesSections } from './codeowners.js';
+import { newLedger as ledgerText } from '../freeze/edit.js';
 import { counted } from '../common/text.js';
 
-export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--src GLOB]... [--spec GLOB]...
-                        [--fixtures GLOB]... [--format text|json] [-C DIR]
+export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--baseline] [--src GLOB]... [--spec GLOB]...
+                        [--fixtures GLOB]... [--codeowners OWNER] [--format text|json] [-C DIR]
 
 Writes a starter ${CONFIG_FILE} (unless one exists) whose src zone is read from
 the project's metadata (pyproject.toml, setup.cfg, a package folder with
@@ -28,7 +32,7 @@ pre-commit and pre-push hooks:
     and, in a project with a package.json, a "prepare" script that installs
     them again on every clone's npm install.
 A hook that patchwarden did not write is never overwritten: in a husky file the
-guard is added after your commands; a plain git hook is kept as
+guard is added before your commands; a plain git hook is kept as
 <hook>.pre-patchwarden and run first (--no-chain refuses instead).
 Running it twice changes nothing.
 
@@ -38,16 +42,31 @@ Running it twice changes nothing.
                which also runs where there is no .git, such as a packed install)
   --src GLOB, --spec GLOB, --fixtures GLOB
                the zone's globs in the starter, in place of what init finds
-               (each may be repeated); tests/ is left free either way`;
+               (each may be repeated); tests/ is left free either way
+  --codeowners OWNER
+               give every oracle path no CODEOWNERS rule covers an owner
+               (@team, @org/team or an email): the lines are appended to the
+               CODEOWNERS file the host reads (.github/CODEOWNERS when there
+               is none, .gitlab/CODEOWNERS in a GitLab project)
+  --baseline   adopting on a repository with history: record the tips of every
+               branch and tag in ${BASELINE_FILE} (commit it with the config);
+               the commits reachable from them are never judged, every later
+               one is (docs/hooks.md#adopting-on-a-repository-with-history)
+
+A new project also gets an empty freeze ledger of version 2, the stricter
+defaults (docs/freeze.md); an existing ledger is never touched.`;
 
 /** The one line that gives every clone the hooks: npm runs "prepare" after each install. */
 export const PREPARE = 'patchwarden init --yes --if-repo';
 
 export async function run(args: string[]): Promise<number> {
   const { common, values } = parse(args, {
-    yes: { type: 'boolean', short: 'y' }, 'no-chain': { type: 'boolean' }, 'if-repo': { type: 'boolean' },
+    yes: { type: 'boolean', short: 'y' }, 'no-chain': { type: 'boolean' }, 'if-repo': { type: 'boolean' }, baseline: { type: 'boolean' },
     src: { type: 'string', multiple: true }, spec: { type: 'string', multiple: true }, fixtures: { type: 'string', multiple: true },
+    codeowners: { type: 'string' },
   }, false);
+  const owner = values.codeowners;
+  if (owner !== undefined && !/^(@[\w.-]+(\/[\w.-]+)?|[^\s@]+@[^\s@]+\.[^\s@]+)$/.test(owner)) throw new UsageError(`--codeowners takes a user or team (@name, @org/team) or an email, not ${JSON.stringify(owner)}`);
   let repo;
   try {
     repo = await openRepo(common.dir);
@@ -80,7 +99,10 @@ export async function run(args: string[]): Promise<number> {
     writeFileSync(configFile, text);
     const src = written.zones.find((z) => z.name === 'src')?.globs.join(', ');
     actions.push(`${CONFIG_FILE}: written, production code (src) is ${src} (review it, then commit it on its own)`);
+    actions.push(...newLedger(root, written));
   }
+  if (values.baseline) actions.push(await writeBaseline(repo, root));
+  if (owner !== undefined) actions.push(...(await writeCodeowners(repo, common.config, root, owner)));
   actions.push(...(await lockFixtures(repo, common.config)));
   actions.push(...(await ignoreInstallFolder(repo, root)));
   actions.push(...installHooks(setup, root, !values['no-chain']));
@@ -93,6 +115,17 @@ function installHooks(setup: HookSetup, root: string, chain: boolean): string[] 
   if (setup.style === 'husky' && setup.hooksPath === null) actions.push('husky is not set up in this clone yet: run `npx husky` (or npm install) so git runs .husky/');
   if (setup.style === 'git') actions.push(...addPrepare(root));
   return actions;
+}
+
+/** The tips at adoption; an existing baseline is kept: widening it is an owner's reviewed edit, not a rerun. */
+async function writeBaseline(repo: Repo, root: string): Promise<string> {
+  const file = path.join(root, BASELINE_FILE);
+  if (existsSync(file)) return `${BASELINE_FILE}: kept as it is`;
+  const tips = await currentTips(repo);
+  if (!tips.length) return `${BASELINE_FILE}: not written, the repository has no branch or tag yet (nothing predates the guard)`;
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, baselineText(tips));
+  return `${BASELINE_FILE}: written with ${counted(tips.length, 'branch and tag tip')}; fetch every branch first so none is missing (review it, and commit it with the config)`;
 }
 
 /**
@@ -145,4 +178,28 @@ async function lockFixtures(repo: Awaited<ReturnType<typeof openRepo>>, explicit
   const { forbidden, files } = await lockWorktree(repo, config);
   if (forbidden.length) return [`${config.fixtures.inputs}: ${forbidden.join(', ')} look like outputs, not inputs; move them out, then run \`patchwarden fixtures lock\``];
   return [`${config.fixtures.lock}: written for ${counted(files, 'fixture')} (review it, and commit it with the config)`];
+}
+
+/** A new project's ledger: version 2, so the stricter defaults hold from the first row. */
+function newLedger(root: string, config: Config): string[] {
+  const file = path.join(root, config.freeze.ledger);
+  if (existsSync(file)) return [];
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, config.freeze.ledger.endsWith('.json') ? '{\n  "version": 2,\n  "records": []\n}\n' : ledgerText(2));
+  return [`${config.freeze.ledger}: written, version 2 (rows need replay evidence, a rename needs its owner's edit; commit it with the config)`];
+}
+
+/** Every oracle path without an owner gets `owner`, in the CODEOWNERS file the host reads. */
+async function writeCodeowners(repo: Awaited<ReturnType<typeof openRepo>>, explicit: string | undefined, root: string, owner: string): Promise<string[]> {
+  const config = await loadConfig(repo, explicit);
+  const fallback = existsSync(path.join(root, '.gitlab-ci.yml')) ? '.gitlab/CODEOWNERS' : '.github/CODEOWNERS';
+  const { file, missing } = uncovered(root, config, fallback);
+  if (!missing.length) return [`${file}: every oracle path has an owner already`];
+  const target = file ?? fallback;
+  const full = path.join(root, target);
+  const before = existsSync(full) ? readFileSync(full, 'utf8') : '';
+  const lines = ownerLines(missing, owner, usesSections(before));
+  mkdirSync(path.dirname(full), { recursive: true });
+  writeFileSync(full, `${before}${before && !before.endsWith('\n') ? '\n' : ''}${before ? '\n' : ''}${lines.join('\n')}\n`);
+  return [`${target}: ${counted(missing.length, 'oracle path')} owned by ${owner} (${missing.map((m) => m.pattern).join(', ')}); review it and commit it on its own`];
 }

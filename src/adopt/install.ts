@@ -109,10 +109,11 @@ export function installHook(setup: HookSetup, hook: HookName, chain: boolean, ro
     return `${shown}: already installed`;
   }
   if (setup.style === 'husky') {
+    // The guard goes first: formatters (lint-staged) need not run on a commit about to be refused.
     const existing = existsSync(file) ? readFileSync(file, 'utf8') : '';
-    const sep = existing && !existing.endsWith('\n') ? '\n' : '';
-    writeFileSync(file, existing + sep + huskyBlock(hook));
-    return existing ? `${shown}: added the guard after your commands` : `${shown}: created`;
+    const shebang = /^#!.*\n/.exec(existing)?.[0] ?? '';
+    writeFileSync(file, shebang + huskyBlock(hook) + existing.slice(shebang.length));
+    return existing ? `${shown}: added the guard before your commands` : `${shown}: created`;
   }
   if (existsSync(file)) {
     if (!chain) throw new CannotJudge(`${file} is a hook patchwarden did not write; rerun without --no-chain to keep it as ${hook}${CHAINED} and run it first, or merge the two by hand`);

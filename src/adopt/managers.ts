@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { isMap, isSeq, parseDocument, type Document } from 'yaml';
+import { isMap, isScalar, isSeq, parseDocument, type Document } from 'yaml';
 import { CannotJudge } from '../common/errors.js';
 
 export type ManagerName = 'lefthook' | 'pre-commit';
@@ -45,11 +45,23 @@ export function managerHookInstalled(file: string, m: Manager): boolean {
   }
 }
 
+/** The direct path to the guard: npx costs over a second on every commit and push. */
+const BIN = 'node_modules/.bin/patchwarden';
+
 function editYaml(file: string, edit: (doc: Document) => void): void {
-  const doc = parseDocument(readFileSync(file, 'utf8'));
+  const text = readFileSync(file, 'utf8');
+  const doc = parseDocument(text);
   if (doc.errors.length) throw new CannotJudge(`${doc.errors[0].message.split('\n')[0]}; fix it, then rerun init`, { file });
   edit(doc);
-  writeFileSync(file, doc.toString());
+  writeFileSync(file, doc.toString(yamlStyle(text)));
+}
+
+/** The file's own indentation, and whether its list items sit under their key or are indented (yaml's output follows it). */
+export function yamlStyle(text: string): { indent: number; indentSeq: boolean; lineWidth: number; flowCollectionPadding: boolean } {
+  const indent = /^[^\s#-][^\n]*:[ \t]*\n( +)[^\s-]/m.exec(text)?.[1].length ?? /^[^\s#-][^\n]*:[ \t]*\n( +)-/m.exec(text)?.[1].length ?? 2;
+  // A list item at its key's own column (`repos:\n- repo: ...`) is written so again.
+  const indentSeq = !/^([ \t]*)[^\s#-][^\n]*:[ \t]*\n\1- /m.test(text);
+  return { indent, indentSeq, lineWidth: 0, flowCollectionPadding: false };
 }
 
 /** pre-commit's stage names changed in 3.2.0 (commit → pre-commit); older releases, Debian's 3.0.4 among them, know only the old ones. */
@@ -67,13 +79,13 @@ export function wireManager(root: string, m: Manager): string {
   if (m.name === 'lefthook') {
     editYaml(file, (doc) => {
       // lefthook hands a command git's ref lines only with use_stdin; {1} {2} are the remote's name and URL.
-      if (!have.has('pre-commit')) doc.setIn(['pre-commit', 'commands', 'patchwarden'], { run: 'npx --no-install patchwarden pre-commit' });
-      if (!have.has('pre-push')) doc.setIn(['pre-push', 'commands', 'patchwarden'], { use_stdin: true, run: 'npx --no-install patchwarden pre-push {1} {2}' });
+      if (!have.has('pre-commit')) doc.setIn(['pre-commit', 'commands', 'patchwarden'], { run: `${BIN} pre-commit` });
+      if (!have.has('pre-push')) doc.setIn(['pre-push', 'commands', 'patchwarden'], { use_stdin: true, run: `${BIN} pre-push {1} {2}` });
     });
   } else {
     const stages = preCommitStages();
     const hook = (h: string, stage: string) => ({
-      id: `patchwarden-${h}`, name: `patchwarden ${h}`, entry: `npx --no-install patchwarden ${h}`,
+      id: `patchwarden-${h}`, name: `patchwarden ${h}`, entry: `${BIN} ${h}`,
       language: 'system', pass_filenames: false, always_run: true, stages: [stage],
       // The framework shows a passing hook's output only when verbose: pre-push says which ref it judged.
       ...(h === 'pre-push' ? { verbose: true } : {}),
@@ -83,6 +95,13 @@ export function wireManager(root: string, m: Manager): string {
       if (!have.has('pre-commit')) hooks.push(hook('pre-commit', stages.commit));
       if (!have.has('pre-push')) hooks.push(hook('pre-push', stages.push));
       if (!isMap(doc.contents)) throw new CannotJudge('not a mapping; add the repo: local block from docs/hooks.md by hand', { file });
+      // `pre-commit install` alone then installs both hooks, in every clone.
+      const types = doc.get('default_install_hook_types');
+      if (isSeq(types)) {
+        for (const t of ['pre-commit', 'pre-push']) if (!types.items.some((i) => isScalar(i) && i.value === t)) types.add(t);
+      } else if (types === undefined) {
+        doc.set('default_install_hook_types', doc.createNode(['pre-commit', 'pre-push'], { flow: true }));
+      }
       const repos = doc.get('repos');
       const entry = doc.createNode({ repo: 'local', hooks });
       if (isSeq(repos)) repos.add(entry);

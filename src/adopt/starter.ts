@@ -80,6 +80,11 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}): string {
     `  invariants: ${REGISTRY}`,
     'suite:',
     `  ${suite ? '' : '# '}command: ${suite ?? 'YOUR TEST COMMAND --junit-output {junit}'}`,
+    '# A patch is unproven while properties, fixtures or the suite judged by the',
+    '# freeze ledger is missing: once all three are set up, make the gate refuse',
+    '# a missing one instead of skipping it.',
+    '# gate:',
+    '#   require: [properties, fixtures, freeze]',
   ];
   return lines.join('\n') + '\n';
 }

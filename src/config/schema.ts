@@ -28,7 +28,7 @@ export interface Config {
   runner: { env: Record<string, string | null> };
   signature: { project: string[] | null; length: number };
   /** require: who owes evidence for a production diff; null means by owners.signers (see evidenceRequired). */
-  revert: { mode: 'worktree' | 'in-place'; link: string[]; require: 'agents' | 'all' | null };
+  revert: { mode: 'worktree' | 'in-place'; link: string[]; require: 'agents' | 'all' | null; ignore_docstrings: boolean };
   pre_push: { revert: boolean };
   /**
    * The server hook: deletions of other refs; non-fast-forward updates and
@@ -68,7 +68,7 @@ export function defaults(source = CONFIG_FILE): Config {
     gate: { require: [] },
     runner: { env: {} },
     signature: { project: null, length: 16 },
-    revert: { mode: 'worktree', link: [], require: null },
+    revert: { mode: 'worktree', link: [], require: null, ignore_docstrings: false },
     pre_push: { revert: true },
     pre_receive: { deletions: 'allow', judging_branch: 'protect', replace_refs: 'refuse' },
     owners: { signers: null, agents: [], max_age: 14 * DAY },
@@ -107,7 +107,7 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
   gate: { require: { type: 'enums', values: GATE_REQUIREMENTS } },
   runner: { env: { type: 'env' } },
   signature: { project: { type: 'globs' }, length: { type: 'int', min: 8, max: 64 } },
-  revert: { mode: { type: 'enum', values: ['worktree', 'in-place'] }, link: { type: 'paths' }, require: { type: 'enum', values: ['agents', 'all'] } },
+  revert: { mode: { type: 'enum', values: ['worktree', 'in-place'] }, link: { type: 'paths' }, require: { type: 'enum', values: ['agents', 'all'] }, ignore_docstrings: { type: 'bool' } },
   pre_push: { revert: { type: 'bool' } },
   pre_receive: {
     deletions: { type: 'enum', values: ['allow', 'refuse'] },

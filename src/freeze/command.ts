@@ -46,9 +46,9 @@ signature, each with an owner, a reason and an expiry.
   prune --expired       drop the rows whose expiry has passed, comments kept
   migrate --check       list each row a version 2 ledger would refuse (exit 1
                         when any); without --check, set version: 2 when none
-  apply REPORT.xml...   the signature gate: every failing case of the JUnit
-                        reports, and every flaky one, must match an unexpired
-                        row (exit 1 otherwise)
+  apply REPORT...       the signature gate: every failing case of the JUnit
+                        or TAP reports, and every flaky one, must match an
+                        unexpired row (exit 1 otherwise)
 
 A ledger with broken rows stops list, add, extend, prune and apply with exit 2.
 PATCHWARDEN_NOW=2026-12-02T00:00:00Z pins the clock (a testing aid).`;
@@ -252,7 +252,7 @@ async function prune(args: string[]): Promise<number> {
 
 async function apply(args: string[]): Promise<number> {
   const { common, positionals } = parse(args, {}, true);
-  if (!positionals.length) throw new UsageError('freeze apply needs at least one JUnit report: patchwarden freeze apply REPORT.xml...');
+  if (!positionals.length) throw new UsageError('freeze apply needs at least one report (JUnit XML or TAP): patchwarden freeze apply REPORT...');
   const { repo, config, now, ledger } = await open(common, true);
   const options = signOptions(config, await configBool(repo, 'core.ignorecase'), await checkoutSource(worktreeRoot(repo)));
   const signed: Signed[] = [];
@@ -271,10 +271,10 @@ async function apply(args: string[]): Promise<number> {
   const fixtureIds = [...new Set(signed.flatMap((s) => bySig.get(s.sig)?.fixture ?? []))];
   const voided = fixtureIds.length ? await voidFixtures(repo, config, fixtureIds, { kind: 'worktree' }) : new Set<string>();
   const decisions = applyFreezes(signed, rows, config, now, voided);
-  return emit(common.format, decisionOutcome(decisions, reportOf, config));
+  return emit(common.format, decisionOutcome(decisions, reportOf, config, freezePolicy(config, rows).requireEvidence));
 }
 
-function decisionOutcome(decisions: Decision[], reportOf: string[], config: Config) {
+function decisionOutcome(decisions: Decision[], reportOf: string[], config: Config, requireEvidence: boolean) {
   const ok = decisions.every((d) => d.passes);
   const failures = decisions.map((d, i) => ({
     sig: d.sig, name: d.name, action: d.action, rename: d.rename, passes: d.passes, void: d.void, note: d.note,
@@ -296,7 +296,7 @@ function decisionOutcome(decisions: Decision[], reportOf: string[], config: Conf
   text.push(ok
     ? `patchwarden: ${decisions.length ? `every failure is frozen by ${config.freeze.ledger}` : 'no failing test cases'}`
     : `patchwarden: refused [freeze] ${stopped} of ${counted(decisions.length, 'failure')} not frozen by ${config.freeze.ledger}`);
-  if (!ok) text.push(...renameEdits(decisions, config.freeze.ledger), ...freezeHint(decisions));
+  if (!ok) text.push(...renameEdits(decisions, config.freeze.ledger), ...freezeHint(decisions, requireEvidence));
   const unevidenced = decisions.filter((d) => d.passes && d.unevidenced.length);
   if (unevidenced.length) text.push(`patchwarden: ${counted(unevidenced.length, 'failure')} frozen by rows without replay evidence (freeze.require_evidence is off): ${unevidenced.map((d) => `line ${d.row!.line}`).join(', ')}`);
   const github = decisions.flatMap((d) => {
@@ -322,13 +322,16 @@ async function writeAtomically(file: string, text: string): Promise<void> {
 }
 
 /** The commands a human runs to freeze the refused failures: their real signatures, after pruning a row that expired. */
-function freezeHint(decisions: Decision[]): string[] {
+function freezeHint(decisions: Decision[], requireEvidence: boolean): string[] {
   const open = decisions.filter((d) => !d.passes && (d.action === 'new' || d.action === 'expired'));
   const sigs = [...new Set(open.map((d) => d.sig))];
   if (!sigs.length) return [];
   return [
     '  a human who judges a failure flaky freezes it:',
     ...(open.some((d) => d.action === 'expired') ? ['    patchwarden freeze prune --expired    # first: an expired row still holds its signature'] : []),
-    ...sigs.map((sig) => `    patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d`),
+    ...sigs.map((sig) => requireEvidence
+      // The row needs its replay evidence: replay in CI prints the exact line with it.
+      ? `    patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d --fixture ID --seed S --env-class remote --ci PROVIDER --run RUN    # the line \`patchwarden replay --pin --seed S -- COMMAND\` prints in CI`
+      : `    patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d`),
   ];
 }

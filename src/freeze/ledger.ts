@@ -12,6 +12,8 @@ import type { Config } from '../config/schema.js';
 import { listIndex, listTree, readFileAt } from '../git/objects.js';
 import { worktreeRoot, type Repo } from '../git/repo.js';
 import { parseUtc } from './clock.js';
+import { evidenceViolations, voidedFixtures } from './evidence.js';
+import { freezePolicy } from './policy.js';
 
 export interface LedgerRow {
   sig: string;
@@ -233,9 +235,13 @@ export async function readLedgerAt(repo: Repo, config: Config, rev: string, now:
   return parseLedger(blob.toString('utf8'), source, config, now);
 }
 
-/** The ledger's rule breaks at `rev` (`:` for the index); a missing ledger has none. */
+/** The ledger's rule breaks at `rev` (`:` for the index), rows without required evidence included; a missing ledger has none. */
 export async function checkLedgerAt(repo: Repo, config: Config, rev: string, now: Date): Promise<Violation[]> {
-  return (await readLedgerAt(repo, config, rev, now))?.problems ?? [];
+  const ledger = await readLedgerAt(repo, config, rev, now);
+  if (!ledger) return [];
+  if (!freezePolicy(config, ledger).requireEvidence) return ledger.problems;
+  const voided = await voidedFixtures(repo, config, ledger.rows, rev === ':' ? { kind: 'index' } : { kind: 'rev', rev });
+  return [...ledger.problems, ...evidenceViolations(ledger, config, voided)];
 }
 
 /** The ledger in the working tree, its absolute path, and its text (null when absent). */

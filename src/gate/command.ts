@@ -5,12 +5,16 @@ import { durationFlag, FORMATS, parse, REPORT_FORMATS } from '../common/args.js'
 import type { ReportFormat } from '../common/reports.js';
 import { emit } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
+import { counted } from '../common/text.js';
 import { judgingConfig } from '../config/judging.js';
 import { clockNow } from '../freeze/clock.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges } from '../git/changes.js';
 import { mergeBase, openRepo, resolveCommit } from '../git/repo.js';
+import { baselined, BASELINE_FILE } from '../mixing/baseline.js';
 import { classifierFor } from '../mixing/check.js';
+import { commitWith } from '../properties/tree.js';
+import { judgeOverrides, overrideClaims, overrideLines } from '../owners/override.js';
 import { exitCode, type LayerResult } from './layer.js';
 import { enforceRequired, requirements } from './require.js';
 import { fixturesLayer, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
@@ -64,12 +68,27 @@ export async function run(args: string[]): Promise<number> {
   // A base whose config does not parse is judged by its last one that does, so a correction can merge.
   const { config } = await judgingConfig(repo, common.config, base, progress);
   const required = requirements(config, values.require);
-  const { commits, changes } = await rangeChanges(repo, [head, '--not', base]);
+  const walked = await rangeChanges(repo, [head, '--not', base]);
+  // Commits that predate the guard (the adoption baseline at the base) are not judged.
+  const old = await baselined(repo, base, [base], walked.commits);
+  if (old.size) progress(`${counted(old.size, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`);
+  const commits = walked.commits.filter((c) => !old.has(c));
+  const changes = new Map([...walked.changes].filter(([c]) => !old.has(c)));
   const forkPoint = await mergeBase(repo, base, head);
-  if (!forkPoint) throw new CannotJudge(`HEAD and ${values.base} have no common history`);
+  if (!forkPoint) {
+    const shallow = (await repo.text(['rev-parse', '--is-shallow-repository'])) === 'true';
+    throw new CannotJudge(shallow
+      ? `this clone is shallow, so HEAD and ${values.base} share no history here; fetch the full history (fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 in GitLab CI, or git fetch --unshallow)`
+      : `HEAD and ${values.base} have no common history`);
+  }
+  // An owner's override passes the mixing and revert rules for its own changes: the revert check starts from them.
+  const overrides = await judgeOverrides(repo, config, base, await overrideClaims(repo, commits), commits, forkPoint, clockNow());
+  const own = overrides.granted.flatMap((o) => changes.get(o.commit) ?? []);
+  const withOwn = (rev: string) => (own.length ? commitWith(repo, rev, own, 'the base plus the owners\' overrides') : rev);
   const ctx: GateContext = {
     repo, config, base, head, mergeBase: forkPoint, commits,
-    changes,
+    changes, overrides,
+    revertFrom: { mergeBase: await withOwn(forkPoint), onto: await withOwn(base) },
     classify: await classifierFor(repo, config),
     now: clockNow(),
     progress,
@@ -84,6 +103,7 @@ export async function run(args: string[]): Promise<number> {
   ], required, config.source);
   const rules = common.config ?? (config.present ? `${base.slice(0, 12)}:${CONFIG_FILE}` : `the defaults (no ${CONFIG_FILE} at ${base.slice(0, 12)})`);
   const header = { base, head, commits: commits.length, rules };
+  const listed = overrideLines(overrides.granted).map((l) => `patchwarden gate: ${l}`);
   const code = exitCode(layers);
   if ((REPORT_FORMATS as readonly string[]).includes(common.format)) {
     const { report } = await import('../common/reports.js');
@@ -92,8 +112,8 @@ export async function run(args: string[]): Promise<number> {
   }
   emit(common.format, {
     ok: code === 0,
-    json: { base, head, commits: commits.length, rules, required, layers: jsonLayers(layers) },
-    text: textTable(header, layers),
+    json: { base, head, commits: commits.length, rules, required, overrides: overrides.granted, layers: jsonLayers(layers) },
+    text: [...textTable(header, layers), ...listed],
     github: githubAnnotations(layers),
   });
   return code;

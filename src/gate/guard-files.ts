@@ -1,6 +1,6 @@
 // The guard's own files as a commit (or the index) holds them: the config and
 // the files it names (freeze ledger, fixture lock, invariant registry,
-// allowed signers). Once one of them is on the branch that judges, every
+// allowed signers), and the adoption baseline. Once one of them is on the branch that judges, every
 // later change is judged by it, so one that does not parse would stop every
 // commit and push, so they are checked before they land (a branch where the
 // config is broken anyway is judged as config/judging.ts says).
@@ -13,6 +13,7 @@ import { parseLock } from '../fixtures/lock-format.js';
 import { readLedgerAt } from '../freeze/ledger.js';
 import { readFileAt } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
+import { BASELINE_FILE, parseBaseline } from '../mixing/baseline.js';
 import { parseRegistry } from '../properties/registry.js';
 
 /** How messages name a file at `rev` (`:` is the index). */
@@ -20,7 +21,7 @@ const shownAt = (rev: string, file: string) => (rev === ':' ? file : `${/^[0-9a-
 
 /** The paths of the guard's own files for `config`: the config and each file it names. */
 export function guardFiles(config: Config): string[] {
-  return [CONFIG_FILE, config.freeze.ledger, config.fixtures.lock, config.properties.invariants, ...(config.owners.signers ? [config.owners.signers] : [])];
+  return [CONFIG_FILE, config.freeze.ledger, config.fixtures.lock, config.properties.invariants, BASELINE_FILE, ...(config.owners.signers ? [config.owners.signers] : [])];
 }
 
 /**
@@ -65,6 +66,12 @@ export async function guardFileProblems(repo: Repo, rev: string, touched: Set<st
       const blob = await readFileAt(repo, rev, invariants);
       if (!blob) throw new CannotJudge(`properties.command is set but ${invariants} (properties.invariants) is not there`, { file: config.source });
       parseRegistry(blob.toString('utf8'), shownAt(rev, invariants));
+    });
+  }
+  if (wanted(BASELINE_FILE)) {
+    await check(async () => {
+      const blob = await readFileAt(repo, rev, BASELINE_FILE);
+      if (blob) parseBaseline(blob.toString('utf8'), shownAt(rev, BASELINE_FILE));
     });
   }
   if (signers && wanted(signers)) {

@@ -11,6 +11,7 @@ import { guardFileProblems, guardFileViolations, touchedGuardFiles } from './gua
 import { judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
+import type { Overrides } from '../owners/override.js';
 import { ownersApply } from '../owners/rule.js';
 import type { Classify } from '../zones/classify.js';
 import { guarded, judged, passed, skipped, type LayerResult } from './layer.js';
@@ -27,6 +28,10 @@ export interface GateContext {
   /** head's commits not in base, oldest first, and their changed paths. */
   commits: string[];
   changes: Map<string, RawChange[]>;
+  /** Owner override commits honoured (left out of mixing), and the refusals of the others. */
+  overrides: Overrides;
+  /** What the revert check starts from: mergeBase and base, each plus the honoured overrides' own changes. */
+  revertFrom: { mergeBase: string; onto: string };
   classify: Classify;
   now: Date;
   progress(line: string): void;
@@ -42,7 +47,8 @@ export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> 
     return judged('owners', v.violations, `oracle commits by owners only (${counted(v.exempt.size, 'signed oracle commit')})`, `${counted(new Set(v.violations.map((x) => x.commit)).size, 'oracle commit')} not made by an owner`);
   });
   const mixing = await guarded('mixing', async () => {
-    const v = [...judgeCommits(ctx.commits, ctx.changes, ctx.config, ctx.classify, exempt), ...(await symlinkViolations(ctx.repo, ctx.commits, ctx.changes, ctx.classify))];
+    const overridden = new Set(ctx.overrides.granted.map((o) => o.commit));
+    const v = [...ctx.overrides.violations, ...judgeCommits(ctx.commits.filter((c) => !overridden.has(c)), ctx.changes, ctx.config, ctx.classify, exempt), ...(await symlinkViolations(ctx.repo, ctx.commits, ctx.changes, ctx.classify))];
     // A guard file that does not parse would judge every later change once it merges.
     const guard = touchedGuardFiles([...ctx.changes.values()].flatMap((list) => list.map((c) => c.path)), ctx.config);
     if (guard.size) v.push(...guardFileViolations(await guardFileProblems(ctx.repo, ctx.head, guard), `head ${ctx.head.slice(0, 12)}`));

@@ -55,11 +55,11 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
   }
   let result: RevertResult | null = null;
   const properties = await guarded('properties', async () => {
-    result = await revertCheck(repo, config, ctx.mergeBase, ctx.head, { progress: ctx.progress, onto: ctx.base, now: ctx.now, exemption: (patch) => refactorExemption(repo, ctx.base, patch) });
+    result = await revertCheck(repo, config, ctx.revertFrom.mergeBase, ctx.head, { progress: ctx.progress, onto: ctx.revertFrom.onto, now: ctx.now, exemption: (patch) => refactorExemption(repo, ctx.base, patch) });
     if (result.status === 'not_applicable') return headOnly(ctx);
     const details = { status: result.status, states: result.states, pending: result.pending, neutral: result.neutral, head_run: result.head_run, outside_src: result.outside_src, owner_commits: result.owner_commits, env: runEnv(config) };
     // Configured, and settled by an owner before any run: a pass (gate.require counts it), not a skip.
-    if (result.status === 'acknowledged') return passed('properties', `not run: ${result.reason}`, details);
+    if (result.status === 'acknowledged' || result.status === 'no_behaviour_change') return passed('properties', `not run: ${result.reason}`, details);
     if (headRefused(result.status)) {
       return { layer: 'properties', ok: false, status: 'refused', summary: `${result.status}: the properties do not pass on the base plus the production diff`, violations: [{ rule: 'properties', paths: result.outside_src, message: `${result.reason}${lines(result)}`, fix: result.fix ?? undefined }], details };
     }
@@ -75,6 +75,8 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
       ? passed('revert', `acknowledged refactor ${r.digest!.slice(0, 12)} by ${r.acknowledged!.owner} (${ACK_FILE}): ${r.acknowledged!.reason}`, details)
       : r.status === 'describes_patch'
       ? passed('revert', `describes_patch: fixed with the production diff, failing without it: ${r.failing_on_revert.join(', ')}`, details)
+      : r.status === 'no_behaviour_change'
+      ? passed('revert', r.reason, { ...details, unchanged: r.unchanged })
       : r.status === 'vouched'
       ? passed('revert', `vouched: ${r.evidence?.why ?? ''}; ${r.reason}`, details)
       : headRefused(r.status)
@@ -101,12 +103,12 @@ async function headOnly(ctx: GateContext): Promise<LayerResult> {
   ctx.progress('no production change: running the properties on the working tree');
   const run = await runProperties(worktreeRoot(ctx.repo), ctx.config, registry, { classify: ctx.classify });
   const problems = run.problem ? [run.problem] : headProblems(run.mapping!, registry);
-  if (problems.length) return judged('properties', problems.map((p) => refusal('properties', p)), '', 'the properties do not pass on head');
+  if (problems.length) return judged('properties', problems.map((p) => refusal('properties', p)), '', 'the properties do not pass on head', { invariants: run.mapping?.invariants ?? [], env: runEnv(ctx.config) });
   const ev = judgeStates(run.mapping!.invariants, null, registry, ctx.now, ctx.config.properties.pending_ttl);
   const unmarked = ev.refusals.filter((r) => r.why === 'unmarked').map((r) => r.id);
   const violations = ev.refusals.map((r): Violation => ({ rule: 'properties', paths: [], message: r.message, fix: r.why === 'unmarked' ? markAdvice(registry, unmarked, ctx.now) : undefined }));
   const pending = ev.pending.length ? `; pending under a mark: ${ev.pending.join(', ')}` : '';
-  return judged('properties', violations, `${counted(registry.invariants.length, 'registered invariant')} on head (no production change): ${ev.invariants.filter((i) => i.state === 'holds').length} hold${pending}`, 'the properties do not pass on head', { states: ev.invariants, pending: ev.pending, neutral: ev.neutral });
+  return judged('properties', violations, `${counted(registry.invariants.length, 'registered invariant')} on head (no production change): ${ev.invariants.filter((i) => i.state === 'holds').length} hold${pending}`, 'the properties do not pass on head', { states: ev.invariants, pending: ev.pending, neutral: ev.neutral, env: runEnv(ctx.config) });
 }
 
 export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerResult> {

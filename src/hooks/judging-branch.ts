@@ -77,7 +77,7 @@ export async function branchViolations(update: { old: string; new: string; ref: 
   if (update.ref !== branch.ref || config.pre_receive.judging_branch === 'allow' || isZeroId(update.old)) return [];
   const fix = `push on top of ${update.ref} (git pull --rebase, then push) rather than rewriting it; an administrator who must rewrite it sets pre_receive.judging_branch: allow for that push`;
   if (isZeroId(update.new)) {
-    return [{ rule: 'judging-branch', paths: [], message: `deleting ${update.ref} is refused: its .patchwarden.yml judges every push (pre_receive.judging_branch: protect in ${config.source})`, fix }];
+    return [{ rule: 'judging-branch', paths: [], message: `deleting ${update.ref} is refused: its .patchwarden.yml judges every push (pre_receive.judging_branch: protect in ${config.source})`, fix: `keep ${update.ref}; to retire it, an administrator first records another judging branch on the server (git config patchwarden.branch refs/heads/NAME), then deletes it` }];
   }
   if (await isAncestor(update.old, update.new)) return [];
   return [{ rule: 'judging-branch', paths: [], message: `a non-fast-forward update of ${update.ref} (${update.old.slice(0, 12)} is not in the new history) is refused: it would drop commits the guard has judged, oracle commits among them (pre_receive.judging_branch: protect in ${config.source})`, fix }];

@@ -6,20 +6,23 @@ import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { judgingConfig } from '../config/judging.js';
-import { shellQuote } from '../common/text.js';
+import { counted, shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { commitOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
 import { landingOf, rangeAdvice } from '../mixing/advice.js';
+import { BASELINE_FILE } from '../mixing/baseline.js';
 import { checkRange } from '../mixing/check.js';
 import { clockNow } from '../freeze/clock.js';
+import { commitWith } from '../properties/tree.js';
+import { overrideLines, type Override } from '../owners/override.js';
 import { revertCheck, revertPasses, type RevertResult, type RevertStatus } from '../properties/revert.js';
 import { stateLines } from '../properties/report.js';
 import type { InvariantVerdict } from '../properties/states.js';
 import { judgeTamper } from '../tamper/judge.js';
 import { guardFileProblems, guardFileViolations, touchedGuardFiles } from '../gate/guard-files.js';
 import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
-import { frameworkPush } from './framework-push.js';
+import { frameworkPush, pushesOneRef } from './framework-push.js';
 import { parseRefLines, readHookInput } from './ref-lines.js';
 
 export const help = `usage: patchwarden pre-push REMOTE URL [--format text|json|github] [--config PATH] [-C DIR]
@@ -27,7 +30,8 @@ export const help = `usage: patchwarden pre-push REMOTE URL [--format text|json|
 The pre-push hook. git gives it one line per pushed ref on stdin:
 "<local ref> <local sha> <remote ref> <remote sha>". For each ref it judges
 the commits the remote lacks (on that ref and on every branch of it this
-clone has fetched), by the config on their base side:
+clone has fetched), by the config on the remote's default branch, as the
+server hook judges by its judging branch (else by the range's base side):
   - the mixing rule on each commit and on the range as a whole (mix.range)
   - the fixture lock at the pushed tip
   - the tamper layer on the lines the range adds to production code
@@ -64,6 +68,15 @@ interface Range {
   first: boolean;
   /** Where the rules come from when there is no base: the remote's default branch, when this clone has it. */
   judge?: string;
+}
+
+/** The tip of the remote's default branch as this clone last fetched it (REMOTE/HEAD, else main, else master). */
+async function remoteDefault(repo: Repo, remote: string): Promise<string | null> {
+  for (const candidate of [`refs/remotes/${remote}/HEAD`, `refs/remotes/${remote}/main`, `refs/remotes/${remote}/master`]) {
+    const id = await commitOrNull(repo, candidate);
+    if (id) return id;
+  }
+  return null;
 }
 
 /** Where the range of a pushed tip starts. */
@@ -108,6 +121,8 @@ interface RefVerdict {
   base: string | null;
   commits: string[];
   revert: RevertStatus | null;
+  /** Owner override commits honoured (Patchwarden-Override). */
+  overrides?: Override[];
   /** The owner's row that let a refactor through without a property run. */
   acknowledged?: { diff: string; owner: string; reason: string };
   /** Whether the diff owed a fixed case, each invariant's state and cases, the invariants pending under a mark. */
@@ -123,11 +138,13 @@ export async function run(args: string[]): Promise<number> {
   const say = (line: string) => process.stderr.write(`patchwarden: ${line}\n`);
   const input = await readHookInput();
   const framework = input.trim() ? null : await frameworkPush(repo);
-  if (framework) say(`judging ${framework.lines.split(' ')[0]} only: the pre-commit framework hands its hooks the first pushed ref, not git's ref lines`);
+  // A push of one ref loses nothing; of several, the others are not judged here.
+  if (framework && pushesOneRef() !== true) say(`judging ${framework.lines.split(' ')[0]} only: the pre-commit framework hands its hooks the first pushed ref, not git's ref lines`);
   const remote = positionals[0] ?? framework?.remote;
   if (!remote) throw new UsageError('pre-push wants the remote name and URL, as git gives them to the hook');
   const pushed = parsePushLines(framework?.lines ?? input);
   const verdicts: RefVerdict[] = [];
+  const judgingTip = await remoteDefault(repo, remote);
   const reverted = new Map<string, RevertResult>();
   for (const ref of pushed) {
     const v: RefVerdict = { local_ref: ref.localRef, remote_ref: ref.remoteRef, tip: null, base: null, commits: [], revert: null, violations: [] };
@@ -138,13 +155,17 @@ export async function run(args: string[]): Promise<number> {
     const range = await rangeOf(repo, remote, ref, v.tip);
     v.base = range.base;
     if (range.first) { say(`${ref.remoteRef}: the first push of this history to ${remote}; nothing on the remote to judge it by yet, so it passes and becomes the base later pushes are judged from`); continue; }
-    // The base side's rules judge; a whole new history, the remote's default branch's (else its own).
-    // A base whose config does not parse is judged by its last one that does, so a correction can land.
-    const rules = await judgingConfig(repo, common.config, range.base ?? range.judge ?? v.tip, say);
+    // The remote's default branch's rules judge every branch, as the server's judging branch does;
+    // without one, the base side's (a whole new history: its own tip's). A config there that does
+    // not parse is replaced by its last one that does, so a correction can land.
+    const rules = await judgingConfig(repo, common.config, judgingTip ?? range.base ?? range.judge ?? v.tip, say);
     const { config } = rules;
     const judgeRev = rules.rev;
-    const { commits, paths, violations } = await checkRange(repo, config, range.exclude, v.tip, judgeRev, clockNow());
+    const { commits, paths, violations, baselined, overrides, overrideChanges } = await checkRange(repo, config, range.exclude, v.tip, judgeRev, clockNow());
     v.commits = commits;
+    if (overrides.length) v.overrides = overrides;
+    overrideLines(overrides).forEach((l) => say(`${ref.remoteRef}: ${l}`));
+    if (baselined.length) say(`${ref.remoteRef}: ${counted(baselined.length, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`);
     // The range advice's push commands, for this remote and ref, fitted to the branch and the pusher.
     for (const x of violations) {
       const tip = x.rule === 'mix-range' ? /git push <remote> ([0-9a-f]{40,64}):<branch>/.exec(x.fix ?? '')?.[1] : undefined;
@@ -165,10 +186,12 @@ export async function run(args: string[]): Promise<number> {
     if (!config.pre_push.revert) continue;
     if (!config.properties.command) { say(`revert check skipped for ${ref.remoteRef}: properties.command is not set in ${config.source}`); continue; }
     if (!range.base) { say(`revert check skipped for ${ref.remoteRef}: a history with no base commit to revert to`); continue; }
-    const key = `${range.base} ${v.tip}`;
+    // An owner's override counts as the base's: the other commits are judged as if it were not there.
+    const from = overrides.length ? await commitWith(repo, range.base, overrideChanges, 'the base plus the owners\' overrides') : range.base;
+    const key = `${from} ${v.tip}`;
     if (!reverted.has(key)) {
       const base = range.base;
-      const r = await revertCheck(repo, config, base, v.tip, { progress: say, now: clockNow(), exemption: (patch) => refactorExemption(repo, base, patch) });
+      const r = await revertCheck(repo, config, from, v.tip, { progress: say, now: clockNow(), exemption: (patch) => refactorExemption(repo, base, patch) });
       reverted.set(key, r);
       if (r.acknowledged) say(`revert check: ${r.digest!.slice(0, 12)} is acknowledged as a refactor by ${r.acknowledged.owner} (${ACK_FILE}): ${r.acknowledged.reason}`);
       else if (r.states.length) say(`revert check ${r.status}: ${r.reason}\n${stateLines(r).join('\n')}`);

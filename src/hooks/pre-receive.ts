@@ -15,9 +15,11 @@ import { CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges, type RawChange } from '../git/changes.js';
 import { Reach } from '../git/reach.js';
 import { isZeroId, openRepo, type Repo } from '../git/repo.js';
+import { baselined, BASELINE_FILE } from '../mixing/baseline.js';
 import { judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
+import { judgeOverrides, overrideClaims, overrideLines, type Override } from '../owners/override.js';
 import { authenticatedPusher, TYPED_IDENTITY, type Pusher } from '../owners/pusher.js';
 import { tamperPush, type TamperVerdict } from '../tamper/judge.js';
 import { classifierFrom, type Classify } from '../zones/classify.js';
@@ -60,23 +62,32 @@ export function parseUpdates(text: string): RefUpdate[] {
 interface RefVerdict extends RefUpdate {
   commits: string[];
   violations: Violation[];
+  /** Owner override commits honoured: left out of the mixing rule. */
+  overrides: Override[];
 }
 
-/** The commit each pushed object peels to, in one process; absent for a tag of a tree or blob. */
-async function peelCommits(repo: Repo, oids: string[]): Promise<Map<string, string>> {
+/**
+ * The commit each pushed object peels to, and each old value, in one process:
+ * absent for a tag of a tree or blob. A missing pushed object is an error,
+ * never a pass.
+ */
+async function peelCommits(repo: Repo, oids: string[], olds: string[]): Promise<Map<string, string>> {
   const peeled = new Map<string, string>();
   if (!oids.length) return peeled;
-  // Each object, then what it peels to: a missing object is an error, never a pass.
-  const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { input: oids.map((o) => `${o}\n${o}^{commit}\n`).join('') });
+  // Each pushed object, then what it peels to; then each old value's commit.
+  const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { input: oids.map((o) => `${o}\n${o}^{commit}\n`).join('') + olds.map((o) => `${o}^{commit}\n`).join('') });
   const lines = out.split('\n');
   oids.forEach((oid, i) => {
     if (lines[2 * i].endsWith(' missing')) throw new CannotJudge(`the pushed object ${oid} is not in the repository`);
     const [id, type] = lines[2 * i + 1].split(' ');
     if (type === 'commit') peeled.set(oid, id);
   });
+  olds.forEach((oid, i) => {
+    const [id, type] = lines[2 * oids.length + i].split(' ');
+    if (type === 'commit') peeled.set(oid, id);
+  });
   return peeled;
 }
-
 
 /** What a push brings, from objects alone: needs no config, so it runs while the config loads. */
 export interface Pushed {
@@ -93,18 +104,22 @@ export interface Pushed {
   parents: Map<string, string[]>;
 }
 
-export async function readPush(repo: Repo, updates: RefUpdate[]): Promise<Pushed> {
+/** The push, read: `peeled` as soon as the pushed objects are peeled, `push` once the walk is read. */
+export function readPush(repo: Repo, updates: RefUpdate[]): { peeled: Promise<Map<string, string>>; push: Promise<Pushed> } {
   const pushed = updates.filter((u) => !isZeroId(u.new));
   // A tag of a tree or blob brings no commits, and a missing object is an error.
-  const peeled = await peelCommits(repo, [...new Set(pushed.map((u) => u.new))]);
+  const peeled = peelCommits(repo, [...new Set(pushed.map((u) => u.new))], [...new Set(pushed.flatMap((u) => (isZeroId(u.old) ? [] : [u.old])))]);
   // One walk and diff of everything the push brings that the repository did
   // not have (works inside git's push quarantine); each ref's part of it is
   // what its tip reaches there.
-  const tips = [...new Set(peeled.values())];
-  const walk = tips.length ? await rangeChanges(repo, ['--stdin', '--not', '--all'], tips) : { commits: [], changes: new Map(), parents: new Map() };
-  const reach = new Reach(walk, tips);
-  const commits = new Map(pushed.map((u) => [u.ref, peeled.has(u.new) ? reach.commits(peeled.get(u.new)!) : []]));
-  return { peeled, all: walk.commits, commits, reach, changes: walk.changes, parents: walk.parents };
+  const push = peeled.then(async (commitOf) => {
+    const tips = [...new Set(pushed.flatMap((u) => (commitOf.has(u.new) ? [commitOf.get(u.new)!] : [])))];
+    const walk = tips.length ? await rangeChanges(repo, ['--stdin', '--not', '--all'], tips) : { commits: [], changes: new Map(), parents: new Map() };
+    const reach = new Reach(walk, tips);
+    const commits = new Map(pushed.map((u) => [u.ref, commitOf.has(u.new) ? reach.commits(commitOf.get(u.new)!) : []]));
+    return { peeled: commitOf, all: walk.commits, commits, reach, changes: walk.changes, parents: walk.parents };
+  });
+  return { peeled, push };
 }
 
 /** What is judged from the config and the ref lines alone, started while the push is read. */
@@ -112,10 +127,12 @@ export interface Early {
   classify: Promise<Classify>;
   /** The judging branch's rules per update, in the order of the updates. */
   branchFaults: Promise<Violation[][]>;
+  /** The tamper layer's verdict per ref. */
+  tampering: Promise<Map<string, TamperVerdict>>;
 }
 
 /** `push`: what the push brings, once read (null when reading it failed; that error is thrown where it is awaited). */
-export function startEarly(repo: Repo, judge: Judge, branch: JudgingBranch, updates: RefUpdate[], push: Promise<Pushed | null>): Early {
+export function startEarly(repo: Repo, judge: Judge, branch: JudgingBranch, updates: RefUpdate[], peeled: Promise<Map<string, string>>, push: Promise<Pushed | null>): Early {
   const { config, rules } = judge;
   const classify = Promise.resolve(classifierFrom(branch.ignoreCase ? rules.folded : rules.exact));
   // A fast-forward shows in the push's own walk (a new commit of the ref grows from the old tip); else git answers.
@@ -125,9 +142,10 @@ export function startEarly(repo: Repo, judge: Judge, branch: JudgingBranch, upda
   };
   const isAncestor = async (a: string, b: string) => (await repo.run(['merge-base', '--is-ancestor', a, b], { okCodes: [1] })).code === 0;
   const branchFaults = Promise.all(updates.map((u) => branchViolations(u, branch, config, async (a, b) => (await grows(u, a)) || isAncestor(a, b))));
+  const tampering = tamperPush(repo, config, branch.id, updates, classify, peeled, push);
   // Their errors are thrown where they are awaited; until then they are not unhandled.
-  for (const p of [classify, branchFaults]) p.catch(() => {});
-  return { classify, branchFaults };
+  for (const p of [classify, branchFaults, tampering]) p.catch(() => {});
+  return { classify, branchFaults, tampering };
 }
 
 /** What every ref of the push is judged with: the rules, and the push's facts read once for all refs. */
@@ -146,8 +164,8 @@ interface PushFacts {
 
 export async function judgePush(repo: Repo, config: Config, branch: JudgingBranch, updates: RefUpdate[], push: Pushed, pushers: Pusher[], early: Early): Promise<RefVerdict[]> {
   const classify = await early.classify;
-  const { peeled, changes } = push;
-  const verdicts: RefVerdict[] = updates.map((u) => ({ ...u, commits: push.commits.get(u.ref) ?? [], violations: [] }));
+  const { changes } = push;
+  const verdicts: RefVerdict[] = updates.map((u) => ({ ...u, commits: push.commits.get(u.ref) ?? [], violations: [], overrides: [] }));
   const branchFaults = await early.branchFaults;
   const once = new Set<string>();
   for (const [i, v] of verdicts.entries()) {
@@ -159,21 +177,33 @@ export async function judgePush(repo: Repo, config: Config, branch: JudgingBranc
     }
     once.add(v.ref);
     if (isZeroId(v.new) && v.ref !== branch.ref && config.pre_receive.deletions === 'refuse') {
-      v.violations.push({ rule: 'delete', paths: [], message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})` });
+      v.violations.push({ rule: 'delete', paths: [], message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})`, fix: `keep ${v.ref}; where deleting refs is wanted, pre_receive.deletions: allow in ${CONFIG_FILE} on ${branch.ref} lets deletions through` });
     }
   }
+  // Commits that predate the guard (the adoption baseline on the judging branch) are left out of the commit rules.
+  const old = await baselined(repo, branch.id, ['--all'], push.all);
+  if (old.size) process.stderr.write(`patchwarden: ${counted(old.size, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged\n`);
+  for (const v of verdicts) v.commits = v.commits.filter((c) => !old.has(c));
+  const all = push.all.filter((c) => !old.has(c));
+  // An owner's override commit, admitted for its ref's range, is left out of the mixing rule.
+  const claimed = await overrideClaims(repo, all);
+  for (const v of claimed.length ? verdicts : []) {
+    const mine = claimed.filter((o) => v.commits.includes(o.commit));
+    if (isZeroId(v.new) || !mine.length) continue;
+    const from = push.reach.boundary(v.commits);
+    const { clockNow } = await import('../freeze/clock.js');
+    const judged = await judgeOverrides(repo, config, branch.id, mine, v.commits, from.length === 1 ? from[0] : null, clockNow());
+    v.overrides = judged.granted;
+    v.violations.push(...judged.violations);
+  }
   // What belongs to a commit whichever ref brings it is read once for the push.
-  const all = push.all;
-  const judged = verdicts.filter((v) => !isZeroId(v.new) && peeled.has(v.new) && v.commits.length);
-  const tampering = tamperPush(repo, config, branch.id, judged.map((v) => ({ ref: v.ref, old: isZeroId(v.old) ? null : v.old, tip: peeled.get(v.new)!, boundary: isZeroId(v.old) ? push.reach.boundary(v.commits) : [] })), classify);
-  tampering.catch(() => { /* thrown below, where it is awaited */ });
   const [owners, links] = await Promise.all([checkOwners(repo, config, branch.id, all, changes, classify, pushers), symlinkViolations(repo, all, changes, classify)]);
   const facts: PushFacts = {
     repo, config, classify, push,
     ownerFault: new Map(owners.violations.map((o) => [o.commit!, o])),
     ownerExempt: owners.exempt,
     linkFault: new Map(links.map((l) => [l.commit!, l])),
-    tamper: await tampering,
+    tamper: await early.tampering,
   };
   const blamed = new Set<string>();
   for (const v of verdicts) {
@@ -196,7 +226,8 @@ export async function judgePush(repo: Repo, config: Config, branch: JudgingBranc
  */
 async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
   const { repo, config, classify, push } = facts;
-  const out = judgeCommits(v.commits, push.changes, config, classify, facts.ownerExempt);
+  const overridden = new Set(v.overrides.map((o) => o.commit));
+  const out = judgeCommits(v.commits.filter((c) => !overridden.has(c)), push.changes, config, classify, facts.ownerExempt);
   for (const c of v.commits) {
     const link = facts.linkFault.get(c);
     if (link) out.push(link);
@@ -211,7 +242,7 @@ async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
     out.push(...broken);
     if (!broken.length) out.push(...(await tipViolations(repo, config, v, tip, touched, classify)));
   }
-  const tamper = facts.tamper.get(v.ref);
+  const tamper = tip && v.commits.length ? facts.tamper.get(v.ref) : undefined;
   if (tamper) {
     out.push(...tamper.violations);
     for (const w of tamper.warnings) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
@@ -263,7 +294,8 @@ export async function run(args: string[]): Promise<number> {
   const [repo, input] = await Promise.all([openRepo(common.dir), readHookInput()]);
   const updates = parseUpdates(input);
   // The push is read while the config loads; its errors count only once the repository is guarded.
-  const reading = readPush(repo, updates).then((push) => ({ push }), (error: unknown) => ({ error }));
+  const pushing = readPush(repo, updates);
+  const reading = pushing.push.then((push) => ({ push }), (error: unknown) => ({ error }));
   let branch = await judgingBranch(repo);
   const compiler = () => import('../config/compile.js');
   const notes: string[] = [];
@@ -293,13 +325,14 @@ export async function run(args: string[]): Promise<number> {
         : [...notes.map((n) => `patchwarden: ${n}`), ...unguardedRefusal(branch)],
     });
   }
-  const early = startEarly(repo, judge, branch, updates, reading.then((r) => ('push' in r ? r.push : null)));
+  const early = startEarly(repo, judge, branch, updates, pushing.peeled, reading.then((r) => ('push' in r ? r.push : null)));
   const read = await reading;
   if ('error' in read) throw read.error;
   const pushers = authenticatedPusher(process.env);
   if (branch.bootstrap) notes.push(`note: git config patchwarden.bootstrap is still set on the server; ${branch.ref} has its config now, unset it (git config --unset patchwarden.bootstrap)`);
   if (config.owners.agents.length && config.owners.signers === null && !pushers.length) notes.push(`warning: ${TYPED_IDENTITY}`);
   const verdicts = await judgePush(repo, config, branch, updates, read.push, pushers, early);
+  for (const r of verdicts) notes.push(...overrideLines(r.overrides).map((l) => `${r.ref}: ${l}`));
   const violations = verdicts.flatMap((r) => r.violations.map((v) => ({ ...v, ref: r.ref })));
   const subject = await subjects(repo, [...new Set(violations.flatMap((v) => (v.commit ? [v.commit] : [])))]);
   return emit(common.format, {
@@ -309,7 +342,7 @@ export async function run(args: string[]): Promise<number> {
       judged_by: config.source,
       judging_branch: branch.ref,
       notes,
-      refs: verdicts.map((r) => ({ ref: r.ref, old: r.old, new: r.new, commits: r.commits.length, ok: r.violations.length === 0 })),
+      refs: verdicts.map((r) => ({ ref: r.ref, old: r.old, new: r.new, commits: r.commits.length, ...(r.overrides.length ? { overrides: r.overrides } : {}), ok: r.violations.length === 0 })),
       violations,
     },
     text: render(verdicts, read.push.all.length, subject, notes),

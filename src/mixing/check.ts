@@ -1,10 +1,12 @@
 // The mixing rule applied to the index, one commit, or a range, read from git.
 import type { Config } from '../config/schema.js';
 import type { Violation } from '../common/verdict.js';
-import { rangeChanges, type Change } from '../git/changes.js';
+import { rangeChanges, type Change, type RawChange } from '../git/changes.js';
 import { checkOwners } from '../owners/check.js';
+import { judgeOverrides, overrideClaims, type Override } from '../owners/override.js';
 import { configBool, type Repo } from '../git/repo.js';
 import { isOracle, type Classify } from '../zones/classify.js';
+import { baselined } from './baseline.js';
 import { mixViolation } from './rule.js';
 import { symlinkViolations } from './symlinks.js';
 
@@ -61,18 +63,48 @@ function rangeSplitAdvice(commits: string[], changes: Map<string, Change[]>, cla
   ].join('\n');
 }
 
+export interface RangeVerdict {
+  commits: string[];
+  paths: Set<string>;
+  violations: Violation[];
+  /** Commits of the adoption baseline, left out. */
+  baselined: string[];
+  /** Owner override commits honoured, and their own changes (oldest first). */
+  overrides: Override[];
+  overrideChanges: RawChange[];
+}
+
 /**
- * The range rules over `from..to` (`from` may list several revisions to exclude): owners (when configured, with the signers
- * file read at `judgeRev`, where the config came from), then mixing per commit
- * and over the range, owner-signed oracle commits left out of the latter, and
- * symbolic links that leave their zone.
+ * The range rules over `from..to` (`from` may list several revisions to
+ * exclude), less the commits of the adoption baseline at `judgeRev`: owners
+ * (when configured, with the signers file read at `judgeRev`, where the
+ * config came from), then mixing per commit and over the range, owner-signed
+ * oracle commits left out of the latter, and symbolic links that leave their
+ * zone. An admitted owner override commit is left out of mixing.
  */
-export async function checkRange(repo: Repo, config: Config, from: string | string[] | null, to: string, judgeRev: string | null, now = new Date()): Promise<{ commits: string[]; paths: Set<string>; violations: Violation[] }> {
+export async function checkRange(repo: Repo, config: Config, from: string | string[] | null, to: string, judgeRev: string | null, now = new Date()): Promise<RangeVerdict> {
   const classify = await classifierFor(repo, config);
-  const { commits, changes } = await rangeChanges(repo, from ? [to, '--not', ...[from].flat()] : [to]);
+  const exclude = from ? [from].flat() : [];
+  const walked = await rangeChanges(repo, [to, ...(exclude.length ? ['--not', ...exclude] : [])]);
+  // Commits that predate the guard (the adoption baseline at judgeRev) are not judged.
+  const old = await baselined(repo, judgeRev, exclude, walked.commits);
+  const commits = walked.commits.filter((c) => !old.has(c));
+  const changes = new Map([...walked.changes].filter(([c]) => !old.has(c)));
   // Where the range starts at one commit, owner-signed oracle commits must be admitted to it.
   const base = typeof from === 'string' && /^[0-9a-f]{40,64}$/.test(from) ? from : null;
   const owners = await checkOwners(repo, config, judgeRev, commits, changes, classify, [], base ? { base, commits: new Set(commits), now } : undefined);
+  // An override is judged against the range's merge base: the first revision excluded, where that is a commit (pre-push adds the remote's other branches).
+  const start = exclude[0] && /^[0-9a-f]{40,64}$/.test(exclude[0]) ? exclude[0] : null;
+  const override = start ? await judgeOverrides(repo, config, judgeRev, await overrideClaims(repo, commits), commits, start, now) : { granted: [], violations: [] };
+  const granted = new Set(override.granted.map((o) => o.commit));
   const paths = new Set([...changes.values()].flatMap((list) => list.map((c) => c.path)));
-  return { commits, paths, violations: [...owners.violations, ...judgeCommits(commits, changes, config, classify, owners.exempt), ...(await symlinkViolations(repo, commits, changes, classify))] };
+  return {
+    commits, paths, baselined: [...old], overrides: override.granted,
+    overrideChanges: override.granted.flatMap((o) => changes.get(o.commit) ?? []),
+    violations: [
+      ...owners.violations, ...override.violations,
+      ...judgeCommits(commits.filter((c) => !granted.has(c)), changes, config, classify, owners.exempt),
+      ...(await symlinkViolations(repo, commits, changes, classify)),
+    ],
+  };
 }

@@ -33,9 +33,12 @@ recover).
                with its upstream branch)
 
 The config and the registry are read from the base side.
-status: describes_patch, acknowledged, vouched and not_applicable pass
-(exit 0); does_not_describe, regressed, pending_unmarked, fails_on_head and
-revert_broken refuse (exit 1); 2 could not judge.`;
+A production diff whose every file parses to the same syntax tree on both
+sides, comments and formatting aside, owes no property and none runs
+(no_behaviour_change; docs/revert-check.md says what counts as behaviour).
+status: describes_patch, acknowledged, vouched, no_behaviour_change and
+not_applicable pass (exit 0); does_not_describe, regressed, pending_unmarked,
+fails_on_head and revert_broken refuse (exit 1); 2 could not judge.`;
 
 export async function run(args: string[]): Promise<number> {
   const { common, values } = parse(args, { base: { type: 'string' }, head: { type: 'string' } }, false);
@@ -50,7 +53,7 @@ export async function run(args: string[]): Promise<number> {
     ok: revertPasses(result.status),
     json: {
       status: result.status, failing_on_revert: result.failing_on_revert, reason: result.reason, fix: result.fix,
-      evidence: result.evidence, digest: result.digest, acknowledged: result.acknowledged,
+      evidence: result.evidence, digest: result.digest, acknowledged: result.acknowledged, unchanged: result.unchanged,
       states: result.states, pending: result.pending, green: result.green, neutral: result.neutral, owner_commits: result.owner_commits,
       base: result.base, head: result.head, mode: result.mode, reverted: result.reverted, outside_src: result.outside_src,
       head_run: result.head_run, revert_run: result.revert_run,
@@ -83,7 +86,8 @@ function textLines(r: RevertResult): string[] {
   const paths = r.reverted.map((p) => `    ${showPath(p.path)}  (${p.action})`);
   const states = stateLines(r);
   const owed = r.evidence ? [`  evidence: ${r.evidence.owed ? 'owes a fixed case' : 'vouched for'} (${r.evidence.why})`] : [];
-  if (revertPasses(r.status)) return [`patchwarden: revert check passed for ${range} (${r.status}): ${r.reason}`, ...owed, ...states, ...paths];
+  const unchanged = r.unchanged.map((p) => `    ${showPath(p)}  (same syntax tree)`);
+  if (revertPasses(r.status)) return [`patchwarden: revert check passed for ${range} (${r.status}): ${r.reason}`, ...owed, ...states, ...paths, ...unchanged];
   const fix: Record<string, string> = {
     fails_on_head: 'make every registered invariant run on the base plus the production diff; a case naming an unregistered id needs its id registered first, and a changed test harness must land first, each in a change of their own',
     regressed: 'fix the production code so every case that passes without the patch passes with it (a freeze row does not cover a regression)',

@@ -5,6 +5,7 @@
 // when it comes from a file in the spec zone: a case elsewhere (a test the
 // patch added, a file a runner option pulled in) cannot stand for a property.
 import path from 'node:path';
+import { counted } from '../common/text.js';
 import type { TestCase } from '../junit/types.js';
 import type { Registry } from './registry.js';
 
@@ -28,6 +29,8 @@ export interface InvariantResult {
   cases: string[];
   /** Each case's outcome, for judging it against the other run. */
   outcomes: CaseOutcome[];
+  /** How many distinct cases ran for it: one is a fixture in disguise unless it draws many inputs (Hypothesis, fast-check). */
+  case_count: number;
 }
 
 export interface Mapping {
@@ -41,6 +44,8 @@ export interface Mapping {
   strays: { name: string; status: TestCase['status']; message: string }[];
   /** Cases naming an id from a file outside the spec zone: never counted. */
   outside: { ids: string[]; name: string; file: string; placed: boolean }[];
+  /** properties.min_cases: an invariant with fewer distinct cases is refused (0: off). */
+  min_cases: number;
 }
 
 /** Where a run's cases came from, to tell spec files from the rest. */
@@ -99,7 +104,7 @@ function statusOf(c: TestCase): TestCase['status'] {
   return c.status === 'skipped' && c.skipType === 'pytest.xfail' ? 'failed' : c.status;
 }
 
-export function mapCases(cases: TestCase[], registry: Registry, place: Placement): Mapping {
+export function mapCases(cases: TestCase[], registry: Registry, place: Placement, minCases = 0): Mapping {
   const byId = new Map<string, TestCase[]>();
   const strays: Mapping['strays'] = [];
   const outside: Mapping['outside'] = [];
@@ -127,10 +132,11 @@ export function mapCases(cases: TestCase[], registry: Registry, place: Placement
       seen.set(where, n);
       return { key: n > 1 ? `${where}#${n}` : where, name: c.name, outcome: outcomeOf(c) };
     });
-    return { id, status: worst ?? 'missing', cases: mine.map((c) => c.name), outcomes };
+    const ran = new Set(outcomes.filter((o) => o.outcome !== 'skipped').map((o) => o.key.replace(/#\d+$/, '')));
+    return { id, status: worst ?? 'missing', cases: mine.map((c) => c.name), outcomes, case_count: ran.size };
   });
   const unregistered = [...byId].filter(([id]) => !registered.has(id)).map(([id, cs]) => ({ id, cases: cs.map((c) => c.name) }));
-  return { invariants, unregistered, mapped, strays, outside };
+  return { invariants, unregistered, mapped, strays, outside, min_cases: minCases };
 }
 
 const list = (xs: string[]) => xs.join(', ');
@@ -143,6 +149,10 @@ const list = (xs: string[]) => xs.join(', ');
 export function headProblems(m: Mapping, registry: Registry): string[] {
   const problems: string[] = [];
   if (!m.mapped) problems.push(`no property test case maps to an invariant id (give each a property named "invariant" or an [invariant:ID] token in its name)${strayNote(m)}`);
+  if (m.min_cases > 1) {
+    const few = m.invariants.filter((i) => i.status === 'passed' && i.case_count < m.min_cases);
+    for (const i of few) problems.push(`invariant ${i.id} ran ${counted(i.case_count, 'distinct case')}, fewer than properties.min_cases (${m.min_cases}): a property of one literal input is a fixture in disguise (give it more cases, or draw its inputs with Hypothesis or fast-check and lower min_cases)`);
+  }
   for (const u of m.unregistered) problems.push(`test case ${JSON.stringify(u.cases[0])} names invariant ${u.id}, which ${registry.source} does not register`);
   if (m.mapped && m.strays.length) problems.push(`test cases outside any invariant did not pass: ${list(m.strays.map((s) => s.name))}`);
   for (const o of m.outside) {

@@ -37,6 +37,7 @@ import { guardSignals, type Guard } from './interrupt.js';
 import { loadRegistryAt, type Registry } from './registry.js';
 import { propertyCommand, runProperties, type PropertyRun } from './run.js';
 import { dropScratch, makeScratch } from './scratch.js';
+import { describeBehaviour, productionBehaviour } from './behaviour.js';
 import { judgeStates, markAdvice, type InvariantVerdict } from './states.js';
 import { codeFiles, GITLINK, revertable, revertPaths, treeWith, type Reverted } from './tree.js';
 import { addTempWorktree, linkEntries, type TempTree } from './worktree.js';
@@ -44,7 +45,7 @@ import { counted } from '../common/text.js';
 
 export type RevertStatus =
   | 'describes_patch' | 'does_not_describe' | 'regressed' | 'pending_unmarked' | 'fails_on_head' | 'revert_broken'
-  | 'acknowledged' | 'vouched' | 'not_applicable';
+  | 'acknowledged' | 'vouched' | 'no_behaviour_change' | 'not_applicable';
 
 export interface RunSummary {
   elapsed_ms: number;
@@ -71,6 +72,8 @@ export interface RevertResult {
   digest: string | null;
   /** The owner's row that let the diff through without a run. */
   acknowledged: Acknowledged | null;
+  /** no_behaviour_change: the production paths, each with the same syntax tree on both sides (behaviour.ts). */
+  unchanged: string[];
   /** Each registered invariant and its cases, with their states. */
   states: InvariantVerdict[];
   /** Invariants let through by an owner's pending mark; marked ones that now pass (drop the mark); cases skipped in both runs. */
@@ -126,7 +129,7 @@ export interface RevertOptions {
 
 /** Whether a status lets the patch through. */
 export function revertPasses(status: RevertStatus): boolean {
-  return status === 'describes_patch' || status === 'not_applicable' || status === 'acknowledged' || status === 'vouched';
+  return status === 'describes_patch' || status === 'not_applicable' || status === 'acknowledged' || status === 'vouched' || status === 'no_behaviour_change';
 }
 
 /** Whether a status is the properties failing on head (the gate's properties layer) rather than missing evidence. */
@@ -192,7 +195,7 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
   const onto = opts.onto ?? base;
   const now = opts.now ?? new Date();
   const result: RevertResult = {
-    status: 'not_applicable', failing_on_revert: [], reason: '', fix: null, base, head, mode, evidence: null, digest: null, acknowledged: null,
+    status: 'not_applicable', failing_on_revert: [], reason: '', fix: null, base, head, mode, evidence: null, digest: null, acknowledged: null, unchanged: [],
     states: [], pending: [], green: [], neutral: [], owner_commits: [], reverted: [], outside_src: [], head_run: null, revert_run: null, output: null,
   };
   const classify = await classifierFor(repo, config);
@@ -214,6 +217,13 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
   if (row && result.digest) {
     Object.assign(result, { status: 'acknowledged', acknowledged: row, reason: `an owner acknowledged this diff (${result.digest.slice(0, 12)}) as a refactor: ${row.owner}: ${row.reason}` });
     say(`acknowledged refactor ${result.digest.slice(0, 12)} by ${row.owner}: no property run`);
+    return result;
+  }
+  // A diff that keeps every syntax tree owes no property: nothing runs.
+  const behaviour = await productionBehaviour(repo, config, base, head, onto);
+  if (behaviour) say(describeBehaviour(behaviour));
+  if (behaviour?.same) {
+    Object.assign(result, { status: 'no_behaviour_change', reason: describeBehaviour(behaviour), unchanged: behaviour.paths });
     return result;
   }
   // Pending marks and new invariants come from the base plus the admitted owner changes.
@@ -253,7 +263,7 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
         Object.assign(result, { status: 'fails_on_head', reason: `dependencies differ from the base: ${deps.join('; ')}. The runs link them in from the main tree, and what a dependency installs runs before any property: install them from the base's lock files (npm ci, uv sync) before the check, or land the dependency change first, reviewed, in a change of its own` });
       } else {
         await twoRuns(result, {
-          run: (side) => freshRun(repo, config, registry, classify, onto, side === 'head' ? [...tree.kept, ...tree.production] : tree.kept, guard, say),
+          run: (side) => freshRun(repo, config, registry, classify, onto, side, side === 'head' ? [...tree.kept, ...tree.production] : tree.kept, guard, say),
           revert: async () => tree.production.map((c) => ({ path: c.path, action: c.oldMode === ABSENT ? 'removed' : 'restored' })),
           registry, guard, say, owed: owed.owed, now, ttl: config.properties.pending_ttl, advice: exemption?.advice ?? null,
         });
@@ -374,7 +384,7 @@ interface Judge {
  * folder and caches beside it, the `revert.link` entries linked in, the
  * runtime guards on. Nothing of one run is there for the next.
  */
-async function freshRun(repo: Repo, config: Config, registry: Registry, classify: Classify, onto: string, changes: RawChange[], guard: Guard, say: (l: string) => void): Promise<PropertyRun> {
+async function freshRun(repo: Repo, config: Config, registry: Registry, classify: Classify, onto: string, side: 'head' | 'revert', changes: RawChange[], guard: Guard, say: (l: string) => void): Promise<PropertyRun> {
   const files = await treeWith(repo, onto, changes);
   const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'patchwarden-run-')));
   let tree: TempTree | null = null;
@@ -382,7 +392,7 @@ async function freshRun(repo: Repo, config: Config, registry: Registry, classify
     const tmp = path.join(root, 'tmp');
     mkdirSync(tmp);
     tree = await addTempWorktree(repo, onto, { files, into: path.join(root, 'tree') });
-    say(`temporary worktree at ${changes.length ? 'head' : 'base'}: ${tree.dir}`);
+    say(`temporary worktree at ${side === 'head' ? 'head' : 'base'}: ${tree.dir}`);
     guard.check();
     // Linked once the tree is final, so no write of the check goes through a link into the main tree.
     if (repo.root) {

@@ -89,7 +89,7 @@ export async function runProperties(treeDir: string, config: Config, registry: R
       const report = await readReport(run.junit);
       const why = disagreement(run.code, run.signal, report.cases);
       if (why) return { ...base, mapping: null, problem: `properties.command: ${why}` };
-      return { ...base, mapping: mapCases(report.cases, registry, placement(treeDir, opts.classify)), problem: null };
+      return { ...base, mapping: mapCases(report.cases, registry, placement(treeDir, opts.classify), config.properties.min_cases), problem: null };
     } catch (err) {
       if (!(err instanceof CannotJudge)) throw err;
       return { ...base, mapping: null, problem: `the property command's JUnit report cannot be read: ${err.message}` };

@@ -47,6 +47,17 @@ export async function treeWith(repo: Repo, onto: string, changes: RawChange[], s
   }
 }
 
+/** A fixed identity and date: the same inputs give the same commit, whoever runs the hook. */
+const MAKER = {
+  GIT_AUTHOR_NAME: 'patchwarden', GIT_AUTHOR_EMAIL: 'patchwarden@localhost', GIT_AUTHOR_DATE: '1970-01-01T00:00:00Z',
+  GIT_COMMITTER_NAME: 'patchwarden', GIT_COMMITTER_EMAIL: 'patchwarden@localhost', GIT_COMMITTER_DATE: '1970-01-01T00:00:00Z',
+};
+
+/** treeWith's tree as a commit on top of `onto`: where a revert check starts when some of a range's own changes count as the base's. */
+export async function commitWith(repo: Repo, onto: string, changes: RawChange[], message: string): Promise<string> {
+  return repo.text(['commit-tree', await treeWith(repo, onto, changes), '-p', onto, '-m', message], { env: MAKER });
+}
+
 /** Code files of a tree that `keep` accepts (the guard's list of the base's spec and harness). */
 export async function codeFiles(repo: Repo, tree: string, keep: (file: string) => boolean): Promise<string[]> {
   const out = await repo.run(['ls-tree', '-r', '-z', '--name-only', '--full-tree', tree]);

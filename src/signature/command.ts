@@ -15,9 +15,9 @@ import { signCase, signOptions, type SignOptions } from './sign.js';
 import { checkoutSource, type SourceReader } from './source.js';
 import type { Signed } from './types.js';
 
-export const help = `usage: patchwarden signatures REPORT.xml... [--format text|json] [--config PATH] [-C DIR]
+export const help = `usage: patchwarden signatures REPORT... [--format text|json] [--config PATH] [-C DIR]
 
-Reads JUnit XML reports and prints one row per failing or erroring test case
+Reads JUnit XML reports or TAP 13/14 streams (a reporter's file) and prints one row per failing or erroring test case
 (and per flaky one: Surefire's flakyFailure/flakyError, marked flaky)
 with its failure signature: exception type, assertion kind, project frames
 (signature.project, by default the src zone) and normalized message, hashed.
@@ -38,7 +38,7 @@ export interface Row extends Omit<Signed, 'files'> {
 
 export async function run(args: string[]): Promise<number> {
   const { common, positionals } = parse(args, {});
-  if (!positionals.length) throw new UsageError('name at least one JUnit XML report');
+  if (!positionals.length) throw new UsageError('name at least one report (JUnit XML or TAP)');
   const opts = await options(common);
   const rows: Row[] = [];
   for (const file of positionals) {

@@ -1,7 +1,7 @@
 // The lines a change adds, per file, with each file's text after the change,
 // from one `git diff` over git objects (works in a bare repository and in the
-// push quarantine), or the same for many pairs of trees from one `git
-// diff-tree --stdin` (a push of many refs). The diff is asked for with whole
+// push quarantine), or the same for many changes from one `git diff-tree
+// --stdin` (a push of many refs). The diff is asked for with whole
 // files as context: the scanner judges a line with the imports and aliases
 // around it, and one git process is all a hook can spend.
 import { CannotJudge } from '../common/errors.js';
@@ -13,6 +13,8 @@ export interface Added {
   text: string;
   /** 1-based line numbers the change adds. */
   lines: Set<number>;
+  /** The blob after the change: its bytes are what an opaque file is pinned by. */
+  oid: string;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface Added {
  * attribute cannot hide a file's lines.
  */
 const PINNED = ['-c', 'diff.suppressBlankEmpty=false'];
-const FLAGS = ['-U1000000000', '-a', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/', '--diff-filter=AMT'];
+const FLAGS = ['-U1000000000', '-a', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--full-index', '--src-prefix=a/', '--dst-prefix=b/', '--diff-filter=AMT'];
 
 /** What `to` adds over `from` (commits or trees; null `from` is the empty tree); `to` null is the index. Files that gain no line are left out. */
 export async function addedLines(repo: Repo, from: string | null, to: string | null): Promise<Added[]> {
@@ -31,45 +33,52 @@ export async function addedLines(repo: Repo, from: string | null, to: string | n
   return parsePatches(out, false)[0];
 }
 
-/** What each `[from, to]` pair of trees adds, in order, from one process. */
-export async function addedLinesOfTrees(repo: Repo, pairs: [string, string][]): Promise<Added[][]> {
-  if (!pairs.length) return [];
-  const out = await repo.run([...PINNED, 'diff-tree', '--stdin', '-r', '-p', ...FLAGS], { input: pairs.map(([a, b]) => `${a} ${b}\n`).join('') });
+/**
+ * What each change adds, in order, from one `git diff-tree --stdin`: a line
+ * `TIP BASE` (commits) is what TIP adds over BASE, a line `FROM TO` (trees)
+ * what TO adds over FROM.
+ */
+export async function addedLinesOf(repo: Repo, lines: string[]): Promise<Added[][]> {
+  if (!lines.length) return [];
+  // --always: a change that adds nothing still has its header line, so each answer is counted.
+  const out = await repo.run([...PINNED, 'diff-tree', '--stdin', '--always', '-r', '-p', ...FLAGS], { input: lines.map((l) => `${l}\n`).join('') });
   const added = parsePatches(out.stdout.toString('utf8'), true);
-  if (added.length !== pairs.length) throw new CannotJudge(`git diff-tree answered for ${added.length} of ${pairs.length} pairs of trees`);
+  if (added.length !== lines.length) throw new CannotJudge(`git diff-tree answered for ${added.length} of ${lines.length} changes`);
   return added;
 }
 
-/** diff-tree --stdin's line before each pair's patch: the two tree ids. */
-const PAIR = /^[0-9a-f]{40,64} [0-9a-f]{40,64}$/;
+/** diff-tree --stdin's line before each answer: the commit, or the two trees. */
+const HEADER = /^[0-9a-f]{40,64}( [0-9a-f]{40,64})?$/;
 
 /**
  * Files, their text after the change and their added line numbers, from
- * whole-file patch output: one patch, or (`pairs`) one per `A B` line of
+ * whole-file patch output: one patch, or (`pairs`) one per header line of
  * diff-tree --stdin. Files that gain no line are left out.
  */
 function parsePatches(out: string, pairs: boolean): Added[][] {
   const rows = out.split('\n');
-  type File = { path: string; body: string[]; lines: Set<number>; link: boolean };
+  type File = { path: string; body: string[]; lines: Set<number>; link: boolean; oid: string };
   const groups: File[][] = pairs ? [] : [[]];
   let read = groups[0];
   let cur: File | null = null;
   for (let i = 0; i < rows.length; i++) {
     const line = rows[i];
     // Outside a hunk: the hunk loop below takes every line its counts cover.
-    if (pairs && PAIR.test(line)) {
+    if (pairs && HEADER.test(line)) {
       groups.push((read = []));
       cur = null;
       continue;
     }
     if (line.startsWith('diff --git ')) {
-      cur = { path: gitPath(line.slice(11)), body: [], lines: new Set(), link: false };
+      cur = { path: gitPath(line.slice(11)), body: [], lines: new Set(), link: false, oid: '' };
       read.push(cur);
       continue;
     }
     if (!cur) continue;
     // Links and submodules are not source text.
     if (/^(new file mode|new mode|index .*) (120000|160000)$/.test(line)) cur.link = true;
+    const index = /^index [0-9a-f]+\.\.([0-9a-f]+)/.exec(line);
+    if (index) cur.oid = index[1];
     const h = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
     if (!h) continue;
     // The hunk's counts say how many lines follow: content is never mistaken for a header.
@@ -86,7 +95,7 @@ function parsePatches(out: string, pairs: boolean): Added[][] {
       n++;
     }
   }
-  return groups.map((files) => files.filter((f) => !f.link && f.lines.size).map((f) => ({ path: f.path, text: f.body.join('\n'), lines: f.lines })));
+  return groups.map((files) => files.filter((f) => !f.link && f.lines.size).map((f) => ({ path: f.path, text: f.body.join('\n'), lines: f.lines, oid: f.oid })));
 }
 
 /** The path of a `diff --git a/P b/P` header (no renames: both sides name the same path). */

@@ -15,12 +15,15 @@ export interface AllowRow {
   reason: string;
   /** sha256 of the trimmed line; absent: any line of the path. */
   line?: string;
+  /** `source.opaque` only, and required there: the sha256 of the file's bytes. */
+  sha256?: string;
   /** Where the row is, for messages. */
   where: string;
   matches: (path: string) => boolean;
 }
 
-const KEYS = ['path', 'rule', 'owner', 'reason', 'line'];
+const KEYS = ['path', 'rule', 'owner', 'reason', 'line', 'sha256'];
+const SHA = /^[0-9a-f]{64}$/;
 
 export function parseAllow(text: string, source: string, ignoreCase = false): AllowRow[] {
   const { doc, fail, lineOf } = readYaml(text, source, { failsafe: true });
@@ -54,7 +57,13 @@ export function parseAllow(text: string, source: string, ignoreCase = false): Al
     const rule = need('rule');
     if (!(RULE_IDS as readonly string[]).includes(rule)) fail(`rule: ${JSON.stringify(rule)} is not a tamper rule (known: ${RULE_IDS.join(', ')})`, row.get('rule', true) as Node);
     const line = get('line');
-    if (line !== undefined && !/^[0-9a-f]{64}$/.test(line)) fail('line: must be the sha256 of the line (64 lowercase hex digits), as `patchwarden tamper --allow-line` prints it', row.get('line', true) as Node);
+    if (line !== undefined && !SHA.test(line)) fail('line: must be the sha256 of the line (64 lowercase hex digits), as `patchwarden tamper --allow-line` prints it', row.get('line', true) as Node);
+    // A file no scan can read is allowed as exactly those bytes, never as a path.
+    const sha256 = get('sha256');
+    if (rule === 'source.opaque') {
+      if (sha256 === undefined || !SHA.test(sha256)) fail('a source.opaque row needs `sha256:`, the sha256 of the file (64 lowercase hex digits), as `patchwarden tamper --allow-line` prints it', row);
+      if (line !== undefined) fail('a source.opaque row pins the whole file with `sha256:`, not a `line:`', row.get('line', true) as Node);
+    } else if (sha256 !== undefined) fail('`sha256:` pins a file for source.opaque only; other rules take `line:`', row.get('sha256', true) as Node);
     if (path.startsWith('/') || path.split('/').includes('..')) fail(`path: ${JSON.stringify(path)} must be a glob relative to the repository root, without ..`, row.get('path', true) as Node);
     let matches: (p: string) => boolean;
     try {
@@ -65,7 +74,7 @@ export function parseAllow(text: string, source: string, ignoreCase = false): Al
     const owner = need('owner');
     const reason = need('reason');
     if (owner === 'OWNER' || reason === 'REASON') fail('fill in owner and reason: who reviewed this line and why it stays', row);
-    return { path, rule, owner, reason, line, where: `${source}:${lineOf(row) ?? 1}`, matches };
+    return { path, rule, owner, reason, line, sha256, where: `${source}:${lineOf(row) ?? 1}`, matches };
   });
 }
 
@@ -78,7 +87,7 @@ export async function allowAt(repo: Repo, rev: string | null, ignoreCase = false
 
 /** The row that lets a hit stand, if any. */
 export function allowedBy(rows: AllowRow[], hit: { path: string; rule: string; digest: string }): AllowRow | undefined {
-  return rows.find((r) => r.rule === hit.rule && r.matches(hit.path) && (r.line === undefined || r.line === hit.digest));
+  return rows.find((r) => r.rule === hit.rule && r.matches(hit.path) && (r.sha256 !== undefined ? r.sha256 === hit.digest : r.line === undefined || r.line === hit.digest));
 }
 
 /** The row a human would paste to let a hit stand; printed, never written. */
@@ -88,7 +97,7 @@ export function allowRowText(hit: { path: string; rule: string; digest: string; 
     `  # ${hit.text.replace(/[\r\n]/g, ' ')}`,
     `  - path: ${q(hit.path)}`,
     `    rule: ${hit.rule}`,
-    `    line: ${hit.digest}`,
+    hit.rule === 'source.opaque' ? `    sha256: ${hit.digest}` : `    line: ${hit.digest}`,
     '    owner: OWNER          # who reviewed it',
     '    reason: REASON        # why this line stays',
   ].join('\n');

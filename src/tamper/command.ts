@@ -16,8 +16,10 @@ Reads the lines a change adds to production code (the src zone; new files
 whole) and refuses code that games the test run instead of fixing the code:
 ending the process or hooking its exit, loading the test framework, sniffing
 the test environment, reading the caller's stack, replacing process-wide
-hooks and streams, comparisons that cannot fail, writing report-shaped files.
-Each hit names the path, the line, the rule and why (docs/tamper.md).
+hooks and streams, swapping a function's code, comparisons that ignore their
+argument, writing report-shaped files; and production files it cannot read
+(bytecode, native code, another encoding) unless an owner pinned their
+sha256. Each hit names the path, the line, the rule and why (docs/tamper.md).
 
   --staged        the index over HEAD (default)
   --commit REV    one commit over its first parent
@@ -53,7 +55,7 @@ export async function run(args: string[]): Promise<number> {
   const verdict = await judgeTamper(repo, config, range);
   for (const w of verdict.warnings) process.stderr.write(`patchwarden: ${w}\n`);
   const outcome = violationsOutcome(verdict.violations, { mode: verdict.mode, hits: verdict.hits }, `patchwarden: tamper ok (${counted(verdict.files, 'production file')} with added lines, ${counted(verdict.hits.length, 'hit')}${verdict.hits.some((h) => h.allowed_by) ? ', all allowed' : ''})`);
-  for (const h of verdict.hits.filter((x) => x.allowed_by)) outcome.text.push(`patchwarden: allowed [${h.rule}] ${h.path}:${h.line} by ${h.allowed_by}`);
+  for (const h of verdict.hits.filter((x) => x.allowed_by)) outcome.text.push(`patchwarden: allowed [${h.rule}] ${h.path}${h.line ? `:${h.line}` : ''} by ${h.allowed_by}`);
   const standing = verdict.hits.filter((h) => !h.allowed_by);
   if (values['allow-line'] && standing.length) {
     outcome.text.push('', `rows an owner may add to ${ALLOW_FILE} after review (under \`allow:\`, in a commit of their own):`, ...standing.map(allowRowText));

@@ -3,7 +3,7 @@
 // code needs.
 import { createRequire } from 'node:module';
 import type { Lang } from './lang.js';
-import { RULES, WHY, type RuleId } from './rules.js';
+import { foreignCoding, opaqueLoads, RULES, WHY, type RuleId } from './rules.js';
 import { readSource, type Span } from './scan.js';
 
 export interface Hit {
@@ -12,17 +12,23 @@ export interface Hit {
   rule: RuleId;
   /** The matched line, trimmed. */
   text: string;
-  /** sha256 of the trimmed line: what an allow row's `line` pins. */
+  /** sha256 of the trimmed line: what an allow row's `line` pins (of the whole file for `source.opaque`). */
   digest: string;
   why: string;
+  /** `source.opaque` from a `require`/`import`: the relative path it loads, resolved against the tree by the judge. */
+  loads?: string;
 }
 
 /** node:crypto is loaded at the first hit: it brings some twenty internal modules, and most pushes have no hit. */
 let crypto: typeof import('node:crypto') | null = null;
 
-export function lineDigest(text: string): string {
+export function sha256(data: string | Buffer): string {
   crypto ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
-  return crypto.createHash('sha256').update(text.trim(), 'utf8').digest('hex');
+  return crypto.createHash('sha256').update(data).digest('hex');
+}
+
+export function lineDigest(text: string): string {
+  return sha256(text.trim());
 }
 
 /**
@@ -34,14 +40,28 @@ export function hitsIn(path: string, text: string, lang: Lang, added: ReadonlySe
   const lines = text.split('\n');
   const seen = new Set<string>();
   const out: Hit[] = [];
+  const hit = (rule: RuleId, line: number, extra: Partial<Hit> = {}) => {
+    const raw = (lines[line - 1] ?? '').replace(/\r$/, '');
+    out.push({ path, line, rule, text: shorten(raw.trim()), digest: lineDigest(raw), why: WHY[rule], ...extra });
+  };
+  if (!disabled.has('source.opaque')) {
+    // The declared encoding changes every line, so any added line makes it count.
+    const coding = lang === 'python' && (!added || added.size) ? foreignCoding(text) : null;
+    if (coding) hit('source.opaque', coding.line);
+    if (lang === 'js') {
+      for (const m of opaqueLoads(src)) {
+        const line = reportedLine(src.toks, [m.at, m.at + 1], added);
+        if (line !== null) hit('source.opaque', line, { loads: m.module });
+      }
+    }
+  }
   for (const rule of RULES) {
     if (rule.lang !== lang || disabled.has(rule.id)) continue;
     for (const span of rule.find(src)) {
       const line = reportedLine(src.toks, span, added);
       if (line === null || seen.has(`${line} ${rule.id}`)) continue;
       seen.add(`${line} ${rule.id}`);
-      const raw = (lines[line - 1] ?? '').replace(/\r$/, '');
-      out.push({ path, line, rule: rule.id, text: shorten(raw.trim()), digest: lineDigest(raw), why: WHY[rule.id] });
+      hit(rule.id, line);
     }
   }
   return out.sort((a, b) => a.line - b.line || a.rule.localeCompare(b.rule));

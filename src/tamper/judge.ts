@@ -1,19 +1,22 @@
 // The tamper layer over a change: the lines it adds to production code, the
-// rules of each file's language, the allow rows of the base side, one verdict.
-// The scanner's module loads beside the diff (nearly every change with
-// production code needs it); the allow rows (YAML) load only when a line is
-// hit.
+// rules of each file's language, the production files it cannot read (each
+// pinned by its sha256 or refused), the allow rows of the base side, one
+// verdict. The scanner's module loads beside the diff (nearly every change
+// with production code needs it); the allow rows (YAML) load only when a line
+// is hit or a file of no scanned type changes.
+import path from 'node:path';
 import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
-import { configBool, emptyTree, mergeBase } from '../git/repo.js';
-import { addedLines, addedLinesOfTrees, type Added } from './added.js';
+import { configBool, emptyTree, isZeroId, mergeBase } from '../git/repo.js';
+import { readBlobs, readFileAt } from '../git/objects.js';
+import { addedLines, addedLinesOf, type Added } from './added.js';
 import type { AllowRow } from './allow.js';
 import { CannotJudge } from '../common/errors.js';
 import { ALLOW_FILE } from '../config/tamper-ids.js';
 import type { Hit } from './hits.js';
-import { langOf } from './lang.js';
+import { isOpaque, langOf } from './lang.js';
 import type { Classify } from '../zones/classify.js';
 
 export interface JudgedHit extends Hit {
@@ -49,7 +52,8 @@ export async function judgeTamper(repo: Repo, config: Config, range: TamperRange
   const scanner = import('./hits.js');
   for (const p of [diffing, scanner]) p.catch(() => { /* thrown below, where it is awaited */ });
   const classify = await (zones ?? classifierFor(repo, config));
-  return judgeAdded(config, await diffing, classify, range.to === null, () => allowRows(repo, range.judgeRev));
+  let allowed: Promise<AllowRow[]> | undefined;
+  return judgeAdded(repo, config, await diffing, classify, range.to, () => (allowed ??= allowRows(repo, range.judgeRev)));
 }
 
 const nothing = (config: Config): TamperVerdict => ({ mode: config.tamper.mode, hits: [], violations: [], warnings: [], files: 0 });
@@ -60,14 +64,26 @@ async function allowRows(repo: Repo, judgeRev: string | null): Promise<AllowRow[
   return allowAt(repo, judgeRev, await configBool(repo, 'core.ignorecase'));
 }
 
-/** The verdict on the lines a change adds; `rows` reads the allow rows, asked only when a line is hit. */
-async function judgeAdded(config: Config, all: Added[], classify: Classify, staged: boolean, rows: () => Promise<AllowRow[]>): Promise<TamperVerdict> {
+/**
+ * The verdict on what a change adds, up to `to` (a commit or tree; null: the
+ * index); `rows` reads the allow rows, asked only when a line is hit or a
+ * file of no scanned type changes.
+ */
+async function judgeAdded(repo: Repo, config: Config, all: Added[], classify: Classify, to: string | null, rows: () => Promise<AllowRow[]>): Promise<TamperVerdict> {
   const mode = config.tamper.mode;
-  const added = all.filter((a) => classify(a.path) === 'src' && langOf(a.path) !== null);
-  if (!added.length) return nothing(config);
-  const { hitsIn } = await import('./hits.js');
+  const changed = all.filter((a) => classify(a.path) === 'src');
+  const added = changed.filter((a) => langOf(a.path) !== null);
   const disabled = new Set(config.tamper.rules.disable);
-  const found = added.flatMap((a) => hitsIn(a.path, a.text, langOf(a.path)!, a.lines, disabled));
+  const opaqueOn = !disabled.has('source.opaque');
+  const opaque = opaqueOn ? changed.filter((a) => isOpaque(a.path)) : [];
+  const unread = opaqueOn ? changed.filter((a) => langOf(a.path) === null && !isOpaque(a.path)) : [];
+  if (!added.length && !opaque.length && !unread.length) return nothing(config);
+  const { hitsIn } = await import('./hits.js');
+  let found = added.flatMap((a) => hitsIn(a.path, a.text, langOf(a.path)!, a.lines, disabled));
+  if (found.some((h) => h.rule === 'source.opaque') || opaque.length || unread.length) {
+    const pins = unread.length ? pinned(unread, await rows()) : [];
+    found = await opaqueHits(repo, to, found, opaque, pins, new Map(changed.map((a) => [a.path, a])));
+  }
   let hits: JudgedHit[] = [];
   if (found.length) {
     const [{ allowedBy }, allowed] = await Promise.all([import('./allow.js'), rows()]);
@@ -77,86 +93,148 @@ async function judgeAdded(config: Config, all: Added[], classify: Classify, stag
     });
   }
   const standing = hits.filter((h) => !h.allowed_by);
-  const verdict: TamperVerdict = { mode, hits, violations: [], warnings: [], files: added.length };
-  if (mode === 'warn') verdict.warnings = standing.map((h) => `tamper warning [${h.rule}] ${h.path}:${h.line}: ${h.text} (${h.why})`);
-  else verdict.violations = toViolations(standing, staged);
+  const verdict: TamperVerdict = { mode, hits, violations: [], warnings: [], files: added.length + opaque.length };
+  if (mode === 'warn') verdict.warnings = standing.map((h) => `tamper warning [${h.rule}] ${h.path}${h.line ? `:${h.line}` : ''}: ${h.text} (${h.why})`);
+  else verdict.violations = toViolations(standing, to === null);
   return verdict;
+}
+
+/** Files of no scanned type that an allow row pins by sha256: once reviewed, every change to them is judged again. */
+function pinned(unread: Added[], rows: AllowRow[]): Added[] {
+  return unread.filter((a) => rows.some((r) => r.rule === 'source.opaque' && r.matches(a.path)));
+}
+
+/**
+ * The hits with the `source.opaque` ones completed, each carrying the sha256
+ * of a file's bytes: opaque files the change touches, files its added lines
+ * load as code (reported at the loaded file, as of `to`), pinned files it
+ * changes, and Python files in another encoding.
+ */
+async function opaqueHits(repo: Repo, to: string | null, found: Hit[], opaque: Added[], pins: Added[], byPath: Map<string, Added>): Promise<Hit[]> {
+  const { lineDigest, sha256: sha } = await import('./hits.js');
+  const { loadedFile, WHY } = await import('./rules.js');
+  const why = WHY['source.opaque'];
+  const coded = found.filter((h) => h.rule === 'source.opaque' && !h.loads).map((h) => byPath.get(h.path)!);
+  const blobs = await readBlobs(repo, [...new Set([...opaque, ...pins, ...coded].map((a) => a.oid))]);
+  const shaOf = (a: Added) => sha(blobs.get(a.oid)!);
+  const fileHit = (p: string, text: string, digest: string): Hit => ({ path: p, line: 0, rule: 'source.opaque', text, digest, why });
+  const out: Hit[] = [
+    ...opaque.map((a) => fileHit(a.path, `a ${path.extname(a.path)} file, sha256 ${shaOf(a)}`, shaOf(a))),
+    ...pins.map((a) => fileHit(a.path, `a pinned file of no scanned type changed, sha256 ${shaOf(a)}`, shaOf(a))),
+  ];
+  for (const h of found) {
+    if (h.rule === 'source.opaque' && !h.loads) h.digest = shaOf(byPath.get(h.path)!);
+    if (!h.loads) continue;
+    const files = new Map<string, Buffer | null>();
+    for (const ext of ['', '.js', '.json', '.node']) {
+      const p = path.posix.normalize(path.posix.join(path.posix.dirname(h.path), h.loads + ext));
+      files.set(p, await readFileAt(repo, to ?? ':', p));
+    }
+    // A load that resolves to a file the scan reads (or judges by its type) is no hit.
+    const target = loadedFile(h.path, h.loads, (p) => files.get(p) != null);
+    if (target === null) continue;
+    const bytes = files.get(target);
+    const by = `run as code by ${h.path} line ${h.line}: ${h.text}`;
+    out.push(bytes ? fileHit(target, `${by} (sha256 ${sha(bytes)})`, sha(bytes)) : fileHit(target, `${by} (not in the tree)`, lineDigest(`missing ${target}`)));
+  }
+  return [...found.filter((h) => !h.loads), ...out];
 }
 
 /** One violation per rule: what it guards against, each line, the two ways forward. */
 function toViolations(hits: Hit[], staged: boolean): Violation[] {
   const byRule = new Map<string, Hit[]>();
   for (const h of hits) byRule.set(h.rule, [...(byRule.get(h.rule) ?? []), h]);
+  const how = `(\`patchwarden tamper ${staged ? '--staged' : '--range BASE..TIP'} --allow-line\` prints the row)`;
   return [...byRule].map(([rule, list]) => ({
     rule: 'tamper',
     paths: [...new Set(list.map((h) => h.path))],
     message: `[${rule}] production code that ${list[0].why}`,
-    detail: list.map((h) => ({ path: h.path, note: `line ${h.line}: ${h.text}` })),
-    fix: [
+    detail: list.map((h) => ({ path: h.path, note: h.line ? `line ${h.line}: ${h.text}` : h.text })),
+    fix: (rule === 'source.opaque' ? [
+      'commit the source instead (Python and JavaScript files in UTF-8, loaded under their own extension); or, when a person has',
+      `reviewed the file and it must stay, an owner pins it by its sha256 in a row of ${ALLOW_FILE} in its own commit,`,
+      `merged before this change ${how}.`,
+    ] : [
       'change the code so it fixes the behaviour instead of steering the test run; or, when a person has',
       `reviewed the line and it must stay, an owner adds a row to ${ALLOW_FILE} in its own commit,`,
-      `merged before this change (\`patchwarden tamper ${staged ? '--staged' : '--range BASE..TIP'} --allow-line\` prints the row).`,
-    ].join('\n'),
+      `merged before this change ${how}.`,
+    ]).join('\n'),
   }));
 }
 
-/** A pushed ref with new commits, as the push's one walk found it. */
-export interface PushedRef {
-  ref: string;
-  /** The ref's old value; null when the push creates it. */
-  old: string | null;
-  /** The commit the new value peels to. */
-  tip: string;
-  /** The commits the repository already had that the ref's new commits grow from. */
-  boundary: string[];
+type Update = { old: string; new: string; ref: string };
+
+/** What a push's one walk tells the layer: each ref's new commits, and the commits the repository had that they grow from. */
+export interface PushWalk {
+  commits: Map<string, string[]>;
+  reach: { boundary(commits: string[]): string[] };
 }
 
 /**
- * pre-receive: the layer on every pushed ref with new commits, each judged on
- * what its tip adds over where its change starts: the ref's old value, else
- * its merge-base with the judging branch, else (a history that shares nothing
- * with it) the empty tree. The diffs of all refs come from one process.
+ * pre-receive: the layer on every pushed ref, each judged on what its tip
+ * adds over where its change starts: the ref's old value, else its
+ * merge-base with the judging branch, else (a history that shares nothing
+ * with it) the empty tree. `peeled` holds the commit each pushed object (new
+ * and old values) peels to. Updated refs are diffed at once, beside the
+ * push's walk, in one process; created refs need the walk and take one more.
  */
-export async function tamperPush(repo: Repo, config: Config, judgeRev: string | null, refs: PushedRef[], classify: Classify): Promise<Map<string, TamperVerdict>> {
-  if (config.tamper.mode === 'off' || !refs.length) return new Map(refs.map((r) => [r.ref, nothing(config)]));
+export async function tamperPush(repo: Repo, config: Config, judgeRev: string | null, updates: Update[], zones: Promise<Classify>, peeled: Promise<Map<string, string>>, walked: Promise<PushWalk | null>): Promise<Map<string, TamperVerdict>> {
+  const verdicts = new Map<string, TamperVerdict>();
+  if (config.tamper.mode === 'off') return verdicts;
   const scanner = import('./hits.js');
   scanner.catch(() => { /* thrown where it is awaited */ });
-  const bases = await pushBases(repo, refs, judgeRev);
-  // Each distinct pair of trees is diffed and judged once.
-  const empty = bases.includes(null) ? await emptyTree(repo) : '';
-  const trees = await treesOf(repo, [...new Set(refs.flatMap((r, i) => [r.tip, bases[i] ?? empty]))]);
-  const pairOf = refs.map((r, i) => `${trees.get(bases[i] ?? empty)} ${trees.get(r.tip)}`);
-  const pairs = [...new Set(pairOf)];
-  const added = await addedLinesOfTrees(repo, pairs.map((p) => p.split(' ') as [string, string]));
+  const commitOf = await peeled;
+  const live = updates.filter((u) => !isZeroId(u.new) && commitOf.has(u.new));
+  const updated = live.filter((u) => !isZeroId(u.old) && commitOf.has(u.old));
+  // diff-tree --stdin: `TIP BASE` diffs two commits; a change with no base diffs the empty tree with the tip's tree.
+  const updatedLines = updated.map((u) => `${commitOf.get(u.new)} ${commitOf.get(u.old)}`);
+  const early = addedLinesOf(repo, [...new Set(updatedLines)]);
+  early.catch(() => { /* thrown below, where it is awaited */ });
+  const push = await walked;
+  const created = push ? live.filter((u) => !updated.includes(u) && push.commits.get(u.ref)?.length) : [];
+  const bases = await pushBases(repo, created.map((u) => ({ tip: commitOf.get(u.new)!, boundary: push!.reach.boundary(push!.commits.get(u.ref)!) })), judgeRev);
+  const rootless = created.filter((_, i) => bases[i] === null).map((u) => commitOf.get(u.new)!);
+  const [empty, trees] = rootless.length ? await Promise.all([emptyTree(repo), treesOf(repo, rootless)]) : ['', new Map<string, string>()];
+  const createdLines = created.map((u, i) => {
+    const tip = commitOf.get(u.new)!;
+    return bases[i] === null ? `${empty} ${trees.get(tip)}` : `${tip} ${bases[i]}`;
+  });
+  const late = [...new Set(createdLines)];
+  const added = new Map<string, Added[]>();
+  const [first, second] = await Promise.all([early, addedLinesOf(repo, late)]);
+  [...new Set(updatedLines)].forEach((l, k) => added.set(l, first[k]));
+  late.forEach((l, k) => added.set(l, second[k]));
+  // Each distinct change is judged once.
+  const classify = await zones;
+  await scanner;
   let allowed: Promise<AllowRow[]> | undefined;
   const rows = () => (allowed ??= allowRows(repo, judgeRev));
-  await scanner;
-  const verdicts = new Map<string, Promise<TamperVerdict>>();
-  pairs.forEach((p, k) => verdicts.set(p, judgeAdded(config, added[k], classify, false, rows)));
-  const out = new Map<string, TamperVerdict>();
-  for (const [i, r] of refs.entries()) out.set(r.ref, await verdicts.get(pairOf[i])!);
-  return out;
+  // What the change's files are read at: the tip commit, or the tip's tree beside the empty one.
+  const tipOf = (line: string) => { const [a, b] = line.split(' '); return a === empty ? b : a; };
+  const judged = new Map<string, Promise<TamperVerdict>>();
+  for (const [line, list] of added) judged.set(line, judgeAdded(repo, config, list, classify, tipOf(line), rows));
+  const refs: [Update, string][] = [...updated.map((u, i): [Update, string] => [u, updatedLines[i]]), ...created.map((u, i): [Update, string] => [u, createdLines[i]])];
+  for (const [u, line] of refs) verdicts.set(u.ref, await judged.get(line)!);
+  return verdicts;
 }
 
 /**
- * Where each ref's change starts. A new ref's merge-base with the judging
- * branch is, when its new commits grow from one commit that the judging
- * branch holds, that commit (what a push of new branches mostly is): one
- * process tells which of them it holds; any other new ref asks git.
+ * Where each created ref's change starts: its merge-base with the judging
+ * branch. When its new commits grow from one commit that the judging branch
+ * holds (what a push of new branches mostly is), that commit is the
+ * merge-base: one process tells which of them it holds; any other asks git.
  */
-async function pushBases(repo: Repo, refs: PushedRef[], judgeRev: string | null): Promise<(string | null)[]> {
-  const created = refs.filter((r) => r.old === null);
+async function pushBases(repo: Repo, refs: { tip: string; boundary: string[] }[], judgeRev: string | null): Promise<(string | null)[]> {
+  if (!judgeRev) return refs.map(() => null);
   const holds = new Set<string>();
-  const single = [...new Set(created.flatMap((r) => (r.boundary.length === 1 ? r.boundary : [])))];
-  if (judgeRev && single.length) {
+  const single = [...new Set(refs.flatMap((r) => (r.boundary.length === 1 ? r.boundary : [])))];
+  if (single.length) {
     // What these commits reach that the judging branch does not: a commit missing from it is one the branch holds.
     const out = await repo.text(['rev-list', '--stdin'], { input: `${single.join('\n')}\n^${judgeRev}\n` });
     const outside = new Set(out.split('\n'));
     for (const b of single) if (!outside.has(b)) holds.add(b);
   }
   return Promise.all(refs.map(async (r) => {
-    if (r.old !== null) return r.old;
-    if (!judgeRev) return null;
     if (r.boundary.length === 1 && holds.has(r.boundary[0])) return r.boundary[0];
     return mergeBase(repo, judgeRev, r.tip);
   }));

@@ -3,7 +3,8 @@
 // aliases and string-spelled attributes are resolved (see scan.ts). The
 // reasons and the real-world cases behind them are in docs/tamper.md.
 import type { RuleId } from '../config/tamper-ids.js';
-import type { Lang } from './lang.js';
+import { posix } from 'node:path';
+import { langOf, type Lang } from './lang.js';
 import { splitArgs, type Ref, type Source, type Span } from './scan.js';
 
 export type { RuleId } from '../config/tamper-ids.js';
@@ -17,8 +18,10 @@ export const WHY: Record<RuleId, string> = {
   'env.sniff': 'behaves differently when a test runner is watching, so the tests judge code that does not run in production',
   'caller.read': 'reads the caller\'s stack or source, the way code special-cases the test that calls it',
   'hook.replace': 'replaces a process-wide hook, stream or module table that the test runner relies on to see results',
-  'eq.always': 'compares equal to anything, so every equality assertion on the object passes',
+  'code.swap': 'reaches other code\'s live objects through the garbage collector or swaps a function\'s code, the way a test is rewritten in memory',
+  'eq.always': 'compares without looking at what it is compared with, so every equality assertion on the object passes (or every inequality)',
   'report.write': 'writes a file shaped like a test report (JUnit XML), which the runner or CI would read as the result',
+  'source.opaque': 'is code the runtime runs but this scan cannot read (compiled, native, a .pth, a file loaded as code under another extension, or source in another encoding)',
 };
 
 export interface Rule {
@@ -120,7 +123,7 @@ const nodeEnvTest = (s: Source): Span[] =>
 /** The test framework named next to the module table or the command line: `"pytest" in sys.modules`. */
 const frameworkProbe = (s: Source): Span[] =>
   together(
-    refs('sys.modules', 'sys.argv', 'importlib.util.find_spec', 'pkgutil.find_loader', 'process.argv', 'process.execArgv', 'require.cache', 'require.resolve', 'os.Args', 'flag.Lookup', 'flag.CommandLine'),
+    refs('sys.modules', 'sys.argv', 'importlib.util.find_spec', 'pkgutil.find_loader', 'os.environ', 'os.environb', 'os.getenv', 'process.argv', 'process.execArgv', 'process.env', 'require.cache', 'require.resolve', 'os.Args', 'os.Environ', 'flag.Lookup', 'flag.CommandLine'),
     (x) => x.toks.flatMap((t, i): Span[] => (t.k === 'str' && /pytest|unittest|jest|vitest|mocha|node:test|^-?test\.|\.test$/i.test(t.v) ? [[i, i + 1]] : [])),
   )(s);
 
@@ -150,66 +153,139 @@ const freshStack = (members: RegExp, ctors: RegExp) => (s: Source): Span[] => {
   return out;
 };
 
-/** A comparison method whose body returns a constant: `def __eq__(self, o): return True`. */
-const constantCompare = (methods: Record<string, RegExp>) => (s: Source): Span[] => {
+// --- comparison that does not look at what it compares ---
+
+/** Names that never make a Python expression depend on anything. */
+const PY_CONSTANT = new Set(['True', 'False', 'None', 'not', 'and', 'or', 'is', 'in', 'if', 'else']);
+
+/** Parameter names in the tokens [a, b) of a parameter list: the names before any default or annotation. */
+function paramNames(s: Source, a: number, b: number): string[][] {
+  return splitArgs(s.toks, a, b).map(([x, y]) => {
+    let end = x;
+    while (end < y && !(s.toks[end].k === 'op' && (s.toks[end].v === '=' || s.toks[end].v === ':'))) end++;
+    return s.toks.slice(x, end).filter((t) => t.k === 'id').map((t) => t.v);
+  });
+}
+
+/** Does the token range read any of the names (not as a member of something else)? */
+function reads(s: Source, a: number, b: number, names: string[]): boolean {
+  for (let k = a; k < b; k++) if (s.toks[k].k === 'id' && names.includes(s.toks[k].v) && s.toks[k - 1]?.v !== '.') return true;
+  return false;
+}
+
+/** Python: `__eq__`/`__ne__` (a def, a lambda, or a function bound to the name) whose result does not depend on its argument. */
+const pythonEq = (s: Source): Span[] => {
   const { toks } = s;
+  const defs = new Map<string, number>();
+  toks.forEach((t, i) => { if (t.k === 'id' && toks[i - 1]?.v === 'def' && toks[i + 1]?.v === '(') defs.set(t.v, i); });
   const out: Span[] = [];
   toks.forEach((t, i) => {
-    if (t.k !== 'id' || !Object.hasOwn(methods, t.v)) return;
-    const constant = methods[t.v];
-    if (s.lang === 'python') {
-      if (toks[i - 1]?.v === 'def' && toks[i + 1]?.v === '(') {
-        if (pythonBodyReturns(s, s.close(i + 1) + 1, constant)) out.push([i - 1, i + 1]);
-      } else if (toks[i + 1]?.v === '=' && toks[i + 2]?.v === 'lambda') {
-        let j = i + 3;
-        while (j < toks.length && toks[j].v !== ':' && toks[j].k !== 'nl') j++;
-        if (constant.test(toks[j + 1]?.v ?? '') && toks[j + 1].k === 'id' && [',', ')', undefined, ''].includes(toks[j + 2]?.k === 'nl' ? '' : toks[j + 2]?.v)) out.push([i, j + 2]);
-      }
+    if ((t.k !== 'id' && t.k !== 'str') || (t.v !== '__eq__' && t.v !== '__ne__')) return;
+    if (t.k === 'id' && toks[i - 1]?.v === 'def') {
+      if (pyDefIgnoresArg(s, i)) out.push([i - 1, i + 1]);
       return;
     }
-    // name(...) [: type | throws X] { return CONST ... } | name(...) => CONST | name = (...) => CONST
-    let j = i + 1;
-    if (toks[j]?.v === '=' || toks[j]?.v === ':') j++;
-    if (toks[j]?.v === 'function') j++;
-    if (toks[j]?.v !== '(') return;
-    j = s.close(j) + 1;
-    while (j < toks.length && !['{', '=>', ';'].includes(toks[j].v) && j - i < 40) j++;
-    if (toks[j]?.v === '=>') {
-      if (constant.test(toks[j + 1]?.v ?? '') && toks[j + 1].k !== 'str') out.push([i, j + 2]);
-      if (toks[j + 1]?.v !== '{') return;
-      j++;
-    }
-    if (toks[j]?.v === '{' && toks[j + 1]?.v === 'return' && constant.test(toks[j + 2]?.v ?? '') && toks[j + 2].k !== 'str' && [';', '}'].includes(toks[j + 3]?.v)) out.push([i, j + 3]);
+    // `__eq__ = lambda s, o: True`, `{"__eq__": lambda …}`, `setattr(C, "__eq__", f)`, `__eq__ = always`
+    const j = i + 2;
+    if (!['=', ':', ','].includes(toks[i + 1]?.v ?? '')) return;
+    if (toks[j]?.v === 'lambda') {
+      if (pyLambdaIgnoresArg(s, j)) out.push([i, j + 1]);
+    } else if (toks[j]?.k === 'id' && defs.has(toks[j].v) && toks[j + 1]?.v !== '(' && pyDefIgnoresArg(s, defs.get(toks[j].v)!)) out.push([i, j + 1]);
   });
   return out;
 };
 
-/** The first statements of a Python body, up to the first that could branch: does it return the constant? */
-function pythonBodyReturns(s: Source, colon: number, constant: RegExp): boolean {
+function pyLambdaIgnoresArg(s: Source, at: number): boolean {
+  const { toks } = s;
+  let colon = at + 1;
+  while (colon < toks.length && !(toks[colon].k === 'op' && toks[colon].v === ':') && toks[colon].k !== 'nl') colon++;
+  let end = colon + 1;
+  for (let depth = 0; end < toks.length && toks[end].k !== 'nl'; end++) {
+    const v = toks[end].k === 'op' ? toks[end].v : '';
+    if ('([{'.includes(v) && v) depth++;
+    else if (')]}'.includes(v) && v) { if (depth-- === 0) break; }
+    else if (v === ',' && depth === 0) break;
+  }
+  const args = paramNames(s, at + 1, colon).slice(1).flat();
+  return !reads(s, colon + 1, end, args) && !reads(s, colon + 1, end, ['NotImplemented']);
+}
+
+/** A def whose body never reads the parameters after `self` (and returns something other than NotImplemented), or returns a constant first thing. */
+function pyDefIgnoresArg(s: Source, name: number): boolean {
   const { toks, stmts } = s;
-  let j = colon;
-  while (j < toks.length && !(toks[j].k === 'op' && toks[j].v === ':')) j++; // past `-> T`
-  const header = s.stmtOf[j];
-  const inline = toks[j + 1] && toks[j + 1].k !== 'nl';
-  const returns = (k: number) => {
-    const [a, b] = k === header ? [j + 1, stmts[k][1]] : stmts[k];
-    return toks[a]?.v === 'return' && b - a === 2 && constant.test(toks[a + 1].v) && toks[a + 1].k !== 'str';
-  };
-  if (inline) return returns(header);
+  const open = name + 1;
+  const args = paramNames(s, open + 1, s.close(open)).slice(1).flat();
+  let colon = s.close(open) + 1;
+  while (colon < toks.length && !(toks[colon].k === 'op' && toks[colon].v === ':')) colon++; // past `-> T`
+  const header = s.stmtOf[colon];
+  if (header < 0) return false;
+  // The body: the rest of the header line, or the statements indented under it.
+  const body: Span[] = [[colon + 1, stmts[header][1]]];
   const defCol = toks[stmts[header][0]].col;
-  let bodyCol = -1;
-  for (let k = header + 1; k < stmts.length; k++) {
-    const [a, b] = stmts[k];
-    const col = toks[a].col;
-    if (col <= defCol) return false;
-    if (bodyCol < 0) bodyCol = col;
-    if (col > bodyCol) continue;
-    if (b - a === 1 && toks[a].k === 'str') continue; // docstring
-    if (returns(k)) return true;
-    if (/^(if|elif|else|for|while|try|with|match|return|raise|assert|async|yield)$/.test(toks[a].v)) return false;
+  for (let k = header + 1; k < stmts.length && toks[stmts[k][0]].col > defCol; k++) body.push(stmts[k]);
+  const returns = body.filter(([a]) => toks[a]?.v === 'return');
+  const honest = (a: number, b: number) => reads(s, a, b, ['NotImplemented']);
+  if (!body.some(([a, b]) => reads(s, a, b, args)) && returns.some(([a, b]) => !honest(a, b))) return true;
+  // A constant returned before anything that could branch: `return (True)`, `return not None`.
+  for (const [a, b] of body) {
+    if (a >= b || (b - a === 1 && toks[a].k === 'str')) continue; // docstring
+    if (toks[a].v === 'return') return b > a + 1 && toks.slice(a + 1, b).every((t) => t.k === 'num' || (t.k === 'op' && '()-+~'.includes(t.v)) || (t.k === 'id' && PY_CONSTANT.has(t.v)));
+    if (/^(if|elif|else|for|while|try|with|match|raise|assert|async|yield|def|class)$/.test(toks[a].v)) return false;
   }
   return false;
 }
+
+/** JavaScript and Java: `equals`, `asymmetricMatch`, `[Symbol.hasInstance]` that never read their argument; `[Symbol.toPrimitive]` returning a literal. */
+const cEq = (names: RegExp) => (s: Source): Span[] => {
+  const { toks } = s;
+  const out: Span[] = [];
+  toks.forEach((t, i) => {
+    let j: number;
+    let primitive = false;
+    if (t.k === 'id' && names.test(t.v)) {
+      // a member access is a call of it, unless it is assigned (`A.prototype.equals = …`)
+      if (toks[i - 1]?.v === '.' && toks[i + 1]?.v !== '=') return;
+      j = i + 1;
+    } else if (t.v === '[' && toks[i + 1]?.v === 'Symbol' && toks[i + 2]?.v === '.' && /^(hasInstance|toPrimitive)$/.test(toks[i + 3]?.v ?? '') && toks[i + 4]?.v === ']') {
+      primitive = toks[i + 3].v === 'toPrimitive';
+      j = i + 5;
+    } else return;
+    if (toks[j]?.v === '=' || toks[j]?.v === ':') j++;
+    if (toks[j]?.v === 'async') j++;
+    if (toks[j]?.v === 'function') j++;
+    let params: string[];
+    if (toks[j]?.k === 'id' && toks[j + 1]?.v === '=>') { params = [toks[j].v]; j++; } // o => true
+    else if (toks[j]?.v === '(') {
+      params = paramNames(s, j + 1, s.close(j)).flat();
+      j = s.close(j) + 1;
+      if (toks[j]?.v === ':') while (j < toks.length && !['{', '=>', ';', ','].includes(toks[j].v)) j++; // a return type
+      if (toks[j]?.v === 'throws') while (j < toks.length && toks[j].v !== '{' && toks[j].v !== ';') j++;
+    } else return;
+    let a: number;
+    let b: number;
+    if (toks[j]?.v === '=>' && toks[j + 1]?.v !== '{') {
+      a = j + 1;
+      b = a;
+      for (let depth = 0; b < toks.length; b++) {
+        const v = toks[b].k === 'op' ? toks[b].v : '';
+        if (v && '([{'.includes(v)) depth++;
+        else if (v && ')]}'.includes(v)) { if (depth-- === 0) break; }
+        else if ((v === ',' || v === ';') && depth === 0) break;
+      }
+      if (primitive ? b === a + 1 && /^(num|str)$/.test(toks[a].k) : !reads(s, a, b, params)) out.push([i, a + 1]);
+      return;
+    }
+    if (toks[j]?.v === '=>') j++;
+    if (toks[j]?.v !== '{') return;
+    a = j + 1;
+    b = s.close(j);
+    const first = toks[a]?.v === 'return' ? toks[a + 1] : undefined;
+    const literal = first !== undefined && (/^(num|str)$/.test(first.k) || /^(true|false|null)$/.test(first.v)) && [';', '}'].includes(toks[a + 2]?.v ?? '');
+    const returnsValue = toks.slice(a, b).some((x, k) => x.v === 'return' && ![';', '}'].includes(toks[a + k + 1]?.v ?? ';'));
+    if (primitive ? literal : literal || (returnsValue && !reads(s, a, b, params))) out.push([i, a + 1]);
+  });
+  return out;
+};
 
 /** A string that names a test report, or a write of a file whose name looks like one. */
 const REPORT_NAME = /junit|\.xml\b|test-results|surefire-reports/i;
@@ -232,27 +308,52 @@ const reportWrite = (s: Source): Span[] => {
   return [...junit, ...together(writes, names)(s)];
 };
 
+/**
+ * A signal sent to this process, its group or its parent: `os.kill(os.getpid(), 9)`, `os.kill(0, 9)` (the
+ * group), `process.kill(-1)`; a child's pid held in a variable is someone else.
+ */
+const killOwn = (call: string, self: RegExp) => (s: Source): Span[] =>
+  s.refs.filter((r) => r.path.startsWith(call) && r.calls[0]).filter((r) => {
+    const [first] = splitArgs(s.toks, r.calls[0][0], r.calls[0][1]);
+    if (!first) return false;
+    const arg = s.toks.slice(first[0], first[1]);
+    return arg.every((t) => t.k === 'num' || t.k === 'op') || s.refs.some((x) => x.start >= first[0] && x.start < first[1] && self.test(x.path));
+  }).map((r) => [r.start, r.end]);
+
+/** A C function that ends or signals the process, reached through ctypes: `ctypes.CDLL(None)._exit(0)`. */
+const CTYPES_EXIT = /^_?ctypes\.(CDLL|PyDLL|WinDLL|OleDLL|cdll|pydll|windll|oledll|pythonapi|LibraryLoader)\b.*\.(_exit|_Exit|exit|quick_exit|abort|kill|killpg|raise|syscall|system|Py_Exit|Py_FatalError|Py_Finalize|Py_FinalizeEx)(\(\))?$/;
+const ctypesExit = (s: Source): Span[] => s.refs.filter((r) => CTYPES_EXIT.test(r.path)).map((r) => [r.start, r.end]);
+
+/** Node's internal bindings reached for their exits: `process.binding("process_methods").reallyExit(0)`. */
+const internalExit = (s: Source): Span[] =>
+  s.refs.filter((r) => /^process\.(binding|_linkedBinding)\(\)/.test(r.path) && (/^process\.\w+\(\)\.(reallyExit|exit|kill|_kill|abort)\b/.test(r.path) || (r.calls[0] && s.stringAt(r.calls[0][0]) === 'process_methods'))).map((r) => [r.start, r.end]);
+
+/** Writes to a function's code, globals or defaults: `test_total.__code__ = noop.__code__`. */
+const CODE_PARTS = /\.(__code__|__globals__)$/;
+const codeWrite = (s: Source): Span[] => s.refs.filter((r) => r.assigned && CODE_PARTS.test(r.path)).map((r) => [r.start, r.end]);
+
 /** A conftest.py among production files is a pytest plugin: pytest loads it and obeys its hooks. */
 const conftest = (s: Source): Span[] => (/(^|\/)conftest\.py$/.test(s.path) && s.toks.length ? [[0, 1]] : []);
 
 /** Go's testing package belongs in _test.go files. */
 const goTesting = (s: Source): Span[] => (/_test\.go$/.test(s.path) ? [] : imports('testing')(s).filter(([i]) => s.toks[i].v === 'testing'));
 
-const ENV_NAMES = /^(PYTEST_[A-Z_]*|_PYTEST_RAISE|JEST_WORKER_ID|VITEST[A-Z_]*|NODE_TEST_CONTEXT|PATCHWARDEN_[A-Z_]*)$|\b(PYTEST_CURRENT_TEST|JEST_WORKER_ID|NODE_TEST_CONTEXT|PATCHWARDEN_[A-Z_]+)\b/;
+/** A runner's environment variable, or the prefix a scan of the environment looks for (`k.startswith("PYTEST")`). */
+const ENV_NAMES = /^(_?PYTEST|JEST|VITEST|NODE_TEST|PATCHWARDEN)([A-Z0-9_]*)$|\b(PYTEST_CURRENT_TEST|JEST_WORKER_ID|NODE_TEST_CONTEXT|PATCHWARDEN_[A-Z_]+)\b/;
 
 export const RULES: Rule[] = [
   // ending the process, or hooking its exit
-  { id: 'exit.process', lang: 'python', find: all(refs('os._exit', 'os.abort', 'signal.raise_signal()'), together(refs('os.kill()'), refs('os.getpid()'))) },
-  { id: 'exit.library', lang: 'python', find: outside(inPythonEntry, all(refs('sys.exit', 'exit()', 'quit()'), raised('SystemExit'))) },
-  { id: 'exit.hook', lang: 'python', find: refs('atexit.register', 'atexit._run_exitfuncs', 'sys.exitfunc') },
-  { id: 'exit.process', lang: 'js', find: all(refs('process.exit', 'process.reallyExit', 'process.abort'), together(refs('process.kill()'), refs('process.pid'))) },
+  { id: 'exit.process', lang: 'python', find: all(refs('os._exit', 'os.abort', 'os.killpg', 'signal.raise_signal()', 'signal.pthread_kill()', '_thread.interrupt_main'), killOwn('os.kill()', /^os\.(getpid|getppid|getpgrp|getpgid)\(\)/), ctypesExit) },
+  { id: 'exit.library', lang: 'python', find: outside(inPythonEntry, all(refs('sys.exit', 'exit()', 'quit()', '_thread.exit'), raised('SystemExit'))) },
+  { id: 'exit.hook', lang: 'python', find: all(refs('atexit.register', 'atexit._run_exitfuncs', 'sys.exitfunc', 'weakref.finalize', 'threading._register_atexit', 'multiprocessing.util.Finalize', 'multiprocessing.util._exit_function'), outside(inPythonEntry, refs('signal.signal()'))) },
+  { id: 'exit.process', lang: 'js', find: all(refs('process.exit', 'process.reallyExit', 'process.abort'), internalExit, killOwn('process.kill()', /^process\.(pid|ppid)\b/)) },
   { id: 'exit.hook', lang: 'js', find: all(exitListener, assigns('process.exitCode', 'process.exit', 'process.reallyExit', 'process.emit')) },
   { id: 'exit.process', lang: 'go', find: outside(inMainBody, refs('os.Exit', 'syscall.Exit', 'log.Fatal', 'log.Fatalf', 'log.Fatalln')) },
   { id: 'exit.process', lang: 'java', find: outside(inMainBody, refs('System.exit', 'Runtime.getRuntime().exit', 'Runtime.getRuntime().halt')) },
   { id: 'exit.hook', lang: 'java', find: refs('Runtime.getRuntime().addShutdownHook') },
 
   // importing or patching the test framework
-  { id: 'framework.import', lang: 'python', find: all(imports('pytest', '_pytest', 'unittest', 'nose', 'nose2', 'py.test'), words(/^pytest_[a-z_]+$/), conftest) },
+  { id: 'framework.import', lang: 'python', find: all(imports('pytest', '_pytest', 'unittest', 'doctest', 'hypothesis', 'nose', 'nose2', 'py.test'), words(/^pytest_[a-z_]+$/), conftest) },
   { id: 'framework.import', lang: 'js', find: imports('jest', '@jest/', 'vitest', '@vitest/', 'mocha', 'node:test', 'jasmine', 'ava', 'tap') },
   { id: 'framework.import', lang: 'go', find: goTesting },
   { id: 'framework.import', lang: 'java', find: all(imports('org.junit', 'junit', 'org.testng'), words(/^(org\.junit|org\.testng|junit\.framework)\b/)) },
@@ -273,16 +374,19 @@ export const RULES: Rule[] = [
   { id: 'hook.replace', lang: 'python', find: all(
     assigns('sys.stdout', 'sys.stderr', 'sys.stdin', 'sys.__stdout__', 'sys.__stderr__', 'sys.excepthook', 'sys.displayhook', 'sys.unraisablehook', 'sys.breakpointhook', 'threading.excepthook', 'builtins.*', 'sys.meta_path', 'sys.path_hooks'),
     (s) => assigns('sys.modules.*')(s).filter(([i]) => !selfModule(s, i)),
-    refs('sys.settrace()', 'sys.setprofile()', 'threading.settrace()', 'threading.setprofile()', 'sys.addaudithook()', 'sys.modules.update()', 'sys.modules.setdefault()', 'sys.modules.__setitem__()', 'sys.meta_path.insert()', 'sys.meta_path.append()'),
+    refs('sys.settrace()', 'sys.setprofile()', 'threading.settrace()', 'threading.setprofile()', 'threading.settrace_all_threads()', 'threading.setprofile_all_threads()', 'sys.monitoring', 'sys.addaudithook()', 'sys.modules.update()', 'sys.modules.setdefault()', 'sys.modules.__setitem__()', 'sys.meta_path.insert()', 'sys.meta_path.append()'),
   ) },
   { id: 'hook.replace', lang: 'js', find: assigns('Object.prototype.*', 'globalThis.*', 'global.*', 'process.stdout.write', 'process.stderr.write', 'process.stdout', 'process.stderr', 'console.*', 'Error.prepareStackTrace', 'require.cache.*', 'Module._load', 'Module.prototype.require', 'module.Module._load', 'module._load') },
   { id: 'hook.replace', lang: 'go', find: assigns('os.Stdout', 'os.Stderr') },
   { id: 'hook.replace', lang: 'java', find: refs('System.setOut()', 'System.setErr()', 'Thread.setDefaultUncaughtExceptionHandler()', 'System.setSecurityManager()') },
 
-  // comparison that cannot fail
-  { id: 'eq.always', lang: 'python', find: constantCompare({ __eq__: /^True$/, __ne__: /^False$/ }) },
-  { id: 'eq.always', lang: 'js', find: constantCompare({ equals: /^true$/, asymmetricMatch: /^true$/ }) },
-  { id: 'eq.always', lang: 'java', find: constantCompare({ equals: /^true$/ }) },
+  // rewriting other code in memory
+  { id: 'code.swap', lang: 'python', find: all(refs('gc.get_objects', 'gc.get_referrers', 'gc.get_referents'), codeWrite) },
+
+  // comparison that does not look at its argument
+  { id: 'eq.always', lang: 'python', find: pythonEq },
+  { id: 'eq.always', lang: 'js', find: cEq(/^(equals|asymmetricMatch)$/) },
+  { id: 'eq.always', lang: 'java', find: cEq(/^equals$/) },
 
   // writing report-shaped files
   { id: 'report.write', lang: 'python', find: reportWrite },
@@ -290,3 +394,35 @@ export const RULES: Rule[] = [
   { id: 'report.write', lang: 'go', find: reportWrite },
   { id: 'report.write', lang: 'java', find: reportWrite },
 ];
+
+/**
+ * PEP 263: a `coding` comment on the first two lines other than UTF-8 makes
+ * Python decode the whole file otherwise (UTF-7 turns a "comment" into code).
+ */
+export function foreignCoding(text: string): { line: number; name: string } | null {
+  const lines = text.split('\n', 2);
+  for (let k = 0; k < lines.length; k++) {
+    const m = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/.exec(lines[k]);
+    if (m) return /^(utf[-_]?8([-_].*)?|u8|utf|cp65001)$/i.test(m[1]) ? null : { line: k + 1, name: m[1] };
+    if (!/^[ \t\f]*(#.*)?\r?$/.test(lines[k])) break; // only a comment or blank first line lets the second declare it
+  }
+  return null;
+}
+
+/** Relative `require`/`import` of a file this scan does not read: Node runs `require("./x.dat")` as JavaScript. */
+export function opaqueLoads(s: Source): { at: number; module: string }[] {
+  return s.imports.filter((m) => /^\.\.?\//.test(m.module) && /\.[^./]+$/.test(m.module) && !/\.json$/i.test(m.module) && langOf(m.module) === null);
+}
+
+/**
+ * The file a relative `require(spec)` in `from` runs as code, as Node
+ * resolves it: the exact path first (whatever its extension), else
+ * `spec.js`, `.json`, `.node`, which are judged as files of their own type;
+ * null when one of those is what loads, the path itself when nothing does
+ * (a file written at run time).
+ */
+export function loadedFile(from: string, spec: string, exists: (path: string) => boolean): string | null {
+  const target = posix.normalize(posix.join(posix.dirname(from), spec));
+  if (exists(target)) return target;
+  return ['.js', '.json', '.node'].some((ext) => exists(target + ext)) ? null : target;
+}

@@ -60,10 +60,12 @@ const GLOBAL_OBJECTS = new Set(['globalThis', 'global', 'window', 'self']);
 /** Calls that read a member by a name given as a string. */
 const GETTERS = new Set(['getattr()', 'Reflect.get()']);
 /** Calls that write a member by a name given as a string (target, name, ...). */
-const SETTERS = new Set(['setattr()', 'Reflect.set()', 'Object.defineProperty()', 'Reflect.defineProperty()', 'Object.defineProperties()', 'Object.assign()', 'Object.setPrototypeOf()']);
+const SETTERS = new Set(['setattr()', 'object.__setattr__()', 'type.__setattr__()', 'Reflect.set()', 'Object.defineProperty()', 'Reflect.defineProperty()', 'Object.defineProperties()', 'Object.assign()', 'Object.setPrototypeOf()']);
+/** Calls whose result reaches the members of their argument: `vars(os)["_exit"]`, `Object.getPrototypeOf(process).exit`. */
+const THROUGH = new Set(['vars()', 'Object.getPrototypeOf()', 'Reflect.getPrototypeOf()']);
 /** Calls that load a module by name. */
 const LOADERS: Record<Lang, Set<string>> = {
-  python: new Set(['__import__()', 'importlib.import_module()', 'importlib.__import__()']),
+  python: new Set(['__import__()', 'builtins.__import__()', 'importlib.import_module()', 'importlib.__import__()']),
   js: new Set(['require()', 'import()', 'module.require()']),
   go: new Set(),
   java: new Set(['Class.forName()']),
@@ -74,7 +76,7 @@ export function joinPath(parts: string[]): string {
 }
 
 export function readSource(text: string, lang: Lang, path: string): Source {
-  const toks = lex(text, lang);
+  const toks = lex(text, lang, /\.[jt]sx$/i.test(path));
   const pairs = matchBrackets(toks);
   const close = (i: number) => pairs.get(i) ?? toks.length - 1;
   const { stmtOf, stmts } = statements(toks, lang);
@@ -107,13 +109,22 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     return [name.replace(/^node:/, '')];
   };
 
-  /** The chain starting at the name at i; null when i does not start one. */
-  const chainAt = (i: number, depth = 0): { parts: string[]; end: number; calls: [number, number][]; setter: Ref | null } | null => {
-    if (toks[i]?.k !== 'id' || depth > 4) return null;
-    let parts = resolve([toks[i].v]);
-    let j = i + 1;
-    const calls: [number, number][] = [];
-    let setter: Ref | null = null;
+  type Chain = { parts: string[]; end: number; calls: [number, number][]; setter: Ref | null };
+  /** The chain starting at the name (or the parenthesized chain) at i; null when i does not start one. */
+  const chainAt = (i: number, depth = 0): Chain | null => {
+    if (depth > 4) return null;
+    if (toks[i]?.k === 'op' && toks[i].v === '(') {
+      // `(await import("node:process")).default.exit`, `(os)._exit`: the chain goes on after the `)`.
+      const c = chainAt(toks[i + 1]?.k === 'id' && toks[i + 1].v === 'await' ? i + 2 : i + 1, depth + 1);
+      return c && c.end === close(i) ? follow(i, c.parts, c.end + 1, c.calls, c.setter, depth) : null;
+    }
+    if (toks[i]?.k !== 'id') return null;
+    return follow(i, resolve([toks[i].v]), i + 1, [], null, depth);
+  };
+  /** The members, subscripts and calls after a chain's head. */
+  const follow = (i: number, head: string[], from: number, calls: [number, number][], setter: Ref | null, depth: number): Chain => {
+    let parts = [...head];
+    let j = from;
     while (j < toks.length) {
       const t = toks[j];
       if (t.k === 'op' && (t.v === '.' || t.v === '?.') && toks[j + 1]?.k === 'id') { parts.push(toks[j + 1].v); j += 2; continue; }
@@ -122,7 +133,9 @@ export function readSource(text: string, lang: Lang, path: string): Source {
       if (t.k === 'op' && t.v === '[') {
         const end = close(j);
         const name = end === j + 2 ? stringAt(j + 1) : null;
-        parts.push(name ?? '[]');
+        // `sys.modules["os"]._exit` is the module itself.
+        if (name !== null && lang === 'python' && joinPath(parts) === 'sys.modules' && toks[end + 1]?.v === '.') parts = moduleParts(name);
+        else parts.push(name ?? '[]');
         j = end + 1;
         continue;
       }
@@ -130,12 +143,13 @@ export function readSource(text: string, lang: Lang, path: string): Source {
         const end = close(j);
         calls.push([j + 1, end]);
         const here = joinPath(parts) + '()';
-        const special = GETTERS.has(here) || SETTERS.has(here) || LOADERS[lang].has(here);
+        const special = GETTERS.has(here) || SETTERS.has(here) || THROUGH.has(here) || LOADERS[lang].has(here);
         const args = special ? splitArgs(toks, j + 1, end) : [];
         const first = args[0] ? chainAt(args[0][0], depth + 1) : null;
         const name = args[1] && args[1][1] - args[1][0] === 1 ? stringAt(args[1][0]) : null;
         const loaded = LOADERS[lang].has(here) && args[0] && args[0][1] - args[0][0] === 1 ? stringAt(args[0][0]) : null;
         if (GETTERS.has(here) && first && first.end === args[0][1] && name !== null) parts = [...first.parts, name];
+        else if (THROUGH.has(here) && first && first.end === args[0][1] && args.length === 1) parts = [...first.parts];
         else if (loaded !== null) {
           imports.push({ module: loaded, at: i });
           parts = moduleParts(loaded);
@@ -153,29 +167,65 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     }
     return { parts, end: j, calls, setter };
   };
-  const canonical = (parts: string[]) => (GLOBAL_OBJECTS.has(parts[0]) && parts.length > 1 && lang === 'js' ? joinPath(parts.slice(1)) : parts[0] === '__builtins__' ? joinPath(['builtins', ...parts.slice(1)]) : joinPath(parts));
+  const canonical = (parts: string[]) => joinPath(lang === 'python' ? pythonCanonical(parts) : lang === 'js' ? jsCanonical(parts) : parts);
   const makeRef = (parts: string[], start: number, end: number, calls: [number, number][], assigned: boolean): Ref => {
     const head = toks[start]?.k === 'id' ? resolve([toks[start].v]) : [];
     const held = head.includes('()') ? canonical(head) : '';
     return { path: canonical(parts), raw: joinPath(parts), start, end, calls, assigned, held };
   };
 
-  collectBindings(src, bindings, imports, chainAt);
+  const stars: string[] = [];
+  collectBindings(src, bindings, imports, stars, chainAt);
 
   for (let i = 0; i < toks.length; i++) {
     const prev = toks[i - 1];
+    if (toks[i].k === 'op' && toks[i].v === '(') {
+      // A parenthesized chain that goes on after its `)`; a call's parentheses are the chain before them.
+      const after = toks[close(i) + 1];
+      const called = prev && (prev.k === 'str' || (prev.k === 'id' && !EXPRESSION_AFTER.has(prev.v)) || (prev.k === 'op' && (prev.v === ')' || prev.v === ']')));
+      if (called || after?.k !== 'op' || !['.', '?.', '['].includes(after.v)) continue;
+      const c = chainAt(i);
+      if (c && c.end > close(i) + 1) src.refs.push(makeRef(c.parts, i, c.end, c.calls, assignOp(toks[c.end])));
+      continue;
+    }
     if (toks[i].k !== 'id' || (prev?.k === 'op' && (prev.v === '.' || prev.v === '?.'))) continue;
     if (lang === 'python' && prev?.k === 'id' && (prev.v === 'def' || prev.v === 'class')) continue;
     const c = chainAt(i);
     if (!c) continue;
-    const next = toks[c.end];
-    const assigned = next?.k === 'op' && (next.v === '=' || /^[-+*/%&|^@]=$|^(\*\*|\/\/|>>|<<|\?\?|&&|\|\|)=$/.test(next.v));
+    const assigned = assignOp(toks[c.end]);
     // Assigning a bare name rebinds the name; it writes nothing it named before.
     const parts = assigned && c.end === i + 1 ? [toks[i].v] : c.parts;
     src.refs.push(makeRef(parts, i, c.end, c.calls, assigned));
     if (c.setter) src.refs.push(c.setter);
+    // `from os import *`: a name bound nowhere in the file may come from a star import.
+    if (!bindings.has(toks[i].v)) for (const m of stars) src.refs.push(makeRef([...m.split('.'), ...parts], i, c.end, c.calls, assigned));
   }
   return src;
+}
+
+/** Keywords after which `(` opens an expression, not a call's arguments. */
+const EXPRESSION_AFTER = new Set(['return', 'await', 'yield', 'in', 'of', 'typeof', 'void', 'not', 'and', 'or', 'else', 'case', 'throw', 'new', 'delete', 'if', 'elif', 'while', 'is', 'lambda', 'assert']);
+
+function assignOp(t: Token | undefined): boolean {
+  return t?.k === 'op' && (t.v === '=' || /^[-+*/%&|^@]=$|^(\*\*|\/\/|>>|<<|\?\?|&&|\|\|)=$/.test(t.v));
+}
+
+/** `posix` and `nt` are `os` under its platform name; `__builtins__` is `builtins`; `os.__dict__["_exit"]` is `os._exit`. */
+function pythonCanonical(parts: string[]): string[] {
+  const out = parts.filter((p, k) => !(k && p === '__dict__'));
+  if (out[0] === 'posix' || out[0] === 'nt') out[0] = 'os';
+  else if (out[0] === '__builtins__') out[0] = 'builtins';
+  return out;
+}
+
+/** `globalThis.process` is `process`; an ES module's `default` and an object's `__proto__` (or `constructor.prototype`) reach the same members. */
+function jsCanonical(parts: string[]): string[] {
+  const out = GLOBAL_OBJECTS.has(parts[0]) && parts.length > 1 ? parts.slice(1) : [...parts];
+  for (let k = out.length - 1; k > 0; k--) {
+    if (out[k] === '__proto__' || (k === 1 && out[k] === 'default')) out.splice(k, 1);
+    else if (out[k] === 'constructor' && out[k + 1] === 'prototype') out.splice(k, 2);
+  }
+  return out;
 }
 
 /** Splits the tokens [start, end) at top-level commas. */
@@ -234,7 +284,7 @@ function statements(toks: Token[], lang: Lang): { stmtOf: number[]; stmts: Span[
 type ChainAt = (i: number) => { parts: string[]; end: number } | null;
 
 /** Imports and simple assignments: the names a file binds, and the modules it loads. */
-function collectBindings(src: Source, bindings: Map<string, Binding>, imports: Import[], chainAt: ChainAt) {
+function collectBindings(src: Source, bindings: Map<string, Binding>, imports: Import[], stars: string[], chainAt: ChainAt) {
   const { toks, lang } = src;
   const bindChain = (name: string, at: number) => {
     const rhs = toks[at]?.k === 'id' && toks[at].v === 'new' ? at + 1 : toks[at]?.k === 'id' && toks[at].v === 'await' ? at + 1 : at;
@@ -253,14 +303,17 @@ function collectBindings(src: Source, bindings: Map<string, Binding>, imports: I
     const stmt = src.stmtOf[s];
     if (src.stmts[stmt]?.[0] !== s && toks[s - 1]?.endLine === t.line) return;
     const e = src.stmts[stmt]?.[1] ?? toks.length;
-    if (lang === 'python' && t.v !== 'export') pythonImport(toks, s, e, bindings, imports);
+    if (lang === 'python' && t.v !== 'export') pythonImport(toks, s, e, bindings, imports, stars);
     else if (lang === 'js' && t.v !== 'from') jsImport(toks, s, e, bindings, imports);
     else if (lang === 'go' && t.v === 'import') goImport(toks, s, e, bindings, imports);
     else if (lang === 'java' && t.v === 'import') javaImport(toks, s, e, bindings, imports);
   });
+  let depth = 0;
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i];
     const prev = toks[i - 1];
+    if (t.k === 'op' && '([{'.includes(t.v)) depth++;
+    else if (t.k === 'op' && ')]}'.includes(t.v)) depth = Math.max(0, depth - 1);
     if (prev?.k === 'op' && (prev.v === '.' || prev.v === '?.')) continue;
     // NAME = chain, NAME := chain, NAME: Type = chain
     if (t.k === 'id') {
@@ -271,7 +324,10 @@ function collectBindings(src: Source, bindings: Map<string, Binding>, imports: I
         while (j < toks.length && src.stmtOf[j] === stmt && !(toks[j].k === 'op' && toks[j].v === '=')) j++;
       }
       const op = toks[j];
-      if (op?.k === 'op' && (op.v === '=' || op.v === ':=') && toks[j + 1] && t.v !== '_') bindChain(t.v, j + 1);
+      // In Python, `NAME = x` inside brackets is a keyword argument or a parameter's default: it names no
+      // module or function, though its string still tells what `open(path, mode="w")` does.
+      const assigns = op?.k === 'op' && (op.v === ':=' || (op.v === '=' && (lang !== 'python' || depth === 0 || toks[j + 1]?.k === 'str')));
+      if (assigns && toks[j + 1] && t.v !== '_') bindChain(t.v, j + 1);
     }
     // const { a, b: c, d: { e } } = chain
     if (lang === 'js' && t.k === 'op' && t.v === '{' && prev?.k === 'id' && ['const', 'let', 'var'].includes(prev.v)) {
@@ -298,7 +354,7 @@ function destructure(toks: Token[], open: number, close: number, from: string[],
   }
 }
 
-function pythonImport(toks: Token[], s: number, e: number, bindings: Map<string, Binding>, imports: Import[]) {
+function pythonImport(toks: Token[], s: number, e: number, bindings: Map<string, Binding>, imports: Import[], stars: string[]) {
   const dotted = (i: number): [string, number] => {
     let name = '';
     while (i < e && toks[i].k === 'op' && (toks[i].v === '.' || toks[i].v === '...')) name += toks[i++].v; // relative
@@ -327,6 +383,7 @@ function pythonImport(toks: Token[], s: number, e: number, bindings: Map<string,
   if (toks[from]?.v === '(') { to = Math.min(e, toks.length); from++; }
   for (const [a, b] of splitArgs(toks, from, to)) {
     const name = toks[a];
+    if (name?.v === '*') stars.push(mod);
     if (name?.k !== 'id') continue;
     imports.push({ module: `${mod}.${name.v}`, at: a });
     const alias = toks[a + 1]?.v === 'as' && a + 2 < b + 1 ? toks[a + 2].v : name.v;

@@ -49,7 +49,7 @@ test('a foreign hook is kept, runs first, and can still stop the commit', () => 
   const log = path.join(repo.dir, 'foreign.log');
   writeFileSync(hook, `#!/bin/sh\necho ran >> "${log}"\nexit "\${FOREIGN_EXIT:-0}"\n`, { mode: 0o755 });
   const r = repo.json(['init', '--yes']);
-  assert.match(r.out.actions[1], /kept as pre-commit\.pre-patchwarden and runs first/);
+  assert.ok(r.out.actions.some((a: string) => /kept as pre-commit\.pre-patchwarden and runs first/.test(a)), JSON.stringify(r.out.actions));
   assert.ok(readFileSync(hook + '.pre-patchwarden', 'utf8').includes('echo ran'));
   repo.commit({}, 'config');
   repo.write('tests/t.py', 't\n').git(['add', 'tests/t.py']);
@@ -81,7 +81,7 @@ test('core.hooksPath is honoured', () => {
   assert.ok(mixedCommitRefused(repo));
 });
 
-test('husky: the guard goes into .husky/ after the user\'s commands; HUSKY=0 and a missing .husky/_ are named', () => {
+test('husky: the guard goes into .husky/ before the user\'s commands; HUSKY=0 and a missing .husky/_ are named', () => {
   const repo = withSource();
   repo.write('package.json', JSON.stringify({ name: 'x', devDependencies: { husky: '^9' } }));
   repo.write('.husky/pre-commit', 'echo lint-staged would run here\n');
@@ -90,7 +90,8 @@ test('husky: the guard goes into .husky/ after the user\'s commands; HUSKY=0 and
   const init = repo.json(['init', '--yes']);
   assert.is(init.out.style, 'husky');
   const file = readFileSync(path.join(repo.dir, '.husky/pre-commit'), 'utf8');
-  assert.ok(file.startsWith('echo lint-staged would run here\n'), 'the user\'s line stays first');
+  assert.ok(file.startsWith('# patchwarden-managed'), 'the guard runs first');
+  assert.ok(file.endsWith('\necho lint-staged would run here\n'), 'the user\'s line is kept, after it');
   assert.match(file, /"\$pw" pre-commit "\$@"/);
   assert.ok(existsSync(path.join(repo.dir, '.husky/pre-push')));
   repo.commit({}, 'guard');

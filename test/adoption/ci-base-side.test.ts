@@ -53,7 +53,7 @@ function runAction(work: TempRepo, env: NodeJS.ProcessEnv) {
   // GitHub runs a bash step as `bash -e -o pipefail`.
   const r = sh('bash', ['-e', '-o', 'pipefail', '-c', actionScript], {
     cwd: work.dir,
-    env: userEnv({ PW_BASE: '', PW_BASE_REF: 'main', PW_VERSION: '', PW_SUITE_TIMEOUT: '1m', GITHUB_OUTPUT: output, RUNNER_TEMP: temp, ...env }),
+    env: userEnv({ PW_BASE: '', PW_BASE_REF: 'main', PW_QUEUE_BASE: '', PW_VERSION: '', PW_SUITE_TIMEOUT: '1m', GITHUB_OUTPUT: output, RUNNER_TEMP: temp, ...env }),
   });
   return { ...r, output: readFileSync(output, 'utf8') };
 }
@@ -98,6 +98,53 @@ test('gitlab: the template ignores the merge request\'s fake patchwarden and ref
   assert.is(r.code, 1, r.stdout + r.stderr);
   assert.match(r.stdout, /refused \(mixing\)/);
   assert.not.ok(existsSync(path.join(work.dir, FAKE_MARK)));
+});
+
+test('action: a merge queue group is judged against the commit the queue builds on', () => {
+  const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n', 'spec/price.test.js': '// weakened\n' });
+  const queueBase = work.git(['rev-parse', 'main']).stdout.trim();
+  const r = runAction(work, { PW_BASE_REF: '', PW_QUEUE_BASE: queueBase, PW_VERSION: packed() });
+  assert.is(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, new RegExp(`patchwarden gate: ${queueBase.slice(0, 12)}\\.\\.`));
+  assert.match(r.stdout, /refused \(mixing\)/);
+});
+
+test('action: a git source for the judge is refused, naming the routes that work', () => {
+  const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n' });
+  const r = runAction(work, { PW_VERSION: 'git+https://github.com/OWNER/patchwarden.git#v0.1.0' });
+  assert.is(r.code, 2, r.stdout + r.stderr);
+  assert.match(r.stdout, '::error title=patchwarden::the version input git+https://github.com/OWNER/patchwarden.git#v0.1.0 is a git source');
+  assert.match(r.stdout, 'give an npm version (0.1.0), a packed tarball\'s path or https URL (npm pack)');
+});
+
+test('gitlab: a fork\'s merge request is judged against the target project\'s branch, not the fork\'s', () => {
+  const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n', 'spec/price.test.js': '// weakened\n' });
+  const target = work.git(['remote', 'get-url', 'origin']).stdout.trim();
+  // The fork's author moved the fork's main onto the merge request itself.
+  const fork = tempRepo({ bare: true });
+  work.git(['remote', 'set-url', 'origin', fork.dir]);
+  work.git(['push', '-q', '-f', 'origin', 'pr:main', 'pr:pr']);
+  const run = (env: NodeJS.ProcessEnv) => sh('bash', ['-e', '-o', 'pipefail', '-c', gitlabScript], {
+    cwd: work.dir,
+    env: userEnv({ CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main', PATCHWARDEN_VERSION: packed(), PATCHWARDEN_SUITE_TIMEOUT: '1m', TMPDIR: mkdtempSync(path.join(tmpdir(), 'pw-runner-')), ...env }),
+  });
+  const judged = run({ CI_MERGE_REQUEST_PROJECT_URL: target });
+  assert.is(judged.code, 1, judged.stdout + judged.stderr);
+  assert.match(judged.stdout, /refused \(mixing\)/);
+  // Against the fork's own main there would be nothing to judge: the hole the target project's URL closes.
+  const fooled = run({});
+  assert.is(fooled.code, 0, fooled.stdout + fooled.stderr);
+  assert.match(fooled.stdout, /\(0 commits\)/);
+});
+
+test('gate in a shallow clone says to fetch the full history', () => {
+  const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n' });
+  const shallow = tempRepo();
+  shallow.git(['fetch', '-q', '--depth', '1', `file://${work.dir}`, 'pr:refs/heads/pr', 'main:refs/remotes/origin/main']);
+  shallow.git(['checkout', '-q', 'pr']);
+  const r = shallow.pw(['gate', '--base', 'origin/main']);
+  assert.is(r.code, 2, r.stdout + r.stderr);
+  assert.match(r.stderr, 'this clone is shallow, so HEAD and origin/main share no history here; fetch the full history (fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 in GitLab CI, or git fetch --unshallow)');
 });
 
 test.run();

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PROJECT, sh } from '../helpers/repo.js';
-import { packed, userEnv } from './pack.js';
+import { packed, userEnv, withPackLock } from './pack.js';
 
 function unpacked(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'pw-unpacked-'));
@@ -29,7 +29,8 @@ test('no runtime dependencies and no install step: the bundle holds them, and im
   const pkg = unpacked();
   const manifest = JSON.parse(readFileSync(path.join(pkg, 'package.json'), 'utf8'));
   assert.equal(manifest.dependencies ?? {}, {});
-  for (const hook of ['preinstall', 'install', 'postinstall']) assert.is(manifest.scripts?.[hook], undefined, hook);
+  assert.is(manifest.scripts, undefined, 'no lifecycle script: installing the tarball runs nothing');
+  assert.is(manifest.devDependencies, undefined);
   const files = [path.join(pkg, 'dist/main.js'), ...readdirSync(path.join(pkg, 'dist/chunks')).map((f) => path.join(pkg, 'dist/chunks', f))];
   // esbuild writes one static import per line, and dynamic ones as import("...").
   const imports = new Set(files.flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/^import\b[^;\n]*?from\s*["']([^"']+)["'];?$|\bimport\(\s*["']([^"']+)["']\s*\)/gm)].map((m) => m[1] ?? m[2])).filter((spec) => !spec.startsWith('.')));
@@ -38,8 +39,23 @@ test('no runtime dependencies and no install step: the bundle holds them, and im
   assert.match(readFileSync(files[0], 'utf8') + files.map((f) => readFileSync(f, 'utf8')).join(''), /XMLParser/, 'fast-xml-parser is inside the bundle');
 });
 
+test('installing the tarball prints no install-scripts warning, and packing leaves the checkout\'s package.json as it was', () => {
+  const tarball = packed();
+  const manifest = () => withPackLock(() => readFileSync(path.join(PROJECT, 'package.json'), 'utf8'));
+  assert.match(manifest(), '"prepare": "node scripts/prepare.mjs"');
+  const project = mkdtempSync(path.join(tmpdir(), 'pw-install-'));
+  try {
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'shop', private: true }));
+    const r = sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', tarball], { cwd: project, env: userEnv() });
+    assert.is(r.code, 0, r.stderr);
+    assert.not.match(r.stdout + r.stderr, /install-scripts|npm warn/);
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
+});
+
 test('npm publish --dry-run is clean', () => {
-  const r = sh('npm', ['publish', '--dry-run', '--ignore-scripts'], { cwd: PROJECT, env: userEnv() });
+  const r = withPackLock(() => sh('npm', ['publish', '--dry-run', '--ignore-scripts'], { cwd: PROJECT, env: userEnv() }));
   assert.is(r.code, 0, r.stderr);
   assert.not.match(r.stderr, /npm warn (?!publish This command requires you to be logged in)/);
 });

@@ -32,7 +32,7 @@ function adopt(p: Project, checkInit: (out: string) => void = () => {}): void {
   follow(p.dir, p.env, advice(said));
   p.ok('git', ['push', '-q']);
   const remote = p.ok('git', ['log', '--format=%s', 'main'], p.origin).stdout.trim().split('\n');
-  assert.equal(remote, ['split by the advice', 'split by the advice', 'project with patchwarden', 'the project so far']);
+  assert.equal(remote, ['production change', 'oracle change', 'project with patchwarden', 'the project so far']);
   // A production-only commit is accepted, and its push too.
   p.write({ 'src/app.py': 'def price(n):\n    return n * 3\n' });
   p.ok('git', ['commit', '-q', '-am', 'production only']);
@@ -41,7 +41,7 @@ function adopt(p: Project, checkInit: (out: string) => void = () => {}): void {
 
 const PYTHON = { 'pytest.ini': '[pytest]\n', 'src/app.py': 'def price(n):\n    return n\n', 'spec/test_price.py': 'def test_price():\n    pass\n' };
 
-test('husky + lint-staged: the guard runs after the project\'s own hook commands', () => {
+test('husky + lint-staged: the guard runs before the project\'s own hook commands', () => {
   const p = new Project({
     ...PYTHON,
     'package.json': JSON.stringify({ name: 'shop', private: true, scripts: { prepare: 'husky' }, 'lint-staged': { '*.py': 'echo linted' } }, null, 2),
@@ -49,8 +49,8 @@ test('husky + lint-staged: the guard runs after the project\'s own hook commands
   });
   p.npmInstall('husky@9', 'lint-staged@16');
   p.ok('npx', ['--no-install', 'husky']);
-  adopt(p, (out) => assert.match(out, /\.husky\/pre-commit: added the guard after your commands/));
-  assert.match(readFileSync(path.join(p.dir, '.husky/pre-commit'), 'utf8'), /^npx lint-staged\n/);
+  adopt(p, (out) => assert.match(out, /\.husky\/pre-commit: added the guard before your commands/));
+  assert.match(readFileSync(path.join(p.dir, '.husky/pre-commit'), 'utf8'), /^# patchwarden-managed[^]*\nnpx lint-staged\n$/);
 });
 
 test('plain git hooks: the shims, and a "prepare" line that gives every clone the hooks', () => {
@@ -109,8 +109,15 @@ testUnless(sh('pre-commit', ['--version']).code === 0 ? null : 'pre-commit is no
   const empty = path.join(path.dirname(p.dir), 'empty.git');
   p.ok('git', ['init', '-q', '--bare', empty]);
   const first = p.ok('git', ['push', empty, 'main']);
-  assert.match(first.stdout + first.stderr, /judging refs\/heads\/main only: the pre-commit framework hands its hooks the first pushed ref/);
+  assert.not.match(first.stdout + first.stderr, /judging refs\/heads\/main only/, 'one ref pushed: nothing left unjudged to speak of');
   assert.match(first.stdout + first.stderr, /the first push of this history/);
+  p.ok('git', ['checkout', '-q', '-b', 'side']);
+  p.write({ 'README.md': 'shop\n' });
+  p.ok('git', ['add', 'README.md']);
+  p.ok('git', ['commit', '-q', '-m', 'docs']);
+  p.ok('git', ['checkout', '-q', 'main']);
+  const several = p.ok('git', ['push', 'origin', 'main', 'side']);
+  assert.match(several.stdout + several.stderr, /judging refs\/heads\/side only: the pre-commit framework hands its hooks the first pushed ref/);
   // A pushed range that mixes across commits is refused through the framework's variables.
   p.write({ 'spec/test_price.py': 'def test_price():\n    assert 1\n' });
   p.ok('git', ['commit', '-q', '-am', 'oracle']);

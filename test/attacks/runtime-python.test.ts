@@ -158,15 +158,15 @@ function cachedBytecode(source: string): { file: string; bytes: Buffer } {
   return { file: `src/__pycache__/${r.stdout.toString().trim()}`, bytes: r.stderr };
 }
 
-py('a committed __pycache__ .pyc (unchecked hash) standing in for the source: never read, the bug shows, fails_on_head', () => {
+py('a committed __pycache__ .pyc (unchecked hash) standing in for the source: never read, the bug shows, refused', () => {
   const pyc = cachedBytecode(FIXED_PY);
   const { repo, base, head } = project(baseFiles({ '.gitignore': 'build/\n' }), { 'src/bill.py': BUGGY_PY + '# tidied\n', [pyc.file]: pyc.bytes });
   const plain = spawnSync('sh', ['-c', PYTEST.replace('{junit}', '/dev/null')], { cwd: repo.dir, env: repo.env });
   assert.is(plain.status, 0, 'the attack is real: a plain pytest run in the checkout reads the bytecode and passes');
   const r = repo.json(['revert-check', '--base', base, '--head', head]);
   assert.is(r.code, 1, r.stderr);
-  assert.is(r.out.status, 'fails_on_head', r.out.reason);
-  assert.match(r.out.reason, /fail on the patched tree: bill\.total_non_negative/);
+  assert.is(r.out.status, 'pending_unmarked', r.out.reason);
+  assert.match(r.out.reason, /the base itself fails bill\.total_non_negative \("test_total_non_negative" fail with and without the production diff\)/);
 });
 
 // 6. The base's root conftest.py holds the strict cases; the patch turns it into a submodule pointer.
@@ -174,7 +174,7 @@ const CASES_CONFTEST = 'def pytest_configure(config):\n    config.bill_cases = [
 const EXACT = `def test_total_exact(record_property, pytestconfig):\n    record_property("invariant", "${ID}")\n    for xs in getattr(pytestconfig, "bill_cases", [[1, 2]]):\n        assert total(xs) == sum(xs)\n\nfrom bill import total\n`;
 const NONEMPTY_ONLY = 'def total(xs):\n    return sum(xs) if xs else -1\n';
 
-py('attack 6, a root conftest.py turned into a submodule pointer: both runs read the base\'s conftest, fails_on_head', () => {
+py('attack 6, a root conftest.py turned into a submodule pointer: both runs read the base\'s conftest, refused', () => {
   const repo = tempRepo();
   const base = repo.commit({ '.gitignore': '__pycache__/\n', 'pytest.ini': '[pytest]\npythonpath = src\n', 'conftest.py': CASES_CONFTEST, ...baseFiles({ 'spec/properties/test_bill.py': EXACT }) }, 'base');
   repo.git(['rm', '-q', 'conftest.py']);
@@ -186,8 +186,8 @@ py('attack 6, a root conftest.py turned into a submodule pointer: both runs read
   assert.match(repo.git(['ls-tree', head, 'conftest.py']).stdout, /^160000 commit/);
   const r = repo.json(['revert-check', '--base', base, '--head', head]);
   assert.is(r.code, 1, r.stderr);
-  assert.is(r.out.status, 'fails_on_head', r.out.reason);
-  assert.match(r.out.reason, /fail on the patched tree: bill\.total_non_negative/);
+  assert.is(r.out.status, 'pending_unmarked', r.out.reason);
+  assert.match(r.out.reason, /the base itself fails bill\.total_non_negative \("test_total_exact" fail with and without the production diff\)/);
   assert.match(r.out.reason, /outside the src zone \(conftest\.py\)/);
 });
 

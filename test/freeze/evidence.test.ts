@@ -1,11 +1,11 @@
 // Ledger version 2 on real pytest runs: rows carry replay evidence, a rename
 // needs its owner's edit, protected paths are never frozen, and a version 1
 // ledger keeps today's behaviour while saying what version 2 would refuse.
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanEnv, cleanup, sh, type TempRepo } from '../helpers/repo.js';
+import { cleanEnv, cleanup, PROJECT, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
 import { NOW, sample } from '../gate/sample.js';
 
@@ -122,7 +122,33 @@ t('version 2: a renamed test under a frozen row is refused by default, with the 
   repo.git(['checkout', '-q', 'topic']);
   r = repo.json(['gate', '--base', 'main'], { env: FLAKE });
   assert.is(r.code, 0, JSON.stringify(r.out.layers));
-  // warn stays available: a version 2 ledger with on_rename: warn lets the rename through, flagged.
+});
+
+t('version 2 with freeze.on_rename: warn lets a rename through, flagged; a version 1 ledger freezes without evidence and the gate lists what version 2 would refuse', () => {
+  const { repo, sig, fixture } = project(2, `${CONFIG}freeze:\n  on_rename: warn\n`);
+  assert.is(add(repo, sig, evidence(fixture)).code, 0);
+  repo.git(['rm', '-q', 'tests/test_total.py']);
+  repo.write('tests/test_sums.py', TOTAL.replace('def test_total', 'def test_sum_of_two'));
+  sh('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests', '--junitxml=report.xml'], { cwd: repo.dir, env: cleanEnv({ PYTHONDONTWRITEBYTECODE: '1', PW_FLAKE: '1' }) });
+  const warned = repo.json(['freeze', 'apply', 'report.xml'], { env: { PATCHWARDEN_NOW: NOW } });
+  assert.is(warned.code, 0, JSON.stringify(warned.out));
+  assert.equal([warned.out.failures[0].rename, warned.out.failures[0].passes], [true, true]);
+  // Version 1: the row without evidence still freezes; the gate says so in its notes.
+  const old = project(1);
+  old.repo.git(['checkout', '-q', 'main']);
+  assert.is(add(old.repo, old.sig, []).code, 0);
+  old.repo.git(['commit', '-qam', 'freeze without evidence']);
+  old.repo.git(['checkout', '-q', 'topic']);
+  old.repo.git(['merge', '-q', 'main']);
+  old.repo.commit({ 'README.md': 'touched\n' }, 'docs');
+  const g = old.repo.json(['gate', '--base', 'main'], { env: FLAKE });
+  assert.is(g.code, 0, JSON.stringify(g.out.layers));
+  const layer = (name: string) => g.out.layers.find((l: { layer: string }) => l.layer === name);
+  assert.match(layer('ledger').notes[0], /1 row of freeze\/signatures\.yaml carry no replay evidence \(line 3\): a version 2 ledger would refuse them; patchwarden freeze migrate --check/);
+  assert.match(layer('suite').notes[0], /test_total is frozen by the row at line 3, which carries no replay evidence \(no fixture/);
+  assert.equal(layer('suite').details.failures[0].unevidenced.length > 0, true);
+  const text = old.repo.pw(['gate', '--base', 'main'], { env: FLAKE });
+  assert.match(text.stdout, /\nsuite:\n  note: test_total is frozen by the row at line 3/);
 });
 
 t('freeze.forbid: a failure whose project frames lie in a protected path is never frozen, row or not', () => {
@@ -163,6 +189,23 @@ t('strict gate: gate.require refuses a layer that is not configured as unproven;
   const loose = sample();
   loose.commit({ 'src/app.js': 'export const a = 2;\n' }, 'change');
   assert.is(loose.json(['gate', '--base', 'main']).code, 0);
+});
+
+test('version 2: pre-commit refuses a staged row without its evidence; a version 1 ledger takes it, as before', () => {
+  for (const version of [2, 1]) {
+    const repo = tempRepo({ env: { PATCHWARDEN_NOW: NOW } });
+    repo.commit({ 'src/app.py': 'x = 1\n', [LEDGER]: `version: ${version}\nrecords: []\n` }, 'start');
+    copyFileSync(path.join(PROJECT, 'hooks/pre-commit'), path.join(repo.dir, '.git/hooks/pre-commit'));
+    repo.write(LEDGER, `version: ${version}\nrecords:\n  - sig: 7c1a9e2b44d0af13\n    reason: clock skew\n    owner: qa\n    expires: 2026-12-09T00:00:00Z\n    seed: "7"\n    env_class: remote\n`);
+    repo.git(['add', LEDGER]);
+    const r = repo.git(['commit', '-qm', 'freeze'], { allowFail: true });
+    if (version === 2) {
+      assert.is.not(r.code, 0, 'refused');
+      assert.match(r.stderr + r.stdout, /\[ledger-evidence\] freeze\/signatures\.yaml:3: the row for sig 7c1a9e2b44d0af13 carries no replay evidence: no fixture .*; no ci .*; no run/);
+    } else {
+      assert.is(r.code, 0, r.stderr);
+    }
+  }
 });
 
 test.run();

@@ -47,6 +47,17 @@ for (const [rule, file, content] of PATCHES) {
   });
 }
 
+test('an alias imported on an untouched line still names what an added line calls, in a push too', () => {
+  const s = guardedServer('version: 1\n', { 'src/keep.py': 'import posix as p\n\n\ndef f():\n    return 1\n' });
+  s.work.git(['checkout', '-q', '-b', 'topic']);
+  s.work.commit({ 'src/keep.py': 'import posix as p\n\n\ndef f():\n    p._exit(0)\n' }, 'patch');
+  const r = s.work.json(['tamper', '--range', 'main..topic']);
+  assert.equal(r.out.hits.map((h: { path: string; line: number; rule: string }) => `${h.path}:${h.line} ${h.rule}`), ['src/keep.py:5 exit.process']);
+  const push = s.push('topic');
+  assert.is(push.code, 1, push.stderr);
+  assert.match(push.stderr, 'src/keep.py  (line 5: p._exit(0))');
+});
+
 test('ordinary code passes everywhere and a change with no production lines is not scanned', () => {
   const s = guardedServer();
   s.work.git(['checkout', '-q', '-b', 'topic']);

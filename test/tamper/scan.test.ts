@@ -1,6 +1,7 @@
-// The rules on source text: each class caught however it is spelled (alias,
-// string-spelled attribute, destructuring, a call over several lines), and
-// the ordinary code that only resembles a rule left alone.
+// The rules on source text: each class caught in the spellings the scan
+// follows (alias, string-spelled attribute, destructuring, a call over
+// several lines, Unicode names and spaces, code inside f-strings and
+// templates), and the ordinary code that only resembles a rule left alone.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { hitsIn } from '../../src/tamper/hits.js';
@@ -106,6 +107,81 @@ const CASES: [string, string, string[]][] = [
   ['src/a.py', 'with open("settings.xml") as f:\n    cfg = f.read()\n', []],
   ['src/a.ts', 'import { writeFileSync as w } from "node:fs";\nw("reports/TEST-all.xml", xml);\n', ['2 report.write']],
   ['src/a.ts', 'const doc = parse(readFileSync("pom.xml", "utf8"));\n', []],
+  // what the scan cannot read
+  ['src/a.py', '# -*- coding: latin-1 -*-\nx = 1\n', ['1 source.opaque']],
+  ['src/a.py', '#!/usr/bin/env python\n# vim: set fileencoding=utf-7 :\nx = 1\n', ['2 source.opaque']],
+  ['src/a.py', 'x = 1\n# coding: utf-7\n', []],
+  ['src/a.py', '# coding: utf-8\nx = 1\n', []],
+  ['src/a.py', '# -*- coding: UTF8 -*-\nx = 1\n', []],
+  ['src/a.js', 'require("./x.dat");\nrequire("./y.json");\nrequire("./z");\nimport w from "../w.wasm";\nrequire("lodash.merge");\n', ['1 source.opaque', '4 source.opaque']],
+  // what the runtime reads: Unicode names and spaces, code inside strings
+  ['src/a.py', 'import os\nos._\uff45xit(0)\n', ['2 exit.process']],
+  ['src/a.py', 'import \uff4fs\n\uff4fs.abort()\n', ['2 exit.process']],
+  ['src/a.py', 'import os\nx = f"{os._exit(0)}"\n', ['2 exit.process']],
+  ['src/a.py', 'import os\nx = f"""\n{  os._exit(\n 0) !r:>{width}}"""\n', ['3 exit.process']],
+  ['src/a.py', 'import os\nx = f"{x=}{{os._exit(0)}}"\n', []],
+  ['src/a.py', 'import os\nx = t"{os.abort()}"\n', ['2 exit.process']],
+  ['src/a.py', 'import os\n# note\ros._exit(0)\n', ['2 exit.process']],
+  ['src/a.py', 'import os\nx = rf"\\{os._exit(0)}"\ny = f"\\{os.abort()}"\n', ['2 exit.process', '3 exit.process']],
+  ['src/a.py', 'import os\nx = f"\\N{EM DASH}{os._exit(0)}"\ny = r"\\\\" + "os._exit(0)"\n', ['2 exit.process']],
+  ['src/a.ts', 'const s = `\\N{${process.exit(0)}}`;\nconst t = `\\${process.exit(0)}`;\n', ['1 exit.process']],
+  ['src/a.ts', 'process.\\u0065xit(0);\n', ['1 exit.process']],
+  ['src/a.ts', '\\u{70}rocess["exit"](0);\n', ['1 exit.process']],
+  ['src/a.ts', 'const s = `${process.exit(0)}`;\n', ['1 exit.process']],
+  ['src/a.ts', 'const s = `a${`b${process.exit(0)}`}c`;\n', ['1 exit.process']],
+  ['src/a.ts', 'const s = `${"}"}`;\nprocess.exit(0);\n', ['2 exit.process']],
+  ['src/a.ts', 'process\u00a0.exit\u2003(0);\n', ['1 exit.process']],
+  ['src/a.ts', '// note\u2028process.exit(0);\n', ['1 exit.process']],
+  ['src/a.ts', 'const q = a.in / process.exit(0) / 2;\n', ['1 exit.process']],
+  ['src/a.js', 'if (a) /"/.test(b); process.exit(0); //"\n', ['1 exit.process']],
+  ['src/a.jsx', 'export const A = () => <p>Don\'t {process.exit(0)}</p>;\n', ['1 exit.process']],
+  ['src/a.tsx', 'export const A = () => <p>see http://x.org {process.exit(0)}</p>;\n', ['1 exit.process']],
+  ['src/a.js', 'function f() {}\n/"/.test(b); process.exit(0); //"\n', ['2 exit.process']],
+  ['src/a.js', 'const x = {} / "abc"; process.exit(0); "/";\n', ['1 exit.process']],
+  ['src/a.js', 'const s = "abc\\\r\n", process.exit(0);\n', ['2 exit.process']],
+  ['src/A.java', 'class A {\n  // \\u000a System.exit(0);\n}\n', ['2 exit.process']],
+  // the same module under other names, the same members reached other ways
+  ['src/a.py', 'import posix\nposix._exit(0)\n', ['2 exit.process']],
+  ['src/a.py', 'from nt import _exit as e\ne(0)\n', ['1 exit.process', '2 exit.process']],
+  ['src/a.py', 'import sys\nsys.modules["os"]._exit(0)\n', ['2 exit.process']],
+  ['src/a.py', 'import os\nvars(os)["_exit"](0)\nos.__dict__["abort"]()\n', ['2 exit.process', '3 exit.process']],
+  ['src/a.py', 'from os import *\nabort()\n', ['2 exit.process']],
+  ['src/a.ts', 'const p = (await import("node:process")).default;\np.exit(0);\n(await import("node:process")).default.exit(1);\n', ['2 exit.process', '3 exit.process']],
+  ['src/a.ts', 'Object.getPrototypeOf(process).exit(0);\nprocess.__proto__.reallyExit(0);\n', ['1 exit.process', '2 exit.process']],
+  ['src/a.ts', 'process.binding("process_methods").reallyExit(0);\n', ['1 exit.process']],
+  ['src/a.ts', 'process.kill(0, "SIGKILL");\nprocess.kill(child.pid);\n', ['1 exit.process']],
+  // more exits and exit hooks
+  ['src/a.py', 'import os\nos.kill(0, 9)\nos.killpg(os.getpgrp(), 9)\n', ['2 exit.process', '3 exit.process']],
+  ['src/a.py', 'import os\npid = os.getpid()\nos.kill(pid, 9)\n', ['3 exit.process']],
+  ['src/a.py', 'import ctypes\nctypes.CDLL(None)._exit(0)\nlibc = ctypes.CDLL("libc.so.6")\nlibc.exit(0)\n', ['2 exit.process', '4 exit.process']],
+  ['src/a.py', 'import ctypes\nbuf = ctypes.create_string_buffer(8)\n', []],
+  ['src/a.py', 'import _thread\n_thread.interrupt_main()\n', ['2 exit.process']],
+  ['src/a.py', 'import weakref\nweakref.finalize(obj, rewrite)\n', ['2 exit.hook']],
+  ['src/a.py', 'import threading\nthreading._register_atexit(rewrite)\n', ['2 exit.hook']],
+  ['src/a.py', 'import signal\nsignal.signal(signal.SIGTERM, rewrite)\n', ['2 exit.hook']],
+  ['src/a.py', 'import signal, sys\ndef main():\n    signal.signal(signal.SIGINT, lambda *a: sys.exit(130))\n', []],
+  // environment scans, tracing
+  ['src/a.py', 'import os\nif any(k.startswith("PYTEST") for k in os.environ):\n    x = 1\n', ['2 env.sniff']],
+  ['src/a.py', 'import os\nif any("pytest" in k.lower() for k in os.environ):\n    x = 1\n', ['2 env.sniff']],
+  ['src/a.py', 'import threading\nthreading.settrace_all_threads(spy)\n', ['2 hook.replace']],
+  ['src/a.py', 'import sys\nsys.monitoring.use_tool_id(3, "x")\n', ['2 hook.replace']],
+  // rewriting other code in memory
+  ['src/a.py', 'import gc\nfor o in gc.get_objects():\n    pass\n', ['2 code.swap']],
+  ['src/a.py', 'def f():\n    pass\ntarget.__code__ = f.__code__\nsetattr(target, "__globals__", {})\n', ['3 code.swap', '4 code.swap']],
+  ['src/a.py', 'import gc\ngc.collect()\ncode = f.__code__\n', []],
+  // comparisons that do not look at their argument
+  ['src/a.py', 'class A:\n    def __eq__(self, other):\n        return (True)\n', ['2 eq.always']],
+  ['src/a.py', 'class A:\n    def __eq__(self, other):\n        return 1\n', ['2 eq.always']],
+  ['src/a.py', 'class A:\n    def __eq__(self, other):\n        return not None\n', ['2 eq.always']],
+  ['src/a.py', 'class A:\n    def __eq__(self, other):\n        x = self.x\n        return x == x\n', ['2 eq.always']],
+  ['src/a.py', 'class A:\n    def __eq__(self, other):\n        return NotImplemented\n    def __ne__(self, other):\n        raise TypeError("no")\n', []],
+  ['src/a.py', 'class A:\n    __eq__ = lambda s, o: 1\n', ['2 eq.always']],
+  ['src/a.py', 'def same(a, b):\n    return True\nclass A:\n    __eq__ = same\n', ['4 eq.always']],
+  ['src/a.py', 'A = type("A", (), {"__eq__": lambda s, o: not None})\n', ['1 eq.always']],
+  ['src/a.ts', 'class A {\n  equals(other: A): boolean {\n    return 1 === 1;\n  }\n}\n', ['2 eq.always']],
+  ['src/a.ts', 'class A {\n  equals(other: A): boolean {\n    return this.id === other.id;\n  }\n}\nif (a.equals(b)) { return true; }\n', []],
+  ['src/a.ts', 'class A {\n  static [Symbol.hasInstance](x) { return true; }\n  [Symbol.toPrimitive]() { return 3; }\n}\n', ['2 eq.always', '3 eq.always']],
+  ['src/A.java', 'class A {\n  public boolean equals(Object o) { return this == this; }\n}\n', ['2 eq.always']],
 ];
 
 for (const [file, source, expected] of CASES) {

@@ -105,15 +105,17 @@
     if (typeof real !== 'function') return;
     const wrapper = {
       [name](...args) {
-        const a = actor();
-        if (judge(args, a)) refuse(event, `${name}(${args.filter((x) => typeof x !== 'function').map((x) => String(x)).join(', ').slice(0, 120)})`, a);
+        // The stack is read only when the arguments make it matter.
+        let a = null;
+        const who = () => (a ??= actor());
+        if (judge(args, who)) refuse(event, `${name}(${args.filter((x) => typeof x !== 'function').map((x) => String(x)).join(', ').slice(0, 120)})`, who());
         return Reflect.apply(real, this, args);
       },
     }[name];
     Object.defineProperty(owner, name, { value: wrapper, writable: false, configurable: false, enumerable: true });
   }
 
-  const always = (_, a) => a.kind === 'patch' || a.kind === 'none';
+  const always = (_, who) => who().kind === 'patch' || who().kind === 'none';
   for (const name of ['exit', 'reallyExit', 'kill', 'abort', 'binding', '_linkedBinding', 'dlopen']) guarded(process, name, `process.${name}`, always);
 
   const resolved = (p) => {
@@ -122,14 +124,18 @@
     s = path.resolve(s);
     try { return path.join(fs.realpathSync(path.dirname(s)), path.basename(s)); } catch { return s; }
   };
-  const isReport = (p) => resolved(p) === report;
+  // By name first, so most calls cost no system call; a link to the report
+  // under another name cannot be made (link and symlink are judged too).
+  const reportName = path.basename(report);
+  const isReport = (p) => (typeof p === 'string' ? path.basename(p) === reportName : true) && resolved(p) === report;
   const WRITE_FLAGS = /[wa+]/;
   // A write stream opens its file a tick after it is made, when no caller is
   // left on the stack: one such open of the report is allowed for each report
   // stream the runner itself made.
   let streams = 0;
-  const writesReport = (n, flagsAt) => (args, a) => {
+  const writesReport = (n, flagsAt) => (args, who) => {
     for (let i = 0; i < n; i++) if (isReport(args[i])) {
+      const a = who();
       if (flagsAt !== undefined) {
         const flags = args[flagsAt];
         const writes = typeof flags === 'number' ? (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR)) !== 0 : flags !== undefined && WRITE_FLAGS.test(String(flags));

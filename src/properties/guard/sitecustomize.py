@@ -249,6 +249,7 @@ def _guard():
         "sys._getframe": on_getframe,
         "sys._current_frames": by_actor("reads every thread's frames"),
         "sys.settrace": by_actor("installs a trace function"), "sys.setprofile": by_actor("installs a profile function"),
+        "sys.monitoring.register_callback": by_actor("registers a sys.monitoring callback"),
         "sys.addaudithook": by_actor("adds an audit hook"),
         "ctypes.dlopen": by_actor(lambda a: "loads a native library %s" % (a[0],)), "ctypes.dlsym": by_actor(lambda a: "looks up a native symbol %s" % (a[1:2],)),
         "ctypes.cdata": by_actor("reads native memory"), "ctypes.call_function": by_actor("calls a native function"),

@@ -1,0 +1,71 @@
+// The adoption baseline: the tips of every branch and tag when a repository
+// with history adopted the guard (`init --baseline`). Commits reachable from
+// those tips were made before any rule applied, so the commit rules (mixing,
+// owners, links) leave exactly them out: an open branch with old mixed
+// history is not refused on its next push, and every later commit is judged.
+// Reachability, never a date: a date is whatever the committer typed. The
+// file is in the guard zone and read from the base side, so a patch cannot
+// widen its own exemption.
+import { CannotJudge } from '../common/errors.js';
+import { readFileAt } from '../git/objects.js';
+import type { Repo } from '../git/repo.js';
+
+export const BASELINE_FILE = '.patchwarden/baseline';
+
+export interface Tip {
+  commit: string;
+  ref: string;
+}
+
+/** Every branch (local and remote-tracking) and tag of the repository, peeled to its commit. */
+export async function currentTips(repo: Repo): Promise<Tip[]> {
+  const out = await repo.text(['for-each-ref', '--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname) %(refname)', 'refs/heads/', 'refs/remotes/', 'refs/tags/']);
+  const tips: Tip[] = [];
+  for (const line of out.split('\n').filter(Boolean)) {
+    const [type, id, peeledType, peeled, ref] = line.split(' ');
+    if (ref.startsWith('refs/remotes/') && ref.endsWith('/HEAD')) continue; // a pointer to another branch
+    const commit = type === 'commit' ? id : peeledType === 'commit' ? peeled : null;
+    if (commit) tips.push({ commit, ref }); // a tag of a tree or a blob has no history
+  }
+  return tips;
+}
+
+export function baselineText(tips: Tip[]): string {
+  return [
+    '# patchwarden baseline: the commits reachable from these tips predate the guard;',
+    '# the commit rules leave exactly them out (docs/hooks.md). One "<commit> <ref>" a line.',
+    ...tips.map((t) => `${t.commit} ${t.ref}`),
+    '',
+  ].join('\n');
+}
+
+/** The recorded commits; a line that is not "<commit> <ref>" stops the judgment with its line. */
+export function parseBaseline(text: string, source: string): string[] {
+  const commits: string[] = [];
+  text.split('\n').forEach((line, i) => {
+    const t = line.trim();
+    if (!t || t.startsWith('#')) return;
+    const id = t.split(/\s+/)[0];
+    if (!/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(id)) throw new CannotJudge(`"${t.slice(0, 60)}" is not "<commit id> <ref>"`, { file: source, line: i + 1 });
+    commits.push(id);
+  });
+  return commits;
+}
+
+/**
+ * Which of `commits` (a range: what rev-list lists for its tip `--not`
+ * `exclude`) are reachable from a tip recorded in the baseline at `judgeRev`.
+ */
+export async function baselined(repo: Repo, judgeRev: string | null, exclude: string[], commits: string[]): Promise<Set<string>> {
+  const text = judgeRev && commits.length ? await readFileAt(repo, judgeRev, BASELINE_FILE) : null;
+  if (!text) return new Set();
+  const tips = parseBaseline(text.toString('utf8'), `${judgeRev!.slice(0, 12)}:${BASELINE_FILE}`);
+  // Only tips this repository holds: a branch it never received brings nothing here to exempt.
+  const types = tips.length ? (await repo.text(['cat-file', '--batch-check=%(objecttype)'], { input: tips.join('\n') + '\n' })).split('\n') : [];
+  const present = tips.filter((_, i) => types[i] === 'commit');
+  if (!present.length) return new Set();
+  // The exclusions may be options (--all, --remotes=NAME), which only the command line takes; a --not there leaves stdin's tips alone.
+  const reachable = await repo.text(['rev-list', ...(exclude.length ? ['--not', ...exclude] : []), '--stdin'], { input: present.join('\n') + '\n' });
+  const range = new Set(commits);
+  return new Set(reachable.split('\n').filter((c) => range.has(c)));
+}

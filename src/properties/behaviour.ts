@@ -1,0 +1,73 @@
+// Whether a production diff changes behaviour at all. When every changed
+// production file parses to the same syntax tree on both sides once comments
+// and formatting are dropped, no property can tell the two apart: the diff
+// owes no evidence and no property needs to run. Anything else counts as
+// behaviour: an added or deleted file (a rename is both), a mode change, a
+// symbolic link or submodule that moves, a file of another language, a file
+// either side of which does not parse, and a comment a tool acts on
+// (a coding declaration, a pragma, a magic comment) that is added, removed
+// or moved. Docstrings are code unless revert.ignore_docstrings: Python hands
+// them to the program (`__doc__`: help texts, doctests, generated APIs).
+import type { Config } from '../config/schema.js';
+import { treeDiff, type RawChange } from '../git/changes.js';
+import { readBlobs } from '../git/objects.js';
+import type { Repo } from '../git/repo.js';
+import { classifierFor } from '../mixing/check.js';
+import { compareScript, scriptKind } from './js-syntax.js';
+import { comparePython } from './python-syntax.js';
+
+export type Behaviour =
+  /** Every production path parses to the same tree on both sides. */
+  | { same: true; paths: string[] }
+  /** The first production path that changes behaviour, and why. */
+  | { same: false; path: string; why: string };
+
+const REGULAR = new Set(['100644', '100755']);
+const isPython = (file: string) => /\.py[iw]?$/i.test(file);
+
+/** What rules a change out before any file is parsed, or null when its two sides need comparing. */
+function plainChange(c: RawChange): string | null {
+  if (/^0+$/.test(c.oldMode)) return 'added';
+  if (/^0+$/.test(c.newMode)) return 'deleted';
+  if (c.oldMode !== c.newMode) return `mode ${c.oldMode} becomes ${c.newMode}`;
+  if (c.newMode === '160000') return 'a submodule (gitlink) that moves';
+  if (!REGULAR.has(c.newMode)) return 'a symbolic link whose target changes';
+  if (!isPython(c.path) && !scriptKind(c.path)) return 'not Python, JavaScript or TypeScript, so any change counts';
+  return null;
+}
+
+/**
+ * The behaviour of the production diff base..head (the src-zone paths it
+ * changes), compared between `onto` (the side the judged tree is built on)
+ * and head; null when it changes no production path.
+ */
+export async function productionBehaviour(repo: Repo, config: Config, base: string, head: string, onto = base): Promise<Behaviour | null> {
+  const classify = await classifierFor(repo, config);
+  const patch = (await treeDiff(repo, base, head)).filter((c) => classify(c.path) === 'src');
+  if (!patch.length) return null;
+  const paths = new Set(patch.map((c) => c.path));
+  const changes = onto === base ? patch : (await treeDiff(repo, onto, head)).filter((c) => paths.has(c.path));
+  if (!changes.length) return null;
+  for (const c of changes) {
+    const why = plainChange(c);
+    if (why) return { same: false, path: c.path, why };
+  }
+  // One read per blob: readBlobs would join a repeated id's bytes twice.
+  const blobs = await readBlobs(repo, [...new Set(changes.flatMap((c) => [c.oldOid, c.newOid]))]);
+  const pair = (c: RawChange) => ({ old: blobs.get(c.oldOid)!, new: blobs.get(c.newOid)! });
+  for (const c of changes.filter((c) => !isPython(c.path))) {
+    const why = await compareScript(c.path, pair(c));
+    if (why) return { same: false, path: c.path, why };
+  }
+  const python = changes.filter((c) => isPython(c.path));
+  const verdicts = await comparePython(python.map(pair), config.revert.ignore_docstrings);
+  const i = verdicts.findIndex((v) => v !== null);
+  if (i >= 0) return { same: false, path: python[i].path, why: verdicts[i]! };
+  return { same: true, paths: changes.map((c) => c.path) };
+}
+
+/** The line every layer prints about it. */
+export function describeBehaviour(b: Behaviour): string {
+  if (!b.same) return `behaviour: ${b.path} changes it (${b.why}), so the properties must prove the diff`;
+  return `no behaviour change: ${b.paths.length === 1 ? 'the production file parses' : `all ${b.paths.length} production files parse`} to the same syntax tree as on the base side, comments and formatting aside; it owes no property, and none runs`;
+}

@@ -1,0 +1,97 @@
+// Adopting on a repository with history: `init --baseline` records every
+// branch and tag tip, and pre-push, pre-receive and the gate leave exactly
+// the commits reachable from them out of the commit rules. An open branch
+// with an old mixed commit pushes again; every new commit is still judged,
+// whatever date it carries, and a baseline edited in the range counts for
+// nothing (it is read from the base side).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cleanup } from '../helpers/repo.js';
+import { server, type Server } from '../prereceive/server.js';
+
+/**
+ * A server and a clone with history from before the guard: main pushed, and
+ * an open branch `feature` whose commit mixes production code and the
+ * registry, never pushed. Then the guard is adopted on main (with or without
+ * the baseline), committed and pushed, and `feature` gets a clean new commit.
+ */
+function adopted(baseline: boolean): Server {
+  const s = server();
+  s.bare.git(['config', 'patchwarden.bootstrap', 'true']);
+  s.work.commit({ 'src/app.ts': 'export const a = 1;\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n', 'README.md': 'app\n' }, 'the project so far');
+  assert.is(s.push('main').code, 0);
+  s.work.git(['checkout', '-q', '-b', 'feature']);
+  s.work.commit({ 'src/app.ts': 'export const a = 2;\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# two\n' }, 'old work: code and registry together');
+  s.work.git(['tag', 'v0.9']);
+  s.work.git(['checkout', '-q', 'main']);
+  const init = s.work.pw(['init', '--yes', ...(baseline ? ['--baseline'] : [])]);
+  assert.is(init.code, 0, init.stdout + init.stderr);
+  if (baseline) assert.match(init.stdout, /\.patchwarden\/baseline: written with \d+ branch and tag tips/);
+  s.work.git(['add', '-A']);
+  s.work.git(['commit', '-q', '-m', 'adopt patchwarden']);
+  const r = s.push('main');
+  assert.is(r.code, 0, r.stderr);
+  s.bare.git(['config', '--unset', 'patchwarden.bootstrap']);
+  s.work.git(['fetch', '-q', 'origin']);
+  s.work.git(['checkout', '-q', 'feature']);
+  s.work.git(['merge', '-q', '--no-edit', 'origin/main'], { env: { GIT_EDITOR: 'true' } });
+  s.work.commit({ 'src/app.ts': 'export const a = 3;\n' }, 'new work, production only');
+  return s;
+}
+
+test.after.each(cleanup);
+
+test('without a baseline, the open branch\'s old mixed commit stops its next push', () => {
+  const s = adopted(false);
+  const r = s.work.git(['push', 'origin', 'feature'], { allowFail: true });
+  assert.is.not(r.code, 0);
+  assert.match(r.stdout + r.stderr, /refused \[mix\] commit [0-9a-f]{12}: .*old work|refused \[mix\]/s, r.stdout + r.stderr);
+});
+
+test('with the baseline, pre-push, pre-receive and the gate judge only the new commits', () => {
+  const s = adopted(true);
+  const baseline = s.work.git(['show', 'origin/main:.patchwarden/baseline']).stdout;
+  const old = s.work.git(['rev-parse', 'feature~2']).stdout.trim();
+  assert.match(baseline, new RegExp(`^${old} refs/heads/feature$`, 'm'));
+  assert.match(baseline, new RegExp(`^${old} refs/tags/v0\\.9$`, 'm'));
+  // Both hooks run: pre-push here (installed by init), pre-receive on the server.
+  const r = s.work.git(['push', 'origin', 'feature'], { allowFail: true });
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stderr, /1 commit of the adoption baseline \(\.patchwarden\/baseline\) not judged/);
+  assert.match(r.stderr, /remote: patchwarden: 1 commit of the adoption baseline/);
+  assert.is(s.ref('refs/heads/feature'), s.work.head());
+  const gate = s.work.json(['gate', '--base', 'origin/main']);
+  const mixing = gate.out.layers.find((l: { layer: string }) => l.layer === 'mixing');
+  assert.is(mixing.status, 'pass', JSON.stringify(gate.out));
+  assert.match(gate.stderr, /1 commit of the adoption baseline/);
+});
+
+test('a new mixed commit is judged, whatever date it carries; a baseline edited in the range counts for nothing', () => {
+  const s = adopted(true);
+  const old = { GIT_AUTHOR_DATE: '2001-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2001-01-01T00:00:00Z' };
+  s.work.write('src/app.ts', 'export const a = 4;\n').write('spec/invariants.yaml', 'version: 1\ninvariants: []\n# four\n');
+  s.work.git(['add', '-A']);
+  s.work.git(['commit', '-q', '--no-verify', '-m', 'backdated mixed commit'], { env: old });
+  const mixed = s.work.head();
+  // The patch adds its own commit to the baseline: judged by the base side's file, it changes nothing.
+  s.work.commit({ '.patchwarden/baseline': `${s.work.git(['show', 'origin/main:.patchwarden/baseline']).stdout}${mixed} refs/heads/feature\n` }, 'widen the baseline');
+  const r = s.work.git(['push', '--no-verify', 'origin', 'feature'], { allowFail: true });
+  assert.is.not(r.code, 0);
+  assert.match(r.stderr, new RegExp(`\\[mix\\] commit ${mixed.slice(0, 12)} "backdated mixed commit"`), r.stderr);
+  assert.is(s.ref('refs/heads/feature'), null);
+  const gate = s.work.json(['gate', '--base', 'origin/main']);
+  assert.is(gate.code, 1);
+  const mixing = gate.out.layers.find((l: { layer: string }) => l.layer === 'mixing');
+  assert.ok(mixing.violations.some((v: { commit?: string }) => v.commit === mixed), JSON.stringify(mixing));
+});
+
+test('a baseline line that is not "<commit> <ref>" is refused before it lands, naming its line', () => {
+  const s = adopted(true);
+  s.work.git(['checkout', '-q', 'main']);
+  s.work.commit({ '.patchwarden/baseline': '# tips\nnot-a-commit refs/heads/x\n' }, 'broken baseline');
+  const r = s.work.git(['push', '--no-verify', 'origin', 'main'], { allowFail: true });
+  assert.is.not(r.code, 0);
+  assert.match(r.stderr, /\[guard-file\].*\.patchwarden\/baseline:2: "not-a-commit refs\/heads\/x" is not "<commit id> <ref>"/s, r.stderr);
+});
+
+test.run();
