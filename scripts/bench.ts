@@ -4,19 +4,25 @@ import { readdirSync } from 'node:fs';
 import { median, timeOnce, type Row } from './bench/lib.js';
 
 const only = process.argv[2];
-const files = readdirSync(new URL('./bench/', import.meta.url)).filter((f) => /^\d\d-.*\.ts$/.test(f) && (!only || f.includes(only))).sort();
+const files = readdirSync(new URL('./bench/', import.meta.url))
+  .filter((f) => /^\d\d-.*\.ts$/.test(f) && (!only || f.includes(only)))
+  .sort();
 
 // What a node start pays here for NODE_EXTRA_CA_CERTS, which every row runs without.
 if (process.env.NODE_EXTRA_CA_CERTS) {
-  const start = (env: NodeJS.ProcessEnv) => median(Array.from({ length: 7 }, () => timeOnce({ cmd: process.execPath, args: ['-e', ''], opts: { env } })));
+  const start = (env: NodeJS.ProcessEnv) =>
+    median(Array.from({ length: 7 }, () => timeOnce({ cmd: process.execPath, args: ['-e', ''], opts: { env } })));
   const without = start({ ...process.env, NODE_EXTRA_CA_CERTS: '' });
   const withIt = start(process.env);
-  console.log(`note: rows run without NODE_EXTRA_CA_CERTS, as the hook shims do; here it adds ${(withIt - without).toFixed(0)} ms to every node start (${without.toFixed(0)} -> ${withIt.toFixed(0)} ms)\n`);
+  console.log(
+    `note: rows run without NODE_EXTRA_CA_CERTS, as the hook shims do; here it adds ${(withIt - without).toFixed(0)} ms to every node start (${without.toFixed(0)} -> ${withIt.toFixed(0)} ms)\n`,
+  );
 }
 
 const list = (x: number | number[]) => (Array.isArray(x) ? x : [x]);
 const fmt = (n: number, unit = 'ms') => `${n.toFixed(unit === 'MB' ? 0 : 1)} ${unit}`;
-const spread = (xs: number[], unit?: string) => (xs.length > 1 ? ` (${fmt(Math.min(...xs), unit)} .. ${fmt(Math.max(...xs), unit)}, ${xs.length} runs)` : ' (1 run)');
+const spread = (xs: number[], unit?: string) =>
+  xs.length > 1 ? ` (${fmt(Math.min(...xs), unit)} .. ${fmt(Math.max(...xs), unit)}, ${xs.length} runs)` : ' (1 run)';
 
 let missed = 0;
 for (const file of files) {
@@ -30,7 +36,11 @@ function print(r: Row): void {
   const ours = list(r.ours);
   const base = list(r.baseline);
   const ratio = median(ours) / median(base);
-  const allowed = Math.min(r.target === undefined ? Infinity : r.target * median(base) + (r.slack ?? 0), r.ceiling ?? Infinity, r.limit?.ms ?? Infinity);
+  const allowed = Math.min(
+    r.target === undefined ? Infinity : r.target * median(base) + (r.slack ?? 0),
+    r.ceiling ?? Infinity,
+    r.limit?.ms ?? Infinity,
+  );
   const ok = median(ours) <= allowed;
   if (!ok) missed++;
   // Paired runs give one ratio each; their spread says how far to trust the median.
@@ -41,9 +51,17 @@ function print(r: Row): void {
   ].join(' and ');
   console.log(`${r.name}`);
   console.log(`  verdict      ${ok ? 'meets' : 'MISSES'}: ratio ${ratio.toFixed(2)}, target ${target}`);
-  console.log(`  patchwarden  ${fmt(median(ours), r.unit)}${spread(ours, r.unit)}${r.oursName ? `  $ ${r.oursName}` : ''}`);
+  console.log(
+    `  patchwarden  ${fmt(median(ours), r.unit)}${spread(ours, r.unit)}${r.oursName ? `  $ ${r.oursName}` : ''}`,
+  );
   console.log(`  baseline     ${fmt(median(base), r.unit)}${spread(base, r.unit)}  $ ${r.baselineName}`);
-  if (pairs.length) console.log(`  paired       ratio median ${median(pairs).toFixed(2)}, from ${Math.min(...pairs).toFixed(2)} to ${Math.max(...pairs).toFixed(2)}`);
-  if (r.limit) console.log(`  limit        ${fmt(r.limit.ms)}, ${r.limit.name}: patchwarden at ${(median(ours) / r.limit.ms).toFixed(2)} of it, the baseline at ${(median(base) / r.limit.ms).toFixed(2)}`);
+  if (pairs.length)
+    console.log(
+      `  paired       ratio median ${median(pairs).toFixed(2)}, from ${Math.min(...pairs).toFixed(2)} to ${Math.max(...pairs).toFixed(2)}`,
+    );
+  if (r.limit)
+    console.log(
+      `  limit        ${fmt(r.limit.ms)}, ${r.limit.name}: patchwarden at ${(median(ours) / r.limit.ms).toFixed(2)} of it, the baseline at ${(median(base) / r.limit.ms).toFixed(2)}`,
+    );
   console.log('');
 }

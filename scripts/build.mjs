@@ -11,7 +11,13 @@ const outdir = path.resolve(process.env.PATCHWARDEN_BUILD_DIR ?? 'dist');
 const tmp = `${outdir}.tmp-${process.pid}`;
 // Names this build's code and dependencies: caches written by another build are not trusted.
 const buildId = createHash('sha256');
-for (const file of ['package-lock.json', ...readdirSync('src', { recursive: true }).map((f) => path.join('src', f)).filter((f) => /\.(ts|py|cjs)$/.test(f)).sort()]) {
+for (const file of [
+  'package-lock.json',
+  ...readdirSync('src', { recursive: true })
+    .map((f) => path.join('src', f))
+    .filter((f) => /\.(ts|py|cjs)$/.test(f))
+    .sort(),
+]) {
   buildId.update(file).update('\0').update(readFileSync(file)).update('\0');
 }
 // The runtime guards' own sources (Python, and the Node preload) go into the
@@ -19,7 +25,10 @@ for (const file of ['package-lock.json', ...readdirSync('src', { recursive: true
 const guardSources = {
   name: 'guard-sources-as-text',
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/]properties[\\/]guard[\\/][^\\/]+\.(py|cjs)$/ }, (args) => ({ contents: readFileSync(args.path, 'utf8'), loader: 'text' }));
+    b.onLoad({ filter: /[\\/]src[\\/]properties[\\/]guard[\\/][^\\/]+\.(py|cjs)$/ }, (args) => ({
+      contents: readFileSync(args.path, 'utf8'),
+      loader: 'text',
+    }));
   },
 };
 const shared = {
@@ -30,7 +39,9 @@ const shared = {
   platform: 'node',
   target: 'node20',
   define: {
-    PATCHWARDEN_VERSION: JSON.stringify(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version),
+    PATCHWARDEN_VERSION: JSON.stringify(
+      JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version,
+    ),
     PATCHWARDEN_BUILD: JSON.stringify(buildId.digest('hex').slice(0, 16)),
   },
   // CommonJS dependencies (micromatch) inside an ESM bundle need a require().
@@ -46,22 +57,47 @@ const shared = {
 const hookOnItsOwn = {
   name: 'pre-commit-on-its-own',
   setup(b) {
-    b.onResolve({ filter: /\/hooks\/pre-commit\.js$/ }, (args) => (args.importer.endsWith(path.join('src', 'cli', 'main.ts')) ? { path: './pre-commit.js', external: true } : undefined));
+    b.onResolve({ filter: /\/hooks\/pre-commit\.js$/ }, (args) =>
+      args.importer.endsWith(path.join('src', 'cli', 'main.ts'))
+        ? { path: './pre-commit.js', external: true }
+        : undefined,
+    );
   },
 };
-await build({ ...shared, entryPoints: { main: 'src/cli/main.ts' }, chunkNames: 'chunks/[name]-[hash]', plugins: [hookOnItsOwn, guardSources] });
-await build({ ...shared, entryPoints: { 'pre-commit': 'src/hooks/pre-commit.ts' }, chunkNames: 'pre-commit-chunks/[name]-[hash]', plugins: [guardSources] });
+await build({
+  ...shared,
+  entryPoints: { main: 'src/cli/main.ts' },
+  chunkNames: 'chunks/[name]-[hash]',
+  plugins: [hookOnItsOwn, guardSources],
+});
+await build({
+  ...shared,
+  entryPoints: { 'pre-commit': 'src/hooks/pre-commit.ts' },
+  chunkNames: 'pre-commit-chunks/[name]-[hash]',
+  plugins: [guardSources],
+});
 chmodSync(path.join(tmp, 'main.js'), 0o755);
 // A build the same to the byte as the one in place leaves it alone: tests
 // running in parallel (and `npm pack` among them) keep a dist/ that is never
 // briefly absent.
-const files = (dir) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath ?? e.path, e.name))).sort();
-const same = (a, b) => existsSync(b) && String(files(a)) === String(files(b)) && files(a).every((f) => readFileSync(path.join(a, f)).equals(readFileSync(path.join(b, f))));
+const files = (dir) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath ?? e.path, e.name)))
+    .sort();
+const same = (a, b) =>
+  existsSync(b) &&
+  String(files(a)) === String(files(b)) &&
+  files(a).every((f) => readFileSync(path.join(a, f)).equals(readFileSync(path.join(b, f))));
 if (same(tmp, outdir)) {
   rmSync(tmp, { recursive: true, force: true });
   process.exit(0);
 }
 const old = `${outdir}.old-${process.pid}`;
-try { renameSync(outdir, old); } catch { /* first build */ }
+try {
+  renameSync(outdir, old);
+} catch {
+  /* first build */
+}
 renameSync(tmp, outdir);
 rmSync(old, { recursive: true, force: true });

@@ -3,7 +3,9 @@
 import { readdirSync } from 'node:fs';
 import { cleanup } from './demo/lib.js';
 
-const steps = readdirSync(new URL('./demo/', import.meta.url)).filter((f) => /^\d\d-.*\.ts$/.test(f)).sort();
+const steps = readdirSync(new URL('./demo/', import.meta.url))
+  .filter((f) => /^\d\d-.*\.ts$/.test(f))
+  .sort();
 let failed = false;
 try {
   for (const file of steps) {

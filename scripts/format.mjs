@@ -4,6 +4,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 
 for (const file of process.argv.slice(2)) {
   const before = readFileSync(file, 'utf8');
-  const after = before.replace(/\r\n/g, '\n').replace(/[ \t]+$/gm, '').replace(/\n*$/, '\n');
+  const after = before
+    .replace(/\r\n/g, '\n')
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n*$/, '\n');
   if (after !== before) writeFileSync(file, after);
 }

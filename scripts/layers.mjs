@@ -9,11 +9,27 @@ import path from 'node:path';
 // Lowest first: a folder may import only folders before it in this list.
 export const ORDER = [
   // core
-  'common', 'zones', 'git', 'config', 'junit',
+  'common',
+  'zones',
+  'git',
+  'config',
+  'junit',
   // rules, each above the rules it uses
-  'owners', 'mixing', 'signature', 'fixtures', 'freeze', 'tamper', 'runner', 'properties', 'refactors', 'replay',
+  'owners',
+  'mixing',
+  'signature',
+  'fixtures',
+  'freeze',
+  'tamper',
+  'runner',
+  'properties',
+  'refactors',
+  'replay',
   // outer layer: the commands and entry points that compose the rules
-  'gate', 'hooks', 'adopt', 'cli',
+  'gate',
+  'hooks',
+  'adopt',
+  'cli',
 ];
 
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)'(\.{1,2}\/[^']+)'/g;
@@ -44,18 +60,31 @@ export function cycles(edges) {
     next.get(from).add(to);
   }
   let index = 0;
-  const idx = new Map(), low = new Map(), stack = [], on = new Set(), found = [];
+  const idx = new Map(),
+    low = new Map(),
+    stack = [],
+    on = new Set(),
+    found = [];
   const visit = (v) => {
-    idx.set(v, index); low.set(v, index); index++;
-    stack.push(v); on.add(v);
+    idx.set(v, index);
+    low.set(v, index);
+    index++;
+    stack.push(v);
+    on.add(v);
     for (const w of next.get(v)) {
-      if (!idx.has(w)) { visit(w); low.set(v, Math.min(low.get(v), low.get(w))); }
-      else if (on.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
     }
     if (low.get(v) === idx.get(v)) {
       const set = [];
       let w;
-      do { w = stack.pop(); on.delete(w); set.push(w); } while (w !== v);
+      do {
+        w = stack.pop();
+        on.delete(w);
+        set.push(w);
+      } while (w !== v);
       if (set.length > 1) found.push(set.sort());
     }
   };
@@ -68,8 +97,16 @@ export function problems(root, order = ORDER) {
   const edges = folderImports(root);
   const rank = new Map(order.map((f, i) => [f, i]));
   const out = [];
-  const folders = new Set(readdirSync(path.join(root, 'src'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name));
-  for (const f of [...folders].sort()) if (!rank.has(f)) out.push(`src/${f}/ is not in the layer order (scripts/layers.mjs ORDER): place it there and in docs/architecture.md`);
+  const folders = new Set(
+    readdirSync(path.join(root, 'src'), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name),
+  );
+  for (const f of [...folders].sort())
+    if (!rank.has(f))
+      out.push(
+        `src/${f}/ is not in the layer order (scripts/layers.mjs ORDER): place it there and in docs/architecture.md`,
+      );
   for (const set of cycles(edges)) out.push(`folder cycle: ${set.join(' <-> ')}`);
   for (const e of edges) {
     if (rank.has(e.from) && rank.has(e.to) && rank.get(e.to) > rank.get(e.from)) {
@@ -84,7 +121,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const found = problems(root);
   if (found.length > 0) {
     for (const line of found) console.error(`layers: ${line}`);
-    console.error(`layers: ${found.length} problem${found.length === 1 ? '' : 's'}; the order and its reasons are in docs/architecture.md`);
+    console.error(
+      `layers: ${found.length} problem${found.length === 1 ? '' : 's'}; the order and its reasons are in docs/architecture.md`,
+    );
     process.exit(1);
   }
   console.log(`layers: ${ORDER.length} folders, imports run downward only`);

@@ -11,10 +11,11 @@ import { existsSync } from 'node:fs';
 const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: ['ignore', 2, 2] });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
-const developing = ['install', 'ci'].includes(process.env.npm_command ?? '')
-  && existsSync('.git')
-  && !process.env.npm_package_resolved // set by npm when it prepares a git dependency
-  && !process.env._PACOTE_NO_PREPARE_;
+const developing =
+  ['install', 'ci'].includes(process.env.npm_command ?? '') &&
+  existsSync('.git') &&
+  !process.env.npm_package_resolved && // set by npm when it prepares a git dependency
+  !process.env._PACOTE_NO_PREPARE_;
 if (developing) {
   const { default: husky } = await import('husky');
   const said = husky();

@@ -8,12 +8,16 @@ import { langOf } from '../src/tamper/lang.js';
 import { loadedFile } from '../src/tamper/rules.js';
 
 function* files(dir: string): Generator<string> {
-  if (statSync(dir).isFile()) { yield dir; return; }
+  if (statSync(dir).isFile()) {
+    yield dir;
+    return;
+  }
   for (const name of readdirSync(dir)) {
     const p = path.join(dir, name);
     const st = statSync(p);
-    if (st.isDirectory()) { if (!/^(test|tests|__tests__|testing|\.bin)$/.test(name)) yield* files(p); }
-    else if (langOf(p) && !/\.d\.ts$|\.min\.js$/.test(p)) yield p;
+    if (st.isDirectory()) {
+      if (!/^(test|tests|__tests__|testing|\.bin)$/.test(name)) yield* files(p);
+    } else if (langOf(p) && !/\.d\.ts$|\.min\.js$/.test(p)) yield p;
   }
 }
 
@@ -35,7 +39,9 @@ for (const root of process.argv.slice(2)) {
     }
   }
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
-  console.log(`${root}: ${lines} lines, ${count} hits, ${((count * 1000) / Math.max(1, lines)).toFixed(2)} per 1000 lines, ${ms.toFixed(0)} ms`);
+  console.log(
+    `${root}: ${lines} lines, ${count} hits, ${((count * 1000) / Math.max(1, lines)).toFixed(2)} per 1000 lines, ${ms.toFixed(0)} ms`,
+  );
   console.log(`  by rule: ${[...byRule].map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}`);
   console.log(shown.join('\n'));
 }

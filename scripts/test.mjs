@@ -26,7 +26,11 @@ if (!files.length) {
   process.exit(2);
 }
 let times = {};
-try { times = JSON.parse(readFileSync(TIMES, 'utf8')); } catch { /* first run */ }
+try {
+  times = JSON.parse(readFileSync(TIMES, 'utf8'));
+} catch {
+  /* first run */
+}
 const queue = [...files].sort((a, b) => (times[b] ?? Infinity) - (times[a] ?? Infinity));
 const jobs = Math.max(1, Number(process.env.TEST_JOBS) || availableParallelism());
 
@@ -45,13 +49,20 @@ function runFile(file) {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
     }, FILE_TIMEOUT_MS);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       const text = plain(out);
       const num = (label) => Number(text.match(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm'))?.[1] ?? NaN);
-      const reasons = text.split('\n').filter((l) => l.startsWith(SKIP_MARK)).map((l) => l.slice(SKIP_MARK.length));
+      const reasons = text
+        .split('\n')
+        .filter((l) => l.startsWith(SKIP_MARK))
+        .map((l) => l.slice(SKIP_MARK.length));
       const total = num('Total');
       let passed = num('Passed');
       let failed = total - passed;
@@ -77,7 +88,9 @@ async function worker() {
     const r = await runFile(file);
     results.push(r);
     const counts = `${r.passed} passed${r.failed ? `, ${r.failed} failed` : ''}${r.skipped ? `, ${r.skipped} skipped` : ''}`;
-    console.log(`${r.failed ? 'FAIL' : 'ok  '} ${r.file}  ${counts}  (${(r.ms / 1000).toFixed(1)}s)${r.why ? `  ${r.why}` : ''}`);
+    console.log(
+      `${r.failed ? 'FAIL' : 'ok  '} ${r.file}  ${counts}  (${(r.ms / 1000).toFixed(1)}s)${r.why ? `  ${r.why}` : ''}`,
+    );
   }
 }
 console.log(`test: ${files.length} files, ${jobs} at a time`);
@@ -91,6 +104,8 @@ for (const r of failedFiles) console.log(`\n===== ${r.file} (${r.why || 'failed'
 const skips = results.flatMap((r) => r.reasons.map((why) => `  ${r.file}: ${why}`));
 if (skips.length) console.log(`\nskipped, with their reasons:\n${skips.join('\n')}`);
 const sum = (k) => results.reduce((n, r) => n + r[k], 0);
-console.log(`\ntest: ${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)}s${failedFiles.length ? `; failed: ${failedFiles.map((r) => r.file).join(' ')}` : ''}`);
+console.log(
+  `\ntest: ${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)}s${failedFiles.length ? `; failed: ${failedFiles.map((r) => r.file).join(' ')}` : ''}`,
+);
 console.log(`${sum('passed')} passed, ${sum('failed')} failed, ${sum('skipped')} skipped`);
 process.exitCode = failedFiles.length ? 1 : 0;

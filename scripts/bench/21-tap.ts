@@ -18,8 +18,12 @@ function stream(fillerLength: number): string {
   for (let n = 1; n <= TESTS; n++) {
     out.push(`# Subtest: case ${n}\n`);
     if (n % (TESTS / FAILURES) === 0) {
-      out.push(`not ok ${n} - case ${n}\n  ---\n  duration_ms: 1.5\n  location: '/ci/work/test/mod${n % 50}.test.js:${n % 300}:1'\n  failureType: 'testCodeFailure'\n`);
-      out.push(`  error: 'bad value ${n} at 0x7f${n.toString(16)}'\n  code: 'ERR_TEST_FAILURE'\n  name: 'RangeError'\n  stack: |-\n`);
+      out.push(
+        `not ok ${n} - case ${n}\n  ---\n  duration_ms: 1.5\n  location: '/ci/work/test/mod${n % 50}.test.js:${n % 300}:1'\n  failureType: 'testCodeFailure'\n`,
+      );
+      out.push(
+        `  error: 'bad value ${n} at 0x7f${n.toString(16)}'\n  code: 'ERR_TEST_FAILURE'\n  name: 'RangeError'\n  stack: |-\n`,
+      );
       for (let f = 0; f < 12; f++) out.push(`    helper_${f} (file:///ci/work/src/pkg/mod${f}.js:${100 + f}:7)\n`);
       out.push(`    TestContext.<anonymous> (file:///ci/work/test/mod${n % 50}.test.js:${n % 300}:3)\n  ...\n`);
     } else {
@@ -40,18 +44,27 @@ export default async function bench(): Promise<Row[]> {
     writeFileSync(file, stream(Math.max(0, Math.floor((TARGET_BYTES - bare0) / TESTS))));
     const lines = path.join(dir, 'lines.mjs');
     // The baseline: every line of the file through readline, nothing else.
-    writeFileSync(lines, `import { createReadStream } from 'node:fs';\nimport { createInterface } from 'node:readline';\nlet n = 0;\nfor await (const line of createInterface({ input: createReadStream(process.argv[2]), crlfDelay: Infinity })) n += line.length > 0 ? 1 : 0;\n`);
+    writeFileSync(
+      lines,
+      `import { createReadStream } from 'node:fs';\nimport { createInterface } from 'node:readline';\nlet n = 0;\nfor await (const line of createInterface({ input: createReadStream(process.argv[2]), crlfDelay: Infinity })) n += line.length > 0 ? 1 : 0;\n`,
+    );
     const mb = statSync(file).size / 1024 / 1024;
     process.stderr.write(`bench: signatures on a ${mb.toFixed(1)} MB TAP stream\n`);
     const opts = { cwd: dir };
-    const runs = paired({ cmd: process.execPath, args: [CLI, 'signatures', file, '--format', 'json'], opts }, { cmd: process.execPath, args: [lines, file], opts }, 5);
-    return [{
-      name: `signatures, ${mb.toFixed(0)} MB TAP stream`,
-      ...runs,
-      oursName: spell(process.execPath, [CLI, 'signatures', 'report.tap', '--format', 'json']),
-      baselineName: 'node lines.mjs report.tap  # every line through readline',
-      target: 1.5,
-    }];
+    const runs = paired(
+      { cmd: process.execPath, args: [CLI, 'signatures', file, '--format', 'json'], opts },
+      { cmd: process.execPath, args: [lines, file], opts },
+      5,
+    );
+    return [
+      {
+        name: `signatures, ${mb.toFixed(0)} MB TAP stream`,
+        ...runs,
+        oursName: spell(process.execPath, [CLI, 'signatures', 'report.tap', '--format', 'json']),
+        baselineName: 'node lines.mjs report.tap  # every line through readline',
+        target: 1.5,
+      },
+    ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -12,7 +12,9 @@ import { CLI, PROJECT, benchEnv, paired, spell, type Row, type Cmd } from './lib
 const FILES = 2000;
 const SIZE = 100_000; // 2,000 x 100 kB = 200 MB
 /** The CLI under test: a build folder of one's own when PATCHWARDEN_BUILD_DIR says so. */
-const cli = process.env.PATCHWARDEN_BUILD_DIR ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js') : CLI;
+const cli = process.env.PATCHWARDEN_BUILD_DIR
+  ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js')
+  : CLI;
 
 export default async function fixtures(): Promise<Row[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-bench-'));
@@ -49,9 +51,27 @@ export default async function fixtures(): Promise<Row[]> {
     const warm = cmd('node_modules/.bin/patchwarden', ['fixtures', 'verify', '--rev', 'HEAD']);
     const spelled = (c: Cmd) => spell(c.cmd, c.args);
     return [
-      { name: 'fixtures verify --worktree (200 MB, 2,000 files)', ...paired(worktree, openssl), oursName: spelled(worktree), baselineName: spelled(openssl), target: 1.3 },
-      { name: 'fixtures verify --worktree (200 MB, 2,000 files)', ...paired(worktree, sha256sum), oursName: spelled(worktree), baselineName: spelled(sha256sum), target: 0.6 },
-      { name: 'fixtures verify --rev HEAD, cache warm', ...paired(warm, sha256sum), oursName: spelled(warm), baselineName: spelled(sha256sum), target: 0.2 },
+      {
+        name: 'fixtures verify --worktree (200 MB, 2,000 files)',
+        ...paired(worktree, openssl),
+        oursName: spelled(worktree),
+        baselineName: spelled(openssl),
+        target: 1.3,
+      },
+      {
+        name: 'fixtures verify --worktree (200 MB, 2,000 files)',
+        ...paired(worktree, sha256sum),
+        oursName: spelled(worktree),
+        baselineName: spelled(sha256sum),
+        target: 0.6,
+      },
+      {
+        name: 'fixtures verify --rev HEAD, cache warm',
+        ...paired(warm, sha256sum),
+        oursName: spelled(warm),
+        baselineName: spelled(sha256sum),
+        target: 0.2,
+      },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -20,14 +20,26 @@ function project(dir: string, env: NodeJS.ProcessEnv): void {
   };
   const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env, stdio: 'pipe' });
   git('init', '-q', '-b', 'main');
-  write('.patchwarden.yml', `version: 1\nproperties:\n  command: ${JSON.stringify(COMMAND)}\n  invariants: spec/invariants.yaml\n`);
+  write(
+    '.patchwarden.yml',
+    `version: 1\nproperties:\n  command: ${JSON.stringify(COMMAND)}\n  invariants: spec/invariants.yaml\n`,
+  );
   const ids = [ID, ...Array.from({ length: 4 }, (_, i) => `helper.h${i}`)];
-  write('spec/invariants.yaml', `version: 1\ninvariants:\n${ids.map((id) => `  - id: ${id}\n    description: ${id} holds\n`).join('')}`);
+  write(
+    'spec/invariants.yaml',
+    `version: 1\ninvariants:\n${ids.map((id) => `  - id: ${id}\n    description: ${id} holds\n`).join('')}`,
+  );
   write('src/bill.mjs', 'export const total = (xs) => xs.reduce((a, b) => a + b, 0) - 1;\n');
-  write('spec/properties/bill.test.mjs', `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { total } from '../../src/bill.mjs';\ntest('non-negative [invariant:${ID}]', () => { for (const xs of [[], [1, 2]]) assert.ok(total(xs) >= 0); });\n`);
+  write(
+    'spec/properties/bill.test.mjs',
+    `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { total } from '../../src/bill.mjs';\ntest('non-negative [invariant:${ID}]', () => { for (const xs of [[], [1, 2]]) assert.ok(total(xs) >= 0); });\n`,
+  );
   for (let i = 0; i < 4; i++) {
     write(`src/h${i}.mjs`, `export const h${i} = (x) => x * ${i + 1};\n`);
-    write(`spec/properties/h${i}.test.mjs`, `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { h${i} } from '../../src/h${i}.mjs';\ntest('scales [invariant:helper.h${i}]', () => { for (let x = 0; x < 100; x++) assert.equal(h${i}(x), x * ${i + 1}); });\n`);
+    write(
+      `spec/properties/h${i}.test.mjs`,
+      `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { h${i} } from '../../src/h${i}.mjs';\ntest('scales [invariant:helper.h${i}]', () => { for (let x = 0; x < 100; x++) assert.equal(h${i}(x), x * ${i + 1}); });\n`,
+    );
   }
   for (let i = 0; i < 40; i++) write(`lib/m${i}.mjs`, `export const m${i} = ${i};\n`);
   git('add', '-A');
@@ -46,12 +58,26 @@ function timed(cmd: string, args: string[], opts: Parameters<typeof spawnSync>[2
 
 export default async function revert(): Promise<Row[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-bench-revert-'));
-  const cli = process.env.PATCHWARDEN_BUILD_DIR ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js') : CLI;
-  const env = benchEnv({ GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com' });
+  const cli = process.env.PATCHWARDEN_BUILD_DIR
+    ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js')
+    : CLI;
+  const env = benchEnv({
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'Bench',
+    GIT_AUTHOR_EMAIL: 'bench@example.com',
+    GIT_COMMITTER_NAME: 'Bench',
+    GIT_COMMITTER_EMAIL: 'bench@example.com',
+  });
   try {
     project(dir, env);
-    const check = spawnSync(process.execPath, [cli, 'revert-check', '--base', 'HEAD~1', '--format', 'json'], { cwd: dir, env, encoding: 'utf8' });
-    if (JSON.parse(check.stdout).status !== 'describes_patch') throw new Error(`bench revert-check did not pass: ${check.stdout}${check.stderr}`);
+    const check = spawnSync(process.execPath, [cli, 'revert-check', '--base', 'HEAD~1', '--format', 'json'], {
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+    });
+    if (JSON.parse(check.stdout).status !== 'describes_patch')
+      throw new Error(`bench revert-check did not pass: ${check.stdout}${check.stderr}`);
     const junit = path.join(dir, '.git', 'bench-report.xml');
     const twice = `${COMMAND.replaceAll('{junit}', junit)}; ${COMMAND.replaceAll('{junit}', junit)}`;
     const ours: number[] = [];
@@ -62,7 +88,17 @@ export default async function revert(): Promise<Row[]> {
       baseline.push(timed('sh', ['-c', twice], { cwd: dir, env }));
       ours.push(timed(process.execPath, [cli, 'revert-check', '--base', 'HEAD~1'], { cwd: dir, env }));
     }
-    return [{ name: 'revert-check, small node project (5 invariants)', ours, baseline, oursName: 'patchwarden revert-check --base HEAD~1', baselineName: `sh -c '${COMMAND.replaceAll('{junit}', 'REPORT')}; (the same again)'`, target: 1.3, slack: 1000 }];
+    return [
+      {
+        name: 'revert-check, small node project (5 invariants)',
+        ours,
+        baseline,
+        oursName: 'patchwarden revert-check --base HEAD~1',
+        baselineName: `sh -c '${COMMAND.replaceAll('{junit}', 'REPORT')}; (the same again)'`,
+        target: 1.3,
+        slack: 1000,
+      },
+    ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

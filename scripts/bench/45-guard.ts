@@ -16,23 +16,38 @@ const RUNS = 5;
 const CASES = 200;
 
 const source = (f: string) => readFileSync(path.join(PROJECT, 'src/properties/guard', f), 'utf8');
-const SOURCES: GuardSources = { sitecustomize: source('sitecustomize.py'), pytestPlugin: source('pytest_plugin.py'), preload: source('preload.cjs') };
+const SOURCES: GuardSources = {
+  sitecustomize: source('sitecustomize.py'),
+  pytestPlugin: source('pytest_plugin.py'),
+  preload: source('preload.cjs'),
+};
 
 const PY_PROPERTY = `import pytest\nfrom bill import total\n\n@pytest.mark.parametrize("n", range(${CASES}))\ndef test_total(n, record_property):\n    record_property("invariant", "bill.total_non_negative")\n    assert total(list(range(n))) >= 0\n`;
 const JS_PROPERTY = `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { total } from '../../src/bill.mjs';\nfor (let n = 0; n < ${CASES}; n++) test(\`total \${n} [invariant:bill.total_non_negative]\`, () => assert.ok(total(Array.from({ length: n }, (_, i) => i)) >= 0));\n`;
 
-interface Project { name: string; command: string; files: Record<string, string> }
+interface Project {
+  name: string;
+  command: string;
+  files: Record<string, string>;
+}
 
 const PROJECTS: Project[] = [
   {
     name: `runtime guard, pytest run of ${CASES} cases`,
     command: 'python3 -m pytest -q -p no:cacheprovider spec --junitxml={junit}',
-    files: { 'pytest.ini': '[pytest]\npythonpath = src\n', 'src/bill.py': 'def total(xs):\n    return sum(xs)\n', 'spec/test_bill.py': PY_PROPERTY },
+    files: {
+      'pytest.ini': '[pytest]\npythonpath = src\n',
+      'src/bill.py': 'def total(xs):\n    return sum(xs)\n',
+      'spec/test_bill.py': PY_PROPERTY,
+    },
   },
   {
     name: `runtime guard, node --test run of ${CASES} cases`,
     command: 'node --test --test-reporter=junit --test-reporter-destination={junit} spec/',
-    files: { 'src/bill.mjs': 'export const total = (xs) => xs.reduce((a, b) => a + b, 0);\n', 'spec/properties/bill.test.mjs': JS_PROPERTY },
+    files: {
+      'src/bill.mjs': 'export const total = (xs) => xs.reduce((a, b) => a + b, 0);\n',
+      'spec/properties/bill.test.mjs': JS_PROPERTY,
+    },
   },
 ];
 
@@ -57,7 +72,14 @@ export default async function guardRows(): Promise<Row[]> {
         baseline.push(await timed(p, tree, tmp, false));
         ours.push(await timed(p, tree, tmp, true));
       }
-      rows.push({ name: p.name, ours, baseline, oursName: 'the command with the guard loaded (and its channel judged)', baselineName: `sh -c '${p.command.replaceAll('{junit}', 'REPORT')}' in the same isolated environment`, target: 1.1 });
+      rows.push({
+        name: p.name,
+        ours,
+        baseline,
+        oursName: 'the command with the guard loaded (and its channel judged)',
+        baselineName: `sh -c '${p.command.replaceAll('{junit}', 'REPORT')}' in the same isolated environment`,
+        target: 1.1,
+      });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -68,11 +90,23 @@ export default async function guardRows(): Promise<Row[]> {
 /** One run's wall time in ms; a guarded run must end with no problem from the guard. */
 async function timed(p: Project, tree: string, tmp: string, guarded: boolean): Promise<number> {
   const t = process.hrtime.bigint();
-  const guard = guarded ? openGuard({ tree, trusted: Object.keys(p.files).filter((f) => !f.startsWith('src/')), writable: [tmp, tree] }, SOURCES) : null;
+  const guard = guarded
+    ? openGuard(
+        { tree, trusted: Object.keys(p.files).filter((f) => !f.startsWith('src/')), writable: [tmp, tree] },
+        SOURCES,
+      )
+    : null;
   try {
     const junit = guard?.junit ?? path.join(tmp, 'report.xml');
-    const env = benchEnv(guard ? propertyRunEnv(tmp, guard) : { ...TREE_ENV, TMPDIR: tmp, PYTHONDONTWRITEBYTECODE: '1' });
-    const r = spawnSync('sh', ['-c', p.command.replaceAll('{junit}', junit)], { cwd: tree, env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    const env = benchEnv(
+      guard ? propertyRunEnv(tmp, guard) : { ...TREE_ENV, TMPDIR: tmp, PYTHONDONTWRITEBYTECODE: '1' },
+    );
+    const r = spawnSync('sh', ['-c', p.command.replaceAll('{junit}', junit)], {
+      cwd: tree,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      encoding: 'utf8',
+    });
     if (r.status !== 0) throw new Error(`bench: ${p.command} exited ${r.status}: ${r.stdout}${r.stderr}`);
     const problems = guard ? await guard.finish() : [];
     if (problems.length) throw new Error(`bench: the guard refused an honest run: ${problems.join('; ')}`);

@@ -26,18 +26,42 @@ function history(mergeEvery: number): string {
   const lines: string[] = [];
   // Inline data ends with its own LF; the join's LF after it is fast-import's optional one.
   const blob = (text: string) => `M 100644 inline ${'$path'}\ndata ${Buffer.byteLength(text)}\n${text}`;
-  lines.push('commit refs/heads/main', 'mark :1', 'committer Bench <bench@example.com> 1700000000 +0000', 'data 5', 'base', '');
+  lines.push(
+    'commit refs/heads/main',
+    'mark :1',
+    'committer Bench <bench@example.com> 1700000000 +0000',
+    'data 5',
+    'base',
+    '',
+  );
   lines.push(blob('version: 1\n').replace('$path', '.patchwarden.yml'));
   for (let i = 0; i < 50; i++) lines.push(blob(`export const v${i} = 0;\n`).replace('$path', `src/m${i}.ts`));
   for (let c = 1; c <= COMMITS; c++) {
     const merge = mergeEvery > 0 && c % mergeEvery === 0 && c > 10;
     if (merge) {
-      lines.push('commit refs/heads/side', `mark :${100000 + c}`, `committer Bench <bench@example.com> ${1700000000 + c} +0000`, 'data 4', 'side', `from :${c - 9}`);
+      lines.push(
+        'commit refs/heads/side',
+        `mark :${100000 + c}`,
+        `committer Bench <bench@example.com> ${1700000000 + c} +0000`,
+        'data 4',
+        'side',
+        `from :${c - 9}`,
+      );
       lines.push(blob(`side ${c}\n`).replace('$path', `tests/side${c}.test.ts`), '');
     }
-    lines.push('commit refs/heads/main', `mark :${c + 1}`, `committer Bench <bench@example.com> ${1700000000 + c} +0000`, `data ${String(c).length + 7}`, `change ${c}`, `from :${c}`);
+    lines.push(
+      'commit refs/heads/main',
+      `mark :${c + 1}`,
+      `committer Bench <bench@example.com> ${1700000000 + c} +0000`,
+      `data ${String(c).length + 7}`,
+      `change ${c}`,
+      `from :${c}`,
+    );
     // An honest merge: the side's file and nothing of its own.
-    if (merge) { lines.push(`merge :${100000 + c}`, blob(`side ${c}\n`).replace('$path', `tests/side${c}.test.ts`), ''); continue; }
+    if (merge) {
+      lines.push(`merge :${100000 + c}`, blob(`side ${c}\n`).replace('$path', `tests/side${c}.test.ts`), '');
+      continue;
+    }
     lines.push(blob(`export const v = ${c};\n`).replace('$path', `src/m${c % 50}.ts`));
     if (c % 3 === 0) lines.push(blob(`test ${c}\n`).replace('$path', `tests/t${c % 40}.test.ts`));
     lines.push('');
@@ -52,12 +76,17 @@ export default async function push(): Promise<Row[]> {
 async function pushBench(mergeEvery: number): Promise<Row[]> {
   const kind = mergeEvery ? `, a merge every ${mergeEvery}` : '';
   const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-bench-push-'));
-  const cli = process.env.PATCHWARDEN_BUILD_DIR ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js') : CLI;
+  const cli = process.env.PATCHWARDEN_BUILD_DIR
+    ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js')
+    : CLI;
   const bin = path.join(dir, 'patchwarden');
   const env = benchEnv({ GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', PATCHWARDEN_BIN: bin });
   try {
     writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${cli}" "$@"\n`, { mode: 0o755 });
-    const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, input: '', stdio: ['pipe', 'pipe', 'inherit'] }).toString().trim();
+    const git = (cwd: string, ...args: string[]) =>
+      execFileSync('git', args, { cwd, env, input: '', stdio: ['pipe', 'pipe', 'inherit'] })
+        .toString()
+        .trim();
     const work = path.join(dir, 'work');
     mkdirSync(work);
     git(work, 'init', '-q', '-b', 'main');
@@ -85,7 +114,12 @@ async function pushBench(mergeEvery: number): Promise<Row[]> {
     const hookAlone = (): number => {
       git(servers.ours, 'update-ref', 'refs/heads/main', base);
       const t = process.hrtime.bigint();
-      const r = spawnSync(bin, ['pre-receive'], { cwd: servers.ours, env, input: `${base} ${tip} refs/heads/main\n`, encoding: 'utf8' });
+      const r = spawnSync(bin, ['pre-receive'], {
+        cwd: servers.ours,
+        env,
+        input: `${base} ${tip} refs/heads/main\n`,
+        encoding: 'utf8',
+      });
       const ms = Number(process.hrtime.bigint() - t) / 1e6;
       if (r.status !== 0) throw new Error(`bench hook failed: ${r.stdout}${r.stderr}`);
       return ms;
@@ -101,8 +135,27 @@ async function pushBench(mergeEvery: number): Promise<Row[]> {
       alone.push(hookAlone());
     }
     return [
-      { name: `push ${COMMITS.toLocaleString('en')} commits${kind}, pre-receive`, ours, baseline, oursName: 'git push -q ours.git main  # pre-receive: hooks/pre-receive', baselineName: `git push -q baseline.git main  # pre-receive: ${BASELINE_HOOK.split('\n').slice(2).map((l) => l.trim()).filter(Boolean).join(' ').replace(' done', '; done')}`, target: 1.5 },
-      { name: `pre-receive hook alone, ${COMMITS.toLocaleString('en')} commits${kind}`, ours: alone, baseline: 5000, oursName: 'patchwarden pre-receive < REF-LINE', baselineName: "GitHub Enterprise Server's limit on a pre-receive hook (5 s)", target: 0.5 },
+      {
+        name: `push ${COMMITS.toLocaleString('en')} commits${kind}, pre-receive`,
+        ours,
+        baseline,
+        oursName: 'git push -q ours.git main  # pre-receive: hooks/pre-receive',
+        baselineName: `git push -q baseline.git main  # pre-receive: ${BASELINE_HOOK.split('\n')
+          .slice(2)
+          .map((l) => l.trim())
+          .filter(Boolean)
+          .join(' ')
+          .replace(' done', '; done')}`,
+        target: 1.5,
+      },
+      {
+        name: `pre-receive hook alone, ${COMMITS.toLocaleString('en')} commits${kind}`,
+        ours: alone,
+        baseline: 5000,
+        oursName: 'patchwarden pre-receive < REF-LINE',
+        baselineName: "GitHub Enterprise Server's limit on a pre-receive hook (5 s)",
+        target: 0.5,
+      },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

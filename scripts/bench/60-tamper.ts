@@ -13,12 +13,31 @@ const RUNS = 7;
 function history(config: string): string {
   const lines: string[] = [];
   const blob = (p: string, text: string) => `M 100644 inline ${p}\ndata ${Buffer.byteLength(text)}\n${text}`;
-  lines.push('commit refs/heads/main', 'mark :1', 'committer Bench <bench@example.com> 1700000000 +0000', 'data 5', 'base', '');
+  lines.push(
+    'commit refs/heads/main',
+    'mark :1',
+    'committer Bench <bench@example.com> 1700000000 +0000',
+    'data 5',
+    'base',
+    '',
+  );
   lines.push(blob('.patchwarden.yml', config));
   for (let i = 0; i < 50; i++) lines.push(blob(`src/m${i}.ts`, `export const v${i} = 0;\n`));
   for (let c = 1; c <= COMMITS; c++) {
-    lines.push('commit refs/heads/main', `mark :${c + 1}`, `committer Bench <bench@example.com> ${1700000000 + c} +0000`, `data ${String(c).length + 7}`, `change ${c}`, `from :${c}`);
-    lines.push(blob(`src/m${c % 50}.ts`, `import { readFileSync } from 'node:fs';\nexport const v = ${c};\nexport function load(p: string) {\n  return JSON.parse(readFileSync(p, 'utf8')) as unknown;\n}\n`));
+    lines.push(
+      'commit refs/heads/main',
+      `mark :${c + 1}`,
+      `committer Bench <bench@example.com> ${1700000000 + c} +0000`,
+      `data ${String(c).length + 7}`,
+      `change ${c}`,
+      `from :${c}`,
+    );
+    lines.push(
+      blob(
+        `src/m${c % 50}.ts`,
+        `import { readFileSync } from 'node:fs';\nexport const v = ${c};\nexport function load(p: string) {\n  return JSON.parse(readFileSync(p, 'utf8')) as unknown;\n}\n`,
+      ),
+    );
     if (c % 3 === 0) lines.push(blob(`tests/t${c % 40}.test.ts`, `test ${c}\n`));
     lines.push('');
   }
@@ -27,12 +46,20 @@ function history(config: string): string {
 
 export default async function tamper(): Promise<Row[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-bench-tamper-'));
-  const cli = process.env.PATCHWARDEN_BUILD_DIR ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js') : CLI;
+  const cli = process.env.PATCHWARDEN_BUILD_DIR
+    ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js')
+    : CLI;
   const env = benchEnv({ GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
   try {
-    const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, input: '', stdio: ['pipe', 'pipe', 'inherit'] }).toString().trim();
+    const git = (cwd: string, ...args: string[]) =>
+      execFileSync('git', args, { cwd, env, input: '', stdio: ['pipe', 'pipe', 'inherit'] })
+        .toString()
+        .trim();
     const repos: Record<string, { bare: string; base: string; tip: string; one: string }> = {};
-    for (const [name, config] of [['on', 'version: 1\n'], ['off', 'version: 1\ntamper:\n  mode: off\n']]) {
+    for (const [name, config] of [
+      ['on', 'version: 1\n'],
+      ['off', 'version: 1\ntamper:\n  mode: off\n'],
+    ]) {
       const work = path.join(dir, `work-${name}`);
       git(dir, 'init', '-q', '-b', 'main', work);
       execFileSync('git', ['fast-import', '--quiet'], { cwd: work, env, input: history(config) });
@@ -46,7 +73,12 @@ export default async function tamper(): Promise<Row[]> {
       const { bare } = repos[name];
       git(bare, 'update-ref', 'refs/heads/main', from);
       const t = process.hrtime.bigint();
-      const r = spawnSync(process.execPath, [cli, 'pre-receive'], { cwd: bare, env, input: `${from} ${to} refs/heads/topic\n`, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [cli, 'pre-receive'], {
+        cwd: bare,
+        env,
+        input: `${from} ${to} refs/heads/topic\n`,
+        encoding: 'utf8',
+      });
       const ms = Number(process.hrtime.bigint() - t) / 1e6;
       if (r.status !== 0) throw new Error(`bench hook failed: ${r.stdout}${r.stderr}`);
       return ms;
@@ -58,12 +90,30 @@ export default async function tamper(): Promise<Row[]> {
         const r = repos[name];
         const a = hook(name, r.base, r.tip);
         const b = hook(name, r.one, r.tip);
-        if (i) { all[name].push(a); one[name].push(b); }
+        if (i) {
+          all[name].push(a);
+          one[name].push(b);
+        }
       }
     }
     return [
-      { name: `pre-receive, ${COMMITS.toLocaleString('en')} commits, tamper on`, ours: all.on, baseline: all.off, oursName: 'patchwarden pre-receive < REF-LINE  # tamper on (the default)', baselineName: 'the same, on a server whose config says tamper: {mode: off}', target: 1.2 },
-      { name: 'pre-receive, one commit, tamper on', ours: one.on, baseline: one.off, oursName: 'patchwarden pre-receive < REF-LINE  # tamper on (the default)', baselineName: 'the same, on a server whose config says tamper: {mode: off}', target: 1, slack: 10 },
+      {
+        name: `pre-receive, ${COMMITS.toLocaleString('en')} commits, tamper on`,
+        ours: all.on,
+        baseline: all.off,
+        oursName: 'patchwarden pre-receive < REF-LINE  # tamper on (the default)',
+        baselineName: 'the same, on a server whose config says tamper: {mode: off}',
+        target: 1.2,
+      },
+      {
+        name: 'pre-receive, one commit, tamper on',
+        ours: one.on,
+        baseline: one.off,
+        oursName: 'patchwarden pre-receive < REF-LINE  # tamper on (the default)',
+        baselineName: 'the same, on a server whose config says tamper: {mode: off}',
+        target: 1,
+        slack: 10,
+      },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -22,14 +22,22 @@ while read old new ref; do
   git rev-list "$new" --not --all | git diff-tree --stdin -r --root -c -z --no-renames --name-status >/dev/null
 done
 `;
-const plumbingSpelled = 'while read old new ref; do git rev-list "$new" --not --all | git diff-tree --stdin -r --root -c -z --no-renames --name-status; done';
+const plumbingSpelled =
+  'while read old new ref; do git rev-list "$new" --not --all | git diff-tree --stdin -r --root -c -z --no-renames --name-status; done';
 
 const COMMITTER = (t: number) => `committer Bench <bench@example.com> ${1700000000 + t} +0000`;
 const file = (p: string, text: string) => `M 100644 inline ${p}\ndata ${Buffer.byteLength(text)}\n${text}`;
 
 /** The server's starting point: a config, 50 production files and 40 test files on main. */
 function baseCommit(): string[] {
-  const lines = ['commit refs/heads/main', 'mark :1', COMMITTER(0), 'data 5', 'base', file('.patchwarden.yml', 'version: 1\nmix:\n  range: refuse\n')];
+  const lines = [
+    'commit refs/heads/main',
+    'mark :1',
+    COMMITTER(0),
+    'data 5',
+    'base',
+    file('.patchwarden.yml', 'version: 1\nmix:\n  range: refuse\n'),
+  ];
   for (let i = 0; i < 50; i++) lines.push(file(`src/m${i}.ts`, `export const v${i} = 0;\n`));
   for (let i = 0; i < 40; i++) lines.push(file(`tests/t${i}.test.ts`, `test ${i}\n`));
   lines.push('');
@@ -52,7 +60,14 @@ function manyRefs(): string {
 function longHistory(): string {
   const lines = baseCommit();
   for (let c = 1; c <= COMMITS; c++) {
-    lines.push('commit refs/heads/main', `mark :${c + 1}`, COMMITTER(c), `data ${String(c).length + 7}`, `change ${c}`, `from :${c}`);
+    lines.push(
+      'commit refs/heads/main',
+      `mark :${c + 1}`,
+      COMMITTER(c),
+      `data ${String(c).length + 7}`,
+      `change ${c}`,
+      `from :${c}`,
+    );
     lines.push(file(`src/m${c % 50}.ts`, `export const v = ${c};\n`));
     if (c % 3 === 0) lines.push(file(`tests/t${c % 40}.test.ts`, `test ${c}\n`));
     lines.push('');
@@ -72,22 +87,31 @@ export default async function scale(): Promise<Row[]> {
 function shape(top: string, kind: 'refs' | 'commits', history: string): Row[] {
   const dir = path.join(top, kind);
   mkdirSync(dir);
-  const cli = process.env.PATCHWARDEN_BUILD_DIR ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js') : CLI;
+  const cli = process.env.PATCHWARDEN_BUILD_DIR
+    ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js')
+    : CLI;
   const bin = path.join(dir, 'patchwarden');
   writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${cli}" "$@"\n`, { mode: 0o755 });
   const env = benchEnv({ GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', PATCHWARDEN_BIN: bin });
-  const git = (cwd: string, args: string[], input = '') => execFileSync('git', args, { cwd, env, input, maxBuffer: 2 ** 30, stdio: ['pipe', 'pipe', 'inherit'] }).toString().trim();
+  const git = (cwd: string, args: string[], input = '') =>
+    execFileSync('git', args, { cwd, env, input, maxBuffer: 2 ** 30, stdio: ['pipe', 'pipe', 'inherit'] })
+      .toString()
+      .trim();
   const work = path.join(dir, 'work');
   mkdirSync(work);
   git(work, ['init', '-q', '-b', 'main']);
   git(work, ['fast-import', '--quiet'], history);
   const base = git(work, ['rev-list', '--max-parents=0', 'main']);
   // What the push sends: every branch but main (1,000 new refs), or main from its first commit.
-  const pushed = kind === 'refs'
-    ? git(work, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/b*']).split('\n').map((l) => l.split(' ') as [string, string])
-    : [[git(work, ['rev-parse', 'main']), 'refs/heads/main'] as [string, string]];
+  const pushed =
+    kind === 'refs'
+      ? git(work, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/b*'])
+          .split('\n')
+          .map((l) => l.split(' ') as [string, string])
+      : [[git(work, ['rev-parse', 'main']), 'refs/heads/main'] as [string, string]];
   const zero = '0'.repeat(base.length);
-  const hookInput = pushed.map(([id, ref]) => (kind === 'refs' ? `${zero} ${id} ${ref}` : `${base} ${id} ${ref}`)).join('\n') + '\n';
+  const hookInput =
+    pushed.map(([id, ref]) => (kind === 'refs' ? `${zero} ${id} ${ref}` : `${base} ${id} ${ref}`)).join('\n') + '\n';
   const servers = { ours: path.join(dir, 'ours.git'), plumbing: path.join(dir, 'plumbing.git') };
   for (const [name, bare] of Object.entries(servers)) {
     git(dir, ['init', '-q', '--bare', '-b', 'main', bare]);
@@ -100,7 +124,12 @@ function shape(top: string, kind: 'refs' | 'commits', history: string): Row[] {
     chmodSync(hook, 0o755);
   }
   // Each run starts from the server before the push: the refs back at (or gone to) the base.
-  const reset = (bare: string) => git(bare, ['update-ref', '--stdin'], pushed.map(([, ref]) => (kind === 'refs' ? `delete ${ref}\n` : `update ${ref} ${base}\n`)).join(''));
+  const reset = (bare: string) =>
+    git(
+      bare,
+      ['update-ref', '--stdin'],
+      pushed.map(([, ref]) => (kind === 'refs' ? `delete ${ref}\n` : `update ${ref} ${base}\n`)).join(''),
+    );
   const timed = (cmd: string, args: string[], opts: SpawnSyncOptions): number => {
     const t = process.hrtime.bigint();
     const r = spawnSync(cmd, args, { env, maxBuffer: 2 ** 30, ...opts, encoding: 'utf8' });
@@ -109,8 +138,14 @@ function shape(top: string, kind: 'refs' | 'commits', history: string): Row[] {
     return ms;
   };
   const pushArgs = ['push', '-q', '--no-verify', ...(kind === 'refs' ? ['refs/heads/b*:refs/heads/b*'] : ['main'])];
-  const push = (bare: string) => { reset(bare); return timed('git', [...pushArgs.slice(0, 3), bare, ...pushArgs.slice(3)], { cwd: work }); };
-  const alone = (bare: string, cmd: string, args: string[]) => { reset(bare); return timed(cmd, args, { cwd: bare, input: hookInput }); };
+  const push = (bare: string) => {
+    reset(bare);
+    return timed('git', [...pushArgs.slice(0, 3), bare, ...pushArgs.slice(3)], { cwd: work });
+  };
+  const alone = (bare: string, cmd: string, args: string[]) => {
+    reset(bare);
+    return timed(cmd, args, { cwd: bare, input: hookInput });
+  };
   const ourHook = () => alone(servers.ours, bin, ['pre-receive']);
   const plumbingHook = () => alone(servers.plumbing, 'sh', [path.join(servers.plumbing, 'hooks/pre-receive')]);
   push(servers.ours);
@@ -124,13 +159,47 @@ function shape(top: string, kind: 'refs' | 'commits', history: string): Row[] {
   }
   reset(servers.ours);
   const memory = peakMemory(process.execPath, [cli, 'pre-receive'], { cwd: servers.ours, env, input: hookInput });
-  const what = kind === 'refs' ? `${REFS.toLocaleString('en')} refs, one new commit each` : `${COMMITS.toLocaleString('en')} linear commits`;
-  const rows: Row[] = [
-    { name: `push of ${what}, pre-receive`, ours: runs.push[0], baseline: runs.push[1], oursName: 'git push -q ours.git  # pre-receive: hooks/pre-receive', baselineName: `git push -q plumbing.git  # pre-receive: ${plumbingSpelled}`, target: 1.5 },
+  const what =
     kind === 'refs'
-      ? { name: `pre-receive hook alone, ${what}`, ours: runs.hook[0], baseline: runs.hook[1], oursName: 'patchwarden pre-receive < REF-LINES', baselineName: `the plumbing hook alone: ${plumbingSpelled}`, ceiling: 1500, limit: GHES }
-      : { name: `pre-receive hook alone, ${what}`, ours: runs.hook[0], baseline: runs.hook[1], oursName: 'patchwarden pre-receive < REF-LINE', baselineName: `the plumbing hook alone: ${plumbingSpelled}`, target: 1.2, limit: GHES },
+      ? `${REFS.toLocaleString('en')} refs, one new commit each`
+      : `${COMMITS.toLocaleString('en')} linear commits`;
+  const rows: Row[] = [
+    {
+      name: `push of ${what}, pre-receive`,
+      ours: runs.push[0],
+      baseline: runs.push[1],
+      oursName: 'git push -q ours.git  # pre-receive: hooks/pre-receive',
+      baselineName: `git push -q plumbing.git  # pre-receive: ${plumbingSpelled}`,
+      target: 1.5,
+    },
+    kind === 'refs'
+      ? {
+          name: `pre-receive hook alone, ${what}`,
+          ours: runs.hook[0],
+          baseline: runs.hook[1],
+          oursName: 'patchwarden pre-receive < REF-LINES',
+          baselineName: `the plumbing hook alone: ${plumbingSpelled}`,
+          ceiling: 1500,
+          limit: GHES,
+        }
+      : {
+          name: `pre-receive hook alone, ${what}`,
+          ours: runs.hook[0],
+          baseline: runs.hook[1],
+          oursName: 'patchwarden pre-receive < REF-LINE',
+          baselineName: `the plumbing hook alone: ${plumbingSpelled}`,
+          target: 1.2,
+          limit: GHES,
+        },
   ];
-  if (memory !== null) rows.push({ name: `pre-receive peak memory, ${what}`, ours: memory, baseline: 256, unit: 'MB', baselineName: 'a budget of 256 MB', target: 1 });
+  if (memory !== null)
+    rows.push({
+      name: `pre-receive peak memory, ${what}`,
+      ours: memory,
+      baseline: 256,
+      unit: 'MB',
+      baselineName: 'a budget of 256 MB',
+      target: 1,
+    });
   return rows;
 }

@@ -75,7 +75,12 @@ export function paired(ours: Cmd, baseline: Cmd, runs = 7): { ours: number[]; ba
 
 /** Peak resident memory in MB of one run, from GNU time when present. */
 export function peakMemory(cmd: string, args: string[], opts: SpawnSyncOptions = {}): number | null {
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { env: benchEnv(), ...opts, stdio: ['pipe', 'ignore', 'pipe'], encoding: 'utf8' });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], {
+    env: benchEnv(),
+    ...opts,
+    stdio: ['pipe', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
   if (r.error) return null;
   const kb = Number(String(r.stderr).trim().split('\n').pop());
   return Number.isFinite(kb) ? kb / 1024 : null;
@@ -89,6 +94,10 @@ export function median(xs: number[]): number {
 
 /** A command as a reader would type it, with the project's paths shortened. */
 export function spell(cmd: string, args: string[]): string {
-  const short = (a: string) => (a === process.execPath ? 'node' : a.startsWith(PROJECT + path.sep) ? path.relative(PROJECT, a) : a);
-  return [cmd, ...args].map(short).map((a) => (/^[\w./=:,@%+-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`)).join(' ');
+  const short = (a: string) =>
+    a === process.execPath ? 'node' : a.startsWith(PROJECT + path.sep) ? path.relative(PROJECT, a) : a;
+  return [cmd, ...args]
+    .map(short)
+    .map((a) => (/^[\w./=:,@%+-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`))
+    .join(' ');
 }

@@ -16,8 +16,12 @@ export default function mixing(): void {
   repo.run('git add -A && git commit -q -m "fix total"', 1);
   repo.run('git log --oneline | wc -l');
   say('split as the refusal says: the spec change in its own commit first, then the production code:');
-  repo.run('git commit -q -m "spec: totals are non-negative" -- spec/test_bill.py && git commit -q -m "fix total" -- src/bill.py && git log --oneline');
-  say('the server and CI refuse a range that carries both (mix.range: refuse): the spec commit is pushed and reviewed on its own first:');
+  repo.run(
+    'git commit -q -m "spec: totals are non-negative" -- spec/test_bill.py && git commit -q -m "fix total" -- src/bill.py && git log --oneline',
+  );
+  say(
+    'the server and CI refuse a range that carries both (mix.range: refuse): the spec commit is pushed and reviewed on its own first:',
+  );
   repo.run('patchwarden check --range HEAD~2..HEAD', 1);
   repo.run('patchwarden check --range HEAD~2..HEAD~1 && patchwarden check --range HEAD~1..HEAD');
 }

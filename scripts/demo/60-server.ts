@@ -19,8 +19,12 @@ export default function server(): void {
       'src/bill.py': 'def total(items):\n    return sum(items)\n',
       'spec/test_bill.py': 'from src.bill import total\n\ndef test_total():\n    assert total([1, 2]) == 3\n',
     });
-    say('a bare repository on the "server", with patchwarden\'s pre-receive hook installed; main judges, and is bootstrapped until its config arrives:');
-    repo.run(`git init -q --bare -b main '${bare}' && sh '${project}/scripts/install-server-hook.sh' --branch main --bootstrap '${bare}'`);
+    say(
+      'a bare repository on the "server", with patchwarden\'s pre-receive hook installed; main judges, and is bootstrapped until its config arrives:',
+    );
+    repo.run(
+      `git init -q --bare -b main '${bare}' && sh '${project}/scripts/install-server-hook.sh' --branch main --bootstrap '${bare}'`,
+    );
     repo.run(`git remote add origin '${bare}' && git push -q origin main`);
     say('the config is on main now, so the administrator ends the bootstrap:');
     repo.run(`git -C '${bare}' config --unset patchwarden.bootstrap`);
@@ -32,7 +36,9 @@ export default function server(): void {
     repo.run('git add -A && git commit -q --no-verify -m "fix total"');
     repo.run('git push --no-verify origin main', 1);
     say('the server kept its branch where it was:');
-    repo.run('test "$(git ls-remote origin refs/heads/main | cut -f1)" = "$(git rev-parse HEAD~1)" && echo "server main is still $(git rev-parse --short HEAD~1)"');
+    repo.run(
+      'test "$(git ls-remote origin refs/heads/main | cut -f1)" = "$(git rev-parse HEAD~1)" && echo "server main is still $(git rev-parse --short HEAD~1)"',
+    );
   } finally {
     rmSync(path.dirname(bare), { recursive: true, force: true });
   }

@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 
 const project = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = mkdtempSync(path.join(tmpdir(), 'patchwarden-demo-bin-'));
-writeFileSync(path.join(bin, 'patchwarden'), `#!/bin/sh\nexec "${process.execPath}" "${project}/dist/main.js" "$@"\n`, { mode: 0o755 });
+writeFileSync(path.join(bin, 'patchwarden'), `#!/bin/sh\nexec "${process.execPath}" "${project}/dist/main.js" "$@"\n`, {
+  mode: 0o755,
+});
 const made: string[] = [bin];
 
 const env: NodeJS.ProcessEnv = {
@@ -55,7 +57,11 @@ export class DemoRepo {
     const out = r.stdout.trimEnd();
     if (out) console.log(out.replace(/^/gm, '  '));
     const code = r.status ?? 128;
-    console.log(code === expect ? paint('32', `  -> exit ${code}, as expected`) : paint('31', `  -> exit ${code}, expected ${expect}`));
+    console.log(
+      code === expect
+        ? paint('32', `  -> exit ${code}, as expected`)
+        : paint('31', `  -> exit ${code}, expected ${expect}`),
+    );
     if (code !== expect) throw new Error(`demo step did not turn out as shown: ${line}`);
     return r.stdout;
   }
@@ -68,7 +74,9 @@ export function newRepo(files: Record<string, string>): DemoRepo {
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir, env });
   const repo = new DemoRepo(dir);
   repo.write(files);
-  repo.run('git add -A && git commit -q -m "start" && patchwarden init --yes && git add .patchwarden.yml freeze && git commit -q -m "guard config" && git log --oneline');
+  repo.run(
+    'git add -A && git commit -q -m "start" && patchwarden init --yes && git add .patchwarden.yml freeze && git commit -q -m "guard config" && git log --oneline',
+  );
   return repo;
 }
 

@@ -74,33 +74,53 @@ export interface OraclePath {
 /** A zone glob as a CODEOWNERS pattern and a path inside it. */
 function fromGlob(glob: string): OraclePath {
   if (/^[^*?[{]+\/\*\*$/.test(glob)) return { probe: `${glob.slice(0, -3)}/x`, pattern: `/${glob.slice(0, -2)}` };
-  return { probe: glob.replace(/\*\*\/?/g, '').replace(/[*?]/g, 'x') || 'x', pattern: glob.startsWith('**/') ? glob.slice(3) : `/${glob}` };
+  return {
+    probe: glob.replace(/\*\*\/?/g, '').replace(/[*?]/g, 'x') || 'x',
+    pattern: glob.startsWith('**/') ? glob.slice(3) : `/${glob}`,
+  };
 }
 
 /** Every oracle path: the oracle zones, the files the config names, the guard's files and the workflows that run it, and CODEOWNERS itself. */
 export function oraclePaths(root: string, config: Config, file: string): OraclePath[] {
   const out: OraclePath[] = [];
-  const add = (o: OraclePath) => { if (!out.some((x) => x.pattern === o.pattern)) out.push(o); };
+  const add = (o: OraclePath) => {
+    if (!out.some((x) => x.pattern === o.pattern)) out.push(o);
+  };
   for (const z of config.zones) if (z.name !== 'src') for (const g of z.globs) add(fromGlob(g));
-  const files = [config.freeze.ledger, config.fixtures.lock, config.properties.invariants, CONFIG_FILE, ...(config.owners.signers ? [config.owners.signers] : [])];
+  const files = [
+    config.freeze.ledger,
+    config.fixtures.lock,
+    config.properties.invariants,
+    CONFIG_FILE,
+    ...(config.owners.signers ? [config.owners.signers] : []),
+  ];
   for (const f of files) add({ probe: f, pattern: `/${f}` });
   for (const g of BUILTIN_GUARD) {
     const literal = g.replace(/\/\*\*$/, '');
     if (CODEOWNERS_FILES.includes(literal)) continue;
-    if (!/[*?{[]/.test(literal) && existsSync(path.join(root, literal)) && literal !== CONFIG_FILE) add(g.endsWith('/**') ? fromGlob(g) : { probe: literal, pattern: `/${literal}` });
+    if (!/[*?{[]/.test(literal) && existsSync(path.join(root, literal)) && literal !== CONFIG_FILE)
+      add(g.endsWith('/**') ? fromGlob(g) : { probe: literal, pattern: `/${literal}` });
   }
-  for (const dir of ['.github/workflows', '.gitlab-ci.yml']) if (existsSync(path.join(root, dir))) add(dir.endsWith('.yml') ? { probe: dir, pattern: `/${dir}` } : { probe: `${dir}/x.yml`, pattern: `/${dir}/` });
+  for (const dir of ['.github/workflows', '.gitlab-ci.yml'])
+    if (existsSync(path.join(root, dir)))
+      add(dir.endsWith('.yml') ? { probe: dir, pattern: `/${dir}` } : { probe: `${dir}/x.yml`, pattern: `/${dir}/` });
   add({ probe: file, pattern: `/${file}` });
   return out;
 }
 
 /** The oracle paths no owner covers; `fallback` is where a CODEOWNERS file would go when there is none. */
-export function uncovered(root: string, config: Config, fallback = '.github/CODEOWNERS'): { file: string | null; missing: OraclePath[] } {
+export function uncovered(
+  root: string,
+  config: Config,
+  fallback = '.github/CODEOWNERS',
+): { file: string | null; missing: OraclePath[] } {
   const file = codeownersFile(root);
   const rules = file ? parseCodeowners(readFileSync(path.join(root, file), 'utf8')) : [];
   const open = oraclePaths(root, config, file ?? fallback).filter((o) => requiredOwners(rules, o.probe).length === 0);
   // A file inside a folder that needs a line anyway needs none of its own.
-  const missing = open.filter((o) => !open.some((other) => other !== o && globMatcher(patternGlobs(other.pattern))(o.probe)));
+  const missing = open.filter(
+    (o) => !open.some((other) => other !== o && globMatcher(patternGlobs(other.pattern))(o.probe)),
+  );
   return { file, missing };
 }
 
@@ -108,7 +128,7 @@ export function uncovered(root: string, config: Config, fallback = '.github/CODE
 export function ownerLines(missing: OraclePath[], owner: string, sections: boolean): string[] {
   const width = Math.max(...missing.map((m) => m.pattern.length));
   return [
-    '# patchwarden: the oracles that judge every patch change only with an owner\'s review',
+    "# patchwarden: the oracles that judge every patch change only with an owner's review",
     ...(sections ? ['[patchwarden oracles]'] : []),
     ...missing.map((m) => `${m.pattern.replace(/ /g, '\\ ').padEnd(width)}  ${owner}`),
   ];

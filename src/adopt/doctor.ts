@@ -13,9 +13,18 @@ import { parseRegistry } from '../properties/registry.js';
 import { TYPED_IDENTITY } from '../owners/pusher.js';
 import { parseAllow } from '../tamper/allow.js';
 import { ALLOW_FILE } from '../config/tamper-ids.js';
-import { type Config } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import { CONFIG_FILE } from '../zones/names.js';
-import { CHAINED, HOOKS, MANAGED_HOOKS, hookSetup, sharedHooksPath, isExecutable, isOurs, type HookSetup } from './install.js';
+import {
+  CHAINED,
+  HOOKS,
+  MANAGED_HOOKS,
+  hookSetup,
+  sharedHooksPath,
+  isExecutable,
+  isOurs,
+  type HookSetup,
+} from './install.js';
 import { managerHookInstalled, wiredHooks, type Manager } from './managers.js';
 import { counted, shellQuote } from '../common/text.js';
 import { zoneFindings } from './zone-check.js';
@@ -54,7 +63,12 @@ export async function run(args: string[]): Promise<number> {
   const findings = [...hookFindings(setup, root, mainRoot), binaryFinding(root, mainRoot)];
   const config = await configFinding(repo, common.config, findings);
   if (config) {
-    findings.push(...(await zoneFindings(repo, root, config)), ...codeownersFinding(root, config), ...(await casesFinding(repo, root, config)), ...(await evidenceFinding(repo, config)));
+    findings.push(
+      ...(await zoneFindings(repo, root, config)),
+      ...codeownersFinding(root, config),
+      ...(await casesFinding(repo, root, config)),
+      ...(await evidenceFinding(repo, config)),
+    );
     findings.push(...(await oracleFindings(repo, config)), ...ownersFindings(config));
   }
   const ok = findings.every((f) => f.ok);
@@ -69,13 +83,30 @@ function hookFindings(setup: HookSetup, root: string, mainRoot: string): Finding
   if (setup.manager) return [...findings, ...managerFindings(setup, setup.manager, root)];
   if (setup.style === 'husky') {
     const wrappers = path.join(root, '.husky', '_');
-    if (setup.hooksPath === null) findings.push({ check: 'husky', ok: false, detail: 'core.hooksPath is not set, so git does not run .husky/ (npm install sets it through husky\'s "prepare"); run `npx husky`' });
+    if (setup.hooksPath === null)
+      findings.push({
+        check: 'husky',
+        ok: false,
+        detail:
+          'core.hooksPath is not set, so git does not run .husky/ (npm install sets it through husky\'s "prepare"); run `npx husky`',
+      });
     else if (!existsSync(path.join(wrappers, 'h'))) {
       // A linked worktree has no node_modules of its own: the main worktree's husky writes .husky/_ here.
-      const husky = [path.join(root, 'node_modules/.bin/husky'), path.join(mainRoot, 'node_modules/.bin/husky')].find(existsSync);
-      findings.push({ check: 'husky', ok: false, detail: `${path.relative(root, wrappers)}/ is missing in this worktree (a linked worktree or a fresh clone before npm install), so git runs no hook here; run \`${husky && !husky.startsWith(root + path.sep) ? shellQuote(husky) : 'npx husky'}\`` });
+      const husky = [path.join(root, 'node_modules/.bin/husky'), path.join(mainRoot, 'node_modules/.bin/husky')].find(
+        existsSync,
+      );
+      findings.push({
+        check: 'husky',
+        ok: false,
+        detail: `${path.relative(root, wrappers)}/ is missing in this worktree (a linked worktree or a fresh clone before npm install), so git runs no hook here; run \`${husky && !husky.startsWith(root + path.sep) ? shellQuote(husky) : 'npx husky'}\``,
+      });
     }
-    if (process.env.HUSKY === '0') findings.push({ check: 'husky', ok: false, detail: 'HUSKY=0 is set in this environment: husky skips every hook; run `unset HUSKY`' });
+    if (process.env.HUSKY === '0')
+      findings.push({
+        check: 'husky',
+        ok: false,
+        detail: 'HUSKY=0 is set in this environment: husky skips every hook; run `unset HUSKY`',
+      });
   } else if (setup.hooksPath !== null && !shared) {
     findings.push({ check: 'core.hooksPath', ok: true, detail: `git runs hooks from ${setup.hooksPath}` });
   }
@@ -84,10 +115,16 @@ function hookFindings(setup: HookSetup, root: string, mainRoot: string): Finding
     const shown = path.relative(root, file) || file;
     let problem: string | null = null;
     if (!existsSync(file)) problem = `${shown} does not exist; run \`patchwarden init --yes\``;
-    else if (!isOurs(file)) problem = `${shown} is not patchwarden's hook; to chain to it, run \`patchwarden init --yes\``;
-    else if (setup.style === 'git' && !isExecutable(file)) problem = `${shown} is not executable, so git skips it; run \`chmod +x ${shown}\``;
+    else if (!isOurs(file))
+      problem = `${shown} is not patchwarden's hook; to chain to it, run \`patchwarden init --yes\``;
+    else if (setup.style === 'git' && !isExecutable(file))
+      problem = `${shown} is not executable, so git skips it; run \`chmod +x ${shown}\``;
     const chained = setup.style === 'git' && existsSync(file + CHAINED) ? ` (runs ${hook}${CHAINED} first)` : '';
-    findings.push({ check: hook, ok: problem === null, detail: problem ?? `${shown} installed and would run${chained}` });
+    findings.push({
+      check: hook,
+      ok: problem === null,
+      detail: problem ?? `${shown} installed and would run${chained}`,
+    });
   }
   return findings;
 }
@@ -98,24 +135,41 @@ function managerFindings(setup: HookSetup, m: Manager, root: string): Finding[] 
   return MANAGED_HOOKS.map((hook) => {
     const file = path.join(setup.gitHooksDir, hook);
     const shown = path.relative(root, file) || file;
-    const problem = !wired.has(hook) ? `${m.config} does not run \`patchwarden ${hook}\`; run \`patchwarden init --yes\``
-      : !managerHookInstalled(file, m) ? `${shown} is not ${m.name}'s hook, so ${m.config} does not run; run \`${m.install}\``
-        : !isExecutable(file) ? `${shown} is not executable, so git skips it; run \`chmod +x ${shown}\`` : null;
+    const problem = !wired.has(hook)
+      ? `${m.config} does not run \`patchwarden ${hook}\`; run \`patchwarden init --yes\``
+      : !managerHookInstalled(file, m)
+        ? `${shown} is not ${m.name}'s hook, so ${m.config} does not run; run \`${m.install}\``
+        : !isExecutable(file)
+          ? `${shown} is not executable, so git skips it; run \`chmod +x ${shown}\``
+          : null;
     return { check: hook, ok: problem === null, detail: problem ?? `runs through ${m.name} (${m.config})` };
   });
 }
 
 function binaryFinding(root: string, mainRoot: string): Finding {
   const pinned = process.env.PATCHWARDEN_BIN;
-  if (pinned) return isExecutable(pinned) ? { check: 'binary', ok: true, detail: `${pinned} (PATCHWARDEN_BIN)` } : { check: 'binary', ok: false, detail: `PATCHWARDEN_BIN=${pinned} is not an executable file; run \`unset PATCHWARDEN_BIN\`` };
+  if (pinned)
+    return isExecutable(pinned)
+      ? { check: 'binary', ok: true, detail: `${pinned} (PATCHWARDEN_BIN)` }
+      : {
+          check: 'binary',
+          ok: false,
+          detail: `PATCHWARDEN_BIN=${pinned} is not an executable file; run \`unset PATCHWARDEN_BIN\``,
+        };
   const local = path.join(root, 'node_modules', '.bin', 'patchwarden');
   if (existsSync(local)) return { check: 'binary', ok: true, detail: 'node_modules/.bin/patchwarden' };
   const main = path.join(mainRoot, 'node_modules', '.bin', 'patchwarden');
   if (existsSync(main)) return { check: 'binary', ok: true, detail: `${main} (the main worktree's)` };
-  const onPath = (process.env.PATH ?? '').split(path.delimiter).find((d) => d && isExecutable(path.join(d, 'patchwarden')));
+  const onPath = (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .find((d) => d && isExecutable(path.join(d, 'patchwarden')));
   return onPath
     ? { check: 'binary', ok: true, detail: `${path.join(onPath, 'patchwarden')} (from PATH)` }
-    : { check: 'binary', ok: false, detail: `patchwarden is neither in node_modules/.bin nor on PATH: the hooks would block every commit; run \`${listed(root) ? 'npm install' : 'npm install --save-dev patchwarden'}\`` };
+    : {
+        check: 'binary',
+        ok: false,
+        detail: `patchwarden is neither in node_modules/.bin nor on PATH: the hooks would block every commit; run \`${listed(root) ? 'npm install' : 'npm install --save-dev patchwarden'}\``,
+      };
 }
 
 /** Whether the project's package.json lists patchwarden (then a plain npm install brings it). */
@@ -131,17 +185,34 @@ function listed(root: string): boolean {
 /** owners.agents without owners.signers trusts typed identities, except on a server that authenticates pushers. */
 function ownersFindings(config: Config): Finding[] {
   if (!config.owners.agents.length || config.owners.signers !== null) return [];
-  return [{ check: 'owners', ok: true, warn: true, detail: `${TYPED_IDENTITY}. Locally and in CI that is always so; only the server hook on GitLab, Gitea or GitHub Enterprise Server (GL_USERNAME, GITEA_PUSHER_NAME/EMAIL, GITHUB_USER_LOGIN) also matches the authenticated pusher` }];
+  return [
+    {
+      check: 'owners',
+      ok: true,
+      warn: true,
+      detail: `${TYPED_IDENTITY}. Locally and in CI that is always so; only the server hook on GitLab, Gitea or GitHub Enterprise Server (GL_USERNAME, GITEA_PUSHER_NAME/EMAIL, GITHUB_USER_LOGIN) also matches the authenticated pusher`,
+    },
+  ];
 }
 
 async function configFinding(repo: Repo, explicit: string | undefined, findings: Finding[]): Promise<Config | null> {
   try {
     const config = await loadConfig(repo, explicit);
-    findings.push({ check: 'config', ok: true, detail: config.present ? `${config.source} is valid` : `no ${config.source}: defaults apply (patchwarden init writes one)` });
+    findings.push({
+      check: 'config',
+      ok: true,
+      detail: config.present
+        ? `${config.source} is valid`
+        : `no ${config.source}: defaults apply (patchwarden init writes one)`,
+    });
     return config;
   } catch (err) {
     if (!(err instanceof CannotJudge)) throw err;
-    findings.push({ check: 'config', ok: false, detail: `${err.describe()}; fix it, or go back to the committed one: \`git checkout -- ${explicit ?? CONFIG_FILE}\`` });
+    findings.push({
+      check: 'config',
+      ok: false,
+      detail: `${err.describe()}; fix it, or go back to the committed one: \`git checkout -- ${explicit ?? CONFIG_FILE}\``,
+    });
     return null;
   }
 }
@@ -150,37 +221,65 @@ async function configFinding(repo: Repo, explicit: string | undefined, findings:
 async function oracleFindings(repo: Repo, config: Config): Promise<Finding[]> {
   const root = worktreeRoot(repo);
   const checks: [string, () => Promise<string>][] = [
-    ['ledger', async () => {
-      const { text } = await readWorktreeLedger(repo, config);
-      if (text === null) return `no ${config.freeze.ledger} (no freezes)`;
-      const problems = parseLedger(text, config.freeze.ledger, config, clockNow()).problems;
-      if (problems.length) throw new CannotJudge(`${counted(problems.length, 'broken row')}; first: ${problems[0].message}; fix each row that \`patchwarden freeze check\` names, or run \`git checkout -- ${config.freeze.ledger}\``);
-      return `${config.freeze.ledger} is valid`;
-    }],
-    ['fixtures', async () => {
-      const report = await verifyFixtures(repo, config, { kind: 'worktree' });
-      const off = fixtureViolations(report, config, 'the working tree');
-      if (off.length) throw new CannotJudge(`${off.map((v) => v.message).join('; ')}; when the change is intended, run \`patchwarden fixtures lock\``);
-      return `${config.fixtures.lock} agrees with ${config.fixtures.inputs}`;
-    }],
-    ['registry', async () => {
-      const file = path.join(root, config.properties.invariants);
-      if (!existsSync(file)) {
-        if (config.properties.command) throw new CannotJudge(`properties.command is set but ${config.properties.invariants} does not exist; write the registry (docs/revert-check.md), or comment out properties.command: \`$EDITOR ${CONFIG_FILE}\``);
-        return `no ${config.properties.invariants} (no properties configured)`;
-      }
-      const registry = parseRegistry(readFileSync(file, 'utf8'), config.properties.invariants);
-      // The gate refuses to judge a registry that nothing runs.
-      if (!config.properties.command) throw new CannotJudge(`${config.properties.invariants} lists invariants but properties.command is not set, so nothing checks them; set it: \`$EDITOR ${CONFIG_FILE}\``);
-      return `${config.properties.invariants} is valid (${counted(registry.invariants.length, 'invariant')})`;
-    }],
-    ['tamper-allow', async () => {
-      const file = path.join(root, ALLOW_FILE);
-      if (!existsSync(file)) return `no ${ALLOW_FILE} (no tamper hits allowed)`;
-      return `${ALLOW_FILE} is valid (${counted(parseAllow(readFileSync(file, 'utf8'), ALLOW_FILE).length, 'row')})`;
-    }],
+    [
+      'ledger',
+      async () => {
+        const { text } = await readWorktreeLedger(repo, config);
+        if (text === null) return `no ${config.freeze.ledger} (no freezes)`;
+        const problems = parseLedger(text, config.freeze.ledger, config, clockNow()).problems;
+        if (problems.length)
+          throw new CannotJudge(
+            `${counted(problems.length, 'broken row')}; first: ${problems[0].message}; fix each row that \`patchwarden freeze check\` names, or run \`git checkout -- ${config.freeze.ledger}\``,
+          );
+        return `${config.freeze.ledger} is valid`;
+      },
+    ],
+    [
+      'fixtures',
+      async () => {
+        const report = await verifyFixtures(repo, config, { kind: 'worktree' });
+        const off = fixtureViolations(report, config, 'the working tree');
+        if (off.length)
+          throw new CannotJudge(
+            `${off.map((v) => v.message).join('; ')}; when the change is intended, run \`patchwarden fixtures lock\``,
+          );
+        return `${config.fixtures.lock} agrees with ${config.fixtures.inputs}`;
+      },
+    ],
+    [
+      'registry',
+      async () => {
+        const file = path.join(root, config.properties.invariants);
+        if (!existsSync(file)) {
+          if (config.properties.command)
+            throw new CannotJudge(
+              `properties.command is set but ${config.properties.invariants} does not exist; write the registry (docs/revert-check.md), or comment out properties.command: \`$EDITOR ${CONFIG_FILE}\``,
+            );
+          return `no ${config.properties.invariants} (no properties configured)`;
+        }
+        const registry = parseRegistry(readFileSync(file, 'utf8'), config.properties.invariants);
+        // The gate refuses to judge a registry that nothing runs.
+        if (!config.properties.command)
+          throw new CannotJudge(
+            `${config.properties.invariants} lists invariants but properties.command is not set, so nothing checks them; set it: \`$EDITOR ${CONFIG_FILE}\``,
+          );
+        return `${config.properties.invariants} is valid (${counted(registry.invariants.length, 'invariant')})`;
+      },
+    ],
+    [
+      'tamper-allow',
+      async () => {
+        const file = path.join(root, ALLOW_FILE);
+        if (!existsSync(file)) return `no ${ALLOW_FILE} (no tamper hits allowed)`;
+        return `${ALLOW_FILE} is valid (${counted(parseAllow(readFileSync(file, 'utf8'), ALLOW_FILE).length, 'row')})`;
+      },
+    ],
   ];
-  const files: Record<string, string> = { ledger: config.freeze.ledger, fixtures: config.fixtures.lock, registry: config.properties.invariants };
+  const files: Record<string, string> = {
+    ledger: config.freeze.ledger,
+    fixtures: config.fixtures.lock,
+    registry: config.properties.invariants,
+  };
   const findings: Finding[] = [];
   for (const [check, run] of checks) {
     try {
@@ -189,7 +288,13 @@ async function oracleFindings(repo: Repo, config: Config): Promise<Finding[]> {
       if (!(err instanceof CannotJudge)) throw err;
       // Every problem ends with a command that fixes it.
       const said = err.describe();
-      findings.push({ check, ok: false, detail: said.endsWith('`') ? said : `${said}; fix it, or go back to the committed one: \`git checkout -- ${files[check]}\`` });
+      findings.push({
+        check,
+        ok: false,
+        detail: said.endsWith('`')
+          ? said
+          : `${said}; fix it, or go back to the committed one: \`git checkout -- ${files[check]}\``,
+      });
     }
   }
   return findings;

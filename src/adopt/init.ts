@@ -60,13 +60,25 @@ defaults (docs/freeze.md); an existing ledger is never touched.`;
 export const PREPARE = 'patchwarden init --yes --if-repo';
 
 export async function run(args: string[]): Promise<number> {
-  const { common, values } = parse(args, {
-    yes: { type: 'boolean', short: 'y' }, 'no-chain': { type: 'boolean' }, 'if-repo': { type: 'boolean' }, baseline: { type: 'boolean' },
-    src: { type: 'string', multiple: true }, spec: { type: 'string', multiple: true }, fixtures: { type: 'string', multiple: true },
-    codeowners: { type: 'string' },
-  }, false);
+  const { common, values } = parse(
+    args,
+    {
+      yes: { type: 'boolean', short: 'y' },
+      'no-chain': { type: 'boolean' },
+      'if-repo': { type: 'boolean' },
+      baseline: { type: 'boolean' },
+      src: { type: 'string', multiple: true },
+      spec: { type: 'string', multiple: true },
+      fixtures: { type: 'string', multiple: true },
+      codeowners: { type: 'string' },
+    },
+    false,
+  );
   const owner = values.codeowners;
-  if (owner !== undefined && !/^(@[\w.-]+(\/[\w.-]+)?|[^\s@]+@[^\s@]+\.[^\s@]+)$/.test(owner)) throw new UsageError(`--codeowners takes a user or team (@name, @org/team) or an email, not ${JSON.stringify(owner)}`);
+  if (owner !== undefined && !/^(@[\w.-]+(\/[\w.-]+)?|[^\s@]+@[^\s@]+\.[^\s@]+)$/.test(owner))
+    throw new UsageError(
+      `--codeowners takes a user or team (@name, @org/team) or an email, not ${JSON.stringify(owner)}`,
+    );
   let repo;
   try {
     repo = await openRepo(common.dir);
@@ -79,14 +91,19 @@ export async function run(args: string[]): Promise<number> {
   const shared = sharedHooksPath(setup);
   if (shared) {
     // npm runs "prepare" on every install: it says so, and does not fail the install.
-    if (values['if-repo']) { process.stderr.write(`patchwarden: ${shared}\n`); return 0; }
+    if (values['if-repo']) {
+      process.stderr.write(`patchwarden: ${shared}\n`);
+      return 0;
+    }
     throw new CannotJudge(shared);
   }
   const configFile = common.config ? path.resolve(common.config) : path.join(root, CONFIG_FILE);
   if (!values.yes) {
     if (!process.stdin.isTTY) throw new UsageError('init changes files; rerun with --yes');
     const rl = createInterface({ input: process.stdin, output: process.stderr });
-    const answer = await rl.question(`install patchwarden hooks into ${setup.manager?.config ?? setup.installDir}${existsSync(configFile) ? '' : ` and write ${CONFIG_FILE}`}? [y/N] `);
+    const answer = await rl.question(
+      `install patchwarden hooks into ${setup.manager?.config ?? setup.installDir}${existsSync(configFile) ? '' : ` and write ${CONFIG_FILE}`}? [y/N] `,
+    );
     rl.close();
     if (!/^y(es)?$/i.test(answer.trim())) return 1;
   }
@@ -106,13 +123,18 @@ export async function run(args: string[]): Promise<number> {
   actions.push(...(await lockFixtures(repo, common.config)));
   actions.push(...(await ignoreInstallFolder(repo, root)));
   actions.push(...installHooks(setup, root, !values['no-chain']));
-  return emit(common.format, { ok: true, json: { style: setup.style, manager: setup.manager?.name ?? null, hooks_dir: setup.installDir, actions }, text: actions.map((a) => `patchwarden: ${a}`) });
+  return emit(common.format, {
+    ok: true,
+    json: { style: setup.style, manager: setup.manager?.name ?? null, hooks_dir: setup.installDir, actions },
+    text: actions.map((a) => `patchwarden: ${a}`),
+  });
 }
 
 function installHooks(setup: HookSetup, root: string, chain: boolean): string[] {
   if (setup.manager) return [wireManager(root, setup.manager), installManager(root, setup.manager)];
   const actions = HOOKS.map((hook) => installHook(setup, hook, chain, root));
-  if (setup.style === 'husky' && setup.hooksPath === null) actions.push('husky is not set up in this clone yet: run `npx husky` (or npm install) so git runs .husky/');
+  if (setup.style === 'husky' && setup.hooksPath === null)
+    actions.push('husky is not set up in this clone yet: run `npx husky` (or npm install) so git runs .husky/');
   if (setup.style === 'git') actions.push(...addPrepare(root));
   return actions;
 }
@@ -122,7 +144,8 @@ async function writeBaseline(repo: Repo, root: string): Promise<string> {
   const file = path.join(root, BASELINE_FILE);
   if (existsSync(file)) return `${BASELINE_FILE}: kept as it is`;
   const tips = await currentTips(repo);
-  if (!tips.length) return `${BASELINE_FILE}: not written, the repository has no branch or tag yet (nothing predates the guard)`;
+  if (!tips.length)
+    return `${BASELINE_FILE}: not written, the repository has no branch or tag yet (nothing predates the guard)`;
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, baselineText(tips));
   return `${BASELINE_FILE}: written with ${counted(tips.length, 'branch and tag tip')}; fetch every branch first so none is missing (review it, and commit it with the config)`;
@@ -141,7 +164,7 @@ async function ignoreInstallFolder(repo: Repo, root: string): Promise<string[]> 
   const file = path.join(root, '.gitignore');
   const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
   writeFileSync(file, `${text}${text && !text.endsWith('\n') ? '\n' : ''}node_modules/\n`);
-  return ['.gitignore: added node_modules/ (npm\'s install folder is generated; commit .gitignore with the config)'];
+  return [".gitignore: added node_modules/ (npm's install folder is generated; commit .gitignore with the config)"];
 }
 
 /** A fresh clone has no hooks; npm runs "prepare" on every install, so it puts them back. */
@@ -164,7 +187,10 @@ function addPrepare(root: string): string[] {
 }
 
 /** Fixtures without a lock would stop the first push; a lock written now is reviewed with the config. */
-async function lockFixtures(repo: Awaited<ReturnType<typeof openRepo>>, explicit: string | undefined): Promise<string[]> {
+async function lockFixtures(
+  repo: Awaited<ReturnType<typeof openRepo>>,
+  explicit: string | undefined,
+): Promise<string[]> {
   let config;
   try {
     config = await loadConfig(repo, explicit);
@@ -173,11 +199,17 @@ async function lockFixtures(repo: Awaited<ReturnType<typeof openRepo>>, explicit
     return [`fixtures not locked: ${err.describe()}; fix it, then run \`patchwarden doctor\``];
   }
   const root = worktreeRoot(repo);
-  if (!existsSync(path.join(root, config.fixtures.inputs)) || existsSync(path.join(root, config.fixtures.lock))) return [];
+  if (!existsSync(path.join(root, config.fixtures.inputs)) || existsSync(path.join(root, config.fixtures.lock)))
+    return [];
   const { lockWorktree } = await import('../fixtures/command.js');
   const { forbidden, files } = await lockWorktree(repo, config);
-  if (forbidden.length) return [`${config.fixtures.inputs}: ${forbidden.join(', ')} look like outputs, not inputs; move them out, then run \`patchwarden fixtures lock\``];
-  return [`${config.fixtures.lock}: written for ${counted(files, 'fixture')} (review it, and commit it with the config)`];
+  if (forbidden.length)
+    return [
+      `${config.fixtures.inputs}: ${forbidden.join(', ')} look like outputs, not inputs; move them out, then run \`patchwarden fixtures lock\``,
+    ];
+  return [
+    `${config.fixtures.lock}: written for ${counted(files, 'fixture')} (review it, and commit it with the config)`,
+  ];
 }
 
 /** A new project's ledger: version 2, so the stricter defaults hold from the first row. */
@@ -185,12 +217,22 @@ function newLedger(root: string, config: Config): string[] {
   const file = path.join(root, config.freeze.ledger);
   if (existsSync(file)) return [];
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, config.freeze.ledger.endsWith('.json') ? '{\n  "version": 2,\n  "records": []\n}\n' : ledgerText(2));
-  return [`${config.freeze.ledger}: written, version 2 (rows need replay evidence, a rename needs its owner's edit; commit it with the config)`];
+  writeFileSync(
+    file,
+    config.freeze.ledger.endsWith('.json') ? '{\n  "version": 2,\n  "records": []\n}\n' : ledgerText(2),
+  );
+  return [
+    `${config.freeze.ledger}: written, version 2 (rows need replay evidence, a rename needs its owner's edit; commit it with the config)`,
+  ];
 }
 
 /** Every oracle path without an owner gets `owner`, in the CODEOWNERS file the host reads. */
-async function writeCodeowners(repo: Awaited<ReturnType<typeof openRepo>>, explicit: string | undefined, root: string, owner: string): Promise<string[]> {
+async function writeCodeowners(
+  repo: Awaited<ReturnType<typeof openRepo>>,
+  explicit: string | undefined,
+  root: string,
+  owner: string,
+): Promise<string[]> {
   const config = await loadConfig(repo, explicit);
   const fallback = existsSync(path.join(root, '.gitlab-ci.yml')) ? '.gitlab/CODEOWNERS' : '.github/CODEOWNERS';
   const { file, missing } = uncovered(root, config, fallback);
@@ -200,6 +242,11 @@ async function writeCodeowners(repo: Awaited<ReturnType<typeof openRepo>>, expli
   const before = existsSync(full) ? readFileSync(full, 'utf8') : '';
   const lines = ownerLines(missing, owner, usesSections(before));
   mkdirSync(path.dirname(full), { recursive: true });
-  writeFileSync(full, `${before}${before && !before.endsWith('\n') ? '\n' : ''}${before ? '\n' : ''}${lines.join('\n')}\n`);
-  return [`${target}: ${counted(missing.length, 'oracle path')} owned by ${owner} (${missing.map((m) => m.pattern).join(', ')}); review it and commit it on its own`];
+  writeFileSync(
+    full,
+    `${before}${before && !before.endsWith('\n') ? '\n' : ''}${before ? '\n' : ''}${lines.join('\n')}\n`,
+  );
+  return [
+    `${target}: ${counted(missing.length, 'oracle path')} owned by ${owner} (${missing.map((m) => m.pattern).join(', ')}); review it and commit it on its own`,
+  ];
 }

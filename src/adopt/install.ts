@@ -35,15 +35,23 @@ export interface HookSetup {
 
 /** Reads how this repository runs hooks. */
 export async function hookSetup(repo: Repo, root: string): Promise<HookSetup> {
-  const scoped = (await repo.run(['config', '--show-scope', '--get', 'core.hooksPath'], { okCodes: [1] })).stdout.toString('utf8').trim();
-  const [hooksPathScope = null, hooksPath = null] = scoped ? [scoped.slice(0, scoped.indexOf('\t')), scoped.slice(scoped.indexOf('\t') + 1)] : [];
+  const scoped = (await repo.run(['config', '--show-scope', '--get', 'core.hooksPath'], { okCodes: [1] })).stdout
+    .toString('utf8')
+    .trim();
+  const [hooksPathScope = null, hooksPath = null] = scoped
+    ? [scoped.slice(0, scoped.indexOf('\t')), scoped.slice(scoped.indexOf('\t') + 1)]
+    : [];
   const gitHooksDir = path.resolve(root, await repo.text(['rev-parse', '--git-path', 'hooks']));
   const manager = detectManager(root);
   const found = { gitHooksDir, hooksPath, hooksPathScope };
   if (manager) return { style: 'manager', manager, ...found, installDir: gitHooksDir };
   const huskyDir = path.join(root, '.husky');
-  const usesHusky = (hooksPath !== null && /^\.husky(\/_)?\/?$/.test(hooksPath)) || (existsSync(huskyDir) && hooksPath === null && packageUsesHusky(root));
-  return usesHusky ? { style: 'husky', ...found, installDir: huskyDir } : { style: 'git', ...found, installDir: gitHooksDir };
+  const usesHusky =
+    (hooksPath !== null && /^\.husky(\/_)?\/?$/.test(hooksPath)) ||
+    (existsSync(huskyDir) && hooksPath === null && packageUsesHusky(root));
+  return usesHusky
+    ? { style: 'husky', ...found, installDir: huskyDir }
+    : { style: 'git', ...found, installDir: gitHooksDir };
 }
 
 /** A core.hooksPath that other repositories share (global or system config): writing there would guard them all with this one's hooks. */
@@ -116,7 +124,10 @@ export function installHook(setup: HookSetup, hook: HookName, chain: boolean, ro
     return existing ? `${shown}: added the guard before your commands` : `${shown}: created`;
   }
   if (existsSync(file)) {
-    if (!chain) throw new CannotJudge(`${file} is a hook patchwarden did not write; rerun without --no-chain to keep it as ${hook}${CHAINED} and run it first, or merge the two by hand`);
+    if (!chain)
+      throw new CannotJudge(
+        `${file} is a hook patchwarden did not write; rerun without --no-chain to keep it as ${hook}${CHAINED} and run it first, or merge the two by hand`,
+      );
     const kept = file + CHAINED;
     if (existsSync(kept)) throw new CannotJudge(`${kept} already exists; merge ${file} into it by hand, then rerun`);
     renameSync(file, kept);

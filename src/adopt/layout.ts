@@ -9,7 +9,24 @@ import path from 'node:path';
 /** Folders that usually hold production code, tried when the metadata names none. */
 const SOURCE_DIRS = ['src', 'lib', 'app', 'pkg', 'internal', 'cmd'];
 /** Folders that are never a project's production package. */
-const NOT_PACKAGES = new Set(['tests', 'test', 'testing', 'spec', 'fixtures', 'freeze', 'docs', 'doc', 'examples', 'scripts', 'benchmarks', 'build', 'dist', 'node_modules', 'venv', '.venv']);
+const NOT_PACKAGES = new Set([
+  'tests',
+  'test',
+  'testing',
+  'spec',
+  'fixtures',
+  'freeze',
+  'docs',
+  'doc',
+  'examples',
+  'scripts',
+  'benchmarks',
+  'build',
+  'dist',
+  'node_modules',
+  'venv',
+  '.venv',
+]);
 
 const read = (root: string, file: string): string | null => {
   try {
@@ -40,16 +57,25 @@ export function tomlTable(text: string, name: string): Map<string, string> {
     const line = raw.replace(/\s+#.*$/, '').trim();
     if (key !== null) {
       value += ' ' + line;
-      if (depth(value) <= 0) { out.set(key, value); key = null; }
+      if (depth(value) <= 0) {
+        out.set(key, value);
+        key = null;
+      }
       continue;
     }
     const header = /^\[\s*([^\]]+?)\s*\]$/.exec(line);
-    if (header) { inside = header[1] === name; continue; }
+    if (header) {
+      inside = header[1] === name;
+      continue;
+    }
     if (!inside) continue;
     const kv = /^([A-Za-z0-9_."-]+)\s*=\s*(.*)$/.exec(line);
     if (!kv) continue;
     const k = kv[1].replace(/"/g, '');
-    if (depth(kv[2]) > 0) { key = k; value = kv[2]; } else out.set(k, kv[2]);
+    if (depth(kv[2]) > 0) {
+      key = k;
+      value = kv[2];
+    } else out.set(k, kv[2]);
   }
   return out;
 }
@@ -86,7 +112,13 @@ function pythonPackages(root: string): string[] {
   const cfgDir = /^package_dir\s*=\s*(?:\n\s+)?=\s*(\S+)/m.exec(options)?.[1] ?? '';
   const cfgPackages = /^packages\s*=\s*((?:.*)(?:\n[ \t]+.*)*)/m.exec(options)?.[1] ?? '';
   if (/find:/.test(cfgPackages)) found.push(...packageFolders(root, cfgDir));
-  else found.push(...cfgPackages.split(/[\s,]+/).filter(Boolean).map((p) => pyFolder(cfgDir, p)));
+  else
+    found.push(
+      ...cfgPackages
+        .split(/[\s,]+/)
+        .filter(Boolean)
+        .map((p) => pyFolder(cfgDir, p)),
+    );
   // [project] name, when a folder of that name (or src/name) holds the code.
   const name = strings(tomlTable(pyproject, 'project').get('name'))[0] ?? strings(poetry.get('name'))[0];
   if (!found.length && name) found.push(...located(root, name.replace(/-/g, '_')));
@@ -104,7 +136,13 @@ function located(root: string, name: string): string[] {
 function packageFolders(root: string, base: string): string[] {
   try {
     return readdirSync(path.join(root, base), { withFileTypes: true })
-      .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !NOT_PACKAGES.has(e.name) && existsSync(path.join(root, base, e.name, '__init__.py')))
+      .filter(
+        (e) =>
+          e.isDirectory() &&
+          !e.name.startsWith('.') &&
+          !NOT_PACKAGES.has(e.name) &&
+          existsSync(path.join(root, base, e.name, '__init__.py')),
+      )
       .map((e) => path.posix.join(base, e.name));
   } catch {
     return [];
@@ -119,7 +157,7 @@ function npmWorkspaces(root: string): string[] {
   } catch {
     return [];
   }
-  const list = Array.isArray(pkg.workspaces) ? pkg.workspaces : pkg.workspaces?.packages ?? [];
+  const list = Array.isArray(pkg.workspaces) ? pkg.workspaces : (pkg.workspaces?.packages ?? []);
   return workspaceGlobs(root, list);
 }
 
@@ -134,11 +172,14 @@ function cargoCrates(root: string): string[] {
 
 /** Each workspace pattern (`packages/*`, `crates/core`) as the folders that hold its code. */
 function workspaceGlobs(root: string, patterns: string[]): string[] {
-  return patterns.filter((w) => !w.startsWith('!')).map((w) => w.replace(/\/+$/, '')).map((w) => {
-    const dirs = expand(root, w);
-    const inner = ['src', 'lib'].find((d) => dirs.some((x) => isDir(path.join(root, x, d))));
-    return inner ? `${w}/${inner}` : w;
-  });
+  return patterns
+    .filter((w) => !w.startsWith('!'))
+    .map((w) => w.replace(/\/+$/, ''))
+    .map((w) => {
+      const dirs = expand(root, w);
+      const inner = ['src', 'lib'].find((d) => dirs.some((x) => isDir(path.join(root, x, d))));
+      return inner ? `${w}/${inner}` : w;
+    });
 }
 
 /** The folders a workspace pattern names (one `*` per segment at most, as npm and Cargo write them). */
@@ -147,13 +188,20 @@ function expand(root: string, pattern: string): string[] {
   for (const seg of pattern.split('/')) {
     dirs = seg.includes('*')
       ? dirs.flatMap((d) => {
-        const re = new RegExp(`^${seg.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-        try {
-          return readdirSync(path.join(root, d), { withFileTypes: true }).filter((e) => e.isDirectory() && re.test(e.name)).map((e) => path.posix.join(d, e.name));
-        } catch {
-          return [];
-        }
-      })
+          const re = new RegExp(
+            `^${seg
+              .split('*')
+              .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+              .join('.*')}$`,
+          );
+          try {
+            return readdirSync(path.join(root, d), { withFileTypes: true })
+              .filter((e) => e.isDirectory() && re.test(e.name))
+              .map((e) => path.posix.join(d, e.name));
+          } catch {
+            return [];
+          }
+        })
       : dirs.map((d) => path.posix.join(d, seg));
   }
   return dirs.filter((d) => isDir(path.join(root, d)));
@@ -168,7 +216,11 @@ export function sourceGlobs(root: string): string[] | null {
   // Go: every .go file but the tests, wherever the packages are.
   if (existsSync(path.join(root, 'go.mod'))) return ['**/!(*_test).go'];
   const folders = [...npmWorkspaces(root), ...cargoCrates(root)];
-  const python = ['pyproject.toml', 'setup.cfg', 'setup.py'].some((f) => existsSync(path.join(root, f))) || packageFolders(root, '').length ? pythonPackages(root) : [];
+  const python =
+    ['pyproject.toml', 'setup.cfg', 'setup.py'].some((f) => existsSync(path.join(root, f))) ||
+    packageFolders(root, '').length
+      ? pythonPackages(root)
+      : [];
   folders.push(...python);
   if (!folders.length) folders.push(...SOURCE_DIRS.filter((d) => isDir(path.join(root, d))));
   return folders.length ? [...new Set(folders)].map((f) => `${f}/**`) : null;

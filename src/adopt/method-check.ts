@@ -23,12 +23,37 @@ export async function evidenceFinding(repo: Repo, config: Config): Promise<Findi
   if (text === null) return [];
   const ledger = parseLedger(text, config.freeze.ledger, config, clockNow());
   if (ledger.problems.length) return [];
-  const missing = evidenceViolations(ledger, config, await voidedFixtures(repo, config, ledger.rows, { kind: 'worktree' }));
+  const missing = evidenceViolations(
+    ledger,
+    config,
+    await voidedFixtures(repo, config, ledger.rows, { kind: 'worktree' }),
+  );
   const policy = freezePolicy(config, ledger);
-  if (!missing.length) return [{ check: 'ledger-evidence', ok: true, detail: `every row of ${config.freeze.ledger} carries its replay evidence${ledger.version === 1 ? ' (version 1: patchwarden freeze migrate sets version 2)' : ''}` }];
+  if (!missing.length)
+    return [
+      {
+        check: 'ledger-evidence',
+        ok: true,
+        detail: `every row of ${config.freeze.ledger} carries its replay evidence${ledger.version === 1 ? ' (version 1: patchwarden freeze migrate sets version 2)' : ''}`,
+      },
+    ];
   const lines = missing.map((v) => v.detail?.[0]?.note).join(', ');
-  if (policy.requireEvidence) return [{ check: 'ledger-evidence', ok: false, detail: `${counted(missing.length, 'row')} of ${config.freeze.ledger} carry no replay evidence (${lines}), which the gate refuses; run \`patchwarden freeze migrate --check\` for what each lacks` }];
-  return [{ check: 'ledger-evidence', ok: true, warn: true, detail: `${counted(missing.length, 'row')} of ${config.freeze.ledger} carry no replay evidence (${lines}): ${ledger.version === 1 ? 'version 2 would refuse them' : 'kept only because freeze.require_evidence is false'}; run \`patchwarden freeze migrate --check\`` }];
+  if (policy.requireEvidence)
+    return [
+      {
+        check: 'ledger-evidence',
+        ok: false,
+        detail: `${counted(missing.length, 'row')} of ${config.freeze.ledger} carry no replay evidence (${lines}), which the gate refuses; run \`patchwarden freeze migrate --check\` for what each lacks`,
+      },
+    ];
+  return [
+    {
+      check: 'ledger-evidence',
+      ok: true,
+      warn: true,
+      detail: `${counted(missing.length, 'row')} of ${config.freeze.ledger} carry no replay evidence (${lines}): ${ledger.version === 1 ? 'version 2 would refuse them' : 'kept only because freeze.require_evidence is false'}; run \`patchwarden freeze migrate --check\``,
+    },
+  ];
 }
 
 /** The oracle paths no CODEOWNERS rule gives an owner, with the lines that would. */
@@ -36,10 +61,20 @@ export function codeownersFinding(root: string, config: Config): Finding[] {
   const { file, missing } = uncovered(root, config);
   if (!missing.length) return [{ check: 'codeowners', ok: true, detail: `${file} gives every oracle path an owner` }];
   const where = file ?? 'no CODEOWNERS file';
-  return [{
-    check: 'codeowners', ok: true, warn: true,
-    detail: `${where}${file ? ' gives no owner to' : ': no host requires a review of'} ${missing.map((m) => m.pattern).join(', ')}; add (with your team): \`patchwarden init --yes --codeowners @TEAM\`, which appends:\n${ownerLines(missing, '@TEAM', false).map((l) => `    ${l}`).join('\n')}`,
-  }];
+  return [
+    {
+      check: 'codeowners',
+      ok: true,
+      warn: true,
+      detail: `${where}${file ? ' gives no owner to' : ': no host requires a review of'} ${missing.map((m) => m.pattern).join(', ')}; add (with your team): \`patchwarden init --yes --codeowners @TEAM\`, which appends:\n${ownerLines(
+        missing,
+        '@TEAM',
+        false,
+      )
+        .map((l) => `    ${l}`)
+        .join('\n')}`,
+    },
+  ];
 }
 
 /** Runs the properties once and names each invariant that ran a single case. */
@@ -55,12 +90,20 @@ export async function casesFinding(repo: Repo, root: string, config: Config): Pr
   }
   process.stderr.write('patchwarden doctor: running the properties once to count their cases\n');
   const run = await runProperties(root, config, registry, { classify: await classifierFor(repo, config) });
-  if (!run.mapping) return [{ check: 'invariant-cases', ok: true, warn: true, detail: `the properties could not be counted: ${run.problem}` }];
+  if (!run.mapping)
+    return [
+      { check: 'invariant-cases', ok: true, warn: true, detail: `the properties could not be counted: ${run.problem}` },
+    ];
   const single = run.mapping.invariants.filter((i) => i.case_count === 1).map((i) => i.id);
   const counts = run.mapping.invariants.map((i) => `${i.id} ${i.case_count}`).join(', ');
-  if (!single.length) return [{ check: 'invariant-cases', ok: true, detail: `distinct cases per invariant: ${counts}` }];
-  return [{
-    check: 'invariant-cases', ok: true, warn: true,
-    detail: `one case only: ${single.join(', ')}. A property of one literal input is a fixture in disguise; a Hypothesis or fast-check property is one case drawing many inputs, which is fine. properties.min_cases: N refuses invariants with fewer (cases: ${counts})`,
-  }];
+  if (!single.length)
+    return [{ check: 'invariant-cases', ok: true, detail: `distinct cases per invariant: ${counts}` }];
+  return [
+    {
+      check: 'invariant-cases',
+      ok: true,
+      warn: true,
+      detail: `one case only: ${single.join(', ')}. A property of one literal input is a fixture in disguise; a Hypothesis or fast-check property is one case drawing many inputs, which is fine. properties.min_cases: N refuses invariants with fewer (cases: ${counts})`,
+    },
+  ];
 }

@@ -5,7 +5,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sourceGlobs } from './layout.js';
 
-const PYTHON_MARKERS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'pytest.ini', 'tox.ini', 'conftest.py', 'requirements.txt'];
+const PYTHON_MARKERS = [
+  'pyproject.toml',
+  'setup.py',
+  'setup.cfg',
+  'pytest.ini',
+  'tox.ini',
+  'conftest.py',
+  'requirements.txt',
+];
 /** Packages that make a package.json without making a JavaScript project (hook tools, this guard). */
 const TOOLING = new Set(['patchwarden', 'husky', 'lint-staged', 'lefthook', '@evilmartians/lefthook']);
 export const REGISTRY = 'spec/invariants.yaml';
@@ -30,7 +38,9 @@ export function detectLanguage(root: string): Language {
 /** Node's test runner only when the project already uses it: a guess at jest or mocha would fail the gate. */
 function nodeRunsNodeTest(root: string): boolean {
   try {
-    return /\bnode\s+(--\S+\s+)*--test\b/.test(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts?.test ?? '');
+    return /\bnode\s+(--\S+\s+)*--test\b/.test(
+      JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts?.test ?? '',
+    );
   } catch {
     return false;
   }
@@ -49,15 +59,22 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}): string {
   const src = chosen.src ?? sourceGlobs(root);
   const language = detectLanguage(root);
   const nodeTest = language === 'node' && nodeRunsNodeTest(root);
-  const list = (globs: string[]) => `[${globs.map((g) => (/^[\w./*-]+$/.test(g) && !g.startsWith('*') ? g : JSON.stringify(g))).join(', ')}]`;
+  const list = (globs: string[]) =>
+    `[${globs.map((g) => (/^[\w./*-]+$/.test(g) && !g.startsWith('*') ? g : JSON.stringify(g))).join(', ')}]`;
   // Properties run only against a registry; without one the revert check would stop every push.
-  const properties = !has(REGISTRY) ? null
-    : language === 'python' ? 'python3 -m pytest -q spec/properties --junitxml={junit}'
-      : nodeTest ? 'node --test --test-reporter=junit --test-reporter-destination={junit} spec/properties'
+  const properties = !has(REGISTRY)
+    ? null
+    : language === 'python'
+      ? 'python3 -m pytest -q spec/properties --junitxml={junit}'
+      : nodeTest
+        ? 'node --test --test-reporter=junit --test-reporter-destination={junit} spec/properties'
         : null;
-  const suite = language === 'python' ? 'python3 -m pytest -q --junitxml={junit}'
-    : nodeTest ? 'node --test --test-reporter=junit --test-reporter-destination={junit}'
-      : null;
+  const suite =
+    language === 'python'
+      ? 'python3 -m pytest -q --junitxml={junit}'
+      : nodeTest
+        ? 'node --test --test-reporter=junit --test-reporter-destination={junit}'
+        : null;
   const lines = [
     '# patchwarden: production code and the oracles that judge it change in separate commits.',
     '# Every key but version is optional; see the documentation for each one.',

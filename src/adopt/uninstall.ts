@@ -35,15 +35,24 @@ export async function run(args: string[]): Promise<number> {
       if (!isOurs(file)) continue;
       if (setup.style === 'husky') {
         const left = withoutBlock(readFileSync(file, 'utf8'));
-        if (left.replace(/^#!.*\n/, '').trim()) { writeFileSync(file, left); actions.push(`${shown}: removed the guard's lines`); } else { rmSync(file); actions.push(`${shown}: removed`); }
+        if (left.replace(/^#!.*\n/, '').trim()) {
+          writeFileSync(file, left);
+          actions.push(`${shown}: removed the guard's lines`);
+        } else {
+          rmSync(file);
+          actions.push(`${shown}: removed`);
+        }
       } else {
         rmSync(file);
-        if (existsSync(file + CHAINED)) { renameSync(file + CHAINED, file); actions.push(`${shown}: removed; ${hook}${CHAINED} is back in place`); } else actions.push(`${shown}: removed`);
+        if (existsSync(file + CHAINED)) {
+          renameSync(file + CHAINED, file);
+          actions.push(`${shown}: removed; ${hook}${CHAINED} is back in place`);
+        } else actions.push(`${shown}: removed`);
       }
     }
   }
   actions.push(...removePrepare(root));
-  if (!actions.length) actions.push('nothing of patchwarden\'s is installed here');
+  if (!actions.length) actions.push("nothing of patchwarden's is installed here");
   return emit(common.format, { ok: true, json: { actions }, text: actions.map((a) => `patchwarden: ${a}`) });
 }
 
@@ -63,11 +72,15 @@ function unwireManager(root: string, m: Manager): string[] {
   const file = path.join(root, m.config);
   const text = readFileSync(file, 'utf8');
   const doc = parseDocument(text);
-  if (doc.errors.length) throw new CannotJudge(`${doc.errors[0].message.split('\n')[0]}; fix it, then rerun uninstall`, { file });
+  if (doc.errors.length)
+    throw new CannotJudge(`${doc.errors[0].message.split('\n')[0]}; fix it, then rerun uninstall`, { file });
   let removed = 0;
   if (m.name === 'lefthook') {
     for (const hook of ['pre-commit', 'pre-push']) {
-      if (doc.hasIn([hook, 'commands', 'patchwarden'])) { doc.deleteIn([hook, 'commands', 'patchwarden']); removed++; }
+      if (doc.hasIn([hook, 'commands', 'patchwarden'])) {
+        doc.deleteIn([hook, 'commands', 'patchwarden']);
+        removed++;
+      }
       const commands = doc.getIn([hook, 'commands']);
       if (isMap(commands) && !commands.items.length) doc.deleteIn([hook, 'commands']);
       const section = doc.get(hook);

@@ -12,7 +12,9 @@ import { sourceGlobs } from './layout.js';
 
 /** The zones against the tracked files (and the untracked ones git does not ignore, which the next `git add -A` commits). */
 export async function zoneFindings(repo: Repo, root: string, config: Config): Promise<Finding[]> {
-  const files = splitNul((await repo.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--full-name'])).stdout);
+  const files = splitNul(
+    (await repo.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--full-name'])).stdout,
+  );
   const classify = await classifierFor(repo, config);
   const count = new Map<string, number>();
   for (const f of files) {
@@ -26,17 +28,23 @@ export async function zoneFindings(repo: Repo, root: string, config: Config): Pr
     const n = count.get(name) ?? 0;
     const shown = globs.join(', ') || '(none)';
     if (name === 'src') {
-      if (n) { findings.push({ check: 'zones.src', ok: true, detail: `${shown}: ${counted(n, 'file')} of production code` }); continue; }
+      if (n) {
+        findings.push({ check: 'zones.src', ok: true, detail: `${shown}: ${counted(n, 'file')} of production code` });
+        continue;
+      }
       const found = sourceGlobs(root)?.filter((g) => !globs.includes(g));
       findings.push({
-        check: 'zones.src', ok: false,
+        check: 'zones.src',
+        ok: false,
         detail: `${shown} matches no file of this project, so no change counts as production code and nothing is guarded; set zones.src to the folders that hold it${found?.length ? ` (this project's metadata names ${found.join(', ')})` : ''}: \`$EDITOR ${CONFIG_FILE}\``,
       });
     } else if (!n) {
       findings.push({ check: `zones.${name}`, ok: true, detail: `${shown}: no file yet` });
     } else {
       findings.push({
-        check: `zones.${name}`, ok: true, warn: !owned,
+        check: `zones.${name}`,
+        ok: true,
+        warn: !owned,
         detail: `${shown}: ${counted(n, 'file')}${owned ? '' : `; no owners are set, so anyone who can commit may change them in a commit of their own (the server hook and the gate judge owners once owners.signers is set: docs/server.md)`}`,
       });
     }

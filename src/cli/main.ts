@@ -13,21 +13,32 @@ export interface Command {
 
 type Loader = () => Promise<Command>;
 
-
 const commands: Record<string, { summary: string; load: Loader }> = {
   init: { summary: 'write a starter config and install the hooks', load: () => import('../adopt/init.js') },
   uninstall: { summary: 'remove the hooks and entries init added', load: () => import('../adopt/uninstall.js') },
   doctor: { summary: 'say whether hooks and oracle files are in order', load: () => import('../adopt/doctor.js') },
   check: { summary: 'the mixing rule on the index, a commit or a range', load: () => import('../mixing/command.js') },
   'pre-commit': { summary: 'hook entry point: git pre-commit', load: () => import('../hooks/pre-commit.js') },
-  'pre-merge-commit': { summary: 'hook entry point: git pre-merge-commit', load: () => import('../hooks/pre-commit.js').then((m) => m.mergeCommit) },
+  'pre-merge-commit': {
+    summary: 'hook entry point: git pre-merge-commit',
+    load: () => import('../hooks/pre-commit.js').then((m) => m.mergeCommit),
+  },
   'pre-push': { summary: 'hook entry point: git pre-push REMOTE URL', load: () => import('../hooks/pre-push.js') },
-  'pre-receive': { summary: 'hook entry point: server-side pre-receive', load: () => import('../hooks/pre-receive.js') },
+  'pre-receive': {
+    summary: 'hook entry point: server-side pre-receive',
+    load: () => import('../hooks/pre-receive.js'),
+  },
   signatures: { summary: 'failure signatures of JUnit reports', load: () => import('../signature/command.js') },
   freeze: { summary: 'the freeze ledger: check, list, add, prune, apply', load: () => import('../freeze/command.js') },
   fixtures: { summary: 'the fixture lock: lock, verify, add', load: () => import('../fixtures/command.js') },
-  'revert-check': { summary: 'properties must fail with the production diff reverted', load: () => import('../properties/command.js') },
-  recover: { summary: 'restore the tree after a killed in-place revert check', load: () => import('../properties/recover.js') },
+  'revert-check': {
+    summary: 'properties must fail with the production diff reverted',
+    load: () => import('../properties/command.js'),
+  },
+  recover: {
+    summary: 'restore the tree after a killed in-place revert check',
+    load: () => import('../properties/recover.js'),
+  },
   replay: { summary: 'run a command N times and classify each case', load: () => import('../replay/command.js') },
   tamper: { summary: 'refuse production code that games the test run', load: () => import('../tamper/command.js') },
   gate: { summary: 'every layer, one decision table, one exit code', load: () => import('../gate/command.js') },
@@ -36,7 +47,9 @@ const commands: Record<string, { summary: string; load: Loader }> = {
 const usage = `usage: patchwarden <command> [options]
 
 commands:
-${Object.entries(commands).map(([name, c]) => `  ${name.padEnd(14)}${c.summary}`).join('\n')}
+${Object.entries(commands)
+  .map(([name, c]) => `  ${name.padEnd(14)}${c.summary}`)
+  .join('\n')}
 
 every command takes --format text|json, --config PATH, -C DIR and --help.
 exit codes: 0 passes, 1 refused, 2 could not judge.`;
@@ -84,6 +97,10 @@ function report(err: unknown): number {
 if (process.env.GIT_INDEX_FILE) process.env.GIT_INDEX_FILE = resolve(process.env.GIT_INDEX_FILE);
 
 main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
-  (err) => { process.exitCode = report(err); },
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.exitCode = report(err);
+  },
 );

@@ -27,7 +27,12 @@ const commonOptions = {
 } as const satisfies Options;
 
 /** Parses `args` against the command's options plus the common ones; `formats` are those the command prints. */
-export function parse<O extends Options>(args: string[], options: O, allowPositionals = true, formats: readonly Format[] = FORMATS) {
+export function parse<O extends Options>(
+  args: string[],
+  options: O,
+  allowPositionals = true,
+  formats: readonly Format[] = FORMATS,
+) {
   let parsed;
   try {
     parsed = parseArgs({ args, options: { ...commonOptions, ...options }, strict: true, allowPositionals });
@@ -37,7 +42,9 @@ export function parse<O extends Options>(args: string[], options: O, allowPositi
   const v = parsed.values as Record<string, unknown>;
   const format = (v.format ?? 'text') as Format;
   if (!formats.includes(format)) {
-    throw new UsageError(`--format must be ${formats.slice(0, -1).join(', ')} or ${formats.at(-1)}, not ${JSON.stringify(format)}`);
+    throw new UsageError(
+      `--format must be ${formats.slice(0, -1).join(', ')} or ${formats.at(-1)}, not ${JSON.stringify(format)}`,
+    );
   }
   const common: Common = {
     format,
@@ -45,12 +52,19 @@ export function parse<O extends Options>(args: string[], options: O, allowPositi
     dir: (v.C as string | undefined) ?? process.cwd(),
     help: Boolean(v.help),
   };
-  return { common, values: parsed.values as { [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : O[K] extends { multiple: true } ? string[] : string }, positionals: parsed.positionals };
+  return {
+    common,
+    values: parsed.values as {
+      [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : O[K] extends { multiple: true } ? string[] : string;
+    },
+    positionals: parsed.positionals,
+  };
 }
 
 /** A duration option's value in milliseconds, or a usage error naming the flag. */
 export function durationFlag(flag: string, text: string): number {
   const ms = parseDuration(text);
-  if (ms === null || ms <= 0) throw new UsageError(`${flag} ${JSON.stringify(text)} is not a duration such as 30m, 12h or 7d`);
+  if (ms === null || ms <= 0)
+    throw new UsageError(`${flag} ${JSON.stringify(text)} is not a duration such as 30m, 12h or 7d`);
   return ms;
 }

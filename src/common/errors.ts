@@ -37,5 +37,9 @@ export class UsageError extends CannotJudge {
  * classes, so `instanceof` would miss the errors it throws.
  */
 export function isCannotJudge(err: unknown): err is CannotJudge {
-  return err instanceof Error && (err.name === 'CannotJudge' || err.name === 'UsageError') && typeof (err as CannotJudge).describe === 'function';
+  return (
+    err instanceof Error &&
+    (err.name === 'CannotJudge' || err.name === 'UsageError') &&
+    typeof (err as CannotJudge).describe === 'function'
+  );
 }

@@ -27,7 +27,11 @@ export function emit(format: Format, outcome: Outcome): number {
 }
 
 /** A verdict of rule violations as an outcome: each rendered by common/render.ts, `passLine` when there is none. */
-export function violationsOutcome(violations: Violation[], extra: Record<string, unknown> = {}, passLine = 'patchwarden: ok'): Outcome {
+export function violationsOutcome(
+  violations: Violation[],
+  extra: Record<string, unknown> = {},
+  passLine = 'patchwarden: ok',
+): Outcome {
   const text = violations.length ? violations.flatMap((v) => violationLines(v, 'line')) : [passLine];
   const github = violations.map((v) => violationAnnotation(v, `patchwarden ${v.rule}`));
   return { ok: violations.length === 0, json: { ...extra, violations }, text, github };

@@ -38,7 +38,12 @@ export function violationAnnotation(v: Violation, title: string): string {
 }
 
 /** A GitHub workflow command (`::error title=...::message`), on a file when one is given. */
-export function annotation(level: 'error' | 'warning' | 'notice', title: string, message: string, file?: string): string {
+export function annotation(
+  level: 'error' | 'warning' | 'notice',
+  title: string,
+  message: string,
+  file?: string,
+): string {
   const props = [...(file ? [`file=${githubEscape(file, true)}`] : []), `title=${githubEscape(title, true)}`];
   return `::${level} ${props.join(',')}::${githubEscape(message)}`;
 }

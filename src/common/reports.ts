@@ -43,13 +43,24 @@ function findings(rows: Judged[]): Finding[] {
       return v.paths.length ? v.paths.map((path) => ({ ...f, path })) : [f];
     }),
     // A layer that could not judge blocks like a refusal, with no violation of its own.
-    ...(r.status === 'error' ? [{ layer: r.layer, rule: `${r.layer}.error`, text: `${r.layer} could not judge: ${r.summary}`, what: r.summary }] : []),
+    ...(r.status === 'error'
+      ? [
+          {
+            layer: r.layer,
+            rule: `${r.layer}.error`,
+            text: `${r.layer} could not judge: ${r.summary}`,
+            what: r.summary,
+          },
+        ]
+      : []),
   ]);
 }
 
 /** The violation as one message: what refused and the fix, without the per-path lines (each finding has its path). */
 function oneLine(v: Violation): string {
-  return [v.commit ? `commit ${v.commit.slice(0, 12)}: ${v.message}` : v.message, v.fix && `fix: ${v.fix}`].filter(Boolean).join('\n');
+  return [v.commit ? `commit ${v.commit.slice(0, 12)}: ${v.message}` : v.message, v.fix && `fix: ${v.fix}`]
+    .filter(Boolean)
+    .join('\n');
 }
 
 /** A repository path as a relative URI reference: each segment percent-encoded. */
@@ -64,35 +75,54 @@ function sarif(rows: Judged[]): object {
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
-    runs: [{
-      tool: {
-        driver: {
-          name: 'patchwarden',
-          version: VERSION,
-          rules: rules.map((f) => ({ id: f.rule, shortDescription: { text: `patchwarden ${f.layer}: ${f.rule}` }, properties: { layer: f.layer } })),
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'patchwarden',
+            version: VERSION,
+            rules: rules.map((f) => ({
+              id: f.rule,
+              shortDescription: { text: `patchwarden ${f.layer}: ${f.rule}` },
+              properties: { layer: f.layer },
+            })),
+          },
         },
+        invocations: [
+          {
+            executionSuccessful: unjudged.length === 0,
+            toolExecutionNotifications: unjudged.map((r) => ({
+              level: 'error',
+              message: { text: `${r.layer}: ${r.summary}` },
+            })),
+          },
+        ],
+        results: all.map((f) => ({
+          ruleId: f.rule,
+          ruleIndex: rules.findIndex((r) => r.rule === f.rule),
+          level: 'error',
+          message: { text: f.text },
+          ...(f.path !== undefined && {
+            locations: [{ physicalLocation: { artifactLocation: { uri: pathUri(f.path), uriBaseId: '%SRCROOT%' } } }],
+          }),
+          properties: { layer: f.layer },
+        })),
       },
-      invocations: [{
-        executionSuccessful: unjudged.length === 0,
-        toolExecutionNotifications: unjudged.map((r) => ({ level: 'error', message: { text: `${r.layer}: ${r.summary}` } })),
-      }],
-      results: all.map((f) => ({
-        ruleId: f.rule,
-        ruleIndex: rules.findIndex((r) => r.rule === f.rule),
-        level: 'error',
-        message: { text: f.text },
-        ...(f.path !== undefined && { locations: [{ physicalLocation: { artifactLocation: { uri: pathUri(f.path), uriBaseId: '%SRCROOT%' } } }] }),
-        properties: { layer: f.layer },
-      })),
-    }],
+    ],
   };
 }
 
 /** XML 1.0 text: the five special characters escaped, characters XML cannot hold shown as U+FFFD. */
 function xml(s: string): string {
   return s
-    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
-    .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+    .replace(
+      /[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+      '\ufffd',
+    )
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
 }
 
 /** One test case per row: refused is a failure, could not judge an error, skipped skipped. */

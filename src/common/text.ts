@@ -15,12 +15,18 @@ export function shellQuote(p: string): string {
   if (/^[A-Za-z0-9_./@%+=:,-]+$/.test(p) && !p.startsWith('-')) return p;
   if (/[\x00-\x1f\x7f]/.test(p)) {
     // $'...' keeps a newline pasteable in bash and zsh.
-    return "$'" + [...p].map((c) => {
-      const code = c.charCodeAt(0);
-      if (c === "'" || c === '\\') return '\\' + c;
-      if (code < 0x20 || code === 0x7f) return '\\x' + code.toString(16).padStart(2, '0');
-      return c;
-    }).join('') + "'";
+    return (
+      "$'" +
+      [...p]
+        .map((c) => {
+          const code = c.charCodeAt(0);
+          if (c === "'" || c === '\\') return '\\' + c;
+          if (code < 0x20 || code === 0x7f) return '\\x' + code.toString(16).padStart(2, '0');
+          return c;
+        })
+        .join('') +
+      "'"
+    );
   }
   return "'" + p.replace(/'/g, `'\\''`) + "'";
 }

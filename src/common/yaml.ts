@@ -15,13 +15,25 @@ export interface YamlFile {
  * Parses `text` (duplicate keys refused); the first syntax error is thrown as
  * CannotJudge. `failsafe` keeps every scalar the string a human wrote.
  */
-export function readYaml(text: string, source: string, opts: { failsafe?: boolean; format?: 'YAML' | 'JSON' } = {}): YamlFile {
+export function readYaml(
+  text: string,
+  source: string,
+  opts: { failsafe?: boolean; format?: 'YAML' | 'JSON' } = {},
+): YamlFile {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, ...(opts.failsafe ? { schema: 'failsafe' } : {}) });
+  const doc = parseDocument(text, {
+    lineCounter: lines,
+    uniqueKeys: true,
+    prettyErrors: false,
+    ...(opts.failsafe ? { schema: 'failsafe' } : {}),
+  });
   const lineOf = (node: Node | null | undefined) => (node?.range ? lines.linePos(node.range[0]).line : undefined);
   if (doc.errors.length) {
     const e = doc.errors[0];
-    throw new CannotJudge(`not valid ${opts.format ?? 'YAML'}: ${e.message.split('\n')[0]}`, { file: source, line: lines.linePos(e.pos[0]).line });
+    throw new CannotJudge(`not valid ${opts.format ?? 'YAML'}: ${e.message.split('\n')[0]}`, {
+      file: source,
+      line: lines.linePos(e.pos[0]).line,
+    });
   }
   return {
     doc,

@@ -38,11 +38,17 @@ interface Entry extends Judge {
  * `at.shown` in messages: the cached one, else parsed, compiled and cached.
  * The parser and the glob compiler load only then.
  */
-export async function judgeOf(repo: Repo, at: { oid: string | null; shown: string }, load: LoadCompiler): Promise<Judge> {
+export async function judgeOf(
+  repo: Repo,
+  at: { oid: string | null; shown: string },
+  load: LoadCompiler,
+): Promise<Judge> {
   const cached = cachedJudge(repo, at.oid, at.shown);
   if (cached) return cached;
   const { parseConfig, zoneRules } = await load();
-  const config = at.oid ? parseConfig((await repo.run(['cat-file', 'blob', at.oid])).stdout.toString('utf8'), at.shown) : defaults(at.shown);
+  const config = at.oid
+    ? parseConfig((await repo.run(['cat-file', 'blob', at.oid])).stdout.toString('utf8'), at.shown)
+    : defaults(at.shown);
   const judge = { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) } };
   cacheJudge(repo, at.oid, judge);
   return judge;
@@ -66,7 +72,10 @@ export async function explicitJudge(repo: Repo, file: string, load: LoadCompiler
 export async function classifierForPaths(repo: Repo, rules: Judge['rules'], paths: string[]): Promise<Classify> {
   const exact = classifierFrom(rules.exact);
   const folded = classifierFrom(rules.folded);
-  const casedOnly = rules.folded.map((r, i) => ({ ...r, patterns: r.patterns.filter((_, j) => /[A-Z]/.test(JSON.stringify(rules.exact[i].patterns[j]))) }));
+  const casedOnly = rules.folded.map((r, i) => ({
+    ...r,
+    patterns: r.patterns.filter((_, j) => /[A-Z]/.test(JSON.stringify(rules.exact[i].patterns[j]))),
+  }));
   const cased = classifierFrom(casedOnly);
   const maybe = paths.filter((p) => /[^\x00-\x40\x5b-\x7f]/.test(p) || cased(p) !== null);
   if (maybe.every((p) => exact(p) === folded(p))) return exact;
@@ -78,7 +87,9 @@ function cachedJudge(repo: Repo, oid: string | null, shown: string): Judge | nul
   if (!BUILD) return null;
   try {
     const entry = JSON.parse(readFileSync(entryFile(repo, key), 'utf8')) as Entry;
-    return entry.build === BUILD && entry.key === key ? { config: { ...entry.config, source: shown }, rules: entry.rules } : null;
+    return entry.build === BUILD && entry.key === key
+      ? { config: { ...entry.config, source: shown }, rules: entry.rules }
+      : null;
   } catch {
     return null;
   }

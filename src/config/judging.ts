@@ -3,7 +3,7 @@
 // revision; for the enforcement points, where that one does not parse, the
 // newest commit of its history whose config does (so a correction can always
 // land, and nothing is judged more loosely than before the break).
-import { CannotJudge, isCannotJudge } from '../common/errors.js';
+import { type CannotJudge, isCannotJudge } from '../common/errors.js';
 import type { Repo } from '../git/repo.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import { loadConfig, loadConfigAt } from './load.js';
@@ -26,7 +26,10 @@ export async function lastValidConfig(repo: Repo, rev: string): Promise<Fallback
   // Each commit that changed the config; the state before it is a candidate.
   const out = await repo.text(['rev-list', '--first-parent', '--max-count=200', rev, '--', CONFIG_FILE]);
   for (const changed of out.split('\n').filter(Boolean)) {
-    const parent = (await repo.run(['rev-parse', '--verify', '--quiet', `${changed}^1`], { okCodes: [1] })).stdout.toString('utf8').trim() || null;
+    const parent =
+      (await repo.run(['rev-parse', '--verify', '--quiet', `${changed}^1`], { okCodes: [1] })).stdout
+        .toString('utf8')
+        .trim() || null;
     try {
       return { rev: parent, config: parent ? await loadConfigAt(repo, parent) : defaults(CONFIG_FILE) };
     } catch (err) {
@@ -44,7 +47,12 @@ export async function lastValidConfig(repo: Repo, rev: string): Promise<Fallback
  * none, and the error stands. `rev` in the answer is where the files the
  * config names are read.
  */
-export async function judgingConfig(repo: Repo, explicit: string | undefined, rev: string, fallBack?: (note: string) => void): Promise<{ config: Config; rev: string | null }> {
+export async function judgingConfig(
+  repo: Repo,
+  explicit: string | undefined,
+  rev: string,
+  fallBack?: (note: string) => void,
+): Promise<{ config: Config; rev: string | null }> {
   if (explicit) return { config: await loadConfig(repo, explicit), rev };
   try {
     return { config: await loadConfigAt(repo, rev), rev };
@@ -59,6 +67,8 @@ export async function judgingConfig(repo: Repo, explicit: string | undefined, re
 
 /** What a hook says when it judges by the last config that parses. */
 export function fallbackNote(broken: CannotJudge, fallback: Fallback): string {
-  const by = fallback.rev ? `the rules of ${fallback.rev.slice(0, 12)}, the last commit where it parses,` : 'the default rules (no commit had a config that parses)';
+  const by = fallback.rev
+    ? `the rules of ${fallback.rev.slice(0, 12)}, the last commit where it parses,`
+    : 'the default rules (no commit had a config that parses)';
   return `${broken.describe()}; until a correction lands, ${by} judge`;
 }

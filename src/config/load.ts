@@ -29,7 +29,11 @@ export function parseConfig(text: string, source: string): Config {
     const value = pair.value as Node | null;
     if (key === 'version') {
       sawVersion = true;
-      if (!isScalar(value) || value.value !== 1) fail(`version: unknown version ${JSON.stringify(isScalar(value) ? value.value : value?.toJSON())}; this patchwarden reads version 1`, value ?? (pair.key as Node));
+      if (!isScalar(value) || value.value !== 1)
+        fail(
+          `version: unknown version ${JSON.stringify(isScalar(value) ? value.value : value?.toJSON())}; this patchwarden reads version 1`,
+          value ?? (pair.key as Node),
+        );
       continue;
     }
     const section = Object.hasOwn(SCHEMA, key) ? SCHEMA[key] : undefined;
@@ -66,10 +70,12 @@ function convert(kind: Kind, node: Node | null, key: string, fail: Fail): unknow
       if (typeof scalar !== 'boolean') return fail(`${key}: must be true or false`, node);
       return scalar;
     case 'int':
-      if (typeof scalar !== 'number' || !Number.isInteger(scalar) || scalar < kind.min || scalar > kind.max) return fail(`${key}: must be a whole number from ${kind.min} to ${kind.max}`, node);
+      if (typeof scalar !== 'number' || !Number.isInteger(scalar) || scalar < kind.min || scalar > kind.max)
+        return fail(`${key}: must be a whole number from ${kind.min} to ${kind.max}`, node);
       return scalar;
     case 'enum':
-      if (typeof scalar !== 'string' || !kind.values.includes(scalar)) return fail(`${key}: must be one of ${kind.values.join(', ')}`, node);
+      if (typeof scalar !== 'string' || !kind.values.includes(scalar))
+        return fail(`${key}: must be one of ${kind.values.join(', ')}`, node);
       return scalar;
     case 'duration': {
       const ms = typeof scalar === 'string' ? parseDuration(scalar) : null;
@@ -81,7 +87,8 @@ function convert(kind: Kind, node: Node | null, key: string, fail: Fail): unknow
       if (!items) return fail(`${key}: must be a list of ${kind.values.join(', ')}`, node);
       return items.map((item) => {
         const v = isScalar(item) ? item.value : undefined;
-        if (typeof v !== 'string' || !kind.values.includes(v)) return fail(`${key}: ${JSON.stringify(v)} is not one of ${kind.values.join(', ')}`, item as Node);
+        if (typeof v !== 'string' || !kind.values.includes(v))
+          return fail(`${key}: ${JSON.stringify(v)} is not one of ${kind.values.join(', ')}`, item as Node);
         return v;
       });
     }
@@ -91,19 +98,26 @@ function convert(kind: Kind, node: Node | null, key: string, fail: Fail): unknow
       for (const inner of node.items) {
         const name = isScalar(inner.key) ? String(inner.key.value) : '';
         const sub = Object.hasOwn(kind.keys, name) ? kind.keys[name] : undefined;
-        if (!sub) return fail(`unknown key \`${key}.${name}\` (known: ${Object.keys(kind.keys).join(', ')})`, inner.key as Node);
+        if (!sub)
+          return fail(
+            `unknown key \`${key}.${name}\` (known: ${Object.keys(kind.keys).join(', ')})`,
+            inner.key as Node,
+          );
         out[name] = convert(sub, inner.value as Node | null, `${key}.${name}`, fail);
       }
       return out;
     }
     case 'env': {
-      if (!isMap(node)) return fail(`${key}: must be a mapping of variable names to values (null leaves the caller's)`, node);
+      if (!isMap(node))
+        return fail(`${key}: must be a mapping of variable names to values (null leaves the caller's)`, node);
       const out: Record<string, string | null> = {};
       for (const pair of node.items) {
         const name = isScalar(pair.key) ? String(pair.key.value) : '';
-        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return fail(`${key}: ${JSON.stringify(name)} is not an environment variable name`, pair.key as Node);
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+          return fail(`${key}: ${JSON.stringify(name)} is not an environment variable name`, pair.key as Node);
         const v = isScalar(pair.value) ? pair.value.value : undefined;
-        if (v !== null && typeof v !== 'string' && typeof v !== 'number') return fail(`${key}.${name}: must be a string, or null to leave the caller's value`, pair.value as Node);
+        if (v !== null && typeof v !== 'string' && typeof v !== 'number')
+          return fail(`${key}.${name}: must be a string, or null to leave the caller's value`, pair.value as Node);
         out[name] = v === null ? null : String(v);
       }
       return out;
@@ -124,13 +138,15 @@ function convert(kind: Kind, node: Node | null, key: string, fail: Fail): unknow
 }
 
 function checkRelative(p: string, key: string, node: Node | null, fail: Fail) {
-  if (path.posix.isAbsolute(p) || p.split('/').includes('..') || p.includes('\0')) fail(`${key}: ${JSON.stringify(p)} must be a path relative to the repository root, without ..`, node);
+  if (path.posix.isAbsolute(p) || p.split('/').includes('..') || p.includes('\0'))
+    fail(`${key}: ${JSON.stringify(p)} must be a path relative to the repository root, without ..`, node);
 }
 
 /** A glob must stay inside the repository and compile. */
 function checkGlob(glob: string, key: string, node: Node, fail: Fail) {
   const bad = (why: string) => fail(`${key}: bad glob ${JSON.stringify(glob)}: ${why}`, node);
-  if (glob.startsWith('/') || glob.split('/').includes('..')) bad('globs are relative to the repository root, without ..');
+  if (glob.startsWith('/') || glob.split('/').includes('..'))
+    bad('globs are relative to the repository root, without ..');
   if (glob.startsWith('!')) bad('negated globs are not supported; list what belongs to the zone');
   if (!balanced(glob)) bad('unbalanced brackets or braces');
   try {
@@ -145,7 +161,10 @@ function balanced(glob: string): boolean {
   const stack: string[] = [];
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i];
-    if (c === '\\') { i++; continue; }
+    if (c === '\\') {
+      i++;
+      continue;
+    }
     if (c === '[' || c === '{' || c === '(') stack.push(c);
     else if (c in pairs && stack.pop() !== pairs[c]) return false;
   }

@@ -17,7 +17,13 @@ export interface Config {
    * version decides them then (freeze/policy.ts). forbid: paths whose
    * failures may never be frozen.
    */
-  freeze: { ledger: string; max_ttl: number; on_rename: 'warn' | 'refuse' | null; require_evidence: boolean | null; forbid: string[] };
+  freeze: {
+    ledger: string;
+    max_ttl: number;
+    on_rename: 'warn' | 'refuse' | null;
+    require_evidence: boolean | null;
+    forbid: string[];
+  };
   fixtures: { inputs: string; lock: string; forbid: string[] };
   /** min_cases: 0 is off. pending_ttl: how long an owner's pending mark on an invariant holds. */
   properties: { command: string | null; invariants: string; timeout: number; min_cases: number; pending_ttl: number };
@@ -28,7 +34,12 @@ export interface Config {
   runner: { env: Record<string, string | null> };
   signature: { project: string[] | null; length: number };
   /** require: who owes evidence for a production diff; null means by owners.signers (see evidenceRequired). */
-  revert: { mode: 'worktree' | 'in-place'; link: string[]; require: 'agents' | 'all' | null; ignore_docstrings: boolean };
+  revert: {
+    mode: 'worktree' | 'in-place';
+    link: string[];
+    require: 'agents' | 'all' | null;
+    ignore_docstrings: boolean;
+  };
   pre_push: { revert: boolean };
   /**
    * The server hook: deletions of other refs; non-fast-forward updates and
@@ -48,7 +59,15 @@ export interface Config {
 const DAY = 86_400_000;
 
 /** The names golden files really have (expected_total.json, cart.golden.txt, Jest and approval-test files). */
-const FORBID_OUTPUTS = ['**/expected*', '**/*golden*', '**/*.snap', '**/__snapshots__/**', '**/*.approved.*', '**/*.received.*', '**/*out*.json'];
+const FORBID_OUTPUTS = [
+  '**/expected*',
+  '**/*golden*',
+  '**/*.snap',
+  '**/__snapshots__/**',
+  '**/*.approved.*',
+  '**/*.received.*',
+  '**/*out*.json',
+];
 
 export function defaults(source = CONFIG_FILE): Config {
   return {
@@ -61,9 +80,21 @@ export function defaults(source = CONFIG_FILE): Config {
       { name: 'guard', globs: [] },
     ],
     mix: { range: 'refuse' },
-    freeze: { ledger: 'freeze/signatures.yaml', max_ttl: 30 * DAY, on_rename: null, require_evidence: null, forbid: [] },
+    freeze: {
+      ledger: 'freeze/signatures.yaml',
+      max_ttl: 30 * DAY,
+      on_rename: null,
+      require_evidence: null,
+      forbid: [],
+    },
     fixtures: { inputs: 'fixtures/input', lock: 'fixtures/inputs.sha256', forbid: FORBID_OUTPUTS },
-    properties: { command: null, invariants: 'spec/invariants.yaml', timeout: 10 * 60_000, min_cases: 0, pending_ttl: 90 * DAY },
+    properties: {
+      command: null,
+      invariants: 'spec/invariants.yaml',
+      timeout: 10 * 60_000,
+      min_cases: 0,
+      pending_ttl: 90 * DAY,
+    },
     suite: { command: null },
     gate: { require: [] },
     runner: { env: {} },
@@ -98,16 +129,30 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
   zones: Object.fromEntries(ZONES.map((z) => [z, { type: 'globs' }])),
   mix: { range: { type: 'enum', values: ['refuse', 'allow'] } },
   freeze: {
-    ledger: { type: 'path' }, max_ttl: { type: 'duration' }, on_rename: { type: 'enum', values: ['warn', 'refuse'] },
-    require_evidence: { type: 'bool' }, forbid: { type: 'globs' },
+    ledger: { type: 'path' },
+    max_ttl: { type: 'duration' },
+    on_rename: { type: 'enum', values: ['warn', 'refuse'] },
+    require_evidence: { type: 'bool' },
+    forbid: { type: 'globs' },
   },
   fixtures: { inputs: { type: 'path' }, lock: { type: 'path' }, forbid: { type: 'globs' } },
-  properties: { command: { type: 'command' }, invariants: { type: 'path' }, timeout: { type: 'duration' }, min_cases: { type: 'int', min: 0, max: 1_000_000 }, pending_ttl: { type: 'duration' } },
+  properties: {
+    command: { type: 'command' },
+    invariants: { type: 'path' },
+    timeout: { type: 'duration' },
+    min_cases: { type: 'int', min: 0, max: 1_000_000 },
+    pending_ttl: { type: 'duration' },
+  },
   suite: { command: { type: 'command' } },
   gate: { require: { type: 'enums', values: GATE_REQUIREMENTS } },
   runner: { env: { type: 'env' } },
   signature: { project: { type: 'globs' }, length: { type: 'int', min: 8, max: 64 } },
-  revert: { mode: { type: 'enum', values: ['worktree', 'in-place'] }, link: { type: 'paths' }, require: { type: 'enum', values: ['agents', 'all'] }, ignore_docstrings: { type: 'bool' } },
+  revert: {
+    mode: { type: 'enum', values: ['worktree', 'in-place'] },
+    link: { type: 'paths' },
+    require: { type: 'enum', values: ['agents', 'all'] },
+    ignore_docstrings: { type: 'bool' },
+  },
   pre_push: { revert: { type: 'bool' } },
   pre_receive: {
     deletions: { type: 'enum', values: ['allow', 'refuse'] },
@@ -117,7 +162,11 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
   owners: { signers: { type: 'path' }, agents: { type: 'globs' }, max_age: { type: 'duration' } },
   tamper: {
     mode: { type: 'enum', values: ['refuse', 'warn', 'off'] },
-    rules: { type: 'section', keys: { disable: { type: 'enums', values: RULE_IDS } }, defaults: () => ({ disable: [] }) },
+    rules: {
+      type: 'section',
+      keys: { disable: { type: 'enums', values: RULE_IDS } },
+      defaults: () => ({ disable: [] }),
+    },
   },
 };
 

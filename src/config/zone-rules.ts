@@ -23,6 +23,8 @@ export function zoneRules(config: Config, ignoreCase = false): ZoneRule[] {
   return [
     { zone: 'guard', fold: ignoreCase, patterns: globs(BUILTIN_GUARD) },
     ...named.map(([file, zone]) => ({ zone, fold: ignoreCase, patterns: [literalPattern(file, { ignoreCase })] })),
-    ...config.zones.filter((z) => z.globs.length).map((z) => ({ zone: z.name, fold: ignoreCase, patterns: globs(z.globs) })),
+    ...config.zones
+      .filter((z) => z.globs.length)
+      .map((z) => ({ zone: z.name, fold: ignoreCase, patterns: globs(z.globs) })),
   ];
 }

@@ -41,13 +41,23 @@ export function lastNameLine(name: string, json: boolean): string {
 /** Whether a failure's project frames lie in a path freeze.forbid names (any tail of the trace's path that starts at a folder). */
 function forbiddenFile(files: string[], forbid: (path: string) => boolean): string | null {
   for (const file of files) {
-    const segments = file.replace(/^[A-Za-z]:\//, '/').split('/').filter((s) => s && s !== '.');
-    for (let i = 0; i < segments.length; i++) if (forbid(segments.slice(i).join('/'))) return segments.slice(i).join('/');
+    const segments = file
+      .replace(/^[A-Za-z]:\//, '/')
+      .split('/')
+      .filter((s) => s && s !== '.');
+    for (let i = 0; i < segments.length; i++)
+      if (forbid(segments.slice(i).join('/'))) return segments.slice(i).join('/');
   }
   return null;
 }
 
-export function applyFreezes(signed: Signed[], ledger: Ledger, config: Config, now: Date, voidIds: Set<string>): Decision[] {
+export function applyFreezes(
+  signed: Signed[],
+  ledger: Ledger,
+  config: Config,
+  now: Date,
+  voidIds: Set<string>,
+): Decision[] {
   const bySig = new Map(ledger.rows.map((r) => [r.sig, r]));
   const policy = freezePolicy(config, ledger);
   const forbid = config.freeze.forbid.length ? globMatcher(config.freeze.forbid) : null;
@@ -56,7 +66,9 @@ export function applyFreezes(signed: Signed[], ledger: Ledger, config: Config, n
     const row = bySig.get(s.sig);
     // A row written under signatures v1 is recognized, and never matched: v1 let different bugs share a row.
     const old = !row && s.v1 ? bySig.get(s.v1) : undefined;
-    const rekey = old ? `; the row at ${ledger.source}:${old.line} holds this failure's v1 signature, which freezes nothing since signatures v2 (${s.eligible ? `re-key it: sig ${s.sig}` : 'and under v2 the failure names nothing distinctive, so no row can freeze it'}; docs/signatures.md, "v1 to v2")` : '';
+    const rekey = old
+      ? `; the row at ${ledger.source}:${old.line} holds this failure's v1 signature, which freezes nothing since signatures v2 (${s.eligible ? `re-key it: sig ${s.sig}` : 'and under v2 the failure names nothing distinctive, so no row can freeze it'}; docs/signatures.md, "v1 to v2")`
+      : '';
     const rename = Boolean(row?.last_name && row.last_name !== s.name);
     const isVoid = Boolean(row?.fixture && voidIds.has(row.fixture));
     const at = row ? `${ledger.source}:${row.line}` : '';
@@ -85,12 +97,25 @@ export function applyFreezes(signed: Signed[], ledger: Ledger, config: Config, n
     if (s.flaky) note = `flaky (failed, then passed when rerun), judged like a failure: ${note}`;
     const unevidenced = row && action === 'frozen' ? missingEvidence(row, voidIds) : [];
     const refusedEvidence = unevidenced.length > 0 && policy.requireEvidence;
-    if (unevidenced.length) note += `; the row carries no replay evidence (${unevidenced.join('; ')})${refusedEvidence ? `, which ${policy.version === 2 && config.freeze.require_evidence === null ? 'a version 2 ledger' : 'freeze.require_evidence'} requires` : ''}`;
+    if (unevidenced.length)
+      note += `; the row carries no replay evidence (${unevidenced.join('; ')})${refusedEvidence ? `, which ${policy.version === 2 && config.freeze.require_evidence === null ? 'a version 2 ledger' : 'freeze.require_evidence'} requires` : ''}`;
     const refusedRename = rename && policy.onRename === 'refuse';
-    if (rename) note += `; renamed: the row was written for ${row!.last_name}${refusedRename ? `, and a rename needs its owner's acknowledgment (freeze.on_rename is refuse${config.freeze.on_rename === null ? ' under a version 2 ledger' : ''})` : ''}`;
-    const decision: Decision = { sig: s.sig, name: s.name, action, rename, passes: action === 'frozen' && !refusedRename && !refusedEvidence, void: isVoid, unevidenced, note, signed: s };
+    if (rename)
+      note += `; renamed: the row was written for ${row!.last_name}${refusedRename ? `, and a rename needs its owner's acknowledgment (freeze.on_rename is refuse${config.freeze.on_rename === null ? ' under a version 2 ledger' : ''})` : ''}`;
+    const decision: Decision = {
+      sig: s.sig,
+      name: s.name,
+      action,
+      rename,
+      passes: action === 'frozen' && !refusedRename && !refusedEvidence,
+      void: isVoid,
+      unevidenced,
+      note,
+      signed: s,
+    };
     if (row) decision.row = row;
-    if (rename) decision.edit = { line: row!.line, from: lastNameLine(row!.last_name!, json), to: lastNameLine(s.name, json) };
+    if (rename)
+      decision.edit = { line: row!.line, from: lastNameLine(row!.last_name!, json), to: lastNameLine(s.name, json) };
     return decision;
   });
 }
@@ -101,6 +126,10 @@ export function renameEdits(decisions: Decision[], ledgerFile: string): string[]
   if (!refused.length) return [];
   return [
     `  a rename needs a human: an owner of ${ledgerFile} who judges the renamed test the same flake commits this edit on its own:`,
-    ...refused.flatMap((d) => [`    ${ledgerFile}, the row at line ${d.edit!.line} (sig ${d.sig}):`, `    -  ${d.edit!.from}`, `    +  ${d.edit!.to}`]),
+    ...refused.flatMap((d) => [
+      `    ${ledgerFile}, the row at line ${d.edit!.line} (sig ${d.sig}):`,
+      `    -  ${d.edit!.from}`,
+      `    +  ${d.edit!.to}`,
+    ]),
   ];
 }

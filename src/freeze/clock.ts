@@ -12,7 +12,13 @@ export function parseUtc(text: string): Date | null {
   const ms = Number(frac.padEnd(3, '0').slice(0, 3));
   const date = new Date(Date.UTC(+y, +mo - 1, +d, +h, +mi, +s, ms));
   // Date.UTC rolls 2026-02-30 into March; a real date survives the round trip.
-  const ok = date.getUTCFullYear() === +y && date.getUTCMonth() === +mo - 1 && date.getUTCDate() === +d && date.getUTCHours() === +h && date.getUTCMinutes() === +mi && date.getUTCSeconds() === +s;
+  const ok =
+    date.getUTCFullYear() === +y &&
+    date.getUTCMonth() === +mo - 1 &&
+    date.getUTCDate() === +d &&
+    date.getUTCHours() === +h &&
+    date.getUTCMinutes() === +mi &&
+    date.getUTCSeconds() === +s;
   return ok ? date : null;
 }
 
@@ -28,9 +34,15 @@ export function clockNow(): Date {
   const pinned = process.env.PATCHWARDEN_NOW;
   if (!pinned) return new Date(Math.floor(Date.now() / 1000) * 1000);
   const date = parseUtc(pinned);
-  if (!date) throw new CannotJudge(`PATCHWARDEN_NOW=${JSON.stringify(pinned)} is not an ISO 8601 UTC time such as 2026-12-02T00:00:00Z`);
+  if (!date)
+    throw new CannotJudge(
+      `PATCHWARDEN_NOW=${JSON.stringify(pinned)} is not an ISO 8601 UTC time such as 2026-12-02T00:00:00Z`,
+    );
   // A pinned clock can revive an expired freeze: never silently.
-  if (!warned) process.stderr.write(`patchwarden: the clock is pinned to ${pinned} by PATCHWARDEN_NOW; expiries are judged at that time\n`);
+  if (!warned)
+    process.stderr.write(
+      `patchwarden: the clock is pinned to ${pinned} by PATCHWARDEN_NOW; expiries are judged at that time\n`,
+    );
   warned = true;
   return date;
 }

@@ -20,7 +20,15 @@ import { evidenceViolations, voidedFixtures } from './evidence.js';
 import { freezePolicy } from './policy.js';
 import { clockNow, formatUtc } from './clock.js';
 import { addRow, dropRows, setFields, setVersion, type RowFields } from './edit.js';
-import { emptyLedger, isExpired, parseLedger, readWorktreeLedger, soundLedger, type Ledger, type LedgerRow } from './ledger.js';
+import {
+  emptyLedger,
+  isExpired,
+  parseLedger,
+  readWorktreeLedger,
+  soundLedger,
+  type Ledger,
+  type LedgerRow,
+} from './ledger.js';
 
 export const help = `usage: patchwarden freeze <subcommand> [options] [--format text|json|github] [--config PATH] [-C DIR]
 
@@ -56,15 +64,26 @@ PATCHWARDEN_NOW=2026-12-02T00:00:00Z pins the clock (a testing aid).`;
 export async function run(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
-    case 'check': return check(rest);
-    case 'list': return list(rest);
-    case 'add': return add(rest);
-    case 'extend': return extend(rest);
-    case 'prune': return prune(rest);
-    case 'migrate': return migrate(rest);
-    case 'apply': return apply(rest);
+    case 'check':
+      return check(rest);
+    case 'list':
+      return list(rest);
+    case 'add':
+      return add(rest);
+    case 'extend':
+      return extend(rest);
+    case 'prune':
+      return prune(rest);
+    case 'migrate':
+      return migrate(rest);
+    case 'apply':
+      return apply(rest);
     default:
-      throw new UsageError(sub ? `unknown freeze subcommand ${JSON.stringify(sub)} (check, list, add, extend, prune, migrate, apply)` : 'freeze needs a subcommand: check, list, add, extend, prune, migrate or apply');
+      throw new UsageError(
+        sub
+          ? `unknown freeze subcommand ${JSON.stringify(sub)} (check, list, add, extend, prune, migrate, apply)`
+          : 'freeze needs a subcommand: check, list, add, extend, prune, migrate or apply',
+      );
   }
 }
 
@@ -92,19 +111,36 @@ async function check(args: string[]): Promise<number> {
   const { common } = parse(args, {}, false);
   const { repo, config, now, ledger } = await open(common, false);
   const shown = config.freeze.ledger;
-  if (!ledger) return emit(common.format, { ok: true, json: { ledger: shown, rows: 0, expired: 0, violations: [] }, text: [`patchwarden: no freeze ledger at ${shown}; nothing is frozen`] });
+  if (!ledger)
+    return emit(common.format, {
+      ok: true,
+      json: { ledger: shown, rows: 0, expired: 0, violations: [] },
+      text: [`patchwarden: no freeze ledger at ${shown}; nothing is frozen`],
+    });
   const expired = ledger.rows.filter((r) => isExpired(r, now)).length;
   const evidence = await rowsWithoutEvidence(repo, config, ledger);
   const policy = freezePolicy(config, ledger);
   const pass = `patchwarden: ${shown} ok (version ${ledger.version}, ${counted(ledger.rows.length, 'row')}${expired ? `, ${expired} expired: patchwarden freeze prune --expired` : ''})`;
-  const outcome = violationsOutcome([...ledger.problems, ...(policy.requireEvidence ? evidence : [])], { ledger: shown, version: ledger.version, rows: ledger.rows.length, expired, unevidenced: evidence.length }, pass);
-  if (!policy.requireEvidence && evidence.length) outcome.text.push(`patchwarden: ${counted(evidence.length, 'row')} without replay evidence, which ${ledger.version === 1 ? 'version 2 would refuse' : 'freeze.require_evidence: false lets through'}: patchwarden freeze migrate --check`);
+  const outcome = violationsOutcome(
+    [...ledger.problems, ...(policy.requireEvidence ? evidence : [])],
+    { ledger: shown, version: ledger.version, rows: ledger.rows.length, expired, unevidenced: evidence.length },
+    pass,
+  );
+  if (!policy.requireEvidence && evidence.length)
+    outcome.text.push(
+      `patchwarden: ${counted(evidence.length, 'row')} without replay evidence, which ${ledger.version === 1 ? 'version 2 would refuse' : 'freeze.require_evidence: false lets through'}: patchwarden freeze migrate --check`,
+    );
   return emit(common.format, outcome);
 }
 
 function rowJson(row: LedgerRow, now: Date) {
   const { expires, issued, ...rest } = row;
-  return { ...rest, expires: formatUtc(expires), ...(issued ? { issued: formatUtc(issued) } : {}), expired: isExpired(row, now) };
+  return {
+    ...rest,
+    expires: formatUtc(expires),
+    ...(issued ? { issued: formatUtc(issued) } : {}),
+    expired: isExpired(row, now),
+  };
 }
 
 async function list(args: string[]): Promise<number> {
@@ -112,33 +148,79 @@ async function list(args: string[]): Promise<number> {
   const { config, now, ledger } = await open(common, true);
   const rows = ledger?.rows ?? [];
   const text = rows.length
-    ? table(['line', 'sig', 'expires', 'owner', 'last_name', 'reason'], rows.map((r) => [String(r.line), r.sig, `${formatUtc(r.expires)}${isExpired(r, now) ? ' EXPIRED' : ''}`, r.owner, r.last_name ?? '-', r.reason]))
+    ? table(
+        ['line', 'sig', 'expires', 'owner', 'last_name', 'reason'],
+        rows.map((r) => [
+          String(r.line),
+          r.sig,
+          `${formatUtc(r.expires)}${isExpired(r, now) ? ' EXPIRED' : ''}`,
+          r.owner,
+          r.last_name ?? '-',
+          r.reason,
+        ]),
+      )
     : [`patchwarden: no rows in ${config.freeze.ledger}`];
-  return emit(common.format, { ok: true, json: { ledger: config.freeze.ledger, records: rows.map((r) => rowJson(r, now)) }, text });
+  return emit(common.format, {
+    ok: true,
+    json: { ledger: config.freeze.ledger, records: rows.map((r) => rowJson(r, now)) },
+    text,
+  });
 }
 
 const ADD_OPTIONS = {
-  sig: { type: 'string' }, reason: { type: 'string' }, owner: { type: 'string' }, ttl: { type: 'string' },
-  'last-name': { type: 'string' }, ticket: { type: 'string' }, fixture: { type: 'string' }, seed: { type: 'string' }, 'env-class': { type: 'string' },
-  ci: { type: 'string' }, run: { type: 'string' },
+  sig: { type: 'string' },
+  reason: { type: 'string' },
+  owner: { type: 'string' },
+  ttl: { type: 'string' },
+  'last-name': { type: 'string' },
+  ticket: { type: 'string' },
+  fixture: { type: 'string' },
+  seed: { type: 'string' },
+  'env-class': { type: 'string' },
+  ci: { type: 'string' },
+  run: { type: 'string' },
 } as const;
 
 async function add(args: string[]): Promise<number> {
   const { common, values } = parse(args, ADD_OPTIONS, false);
-  for (const key of ['sig', 'reason', 'owner', 'ttl'] as const) if (values[key] === undefined) throw new UsageError(`freeze add needs --${key}`);
+  for (const key of ['sig', 'reason', 'owner', 'ttl'] as const)
+    if (values[key] === undefined) throw new UsageError(`freeze add needs --${key}`);
   const ttl = durationFlag('--ttl', values.ttl!);
   const { repo, config, now, ledger, text, file } = await open(common, true);
   const agent = await agentRefusal(repo, config);
   if (agent) return emit(common.format, agent);
   if (/^[0-9a-f]+$/.test(values.sig!) && isIneligibleSig(values.sig!)) {
-    return emit(common.format, violationsOutcome([{
-      rule: 'ledger', paths: [config.freeze.ledger],
-      message: `sig ${values.sig} is an ineligible failure's (its first digit is 0): it names nothing that tells its defect from another, so no row may freeze it`,
-      fix: 'make the test name what it checks (assert on the project call, or let the failure pass through a project function), then freeze the new signature',
-    }], { ledger: config.freeze.ledger, written: false }));
+    return emit(
+      common.format,
+      violationsOutcome(
+        [
+          {
+            rule: 'ledger',
+            paths: [config.freeze.ledger],
+            message: `sig ${values.sig} is an ineligible failure's (its first digit is 0): it names nothing that tells its defect from another, so no row may freeze it`,
+            fix: 'make the test name what it checks (assert on the project call, or let the failure pass through a project function), then freeze the new signature',
+          },
+        ],
+        { ledger: config.freeze.ledger, written: false },
+      ),
+    );
   }
-  const fields: RowFields = { sig: values.sig!, reason: values.reason!, owner: values.owner!, issued: formatUtc(now), expires: formatUtc(new Date(now.getTime() + ttl)) };
-  const optional = { last_name: values['last-name'], ticket: values.ticket, fixture: values.fixture, seed: values.seed, env_class: values['env-class'], ci: values.ci, run: values.run };
+  const fields: RowFields = {
+    sig: values.sig!,
+    reason: values.reason!,
+    owner: values.owner!,
+    issued: formatUtc(now),
+    expires: formatUtc(new Date(now.getTime() + ttl)),
+  };
+  const optional = {
+    last_name: values['last-name'],
+    ticket: values.ticket,
+    fixture: values.fixture,
+    seed: values.seed,
+    env_class: values['env-class'],
+    ci: values.ci,
+    run: values.run,
+  };
   for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = v;
 
   const shown = config.freeze.ledger;
@@ -147,7 +229,10 @@ async function add(args: string[]): Promise<number> {
   // The written text is judged by the same rules as any ledger before it replaces the file.
   const judged = parseLedger(updated, shown, config, now);
   const added = judged.rows.find((r) => r.sig === fields.sig);
-  const evidence = added && freezePolicy(config, judged).requireEvidence ? await rowsWithoutEvidence(repo, config, { ...judged, rows: [added] }) : [];
+  const evidence =
+    added && freezePolicy(config, judged).requireEvidence
+      ? await rowsWithoutEvidence(repo, config, { ...judged, rows: [added] })
+      : [];
   if (judged.problems.length || evidence.length) {
     const outcome = violationsOutcome([...judged.problems, ...evidence], { ledger: shown, written: false });
     outcome.text.push(`patchwarden: nothing written to ${shown}`);
@@ -169,11 +254,17 @@ async function add(args: string[]): Promise<number> {
 async function agentRefusal(repo: Repo, config: Config) {
   const author = config.owners.agents.length ? addressOf(await repo.text(['var', 'GIT_AUTHOR_IDENT'])) : null;
   if (author === null || !identityMatcher(config.owners.agents)(author)) return null;
-  return violationsOutcome([{
-    rule: 'owners-agent', paths: [config.freeze.ledger],
-    message: `freeze rows are written by a human: the git identity ${author} matches owners.agents in ${config.source}`,
-    fix: 'ask the owner of the flake to review it and run the freeze command themselves',
-  }], { ledger: config.freeze.ledger, written: false });
+  return violationsOutcome(
+    [
+      {
+        rule: 'owners-agent',
+        paths: [config.freeze.ledger],
+        message: `freeze rows are written by a human: the git identity ${author} matches owners.agents in ${config.source}`,
+        fix: 'ask the owner of the flake to review it and run the freeze command themselves',
+      },
+    ],
+    { ledger: config.freeze.ledger, written: false },
+  );
 }
 
 /** Rule breaks for the rows without replay evidence, the fixtures checked against the lock on disk. */
@@ -183,19 +274,27 @@ async function rowsWithoutEvidence(repo: Repo, config: Config, ledger: Ledger) {
 
 async function extend(args: string[]): Promise<number> {
   const { common, values } = parse(args, { sig: { type: 'string' }, ttl: { type: 'string' } }, false);
-  for (const key of ['sig', 'ttl'] as const) if (values[key] === undefined) throw new UsageError(`freeze extend needs --${key}`);
+  for (const key of ['sig', 'ttl'] as const)
+    if (values[key] === undefined) throw new UsageError(`freeze extend needs --${key}`);
   const ttl = durationFlag('--ttl', values.ttl!);
   const { repo, config, now, ledger, text, file } = await open(common, true);
   const shown = config.freeze.ledger;
   const index = ledger?.rows.findIndex((r) => r.sig === values.sig) ?? -1;
-  if (!ledger || index < 0) throw new UsageError(`no row of ${shown} has sig ${values.sig}: patchwarden freeze list shows them`);
+  if (!ledger || index < 0)
+    throw new UsageError(`no row of ${shown} has sig ${values.sig}: patchwarden freeze list shows them`);
   const agent = await agentRefusal(repo, config);
   if (agent) return emit(common.format, agent);
-  const updated = setFields(text!, shown.endsWith('.json'), index, { issued: formatUtc(now), expires: formatUtc(new Date(now.getTime() + ttl)) });
+  const updated = setFields(text!, shown.endsWith('.json'), index, {
+    issued: formatUtc(now),
+    expires: formatUtc(new Date(now.getTime() + ttl)),
+  });
   const judged = parseLedger(updated, shown, config, now);
   const row = judged.rows.find((r) => r.sig === values.sig);
   // A renewed row is judged like a new one: under version 2 it needs its evidence.
-  const evidence = row && freezePolicy(config, judged).requireEvidence ? await rowsWithoutEvidence(repo, config, { ...judged, rows: [row] }) : [];
+  const evidence =
+    row && freezePolicy(config, judged).requireEvidence
+      ? await rowsWithoutEvidence(repo, config, { ...judged, rows: [row] })
+      : [];
   if (judged.problems.length || evidence.length || !row) {
     const outcome = violationsOutcome([...judged.problems, ...evidence], { ledger: shown, written: false });
     outcome.text.push(`patchwarden: nothing written to ${shown}`);
@@ -220,15 +319,23 @@ async function migrate(args: string[]): Promise<number> {
   const extra = { ledger: shown, version: ledger?.version ?? null, unevidenced: evidence.length };
   if (evidence.length) {
     const outcome = violationsOutcome(evidence, { ...extra, written: false });
-    outcome.text.push(`patchwarden: version 2 would refuse ${counted(evidence.length, 'row')} of ${shown}${values.check ? '' : '; nothing written'}`);
+    outcome.text.push(
+      `patchwarden: version 2 would refuse ${counted(evidence.length, 'row')} of ${shown}${values.check ? '' : '; nothing written'}`,
+    );
     return emit(common.format, outcome);
   }
   if (values.check || !ledger || ledger.version === 2) {
-    const said = !ledger ? `no ledger at ${shown}: a new one is written with version 2 by patchwarden init` : `every row of ${shown} carries its replay evidence${ledger.version === 2 ? ' (it is version 2)' : ': patchwarden freeze migrate sets version: 2'}`;
+    const said = !ledger
+      ? `no ledger at ${shown}: a new one is written with version 2 by patchwarden init`
+      : `every row of ${shown} carries its replay evidence${ledger.version === 2 ? ' (it is version 2)' : ': patchwarden freeze migrate sets version: 2'}`;
     return emit(common.format, { ok: true, json: { ...extra, written: false }, text: [`patchwarden: ${said}`] });
   }
   await writeAtomically(file, setVersion(text!, shown.endsWith('.json'), 2));
-  return emit(common.format, { ok: true, json: { ...extra, version: 2, written: true }, text: [`patchwarden: ${shown} is version 2; commit it on its own: git add -- ${shellQuote(shown)} && git commit`] });
+  return emit(common.format, {
+    ok: true,
+    json: { ...extra, version: 2, written: true },
+    text: [`patchwarden: ${shown} is version 2; commit it on its own: git add -- ${shellQuote(shown)} && git commit`],
+  });
 }
 
 async function prune(args: string[]): Promise<number> {
@@ -245,16 +352,29 @@ async function prune(args: string[]): Promise<number> {
     ok: true,
     json: { ledger: shown, removed: removed.map((r) => rowJson(r, now)), kept: rows.length - removed.length },
     text: removed.length
-      ? [`patchwarden: removed ${counted(removed.length, 'expired row')} from ${shown}:`, ...removed.map((r) => `  ${r.sig}  expired ${formatUtc(r.expires)}  owner ${r.owner}${r.last_name ? `  (${r.last_name})` : ''}`)]
+      ? [
+          `patchwarden: removed ${counted(removed.length, 'expired row')} from ${shown}:`,
+          ...removed.map(
+            (r) =>
+              `  ${r.sig}  expired ${formatUtc(r.expires)}  owner ${r.owner}${r.last_name ? `  (${r.last_name})` : ''}`,
+          ),
+        ]
       : [`patchwarden: no expired rows in ${shown}`],
   });
 }
 
 async function apply(args: string[]): Promise<number> {
   const { common, positionals } = parse(args, {}, true);
-  if (!positionals.length) throw new UsageError('freeze apply needs at least one report (JUnit XML or TAP): patchwarden freeze apply REPORT...');
+  if (!positionals.length)
+    throw new UsageError(
+      'freeze apply needs at least one report (JUnit XML or TAP): patchwarden freeze apply REPORT...',
+    );
   const { repo, config, now, ledger } = await open(common, true);
-  const options = signOptions(config, await configBool(repo, 'core.ignorecase'), await checkoutSource(worktreeRoot(repo)));
+  const options = signOptions(
+    config,
+    await configBool(repo, 'core.ignorecase'),
+    await checkoutSource(worktreeRoot(repo)),
+  );
   const signed: Signed[] = [];
   const reportOf: string[] = [];
   for (const file of positionals) {
@@ -269,7 +389,9 @@ async function apply(args: string[]): Promise<number> {
   const rows = ledger ?? emptyLedger(config.freeze.ledger);
   const bySig = new Map(rows.rows.map((r) => [r.sig, r]));
   const fixtureIds = [...new Set(signed.flatMap((s) => bySig.get(s.sig)?.fixture ?? []))];
-  const voided = fixtureIds.length ? await voidFixtures(repo, config, fixtureIds, { kind: 'worktree' }) : new Set<string>();
+  const voided = fixtureIds.length
+    ? await voidFixtures(repo, config, fixtureIds, { kind: 'worktree' })
+    : new Set<string>();
   const decisions = applyFreezes(signed, rows, config, now, voided);
   return emit(common.format, decisionOutcome(decisions, reportOf, config, freezePolicy(config, rows).requireEvidence));
 }
@@ -277,30 +399,58 @@ async function apply(args: string[]): Promise<number> {
 function decisionOutcome(decisions: Decision[], reportOf: string[], config: Config, requireEvidence: boolean) {
   const ok = decisions.every((d) => d.passes);
   const failures = decisions.map((d, i) => ({
-    sig: d.sig, name: d.name, action: d.action, rename: d.rename, passes: d.passes, void: d.void, note: d.note,
-    exc: d.signed.exc, kind: d.signed.kind, frames: d.signed.frames, report: reportOf[i], ...(d.signed.flaky ? { flaky: true } : {}),
-    unevidenced: d.unevidenced, ...(d.edit ? { edit: d.edit } : {}),
-    row: d.row ? { line: d.row.line, owner: d.row.owner, expires: formatUtc(d.row.expires), last_name: d.row.last_name ?? null } : null,
+    sig: d.sig,
+    name: d.name,
+    action: d.action,
+    rename: d.rename,
+    passes: d.passes,
+    void: d.void,
+    note: d.note,
+    exc: d.signed.exc,
+    kind: d.signed.kind,
+    frames: d.signed.frames,
+    report: reportOf[i],
+    ...(d.signed.flaky ? { flaky: true } : {}),
+    unevidenced: d.unevidenced,
+    ...(d.edit ? { edit: d.edit } : {}),
+    row: d.row
+      ? { line: d.row.line, owner: d.row.owner, expires: formatUtc(d.row.expires), last_name: d.row.last_name ?? null }
+      : null,
   }));
   const text: string[] = [];
   if (decisions.length) {
-    text.push(...table(['observation', 'layer', 'action'], decisions.map((d) => [
-      `${d.name}: ${d.signed.exc || 'failure'} (${d.signed.kind}) sig ${d.sig}`,
-      d.row && !d.void ? `ledger line ${d.row.line}${d.rename ? ` (row for ${d.row.last_name})` : ''}` : d.void ? 'fixture lock' : 'signature',
-      `${d.action}${d.rename ? ', rename' : ''}${d.passes ? '' : ' - refused'}`,
-    ])));
+    text.push(
+      ...table(
+        ['observation', 'layer', 'action'],
+        decisions.map((d) => [
+          `${d.name}: ${d.signed.exc || 'failure'} (${d.signed.kind}) sig ${d.sig}`,
+          d.row && !d.void
+            ? `ledger line ${d.row.line}${d.rename ? ` (row for ${d.row.last_name})` : ''}`
+            : d.void
+              ? 'fixture lock'
+              : 'signature',
+          `${d.action}${d.rename ? ', rename' : ''}${d.passes ? '' : ' - refused'}`,
+        ]),
+      ),
+    );
     text.push('');
     for (const d of decisions) text.push(`  ${d.passes ? 'ok     ' : 'REFUSED'} ${d.name}: ${d.note}`);
   }
   const stopped = decisions.filter((d) => !d.passes).length;
-  text.push(ok
-    ? `patchwarden: ${decisions.length ? `every failure is frozen by ${config.freeze.ledger}` : 'no failing test cases'}`
-    : `patchwarden: refused [freeze] ${stopped} of ${counted(decisions.length, 'failure')} not frozen by ${config.freeze.ledger}`);
+  text.push(
+    ok
+      ? `patchwarden: ${decisions.length ? `every failure is frozen by ${config.freeze.ledger}` : 'no failing test cases'}`
+      : `patchwarden: refused [freeze] ${stopped} of ${counted(decisions.length, 'failure')} not frozen by ${config.freeze.ledger}`,
+  );
   if (!ok) text.push(...renameEdits(decisions, config.freeze.ledger), ...freezeHint(decisions, requireEvidence));
   const unevidenced = decisions.filter((d) => d.passes && d.unevidenced.length);
-  if (unevidenced.length) text.push(`patchwarden: ${counted(unevidenced.length, 'failure')} frozen by rows without replay evidence (freeze.require_evidence is off): ${unevidenced.map((d) => `line ${d.row!.line}`).join(', ')}`);
+  if (unevidenced.length)
+    text.push(
+      `patchwarden: ${counted(unevidenced.length, 'failure')} frozen by rows without replay evidence (freeze.require_evidence is off): ${unevidenced.map((d) => `line ${d.row!.line}`).join(', ')}`,
+    );
   const github = decisions.flatMap((d) => {
-    if (!d.passes) return [annotation('error', 'patchwarden freeze', `${d.name}: ${d.action} (sig ${d.sig}): ${d.note}`)];
+    if (!d.passes)
+      return [annotation('error', 'patchwarden freeze', `${d.name}: ${d.action} (sig ${d.sig}): ${d.note}`)];
     return d.rename ? [annotation('warning', 'patchwarden freeze rename', `${d.name}: ${d.note}`)] : [];
   });
   return { ok, json: { ledger: config.freeze.ledger, failures }, text, github };
@@ -310,7 +460,12 @@ function decisionOutcome(decisions: Decision[], reportOf: string[], config: Conf
 function table(head: string[], rows: string[][]): string[] {
   const all = [head, ...rows];
   const widths = head.map((_, c) => Math.max(...all.map((r) => r[c].length)));
-  return all.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ').trimEnd());
+  return all.map((r) =>
+    r
+      .map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c])))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 /** Written beside the target and renamed over it: a killed write never leaves half a ledger. */
@@ -328,10 +483,14 @@ function freezeHint(decisions: Decision[], requireEvidence: boolean): string[] {
   if (!sigs.length) return [];
   return [
     '  a human who judges a failure flaky freezes it:',
-    ...(open.some((d) => d.action === 'expired') ? ['    patchwarden freeze prune --expired    # first: an expired row still holds its signature'] : []),
-    ...sigs.map((sig) => requireEvidence
-      // The row needs its replay evidence: replay in CI prints the exact line with it.
-      ? `    patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d --fixture ID --seed S --env-class remote --ci PROVIDER --run RUN    # the line \`patchwarden replay --pin --seed S -- COMMAND\` prints in CI`
-      : `    patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d`),
+    ...(open.some((d) => d.action === 'expired')
+      ? ['    patchwarden freeze prune --expired    # first: an expired row still holds its signature']
+      : []),
+    ...sigs.map((sig) =>
+      requireEvidence
+        ? // The row needs its replay evidence: replay in CI prints the exact line with it.
+          `    patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d --fixture ID --seed S --env-class remote --ci PROVIDER --run RUN    # the line \`patchwarden replay --pin --seed S -- COMMAND\` prints in CI`
+        : `    patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d`,
+    ),
   ];
 }

@@ -27,7 +27,8 @@ export function addRow(text: string | null, json: boolean, row: RowFields): stri
   const seq = records(doc);
   const node = doc.createNode(row);
   // Rows separated by blank lines stay so.
-  if (seq.items.length > 1 && (seq.items[seq.items.length - 1] as { spaceBefore?: boolean }).spaceBefore) node.spaceBefore = true;
+  if (seq.items.length > 1 && (seq.items[seq.items.length - 1] as { spaceBefore?: boolean }).spaceBefore)
+    node.spaceBefore = true;
   seq.flow = false;
   seq.items.push(node);
   return doc.toString();

@@ -18,19 +18,32 @@ const TEMPLATE = /flicker: \d+ of \d+ runs failed under seed \S+ on \w+ runners/
 /** What `row` lacks to stand as replay evidence; empty when nothing. `voided`: fixture ids the lock does not hold. */
 export function missingEvidence(row: LedgerRow, voided: Set<string>): string[] {
   const out: string[] = [];
-  if (!row.fixture) out.push('no fixture (pin the failing input: patchwarden replay --pin, or patchwarden fixtures add)');
+  if (!row.fixture)
+    out.push('no fixture (pin the failing input: patchwarden replay --pin, or patchwarden fixtures add)');
   else if (voided.has(row.fixture)) out.push(`fixture ${row.fixture} is not in the fixture lock with those bytes`);
   if (!row.seed) out.push('no seed');
-  if (row.env_class !== 'remote') out.push(`env_class is ${row.env_class ?? 'missing'}, not remote (replay it on remote runners)`);
-  if (!row.ci || !(CI_PROVIDERS as readonly string[]).includes(row.ci)) out.push(row.ci ? `ci ${JSON.stringify(row.ci)} is not one of ${CI_PROVIDERS.join(', ')}` : 'no ci (the provider replay ran on)');
+  if (row.env_class !== 'remote')
+    out.push(`env_class is ${row.env_class ?? 'missing'}, not remote (replay it on remote runners)`);
+  if (!row.ci || !(CI_PROVIDERS as readonly string[]).includes(row.ci))
+    out.push(
+      row.ci
+        ? `ci ${JSON.stringify(row.ci)} is not one of ${CI_PROVIDERS.join(', ')}`
+        : 'no ci (the provider replay ran on)',
+    );
   if (!row.run) out.push('no run (the CI run id or URL replay recorded)');
   if (/\bTODO\b/i.test(row.reason)) out.push('its reason still says TODO');
-  else if (!row.reason.replace(TEMPLATE, '').replace(/[\s().,;:-]/g, '')) out.push("its reason is replay's template alone: say the cause");
+  else if (!row.reason.replace(TEMPLATE, '').replace(/[\s().,;:-]/g, ''))
+    out.push("its reason is replay's template alone: say the cause");
   return out;
 }
 
 /** The fixture ids among `rows` that the lock at `source` does not hold. */
-export async function voidedFixtures(repo: Repo, config: Config, rows: LedgerRow[], source: FixtureSource): Promise<Set<string>> {
+export async function voidedFixtures(
+  repo: Repo,
+  config: Config,
+  rows: LedgerRow[],
+  source: FixtureSource,
+): Promise<Set<string>> {
   const ids = [...new Set(rows.flatMap((r) => r.fixture ?? []))];
   return ids.length ? voidFixtures(repo, config, ids, source) : new Set();
 }
@@ -41,11 +54,14 @@ export function evidenceViolations(ledger: Ledger, config: Config, voided: Set<s
   return ledger.rows.flatMap((row) => {
     const missing = missingEvidence(row, voided);
     if (!missing.length) return [];
-    return [{
-      rule: 'ledger-evidence', paths: [file],
-      message: `${ledger.source}:${row.line}: the row for sig ${row.sig} carries no replay evidence: ${missing.join('; ')}`,
-      fix: 'replay the failure on a remote runner with its input pinned (patchwarden replay --pin --seed S -- COMMAND in CI), then have its owner write the row from the freeze add line replay prints',
-      detail: [{ path: file, note: `line ${row.line}` }],
-    }];
+    return [
+      {
+        rule: 'ledger-evidence',
+        paths: [file],
+        message: `${ledger.source}:${row.line}: the row for sig ${row.sig} carries no replay evidence: ${missing.join('; ')}`,
+        fix: 'replay the failure on a remote runner with its input pinned (patchwarden replay --pin --seed S -- COMMAND in CI), then have its owner write the row from the freeze add line replay prints',
+        detail: [{ path: file, note: `line ${row.line}` }],
+      },
+    ];
   });
 }

@@ -47,10 +47,24 @@ export interface Ledger {
 }
 
 export type LedgerVersion = 1 | 2;
-export const ROW_KEYS = ['sig', 'reason', 'owner', 'expires', 'issued', 'last_name', 'ticket', 'fixture', 'seed', 'env_class', 'ci', 'run'] as const;
+export const ROW_KEYS = [
+  'sig',
+  'reason',
+  'owner',
+  'expires',
+  'issued',
+  'last_name',
+  'ticket',
+  'fixture',
+  'seed',
+  'env_class',
+  'ci',
+  'run',
+] as const;
 /** Keys people reach for when they key a freeze by the test instead of the failure. */
 const TEST_KEYS = ['name', 'test', 'test_name', 'testname', 'nodeid', 'node_id', 'test_id', 'testcase', 'classname'];
-const SIG_FIX = 'key the row by the failure signature that `patchwarden signatures REPORT.xml` prints; the test name may go in last_name, as metadata';
+const SIG_FIX =
+  'key the row by the failure signature that `patchwarden signatures REPORT.xml` prints; the test name may go in last_name, as metadata';
 
 export function isExpired(row: LedgerRow, now: Date): boolean {
   return row.expires.getTime() <= now.getTime();
@@ -58,7 +72,12 @@ export function isExpired(row: LedgerRow, now: Date): boolean {
 
 /** A duration as people write it in the config: 30d, 12h, 90m. */
 export function showTtl(ms: number): string {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000]] as const) if (ms % size === 0) return `${ms / size}${unit}`;
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+  ] as const)
+    if (ms % size === 0) return `${ms / size}${unit}`;
   return `${Math.round(ms / 1000)}s`;
 }
 
@@ -77,7 +96,8 @@ export function parseLedger(text: string, source: string, config: Config, now: D
   } catch (err) {
     cannot(`cannot be read: ${(err as Error).message} (anchors and aliases that multiply)`);
   }
-  const deref = (node: unknown): Node | null => (isAlias(node) ? (node.resolve(doc as Document) ?? null) : ((node as Node | null) ?? null));
+  const deref = (node: unknown): Node | null =>
+    isAlias(node) ? (node.resolve(doc as Document) ?? null) : ((node as Node | null) ?? null);
 
   const root = deref(doc.contents);
   if (!isMap(root)) return cannot('the ledger must be a mapping with `version: 2` (or 1) and `records:`', root);
@@ -91,8 +111,10 @@ export function parseLedger(text: string, source: string, config: Config, now: D
   }
   if (version === undefined) cannot('missing `version: 2` (or 1)', root);
   const written = stringOf(version!);
-  if (written !== '1' && written !== '2') cannot(`unknown version ${JSON.stringify(written ?? null)}; this patchwarden reads versions 1 and 2`, version);
-  if (records !== null && stringOf(records) !== null && !isSeq(records)) cannot('`records` must be a list of rows', records);
+  if (written !== '1' && written !== '2')
+    cannot(`unknown version ${JSON.stringify(written ?? null)}; this patchwarden reads versions 1 and 2`, version);
+  if (records !== null && stringOf(records) !== null && !isSeq(records))
+    cannot('`records` must be a list of rows', records);
 
   const ledgerPath = config.freeze.ledger;
   const problems: Violation[] = [];
@@ -102,7 +124,13 @@ export function parseLedger(text: string, source: string, config: Config, now: D
   for (const item of items) {
     const line = lineOf(item as Node) ?? lineOf(records) ?? 1;
     const refuse = (message: string, fix?: string) => {
-      problems.push({ rule: 'ledger', paths: [ledgerPath], message: `${source}:${line}: ${message}`, detail: [{ path: ledgerPath, note: `line ${line}` }], ...(fix ? { fix } : {}) });
+      problems.push({
+        rule: 'ledger',
+        paths: [ledgerPath],
+        message: `${source}:${line}: ${message}`,
+        detail: [{ path: ledgerPath, note: `line ${line}` }],
+        ...(fix ? { fix } : {}),
+      });
     };
     const row = readRow(deref(item), line, refuse, deref, config, now);
     if (!row) continue;
@@ -127,7 +155,10 @@ function checkJson(text: string, source: string) {
     const pos = /position (\d+)/.exec(message);
     const at = pos ? Number(pos[1]) : parseDocument(text, { prettyErrors: false }).errors[0]?.pos[0];
     const line = at === undefined ? undefined : text.slice(0, at).split('\n').length;
-    throw new CannotJudge(`not valid JSON: ${message.replace(/ in JSON at position \d+.*$/, '').replace(/, (\.\.\.)?".*$/, '')}`, { file: source, line });
+    throw new CannotJudge(
+      `not valid JSON: ${message.replace(/ in JSON at position \d+.*$/, '').replace(/, (\.\.\.)?".*$/, '')}`,
+      { file: source, line },
+    );
   }
 }
 
@@ -139,7 +170,14 @@ function stringOf(node: Node | null): string | null {
   return value;
 }
 
-function readRow(node: Node | null, line: number, refuse: (message: string, fix?: string) => void, deref: (n: unknown) => Node | null, config: Config, now: Date): LedgerRow | null {
+function readRow(
+  node: Node | null,
+  line: number,
+  refuse: (message: string, fix?: string) => void,
+  deref: (n: unknown) => Node | null,
+  config: Config,
+  now: Date,
+): LedgerRow | null {
   if (!isMap(node)) {
     refuse('a row must be a mapping with sig, reason, owner and expires');
     return null;
@@ -174,15 +212,23 @@ function readRow(node: Node | null, line: number, refuse: (message: string, fix?
   const length = config.signature.length;
   if (missing('sig')) {
     const byName = [...testKeys, ...(values.has('last_name') ? ['last_name'] : [])];
-    if (byName.length) fail(`the row is keyed by a test name or node id alone (\`${byName[0]}\`) and has no sig; a rename would lift it`, SIG_FIX);
+    if (byName.length)
+      fail(
+        `the row is keyed by a test name or node id alone (\`${byName[0]}\`) and has no sig; a rename would lift it`,
+        SIG_FIX,
+      );
     else fail('the row has no sig', SIG_FIX);
   } else if (sig !== undefined && looksLikeTestId(sig)) {
     fail(`sig ${JSON.stringify(sig)} is a test name or node id, not a failure signature`, SIG_FIX);
   } else if (sig !== undefined && !new RegExp(`^[0-9a-f]{${length}}$`).test(sig)) {
-    const why = /^[0-9a-fA-F]+$/.test(sig) && sig.length === length ? 'must be lowercase' : `must be ${length} lowercase hex digits (signature.length)`;
+    const why =
+      /^[0-9a-fA-F]+$/.test(sig) && sig.length === length
+        ? 'must be lowercase'
+        : `must be ${length} lowercase hex digits (signature.length)`;
     fail(`sig ${JSON.stringify(sig)} ${why}`, SIG_FIX);
   }
-  if (sig !== undefined && testKeys.length) fail(`\`${testKeys[0]}\` is not a ledger key: a test name is metadata only (write it as last_name)`);
+  if (sig !== undefined && testKeys.length)
+    fail(`\`${testKeys[0]}\` is not a ledger key: a test name is metadata only (write it as last_name)`);
 
   const reason = text('reason');
   if (missing('reason')) fail('the row has no reason', 'say why the failure is tolerated for now');
@@ -197,18 +243,36 @@ function readRow(node: Node | null, line: number, refuse: (message: string, fix?
     return d ?? undefined;
   };
   const expires = time('expires');
-  if (missing('expires')) fail('the row has no expires; every freeze ends', 'add expires: an ISO 8601 UTC time at most freeze.max_ttl away');
+  if (missing('expires'))
+    fail('the row has no expires; every freeze ends', 'add expires: an ISO 8601 UTC time at most freeze.max_ttl away');
   const issued = time('issued');
   const max = config.freeze.max_ttl;
   if (expires && issued) {
     if (expires.getTime() < issued.getTime()) fail('expires is before issued');
-    else if (expires.getTime() - issued.getTime() > max) fail(`expires is further than freeze.max_ttl (${showTtl(max)}) from issued`, 'shorten the freeze, or raise freeze.max_ttl in the config');
+    else if (expires.getTime() - issued.getTime() > max)
+      fail(
+        `expires is further than freeze.max_ttl (${showTtl(max)}) from issued`,
+        'shorten the freeze, or raise freeze.max_ttl in the config',
+      );
   }
-  if (expires && expires.getTime() - now.getTime() > max) fail(`expires is further than freeze.max_ttl (${showTtl(max)}) from now`, 'shorten the freeze, or raise freeze.max_ttl in the config');
+  if (expires && expires.getTime() - now.getTime() > max)
+    fail(
+      `expires is further than freeze.max_ttl (${showTtl(max)}) from now`,
+      'shorten the freeze, or raise freeze.max_ttl in the config',
+    );
 
   const fixture = text('fixture');
-  if (fixture !== undefined && !isFixtureId(fixture)) fail(`fixture ${JSON.stringify(fixture)} must be a fixture id: 16 lowercase hex digits`);
-  const optional = { last_name: text('last_name'), ticket: text('ticket'), fixture, seed: text('seed'), env_class: text('env_class'), ci: text('ci'), run: text('run') };
+  if (fixture !== undefined && !isFixtureId(fixture))
+    fail(`fixture ${JSON.stringify(fixture)} must be a fixture id: 16 lowercase hex digits`);
+  const optional = {
+    last_name: text('last_name'),
+    ticket: text('ticket'),
+    fixture,
+    seed: text('seed'),
+    env_class: text('env_class'),
+    ci: text('ci'),
+    run: text('run'),
+  };
   if (broken || !sig || !reason || !owner || !expires) return null;
   const row: LedgerRow = { sig, reason, owner, expires, line };
   if (issued) row.issued = issued;
@@ -229,7 +293,10 @@ export async function readLedgerAt(repo: Repo, config: Config, rev: string, now:
   const entries = rev === ':' ? await listIndex(repo, file) : await listTree(repo, rev, file);
   const entry = entries.find((e) => e.path === file);
   if (!entry) return null;
-  if (entry.mode === '120000' || entry.type !== 'blob') throw new CannotJudge('the freeze ledger must be a regular file, not a symbolic link or a folder', { file: source });
+  if (entry.mode === '120000' || entry.type !== 'blob')
+    throw new CannotJudge('the freeze ledger must be a regular file, not a symbolic link or a folder', {
+      file: source,
+    });
   const blob = await readFileAt(repo, rev, file);
   if (!blob) return null;
   return parseLedger(blob.toString('utf8'), source, config, now);
@@ -240,7 +307,12 @@ export async function checkLedgerAt(repo: Repo, config: Config, rev: string, now
   const ledger = await readLedgerAt(repo, config, rev, now);
   if (!ledger) return [];
   if (!freezePolicy(config, ledger).requireEvidence) return ledger.problems;
-  const voided = await voidedFixtures(repo, config, ledger.rows, rev === ':' ? { kind: 'index' } : { kind: 'rev', rev });
+  const voided = await voidedFixtures(
+    repo,
+    config,
+    ledger.rows,
+    rev === ':' ? { kind: 'index' } : { kind: 'rev', rev },
+  );
   return [...ledger.problems, ...evidenceViolations(ledger, config, voided)];
 }
 
@@ -255,7 +327,8 @@ export async function readWorktreeLedger(repo: Repo, config: Config): Promise<{ 
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { file, text: null };
     throw new CannotJudge(`cannot read the freeze ledger: ${(err as Error).message}`, { file: shown });
   }
-  if (stat.isSymbolicLink() || !stat.isFile()) throw new CannotJudge('the freeze ledger must be a regular file, not a symbolic link or a folder', { file: shown });
+  if (stat.isSymbolicLink() || !stat.isFile())
+    throw new CannotJudge('the freeze ledger must be a regular file, not a symbolic link or a folder', { file: shown });
   try {
     return { file, text: await readFile(file, 'utf8') };
   } catch (err) {
@@ -271,6 +344,9 @@ export function emptyLedger(source: string): Ledger {
 /** For commands that use the rows: a ledger with broken rows cannot judge anything. */
 export function soundLedger(ledger: Ledger): Ledger {
   const [first, ...rest] = ledger.problems;
-  if (first) throw new CannotJudge(`the freeze ledger has ${ledger.problems.length} broken row${rest.length ? 's' : ''} (run patchwarden freeze check); first: ${first.message}`);
+  if (first)
+    throw new CannotJudge(
+      `the freeze ledger has ${ledger.problems.length} broken row${rest.length ? 's' : ''} (run patchwarden freeze check); first: ${first.message}`,
+    );
   return ledger;
 }

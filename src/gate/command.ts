@@ -58,7 +58,12 @@ exit 0 every layer passed or was skipped, 1 a layer refused, 2 a layer could
 not judge (and none refused).`;
 
 export async function run(args: string[]): Promise<number> {
-  const { common, values } = parse(args, { base: { type: 'string' }, 'suite-timeout': { type: 'string' }, require: { type: 'string' } }, false, [...FORMATS, ...REPORT_FORMATS]);
+  const { common, values } = parse(
+    args,
+    { base: { type: 'string' }, 'suite-timeout': { type: 'string' }, require: { type: 'string' } },
+    false,
+    [...FORMATS, ...REPORT_FORMATS],
+  );
   if (!values.base) throw new UsageError('gate needs --base REV, the branch the change would merge into');
   const suiteTimeout = durationFlag('--suite-timeout', values['suite-timeout'] ?? '60m');
   const repo = await openRepo(common.dir);
@@ -77,42 +82,77 @@ export async function run(args: string[]): Promise<number> {
   const forkPoint = await mergeBase(repo, base, head);
   if (!forkPoint) {
     const shallow = (await repo.text(['rev-parse', '--is-shallow-repository'])) === 'true';
-    throw new CannotJudge(shallow
-      ? `this clone is shallow, so HEAD and ${values.base} share no history here; fetch the full history (fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 in GitLab CI, or git fetch --unshallow)`
-      : `HEAD and ${values.base} have no common history`);
+    throw new CannotJudge(
+      shallow
+        ? `this clone is shallow, so HEAD and ${values.base} share no history here; fetch the full history (fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 in GitLab CI, or git fetch --unshallow)`
+        : `HEAD and ${values.base} have no common history`,
+    );
   }
   // An owner's override passes the mixing and revert rules for its own changes: the revert check starts from them.
-  const overrides = await judgeOverrides(repo, config, base, await overrideClaims(repo, commits), commits, forkPoint, clockNow());
+  const overrides = await judgeOverrides(
+    repo,
+    config,
+    base,
+    await overrideClaims(repo, commits),
+    commits,
+    forkPoint,
+    clockNow(),
+  );
   const own = overrides.granted.flatMap((o) => changes.get(o.commit) ?? []);
-  const withOwn = (rev: string) => (own.length ? commitWith(repo, rev, own, 'the base plus the owners\' overrides') : rev);
+  const withOwn = (rev: string) =>
+    own.length ? commitWith(repo, rev, own, "the base plus the owners' overrides") : rev;
   const ctx: GateContext = {
-    repo, config, base, head, mergeBase: forkPoint, commits,
-    changes, overrides,
+    repo,
+    config,
+    base,
+    head,
+    mergeBase: forkPoint,
+    commits,
+    changes,
+    overrides,
     revertFrom: { mergeBase: await withOwn(forkPoint), onto: await withOwn(base) },
     classify: await classifierFor(repo, config),
     now: clockNow(),
     progress,
   };
-  const layers: LayerResult[] = enforceRequired([
-    ...(await mixingAndOwners(ctx)),
-    await ledgerLayer(ctx),
-    await fixturesLayer(ctx),
-    await tamperLayer(ctx),
-    ...(await propertyLayers(ctx)),
-    await suiteLayer(ctx, suiteTimeout),
-  ], required, config.source);
-  const rules = common.config ?? (config.present ? `${base.slice(0, 12)}:${CONFIG_FILE}` : `the defaults (no ${CONFIG_FILE} at ${base.slice(0, 12)})`);
+  const layers: LayerResult[] = enforceRequired(
+    [
+      ...(await mixingAndOwners(ctx)),
+      await ledgerLayer(ctx),
+      await fixturesLayer(ctx),
+      await tamperLayer(ctx),
+      ...(await propertyLayers(ctx)),
+      await suiteLayer(ctx, suiteTimeout),
+    ],
+    required,
+    config.source,
+  );
+  const rules =
+    common.config ??
+    (config.present
+      ? `${base.slice(0, 12)}:${CONFIG_FILE}`
+      : `the defaults (no ${CONFIG_FILE} at ${base.slice(0, 12)})`);
   const header = { base, head, commits: commits.length, rules };
   const listed = overrideLines(overrides.granted).map((l) => `patchwarden gate: ${l}`);
   const code = exitCode(layers);
   if ((REPORT_FORMATS as readonly string[]).includes(common.format)) {
     const { report } = await import('../common/reports.js');
-    process.stdout.write(report(common.format as ReportFormat, layers, { title: 'patchwarden gate', rulesFile: CONFIG_FILE }));
+    process.stdout.write(
+      report(common.format as ReportFormat, layers, { title: 'patchwarden gate', rulesFile: CONFIG_FILE }),
+    );
     return code;
   }
   emit(common.format, {
     ok: code === 0,
-    json: { base, head, commits: commits.length, rules, required, overrides: overrides.granted, layers: jsonLayers(layers) },
+    json: {
+      base,
+      head,
+      commits: commits.length,
+      rules,
+      required,
+      overrides: overrides.granted,
+      layers: jsonLayers(layers),
+    },
     text: [...textTable(header, layers), ...listed],
     github: githubAnnotations(layers),
   });

@@ -17,11 +17,19 @@ import { BASELINE_FILE, parseBaseline } from '../mixing/baseline.js';
 import { parseRegistry } from '../properties/registry.js';
 
 /** How messages name a file at `rev` (`:` is the index). */
-const shownAt = (rev: string, file: string) => (rev === ':' ? file : `${/^[0-9a-f]{40,64}$/.test(rev) ? rev.slice(0, 12) : rev}:${file}`);
+const shownAt = (rev: string, file: string) =>
+  rev === ':' ? file : `${/^[0-9a-f]{40,64}$/.test(rev) ? rev.slice(0, 12) : rev}:${file}`;
 
 /** The paths of the guard's own files for `config`: the config and each file it names. */
 export function guardFiles(config: Config): string[] {
-  return [CONFIG_FILE, config.freeze.ledger, config.fixtures.lock, config.properties.invariants, BASELINE_FILE, ...(config.owners.signers ? [config.owners.signers] : [])];
+  return [
+    CONFIG_FILE,
+    config.freeze.ledger,
+    config.fixtures.lock,
+    config.properties.invariants,
+    BASELINE_FILE,
+    ...(config.owners.signers ? [config.owners.signers] : []),
+  ];
 }
 
 /**
@@ -53,7 +61,10 @@ export async function guardFileProblems(repo: Repo, rev: string, touched: Set<st
   const { lock } = config.fixtures;
   const { invariants, command } = config.properties;
   const signers = config.owners.signers;
-  if (wanted(ledger)) await check(async () => { await readLedgerAt(repo, config, rev, new Date()); });
+  if (wanted(ledger))
+    await check(async () => {
+      await readLedgerAt(repo, config, rev, new Date());
+    });
   if (wanted(lock)) {
     await check(async () => {
       const blob = await readFileAt(repo, rev, lock);
@@ -64,7 +75,10 @@ export async function guardFileProblems(repo: Repo, rev: string, touched: Set<st
   if (command && wanted(invariants)) {
     await check(async () => {
       const blob = await readFileAt(repo, rev, invariants);
-      if (!blob) throw new CannotJudge(`properties.command is set but ${invariants} (properties.invariants) is not there`, { file: config.source });
+      if (!blob)
+        throw new CannotJudge(`properties.command is set but ${invariants} (properties.invariants) is not there`, {
+          file: config.source,
+        });
       parseRegistry(blob.toString('utf8'), shownAt(rev, invariants));
     });
   }
@@ -90,7 +104,10 @@ function checkSigners(text: string, shown: string): void {
     const l = line.trim();
     if (!l || l.startsWith('#')) return;
     if (!/(^|\s)(ssh-[a-z0-9-]+|ecdsa-sha2-[a-z0-9-]+|sk-[a-z0-9@.-]+)\s+[A-Za-z0-9+/]+=*(\s|$)/.test(l)) {
-      throw new CannotJudge('not an allowed-signers line (principals, then the key type and the base64 key, as `git config gpg.ssh.allowedSignersFile` reads)', { file: shown, line: i + 1 });
+      throw new CannotJudge(
+        'not an allowed-signers line (principals, then the key type and the base64 key, as `git config gpg.ssh.allowedSignersFile` reads)',
+        { file: shown, line: i + 1 },
+      );
     }
   });
 }

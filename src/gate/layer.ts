@@ -18,7 +18,13 @@ export function skipped(layer: string, reason: string): LayerResult {
 }
 
 /** Passed when there are no violations, else refused with the summary given. */
-export function judged(layer: string, violations: Violation[], pass: string, refused: string, details?: Record<string, unknown>): LayerResult {
+export function judged(
+  layer: string,
+  violations: Violation[],
+  pass: string,
+  refused: string,
+  details?: Record<string, unknown>,
+): LayerResult {
   return violations.length
     ? { layer, ok: false, status: 'refused', summary: refused, violations, details }
     : passed(layer, pass, details);

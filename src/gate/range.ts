@@ -42,17 +42,47 @@ export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> 
   let exempt = new Set<string>();
   const owners = await guarded('owners', async () => {
     if (!ownersApply(ctx.config.owners)) return skipped('owners', 'owners.signers and owners.agents are not set');
-    const v = await checkOwners(ctx.repo, ctx.config, ctx.base, ctx.commits, ctx.changes, ctx.classify, [], { base: ctx.mergeBase, commits: new Set(ctx.commits), now: ctx.now });
+    const v = await checkOwners(ctx.repo, ctx.config, ctx.base, ctx.commits, ctx.changes, ctx.classify, [], {
+      base: ctx.mergeBase,
+      commits: new Set(ctx.commits),
+      now: ctx.now,
+    });
     exempt = v.exempt;
-    return judged('owners', v.violations, `oracle commits by owners only (${counted(v.exempt.size, 'signed oracle commit')})`, `${counted(new Set(v.violations.map((x) => x.commit)).size, 'oracle commit')} not made by an owner`);
+    return judged(
+      'owners',
+      v.violations,
+      `oracle commits by owners only (${counted(v.exempt.size, 'signed oracle commit')})`,
+      `${counted(new Set(v.violations.map((x) => x.commit)).size, 'oracle commit')} not made by an owner`,
+    );
   });
   const mixing = await guarded('mixing', async () => {
     const overridden = new Set(ctx.overrides.granted.map((o) => o.commit));
-    const v = [...ctx.overrides.violations, ...judgeCommits(ctx.commits.filter((c) => !overridden.has(c)), ctx.changes, ctx.config, ctx.classify, exempt), ...(await symlinkViolations(ctx.repo, ctx.commits, ctx.changes, ctx.classify))];
+    const v = [
+      ...ctx.overrides.violations,
+      ...judgeCommits(
+        ctx.commits.filter((c) => !overridden.has(c)),
+        ctx.changes,
+        ctx.config,
+        ctx.classify,
+        exempt,
+      ),
+      ...(await symlinkViolations(ctx.repo, ctx.commits, ctx.changes, ctx.classify)),
+    ];
     // A guard file that does not parse would judge every later change once it merges.
-    const guard = touchedGuardFiles([...ctx.changes.values()].flatMap((list) => list.map((c) => c.path)), ctx.config);
-    if (guard.size) v.push(...guardFileViolations(await guardFileProblems(ctx.repo, ctx.head, guard), `head ${ctx.head.slice(0, 12)}`));
-    return judged('mixing', v, `${counted(ctx.commits.length, 'commit')}, production code and oracles kept apart`, mixingSummary(v));
+    const guard = touchedGuardFiles(
+      [...ctx.changes.values()].flatMap((list) => list.map((c) => c.path)),
+      ctx.config,
+    );
+    if (guard.size)
+      v.push(
+        ...guardFileViolations(await guardFileProblems(ctx.repo, ctx.head, guard), `head ${ctx.head.slice(0, 12)}`),
+      );
+    return judged(
+      'mixing',
+      v,
+      `${counted(ctx.commits.length, 'commit')}, production code and oracles kept apart`,
+      mixingSummary(v),
+    );
   });
   return [mixing, owners];
 }
@@ -61,7 +91,8 @@ function mixingSummary(v: { rule: string; paths: string[] }[]): string {
   const mixed = v.filter((x) => x.rule === 'mix').length;
   if (mixed) return `${counted(mixed, 'commit')} ${mixed === 1 ? 'mixes' : 'mix'} production code with oracles`;
   if (v.some((x) => x.rule === 'mix-range')) return 'the range mixes production code with oracles';
-  if (v.some((x) => x.rule === 'guard-file')) return `${v.find((x) => x.rule === 'guard-file')!.paths[0]} at head does not parse`;
+  if (v.some((x) => x.rule === 'guard-file'))
+    return `${v.find((x) => x.rule === 'guard-file')!.paths[0]} at head does not parse`;
   return 'a symbolic link points out of its zone';
 }
 
@@ -70,7 +101,15 @@ export function fixturesLayer(ctx: GateContext): Promise<LayerResult> {
     const report = await verifyFixtures(ctx.repo, ctx.config, { kind: 'rev', rev: ctx.head });
     const v = fixtureViolations(report, ctx.config, `head ${ctx.head.slice(0, 12)}`);
     const none = report.lockMissing && !v.length;
-    return judged('fixtures', v, none ? `no fixtures and no ${ctx.config.fixtures.lock} at head` : `${ctx.config.fixtures.lock} matches the fixtures at head`, `${ctx.config.fixtures.lock} does not match the fixtures at head`, { ...report });
+    return judged(
+      'fixtures',
+      v,
+      none
+        ? `no fixtures and no ${ctx.config.fixtures.lock} at head`
+        : `${ctx.config.fixtures.lock} matches the fixtures at head`,
+      `${ctx.config.fixtures.lock} does not match the fixtures at head`,
+      { ...report },
+    );
   });
 }
 
@@ -79,12 +118,23 @@ export function ledgerLayer(ctx: GateContext): Promise<LayerResult> {
     const ledger = await readLedgerAt(ctx.repo, ctx.config, ctx.head, ctx.now);
     if (!ledger) return passed('ledger', `no ledger (${ctx.config.freeze.ledger}) at head`);
     const policy = freezePolicy(ctx.config, ledger);
-    const evidence = evidenceViolations(ledger, ctx.config, await voidedFixtures(ctx.repo, ctx.config, ledger.rows, { kind: 'rev', rev: ctx.head }));
-    const result = judged('ledger', [...ledger.problems, ...(policy.requireEvidence ? evidence : [])], `${ledger.source.replace(/^[0-9a-f]{12,}/, (id) => id.slice(0, 12))}: ${counted(ledger.rows.length, 'well-formed row')} (version ${ledger.version})`, `${ctx.config.freeze.ledger} at head breaks ${counted(ledger.problems.length + (policy.requireEvidence ? evidence.length : 0), 'rule')}`);
+    const evidence = evidenceViolations(
+      ledger,
+      ctx.config,
+      await voidedFixtures(ctx.repo, ctx.config, ledger.rows, { kind: 'rev', rev: ctx.head }),
+    );
+    const result = judged(
+      'ledger',
+      [...ledger.problems, ...(policy.requireEvidence ? evidence : [])],
+      `${ledger.source.replace(/^[0-9a-f]{12,}/, (id) => id.slice(0, 12))}: ${counted(ledger.rows.length, 'well-formed row')} (version ${ledger.version})`,
+      `${ctx.config.freeze.ledger} at head breaks ${counted(ledger.problems.length + (policy.requireEvidence ? evidence.length : 0), 'rule')}`,
+    );
     // What a stricter ledger would refuse is said, never enforced, until the owners opt in.
     if (!policy.requireEvidence && evidence.length) {
       const lines = evidence.map((v) => v.detail?.[0]?.note ?? '').join(', ');
-      result.notes = [`${counted(evidence.length, 'row')} of ${ctx.config.freeze.ledger} carry no replay evidence (${lines}): ${policy.version === 1 ? 'a version 2 ledger would refuse them' : 'kept only because freeze.require_evidence is false'}; patchwarden freeze migrate --check lists what each lacks`];
+      result.notes = [
+        `${counted(evidence.length, 'row')} of ${ctx.config.freeze.ledger} carry no replay evidence (${lines}): ${policy.version === 1 ? 'a version 2 ledger would refuse them' : 'kept only because freeze.require_evidence is false'}; patchwarden freeze migrate --check lists what each lacks`,
+      ];
     }
     return result;
   });

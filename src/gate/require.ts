@@ -7,20 +7,30 @@ import type { LayerResult } from './layer.js';
 
 /** `--require properties,fixtures`, joined to the config's list: the command line can only add. */
 export function requirements(config: Config, flag: string | undefined): GateRequirement[] {
-  const given = flag === undefined ? [] : flag.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const g of given) if (!(GATE_REQUIREMENTS as readonly string[]).includes(g)) throw new UsageError(`--require takes ${GATE_REQUIREMENTS.join(', ')}, not ${JSON.stringify(g)}`);
+  const given =
+    flag === undefined
+      ? []
+      : flag
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+  for (const g of given)
+    if (!(GATE_REQUIREMENTS as readonly string[]).includes(g))
+      throw new UsageError(`--require takes ${GATE_REQUIREMENTS.join(', ')}, not ${JSON.stringify(g)}`);
   return [...new Set([...config.gate.require, ...(given as GateRequirement[])])];
 }
 
 const SETUP: Record<GateRequirement, string> = {
   properties: 'set properties.command and list invariants in properties.invariants (docs/revert-check.md)',
-  fixtures: 'pin the failing inputs under fixtures.inputs and commit the lock (patchwarden fixtures add, patchwarden fixtures lock)',
+  fixtures:
+    'pin the failing inputs under fixtures.inputs and commit the lock (patchwarden fixtures add, patchwarden fixtures lock)',
   freeze: 'set suite.command, so every failure of the suite is judged by the ledger',
 };
 
 /** Whether a layer's result shows its oracle is missing rather than judged. */
 function missing(req: GateRequirement, l: LayerResult): boolean {
-  if (req === 'fixtures') return l.layer === 'fixtures' && l.ok && (l.details as { lockMissing?: boolean } | undefined)?.lockMissing === true;
+  if (req === 'fixtures')
+    return l.layer === 'fixtures' && l.ok && (l.details as { lockMissing?: boolean } | undefined)?.lockMissing === true;
   if (req === 'freeze') return l.layer === 'suite' && l.status === 'skipped';
   // The revert layer is also skipped when there is no production change: only an unconfigured properties layer is missing.
   return l.layer === 'properties' && l.status === 'skipped';
@@ -32,6 +42,19 @@ export function enforceRequired(layers: LayerResult[], required: GateRequirement
     const req = required.find((r) => missing(r, l));
     if (!req) return l;
     const message = `unproven: gate.require names ${req}, but ${l.summary}`;
-    return { ...l, ok: false, status: 'refused', summary: `unproven: ${l.summary}`, violations: [{ rule: 'unproven', paths: [source], message, fix: `${SETUP[req]}, in a commit of its own; or drop ${req} from gate.require in ${source}` }] };
+    return {
+      ...l,
+      ok: false,
+      status: 'refused',
+      summary: `unproven: ${l.summary}`,
+      violations: [
+        {
+          rule: 'unproven',
+          paths: [source],
+          message,
+          fix: `${SETUP[req]}, in a commit of its own; or drop ${req} from gate.require in ${source}`,
+        },
+      ],
+    };
   });
 }

@@ -8,12 +8,25 @@ import { counted } from '../common/text.js';
 export async function tamperLayer(ctx: GateContext): Promise<LayerResult> {
   return guarded('tamper', async () => {
     if (ctx.config.tamper.mode === 'off') return skipped('tamper', `tamper.mode is off in ${ctx.config.source}`);
-    const v = await judgeTamper(ctx.repo, ctx.config, { from: ctx.mergeBase, to: ctx.head, judgeRev: ctx.base }, ctx.classify);
+    const v = await judgeTamper(
+      ctx.repo,
+      ctx.config,
+      { from: ctx.mergeBase, to: ctx.head, judgeRev: ctx.base },
+      ctx.classify,
+    );
     for (const w of v.warnings) ctx.progress(w);
     const allowed = v.hits.filter((h) => h.allowed_by).length;
     const files = `${counted(v.files, 'production file')} with added lines`;
-    const pass = v.warnings.length ? `${files}; ${v.warnings.length} hit(s) stand but tamper.mode is warn` : `${files}, ${v.hits.length} hit(s)${allowed ? `, ${allowed} allowed` : ''}`;
+    const pass = v.warnings.length
+      ? `${files}; ${v.warnings.length} hit(s) stand but tamper.mode is warn`
+      : `${files}, ${v.hits.length} hit(s)${allowed ? `, ${allowed} allowed` : ''}`;
     const standing = v.hits.length - allowed;
-    return judged('tamper', v.violations, pass, `${counted(standing, 'added line')} of production code game the test run`, { mode: v.mode, hits: v.hits });
+    return judged(
+      'tamper',
+      v.violations,
+      pass,
+      `${counted(standing, 'added line')} of production code game the test run`,
+      { mode: v.mode, hits: v.hits },
+    );
   });
 }

@@ -49,19 +49,55 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
   const { repo, config } = ctx;
   if (!config.properties.command) {
     const why = 'properties.command is not set';
-    if (!(await readFileAt(repo, ctx.base, config.properties.invariants))) return [skipped('properties', why), skipped('revert', why)];
+    if (!(await readFileAt(repo, ctx.base, config.properties.invariants)))
+      return [skipped('properties', why), skipped('revert', why)];
     const e = `${config.properties.invariants} registers invariants at base, but ${why}: nothing would check them`;
-    return ['properties', 'revert'].map((layer) => ({ layer, ok: false, status: 'error' as const, summary: e, violations: [] }));
+    return ['properties', 'revert'].map((layer) => ({
+      layer,
+      ok: false,
+      status: 'error' as const,
+      summary: e,
+      violations: [],
+    }));
   }
   let result: RevertResult | null = null;
   const properties = await guarded('properties', async () => {
-    result = await revertCheck(repo, config, ctx.revertFrom.mergeBase, ctx.head, { progress: ctx.progress, onto: ctx.revertFrom.onto, now: ctx.now, exemption: (patch) => refactorExemption(repo, ctx.base, patch) });
+    result = await revertCheck(repo, config, ctx.revertFrom.mergeBase, ctx.head, {
+      progress: ctx.progress,
+      onto: ctx.revertFrom.onto,
+      now: ctx.now,
+      exemption: (patch) => refactorExemption(repo, ctx.base, patch),
+    });
     if (result.status === 'not_applicable') return headOnly(ctx);
-    const details = { status: result.status, states: result.states, pending: result.pending, neutral: result.neutral, head_run: result.head_run, outside_src: result.outside_src, owner_commits: result.owner_commits, env: runEnv(config) };
+    const details = {
+      status: result.status,
+      states: result.states,
+      pending: result.pending,
+      neutral: result.neutral,
+      head_run: result.head_run,
+      outside_src: result.outside_src,
+      owner_commits: result.owner_commits,
+      env: runEnv(config),
+    };
     // Configured, and settled by an owner before any run: a pass (gate.require counts it), not a skip.
-    if (result.status === 'acknowledged' || result.status === 'no_behaviour_change') return passed('properties', `not run: ${result.reason}`, details);
+    if (result.status === 'acknowledged' || result.status === 'no_behaviour_change')
+      return passed('properties', `not run: ${result.reason}`, details);
     if (headRefused(result.status)) {
-      return { layer: 'properties', ok: false, status: 'refused', summary: `${result.status}: the properties do not pass on the base plus the production diff`, violations: [{ rule: 'properties', paths: result.outside_src, message: `${result.reason}${lines(result)}`, fix: result.fix ?? undefined }], details };
+      return {
+        layer: 'properties',
+        ok: false,
+        status: 'refused',
+        summary: `${result.status}: the properties do not pass on the base plus the production diff`,
+        violations: [
+          {
+            rule: 'properties',
+            paths: result.outside_src,
+            message: `${result.reason}${lines(result)}`,
+            fix: result.fix ?? undefined,
+          },
+        ],
+        details,
+      };
     }
     return passed('properties', statesSummary(result), details);
   });
@@ -70,18 +106,57 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
   if (!r) revert = { ...properties, layer: 'revert' };
   else if (r.status === 'not_applicable') revert = skipped('revert', r.reason);
   else {
-    const details = { status: r.status, evidence: r.evidence, digest: r.digest, failing_on_revert: r.failing_on_revert, reverted: r.reverted, ...(r.acknowledged ? { acknowledged: r.acknowledged } : {}) };
-    revert = r.status === 'acknowledged'
-      ? passed('revert', `acknowledged refactor ${r.digest!.slice(0, 12)} by ${r.acknowledged!.owner} (${ACK_FILE}): ${r.acknowledged!.reason}`, details)
-      : r.status === 'describes_patch'
-      ? passed('revert', `describes_patch: fixed with the production diff, failing without it: ${r.failing_on_revert.join(', ')}`, details)
-      : r.status === 'no_behaviour_change'
-      ? passed('revert', r.reason, { ...details, unchanged: r.unchanged })
-      : r.status === 'vouched'
-      ? passed('revert', `vouched: ${r.evidence?.why ?? ''}; ${r.reason}`, details)
-      : headRefused(r.status)
-      ? { layer: 'revert', ok: false, status: 'refused', summary: r.status, violations: [refusal('revert', 'not judged: the properties do not pass on the base plus the production diff')], details }
-      : { layer: 'revert', ok: false, status: 'refused', summary: r.status, violations: [{ rule: 'revert', paths: [], message: `${r.status}: ${r.reason} (${r.evidence?.why ?? ''})`, fix: r.fix ?? undefined }], details };
+    const details = {
+      status: r.status,
+      evidence: r.evidence,
+      digest: r.digest,
+      failing_on_revert: r.failing_on_revert,
+      reverted: r.reverted,
+      ...(r.acknowledged ? { acknowledged: r.acknowledged } : {}),
+    };
+    revert =
+      r.status === 'acknowledged'
+        ? passed(
+            'revert',
+            `acknowledged refactor ${r.digest!.slice(0, 12)} by ${r.acknowledged!.owner} (${ACK_FILE}): ${r.acknowledged!.reason}`,
+            details,
+          )
+        : r.status === 'describes_patch'
+          ? passed(
+              'revert',
+              `describes_patch: fixed with the production diff, failing without it: ${r.failing_on_revert.join(', ')}`,
+              details,
+            )
+          : r.status === 'no_behaviour_change'
+            ? passed('revert', r.reason, { ...details, unchanged: r.unchanged })
+            : r.status === 'vouched'
+              ? passed('revert', `vouched: ${r.evidence?.why ?? ''}; ${r.reason}`, details)
+              : headRefused(r.status)
+                ? {
+                    layer: 'revert',
+                    ok: false,
+                    status: 'refused',
+                    summary: r.status,
+                    violations: [
+                      refusal('revert', 'not judged: the properties do not pass on the base plus the production diff'),
+                    ],
+                    details,
+                  }
+                : {
+                    layer: 'revert',
+                    ok: false,
+                    status: 'refused',
+                    summary: r.status,
+                    violations: [
+                      {
+                        rule: 'revert',
+                        paths: [],
+                        message: `${r.status}: ${r.reason} (${r.evidence?.why ?? ''})`,
+                        fix: r.fix ?? undefined,
+                      },
+                    ],
+                    details,
+                  };
   }
   return [properties, revert];
 }
@@ -90,7 +165,9 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
 function statesSummary(r: RevertResult): string {
   const by = new Map<string, string[]>();
   for (const i of r.states) by.set(i.state, [...(by.get(i.state) ?? []), i.id]);
-  const parts = [...by].map(([state, ids]) => state === 'pending' ? `pending under a mark: ${ids.join(', ')}` : `${ids.length} ${state}`);
+  const parts = [...by].map(([state, ids]) =>
+    state === 'pending' ? `pending under a mark: ${ids.join(', ')}` : `${ids.length} ${state}`,
+  );
   const green = r.green.length ? `; drop the pending mark of ${r.green.join(', ')} (it passes now)` : '';
   return `${counted(r.states.length, 'registered invariant')} on the base plus the production diff: ${parts.join(', ')}${r.neutral.length ? `; ${r.neutral.length} skipped in both runs` : ''}${green}`;
 }
@@ -103,12 +180,32 @@ async function headOnly(ctx: GateContext): Promise<LayerResult> {
   ctx.progress('no production change: running the properties on the working tree');
   const run = await runProperties(worktreeRoot(ctx.repo), ctx.config, registry, { classify: ctx.classify });
   const problems = run.problem ? [run.problem] : headProblems(run.mapping!, registry);
-  if (problems.length) return judged('properties', problems.map((p) => refusal('properties', p)), '', 'the properties do not pass on head', { invariants: run.mapping?.invariants ?? [], env: runEnv(ctx.config) });
+  if (problems.length)
+    return judged(
+      'properties',
+      problems.map((p) => refusal('properties', p)),
+      '',
+      'the properties do not pass on head',
+      { invariants: run.mapping?.invariants ?? [], env: runEnv(ctx.config) },
+    );
   const ev = judgeStates(run.mapping!.invariants, null, registry, ctx.now, ctx.config.properties.pending_ttl);
   const unmarked = ev.refusals.filter((r) => r.why === 'unmarked').map((r) => r.id);
-  const violations = ev.refusals.map((r): Violation => ({ rule: 'properties', paths: [], message: r.message, fix: r.why === 'unmarked' ? markAdvice(registry, unmarked, ctx.now) : undefined }));
+  const violations = ev.refusals.map(
+    (r): Violation => ({
+      rule: 'properties',
+      paths: [],
+      message: r.message,
+      fix: r.why === 'unmarked' ? markAdvice(registry, unmarked, ctx.now) : undefined,
+    }),
+  );
   const pending = ev.pending.length ? `; pending under a mark: ${ev.pending.join(', ')}` : '';
-  return judged('properties', violations, `${counted(registry.invariants.length, 'registered invariant')} on head (no production change): ${ev.invariants.filter((i) => i.state === 'holds').length} hold${pending}`, 'the properties do not pass on head', { states: ev.invariants, pending: ev.pending, neutral: ev.neutral, env: runEnv(ctx.config) });
+  return judged(
+    'properties',
+    violations,
+    `${counted(registry.invariants.length, 'registered invariant')} on head (no production change): ${ev.invariants.filter((i) => i.state === 'holds').length} hold${pending}`,
+    'the properties do not pass on head',
+    { states: ev.invariants, pending: ev.pending, neutral: ev.neutral, env: runEnv(ctx.config) },
+  );
 }
 
 export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerResult> {
@@ -117,37 +214,82 @@ export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerRe
     const command = config.suite.command;
     if (!command) return skipped('suite', 'suite.command is not set');
     const root = worktreeRoot(repo);
-    const ledger = soundLedger((await readLedgerAt(repo, config, ctx.base, ctx.now)) ?? emptyLedger(`${ctx.base.slice(0, 12)}:${config.freeze.ledger}`));
+    const ledger = soundLedger(
+      (await readLedgerAt(repo, config, ctx.base, ctx.now)) ??
+        emptyLedger(`${ctx.base.slice(0, 12)}:${config.freeze.ledger}`),
+    );
     ctx.progress('running the suite');
     const run = await runTestCommand(command, { cwd: root, timeoutMs, env: { ...TREE_ENV, ...runEnv(config) } });
     try {
-      if (run.timedOut) return { layer: 'suite', ok: false, status: 'refused', summary: `the suite ran past ${formatDuration(timeoutMs)} and was killed`, violations: [refusal('suite', `the suite ran past ${formatDuration(timeoutMs)} (--suite-timeout) and was killed`)] };
+      if (run.timedOut)
+        return {
+          layer: 'suite',
+          ok: false,
+          status: 'refused',
+          summary: `the suite ran past ${formatDuration(timeoutMs)} and was killed`,
+          violations: [
+            refusal('suite', `the suite ran past ${formatDuration(timeoutMs)} (--suite-timeout) and was killed`),
+          ],
+        };
       if (!existsSync(run.junit)) {
         const how = run.signal ? `was killed by ${run.signal}` : `exited ${run.code}`;
-        throw new CannotJudge(`the suite ${how} without writing its JUnit report to {junit} (is --junitxml={junit} or --test-reporter-destination={junit} in suite.command?)`);
+        throw new CannotJudge(
+          `the suite ${how} without writing its JUnit report to {junit} (is --junitxml={junit} or --test-reporter-destination={junit} in suite.command?)`,
+        );
       }
       const report = await readReport(run.junit);
       const opts = signOptions(config, await configBool(repo, 'core.ignorecase'), await checkoutSource(root));
       const signed = report.cases.map((c) => signCase(c, opts)).filter((s): s is Signed => s !== null);
       const bySig = new Map(ledger.rows.map((r) => [r.sig, r]));
       const ids = [...new Set(signed.flatMap((s) => bySig.get(s.sig)?.fixture ?? []))];
-      const voided = ids.length ? await voidFixtures(repo, config, ids, { kind: 'rev', rev: ctx.head }) : new Set<string>();
+      const voided = ids.length
+        ? await voidFixtures(repo, config, ids, { kind: 'rev', rev: ctx.head })
+        : new Set<string>();
       const decisions = applyFreezes(signed, ledger, config, ctx.now, voided);
       const stopped = decisions.filter((d) => !d.passes);
       const violations: Violation[] = stopped.map((d) => ({
         ...refusal('freeze', `${d.name}: ${d.action}${d.rename ? ', renamed' : ''} (sig ${d.sig}): ${d.note}`),
-        ...(d.rename && d.edit ? { paths: [config.freeze.ledger], fix: renameEdits([d], config.freeze.ledger).map((l) => l.trim()).join('\n') } : {}),
+        ...(d.rename && d.edit
+          ? {
+              paths: [config.freeze.ledger],
+              fix: renameEdits([d], config.freeze.ledger)
+                .map((l) => l.trim())
+                .join('\n'),
+            }
+          : {}),
       }));
       const why = disagreement(run.code, run.signal, report.cases);
       if (why) violations.push(refusal('suite', `suite.command: ${why}`));
-      const details = { cases: report.cases.length, failures: decisions.map((d) => ({ sig: d.sig, name: d.name, action: d.action, rename: d.rename, unevidenced: d.unevidenced, ...(d.row ? { row: { line: d.row.line, last_name: d.row.last_name ?? null } } : {}), ...(d.edit ? { edit: d.edit } : {}), ...(d.signed.flaky ? { flaky: true } : {}) })), env: runEnv(config) };
+      const details = {
+        cases: report.cases.length,
+        failures: decisions.map((d) => ({
+          sig: d.sig,
+          name: d.name,
+          action: d.action,
+          rename: d.rename,
+          unevidenced: d.unevidenced,
+          ...(d.row ? { row: { line: d.row.line, last_name: d.row.last_name ?? null } } : {}),
+          ...(d.edit ? { edit: d.edit } : {}),
+          ...(d.signed.flaky ? { flaky: true } : {}),
+        })),
+        env: runEnv(config),
+      };
       const frozen = decisions.length - stopped.length;
       const unevidenced = decisions.filter((d) => d.passes && d.unevidenced.length);
-      const result = judged('suite', violations,
+      const result = judged(
+        'suite',
+        violations,
         `${counted(report.cases.length, 'case')}, ${decisions.length ? `${decisions.length} failing, every one frozen by ${ledger.source}` : 'none failing'}`,
-        stopped.length ? `${stopped.length} of ${counted(decisions.length, 'failure')} not frozen by ${ledger.source}${frozen ? ` (${frozen} frozen)` : ''}` : 'the suite report cannot be believed',
-        details);
-      if (unevidenced.length) result.notes = unevidenced.map((d) => `${d.name} is frozen by the row at line ${d.row!.line}, which carries no replay evidence (${d.unevidenced.join('; ')})`);
+        stopped.length
+          ? `${stopped.length} of ${counted(decisions.length, 'failure')} not frozen by ${ledger.source}${frozen ? ` (${frozen} frozen)` : ''}`
+          : 'the suite report cannot be believed',
+        details,
+      );
+      if (unevidenced.length)
+        result.notes = unevidenced.map(
+          (d) =>
+            `${d.name} is frozen by the row at line ${d.row!.line}, which carries no replay evidence (${d.unevidenced.join('; ')})`,
+        );
       return result;
     } finally {
       run.dispose();

@@ -22,15 +22,24 @@ export async function streamBlobs(repo: Repo, oids: string[], sink: BlobSink): P
     let buf = pending.length ? Buffer.concat([pending, chunk]) : chunk;
     pending = Buffer.alloc(0);
     while (buf.length && !failure) {
-      if (skipLf) { buf = buf.subarray(1); skipLf = false; continue; }
+      if (skipLf) {
+        buf = buf.subarray(1);
+        skipLf = false;
+        continue;
+      }
       if (left < 0) {
         const nl = buf.indexOf(0x0a);
-        if (nl < 0) { pending = Buffer.from(buf); return; }
+        if (nl < 0) {
+          pending = Buffer.from(buf);
+          return;
+        }
         const [id, type, size] = buf.subarray(0, nl).toString('latin1').split(' ');
         buf = buf.subarray(nl + 1);
         if (type !== 'blob') {
           // The rest of git's output is ignored; it ends with its input.
-          failure = new CannotJudge(`git object ${id} is ${type === 'missing' ? 'missing from the repository' : `a ${type}, not a file`}`);
+          failure = new CannotJudge(
+            `git object ${id} is ${type === 'missing' ? 'missing from the repository' : `a ${type}, not a file`}`,
+          );
           return;
         }
         oid = id;
@@ -40,7 +49,11 @@ export async function streamBlobs(repo: Repo, oids: string[], sink: BlobSink): P
       if (take) sink.data(oid, buf.subarray(0, take));
       buf = buf.subarray(take);
       left -= take;
-      if (left === 0) { sink.end(oid); left = -1; skipLf = true; }
+      if (left === 0) {
+        sink.end(oid);
+        left = -1;
+        skipLf = true;
+      }
     }
   };
   await repo.run(['cat-file', '--batch'], { input: oids.join('\n') + '\n', onStdout });

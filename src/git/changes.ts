@@ -48,7 +48,21 @@ export async function rangeChanges(repo: Repo, revs: string[], tips: string[] = 
       if (raw) meta = raw;
     }
   });
-  await repo.run(['-c', 'log.showSignature=false', 'log', '--format=%x01%H %T %P', '--diff-merges=first-parent', '-r', '--root', ...rawFlags, ...revs, '--'], { onStdout, input: tips.map((t) => `${t}\n`).join('') });
+  await repo.run(
+    [
+      '-c',
+      'log.showSignature=false',
+      'log',
+      '--format=%x01%H %T %P',
+      '--diff-merges=first-parent',
+      '-r',
+      '--root',
+      ...rawFlags,
+      ...revs,
+      '--',
+    ],
+    { onStdout, input: tips.map((t) => `${t}\n`).join('') },
+  );
   walked.reverse();
   for (const [id, list] of await mergeChanges(repo, walked, changes)) changes.set(id, list);
   return { commits: walked.map((c) => c.id), changes, parents: new Map(walked.map((c) => [c.id, c.parents])) };

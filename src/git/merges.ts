@@ -38,7 +38,11 @@ const MERGE_JOBS = 4;
  * Changes of every merge among `walked` (oldest first), by merge id;
  * `firstParent` holds each commit's diff against its first parent.
  */
-export async function mergeChanges(repo: Repo, walked: Walked[], firstParent: Map<string, RawChange[]>): Promise<Map<string, RawChange[]>> {
+export async function mergeChanges(
+  repo: Repo,
+  walked: Walked[],
+  firstParent: Map<string, RawChange[]>,
+): Promise<Map<string, RawChange[]>> {
   const result = new Map<string, RawChange[]>();
   const merges = walked.filter((c) => c.parents.length > 1);
   if (!merges.length) return result;
@@ -53,7 +57,10 @@ export async function mergeChanges(repo: Repo, walked: Walked[], firstParent: Ma
     return chain && netChange(chain.map((id) => firstParent.get(id)!));
   });
   const asked = quick.filter((_, k) => !sides[k]);
-  const answers = await diffPairs(repo, asked.map(({ m, base }) => [graph.tree(base), graph.tree(m.parents[1])]));
+  const answers = await diffPairs(
+    repo,
+    asked.map(({ m, base }) => [graph.tree(base), graph.tree(m.parents[1])]),
+  );
   quick.forEach(({ m }, k) => {
     if (sameChanges(firstParent.get(m.id), sides[k] ?? answers.shift()!)) result.set(m.id, []);
   });
@@ -64,7 +71,10 @@ export async function mergeChanges(repo: Repo, walked: Walked[], firstParent: Ma
     for (let k = next++; k < rest.length; k = next++) trees[k] = await gitMerge(repo, rest[k]);
   };
   await Promise.all(Array.from({ length: Math.min(MERGE_JOBS, rest.length) }, worker));
-  const authored = await diffPairs(repo, rest.map((m, k) => [trees[k], m.tree]));
+  const authored = await diffPairs(
+    repo,
+    rest.map((m, k) => [trees[k], m.tree]),
+  );
   rest.forEach((m, k) => result.set(m.id, authored[k]));
   return result;
 }
@@ -95,8 +105,17 @@ export function netChange(diffs: RawChange[][]): RawChange[] {
       net.set(c.path, had ? { ...had, newMode: c.newMode, newOid: c.newOid } : c);
     }
   }
-  const status = (c: RawChange) => (c.oldMode === ABSENT ? 'A' : c.newMode === ABSENT ? 'D' : c.oldMode.slice(0, 2) === c.newMode.slice(0, 2) ? 'M' : 'T');
-  return [...net.values()].filter((c) => c.oldMode !== c.newMode || c.oldOid !== c.newOid).map((c) => ({ ...c, status: status(c) }));
+  const status = (c: RawChange) =>
+    c.oldMode === ABSENT
+      ? 'A'
+      : c.newMode === ABSENT
+        ? 'D'
+        : c.oldMode.slice(0, 2) === c.newMode.slice(0, 2)
+          ? 'M'
+          : 'T';
+  return [...net.values()]
+    .filter((c) => c.oldMode !== c.newMode || c.oldOid !== c.newOid)
+    .map((c) => ({ ...c, status: status(c) }));
 }
 
 /** Whether two diffs are the same records (status aside, which follows from them): the same paths, each from the same mode and blob to the same. */
@@ -147,7 +166,11 @@ export class Graph {
   firstParentChain(base: string, tip: string): string[] | null {
     const stop = this.index.get(base);
     const chain: string[] = [];
-    for (let i = this.index.get(tip); i !== undefined && stop !== undefined && i > stop; i = this.index.get(this.commits[i].parents[0])) {
+    for (
+      let i = this.index.get(tip);
+      i !== undefined && stop !== undefined && i > stop;
+      i = this.index.get(this.commits[i].parents[0])
+    ) {
       chain.push(this.commits[i].id);
       if (this.commits[i].parents[0] === base) return chain.reverse();
     }
@@ -220,7 +243,7 @@ class MaxQueue {
     this.held.add(i);
     const h = this.heap;
     h.push(i);
-    for (let k = h.length - 1; k > 0;) {
+    for (let k = h.length - 1; k > 0; ) {
       const up = (k - 1) >> 1;
       if (h[up] >= h[k]) break;
       [h[up], h[k]] = [h[k], h[up]];
@@ -234,7 +257,7 @@ class MaxQueue {
     const last = h.pop()!;
     if (h.length) {
       h[0] = last;
-      for (let k = 0; ;) {
+      for (let k = 0; ; ) {
         const l = 2 * k + 1;
         const r = l + 1;
         let m = k;

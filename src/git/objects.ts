@@ -47,8 +47,13 @@ export async function readFileAt(repo: Repo, rev: string, file: string): Promise
 export async function readBlobs(repo: Repo, oids: string[]): Promise<Map<string, Buffer>> {
   const parts = new Map<string, Buffer[]>();
   await streamBlobs(repo, oids, {
-    data: (oid, chunk) => { if (!parts.has(oid)) parts.set(oid, []); parts.get(oid)!.push(chunk); },
-    end: (oid) => { if (!parts.has(oid)) parts.set(oid, []); },
+    data: (oid, chunk) => {
+      if (!parts.has(oid)) parts.set(oid, []);
+      parts.get(oid)!.push(chunk);
+    },
+    end: (oid) => {
+      if (!parts.has(oid)) parts.set(oid, []);
+    },
   });
   return new Map([...parts].map(([oid, chunks]) => [oid, Buffer.concat(chunks)]));
 }

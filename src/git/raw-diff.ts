@@ -22,12 +22,28 @@ export interface RawChange extends Change {
 export const SYMLINK = '120000';
 
 /** Raw output, whole ids, no renames, no user diff drivers, submodules as they are. */
-export const rawFlags = ['-z', '--raw', '--full-index', '--no-abbrev', '--no-renames', '--no-ext-diff', '--no-textconv', '--ignore-submodules=none'];
+export const rawFlags = [
+  '-z',
+  '--raw',
+  '--full-index',
+  '--no-abbrev',
+  '--no-renames',
+  '--no-ext-diff',
+  '--no-textconv',
+  '--ignore-submodules=none',
+];
 
 export function rawChange(meta: string, path: string): RawChange {
   // `:MODE MODE OID OID STATUS`: modes are six digits, both ids of one length (sliced, not split: a push can hold millions).
   const n = meta.indexOf(' ', 15) - 15;
-  return { status: meta.slice(17 + 2 * n), path, oldMode: meta.slice(1, 7), newMode: meta.slice(8, 14), oldOid: meta.slice(15, 15 + n), newOid: meta.slice(16 + n, 16 + 2 * n) };
+  return {
+    status: meta.slice(17 + 2 * n),
+    path,
+    oldMode: meta.slice(1, 7),
+    newMode: meta.slice(8, 14),
+    oldOid: meta.slice(15, 15 + n),
+    newOid: meta.slice(16 + n, 16 + 2 * n),
+  };
 }
 
 /** The records of one diff's NUL-separated raw output (a record, then its path). */
@@ -40,7 +56,9 @@ export function parseRaw(fields: string[]): RawChange[] {
 /** The differences of many pairs of trees, in order, from one `diff-tree --stdin`. */
 export async function diffPairs(repo: Repo, pairs: [string, string][]): Promise<RawChange[][]> {
   if (!pairs.length) return [];
-  const out = await repo.run(['diff-tree', '--stdin', '-r', ...rawFlags], { input: pairs.map(([a, b]) => `${a} ${b}\n`).join('') });
+  const out = await repo.run(['diff-tree', '--stdin', '-r', ...rawFlags], {
+    input: pairs.map(([a, b]) => `${a} ${b}\n`).join(''),
+  });
   // Each pair's header ("A B" and a newline) runs into the field after it.
   const result: RawChange[][] = [];
   let current: RawChange[] = [];
@@ -54,6 +72,7 @@ export async function diffPairs(repo: Repo, pairs: [string, string][]): Promise<
     }
     if (f) current.push(rawChange(f, fields[++i]));
   }
-  if (result.length !== pairs.length) throw new CannotJudge(`git diff-tree answered for ${result.length} of ${pairs.length} pairs of trees`);
+  if (result.length !== pairs.length)
+    throw new CannotJudge(`git diff-tree answered for ${result.length} of ${pairs.length} pairs of trees`);
   return result;
 }

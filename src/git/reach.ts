@@ -11,7 +11,10 @@ export class Reach {
   private readonly memo = new Map<string, string[]>();
 
   /** `tips`: every tip the walk started from (a walk from one tip is that tip's whole). */
-  constructor(private readonly walk: Pick<RangeChanges, 'commits' | 'parents'>, private readonly tips: string[]) {}
+  constructor(
+    private readonly walk: Pick<RangeChanges, 'commits' | 'parents'>,
+    private readonly tips: string[],
+  ) {}
 
   private index(): Map<string, number> {
     return (this.position ??= new Map(this.walk.commits.map((c, i) => [c, i])));
@@ -28,13 +31,17 @@ export class Reach {
     for (const c of stack) seen.add(c);
     while (stack.length) {
       for (const p of this.walk.parents.get(stack.pop()!) ?? []) {
-        if (position.has(p) && !seen.has(p)) { seen.add(p); stack.push(p); }
+        if (position.has(p) && !seen.has(p)) {
+          seen.add(p);
+          stack.push(p);
+        }
       }
     }
     // In the walk's order: a large part is picked out of the walk, a small one sorted.
-    commits = seen.size * 16 > this.walk.commits.length
-      ? this.walk.commits.filter((c) => seen.has(c))
-      : [...seen].sort((a, b) => position.get(a)! - position.get(b)!);
+    commits =
+      seen.size * 16 > this.walk.commits.length
+        ? this.walk.commits.filter((c) => seen.has(c))
+        : [...seen].sort((a, b) => position.get(a)! - position.get(b)!);
     this.memo.set(tip, commits);
     return commits;
   }

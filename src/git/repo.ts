@@ -24,7 +24,13 @@ export interface Repo {
  * Callers may append revisions to the same call: one process is all a hook
  * can afford.
  */
-export const REPO_FLAGS = ['--is-bare-repository', '--is-inside-work-tree', '--absolute-git-dir', '--git-common-dir', '--show-cdup'];
+export const REPO_FLAGS = [
+  '--is-bare-repository',
+  '--is-inside-work-tree',
+  '--absolute-git-dir',
+  '--git-common-dir',
+  '--show-cdup',
+];
 
 export async function openRepo(dir: string): Promise<Repo> {
   let out: string;
@@ -52,7 +58,11 @@ function makeRepo(root: string | null, gitDir: string, commonDir: string): Repo 
   const cwd = root ?? gitDir;
   const run = (args: string[], opts?: RunOptions) => runGit(cwd, args, opts);
   return {
-    root, gitDir, commonDir, cwd, run,
+    root,
+    gitDir,
+    commonDir,
+    cwd,
+    run,
     text: async (args, opts) => (await run(args, opts)).stdout.toString('utf8').replace(/\n$/, ''),
   };
 }
@@ -65,13 +75,17 @@ export function worktreeRoot(repo: Repo): string {
 
 /** The commit a revision names, or null when it names none. */
 export async function commitOrNull(repo: Repo, rev: string): Promise<string | null> {
-  const r = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { okCodes: [1, 128] });
+  const r = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], {
+    okCodes: [1, 128],
+  });
   return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
 }
 
 /** Resolves a revision to a commit id, or explains that it does not exist. */
 export async function resolveCommit(repo: Repo, rev: string): Promise<string> {
-  const r = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { okCodes: [1] });
+  const r = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], {
+    okCodes: [1],
+  });
   const id = r.stdout.toString('utf8').trim();
   if (r.code !== 0 || !id) throw new CannotJudge(`no such commit: ${rev}`);
   return id;

@@ -20,7 +20,16 @@ export interface RunResult {
 }
 
 /** Settings that would change plumbing output are pinned for every call. */
-const pinned = ['-c', 'core.quotePath=false', '-c', 'diff.noprefix=false', '-c', 'color.ui=false', '-c', 'advice.graftFileDeprecated=false'];
+const pinned = [
+  '-c',
+  'core.quotePath=false',
+  '-c',
+  'diff.noprefix=false',
+  '-c',
+  'color.ui=false',
+  '-c',
+  'advice.graftFileDeprecated=false',
+];
 
 /**
  * Every process reads the real objects: a replace ref (refs/replace/*) or an
@@ -41,7 +50,9 @@ export function runGit(cwd: string, args: string[], opts: RunOptions = {}): Prom
     child.stdout.on('data', opts.onStdout ?? ((b: Buffer) => out.push(b)));
     child.stderr.on('data', (b: Buffer) => err.push(b));
     child.on('error', (e) => reject(new CannotJudge(`cannot run git: ${e.message}`)));
-    child.stdin.on('error', () => { /* git may exit before reading all input; its exit code tells */ });
+    child.stdin.on('error', () => {
+      /* git may exit before reading all input; its exit code tells */
+    });
     child.on('close', (code) => {
       try {
         resolve(settle(args, opts, Buffer.concat(out), Buffer.concat(err).toString('utf8'), code));
@@ -71,7 +82,13 @@ export function runGitSync(cwd: string, args: string[], opts: Pick<RunOptions, '
 }
 
 /** The result, or a CannotJudge unless git exited 0 or with one of `okCodes` (a signal never counts). */
-function settle(args: string[], opts: Pick<RunOptions, 'okCodes'>, stdout: Buffer, stderr: string, code: number | null): RunResult {
+function settle(
+  args: string[],
+  opts: Pick<RunOptions, 'okCodes'>,
+  stdout: Buffer,
+  stderr: string,
+  code: number | null,
+): RunResult {
   if (code === 0 || (code !== null && opts.okCodes?.includes(code))) return { stdout, stderr, code };
   throw new CannotJudge(`git ${args.join(' ')} failed: ${stderr.trim() || `exit ${code}`}`);
 }

@@ -27,7 +27,9 @@ export async function readStaged(dir: string, amend: boolean): Promise<Staged> {
   // The common case, two processes: the repository and HEAD's config blob, then the diff against HEAD.
   let info: RunResult;
   try {
-    info = runGitSync(dir, ['rev-parse', ...REPO_FLAGS, '--verify', '--quiet', `HEAD:${CONFIG_FILE}`], { okCodes: [1] });
+    info = runGitSync(dir, ['rev-parse', ...REPO_FLAGS, '--verify', '--quiet', `HEAD:${CONFIG_FILE}`], {
+      okCodes: [1],
+    });
   } catch (err) {
     throw notARepo(dir, err);
   }
@@ -38,7 +40,13 @@ export async function readStaged(dir: string, amend: boolean): Promise<Staged> {
     const oid = info.code === 0 ? lines[REPO_FLAGS.length] : null;
     const config = { oid, shown: `HEAD:${CONFIG_FILE}` };
     const merging = mergeHeads(repo);
-    if (merging) return { repo, merging: true, changes: await resolution(repo, merging) ?? parseRaw(splitNul(diff.stdout)), config };
+    if (merging)
+      return {
+        repo,
+        merging: true,
+        changes: (await resolution(repo, merging)) ?? parseRaw(splitNul(diff.stdout)),
+        config,
+      };
     return { repo, merging: false, changes: parseRaw(splitNul(diff.stdout)), config };
   }
   const head = await repo.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { okCodes: [1] });
@@ -65,9 +73,17 @@ async function readAmend(dir: string): Promise<Staged> {
   const repo = repoFrom(dir, lines);
   const parents = lines.slice(REPO_FLAGS.length).filter(Boolean);
   if (!parents.length) return firstCommit(repo);
-  const [diffs, oid] = await Promise.all([Promise.all(parents.map((p) => diffIndex(repo, p))), blobAt(repo, `${parents[0]}:`)]);
+  const [diffs, oid] = await Promise.all([
+    Promise.all(parents.map((p) => diffIndex(repo, p))),
+    blobAt(repo, `${parents[0]}:`),
+  ]);
   const others = diffs.slice(1).map((d) => new Set(d.map((c) => c.path)));
-  return { repo, merging: false, changes: diffs[0].filter((c) => others.every((o) => o.has(c.path))), config: { oid, shown: `HEAD^1:${CONFIG_FILE}` } };
+  return {
+    repo,
+    merging: false,
+    changes: diffs[0].filter((c) => others.every((o) => o.has(c.path))),
+    config: { oid, shown: `HEAD^1:${CONFIG_FILE}` },
+  };
 }
 
 /** The commits being merged in (MERGE_HEAD), or null when no merge is in progress. */

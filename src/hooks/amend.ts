@@ -51,7 +51,18 @@ function exe(pid: number): string {
 }
 
 /** git's own options that take the next word as their value. */
-const GIT_VALUE = new Set(['-c', '-C', '--git-dir', '--work-tree', '--namespace', '--config-env', '--super-prefix', '--shallow-file', '--exec-path', '--attr-source']);
+const GIT_VALUE = new Set([
+  '-c',
+  '-C',
+  '--git-dir',
+  '--work-tree',
+  '--namespace',
+  '--config-env',
+  '--super-prefix',
+  '--shallow-file',
+  '--exec-path',
+  '--attr-source',
+]);
 
 /** The subcommand and its arguments of a git argv (`git -C x commit --amend`, or `git-commit --amend`). */
 export function subcommand(argv: string[]): { name: string; args: string[] } | null {
@@ -72,11 +83,44 @@ export function subcommand(argv: string[]): { name: string; args: string[] } | n
  * `git commit --git-completion-helper-all` of the git installed.
  */
 export const LONG: Record<string, boolean> = {
-  quiet: false, verbose: false, file: true, author: true, date: true, message: true, 'reedit-message': true, 'reuse-message': true,
-  fixup: true, squash: true, 'reset-author': false, trailer: true, signoff: false, template: true, edit: false, cleanup: true, status: false,
-  'gpg-sign': false, all: false, include: false, interactive: false, patch: false, only: false, verify: false, 'dry-run': false, short: false,
-  branch: false, 'ahead-behind': false, porcelain: false, long: false, null: false, amend: false, 'post-rewrite': false,
-  'untracked-files': false, 'pathspec-from-file': true, 'pathspec-file-nul': false, 'allow-empty': false, 'allow-empty-message': false,
+  quiet: false,
+  verbose: false,
+  file: true,
+  author: true,
+  date: true,
+  message: true,
+  'reedit-message': true,
+  'reuse-message': true,
+  fixup: true,
+  squash: true,
+  'reset-author': false,
+  trailer: true,
+  signoff: false,
+  template: true,
+  edit: false,
+  cleanup: true,
+  status: false,
+  'gpg-sign': false,
+  all: false,
+  include: false,
+  interactive: false,
+  patch: false,
+  only: false,
+  verify: false,
+  'dry-run': false,
+  short: false,
+  branch: false,
+  'ahead-behind': false,
+  porcelain: false,
+  long: false,
+  null: false,
+  amend: false,
+  'post-rewrite': false,
+  'untracked-files': false,
+  'pathspec-from-file': true,
+  'pathspec-file-nul': false,
+  'allow-empty': false,
+  'allow-empty-message': false,
 };
 /** Short options whose value is the rest of the word or the next word; and those whose optional value can only be attached. */
 const SHORT_VALUE = 'mFcCt';

@@ -18,7 +18,8 @@ export async function frameworkPush(repo: Repo, env: NodeJS.ProcessEnv = process
   const remoteRef = env.PRE_COMMIT_REMOTE_BRANCH;
   if (!remote || !localRef || !remoteRef) return null;
   // A push that starts a history on the remote comes without from/to refs (the framework's "all files").
-  const tip = env.PRE_COMMIT_TO_REF || (await repo.text(['rev-parse', '--verify', '--end-of-options', `${localRef}^{commit}`]));
+  const tip =
+    env.PRE_COMMIT_TO_REF || (await repo.text(['rev-parse', '--verify', '--end-of-options', `${localRef}^{commit}`]));
   const base = env.PRE_COMMIT_FROM_REF || ZERO_ID;
   return { remote, lines: `${localRef} ${tip} ${remoteRef} ${base}\n` };
 }
@@ -38,9 +39,15 @@ export function pushesOneRef(argv: string[] | null = gitAncestor()): boolean | n
   const words: string[] = [];
   for (let i = 0; i < sub.args.length; i++) {
     const a = sub.args[i];
-    if (a === '--') { words.push(...sub.args.slice(i + 1)); break; }
+    if (a === '--') {
+      words.push(...sub.args.slice(i + 1));
+      break;
+    }
     if (/^--(all|mirror|tags|follow-tags|branches)$/.test(a)) return false;
-    if (VALUED.has(a)) { i++; continue; }
+    if (VALUED.has(a)) {
+      i++;
+      continue;
+    }
     if (!a.startsWith('-')) words.push(a);
   }
   return words.length <= 2;

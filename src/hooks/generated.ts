@@ -17,11 +17,13 @@ export async function stagedInstallFolders(repo: Repo, changes: RawChange[]): Pr
   const tracked = await repo.run(['ls-tree', '-r', '--name-only', '-z', 'HEAD', '--', ...folders], { okCodes: [128] });
   if (tracked.code === 0 && tracked.stdout.length) return [];
   const quoted = folders.map(shellQuote).join(' ');
-  return [{
-    rule: 'node_modules',
-    paths: folders,
-    message: `${counted(added.length, 'file')} of ${folders.join(', ')} ${added.length === 1 ? 'is' : 'are'} staged: npm's install folder is generated (the guard's own binary among it) and does not belong in the repository`,
-    fix: `git rm -r -q --cached -- ${quoted} && printf '%s\\n' ${folders.map((f) => shellQuote(`${f}/`)).join(' ')} >> .gitignore && git add .gitignore`,
-    detail: folders.map((path) => ({ path, note: 'generated' })),
-  }];
+  return [
+    {
+      rule: 'node_modules',
+      paths: folders,
+      message: `${counted(added.length, 'file')} of ${folders.join(', ')} ${added.length === 1 ? 'is' : 'are'} staged: npm's install folder is generated (the guard's own binary among it) and does not belong in the repository`,
+      fix: `git rm -r -q --cached -- ${quoted} && printf '%s\\n' ${folders.map((f) => shellQuote(`${f}/`)).join(' ')} >> .gitignore && git add .gitignore`,
+      detail: folders.map((path) => ({ path, note: 'generated' })),
+    },
+  ];
 }

@@ -4,7 +4,7 @@
 // that, the default branch (HEAD) judges. A judging branch with no config
 // refuses every push unless an administrator has set patchwarden.bootstrap.
 import type { Violation } from '../common/verdict.js';
-import { type Config } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import type { Repo } from '../git/repo.js';
 import { isZeroId } from '../git/repo.js';
@@ -25,21 +25,34 @@ export interface JudgingBranch {
 }
 
 /** A git boolean as git reads it: true, yes, on, or a number other than 0 (a key with no value is true). */
-const gitTrue = (v: string | undefined) => v !== undefined && (/^(true|yes|on)$/i.test(v.trim()) || (/^-?\d+$/.test(v.trim()) && Number(v) !== 0));
+const gitTrue = (v: string | undefined) =>
+  v !== undefined && (/^(true|yes|on)$/i.test(v.trim()) || (/^-?\d+$/.test(v.trim()) && Number(v) !== 0));
 
 export async function judgingBranch(repo: Repo): Promise<JudgingBranch> {
   const [conf, head] = await Promise.all([
     repo.run(['config', '-z', '--get-regexp', '^(patchwarden\\.|core\\.ignorecase$)'], { okCodes: [1] }),
     repo.run(['symbolic-ref', '-q', 'HEAD'], { okCodes: [1] }),
   ]);
-  const values = new Map(conf.stdout.toString('utf8').split('\0').filter(Boolean).map((e) => {
-    const nl = e.indexOf('\n');
-    return nl < 0 ? [e.toLowerCase(), 'true'] : [e.slice(0, nl).toLowerCase(), e.slice(nl + 1)];
-  }));
+  const values = new Map(
+    conf.stdout
+      .toString('utf8')
+      .split('\0')
+      .filter(Boolean)
+      .map((e) => {
+        const nl = e.indexOf('\n');
+        return nl < 0 ? [e.toLowerCase(), 'true'] : [e.slice(0, nl).toLowerCase(), e.slice(nl + 1)];
+      }),
+  );
   const recorded = values.get('patchwarden.branch')?.trim();
-  const ref = recorded ? (recorded.startsWith('refs/') ? recorded : `refs/heads/${recorded}`) : head.stdout.toString('utf8').trim() || 'HEAD';
+  const ref = recorded
+    ? recorded.startsWith('refs/')
+      ? recorded
+      : `refs/heads/${recorded}`
+    : head.stdout.toString('utf8').trim() || 'HEAD';
   // Its commit and its config's blob in one process ("<name> missing" where there is none).
-  const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { input: `${ref}^{commit}\n${ref}^{commit}:${CONFIG_FILE}\n` });
+  const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
+    input: `${ref}^{commit}\n${ref}^{commit}:${CONFIG_FILE}\n`,
+  });
   const [commit, config] = out.split('\n').map((line) => line.split(' '));
   const id = commit[1] === 'commit' ? commit[0] : null;
   return {
@@ -66,19 +79,41 @@ export function unguardedRefusal(branch: JudgingBranch): string[] {
  * judging branch (pre_receive.judging_branch), a replace ref
  * (pre_receive.replace_refs). `isAncestor` answers whether old is in new's history.
  */
-export async function branchViolations(update: { old: string; new: string; ref: string }, branch: JudgingBranch, config: Config, isAncestor: (a: string, b: string) => Promise<boolean>): Promise<Violation[]> {
+export async function branchViolations(
+  update: { old: string; new: string; ref: string },
+  branch: JudgingBranch,
+  config: Config,
+  isAncestor: (a: string, b: string) => Promise<boolean>,
+): Promise<Violation[]> {
   if (update.ref.startsWith('refs/replace/') && config.pre_receive.replace_refs === 'refuse') {
-    return [{
-      rule: 'replace-ref', paths: [],
-      message: `${update.ref} is a replace ref: it makes git show other objects in place of real ones, so it is refused (pre_receive.replace_refs: refuse in ${config.source})`,
-      fix: 'push the real history instead; an administrator who needs replace refs sets pre_receive.replace_refs: allow',
-    }];
+    return [
+      {
+        rule: 'replace-ref',
+        paths: [],
+        message: `${update.ref} is a replace ref: it makes git show other objects in place of real ones, so it is refused (pre_receive.replace_refs: refuse in ${config.source})`,
+        fix: 'push the real history instead; an administrator who needs replace refs sets pre_receive.replace_refs: allow',
+      },
+    ];
   }
   if (update.ref !== branch.ref || config.pre_receive.judging_branch === 'allow' || isZeroId(update.old)) return [];
   const fix = `push on top of ${update.ref} (git pull --rebase, then push) rather than rewriting it; an administrator who must rewrite it sets pre_receive.judging_branch: allow for that push`;
   if (isZeroId(update.new)) {
-    return [{ rule: 'judging-branch', paths: [], message: `deleting ${update.ref} is refused: its .patchwarden.yml judges every push (pre_receive.judging_branch: protect in ${config.source})`, fix: `keep ${update.ref}; to retire it, an administrator first records another judging branch on the server (git config patchwarden.branch refs/heads/NAME), then deletes it` }];
+    return [
+      {
+        rule: 'judging-branch',
+        paths: [],
+        message: `deleting ${update.ref} is refused: its .patchwarden.yml judges every push (pre_receive.judging_branch: protect in ${config.source})`,
+        fix: `keep ${update.ref}; to retire it, an administrator first records another judging branch on the server (git config patchwarden.branch refs/heads/NAME), then deletes it`,
+      },
+    ];
   }
   if (await isAncestor(update.old, update.new)) return [];
-  return [{ rule: 'judging-branch', paths: [], message: `a non-fast-forward update of ${update.ref} (${update.old.slice(0, 12)} is not in the new history) is refused: it would drop commits the guard has judged, oracle commits among them (pre_receive.judging_branch: protect in ${config.source})`, fix }];
+  return [
+    {
+      rule: 'judging-branch',
+      paths: [],
+      message: `a non-fast-forward update of ${update.ref} (${update.old.slice(0, 12)} is not in the new history) is refused: it would drop commits the guard has judged, oracle commits among them (pre_receive.judging_branch: protect in ${config.source})`,
+      fix,
+    },
+  ];
 }

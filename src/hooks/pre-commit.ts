@@ -50,7 +50,10 @@ async function baseJudge(repo: Repo, at: { oid: string | null; shown: string }):
     const fallback = await lastValidConfig(repo, rev);
     if (!fallback) throw err;
     process.stderr.write(`patchwarden: ${fallbackNote(err, fallback)}\n`);
-    return { config: fallback.config, rules: { exact: zoneRules(fallback.config, false), folded: zoneRules(fallback.config, true) } };
+    return {
+      config: fallback.config,
+      rules: { exact: zoneRules(fallback.config, false), folded: zoneRules(fallback.config, true) },
+    };
   }
 }
 
@@ -76,23 +79,42 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
   const { common } = parse(args, {}, false);
   const amend = !automaticMerge && (await amendingCommit(common.dir));
   const { repo, changes, merging, config: at } = await readStaged(common.dir, amend);
-  const { config, rules } = common.config ? await explicitJudge(repo, common.config, layers) : await baseJudge(repo, at);
+  const { config, rules } = common.config
+    ? await explicitJudge(repo, common.config, layers)
+    : await baseJudge(repo, at);
   const paths = changes.map((c) => c.path);
   // A staged guard file that does not parse would judge every later commit: it is stopped here.
-  const named = new Set([CONFIG_FILE, config.freeze.ledger, config.fixtures.lock, config.properties.invariants, config.owners.signers]);
+  const named = new Set([
+    CONFIG_FILE,
+    config.freeze.ledger,
+    config.fixtures.lock,
+    config.properties.invariants,
+    config.owners.signers,
+  ]);
   if (changes.some((c) => named.has(c.path))) {
     const { guardFileProblems, touchedGuardFiles } = await layers();
-    const [first, ...more] = await guardFileProblems(repo, ':', touchedGuardFiles(changes.filter((c) => c.status !== 'D').map((c) => c.path), config));
+    const [first, ...more] = await guardFileProblems(
+      repo,
+      ':',
+      touchedGuardFiles(
+        changes.filter((c) => c.status !== 'D').map((c) => c.path),
+        config,
+      ),
+    );
     if (first) {
       const file = first.file ?? CONFIG_FILE;
-      throw new CannotJudge(`${first.message}${more.length ? ` (and ${more.map((p) => p.describe()).join('; ')})` : ''}; correct it and stage it again (git add -- ${shellQuote(file)}), or leave it out of this commit (git restore --staged -- ${shellQuote(file)})`, { file, line: first.line });
+      throw new CannotJudge(
+        `${first.message}${more.length ? ` (and ${more.map((p) => p.describe()).join('; ')})` : ''}; correct it and stage it again (git add -- ${shellQuote(file)}), or leave it out of this commit (git restore --staged -- ${shellQuote(file)})`,
+        { file, line: first.line },
+      );
     }
   }
   const classify = await classifierForPaths(repo, rules, paths);
   const kind = amend ? 'amend' : merging ? 'merge' : 'commit';
   let mixed = automaticMerge ? [] : checkStaged(changes, classify, kind);
   // The split advice fits the branch and the committer: read only for a commit that mixes.
-  if (mixed.length && kind === 'commit') mixed = checkStaged(changes, classify, kind, await (await layers()).landingOf(repo, config));
+  if (mixed.length && kind === 'commit')
+    mixed = checkStaged(changes, classify, kind, await (await layers()).landingOf(repo, config));
   // git's own merge authors nothing: what it brings was judged commit by commit, and is again on push.
   const violations = automaticMerge ? [] : [...(await stagedInstallFolders(repo, changes)), ...mixed];
   // The link check (and its git process) loads only when a link in a zone is staged.
@@ -109,5 +131,8 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
     const { fixtureViolations, verifyFixtures } = await layers();
     violations.push(...fixtureViolations(await verifyFixtures(repo, config, { kind: 'index' }), config, 'the index'));
   }
-  return emit(common.format, violationsOutcome(violations, {}, `patchwarden: ${automaticMerge ? 'pre-merge-commit' : 'pre-commit'} ok`));
+  return emit(
+    common.format,
+    violationsOutcome(violations, {}, `patchwarden: ${automaticMerge ? 'pre-merge-commit' : 'pre-commit'} ok`),
+  );
 }

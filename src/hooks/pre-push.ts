@@ -72,7 +72,11 @@ interface Range {
 
 /** The tip of the remote's default branch as this clone last fetched it (REMOTE/HEAD, else main, else master). */
 async function remoteDefault(repo: Repo, remote: string): Promise<string | null> {
-  for (const candidate of [`refs/remotes/${remote}/HEAD`, `refs/remotes/${remote}/main`, `refs/remotes/${remote}/master`]) {
+  for (const candidate of [
+    `refs/remotes/${remote}/HEAD`,
+    `refs/remotes/${remote}/main`,
+    `refs/remotes/${remote}/master`,
+  ]) {
     const id = await commitOrNull(repo, candidate);
     if (id) return id;
   }
@@ -87,7 +91,11 @@ async function rangeOf(repo: Repo, remote: string, ref: PushedRef, tip: string):
     if (base) return { base, exclude: [base, `--remotes=${remote}`], first: false };
   }
   let judge = known ?? undefined;
-  for (const candidate of [`refs/remotes/${remote}/HEAD`, `refs/remotes/${remote}/main`, `refs/remotes/${remote}/master`]) {
+  for (const candidate of [
+    `refs/remotes/${remote}/HEAD`,
+    `refs/remotes/${remote}/main`,
+    `refs/remotes/${remote}/master`,
+  ]) {
     const id = await commitOrNull(repo, candidate);
     judge ??= id ?? undefined;
     const base = id ? await mergeBase(repo, id, tip) : null;
@@ -109,7 +117,9 @@ async function rangeOf(repo: Repo, remote: string, ref: PushedRef, tip: string):
   // not seen cannot be judged (it could replace a branch with anything).
   const held = await repo.text(['ls-remote', '--end-of-options', remote]);
   if (held.trim()) {
-    throw new CannotJudge(`${remote} holds refs this clone has never fetched, so this push cannot be judged against them; fetch them first through a named remote (git remote add NAME ${remote}; git fetch NAME), then push to NAME`);
+    throw new CannotJudge(
+      `${remote} holds refs this clone has never fetched, so this push cannot be judged against them; fetch them first through a named remote (git remote add NAME ${remote}; git fetch NAME), then push to NAME`,
+    );
   }
   return { base: null, exclude: null, first: true };
 }
@@ -139,7 +149,10 @@ export async function run(args: string[]): Promise<number> {
   const input = await readHookInput();
   const framework = input.trim() ? null : await frameworkPush(repo);
   // A push of one ref loses nothing; of several, the others are not judged here.
-  if (framework && pushesOneRef() !== true) say(`judging ${framework.lines.split(' ')[0]} only: the pre-commit framework hands its hooks the first pushed ref, not git's ref lines`);
+  if (framework && pushesOneRef() !== true)
+    say(
+      `judging ${framework.lines.split(' ')[0]} only: the pre-commit framework hands its hooks the first pushed ref, not git's ref lines`,
+    );
   const remote = positionals[0] ?? framework?.remote;
   if (!remote) throw new UsageError('pre-push wants the remote name and URL, as git gives them to the hook');
   const pushed = parsePushLines(framework?.lines ?? input);
@@ -147,56 +160,121 @@ export async function run(args: string[]): Promise<number> {
   const judgingTip = await remoteDefault(repo, remote);
   const reverted = new Map<string, RevertResult>();
   for (const ref of pushed) {
-    const v: RefVerdict = { local_ref: ref.localRef, remote_ref: ref.remoteRef, tip: null, base: null, commits: [], revert: null, violations: [] };
+    const v: RefVerdict = {
+      local_ref: ref.localRef,
+      remote_ref: ref.remoteRef,
+      tip: null,
+      base: null,
+      commits: [],
+      revert: null,
+      violations: [],
+    };
     verdicts.push(v);
     if (isZeroId(ref.localSha)) continue; // a deletion passes
     v.tip = await commitOrNull(repo, ref.localSha);
     if (!v.tip) continue; // a tag of a tree or a blob: no commits to judge
     const range = await rangeOf(repo, remote, ref, v.tip);
     v.base = range.base;
-    if (range.first) { say(`${ref.remoteRef}: the first push of this history to ${remote}; nothing on the remote to judge it by yet, so it passes and becomes the base later pushes are judged from`); continue; }
+    if (range.first) {
+      say(
+        `${ref.remoteRef}: the first push of this history to ${remote}; nothing on the remote to judge it by yet, so it passes and becomes the base later pushes are judged from`,
+      );
+      continue;
+    }
     // The remote's default branch's rules judge every branch, as the server's judging branch does;
     // without one, the base side's (a whole new history: its own tip's). A config there that does
     // not parse is replaced by its last one that does, so a correction can land.
     const rules = await judgingConfig(repo, common.config, judgingTip ?? range.base ?? range.judge ?? v.tip, say);
     const { config } = rules;
     const judgeRev = rules.rev;
-    const { commits, paths, violations, baselined, overrides, overrideChanges } = await checkRange(repo, config, range.exclude, v.tip, judgeRev, clockNow());
+    const { commits, paths, violations, baselined, overrides, overrideChanges } = await checkRange(
+      repo,
+      config,
+      range.exclude,
+      v.tip,
+      judgeRev,
+      clockNow(),
+    );
     v.commits = commits;
     if (overrides.length) v.overrides = overrides;
     overrideLines(overrides).forEach((l) => say(`${ref.remoteRef}: ${l}`));
-    if (baselined.length) say(`${ref.remoteRef}: ${counted(baselined.length, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`);
+    if (baselined.length)
+      say(
+        `${ref.remoteRef}: ${counted(baselined.length, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`,
+      );
     // The range advice's push commands, for this remote and ref, fitted to the branch and the pusher.
     for (const x of violations) {
-      const tip = x.rule === 'mix-range' ? /git push <remote> ([0-9a-f]{40,64}):<branch>/.exec(x.fix ?? '')?.[1] : undefined;
-      if (tip) x.fix = rangeAdvice(tip, ref.localRef, ref.remoteRef, await landingOf(repo, config, { branch: ref.remoteRef.replace(/^refs\/heads\//, ''), remote }));
-      else x.fix = x.fix?.replaceAll('<remote>', shellQuote(remote)).replaceAll('<local>', ref.localRef).replaceAll('<branch>', ref.remoteRef);
+      const tip =
+        x.rule === 'mix-range' ? /git push <remote> ([0-9a-f]{40,64}):<branch>/.exec(x.fix ?? '')?.[1] : undefined;
+      if (tip)
+        x.fix = rangeAdvice(
+          tip,
+          ref.localRef,
+          ref.remoteRef,
+          await landingOf(repo, config, { branch: ref.remoteRef.replace(/^refs\/heads\//, ''), remote }),
+        );
+      else
+        x.fix = x.fix
+          ?.replaceAll('<remote>', shellQuote(remote))
+          .replaceAll('<local>', ref.localRef)
+          .replaceAll('<branch>', ref.remoteRef);
     }
     v.violations.push(...violations);
     if (!commits.length) continue;
     // A guard file that does not parse would judge every later push once it lands.
     const guard = touchedGuardFiles(paths, config);
-    const broken = guard.size ? guardFileViolations(await guardFileProblems(repo, v.tip, guard), `${ref.localRef} at ${v.tip.slice(0, 12)}`) : [];
+    const broken = guard.size
+      ? guardFileViolations(await guardFileProblems(repo, v.tip, guard), `${ref.localRef} at ${v.tip.slice(0, 12)}`)
+      : [];
     v.violations.push(...broken);
     if (broken.length) continue; // refused already; the other layers would read the same broken files
-    v.violations.push(...fixtureViolations(await verifyFixtures(repo, config, { kind: 'rev', rev: v.tip }), config, `commit ${v.tip.slice(0, 12)}`));
+    v.violations.push(
+      ...fixtureViolations(
+        await verifyFixtures(repo, config, { kind: 'rev', rev: v.tip }),
+        config,
+        `commit ${v.tip.slice(0, 12)}`,
+      ),
+    );
     const tamper = await judgeTamper(repo, config, { from: range.base, to: v.tip, judgeRev });
     v.violations.push(...tamper.violations);
     tamper.warnings.forEach(say);
     if (!config.pre_push.revert) continue;
-    if (!config.properties.command) { say(`revert check skipped for ${ref.remoteRef}: properties.command is not set in ${config.source}`); continue; }
-    if (!range.base) { say(`revert check skipped for ${ref.remoteRef}: a history with no base commit to revert to`); continue; }
+    if (!config.properties.command) {
+      say(`revert check skipped for ${ref.remoteRef}: properties.command is not set in ${config.source}`);
+      continue;
+    }
+    if (!range.base) {
+      say(`revert check skipped for ${ref.remoteRef}: a history with no base commit to revert to`);
+      continue;
+    }
     // An owner's override counts as the base's: the other commits are judged as if it were not there.
-    const from = overrides.length ? await commitWith(repo, range.base, overrideChanges, 'the base plus the owners\' overrides') : range.base;
+    const from = overrides.length
+      ? await commitWith(repo, range.base, overrideChanges, "the base plus the owners' overrides")
+      : range.base;
     const key = `${from} ${v.tip}`;
     if (!reverted.has(key)) {
       const base = range.base;
-      const r = await revertCheck(repo, config, from, v.tip, { progress: say, now: clockNow(), exemption: (patch) => refactorExemption(repo, base, patch) });
+      const r = await revertCheck(repo, config, from, v.tip, {
+        progress: say,
+        now: clockNow(),
+        exemption: (patch) => refactorExemption(repo, base, patch),
+      });
       reverted.set(key, r);
-      if (r.acknowledged) say(`revert check: ${r.digest!.slice(0, 12)} is acknowledged as a refactor by ${r.acknowledged.owner} (${ACK_FILE}): ${r.acknowledged.reason}`);
+      if (r.acknowledged)
+        say(
+          `revert check: ${r.digest!.slice(0, 12)} is acknowledged as a refactor by ${r.acknowledged.owner} (${ACK_FILE}): ${r.acknowledged.reason}`,
+        );
       else if (r.states.length) say(`revert check ${r.status}: ${r.reason}\n${stateLines(r).join('\n')}`);
       if (!revertPasses(r.status)) {
-        if (r.output) say(`the property command said:\n${r.output.trimEnd().split('\n').slice(-200).map((l) => `  | ${l}`).join('\n')}`);
+        if (r.output)
+          say(
+            `the property command said:\n${r.output
+              .trimEnd()
+              .split('\n')
+              .slice(-200)
+              .map((l) => `  | ${l}`)
+              .join('\n')}`,
+          );
         v.violations.push({
           rule: 'revert',
           paths: r.reverted.map((p) => p.path),
@@ -211,6 +289,15 @@ export async function run(args: string[]): Promise<number> {
     if (r.acknowledged) v.acknowledged = r.acknowledged;
   }
   const many = verdicts.filter((v) => v.tip).length > 1;
-  const violations = verdicts.flatMap((v) => v.violations.map((x) => (many ? { ...x, message: `${v.remote_ref}: ${x.message}` } : x)));
-  return emit(common.format, violationsOutcome(violations, { refs: verdicts.map(({ violations: _, ...rest }) => rest) }, 'patchwarden: pre-push ok'));
+  const violations = verdicts.flatMap((v) =>
+    v.violations.map((x) => (many ? { ...x, message: `${v.remote_ref}: ${x.message}` } : x)),
+  );
+  return emit(
+    common.format,
+    violationsOutcome(
+      violations,
+      { refs: verdicts.map(({ violations: _, ...rest }) => rest) },
+      'patchwarden: pre-push ok',
+    ),
+  );
 }

@@ -10,7 +10,7 @@ import { counted } from '../common/text.js';
 import { violationLines } from '../common/render.js';
 import type { Violation } from '../common/verdict.js';
 import { explicitJudge, judgeOf, type Judge } from '../config/judge.js';
-import { type Config } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges, type RawChange } from '../git/changes.js';
 import { Reach } from '../git/reach.js';
@@ -75,7 +75,9 @@ async function peelCommits(repo: Repo, oids: string[], olds: string[]): Promise<
   const peeled = new Map<string, string>();
   if (!oids.length) return peeled;
   // Each pushed object, then what it peels to; then each old value's commit.
-  const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { input: oids.map((o) => `${o}\n${o}^{commit}\n`).join('') + olds.map((o) => `${o}^{commit}\n`).join('') });
+  const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
+    input: oids.map((o) => `${o}\n${o}^{commit}\n`).join('') + olds.map((o) => `${o}^{commit}\n`).join(''),
+  });
   const lines = out.split('\n');
   oids.forEach((oid, i) => {
     if (lines[2 * i].endsWith(' missing')) throw new CannotJudge(`the pushed object ${oid} is not in the repository`);
@@ -105,16 +107,25 @@ export interface Pushed {
 }
 
 /** The push, read: `peeled` as soon as the pushed objects are peeled, `push` once the walk is read. */
-export function readPush(repo: Repo, updates: RefUpdate[]): { peeled: Promise<Map<string, string>>; push: Promise<Pushed> } {
+export function readPush(
+  repo: Repo,
+  updates: RefUpdate[],
+): { peeled: Promise<Map<string, string>>; push: Promise<Pushed> } {
   const pushed = updates.filter((u) => !isZeroId(u.new));
   // A tag of a tree or blob brings no commits, and a missing object is an error.
-  const peeled = peelCommits(repo, [...new Set(pushed.map((u) => u.new))], [...new Set(pushed.flatMap((u) => (isZeroId(u.old) ? [] : [u.old])))]);
+  const peeled = peelCommits(
+    repo,
+    [...new Set(pushed.map((u) => u.new))],
+    [...new Set(pushed.flatMap((u) => (isZeroId(u.old) ? [] : [u.old])))],
+  );
   // One walk and diff of everything the push brings that the repository did
   // not have (works inside git's push quarantine); each ref's part of it is
   // what its tip reaches there.
   const push = peeled.then(async (commitOf) => {
     const tips = [...new Set(pushed.flatMap((u) => (commitOf.has(u.new) ? [commitOf.get(u.new)!] : [])))];
-    const walk = tips.length ? await rangeChanges(repo, ['--stdin', '--not', '--all'], tips) : { commits: [], changes: new Map(), parents: new Map() };
+    const walk = tips.length
+      ? await rangeChanges(repo, ['--stdin', '--not', '--all'], tips)
+      : { commits: [], changes: new Map(), parents: new Map() };
     const reach = new Reach(walk, tips);
     const commits = new Map(pushed.map((u) => [u.ref, commitOf.has(u.new) ? reach.commits(commitOf.get(u.new)!) : []]));
     return { peeled: commitOf, all: walk.commits, commits, reach, changes: walk.changes, parents: walk.parents };
@@ -132,7 +143,14 @@ export interface Early {
 }
 
 /** `push`: what the push brings, once read (null when reading it failed; that error is thrown where it is awaited). */
-export function startEarly(repo: Repo, judge: Judge, branch: JudgingBranch, updates: RefUpdate[], peeled: Promise<Map<string, string>>, push: Promise<Pushed | null>): Early {
+export function startEarly(
+  repo: Repo,
+  judge: Judge,
+  branch: JudgingBranch,
+  updates: RefUpdate[],
+  peeled: Promise<Map<string, string>>,
+  push: Promise<Pushed | null>,
+): Early {
   const { config, rules } = judge;
   const classify = Promise.resolve(classifierFrom(branch.ignoreCase ? rules.folded : rules.exact));
   // A fast-forward shows in the push's own walk (a new commit of the ref grows from the old tip); else git answers.
@@ -140,8 +158,11 @@ export function startEarly(repo: Repo, judge: Judge, branch: JudgingBranch, upda
     const p = await push;
     return Boolean(p?.commits.get(u.ref)?.some((c) => p.parents.get(c)?.includes(old)));
   };
-  const isAncestor = async (a: string, b: string) => (await repo.run(['merge-base', '--is-ancestor', a, b], { okCodes: [1] })).code === 0;
-  const branchFaults = Promise.all(updates.map((u) => branchViolations(u, branch, config, async (a, b) => (await grows(u, a)) || isAncestor(a, b))));
+  const isAncestor = async (a: string, b: string) =>
+    (await repo.run(['merge-base', '--is-ancestor', a, b], { okCodes: [1] })).code === 0;
+  const branchFaults = Promise.all(
+    updates.map((u) => branchViolations(u, branch, config, async (a, b) => (await grows(u, a)) || isAncestor(a, b))),
+  );
   const tampering = tamperPush(repo, config, branch.id, updates, classify, peeled, push);
   // Their errors are thrown where they are awaited; until then they are not unhandled.
   for (const p of [classify, branchFaults, tampering]) p.catch(() => {});
@@ -162,10 +183,23 @@ interface PushFacts {
   tamper: Map<string, TamperVerdict>;
 }
 
-export async function judgePush(repo: Repo, config: Config, branch: JudgingBranch, updates: RefUpdate[], push: Pushed, pushers: Pusher[], early: Early): Promise<RefVerdict[]> {
+export async function judgePush(
+  repo: Repo,
+  config: Config,
+  branch: JudgingBranch,
+  updates: RefUpdate[],
+  push: Pushed,
+  pushers: Pusher[],
+  early: Early,
+): Promise<RefVerdict[]> {
   const classify = await early.classify;
   const { changes } = push;
-  const verdicts: RefVerdict[] = updates.map((u) => ({ ...u, commits: push.commits.get(u.ref) ?? [], violations: [], overrides: [] }));
+  const verdicts: RefVerdict[] = updates.map((u) => ({
+    ...u,
+    commits: push.commits.get(u.ref) ?? [],
+    violations: [],
+    overrides: [],
+  }));
   const branchFaults = await early.branchFaults;
   const once = new Set<string>();
   for (const [i, v] of verdicts.entries()) {
@@ -173,16 +207,29 @@ export async function judgePush(repo: Repo, config: Config, branch: JudgingBranc
     // git's own client never sends two commands for one ref; a hand-made push
     // that does would be judged on one and could land the other.
     if (once.has(v.ref)) {
-      v.violations.push({ rule: 'duplicate-ref', paths: [], message: `${v.ref} is updated by more than one command of this push; only one of them could land, so none is judged and the push is refused`, fix: 'push each ref once (git push does)' });
+      v.violations.push({
+        rule: 'duplicate-ref',
+        paths: [],
+        message: `${v.ref} is updated by more than one command of this push; only one of them could land, so none is judged and the push is refused`,
+        fix: 'push each ref once (git push does)',
+      });
     }
     once.add(v.ref);
     if (isZeroId(v.new) && v.ref !== branch.ref && config.pre_receive.deletions === 'refuse') {
-      v.violations.push({ rule: 'delete', paths: [], message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})`, fix: `keep ${v.ref}; where deleting refs is wanted, pre_receive.deletions: allow in ${CONFIG_FILE} on ${branch.ref} lets deletions through` });
+      v.violations.push({
+        rule: 'delete',
+        paths: [],
+        message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})`,
+        fix: `keep ${v.ref}; where deleting refs is wanted, pre_receive.deletions: allow in ${CONFIG_FILE} on ${branch.ref} lets deletions through`,
+      });
     }
   }
   // Commits that predate the guard (the adoption baseline on the judging branch) are left out of the commit rules.
   const old = await baselined(repo, branch.id, ['--all'], push.all);
-  if (old.size) process.stderr.write(`patchwarden: ${counted(old.size, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged\n`);
+  if (old.size)
+    process.stderr.write(
+      `patchwarden: ${counted(old.size, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged\n`,
+    );
   for (const v of verdicts) v.commits = v.commits.filter((c) => !old.has(c));
   const all = push.all.filter((c) => !old.has(c));
   // An owner's override commit, admitted for its ref's range, is left out of the mixing rule.
@@ -192,14 +239,28 @@ export async function judgePush(repo: Repo, config: Config, branch: JudgingBranc
     if (isZeroId(v.new) || !mine.length) continue;
     const from = push.reach.boundary(v.commits);
     const { clockNow } = await import('../freeze/clock.js');
-    const judged = await judgeOverrides(repo, config, branch.id, mine, v.commits, from.length === 1 ? from[0] : null, clockNow());
+    const judged = await judgeOverrides(
+      repo,
+      config,
+      branch.id,
+      mine,
+      v.commits,
+      from.length === 1 ? from[0] : null,
+      clockNow(),
+    );
     v.overrides = judged.granted;
     v.violations.push(...judged.violations);
   }
   // What belongs to a commit whichever ref brings it is read once for the push.
-  const [owners, links] = await Promise.all([checkOwners(repo, config, branch.id, all, changes, classify, pushers), symlinkViolations(repo, all, changes, classify)]);
+  const [owners, links] = await Promise.all([
+    checkOwners(repo, config, branch.id, all, changes, classify, pushers),
+    symlinkViolations(repo, all, changes, classify),
+  ]);
   const facts: PushFacts = {
-    repo, config, classify, push,
+    repo,
+    config,
+    classify,
+    push,
     ownerFault: new Map(owners.violations.map((o) => [o.commit!, o])),
     ownerExempt: owners.exempt,
     linkFault: new Map(links.map((l) => [l.commit!, l])),
@@ -211,7 +272,10 @@ export async function judgePush(repo: Repo, config: Config, branch: JudgingBranc
     // An owner fault is named once, on the first ref that brings its commit.
     for (const c of v.commits) {
       const fault = facts.ownerFault.get(c);
-      if (fault && !blamed.has(c)) { v.violations.push(fault); blamed.add(c); }
+      if (fault && !blamed.has(c)) {
+        v.violations.push(fault);
+        blamed.add(c);
+      }
     }
     v.violations.push(...(await judgeRef(facts, v)));
   }
@@ -227,7 +291,13 @@ export async function judgePush(repo: Repo, config: Config, branch: JudgingBranc
 async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
   const { repo, config, classify, push } = facts;
   const overridden = new Set(v.overrides.map((o) => o.commit));
-  const out = judgeCommits(v.commits.filter((c) => !overridden.has(c)), push.changes, config, classify, facts.ownerExempt);
+  const out = judgeCommits(
+    v.commits.filter((c) => !overridden.has(c)),
+    push.changes,
+    config,
+    classify,
+    facts.ownerExempt,
+  );
   for (const c of v.commits) {
     const link = facts.linkFault.get(c);
     if (link) out.push(link);
@@ -238,7 +308,9 @@ async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
     for (const c of v.commits) for (const change of push.changes.get(c) ?? []) touched.add(change.path);
     // A guard file that does not parse would judge every later push once it lands.
     const guard = touchedGuardFiles(touched, config);
-    const broken = guard.size ? guardFileViolations(await guardFileProblems(repo, tip, guard), `${v.ref} at ${tip.slice(0, 12)}`) : [];
+    const broken = guard.size
+      ? guardFileViolations(await guardFileProblems(repo, tip, guard), `${v.ref} at ${tip.slice(0, 12)}`)
+      : [];
     out.push(...broken);
     if (!broken.length) out.push(...(await tipViolations(repo, config, v, tip, touched, classify)));
   }
@@ -254,11 +326,21 @@ async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
  * The oracle files at a new tip, when the ref's new commits touch them: what
  * no new commit touched is what the server already holds and has judged.
  */
-async function tipViolations(repo: Repo, config: Config, ref: RefVerdict, tip: string, touched: Set<string>, classify: Classify): Promise<Violation[]> {
+async function tipViolations(
+  repo: Repo,
+  config: Config,
+  ref: RefVerdict,
+  tip: string,
+  touched: Set<string>,
+  classify: Classify,
+): Promise<Violation[]> {
   const out: Violation[] = [];
   // Loaded only when needed: most pushes touch neither, and the hook starts on every push.
   if (touched.has(config.freeze.ledger)) {
-    const [{ checkLedgerAt }, { clockNow }] = await Promise.all([import('../freeze/ledger.js'), import('../freeze/clock.js')]);
+    const [{ checkLedgerAt }, { clockNow }] = await Promise.all([
+      import('../freeze/ledger.js'),
+      import('../freeze/clock.js'),
+    ]);
     out.push(...(await checkLedgerAt(repo, config, tip, clockNow())));
   }
   const { touchesFixtures } = await import('../fixtures/folder.js');
@@ -273,8 +355,16 @@ async function tipViolations(repo: Repo, config: Config, ref: RefVerdict, tip: s
 /** The first line of each named commit's message, for people reading the refusal. */
 async function subjects(repo: Repo, commits: string[]): Promise<Map<string, string>> {
   if (!commits.length) return new Map();
-  const out = await repo.run(['log', '--no-walk=unsorted', '--stdin', '-z', '--format=%H %s'], { input: commits.join('\n') + '\n' });
-  return new Map(out.stdout.toString('utf8').split('\0').filter(Boolean).map((r) => [r.slice(0, r.indexOf(' ')), r.slice(r.indexOf(' ') + 1)]));
+  const out = await repo.run(['log', '--no-walk=unsorted', '--stdin', '-z', '--format=%H %s'], {
+    input: commits.join('\n') + '\n',
+  });
+  return new Map(
+    out.stdout
+      .toString('utf8')
+      .split('\0')
+      .filter(Boolean)
+      .map((r) => [r.slice(0, r.indexOf(' ')), r.slice(r.indexOf(' ') + 1)]),
+  );
 }
 
 function render(verdicts: RefVerdict[], newCommits: number, subject: Map<string, string>, notes: string[]): string[] {
@@ -285,7 +375,8 @@ function render(verdicts: RefVerdict[], newCommits: number, subject: Map<string,
     text.push(`patchwarden: refusing the push to ${r.ref}`);
     for (const v of r.violations) text.push(...violationLines(v, 'nested', v.commit && subject.get(v.commit)));
   }
-  if (text.length === first) text.push(`patchwarden: pre-receive ok (${counted(verdicts.length, 'ref')}, ${counted(newCommits, 'new commit')})`);
+  if (text.length === first)
+    text.push(`patchwarden: pre-receive ok (${counted(verdicts.length, 'ref')}, ${counted(newCommits, 'new commit')})`);
   return text;
 }
 
@@ -295,7 +386,10 @@ export async function run(args: string[]): Promise<number> {
   const updates = parseUpdates(input);
   // The push is read while the config loads; its errors count only once the repository is guarded.
   const pushing = readPush(repo, updates);
-  const reading = pushing.push.then((push) => ({ push }), (error: unknown) => ({ error }));
+  const reading = pushing.push.then(
+    (push) => ({ push }),
+    (error: unknown) => ({ error }),
+  );
   let branch = await judgingBranch(repo);
   const compiler = () => import('../config/compile.js');
   const notes: string[] = [];
@@ -310,7 +404,10 @@ export async function run(args: string[]): Promise<number> {
       if (!fallback) throw err;
       notes.push(`${fallbackNote(err, fallback)}; push the correction to ${branch.ref}`);
       const { zoneRules } = await compiler();
-      judge = { config: fallback.config, rules: { exact: zoneRules(fallback.config, false), folded: zoneRules(fallback.config, true) } };
+      judge = {
+        config: fallback.config,
+        rules: { exact: zoneRules(fallback.config, false), folded: zoneRules(fallback.config, true) },
+      };
       branch = { ...branch, id: fallback.rev };
     }
   }
@@ -321,16 +418,29 @@ export async function run(args: string[]): Promise<number> {
       ok: branch.bootstrap,
       json: { guarded: false, bootstrap: branch.bootstrap, judging_branch: branch.ref, refs: [], violations: [] },
       text: branch.bootstrap
-        ? [`patchwarden: bootstrap: ${branch.ref} has no .patchwarden.yml yet, so this push is not judged (git config patchwarden.bootstrap is set on the server; unset it once the config is on ${branch.ref})`]
+        ? [
+            `patchwarden: bootstrap: ${branch.ref} has no .patchwarden.yml yet, so this push is not judged (git config patchwarden.bootstrap is set on the server; unset it once the config is on ${branch.ref})`,
+          ]
         : [...notes.map((n) => `patchwarden: ${n}`), ...unguardedRefusal(branch)],
     });
   }
-  const early = startEarly(repo, judge, branch, updates, pushing.peeled, reading.then((r) => ('push' in r ? r.push : null)));
+  const early = startEarly(
+    repo,
+    judge,
+    branch,
+    updates,
+    pushing.peeled,
+    reading.then((r) => ('push' in r ? r.push : null)),
+  );
   const read = await reading;
   if ('error' in read) throw read.error;
   const pushers = authenticatedPusher(process.env);
-  if (branch.bootstrap) notes.push(`note: git config patchwarden.bootstrap is still set on the server; ${branch.ref} has its config now, unset it (git config --unset patchwarden.bootstrap)`);
-  if (config.owners.agents.length && config.owners.signers === null && !pushers.length) notes.push(`warning: ${TYPED_IDENTITY}`);
+  if (branch.bootstrap)
+    notes.push(
+      `note: git config patchwarden.bootstrap is still set on the server; ${branch.ref} has its config now, unset it (git config --unset patchwarden.bootstrap)`,
+    );
+  if (config.owners.agents.length && config.owners.signers === null && !pushers.length)
+    notes.push(`warning: ${TYPED_IDENTITY}`);
   const verdicts = await judgePush(repo, config, branch, updates, read.push, pushers, early);
   for (const r of verdicts) notes.push(...overrideLines(r.overrides).map((l) => `${r.ref}: ${l}`));
   const violations = verdicts.flatMap((r) => r.violations.map((v) => ({ ...v, ref: r.ref })));
@@ -342,7 +452,14 @@ export async function run(args: string[]): Promise<number> {
       judged_by: config.source,
       judging_branch: branch.ref,
       notes,
-      refs: verdicts.map((r) => ({ ref: r.ref, old: r.old, new: r.new, commits: r.commits.length, ...(r.overrides.length ? { overrides: r.overrides } : {}), ok: r.violations.length === 0 })),
+      refs: verdicts.map((r) => ({
+        ref: r.ref,
+        old: r.old,
+        new: r.new,
+        commits: r.commits.length,
+        ...(r.overrides.length ? { overrides: r.overrides } : {}),
+        ok: r.violations.length === 0,
+      })),
       violations,
     },
     text: render(verdicts, read.push.all.length, subject, notes),

@@ -15,7 +15,11 @@ export async function readHookInput(): Promise<string> {
  * (shown to the user as `<a b> <c d>` from camelCase); the `ids` fields must be
  * object ids. Ref names cannot hold spaces, so words split cleanly.
  */
-export function parseRefLines<K extends string>(text: string, fields: readonly K[], ids: readonly K[]): Record<K, string>[] {
+export function parseRefLines<K extends string>(
+  text: string,
+  fields: readonly K[],
+  ids: readonly K[],
+): Record<K, string>[] {
   const shape = fields.map((f) => `<${f.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)}>`).join(' ');
   const records: Record<K, string>[] = [];
   text.split('\n').forEach((line, i) => {
@@ -23,7 +27,10 @@ export function parseRefLines<K extends string>(text: string, fields: readonly K
     const words = line.split(' ');
     const record = Object.fromEntries(fields.map((f, k) => [f, words[k]])) as Record<K, string>;
     if (words.length !== fields.length || words.some((w) => !w) || ids.some((f) => !OID.test(record[f]))) {
-      throw new CannotJudge(`not a "${shape}" line: ${JSON.stringify(line.slice(0, 160))}`, { file: 'stdin', line: i + 1 });
+      throw new CannotJudge(`not a "${shape}" line: ${JSON.stringify(line.slice(0, 160))}`, {
+        file: 'stdin',
+        line: i + 1,
+      });
     }
     records.push(record);
   });

@@ -13,7 +13,20 @@ import type { FailureRecord, Report, TestCase } from './types.js';
 
 /** Surefire's records of earlier runs, after the primary failure or error. */
 const RERUN_TAGS = ['rerunFailure', 'rerunError', 'flakyFailure', 'flakyError'] as const;
-const LISTS = new Set(['testsuites', 'testsuite', 'testcase', 'failure', 'error', 'skipped', 'system-out', 'system-err', 'properties', 'property', ...RERUN_TAGS, 'stackTrace']);
+const LISTS = new Set([
+  'testsuites',
+  'testsuite',
+  'testcase',
+  'failure',
+  'error',
+  'skipped',
+  'system-out',
+  'system-err',
+  'properties',
+  'property',
+  ...RERUN_TAGS,
+  'stackTrace',
+]);
 
 const TEXT = '#text';
 const CDATA = '#cdata';
@@ -55,7 +68,9 @@ const whole: StartRule = (name, open) => {
   if (name === 'testcase') {
     if (open.includes('testcase')) return 'a <testcase> inside another <testcase>: its result would never be read';
     const odd = open.find((o) => !SUITES.has(o));
-    return odd ? `a <testcase> inside <${odd}>, which a JUnit report does not have there: its result would never be read` : null;
+    return odd
+      ? `a <testcase> inside <${odd}>, which a JUnit report does not have there: its result would never be read`
+      : null;
   }
   if (RECORDS.has(name) && parent !== undefined && parent !== 'testcase' && !SUITES.has(parent)) {
     return `a <${name}> inside <${parent}>, which a JUnit report does not have there: the failure would never be read`;
@@ -70,7 +85,14 @@ export async function readReport(file: string): Promise<Report> {
     bytes = await readFile(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new CannotJudge(code === 'ENOENT' ? 'no such report' : code === 'EISDIR' ? 'is a folder, not a report' : `cannot read the report (${code ?? (err as Error).message})`, { file });
+    throw new CannotJudge(
+      code === 'ENOENT'
+        ? 'no such report'
+        : code === 'EISDIR'
+          ? 'is a folder, not a report'
+          : `cannot read the report (${code ?? (err as Error).message})`,
+      { file },
+    );
   }
   return parseReport(bytes, file);
 }
@@ -90,7 +112,9 @@ export function parseReport(xml: string | Buffer, file: string): Report {
   const cases: TestCase[] = [];
   if (tree.testsuites === undefined && tree.testsuite === undefined) {
     const root = Object.keys(tree).find((k) => !k.startsWith('#') && !k.startsWith('?'));
-    throw new CannotJudge(`not a JUnit report: the root element is <${root}>, not <testsuites> or <testsuite>`, { file });
+    throw new CannotJudge(`not a JUnit report: the root element is <${root}>, not <testsuites> or <testsuite>`, {
+      file,
+    });
   }
   for (const t of list(tree.testsuites)) walk(asNode(t), [], cases);
   for (const t of list(tree.testsuite)) walk(asNode(t), [attr(t, 'name')], cases);
@@ -101,7 +125,10 @@ export function parseReport(xml: string | Buffer, file: string): Report {
 function walk(suite: Node, suites: string[], cases: TestCase[]): void {
   for (const tc of list(suite.testcase)) cases.push(testCase(asNode(tc), suites));
   // A suite-level <failure>/<error> (a class that failed to load) has no testcase: keep it as one.
-  const suiteLevel = [...list(suite.failure).map((n) => record('failure', n)), ...list(suite.error).map((n) => record('error', n))];
+  const suiteLevel = [
+    ...list(suite.failure).map((n) => record('failure', n)),
+    ...list(suite.error).map((n) => record('error', n)),
+  ];
   if (suiteLevel.length) {
     const name = attr(suite, 'name');
     cases.push({
@@ -151,11 +178,13 @@ function record(tag: string, node: unknown): FailureRecord {
 }
 
 function properties(node: Node): { name: string; value: string }[] {
-  return list(node.properties).flatMap((p) => list(asNode(p).property).map((q) => {
-    const prop = asNode(q);
-    const value = prop[`${AT}value`];
-    return { name: attr(prop, 'name'), value: value === undefined ? content(prop) : attr(prop, 'value') };
-  }));
+  return list(node.properties).flatMap((p) =>
+    list(asNode(p).property).map((q) => {
+      const prop = asNode(q);
+      const value = prop[`${AT}value`];
+      return { name: attr(prop, 'name'), value: value === undefined ? content(prop) : attr(prop, 'value') };
+    }),
+  );
 }
 
 function list(v: unknown): unknown[] {
@@ -177,7 +206,9 @@ function attr(node: unknown, name: string): string {
 function content(node: Node): string {
   const raw = node[TEXT];
   const text = typeof raw === 'string' ? rawContent(raw) : '';
-  const cdata = list(node[CDATA]).map((c) => lineEnds(String(c))).join('');
+  const cdata = list(node[CDATA])
+    .map((c) => lineEnds(String(c)))
+    .join('');
   if (!cdata) return text.trim() ? text : '';
   return text.trim() ? text + cdata : cdata;
 }
@@ -195,7 +226,9 @@ function rawContent(raw: string): string {
 }
 
 function texts(v: unknown): string {
-  return list(v).map((n) => content(asNode(n))).join('');
+  return list(v)
+    .map((n) => content(asNode(n)))
+    .join('');
 }
 
 /** XML's end-of-line handling: CRLF and lone CR read as LF. */
@@ -208,6 +241,9 @@ const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '
 /** Decodes the references the well-formedness pass allowed, and nothing else. */
 function decode(s: string): string {
   if (!s.includes('&')) return s;
-  return s.replace(/&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#x([0-9A-Fa-f]{1,6}));/g, (_, name: string, dec: string, hex: string) =>
-    name ? PREDEFINED[name] : String.fromCodePoint(dec ? Number(dec) : parseInt(hex, 16)));
+  return s.replace(
+    /&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#x([0-9A-Fa-f]{1,6}));/g,
+    (_, name: string, dec: string, hex: string) =>
+      name ? PREDEFINED[name] : String.fromCodePoint(dec ? Number(dec) : parseInt(hex, 16)),
+  );
 }

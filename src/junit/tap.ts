@@ -76,7 +76,11 @@ export function parseTap(text: string, file: string): Report {
     if (inYaml && p) {
       const line = text.slice(pos, lineEnd);
       pos = next;
-      if (indent === yamlIndent && line.trim() === '...') { inYaml = false; blockKey = null; continue; }
+      if (indent === yamlIndent && line.trim() === '...') {
+        inYaml = false;
+        blockKey = null;
+        continue;
+      }
       p.yamlText.push(line.slice(Math.min(indent, yamlIndent)));
       if (blockKey !== null && (first === lineEnd || indent > blockIndent)) {
         const body = line.slice(blockIndent + 2);
@@ -88,14 +92,26 @@ export function parseTap(text: string, file: string): Report {
       const kv = indent === yamlIndent ? /^\s*([\w-]+):(?:\s+(.*))?$/.exec(line) : null;
       if (kv) {
         const value = kv[2] ?? '';
-        if (/^[|>][-+]?$/.test(value) || value === '') { blockKey = kv[1]; blockIndent = yamlIndent; blockFirst = true; p.yaml.set(kv[1], ''); }
-        else p.yaml.set(kv[1], scalar(value));
+        if (/^[|>][-+]?$/.test(value) || value === '') {
+          blockKey = kv[1];
+          blockIndent = yamlIndent;
+          blockFirst = true;
+          p.yaml.set(kv[1], '');
+        } else p.yaml.set(kv[1], scalar(value));
       }
       continue;
     }
     // Only lines that start like TAP are read; a comment only after a failing test.
-    const maybe = c === 'o' || c === 'n' || c === '1' || c === 'B' || (c === '#' && ((p !== null && !p.ok) || text.startsWith('# Subtest:', first)));
-    if (!maybe) { pos = next; continue; }
+    const maybe =
+      c === 'o' ||
+      c === 'n' ||
+      c === '1' ||
+      c === 'B' ||
+      (c === '#' && ((p !== null && !p.ok) || text.startsWith('# Subtest:', first)));
+    if (!maybe) {
+      pos = next;
+      continue;
+    }
     const line = text.slice(pos, lineEnd);
     pos = next;
     const bail = c === 'B' ? BAIL.exec(line) : null;
@@ -121,9 +137,23 @@ export function parseTap(text: string, file: string): Report {
     if (t) {
       flush();
       counted.set(indent, (counted.get(indent) ?? 0) + 1);
-      for (const k of counted.keys()) if (k > indent) { checkPlan(plans, counted, k, file, lineNo); counted.delete(k); plans.delete(k); }
+      for (const k of counted.keys())
+        if (k > indent) {
+          checkPlan(plans, counted, k, file, lineNo);
+          counted.delete(k);
+          plans.delete(k);
+        }
       const { name, directive } = description(t[4]);
-      current = { indent, ok: !t[2], name, directive, yaml: new Map(), yamlText: [], comments: [], suites: indent < 4 ? [] : announced.slice(0, Math.floor(indent / 4)).filter(Boolean) };
+      current = {
+        indent,
+        ok: !t[2],
+        name,
+        directive,
+        yaml: new Map(),
+        yamlText: [],
+        comments: [],
+        suites: indent < 4 ? [] : announced.slice(0, Math.floor(indent / 4)).filter(Boolean),
+      };
       // The YAML block opens on the next line, two spaces in from its test line.
       let q = next;
       while (text.charCodeAt(q) === 32) q++;
@@ -143,14 +173,25 @@ export function parseTap(text: string, file: string): Report {
   flush();
   if (inYaml) throw new CannotJudge('a diagnostic block (---) is never closed (...): the stream was cut off', { file });
   for (const k of counted.keys()) checkPlan(plans, counted, k, file, lineNo);
-  if (!plans.has(0) && counted.size) throw new CannotJudge('the TAP stream has no plan (1..N): it may have been cut off, so it is not read', { file });
+  if (!plans.has(0) && counted.size)
+    throw new CannotJudge('the TAP stream has no plan (1..N): it may have been cut off, so it is not read', { file });
   return { file, cases };
 }
 
-function checkPlan(plans: Map<number, number>, counted: Map<number, number>, indent: number, file: string, line: number) {
+function checkPlan(
+  plans: Map<number, number>,
+  counted: Map<number, number>,
+  indent: number,
+  file: string,
+  line: number,
+) {
   const planned = plans.get(indent);
   const seen = counted.get(indent) ?? 0;
-  if (planned !== undefined && planned !== seen) throw new CannotJudge(`the plan says 1..${planned} but ${seen} test line${seen === 1 ? '' : 's'} follow${seen === 1 ? 's' : ''}${indent ? ' in a subtest' : ''}: the stream is not whole`, { file, line });
+  if (planned !== undefined && planned !== seen)
+    throw new CannotJudge(
+      `the plan says 1..${planned} but ${seen} test line${seen === 1 ? '' : 's'} follow${seen === 1 ? 's' : ''}${indent ? ' in a subtest' : ''}: the stream is not whole`,
+      { file, line },
+    );
 }
 
 /** `name # SKIP why`, `# TODO`, `# time=12ms`: the name ends at the first unescaped `#` (`\#` is a literal one). */
@@ -176,14 +217,30 @@ function scalar(v: string): string {
 }
 
 function errorCase(name: string, message: string, suites: string[]): TestCase {
-  return { name, classname: suites.join('.'), status: 'error', failures: [{ tag: 'error', type: '', message, text: message }], properties: [], systemOut: '', systemErr: '', suites };
+  return {
+    name,
+    classname: suites.join('.'),
+    status: 'error',
+    failures: [{ tag: 'error', type: '', message, text: message }],
+    properties: [],
+    systemOut: '',
+    systemErr: '',
+    suites,
+  };
 }
 
 function toCase(p: Pending): TestCase | null {
   const y = p.yaml;
   // node: a suite (describe) and a parent whose subtests failed are no cases of their own; their tests are.
   if (y.get('type') === 'suite' || y.get('failureType') === 'subtestsFailed') return null;
-  const base = { name: p.name, classname: p.suites.join('.'), properties: [], systemOut: '', systemErr: '', suites: p.suites };
+  const base = {
+    name: p.name,
+    classname: p.suites.join('.'),
+    properties: [],
+    systemOut: '',
+    systemErr: '',
+    suites: p.suites,
+  };
   // A SKIP ran nothing. A failing TODO test still failed: judged like a failure, as node's JUnit reporter writes it.
   if (p.directive === 'skip') return { ...base, status: 'skipped', failures: [] };
   if (p.ok) return { ...base, status: 'passed', failures: [] };
@@ -202,7 +259,10 @@ function record(p: Pending): FailureRecord {
     const code = y.get('code');
     const name = y.get('name') ?? 'Error';
     const tag = code && code !== 'ERR_TEST_FAILURE' ? ` [${code}]` : '';
-    const stack = (y.get('stack') ?? '').split('\n').filter(Boolean).map((l) => `      at ${l}`);
+    const stack = (y.get('stack') ?? '')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => `      at ${l}`);
     const inspected = ['code', 'operator'].flatMap((k) => (y.has(k) ? [`    ${k}: '${y.get(k)}',`] : []));
     const text = [
       `Error [ERR_TEST_FAILURE]: ${error}`,

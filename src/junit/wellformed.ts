@@ -42,7 +42,8 @@ export function checkWellFormed(xml: string, file: string, rule?: StartRule): vo
     if (!stack.length) {
       for (let i = from; i < to; i++) {
         const c = xml.charCodeAt(i);
-        if (c !== 32 && c !== 9 && c !== 10 && c !== 13) fail(i, sawRoot ? 'text after the root element' : 'text before the root element');
+        if (c !== 32 && c !== 9 && c !== 10 && c !== 13)
+          fail(i, sawRoot ? 'text after the root element' : 'text before the root element');
       }
       return;
     }
@@ -66,10 +67,24 @@ export function checkWellFormed(xml: string, file: string, rule?: StartRule): vo
       const m = REF.exec(xml);
       if (!m || REF.lastIndex > to) {
         const named = /^&([A-Za-z_][-A-Za-z0-9_.]*);/.exec(xml.slice(i, i + 64));
-        fail(i, named ? `entity &${named[1]}; is not one of XML's five predefined entities (lt, gt, amp, quot, apos) and is never expanded` : 'a bare & (write &amp;)');
+        fail(
+          i,
+          named
+            ? `entity &${named[1]}; is not one of XML's five predefined entities (lt, gt, amp, quot, apos) and is never expanded`
+            : 'a bare & (write &amp;)',
+        );
       }
       const code = m![2] ? Number(m![2]) : m![3] ? parseInt(m![3], 16) : 0x20;
-      if (!(code === 9 || code === 10 || code === 13 || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff))) {
+      if (
+        !(
+          code === 9 ||
+          code === 10 ||
+          code === 13 ||
+          (code >= 0x20 && code <= 0xd7ff) ||
+          (code >= 0xe000 && code <= 0xfffd) ||
+          (code >= 0x10000 && code <= 0x10ffff)
+        )
+      ) {
         fail(i, `character reference ${m![0]} is not a character XML allows`);
       }
     }
@@ -122,7 +137,11 @@ export function checkWellFormed(xml: string, file: string, rule?: StartRule): vo
       }
       TAG_END.lastIndex = at;
       const end = TAG_END.exec(xml);
-      if (!end) fail(at, xml.indexOf('>', at) === -1 ? `the file ends inside <${m![0]}>` : `<${m![0]}> has a malformed attribute`);
+      if (!end)
+        fail(
+          at,
+          xml.indexOf('>', at) === -1 ? `the file ends inside <${m![0]}>` : `<${m![0]}> has a malformed attribute`,
+        );
       sawRoot = true;
       const refused = rule?.(m![0], stack);
       if (refused) fail(lt, refused);
@@ -142,7 +161,8 @@ export function checkWellFormed(xml: string, file: string, rule?: StartRule): vo
     if (close === -1) fail(lt, 'a DOCTYPE internal subset is never closed');
     const subset = xml.slice(bracket, close);
     const decl = subset.search(/<!ENTITY/);
-    if (decl !== -1) fail(bracket + decl, 'the DOCTYPE declares entities; a report has no need of them and they are never expanded');
+    if (decl !== -1)
+      fail(bracket + decl, 'the DOCTYPE declares entities; a report has no need of them and they are never expanded');
     return until(close, '>', 'a DOCTYPE');
   }
 }

@@ -29,21 +29,36 @@ async function text(repo: Repo, args: string[]): Promise<string> {
 }
 
 /** Where a change lands, from the repository: `branch` and `remote` as pre-push knows them, else from HEAD. */
-export async function landingOf(repo: Repo, config: Config, known: { branch?: string; remote?: string } = {}): Promise<Landing> {
+export async function landingOf(
+  repo: Repo,
+  config: Config,
+  known: { branch?: string; remote?: string } = {},
+): Promise<Landing> {
   const branch = known.branch ?? ((await text(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD'])) || null);
   const remotes = (await text(repo, ['remote'])).split('\n').filter(Boolean);
   const configured = branch ? await text(repo, ['config', '--get', `branch.${branch}.remote`]) : '';
-  const remote = known.remote ?? (configured || (remotes.includes('origin') ? 'origin' : remotes[0] ?? null));
+  const remote = known.remote ?? (configured || (remotes.includes('origin') ? 'origin' : (remotes[0] ?? null)));
   let defaultBranch: string | null = null;
   if (remote) {
     const head = await text(repo, ['symbolic-ref', '--quiet', '--short', `refs/remotes/${remote}/HEAD`]);
     defaultBranch = head ? head.slice(remote.length + 1) : null;
-    for (const name of ['main', 'master']) if (!defaultBranch && (await text(repo, ['rev-parse', '--verify', '--quiet', `refs/remotes/${remote}/${name}`]))) defaultBranch = name;
+    for (const name of ['main', 'master'])
+      if (!defaultBranch && (await text(repo, ['rev-parse', '--verify', '--quiet', `refs/remotes/${remote}/${name}`])))
+        defaultBranch = name;
   }
   const upstream = branch ? Boolean(await text(repo, ['rev-parse', '--abbrev-ref', `${branch}@{upstream}`])) : false;
   const isAgent = identityMatcher(config.owners.agents);
-  const who = [await text(repo, ['var', 'GIT_COMMITTER_IDENT']), await text(repo, ['var', 'GIT_AUTHOR_IDENT'])].map((i) => addressOf(i.replace(/ \d+ [+-]\d{4}$/, '')));
-  return { branch, remote, defaultBranch, upstream, signers: config.owners.signers !== null, agent: config.owners.agents.length > 0 && who.some(isAgent) };
+  const who = [await text(repo, ['var', 'GIT_COMMITTER_IDENT']), await text(repo, ['var', 'GIT_AUTHOR_IDENT'])].map(
+    (i) => addressOf(i.replace(/ \d+ [+-]\d{4}$/, '')),
+  );
+  return {
+    branch,
+    remote,
+    defaultBranch,
+    upstream,
+    signers: config.owners.signers !== null,
+    agent: config.owners.agents.length > 0 && who.some(isAgent),
+  };
 }
 
 /** Whether the change goes to the default branch itself (or there is no other to tell it from). */
@@ -55,7 +70,9 @@ const q = (paths: string[]) => paths.map((p) => shellQuote(p)).join(' ');
 
 /** The push of the current branch, with -u where it has no upstream yet. */
 function push(l: Landing): string {
-  return l.upstream || !l.remote || !l.branch ? 'git push' : `git push -u ${shellQuote(l.remote)} ${shellQuote(l.branch)}`;
+  return l.upstream || !l.remote || !l.branch
+    ? 'git push'
+    : `git push -u ${shellQuote(l.remote)} ${shellQuote(l.branch)}`;
 }
 
 /** A staged change that mixes: `oracle` paths, and `rest` (production code and free paths). */
@@ -69,10 +86,20 @@ export function stagedAdvice(oracle: string[], rest: string[], l: Landing | null
   }
   const oracleCommit = `git commit -m 'oracle change' -- ${q(oracle)}`;
   if (!l || onDefault(l)) {
-    return ['split it: the oracle change first, committed and pushed on its own (a push may not mix them either), then the production code:', `  ${oracleCommit}`, `  ${l ? push(l) : 'git push'}`, `  ${code}`].join('\n');
+    return [
+      'split it: the oracle change first, committed and pushed on its own (a push may not mix them either), then the production code:',
+      `  ${oracleCommit}`,
+      `  ${l ? push(l) : 'git push'}`,
+      `  ${code}`,
+    ].join('\n');
   }
   if (l.signers) {
-    return [`split it: an owner signs the oracle commit and pushes it to this branch beside the production commit (owners.signers; run by the owner, with their signing key):`, `  git commit -S -m 'oracle change' -- ${q(oracle)}`, `  ${code}`, `  ${push(l)}`].join('\n');
+    return [
+      `split it: an owner signs the oracle commit and pushes it to this branch beside the production commit (owners.signers; run by the owner, with their signing key):`,
+      `  git commit -S -m 'oracle change' -- ${q(oracle)}`,
+      `  ${code}`,
+      `  ${push(l)}`,
+    ].join('\n');
   }
   const side = `${l.branch}-oracle`;
   return [
@@ -94,9 +121,14 @@ export function rangeAdvice(oracleTip: string, localRef: string, remoteRef: stri
     return `a human owner must land the oracle commits (up to ${oracleTip.slice(0, 12)}) on ${l.defaultBranch ?? 'the default branch'}${l.signers ? ', or sign them on this branch' : ''}; an agent may not make or push them. Push the production commits once they have landed (rebased onto it).`;
   }
   if (onDefault(l)) {
-    return ['push the oracle commits on their own first, to be reviewed, then the production commits:', `  git push ${remote} ${oracleTip}:${remoteRef}`, `  git push ${remote} ${localRef}:${remoteRef}`].join('\n');
+    return [
+      'push the oracle commits on their own first, to be reviewed, then the production commits:',
+      `  git push ${remote} ${oracleTip}:${remoteRef}`,
+      `  git push ${remote} ${localRef}:${remoteRef}`,
+    ].join('\n');
   }
-  if (l.signers) return `an owner signs the oracle commits (up to ${oracleTip.slice(0, 12)}) on this branch with a key in the allowed-signers file (owners.signers); signed, they may share it with the production commits`;
+  if (l.signers)
+    return `an owner signs the oracle commits (up to ${oracleTip.slice(0, 12)}) on this branch with a key in the allowed-signers file (owners.signers); signed, they may share it with the production commits`;
   const side = `${l.branch}-oracle`;
   return [
     `open a pull request with only the oracle commits against ${l.defaultBranch}; rebase this branch once it lands:`,

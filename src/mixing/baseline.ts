@@ -19,7 +19,13 @@ export interface Tip {
 
 /** Every branch (local and remote-tracking) and tag of the repository, peeled to its commit. */
 export async function currentTips(repo: Repo): Promise<Tip[]> {
-  const out = await repo.text(['for-each-ref', '--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname) %(refname)', 'refs/heads/', 'refs/remotes/', 'refs/tags/']);
+  const out = await repo.text([
+    'for-each-ref',
+    '--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname) %(refname)',
+    'refs/heads/',
+    'refs/remotes/',
+    'refs/tags/',
+  ]);
   const tips: Tip[] = [];
   for (const line of out.split('\n').filter(Boolean)) {
     const [type, id, peeledType, peeled, ref] = line.split(' ');
@@ -46,7 +52,8 @@ export function parseBaseline(text: string, source: string): string[] {
     const t = line.trim();
     if (!t || t.startsWith('#')) return;
     const id = t.split(/\s+/)[0];
-    if (!/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(id)) throw new CannotJudge(`"${t.slice(0, 60)}" is not "<commit id> <ref>"`, { file: source, line: i + 1 });
+    if (!/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(id))
+      throw new CannotJudge(`"${t.slice(0, 60)}" is not "<commit id> <ref>"`, { file: source, line: i + 1 });
     commits.push(id);
   });
   return commits;
@@ -56,16 +63,25 @@ export function parseBaseline(text: string, source: string): string[] {
  * Which of `commits` (a range: what rev-list lists for its tip `--not`
  * `exclude`) are reachable from a tip recorded in the baseline at `judgeRev`.
  */
-export async function baselined(repo: Repo, judgeRev: string | null, exclude: string[], commits: string[]): Promise<Set<string>> {
+export async function baselined(
+  repo: Repo,
+  judgeRev: string | null,
+  exclude: string[],
+  commits: string[],
+): Promise<Set<string>> {
   const text = judgeRev && commits.length ? await readFileAt(repo, judgeRev, BASELINE_FILE) : null;
   if (!text) return new Set();
   const tips = parseBaseline(text.toString('utf8'), `${judgeRev!.slice(0, 12)}:${BASELINE_FILE}`);
   // Only tips this repository holds: a branch it never received brings nothing here to exempt.
-  const types = tips.length ? (await repo.text(['cat-file', '--batch-check=%(objecttype)'], { input: tips.join('\n') + '\n' })).split('\n') : [];
+  const types = tips.length
+    ? (await repo.text(['cat-file', '--batch-check=%(objecttype)'], { input: tips.join('\n') + '\n' })).split('\n')
+    : [];
   const present = tips.filter((_, i) => types[i] === 'commit');
   if (!present.length) return new Set();
   // The exclusions may be options (--all, --remotes=NAME), which only the command line takes; a --not there leaves stdin's tips alone.
-  const reachable = await repo.text(['rev-list', ...(exclude.length ? ['--not', ...exclude] : []), '--stdin'], { input: present.join('\n') + '\n' });
+  const reachable = await repo.text(['rev-list', ...(exclude.length ? ['--not', ...exclude] : []), '--stdin'], {
+    input: present.join('\n') + '\n',
+  });
   const range = new Set(commits);
   return new Set(reachable.split('\n').filter((c) => range.has(c)));
 }

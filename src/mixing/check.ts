@@ -12,7 +12,10 @@ import { symlinkViolations } from './symlinks.js';
 
 /** The config's zones as this repository reads paths; the glob compiler loads only here (hooks with a cached config never need it). */
 export async function classifierFor(repo: Repo, config: Config): Promise<Classify> {
-  const [{ zoneClassifier }, ignoreCase] = await Promise.all([import('../config/zone-rules.js'), configBool(repo, 'core.ignorecase')]);
+  const [{ zoneClassifier }, ignoreCase] = await Promise.all([
+    import('../config/zone-rules.js'),
+    configBool(repo, 'core.ignorecase'),
+  ]);
   return zoneClassifier(config, ignoreCase);
 }
 
@@ -21,22 +24,37 @@ export async function classifierFor(repo: Repo, config: Config): Promise<Classif
  * Commits in `rangeExempt` (owner-signed oracle commits) still obey the
  * per-commit rule but are left out of the whole-range one.
  */
-export function judgeCommits(commits: string[], changes: Map<string, Change[]>, config: Config, classify: Classify, rangeExempt: ReadonlySet<string> = new Set()): Violation[] {
+export function judgeCommits(
+  commits: string[],
+  changes: Map<string, Change[]>,
+  config: Config,
+  classify: Classify,
+  rangeExempt: ReadonlySet<string> = new Set(),
+): Violation[] {
   const violations: Violation[] = [];
   for (const c of commits) {
     const v = mixViolation(changes.get(c) ?? [], classify, 'mix', c);
     if (v) {
-      v.fix = 'split the commit (git rebase -i, then `edit` it) so production code and oracles land in separate commits';
+      v.fix =
+        'split the commit (git rebase -i, then `edit` it) so production code and oracles land in separate commits';
       violations.push(v);
     }
   }
   if (config.mix.range === 'refuse' && commits.length > 1 && !violations.length) {
     // Read in place, not gathered: a push can bring fifty thousand commits.
-    const ranged = { *[Symbol.iterator]() { for (const c of commits) if (!rangeExempt.has(c)) yield* changes.get(c) ?? []; } };
+    const ranged = {
+      *[Symbol.iterator]() {
+        for (const c of commits) if (!rangeExempt.has(c)) yield* changes.get(c) ?? [];
+      },
+    };
     const v = mixViolation(ranged, classify, 'mix-range');
     if (v) {
       v.message += ' (split across commits)';
-      v.fix = rangeSplitAdvice(commits.filter((c) => !rangeExempt.has(c)), changes, classify);
+      v.fix = rangeSplitAdvice(
+        commits.filter((c) => !rangeExempt.has(c)),
+        changes,
+        classify,
+      );
       violations.push(v);
     }
   }
@@ -50,7 +68,8 @@ export function judgeCommits(commits: string[], changes: Map<string, Change[]>, 
  * and `<branch>` are filled in by pre-push, which knows them); else reorder.
  */
 function rangeSplitAdvice(commits: string[], changes: Map<string, Change[]>, classify: Classify): string {
-  const touches = (c: string, zone: (z: ReturnType<Classify>) => boolean) => (changes.get(c) ?? []).some((ch) => zone(classify(ch.path)));
+  const touches = (c: string, zone: (z: ReturnType<Classify>) => boolean) =>
+    (changes.get(c) ?? []).some((ch) => zone(classify(ch.path)));
   const first = commits.findIndex((c) => touches(c, (z) => z === 'src'));
   const oracleAfter = first > 0 && commits.slice(first).some((c) => touches(c, isOracle));
   if (first <= 0 || oracleAfter) {
@@ -82,7 +101,14 @@ export interface RangeVerdict {
  * oracle commits left out of the latter, and symbolic links that leave their
  * zone. An admitted owner override commit is left out of mixing.
  */
-export async function checkRange(repo: Repo, config: Config, from: string | string[] | null, to: string, judgeRev: string | null, now = new Date()): Promise<RangeVerdict> {
+export async function checkRange(
+  repo: Repo,
+  config: Config,
+  from: string | string[] | null,
+  to: string,
+  judgeRev: string | null,
+  now = new Date(),
+): Promise<RangeVerdict> {
   const classify = await classifierFor(repo, config);
   const exclude = from ? [from].flat() : [];
   const walked = await rangeChanges(repo, [to, ...(exclude.length ? ['--not', ...exclude] : [])]);
@@ -92,18 +118,39 @@ export async function checkRange(repo: Repo, config: Config, from: string | stri
   const changes = new Map([...walked.changes].filter(([c]) => !old.has(c)));
   // Where the range starts at one commit, owner-signed oracle commits must be admitted to it.
   const base = typeof from === 'string' && /^[0-9a-f]{40,64}$/.test(from) ? from : null;
-  const owners = await checkOwners(repo, config, judgeRev, commits, changes, classify, [], base ? { base, commits: new Set(commits), now } : undefined);
+  const owners = await checkOwners(
+    repo,
+    config,
+    judgeRev,
+    commits,
+    changes,
+    classify,
+    [],
+    base ? { base, commits: new Set(commits), now } : undefined,
+  );
   // An override is judged against the range's merge base: the first revision excluded, where that is a commit (pre-push adds the remote's other branches).
   const start = exclude[0] && /^[0-9a-f]{40,64}$/.test(exclude[0]) ? exclude[0] : null;
-  const override = start ? await judgeOverrides(repo, config, judgeRev, await overrideClaims(repo, commits), commits, start, now) : { granted: [], violations: [] };
+  const override = start
+    ? await judgeOverrides(repo, config, judgeRev, await overrideClaims(repo, commits), commits, start, now)
+    : { granted: [], violations: [] };
   const granted = new Set(override.granted.map((o) => o.commit));
   const paths = new Set([...changes.values()].flatMap((list) => list.map((c) => c.path)));
   return {
-    commits, paths, baselined: [...old], overrides: override.granted,
+    commits,
+    paths,
+    baselined: [...old],
+    overrides: override.granted,
     overrideChanges: override.granted.flatMap((o) => changes.get(o.commit) ?? []),
     violations: [
-      ...owners.violations, ...override.violations,
-      ...judgeCommits(commits.filter((c) => !granted.has(c)), changes, config, classify, owners.exempt),
+      ...owners.violations,
+      ...override.violations,
+      ...judgeCommits(
+        commits.filter((c) => !granted.has(c)),
+        changes,
+        config,
+        classify,
+        owners.exempt,
+      ),
       ...(await symlinkViolations(repo, commits, changes, classify)),
     ],
   };

@@ -38,18 +38,32 @@ range with production commits.
 exit 0 clean, 1 refused, 2 could not judge.`;
 
 export async function run(args: string[]): Promise<number> {
-  const { common, values } = parse(args, { staged: { type: 'boolean' }, commit: { type: 'string' }, range: { type: 'string' } }, false);
+  const { common, values } = parse(
+    args,
+    { staged: { type: 'boolean' }, commit: { type: 'string' }, range: { type: 'string' } },
+    false,
+  );
   const modes = [values.staged, values.commit, values.range].filter((v) => v !== undefined);
   if (modes.length > 1) throw new UsageError('give one of --staged, --commit REV, --range A..B');
   if (values.commit === undefined && values.range === undefined) {
     const { repo, changes, merging, config: at } = await readStaged(common.dir, false);
     const compiler = () => import('../config/compile.js');
-    const { config, rules } = common.config ? await explicitJudge(repo, common.config, compiler) : await judgeOf(repo, at, compiler);
-    const classify = await classifierForPaths(repo, rules, changes.map((c) => c.path));
+    const { config, rules } = common.config
+      ? await explicitJudge(repo, common.config, compiler)
+      : await judgeOf(repo, at, compiler);
+    const classify = await classifierForPaths(
+      repo,
+      rules,
+      changes.map((c) => c.path),
+    );
     const kind = merging ? 'merge' : 'commit';
     const mixed = checkStaged(changes, classify, kind);
-    const fitted = mixed.length && kind === 'commit' ? checkStaged(changes, classify, kind, await landingOf(repo, config)) : mixed;
-    return emit(common.format, violationsOutcome([...fitted, ...(await stagedLinkViolations(repo, changes, classify))]));
+    const fitted =
+      mixed.length && kind === 'commit' ? checkStaged(changes, classify, kind, await landingOf(repo, config)) : mixed;
+    return emit(
+      common.format,
+      violationsOutcome([...fitted, ...(await stagedLinkViolations(repo, changes, classify))]),
+    );
   }
   const repo = await openRepo(common.dir);
   if (values.commit !== undefined) {

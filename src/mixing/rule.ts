@@ -21,7 +21,12 @@ function mixes(changes: Iterable<Change>, classify: Classify): boolean {
 const STATUS: Record<string, string> = { A: 'added', D: 'deleted', M: 'modified', T: 'type changed', U: 'unmerged' };
 
 /** A violation when `changes` mix src with an oracle; null when clean. `changes` is read up to twice. */
-export function mixViolation(changes: Iterable<Change>, classify: Classify, rule: 'mix' | 'mix-range', commit?: string): Violation | null {
+export function mixViolation(
+  changes: Iterable<Change>,
+  classify: Classify,
+  rule: 'mix' | 'mix-range',
+  commit?: string,
+): Violation | null {
   if (!mixes(changes, classify)) return null;
   const { src, oracle } = zonedPaths(changes, classify);
   const zones = [...new Set(oracle.map((o) => o.zone))].join(', ');

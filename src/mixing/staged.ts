@@ -15,20 +15,31 @@ import { stagedAdvice, type Landing } from './advice.js';
  * `landing` (where the commit goes, who makes it) fits the advice to the
  * branch and the author.
  */
-export function checkStaged(changes: Change[], classify: Classify, kind: 'commit' | 'amend' | 'merge' = 'commit', landing: Landing | null = null): Violation[] {
+export function checkStaged(
+  changes: Change[],
+  classify: Classify,
+  kind: 'commit' | 'amend' | 'merge' = 'commit',
+  landing: Landing | null = null,
+): Violation[] {
   const v = mixViolation(changes, classify, 'mix');
   if (!v) return [];
   if (kind === 'merge') {
-    v.message = v.message.replace('the staged change', 'this merge\'s own changes (its conflict resolutions and edits beyond git\'s merge of the two sides)');
+    v.message = v.message.replace(
+      'the staged change',
+      "this merge's own changes (its conflict resolutions and edits beyond git's merge of the two sides)",
+    );
     v.fix = [
-      'git refuses a partial commit during a merge, and a resolution that touches both is the merge\'s own mix:',
+      "git refuses a partial commit during a merge, and a resolution that touches both is the merge's own mix:",
       '  keep the merge to what git merged, and make your own edits in commits of their own after it,',
       '  or abort it and bring the two sides over one at a time: git merge --abort',
     ].join('\n');
     return [v];
   }
   if (kind === 'amend') {
-    v.message = v.message.replace('the staged change', 'this amend (the staged change with the commit it amends, HEAD)');
+    v.message = v.message.replace(
+      'the staged change',
+      'this amend (the staged change with the commit it amends, HEAD)',
+    );
     v.fix = [
       'HEAD already holds part of this mix, so amending it cannot keep them apart:',
       '  commit the staged change as a commit of its own instead: git commit   (without --amend)',
@@ -41,6 +52,10 @@ export function checkStaged(changes: Change[], classify: Classify, kind: 'commit
   const { oracle, src } = zonedPaths(changes, classify);
   const zoned = new Set([...oracle, ...src].map((z) => z.path));
   const free = [...new Set(changes.map((c) => c.path))].filter((p) => !zoned.has(p));
-  v.fix = stagedAdvice(oracle.map((z) => z.path), [...src.map((z) => z.path), ...free], landing);
+  v.fix = stagedAdvice(
+    oracle.map((z) => z.path),
+    [...src.map((z) => z.path), ...free],
+    landing,
+  );
   return [v];
 }

@@ -31,7 +31,8 @@ function climbsAfterName(target: string): boolean {
 export function linkCrossing(link: string, target: string, classify: Classify): string | null {
   const zone = classify(link);
   if (zone === null) return null;
-  if (climbsAfterName(target)) return 'a target that climbs (..) after a name, which may itself be a link: where it lands cannot be read from the path';
+  if (climbsAfterName(target))
+    return 'a target that climbs (..) after a name, which may itself be a link: where it lands cannot be read from the path';
   const resolved = linkTarget(link, target);
   if (resolved === null) return `outside the repository`;
   if (resolved === '.') return 'the top of the repository, in no zone';
@@ -41,19 +42,33 @@ export function linkCrossing(link: string, target: string, classify: Classify): 
 }
 
 /** One violation per commit that adds or changes a link whose target leaves the link's zone. */
-export async function symlinkViolations(repo: Repo, commits: string[], changes: Map<string, RawChange[]>, classify: Classify): Promise<Violation[]> {
+export async function symlinkViolations(
+  repo: Repo,
+  commits: string[],
+  changes: Map<string, RawChange[]>,
+  classify: Classify,
+): Promise<Violation[]> {
   const links: { commit: string; change: RawChange }[] = [];
-  for (const c of commits) for (const change of changes.get(c) ?? []) if (change.newMode === SYMLINK) links.push({ commit: c, change });
+  for (const c of commits)
+    for (const change of changes.get(c) ?? []) if (change.newMode === SYMLINK) links.push({ commit: c, change });
   return linkViolations(repo, links, classify);
 }
 
 /** The same for the staged set (the index's blob ids are on the new side). */
 export async function stagedLinkViolations(repo: Repo, changes: RawChange[], classify: Classify): Promise<Violation[]> {
-  return linkViolations(repo, changes.map((change) => ({ commit: undefined, change })), classify);
+  return linkViolations(
+    repo,
+    changes.map((change) => ({ commit: undefined, change })),
+    classify,
+  );
 }
 
 /** One violation per commit (or one for the staged set, `commit` undefined) whose links leave their zone. */
-async function linkViolations(repo: Repo, all: { commit: string | undefined; change: RawChange }[], classify: Classify): Promise<Violation[]> {
+async function linkViolations(
+  repo: Repo,
+  all: { commit: string | undefined; change: RawChange }[],
+  classify: Classify,
+): Promise<Violation[]> {
   const links = all.filter(({ change: x }) => x.newMode === SYMLINK && classify(x.path) !== null);
   if (!links.length) return [];
   const targets = await readBlobs(repo, [...new Set(links.map((l) => l.change.newOid))]);
@@ -63,7 +78,13 @@ async function linkViolations(repo: Repo, all: { commit: string | undefined; cha
     const crossing = linkCrossing(change.path, target, classify);
     if (!crossing) continue;
     if (!byCommit.has(commit)) byCommit.set(commit, []);
-    byCommit.get(commit)!.push({ path: change.path, zone: classify(change.path)!, note: `symbolic link to ${JSON.stringify(target)}: ${crossing}` });
+    byCommit
+      .get(commit)!
+      .push({
+        path: change.path,
+        zone: classify(change.path)!,
+        note: `symbolic link to ${JSON.stringify(target)}: ${crossing}`,
+      });
   }
   return [...byCommit].map(([commit, detail]) => ({
     rule: 'symlink',

@@ -23,16 +23,25 @@ export interface AdmissionRange {
  * the range's merge base or a commit of the range, committed no longer than
  * owners.max_age before `now`), else the reason it is not.
  */
-export async function admitOwnerCommits(repo: Repo, config: Config, judgeRev: string, commits: string[], range: AdmissionRange): Promise<Map<string, string | null>> {
+export async function admitOwnerCommits(
+  repo: Repo,
+  config: Config,
+  judgeRev: string,
+  commits: string[],
+  range: AdmissionRange,
+): Promise<Map<string, string | null>> {
   const result = new Map<string, string | null>();
   if (!commits.length) return result;
   const file = config.owners.signers;
   if (file === null) {
-    for (const c of commits) result.set(c, 'owners.signers is not set, so no commit can be shown to be an owner\'s');
+    for (const c of commits) result.set(c, "owners.signers is not set, so no commit can be shown to be an owner's");
     return result;
   }
   const signers = await readFileAt(repo, judgeRev, file);
-  if (!signers) throw new CannotJudge(`owners.signers names ${file}, which is not in the commit the config comes from`, { file: config.source });
+  if (!signers)
+    throw new CannotJudge(`owners.signers names ${file}, which is not in the commit the config comes from`, {
+      file: config.source,
+    });
   const who = await readAuthorship(repo, commits, signers);
   const maxAge = config.owners.max_age;
   for (const c of commits) {
@@ -40,13 +49,20 @@ export async function admitOwnerCommits(repo: Repo, config: Config, judgeRev: st
     const agents = a ? agentsNamed(a, config.owners.agents) : [];
     const age = a ? range.now.getTime() - a.committedAt * 1000 : 0;
     const stray = a?.parents.filter((p) => p !== range.base && !range.commits.has(p)) ?? [];
-    result.set(c,
-      !a ? 'git could not read it'
-      : a.signature !== 'G' ? `it is not signed by a key in ${file} (signature status ${a.signature})`
-      : agents.length ? `it names the agent ${agents.join(', ')}`
-      : stray.length || !a.parents.length ? `its parent ${stray[0]?.slice(0, 12) ?? '(none)'} is neither the range's merge base ${range.base.slice(0, 12)} nor a commit of the range: an owner's commit from another history cannot be replayed into this one`
-      : age > maxAge ? `it was committed ${days(age)} ago, more than owners.max_age (${days(maxAge)}): an owner makes the change again on this branch and signs it`
-      : null);
+    result.set(
+      c,
+      !a
+        ? 'git could not read it'
+        : a.signature !== 'G'
+          ? `it is not signed by a key in ${file} (signature status ${a.signature})`
+          : agents.length
+            ? `it names the agent ${agents.join(', ')}`
+            : stray.length || !a.parents.length
+              ? `its parent ${stray[0]?.slice(0, 12) ?? '(none)'} is neither the range's merge base ${range.base.slice(0, 12)} nor a commit of the range: an owner's commit from another history cannot be replayed into this one`
+              : age > maxAge
+                ? `it was committed ${days(age)} ago, more than owners.max_age (${days(maxAge)}): an owner makes the change again on this branch and signs it`
+                : null,
+    );
   }
   return result;
 }

@@ -15,14 +15,27 @@ import { judgeOwners, oracleCommits, ownersApply, type OwnersVerdict } from './r
 import { readAuthorship } from './signatures.js';
 
 /** The owners rule over `commits`; `judgeRev` is where the config was read (null: no commit); `pushers` as the server authenticated them. */
-export async function checkOwners(repo: Repo, config: Config, judgeRev: string | null, commits: string[], changes: Map<string, Change[]>, classify: Classify, pushers: Pusher[] = [], range?: AdmissionRange): Promise<OwnersVerdict> {
+export async function checkOwners(
+  repo: Repo,
+  config: Config,
+  judgeRev: string | null,
+  commits: string[],
+  changes: Map<string, Change[]>,
+  classify: Classify,
+  pushers: Pusher[] = [],
+  range?: AdmissionRange,
+): Promise<OwnersVerdict> {
   if (!ownersApply(config.owners)) return { violations: [], exempt: new Set() };
   const oracle = oracleCommits(commits, changes, classify);
   if (!oracle.size) return { violations: [], exempt: new Set() };
   let signers: Buffer | null = null;
   if (config.owners.signers !== null) {
     signers = judgeRev ? await readFileAt(repo, judgeRev, config.owners.signers) : null;
-    if (!signers) throw new CannotJudge(`owners.signers names ${config.owners.signers}, which is not in the commit the config comes from`, { file: config.source });
+    if (!signers)
+      throw new CannotJudge(
+        `owners.signers names ${config.owners.signers}, which is not in the commit the config comes from`,
+        { file: config.source },
+      );
   }
   const authorship = await readAuthorship(repo, [...oracle.keys()], signers);
   const verdict = judgeOwners(oracle, authorship, config.owners, pushers);
@@ -34,7 +47,10 @@ export async function checkOwners(repo: Repo, config: Config, judgeRev: string |
     verdict.exempt.delete(commit);
     const paths = oracle.get(commit) ?? [];
     verdict.violations.push({
-      rule: 'owners-admission', commit, paths: paths.map((p) => p.path), detail: paths.map((p) => ({ path: p.path, zone: p.zone })),
+      rule: 'owners-admission',
+      commit,
+      paths: paths.map((p) => p.path),
+      detail: paths.map((p) => ({ path: p.path, zone: p.zone })),
       message: `this owner-signed oracle commit shares the range with production commits, but ${why}`,
       fix: 'an owner makes the oracle change again on top of this branch (or lands it on the base branch first) and signs it',
     });

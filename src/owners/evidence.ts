@@ -22,23 +22,45 @@ export interface Obligation {
 }
 
 /** The obligation of the production commits `commits`, judged by the signers at `judgeRev`. */
-export async function evidenceOwed(repo: Repo, config: Config, judgeRev: string, commits: string[], pushers: Pusher[] = []): Promise<Obligation> {
+export async function evidenceOwed(
+  repo: Repo,
+  config: Config,
+  judgeRev: string,
+  commits: string[],
+  pushers: Pusher[] = [],
+): Promise<Obligation> {
   if (evidenceRequired(config) === 'all') {
-    const why = config.revert.require === 'all' ? 'revert.require: all' : 'revert.require is all by default without owners.signers (a typed name proves nothing)';
+    const why =
+      config.revert.require === 'all'
+        ? 'revert.require: all'
+        : 'revert.require is all by default without owners.signers (a typed name proves nothing)';
     return { owed: true, why, agents: [] };
   }
   if (!commits.length) return { owed: true, why: 'no commit of the range carries the production diff', agents: [] };
   const file = config.owners.signers;
   const signers = file === null ? null : await readFileAt(repo, judgeRev, file);
-  if (file !== null && !signers) throw new CannotJudge(`owners.signers names ${file}, which is not in the commit the config comes from`, { file: config.source });
+  if (file !== null && !signers)
+    throw new CannotJudge(`owners.signers names ${file}, which is not in the commit the config comes from`, {
+      file: config.source,
+    });
   const who = await readAuthorship(repo, commits, signers);
   const agents = commits.flatMap((c) => {
     const names = who.get(c) ? agentsNamed(who.get(c)!, config.owners.agents, pushers) : [];
     return names.length ? [{ commit: c, names }] : [];
   });
-  if (agents.length) return { owed: true, why: `commit ${agents[0].commit.slice(0, 12)} names the agent ${agents[0].names.join(', ')}`, agents };
+  if (agents.length)
+    return {
+      owed: true,
+      why: `commit ${agents[0].commit.slice(0, 12)} names the agent ${agents[0].names.join(', ')}`,
+      agents,
+    };
   const unsigned = commits.find((c) => who.get(c)?.signature !== 'G');
-  if (unsigned) return { owed: true, why: `commit ${unsigned.slice(0, 12)} is not signed by an owner${file ? ` (${file})` : ' (owners.signers is not set)'}`, agents };
+  if (unsigned)
+    return {
+      owed: true,
+      why: `commit ${unsigned.slice(0, 12)} is not signed by an owner${file ? ` (${file})` : ' (owners.signers is not set)'}`,
+      agents,
+    };
   const by = [...new Set(commits.map((c) => who.get(c)!.signer))].join(', ');
   return { owed: false, why: `every production commit is signed by an owner (${by})`, agents };
 }

@@ -5,7 +5,13 @@
 
 /** A predicate true when an address matches any of the patterns. */
 export function identityMatcher(patterns: string[]): (address: string) => boolean {
-  const res = patterns.map((p) => new RegExp(`^${[...p].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[\\^$.|+()[\]{}]/g, '\\$&'))).join('')}$`, 'is'));
+  const res = patterns.map(
+    (p) =>
+      new RegExp(
+        `^${[...p].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[\\^$.|+()[\]{}]/g, '\\$&'))).join('')}$`,
+        'is',
+      ),
+  );
   return (address) => res.some((re) => re.test(address));
 }
 

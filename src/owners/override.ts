@@ -30,11 +30,24 @@ export interface Overrides {
 /** The commits among `commits` that carry the trailer, with its reason (git matches the key in any case); one git process. */
 export async function overrideClaims(repo: Repo, commits: string[]): Promise<Override[]> {
   if (!commits.length) return [];
-  const out = await repo.run(['log', '--no-walk=unsorted', '--stdin', '-z', `--format=%H%x1f%(trailers:key=${OVERRIDE_TRAILER},valueonly,unfold,separator=%x1e)`], { input: commits.join('\n') + '\n' });
+  const out = await repo.run(
+    [
+      'log',
+      '--no-walk=unsorted',
+      '--stdin',
+      '-z',
+      `--format=%H%x1f%(trailers:key=${OVERRIDE_TRAILER},valueonly,unfold,separator=%x1e)`,
+    ],
+    { input: commits.join('\n') + '\n' },
+  );
   const found: Override[] = [];
   for (const record of splitNul(out.stdout)) {
     const [commit, reasons] = record.split('\x1f');
-    const reason = reasons?.split('\x1e').map((r) => r.trim()).filter(Boolean).join('; ');
+    const reason = reasons
+      ?.split('\x1e')
+      .map((r) => r.trim())
+      .filter(Boolean)
+      .join('; ');
     if (reason) found.push({ commit, reason });
   }
   const order = new Map(commits.map((c, i) => [c, i]));
@@ -46,23 +59,42 @@ export async function overrideClaims(repo: Repo, commits: string[]): Promise<Ove
  * base is `base` (null where there is none), judged by the signers at
  * `judgeRev`.
  */
-export async function judgeOverrides(repo: Repo, config: Config, judgeRev: string | null, claimed: Override[], commits: string[], base: string | null, now: Date): Promise<Overrides> {
+export async function judgeOverrides(
+  repo: Repo,
+  config: Config,
+  judgeRev: string | null,
+  claimed: Override[],
+  commits: string[],
+  base: string | null,
+  now: Date,
+): Promise<Overrides> {
   if (!claimed.length) return { granted: [], violations: [] };
   const verdicts = judgeRev
-    ? await admitOwnerCommits(repo, config, judgeRev, claimed.map((o) => o.commit), { base: base ?? '', commits: new Set(commits), now })
+    ? await admitOwnerCommits(
+        repo,
+        config,
+        judgeRev,
+        claimed.map((o) => o.commit),
+        { base: base ?? '', commits: new Set(commits), now },
+      )
     : new Map(claimed.map((o) => [o.commit, 'there is no base side to read owners.signers from']));
   const granted = claimed.filter((o) => verdicts.get(o.commit) === null);
-  const violations: Violation[] = claimed.filter((o) => verdicts.get(o.commit) !== null).map((o) => ({
-    rule: 'override',
-    commit: o.commit,
-    paths: [],
-    message: `this commit carries ${OVERRIDE_TRAILER} (${JSON.stringify(o.reason)}), but ${verdicts.get(o.commit)}; the override is refused and the commit is judged like any other`,
-    fix: `a human owner (a key in ${config.owners.signers ?? 'owners.signers'}) makes the override commit on top of this range and signs it: git -c gpg.format=ssh -c user.signingkey=KEY commit -S --trailer "${OVERRIDE_TRAILER}: REASON" -m MESSAGE; or drop the trailer and split the change`,
-  }));
+  const violations: Violation[] = claimed
+    .filter((o) => verdicts.get(o.commit) !== null)
+    .map((o) => ({
+      rule: 'override',
+      commit: o.commit,
+      paths: [],
+      message: `this commit carries ${OVERRIDE_TRAILER} (${JSON.stringify(o.reason)}), but ${verdicts.get(o.commit)}; the override is refused and the commit is judged like any other`,
+      fix: `a human owner (a key in ${config.owners.signers ?? 'owners.signers'}) makes the override commit on top of this range and signs it: git -c gpg.format=ssh -c user.signingkey=KEY commit -S --trailer "${OVERRIDE_TRAILER}: REASON" -m MESSAGE; or drop the trailer and split the change`,
+    }));
   return { granted, violations };
 }
 
 /** The lines that list honoured overrides, for every enforcement point's output. */
 export function overrideLines(granted: Override[]): string[] {
-  return granted.map((o) => `override: commit ${o.commit.slice(0, 12)} passes the mixing and revert rules for its own changes (${OVERRIDE_TRAILER}: ${o.reason})`);
+  return granted.map(
+    (o) =>
+      `override: commit ${o.commit.slice(0, 12)} passes the mixing and revert rules for its own changes (${OVERRIDE_TRAILER}: ${o.reason})`,
+  );
 }

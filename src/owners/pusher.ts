@@ -19,4 +19,4 @@ export function authenticatedPusher(env: NodeJS.ProcessEnv): Pusher[] {
 
 /** The warning owed where owners.agents is all there is: no signatures, no authenticated pusher. */
 export const TYPED_IDENTITY =
-  'owners.agents rests on the identities committers typed (author, committer, Co-authored-by): there is no owners.signers and no pusher authenticated by the server, so an agent that writes a person\'s name gets through; set owners.signers, or run the hook on a server that authenticates pushers (GitLab, Gitea, GitHub Enterprise Server)';
+  "owners.agents rests on the identities committers typed (author, committer, Co-authored-by): there is no owners.signers and no pusher authenticated by the server, so an agent that writes a person's name gets through; set owners.signers, or run the hook on a server that authenticates pushers (GitLab, Gitea, GitHub Enterprise Server)";

@@ -31,7 +31,11 @@ export function ownersApply(owners: Config['owners']): boolean {
 }
 
 /** The commits whose changes touch an oracle zone, with those paths. */
-export function oracleCommits(commits: string[], changes: Map<string, Change[]>, classify: Classify): Map<string, ReturnType<typeof zonedPaths>['oracle']> {
+export function oracleCommits(
+  commits: string[],
+  changes: Map<string, Change[]>,
+  classify: Classify,
+): Map<string, ReturnType<typeof zonedPaths>['oracle']> {
   const result = new Map<string, ReturnType<typeof zonedPaths>['oracle']>();
   for (const c of commits) {
     const { oracle } = zonedPaths(changes.get(c) ?? [], classify);
@@ -45,7 +49,12 @@ export function oracleCommits(commits: string[], changes: Map<string, Change[]>,
  * one matches owners.agents, no oracle commit of the push passes, whatever
  * its commits claim.
  */
-export function judgeOwners(oracle: ReturnType<typeof oracleCommits>, authorship: Map<string, Authorship>, owners: Config['owners'], pushers: Pusher[] = []): OwnersVerdict {
+export function judgeOwners(
+  oracle: ReturnType<typeof oracleCommits>,
+  authorship: Map<string, Authorship>,
+  owners: Config['owners'],
+  pushers: Pusher[] = [],
+): OwnersVerdict {
   const isAgent = identityMatcher(owners.agents);
   const agentPusher = pushers.filter((p) => isAgent(p.name));
   const violations: Violation[] = [];
@@ -53,7 +62,11 @@ export function judgeOwners(oracle: ReturnType<typeof oracleCommits>, authorship
   for (const [commit, paths] of oracle) {
     const who = authorship.get(commit);
     const zones = [...new Set(paths.map((p) => p.zone))].join(', ');
-    const base = { commit, paths: paths.map((p) => p.path), detail: paths.map((p) => ({ path: p.path, zone: p.zone })) };
+    const base = {
+      commit,
+      paths: paths.map((p) => p.path),
+      detail: paths.map((p) => ({ path: p.path, zone: p.zone })),
+    };
     if (agentPusher.length) {
       violations.push({
         ...base,
@@ -64,7 +77,11 @@ export function judgeOwners(oracle: ReturnType<typeof oracleCommits>, authorship
       continue;
     }
     if (!who) {
-      violations.push({ ...base, rule: 'owners', message: `this commit touches ${zones}, and git could not say who made it` });
+      violations.push({
+        ...base,
+        rule: 'owners',
+        message: `this commit touches ${zones}, and git could not say who made it`,
+      });
       continue;
     }
     const agents = [...new Set([who.author, who.committer, ...who.coAuthors].filter((a) => a && isAgent(a)))];

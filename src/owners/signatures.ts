@@ -30,7 +30,11 @@ export interface Authorship {
 export const CREDIT_TRAILERS = ['Co-authored-by', 'Assisted-by', 'Generated-by'] as const;
 
 /** Authorship of each commit; `signers` is the allowed-signers text, or null for no signature check. */
-export async function readAuthorship(repo: Repo, commits: string[], signers: Buffer | null): Promise<Map<string, Authorship>> {
+export async function readAuthorship(
+  repo: Repo,
+  commits: string[],
+  signers: Buffer | null,
+): Promise<Map<string, Authorship>> {
   const result = new Map<string, Authorship>();
   if (!commits.length) return result;
   const format = `%H%x1f${signers ? '%G?%x1f%GS' : '%x1f'}%x1f%ae%x1f%ce%x1f%an%x1f%cn%x1f%P%x1f%ct%x1f`;
@@ -43,9 +47,20 @@ export async function readAuthorship(repo: Repo, commits: string[], signers: Buf
       writeFileSync(file, signers!);
       config.push('-c', `gpg.ssh.allowedSignersFile=${file}`);
     }
-    const out = await repo.run([...config, 'log', '--no-walk=unsorted', '--stdin', '-z', `--format=${format}${trailer('Co-authored-by')}%x1f${CREDIT_TRAILERS.map(trailer).join('%x1e')}`], { input: commits.join('\n') + '\n' });
+    const out = await repo.run(
+      [
+        ...config,
+        'log',
+        '--no-walk=unsorted',
+        '--stdin',
+        '-z',
+        `--format=${format}${trailer('Co-authored-by')}%x1f${CREDIT_TRAILERS.map(trailer).join('%x1e')}`,
+      ],
+      { input: commits.join('\n') + '\n' },
+    );
     for (const record of splitNul(out.stdout)) {
-      const [id, signature, signer, author, committer, authorName, committerName, parents, date, trailers, credits] = record.split('\x1f');
+      const [id, signature, signer, author, committer, authorName, committerName, parents, date, trailers, credits] =
+        record.split('\x1f');
       result.set(id, {
         signature: signature || 'N',
         signer,
@@ -53,7 +68,12 @@ export async function readAuthorship(repo: Repo, commits: string[], signers: Buf
         committer,
         coAuthors: trailers ? trailers.split('\x1e').map(addressOf).filter(Boolean) : [],
         names: [authorName, committerName].filter(Boolean),
-        credits: credits ? credits.split('\x1e').map((c) => c.trim()).filter(Boolean) : [],
+        credits: credits
+          ? credits
+              .split('\x1e')
+              .map((c) => c.trim())
+              .filter(Boolean)
+          : [],
         parents: parents ? parents.split(' ') : [],
         committedAt: Number(date),
       });

@@ -41,7 +41,13 @@ function plainChange(c: RawChange): string | null {
  * changes), compared between `onto` (the side the judged tree is built on)
  * and head; null when it changes no production path.
  */
-export async function productionBehaviour(repo: Repo, config: Config, base: string, head: string, onto = base): Promise<Behaviour | null> {
+export async function productionBehaviour(
+  repo: Repo,
+  config: Config,
+  base: string,
+  head: string,
+  onto = base,
+): Promise<Behaviour | null> {
   const classify = await classifierFor(repo, config);
   const patch = (await treeDiff(repo, base, head)).filter((c) => classify(c.path) === 'src');
   if (!patch.length) return null;

@@ -45,18 +45,37 @@ export async function run(args: string[]): Promise<number> {
   const repo = await openRepo(common.dir);
   const headRev = values.head ?? 'HEAD';
   const head = await resolveCommit(repo, headRev);
-  const base = values.base !== undefined ? await resolveCommit(repo, values.base) : await upstreamBase(repo, headRev, head);
+  const base =
+    values.base !== undefined ? await resolveCommit(repo, values.base) : await upstreamBase(repo, headRev, head);
   const { config } = await judgingConfig(repo, common.config, base);
-  const result = await revertCheck(repo, config, base, head, { progress: (line) => process.stderr.write(`patchwarden: ${line}\n`), now: clockNow() });
+  const result = await revertCheck(repo, config, base, head, {
+    progress: (line) => process.stderr.write(`patchwarden: ${line}\n`),
+    now: clockNow(),
+  });
   if (!revertPasses(result.status) && result.output) showOutput(result.output);
   return emit(common.format, {
     ok: revertPasses(result.status),
     json: {
-      status: result.status, failing_on_revert: result.failing_on_revert, reason: result.reason, fix: result.fix,
-      evidence: result.evidence, digest: result.digest, acknowledged: result.acknowledged, unchanged: result.unchanged,
-      states: result.states, pending: result.pending, green: result.green, neutral: result.neutral, owner_commits: result.owner_commits,
-      base: result.base, head: result.head, mode: result.mode, reverted: result.reverted, outside_src: result.outside_src,
-      head_run: result.head_run, revert_run: result.revert_run,
+      status: result.status,
+      failing_on_revert: result.failing_on_revert,
+      reason: result.reason,
+      fix: result.fix,
+      evidence: result.evidence,
+      digest: result.digest,
+      acknowledged: result.acknowledged,
+      unchanged: result.unchanged,
+      states: result.states,
+      pending: result.pending,
+      green: result.green,
+      neutral: result.neutral,
+      owner_commits: result.owner_commits,
+      base: result.base,
+      head: result.head,
+      mode: result.mode,
+      reverted: result.reverted,
+      outside_src: result.outside_src,
+      head_run: result.head_run,
+      revert_run: result.revert_run,
     },
     text: textLines(result),
   });
@@ -64,9 +83,14 @@ export async function run(args: string[]): Promise<number> {
 
 /** The merge-base of head with its upstream, or an error that says how to name a base. */
 async function upstreamBase(repo: Repo, headRev: string, head: string): Promise<string> {
-  const up = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${headRev}@{upstream}`], { okCodes: [1, 128] });
+  const up = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${headRev}@{upstream}`], {
+    okCodes: [1, 128],
+  });
   const upstream = up.stdout.toString('utf8').trim();
-  if (up.code !== 0 || !upstream) throw new CannotJudge(`no base to revert to: ${headRev} has no upstream branch; name one with --base REV (for example --base origin/main)`);
+  if (up.code !== 0 || !upstream)
+    throw new CannotJudge(
+      `no base to revert to: ${headRev} has no upstream branch; name one with --base REV (for example --base origin/main)`,
+    );
   const base = await mergeBase(repo, head, upstream);
   if (!base) throw new CannotJudge(`${headRev} and its upstream share no history; name a base with --base REV`);
   return base;
@@ -76,7 +100,9 @@ async function upstreamBase(repo: Repo, headRev: string, head: string): Promise<
 function showOutput(output: string): void {
   const lines = output.trimEnd().split('\n');
   const shown = lines.slice(-200);
-  process.stderr.write(`patchwarden: the property command said${lines.length > shown.length ? ` (last ${shown.length} lines)` : ''}:\n${shown.map((l) => `  | ${l}`).join('\n')}\n`);
+  process.stderr.write(
+    `patchwarden: the property command said${lines.length > shown.length ? ` (last ${shown.length} lines)` : ''}:\n${shown.map((l) => `  | ${l}`).join('\n')}\n`,
+  );
 }
 
 function textLines(r: RevertResult): string[] {
@@ -85,17 +111,31 @@ function textLines(r: RevertResult): string[] {
   if (r.status === 'not_applicable') return [`patchwarden: revert check not applicable for ${range}: ${r.reason}`];
   const paths = r.reverted.map((p) => `    ${showPath(p.path)}  (${p.action})`);
   const states = stateLines(r);
-  const owed = r.evidence ? [`  evidence: ${r.evidence.owed ? 'owes a fixed case' : 'vouched for'} (${r.evidence.why})`] : [];
+  const owed = r.evidence
+    ? [`  evidence: ${r.evidence.owed ? 'owes a fixed case' : 'vouched for'} (${r.evidence.why})`]
+    : [];
   const unchanged = r.unchanged.map((p) => `    ${showPath(p)}  (same syntax tree)`);
-  if (revertPasses(r.status)) return [`patchwarden: revert check passed for ${range} (${r.status}): ${r.reason}`, ...owed, ...states, ...paths, ...unchanged];
+  if (revertPasses(r.status))
+    return [
+      `patchwarden: revert check passed for ${range} (${r.status}): ${r.reason}`,
+      ...owed,
+      ...states,
+      ...paths,
+      ...unchanged,
+    ];
   const fix: Record<string, string> = {
-    fails_on_head: 'make every registered invariant run on the base plus the production diff; a case naming an unregistered id needs its id registered first, and a changed test harness must land first, each in a change of their own',
-    regressed: 'fix the production code so every case that passes without the patch passes with it (a freeze row does not cover a regression)',
-    revert_broken: 'the reverted tree could not run the properties, so the check proves nothing; keep the properties importable without the patch (e.g. test through a stable entry point)',
+    fails_on_head:
+      'make every registered invariant run on the base plus the production diff; a case naming an unregistered id needs its id registered first, and a changed test harness must land first, each in a change of their own',
+    regressed:
+      'fix the production code so every case that passes without the patch passes with it (a freeze row does not cover a regression)',
+    revert_broken:
+      'the reverted tree could not run the properties, so the check proves nothing; keep the properties importable without the patch (e.g. test through a stable entry point)',
   };
   const advice = r.fix ?? fix[r.status];
   return [
-    `patchwarden: refused [revert] ${r.status} for ${range}: ${r.reason}`, ...owed, ...states,
+    `patchwarden: refused [revert] ${r.status} for ${range}: ${r.reason}`,
+    ...owed,
+    ...states,
     ...(r.reverted.length ? ['  production paths reverted:', ...paths] : []),
     ...(advice ? advice.split('\n').map((l) => `  ${l}`) : []),
   ];

@@ -14,17 +14,30 @@ import path from 'node:path';
 import { listTree, readFileAt } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
 
-interface NpmEntry { version?: string; integrity?: string; resolved?: string; link?: boolean }
+interface NpmEntry {
+  version?: string;
+  integrity?: string;
+  resolved?: string;
+  link?: boolean;
+}
 
 /** Why the linked entries do not match the base's lock files (empty: they do). */
-export async function dependencyProblems(repo: Repo, mainRoot: string, base: string, entries: string[]): Promise<string[]> {
+export async function dependencyProblems(
+  repo: Repo,
+  mainRoot: string,
+  base: string,
+  entries: string[],
+): Promise<string[]> {
   const problems: string[] = [];
   for (const entry of entries) {
     const dir = path.join(mainRoot, entry);
     if (!existsSync(dir)) continue;
     if (path.basename(entry) === 'node_modules') problems.push(...(await npmProblems(repo, base, entry, dir)));
     else if (existsSync(path.join(dir, 'pyvenv.cfg'))) problems.push(...(await venvProblems(repo, base, entry, dir)));
-    else problems.push(`${entry} is neither a node_modules folder nor a Python virtual environment, so nothing tells whether it matches the base's lock files`);
+    else
+      problems.push(
+        `${entry} is neither a node_modules folder nor a Python virtual environment, so nothing tells whether it matches the base's lock files`,
+      );
   }
   return problems;
 }
@@ -32,10 +45,13 @@ export async function dependencyProblems(repo: Repo, mainRoot: string, base: str
 async function npmProblems(repo: Repo, base: string, entry: string, dir: string): Promise<string[]> {
   const where = path.posix.dirname(entry);
   const lockName = (f: string) => (where === '.' ? f : `${where}/${f}`);
-  const lockText = (await readFileAt(repo, base, lockName('npm-shrinkwrap.json'))) ?? (await readFileAt(repo, base, lockName('package-lock.json')));
+  const lockText =
+    (await readFileAt(repo, base, lockName('npm-shrinkwrap.json'))) ??
+    (await readFileAt(repo, base, lockName('package-lock.json')));
   if (!lockText) return [`${entry}: the base has no ${lockName('package-lock.json')} to check it against`];
   const installedFile = path.join(dir, '.package-lock.json');
-  if (!existsSync(installedFile)) return [`${entry}: it holds no .package-lock.json, npm's record of what it installed (install it with npm ci)`];
+  if (!existsSync(installedFile))
+    return [`${entry}: it holds no .package-lock.json, npm's record of what it installed (install it with npm ci)`];
   let lock: Record<string, NpmEntry>;
   let installed: Record<string, NpmEntry>;
   try {
@@ -48,15 +64,24 @@ async function npmProblems(repo: Repo, base: string, entry: string, dir: string)
   const differ: string[] = [];
   for (const [key, got] of Object.entries(installed)) {
     const want = lock[key.startsWith(prefix) ? key.slice(prefix.length) : key] ?? lock[key];
-    const same = want && want.version === got.version && (!want.integrity || !got.integrity || want.integrity === got.integrity) && (!got.link || want.resolved === got.resolved);
-    if (!same) differ.push(`${key.replace(/^.*node_modules\//, '')}@${got.version ?? got.resolved ?? '?'}${want ? ` (the base locks ${want.version ?? want.resolved})` : ' (not in the base lock)'}`);
+    const same =
+      want &&
+      want.version === got.version &&
+      (!want.integrity || !got.integrity || want.integrity === got.integrity) &&
+      (!got.link || want.resolved === got.resolved);
+    if (!same)
+      differ.push(
+        `${key.replace(/^.*node_modules\//, '')}@${got.version ?? got.resolved ?? '?'}${want ? ` (the base locks ${want.version ?? want.resolved})` : ' (not in the base lock)'}`,
+      );
   }
   return differ.length ? [`${entry} holds packages the base's lock does not: ${shown(differ)}`] : [];
 }
 
 /** name -> versions pinned by the base's Python lock files. */
 async function pythonPins(repo: Repo, base: string): Promise<Map<string, Set<string>> | null> {
-  const files = (await listTree(repo, base)).map((e) => e.path).filter((p) => /^(uv\.lock|poetry\.lock|requirements[^/]*\.txt)$/.test(p));
+  const files = (await listTree(repo, base))
+    .map((e) => e.path)
+    .filter((p) => /^(uv\.lock|poetry\.lock|requirements[^/]*\.txt)$/.test(p));
   if (!files.length) return null;
   const pins = new Map<string, Set<string>>();
   const pin = (name: string, version: string) => {
@@ -92,7 +117,10 @@ async function venvProblems(repo: Repo, base: string, entry: string, dir: string
     const version = /^Version:\s*(.+)$/m.exec(text)?.[1].trim();
     if (!name || !version || TOOLS.has(normal(name))) continue;
     const want = pins.get(normal(name));
-    if (!want?.has(version)) differ.push(`${name} ${version}${want ? ` (the base pins ${[...want].join(', ')})` : ' (not pinned at the base)'}`);
+    if (!want?.has(version))
+      differ.push(
+        `${name} ${version}${want ? ` (the base pins ${[...want].join(', ')})` : ' (not pinned at the base)'}`,
+      );
   }
   return differ.length ? [`${entry} holds distributions the base's lock files do not: ${shown(differ)}`] : [];
 }
@@ -113,7 +141,9 @@ function distributions(venv: string): string[] {
     for (const py of lib === 'Lib' ? ['.'] : readdirSync(libDir).filter((d) => d.startsWith('python'))) {
       const site = path.join(libDir, py, 'site-packages');
       if (!existsSync(site)) continue;
-      for (const d of readdirSync(site)) if (d.endsWith('.dist-info') && existsSync(path.join(site, d, 'METADATA'))) out.push(realpathSync(path.join(site, d, 'METADATA')));
+      for (const d of readdirSync(site))
+        if (d.endsWith('.dist-info') && existsSync(path.join(site, d, 'METADATA')))
+          out.push(realpathSync(path.join(site, d, 'METADATA')));
     }
   }
   return [...new Set(out)];

@@ -5,7 +5,19 @@
 // built with plumbing and a throwaway index; bytes are stored raw (no filters)
 // and written back raw, so the round trip is exact. `restoreSnapshot` is
 // idempotent: after a kill -9 at any moment, running it again finishes the job.
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
 import type { Repo } from '../git/repo.js';
@@ -17,7 +29,12 @@ export const SNAPSHOT_REF = 'refs/patchwarden/snapshot';
 
 /** Ref updates must not run the user's reference-transaction hook. */
 const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
-const IDENTITY = { GIT_AUTHOR_NAME: 'patchwarden', GIT_AUTHOR_EMAIL: 'patchwarden@localhost', GIT_COMMITTER_NAME: 'patchwarden', GIT_COMMITTER_EMAIL: 'patchwarden@localhost' };
+const IDENTITY = {
+  GIT_AUTHOR_NAME: 'patchwarden',
+  GIT_AUTHOR_EMAIL: 'patchwarden@localhost',
+  GIT_COMMITTER_NAME: 'patchwarden',
+  GIT_COMMITTER_EMAIL: 'patchwarden@localhost',
+};
 
 export interface SnapshotMeta {
   version: 1;
@@ -50,11 +67,15 @@ export async function findSnapshot(repo: Repo): Promise<Snapshot | null> {
   const commit = r.stdout.toString('utf8').trim();
   if (r.code !== 0 || !commit) return null;
   const metaBlob = await readFileAt(repo, commit, 'meta.json');
-  if (!metaBlob) throw new CannotJudge(`${SNAPSHOT_REF} (${commit.slice(0, 12)}) is not a patchwarden snapshot: it has no meta.json`);
+  if (!metaBlob)
+    throw new CannotJudge(
+      `${SNAPSHOT_REF} (${commit.slice(0, 12)}) is not a patchwarden snapshot: it has no meta.json`,
+    );
   const meta = JSON.parse(metaBlob.toString('utf8')) as SnapshotMeta;
   const files = new Map<string, { mode: string; oid: string }>();
   const hasTree = (await repo.run(['cat-file', '-e', `${commit}:worktree`], { okCodes: [128, 1] })).code === 0;
-  if (hasTree) for (const e of await listTree(repo, `${commit}:worktree`)) files.set(e.path, { mode: e.mode, oid: e.oid });
+  if (hasTree)
+    for (const e of await listTree(repo, `${commit}:worktree`)) files.set(e.path, { mode: e.mode, oid: e.oid });
   return { commit, meta, files };
 }
 
@@ -96,18 +117,28 @@ function onDisk(file: string): Disk {
 /** Blob ids of files on disk, raw bytes (no filters), many per git process. */
 async function hashFiles(repo: Repo, root: string, files: string[], write: boolean): Promise<string[]> {
   const oids: string[] = [];
-  for (let i = 0; i < files.length;) {
+  for (let i = 0; i < files.length; ) {
     const chunk: string[] = [];
     let size = 0;
-    while (i < files.length && size < 64_000) { chunk.push(files[i]); size += files[i].length + 1; i++; }
-    const out = await repo.run(['hash-object', ...(write ? ['-w'] : []), '--no-filters', '--', ...chunk.map((f) => path.join(root, f))]);
+    while (i < files.length && size < 64_000) {
+      chunk.push(files[i]);
+      size += files[i].length + 1;
+      i++;
+    }
+    const out = await repo.run([
+      'hash-object',
+      ...(write ? ['-w'] : []),
+      '--no-filters',
+      '--',
+      ...chunk.map((f) => path.join(root, f)),
+    ]);
     oids.push(...out.stdout.toString('utf8').trim().split('\n'));
   }
   return oids;
 }
 
 async function hashBytes(repo: Repo, bytes: Buffer | string): Promise<string> {
-  return (await repo.text(['hash-object', '-w', '--no-filters', '--stdin'], { input: bytes }));
+  return await repo.text(['hash-object', '-w', '--no-filters', '--stdin'], { input: bytes });
 }
 
 /**
@@ -115,7 +146,13 @@ async function hashBytes(repo: Repo, bytes: Buffer | string): Promise<string> {
  * snapshot is already there: another in-place check runs, or one was killed
  * and `patchwarden recover` has not run yet.
  */
-export async function takeSnapshot(repo: Repo, root: string, head: string, touched: string[], scratch: string): Promise<Snapshot> {
+export async function takeSnapshot(
+  repo: Repo,
+  root: string,
+  head: string,
+  touched: string[],
+  scratch: string,
+): Promise<Snapshot> {
   const existing = await findSnapshot(repo);
   if (existing) throw busy(existing);
   const paths = [...new Set([...(await listWorkingFiles(repo)), ...touched])];
@@ -129,27 +166,53 @@ export async function takeSnapshot(repo: Repo, root: string, head: string, touch
     else if (d.kind === 'file') regular.push({ path: p, mode: d.mode });
     else skipped.push(p);
   }
-  const oids = await hashFiles(repo, root, regular.map((r) => r.path), true);
+  const oids = await hashFiles(
+    repo,
+    root,
+    regular.map((r) => r.path),
+    true,
+  );
   regular.forEach((r, i) => entries.push({ mode: r.mode, oid: oids[i], path: r.path }));
 
   const tmp = mkdtempSync(path.join(scratch, 'snapshot-'));
   try {
     const env = { GIT_INDEX_FILE: path.join(tmp, 'index') };
-    await repo.run(['update-index', '-z', '--add', '--index-info'], { env, input: entries.map((e) => `${e.mode} ${e.oid}\t${e.path}\0`).join('') });
+    await repo.run(['update-index', '-z', '--add', '--index-info'], {
+      env,
+      input: entries.map((e) => `${e.mode} ${e.oid}\t${e.path}\0`).join(''),
+    });
     const worktree = await repo.text(['write-tree'], { env });
     let hasIndex = true;
     let indexBytes: Buffer = Buffer.alloc(0);
-    try { indexBytes = readFileSync(indexPath(repo)); } catch { hasIndex = false; }
-    const meta: SnapshotMeta = { version: 1, pid: process.pid, started: new Date().toISOString(), root, head, touched, index: hasIndex, skipped };
+    try {
+      indexBytes = readFileSync(indexPath(repo));
+    } catch {
+      hasIndex = false;
+    }
+    const meta: SnapshotMeta = {
+      version: 1,
+      pid: process.pid,
+      started: new Date().toISOString(),
+      root,
+      head,
+      touched,
+      index: hasIndex,
+      skipped,
+    };
     const top = [
       `040000 tree ${worktree}\tworktree`,
       `100644 blob ${await hashBytes(repo, JSON.stringify(meta, null, 2) + '\n')}\tmeta.json`,
       ...(hasIndex ? [`100644 blob ${await hashBytes(repo, indexBytes)}\tindex`] : []),
     ];
     const tree = await repo.text(['mktree', '-z'], { input: top.map((l) => l + '\0').join('') });
-    const commit = await repo.text(['commit-tree', tree, '-m', `patchwarden in-place revert check snapshot (pid ${process.pid})`], { env: IDENTITY });
+    const commit = await repo.text(
+      ['commit-tree', tree, '-m', `patchwarden in-place revert check snapshot (pid ${process.pid})`],
+      { env: IDENTITY },
+    );
     // An empty old value: the ref must not exist yet, so two checks cannot both own it.
-    const made = await repo.run([...NO_HOOKS, 'update-ref', '-m', 'patchwarden snapshot', SNAPSHOT_REF, commit, ''], { okCodes: [128, 1] });
+    const made = await repo.run([...NO_HOOKS, 'update-ref', '-m', 'patchwarden snapshot', SNAPSHOT_REF, commit, ''], {
+      okCodes: [128, 1],
+    });
     if (made.code !== 0) {
       const other = await findSnapshot(repo);
       throw other ? busy(other) : new CannotJudge(`cannot write ${SNAPSHOT_REF}: ${made.stderr.trim()}`);
@@ -162,8 +225,12 @@ export async function takeSnapshot(repo: Repo, root: string, head: string, touch
 
 function busy(s: Snapshot): CannotJudge {
   return ownerAlive(s.meta)
-    ? new CannotJudge(`another in-place revert check (pid ${s.meta.pid}, started ${s.meta.started}) is running in this repository; wait for it`)
-    : new CannotJudge(`an in-place revert check (pid ${s.meta.pid}, started ${s.meta.started}) was killed before it restored the working tree; run \`patchwarden recover\` first`);
+    ? new CannotJudge(
+        `another in-place revert check (pid ${s.meta.pid}, started ${s.meta.started}) is running in this repository; wait for it`,
+      )
+    : new CannotJudge(
+        `an in-place revert check (pid ${s.meta.pid}, started ${s.meta.started}) was killed before it restored the working tree; run \`patchwarden recover\` first`,
+      );
 }
 
 export interface RestoreReport {
@@ -179,7 +246,8 @@ export async function restoreSnapshot(repo: Repo, snap: Snapshot): Promise<Resto
   const root = snap.meta.root;
   const report: RestoreReport = { restored: [], removed: [], index: 'unchanged' };
   const keepDirs = new Set<string>();
-  for (const p of snap.files.keys()) for (let d = path.posix.dirname(p); d !== '.'; d = path.posix.dirname(d)) keepDirs.add(d);
+  for (const p of snap.files.keys())
+    for (let d = path.posix.dirname(p); d !== '.'; d = path.posix.dirname(d)) keepDirs.add(d);
 
   // What is here now that was not: files the revert or the command created.
   for (const p of new Set([...(await listWorkingFiles(repo)), ...snap.meta.touched])) {
@@ -202,7 +270,9 @@ export async function restoreSnapshot(repo: Repo, snap: Snapshot): Promise<Resto
     else regular.push(p);
   }
   const now = await hashFiles(repo, root, regular, false);
-  regular.forEach((p, i) => { if (now[i] !== snap.files.get(p)!.oid) stale.push(p); });
+  regular.forEach((p, i) => {
+    if (now[i] !== snap.files.get(p)!.oid) stale.push(p);
+  });
   const blobs = await readBlobs(repo, [...new Set(stale.map((p) => snap.files.get(p)!.oid))]);
   for (const p of stale.sort()) {
     const e = snap.files.get(p)!;
@@ -222,7 +292,11 @@ export async function restoreSnapshot(repo: Repo, snap: Snapshot): Promise<Resto
   if (snap.meta.index) {
     const saved = await readFileAt(repo, snap.commit, 'index');
     let current: Buffer | null = null;
-    try { current = readFileSync(indexPath(repo)); } catch { /* gone */ }
+    try {
+      current = readFileSync(indexPath(repo));
+    } catch {
+      /* gone */
+    }
     if (saved && (!current || !current.equals(saved))) {
       const tmp = `${indexPath(repo)}.patchwarden-restore`;
       writeFileSync(tmp, saved);

@@ -34,7 +34,9 @@ export function guardSignals(say: (line: string) => void): Guard {
   for (const s of SIGNALS) process.on(s, handler);
   return {
     signal: abort.signal,
-    check: () => { if (caught) throw new Interrupted(caught); },
+    check: () => {
+      if (caught) throw new Interrupted(caught);
+    },
     release: () => {
       for (const s of SIGNALS) process.removeListener(s, handler);
       if (caught) process.exit(128 + (constants.signals[caught] ?? 1));

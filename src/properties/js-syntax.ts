@@ -29,9 +29,11 @@ export function scriptKind(file: string): string | null {
  * `/*!` licences, `/// <reference>`), magic comments (`webpackIgnore`,
  * `@vite-ignore`) and coverage hints (`istanbul ignore`, `c8 ignore`).
  */
-const DIRECTIVE = /^[\s*/]*[@#!<]|webpack[A-Z]|__(PURE|NO_SIDE_EFFECTS|INLINE|NOINLINE|KEY)__|\b(istanbul|c8|v8|node:coverage)\s+(ignore|disable|enable)|source(Mapping)?URL=/;
+const DIRECTIVE =
+  /^[\s*/]*[@#!<]|webpack[A-Z]|__(PURE|NO_SIDE_EFFECTS|INLINE|NOINLINE|KEY)__|\b(istanbul|c8|v8|node:coverage)\s+(ignore|disable|enable)|source(Mapping)?URL=/;
 /** Comments only a linter or a formatter reads: what runs, is built or measured stays the same. */
-const ASIDE = /^[\s*/]*(eslint\b|eslint-|prettier-ignore|biome-ignore|tslint:|jshint\b|deno-(lint|fmt)-ignore|dprint-ignore)/;
+const ASIDE =
+  /^[\s*/]*(eslint\b|eslint-|prettier-ignore|biome-ignore|tslint:|jshint\b|deno-(lint|fmt)-ignore|dprint-ignore)/;
 
 interface Comment {
   value: string;
@@ -42,7 +44,19 @@ const isDirective = (c: Comment) => DIRECTIVE.test(c.value) && !ASIDE.test(c.val
 const text = (c: Comment) => c.value.replace(/^[\s*]+/, '').trimEnd();
 
 /** Keys that hold positions, raw spellings and comments, not syntax. */
-const DROPPED = new Set(['start', 'end', 'loc', 'range', 'extra', 'leadingComments', 'trailingComments', 'innerComments', 'comments', 'tokens', 'errors']);
+const DROPPED = new Set([
+  'start',
+  'end',
+  'loc',
+  'range',
+  'extra',
+  'leadingComments',
+  'trailingComments',
+  'innerComments',
+  'comments',
+  'tokens',
+  'errors',
+]);
 
 /**
  * Whether two trees are the same, walked side by side: every key of every
@@ -74,7 +88,8 @@ function sameTree(a: unknown, b: unknown, marks: [string[], string[]], count: { 
 
 function attached(node: Record<string, unknown>, at: number, marks: string[]): void {
   for (const key of ['leadingComments', 'trailingComments', 'innerComments']) {
-    for (const c of (node[key] as Comment[] | undefined) ?? []) if (isDirective(c)) marks.push(`${text(c)}\0${key} of node ${at}`);
+    for (const c of (node[key] as Comment[] | undefined) ?? [])
+      if (isDirective(c)) marks.push(`${text(c)}\0${key} of node ${at}`);
   }
 }
 
@@ -91,7 +106,12 @@ function parsed(ext: string, bytes: Buffer, parse: Parse): ReturnType<Parse> {
   const source = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   const { plugins, sourceType } = EXTENSIONS[ext];
   // CommonJS runs inside a function, so a return at the top level is valid there.
-  return parse(source, { sourceType, plugins, allowReturnOutsideFunction: sourceType !== 'module', errorRecovery: false });
+  return parse(source, {
+    sourceType,
+    plugins,
+    allowReturnOutsideFunction: sourceType !== 'module',
+    errorRecovery: false,
+  });
 }
 
 /** Null when both sides parse to the same tree, else why not. */
@@ -112,7 +132,10 @@ export async function compareScript(file: string, pair: SourcePair): Promise<str
     return `does not parse: ${(err as Error).message}`;
   }
   // Every directive in order, then each where it is attached (a pragma moved onto another call).
-  const marks: [string[], string[]] = [(a.comments ?? []).filter(isDirective).map(text), (b.comments ?? []).filter(isDirective).map(text)];
+  const marks: [string[], string[]] = [
+    (a.comments ?? []).filter(isDirective).map(text),
+    (b.comments ?? []).filter(isDirective).map(text),
+  ];
   if (!sameTree(a, b, marks, { nodes: 0 })) return 'the syntax tree differs';
   if (JSON.stringify(marks[0]) !== JSON.stringify(marks[1])) {
     const first = marks[0].find((m, i) => m !== marks[1][i]) ?? marks[1][marks[0].length];

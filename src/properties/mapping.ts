@@ -82,7 +82,10 @@ const TOKEN = /\[invariant:([^\]\s]+)\]/g;
 
 /** The ids a case names, each once, properties first. */
 export function invariantIds(c: TestCase): string[] {
-  const ids = c.properties.filter((p) => p.name === 'invariant').map((p) => p.value.trim()).filter(Boolean);
+  const ids = c.properties
+    .filter((p) => p.name === 'invariant')
+    .map((p) => p.value.trim())
+    .filter(Boolean);
   for (const m of c.name.matchAll(TOKEN)) ids.push(m[1]);
   return [...new Set(ids)];
 }
@@ -117,14 +120,18 @@ export function mapCases(cases: TestCase[], registry: Registry, place: Placement
       continue;
     }
     if (ids.length) mapped++;
-    else if (c.status === 'failed' || c.status === 'error') strays.push({ name: c.name, status: c.status, message: c.failures[0]?.message ?? '' });
+    else if (c.status === 'failed' || c.status === 'error')
+      strays.push({ name: c.name, status: c.status, message: c.failures[0]?.message ?? '' });
     for (const id of ids) byId.set(id, [...(byId.get(id) ?? []), c]);
   }
   const registered = new Set(registry.invariants.map((i) => i.id));
   const invariants = registry.invariants.map(({ id }): InvariantResult => {
     const mine = byId.get(id) ?? [];
     // The worst case decides: one failure fails the invariant; all skipped is not a pass.
-    const worst = mine.reduce<TestCase['status'] | null>((w, c) => (w === null || RANK[statusOf(c)] > RANK[w] ? statusOf(c) : w), null);
+    const worst = mine.reduce<TestCase['status'] | null>(
+      (w, c) => (w === null || RANK[statusOf(c)] > RANK[w] ? statusOf(c) : w),
+      null,
+    );
     const seen = new Map<string, number>();
     const outcomes = mine.map((c): CaseOutcome => {
       const where = `${caseFile(c, place) ?? c.classname}::${c.name}`;
@@ -135,7 +142,9 @@ export function mapCases(cases: TestCase[], registry: Registry, place: Placement
     const ran = new Set(outcomes.filter((o) => o.outcome !== 'skipped').map((o) => o.key.replace(/#\d+$/, '')));
     return { id, status: worst ?? 'missing', cases: mine.map((c) => c.name), outcomes, case_count: ran.size };
   });
-  const unregistered = [...byId].filter(([id]) => !registered.has(id)).map(([id, cs]) => ({ id, cases: cs.map((c) => c.name) }));
+  const unregistered = [...byId]
+    .filter(([id]) => !registered.has(id))
+    .map(([id, cs]) => ({ id, cases: cs.map((c) => c.name) }));
   return { invariants, unregistered, mapped, strays, outside, min_cases: minCases };
 }
 
@@ -148,17 +157,29 @@ const list = (xs: string[]) => xs.join(', ');
  */
 export function headProblems(m: Mapping, registry: Registry): string[] {
   const problems: string[] = [];
-  if (!m.mapped) problems.push(`no property test case maps to an invariant id (give each a property named "invariant" or an [invariant:ID] token in its name)${strayNote(m)}`);
+  if (!m.mapped)
+    problems.push(
+      `no property test case maps to an invariant id (give each a property named "invariant" or an [invariant:ID] token in its name)${strayNote(m)}`,
+    );
   if (m.min_cases > 1) {
     const few = m.invariants.filter((i) => i.status === 'passed' && i.case_count < m.min_cases);
-    for (const i of few) problems.push(`invariant ${i.id} ran ${counted(i.case_count, 'distinct case')}, fewer than properties.min_cases (${m.min_cases}): a property of one literal input is a fixture in disguise (give it more cases, or draw its inputs with Hypothesis or fast-check and lower min_cases)`);
+    for (const i of few)
+      problems.push(
+        `invariant ${i.id} ran ${counted(i.case_count, 'distinct case')}, fewer than properties.min_cases (${m.min_cases}): a property of one literal input is a fixture in disguise (give it more cases, or draw its inputs with Hypothesis or fast-check and lower min_cases)`,
+      );
   }
-  for (const u of m.unregistered) problems.push(`test case ${JSON.stringify(u.cases[0])} names invariant ${u.id}, which ${registry.source} does not register`);
-  if (m.mapped && m.strays.length) problems.push(`test cases outside any invariant did not pass: ${list(m.strays.map((s) => s.name))}`);
+  for (const u of m.unregistered)
+    problems.push(
+      `test case ${JSON.stringify(u.cases[0])} names invariant ${u.id}, which ${registry.source} does not register`,
+    );
+  if (m.mapped && m.strays.length)
+    problems.push(`test cases outside any invariant did not pass: ${list(m.strays.map((s) => s.name))}`);
   for (const o of m.outside) {
-    problems.push(o.placed
-      ? `test case ${JSON.stringify(o.name)} in ${o.file} names invariant ${list(o.ids)}, but ${o.file} is outside the spec zone: only cases in spec files count for an invariant (move it into the spec zone, reviewed, in a commit of its own, or drop the id)`
-      : `test case ${JSON.stringify(o.name)} names invariant ${list(o.ids)}, but its report places it in ${o.file}, which is no file of the tree, so it cannot be shown to be a spec case (run the property command from the repository root, e.g. with pytest's rootdir there, so reports name files from the root)`);
+    problems.push(
+      o.placed
+        ? `test case ${JSON.stringify(o.name)} in ${o.file} names invariant ${list(o.ids)}, but ${o.file} is outside the spec zone: only cases in spec files count for an invariant (move it into the spec zone, reviewed, in a commit of its own, or drop the id)`
+        : `test case ${JSON.stringify(o.name)} names invariant ${list(o.ids)}, but its report places it in ${o.file}, which is no file of the tree, so it cannot be shown to be a spec case (run the property command from the repository root, e.g. with pytest's rootdir there, so reports name files from the root)`,
+    );
   }
   return problems;
 }

@@ -109,14 +109,19 @@ export interface SourcePair {
 /** Per pair, null when both sides parse to the same tree, else why not. */
 export async function comparePython(pairs: SourcePair[], ignoreDocstrings: boolean): Promise<(string | null)[]> {
   if (!pairs.length) return [];
-  const header = Buffer.from(`${[ignoreDocstrings ? 1 : 0, ...pairs.flatMap((p) => [p.old.length, p.new.length])].join(' ')}\n`);
+  const header = Buffer.from(
+    `${[ignoreDocstrings ? 1 : 0, ...pairs.flatMap((p) => [p.old.length, p.new.length])].join(' ')}\n`,
+  );
   const input = Buffer.concat([header, ...pairs.flatMap((p) => [p.old, p.new])]);
   const empty = mkdtempSync(path.join(tmpdir(), 'patchwarden-python-'));
   try {
     const { code, stdout, stderr } = await python(['-I', '-S', '-c', SCRIPT], empty, input);
     const lines = stdout.split('\n').slice(0, -1);
     if (code !== 0 || lines.length !== pairs.length) {
-      const why = code !== 0 ? `exit ${code}: ${stderr.trim().split('\n').pop() ?? ''}` : `it answered for ${lines.length} of ${pairs.length} files`;
+      const why =
+        code !== 0
+          ? `exit ${code}: ${stderr.trim().split('\n').pop() ?? ''}`
+          : `it answered for ${lines.length} of ${pairs.length} files`;
       return pairs.map(() => `python3 could not compare it (${why})`);
     }
     return lines.map((l) => (l === '=' ? null : l));
@@ -126,7 +131,11 @@ export async function comparePython(pairs: SourcePair[], ignoreDocstrings: boole
     rmSync(empty, { recursive: true, force: true });
   }
 }
-function python(args: string[], cwd: string, input: Buffer): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function python(
+  args: string[],
+  cwd: string,
+  input: Buffer,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('python3', args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
@@ -134,8 +143,12 @@ function python(args: string[], cwd: string, input: Buffer): Promise<{ code: num
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.stderr.on('data', (b: Buffer) => err.push(b));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
-    child.stdin.on('error', () => { /* an early exit is reported by its code */ });
+    child.on('close', (code) =>
+      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+    );
+    child.stdin.on('error', () => {
+      /* an early exit is reported by its code */
+    });
     child.stdin.end(input);
   });
 }

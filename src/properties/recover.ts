@@ -27,12 +27,22 @@ export async function run(args: string[]): Promise<number> {
   const snap = await findSnapshot(repo);
   // Throwaway index files of checks that were killed (even before their snapshot was taken).
   const swept = sweepScratch(repo, pidAlive);
-  if (!snap) return emit(common.format, { ok: true, json: { recovered: false, restored: [], removed: [], index: 'unchanged' }, text: ['patchwarden: nothing to recover (no in-place snapshot in this repository)', ...(swept.length ? [`  removed what killed checks left in the git directory: ${swept.join(', ')}`] : [])] });
+  if (!snap)
+    return emit(common.format, {
+      ok: true,
+      json: { recovered: false, restored: [], removed: [], index: 'unchanged' },
+      text: [
+        'patchwarden: nothing to recover (no in-place snapshot in this repository)',
+        ...(swept.length ? [`  removed what killed checks left in the git directory: ${swept.join(', ')}`] : []),
+      ],
+    });
   if (ownerAlive(snap.meta) && !values.force) {
     return emit(common.format, {
       ok: false,
       json: { recovered: false, pid: snap.meta.pid, restored: [], removed: [], index: 'unchanged' },
-      text: [`patchwarden: an in-place revert check (pid ${snap.meta.pid}, started ${snap.meta.started}) is still running; it restores the tree when it ends (use --force if that process is not patchwarden)`],
+      text: [
+        `patchwarden: an in-place revert check (pid ${snap.meta.pid}, started ${snap.meta.started}) is still running; it restores the tree when it ends (use --force if that process is not patchwarden)`,
+      ],
     });
   }
   const r = await restoreSnapshot(repo, snap);
@@ -43,8 +53,14 @@ export async function run(args: string[]): Promise<number> {
     `  ${r.removed.length} file(s) the check created removed${r.removed.length ? ':' : ''}`,
     ...r.removed.map((p) => `    ${showPath(p)}`),
     `  index: ${r.index}`,
-    ...(snap.meta.skipped.length ? [`  not covered by the snapshot (left as they are): ${snap.meta.skipped.map(showPath).join(', ')}`] : []),
+    ...(snap.meta.skipped.length
+      ? [`  not covered by the snapshot (left as they are): ${snap.meta.skipped.map(showPath).join(', ')}`]
+      : []),
     `  ${SNAPSHOT_REF} deleted`,
   ];
-  return emit(common.format, { ok: true, json: { recovered: true, snapshot: snap.commit, restored: r.restored, removed: r.removed, index: r.index }, text });
+  return emit(common.format, {
+    ok: true,
+    json: { recovered: true, snapshot: snap.commit, restored: r.restored, removed: r.removed, index: r.index },
+    text,
+  });
 }

@@ -63,12 +63,15 @@ export function parseRegistry(text: string, source: string): Registry {
         continue;
       }
       const value = isScalar(pair.value) ? pair.value.value : undefined;
-      if (key !== 'id' && key !== 'description') fail(`unknown key \`${key}\` in an invariant (known: id, description, pending)`, pair.key as Node);
-      if (typeof value !== 'string' || !value.trim()) fail(`${key}: must be a non-empty string`, (pair.value as Node) ?? (pair.key as Node));
+      if (key !== 'id' && key !== 'description')
+        fail(`unknown key \`${key}\` in an invariant (known: id, description, pending)`, pair.key as Node);
+      if (typeof value !== 'string' || !value.trim())
+        fail(`${key}: must be a non-empty string`, (pair.value as Node) ?? (pair.key as Node));
       entry[key as 'id' | 'description'] = value as string;
     }
     if (!entry.id) return fail('an invariant without `id`', node);
-    if (!ID.test(entry.id)) fail(`id ${JSON.stringify(entry.id)}: ids are letters, digits and . _ - : / without spaces or brackets`, node);
+    if (!ID.test(entry.id))
+      fail(`id ${JSON.stringify(entry.id)}: ids are letters, digits and . _ - : / without spaces or brackets`, node);
     if (!entry.description) fail(`invariant ${entry.id} has no \`description\``, node);
     if (seen.has(entry.id)) fail(`invariant ${entry.id} is listed twice (first on line ${seen.get(entry.id)})`, node);
     seen.set(entry.id, lineOf(node));
@@ -80,13 +83,18 @@ export function parseRegistry(text: string, source: string): Registry {
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** `pending: {since: YYYY-MM-DD, owner: NAME, reason: TEXT}`, all three required. */
-function pendingMark(node: Node | null, fail: (m: string, n?: Node | null) => never, lineOf: (n: Node | null | undefined) => number | undefined): PendingMark {
+function pendingMark(
+  node: Node | null,
+  fail: (m: string, n?: Node | null) => never,
+  lineOf: (n: Node | null | undefined) => number | undefined,
+): PendingMark {
   const shape = 'pending: must be {since: YYYY-MM-DD, owner: NAME, reason: TEXT}';
   if (!isMap(node)) return fail(shape, node);
   const mark: Partial<PendingMark> = { line: lineOf(node) };
   for (const pair of node.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : '';
-    if (key !== 'since' && key !== 'owner' && key !== 'reason') fail(`unknown key \`${key}\` in pending (known: since, owner, reason)`, pair.key as Node);
+    if (key !== 'since' && key !== 'owner' && key !== 'reason')
+      fail(`unknown key \`${key}\` in pending (known: since, owner, reason)`, pair.key as Node);
     const value = isScalar(pair.value) ? String(pair.value.value ?? '').trim() : '';
     if (!value) fail(`pending.${key}: must be a non-empty string`, (pair.value as Node) ?? (pair.key as Node));
     mark[key as 'since' | 'owner' | 'reason'] = value;
@@ -94,7 +102,8 @@ function pendingMark(node: Node | null, fail: (m: string, n?: Node | null) => ne
   for (const k of ['since', 'owner', 'reason'] as const) if (!mark[k]) fail(`${shape}; ${k} is missing`, node);
   const m = DAY.exec(mark.since!);
   const d = m ? new Date(Date.UTC(+m[1], +m[2] - 1, +m[3])) : null;
-  if (!d || d.getUTCDate() !== +m![3] || d.getUTCMonth() !== +m![2] - 1) fail(`pending.since: ${JSON.stringify(mark.since)} is not a date YYYY-MM-DD`, node);
+  if (!d || d.getUTCDate() !== +m![3] || d.getUTCMonth() !== +m![2] - 1)
+    fail(`pending.since: ${JSON.stringify(mark.since)} is not a date YYYY-MM-DD`, node);
   return mark as PendingMark;
 }
 
@@ -108,6 +117,9 @@ export async function loadRegistryAt(repo: Repo, config: Config, rev: string): P
   const file = config.properties.invariants;
   const blob = await readFileAt(repo, rev, file);
   const source = `${/^[0-9a-f]{40,64}$/.test(rev) ? rev.slice(0, 12) : rev}:${file}`;
-  if (!blob) throw new CannotJudge(`no invariant registry at ${source} (properties.invariants); the properties cannot be judged without one`);
+  if (!blob)
+    throw new CannotJudge(
+      `no invariant registry at ${source} (properties.invariants); the properties cannot be judged without one`,
+    );
   return parseRegistry(blob.toString('utf8'), source);
 }

@@ -11,13 +11,22 @@ export function stateLines(r: RevertResult, indent = '  '): string[] {
   for (const inv of r.states) {
     const counts = new Map<string, number>();
     for (const c of inv.cases) counts.set(c.state, (counts.get(c.state) ?? 0) + 1);
-    const mark = inv.pending ? `; pending mark by ${inv.pending.owner} since ${inv.pending.since}${inv.pending.expired ? `, expired ${inv.pending.expires}` : ` (until ${inv.pending.expires})`}: ${inv.pending.reason}` : '';
-    lines.push(`${indent}${inv.id.padEnd(w)}  ${inv.state.padEnd(9)} ${[...counts].map(([s, n]) => `${n} ${s}`).join(', ') || 'no case'}${mark}`);
+    const mark = inv.pending
+      ? `; pending mark by ${inv.pending.owner} since ${inv.pending.since}${inv.pending.expired ? `, expired ${inv.pending.expires}` : ` (until ${inv.pending.expires})`}: ${inv.pending.reason}`
+      : '';
+    lines.push(
+      `${indent}${inv.id.padEnd(w)}  ${inv.state.padEnd(9)} ${[...counts].map(([s, n]) => `${n} ${s}`).join(', ') || 'no case'}${mark}`,
+    );
     const notable = inv.cases.filter((c) => c.state !== 'holds');
-    for (const c of notable.slice(0, SHOWN)) lines.push(`${indent}    ${c.state}: ${JSON.stringify(c.name)} (head ${c.head}, reverted ${c.reverted})`);
+    for (const c of notable.slice(0, SHOWN))
+      lines.push(`${indent}    ${c.state}: ${JSON.stringify(c.name)} (head ${c.head}, reverted ${c.reverted})`);
     if (notable.length > SHOWN) lines.push(`${indent}    … ${notable.length - SHOWN} more`);
   }
-  if (r.neutral.length) lines.push(`${indent}skipped in both runs (neutral, listed): ${r.neutral.map((n) => JSON.stringify(n)).join(', ')}`);
-  for (const id of r.green) lines.push(`${indent}${id} passes now: an owner drops its pending mark in a commit of its own`);
+  if (r.neutral.length)
+    lines.push(
+      `${indent}skipped in both runs (neutral, listed): ${r.neutral.map((n) => JSON.stringify(n)).join(', ')}`,
+    );
+  for (const id of r.green)
+    lines.push(`${indent}${id} passes now: an owner drops its pending mark in a commit of its own`);
   return lines;
 }

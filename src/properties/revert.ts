@@ -44,8 +44,16 @@ import { addTempWorktree, linkEntries, type TempTree } from './worktree.js';
 import { counted } from '../common/text.js';
 
 export type RevertStatus =
-  | 'describes_patch' | 'does_not_describe' | 'regressed' | 'pending_unmarked' | 'fails_on_head' | 'revert_broken'
-  | 'acknowledged' | 'vouched' | 'no_behaviour_change' | 'not_applicable';
+  | 'describes_patch'
+  | 'does_not_describe'
+  | 'regressed'
+  | 'pending_unmarked'
+  | 'fails_on_head'
+  | 'revert_broken'
+  | 'acknowledged'
+  | 'vouched'
+  | 'no_behaviour_change'
+  | 'not_applicable';
 
 export interface RunSummary {
   elapsed_ms: number;
@@ -129,7 +137,13 @@ export interface RevertOptions {
 
 /** Whether a status lets the patch through. */
 export function revertPasses(status: RevertStatus): boolean {
-  return status === 'describes_patch' || status === 'not_applicable' || status === 'acknowledged' || status === 'vouched' || status === 'no_behaviour_change';
+  return (
+    status === 'describes_patch' ||
+    status === 'not_applicable' ||
+    status === 'acknowledged' ||
+    status === 'vouched' ||
+    status === 'no_behaviour_change'
+  );
 }
 
 /** Whether a status is the properties failing on head (the gate's properties layer) rather than missing evidence. */
@@ -154,7 +168,14 @@ export interface JudgedTree {
 }
 
 /** Every kind of change counts: files, links, modes, types and submodule pointers. */
-export async function judgedTree(repo: Repo, classify: Classify, base: string, head: string, onto = base, kept: ReadonlySet<string> = new Set()): Promise<JudgedTree> {
+export async function judgedTree(
+  repo: Repo,
+  classify: Classify,
+  base: string,
+  head: string,
+  onto = base,
+  kept: ReadonlySet<string> = new Set(),
+): Promise<JudgedTree> {
   const diff = await treeDiff(repo, base, head);
   const patch = diff.filter((c) => classify(c.path) === 'src');
   const src = new Set(patch.map((c) => c.path));
@@ -164,7 +185,8 @@ export async function judgedTree(repo: Repo, classify: Classify, base: string, h
     production: all.filter((c) => src.has(c.path)),
     harness: all.filter((c) => !src.has(c.path) && !kept.has(c.path)),
     kept: all.filter((c) => !src.has(c.path) && kept.has(c.path)),
-    patch, outsideSrc,
+    patch,
+    outsideSrc,
   };
 }
 
@@ -174,29 +196,69 @@ export async function judgedTree(repo: Repo, classify: Classify, base: string, h
  * see those as head has them. Only with owners.signers: without signatures
  * the oracle lands on the base branch first.
  */
-async function rangeFacts(repo: Repo, config: Config, classify: Classify, base: string, head: string, judgeRev: string, now: Date): Promise<{ production: string[]; owners: string[]; kept: Set<string> }> {
+async function rangeFacts(
+  repo: Repo,
+  config: Config,
+  classify: Classify,
+  base: string,
+  head: string,
+  judgeRev: string,
+  now: Date,
+): Promise<{ production: string[]; owners: string[]; kept: Set<string> }> {
   const { commits, changes } = await rangeChanges(repo, [head, '--not', base]);
-  const touches = (c: string, zone: (z: ReturnType<Classify>) => boolean) => (changes.get(c) ?? []).some((ch) => zone(classify(ch.path)));
+  const touches = (c: string, zone: (z: ReturnType<Classify>) => boolean) =>
+    (changes.get(c) ?? []).some((ch) => zone(classify(ch.path)));
   const production = commits.filter((c) => touches(c, (z) => z === 'src'));
   const kept = new Set<string>();
   if (config.owners.signers === null || !production.length) return { production, owners: [], kept };
   const candidates = commits.filter((c) => !production.includes(c) && touches(c, isOracle));
-  const verdicts = await admitOwnerCommits(repo, config, judgeRev, candidates, { base, commits: new Set(commits), now });
+  const verdicts = await admitOwnerCommits(repo, config, judgeRev, candidates, {
+    base,
+    commits: new Set(commits),
+    now,
+  });
   const owners = candidates.filter((c) => verdicts.get(c) === null);
-  const others = new Set(commits.filter((c) => !owners.includes(c)).flatMap((c) => (changes.get(c) ?? []).map((ch) => ch.path)));
+  const others = new Set(
+    commits.filter((c) => !owners.includes(c)).flatMap((c) => (changes.get(c) ?? []).map((ch) => ch.path)),
+  );
   for (const c of owners) for (const ch of changes.get(c) ?? []) if (!others.has(ch.path)) kept.add(ch.path);
   return { production, owners, kept };
 }
 
-export async function revertCheck(repo: Repo, config: Config, base: string, head: string, opts: RevertOptions = {}): Promise<RevertResult> {
+export async function revertCheck(
+  repo: Repo,
+  config: Config,
+  base: string,
+  head: string,
+  opts: RevertOptions = {},
+): Promise<RevertResult> {
   const started = Date.now();
   const say = (line: string) => opts.progress?.(`revert-check: ${line} [${formatDuration(Date.now() - started)}]`);
   const mode = config.revert.mode;
   const onto = opts.onto ?? base;
   const now = opts.now ?? new Date();
   const result: RevertResult = {
-    status: 'not_applicable', failing_on_revert: [], reason: '', fix: null, base, head, mode, evidence: null, digest: null, acknowledged: null, unchanged: [],
-    states: [], pending: [], green: [], neutral: [], owner_commits: [], reverted: [], outside_src: [], head_run: null, revert_run: null, output: null,
+    status: 'not_applicable',
+    failing_on_revert: [],
+    reason: '',
+    fix: null,
+    base,
+    head,
+    mode,
+    evidence: null,
+    digest: null,
+    acknowledged: null,
+    unchanged: [],
+    states: [],
+    pending: [],
+    green: [],
+    neutral: [],
+    owner_commits: [],
+    reverted: [],
+    outside_src: [],
+    head_run: null,
+    revert_run: null,
+    output: null,
   };
   const classify = await classifierFor(repo, config);
   const facts = await rangeFacts(repo, config, classify, base, head, onto, now);
@@ -215,7 +277,11 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
   result.digest = exemption?.digest ?? null;
   const row = exemption?.row;
   if (row && result.digest) {
-    Object.assign(result, { status: 'acknowledged', acknowledged: row, reason: `an owner acknowledged this diff (${result.digest.slice(0, 12)}) as a refactor: ${row.owner}: ${row.reason}` });
+    Object.assign(result, {
+      status: 'acknowledged',
+      acknowledged: row,
+      reason: `an owner acknowledged this diff (${result.digest.slice(0, 12)}) as a refactor: ${row.owner}: ${row.reason}`,
+    });
     say(`acknowledged refactor ${result.digest.slice(0, 12)} by ${row.owner}: no property run`);
     return result;
   }
@@ -223,18 +289,27 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
   const behaviour = await productionBehaviour(repo, config, base, head, onto);
   if (behaviour) say(describeBehaviour(behaviour));
   if (behaviour?.same) {
-    Object.assign(result, { status: 'no_behaviour_change', reason: describeBehaviour(behaviour), unchanged: behaviour.paths });
+    Object.assign(result, {
+      status: 'no_behaviour_change',
+      reason: describeBehaviour(behaviour),
+      unchanged: behaviour.paths,
+    });
     return result;
   }
   // Pending marks and new invariants come from the base plus the admitted owner changes.
   const registry = await loadRegistryAt(repo, config, facts.kept.has(config.properties.invariants) ? head : onto);
-  say(`${counted(tree.production.length, 'production path')} to revert, ${counted(registry.invariants.length, 'registered invariant')}, mode ${mode}; ${owed.owed ? 'owes a fixed case' : 'vouched for'}: ${owed.why}`);
+  say(
+    `${counted(tree.production.length, 'production path')} to revert, ${counted(registry.invariants.length, 'registered invariant')}, mode ${mode}; ${owed.owed ? 'owes a fixed case' : 'vouched for'}: ${owed.why}`,
+  );
   const guard = guardSignals((line) => say(line));
   try {
     if (mode === 'in-place') {
       const judged = [...tree.harness, ...tree.production];
       const links = judged.filter((c) => c.oldMode === GITLINK || c.newMode === GITLINK).map((c) => c.path);
-      if (links.length) throw new CannotJudge(`revert.mode: in-place cannot put submodule pointers back in the working tree (${links.map(showPath).join(', ')}); use revert.mode: worktree`);
+      if (links.length)
+        throw new CannotJudge(
+          `revert.mode: in-place cannot put submodule pointers back in the working tree (${links.map(showPath).join(', ')}); use revert.mode: worktree`,
+        );
       await inPlace(repo, head, judged, guard, say, {
         toBase: async (root, env, scratch) => {
           if (!tree.harness.length) return;
@@ -243,7 +318,10 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
           guard.check();
         },
         runs: async (root, env, scratch) => {
-          const trees = { head: await treeWith(repo, onto, [...tree.kept, ...tree.production], scratch), revert: await treeWith(repo, onto, tree.kept, scratch) };
+          const trees = {
+            head: await treeWith(repo, onto, [...tree.kept, ...tree.production], scratch),
+            revert: await treeWith(repo, onto, tree.kept, scratch),
+          };
           let n = 0;
           await twoRuns(result, {
             run: async (side) => {
@@ -253,19 +331,46 @@ export async function revertCheck(repo: Repo, config: Config, base: string, head
               return runProperties(root, config, registry, { classify, signal: guard.signal, guard: { tmp, trusted } });
             },
             revert: () => revertPaths(root, tree.production, env, scratch),
-            registry, guard, say, owed: owed.owed, now, ttl: config.properties.pending_ttl, advice: exemption?.advice ?? null,
+            registry,
+            guard,
+            say,
+            owed: owed.owed,
+            now,
+            ttl: config.properties.pending_ttl,
+            advice: exemption?.advice ?? null,
           });
         },
       });
     } else {
       const deps = repo.root ? await dependencyProblems(repo, repo.root, onto, config.revert.link) : [];
       if (deps.length) {
-        Object.assign(result, { status: 'fails_on_head', reason: `dependencies differ from the base: ${deps.join('; ')}. The runs link them in from the main tree, and what a dependency installs runs before any property: install them from the base's lock files (npm ci, uv sync) before the check, or land the dependency change first, reviewed, in a change of its own` });
+        Object.assign(result, {
+          status: 'fails_on_head',
+          reason: `dependencies differ from the base: ${deps.join('; ')}. The runs link them in from the main tree, and what a dependency installs runs before any property: install them from the base's lock files (npm ci, uv sync) before the check, or land the dependency change first, reviewed, in a change of its own`,
+        });
       } else {
         await twoRuns(result, {
-          run: (side) => freshRun(repo, config, registry, classify, onto, side, side === 'head' ? [...tree.kept, ...tree.production] : tree.kept, guard, say),
-          revert: async () => tree.production.map((c) => ({ path: c.path, action: c.oldMode === ABSENT ? 'removed' : 'restored' })),
-          registry, guard, say, owed: owed.owed, now, ttl: config.properties.pending_ttl, advice: exemption?.advice ?? null,
+          run: (side) =>
+            freshRun(
+              repo,
+              config,
+              registry,
+              classify,
+              onto,
+              side,
+              side === 'head' ? [...tree.kept, ...tree.production] : tree.kept,
+              guard,
+              say,
+            ),
+          revert: async () =>
+            tree.production.map((c) => ({ path: c.path, action: c.oldMode === ABSENT ? 'removed' : 'restored' })),
+          registry,
+          guard,
+          say,
+          owed: owed.owed,
+          now,
+          ttl: config.properties.pending_ttl,
+          advice: exemption?.advice ?? null,
         });
       }
     }
@@ -299,7 +404,9 @@ function summary(run: PropertyRun, problems: string[]): RunSummary {
 /** A head run that fails while head also changes the harness: say the harness must land first. */
 function harnessNote(outsideSrc: string[]): string {
   if (!outsideSrc.length) return '';
-  const shown = outsideSrc.slice(0, 8).map(showPath).join(', ') + (outsideSrc.length > 8 ? `, … (${outsideSrc.length} in all)` : '');
+  const shown =
+    outsideSrc.slice(0, 8).map(showPath).join(', ') +
+    (outsideSrc.length > 8 ? `, … (${outsideSrc.length} in all)` : '');
   return `; head also differs from the base outside the src zone (${shown}), and the check runs every such path as on the base side: if the properties need head's side of them, they must land first, reviewed, in a change of their own (or, where the base moved on, rebase onto it)`;
 }
 
@@ -317,7 +424,11 @@ async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
   result.head_run = summary(onHead, headIssues);
   s.say(`properties on head ${headIssues.length ? 'cannot be judged' : 'ran'} (${formatDuration(onHead.elapsedMs)})`);
   if (headIssues.length) {
-    Object.assign(result, { status: 'fails_on_head', reason: `on head: ${headIssues.join('; ')}${harnessNote(result.outside_src)}`, output: onHead.output });
+    Object.assign(result, {
+      status: 'fails_on_head',
+      reason: `on head: ${headIssues.join('; ')}${harnessNote(result.outside_src)}`,
+      output: onHead.output,
+    });
     return;
   }
   s.say('reverting the production paths to base');
@@ -326,45 +437,89 @@ async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
   s.say('running the properties with the production diff reverted');
   const onRevert = await s.run('revert');
   s.guard.check();
-  const revertIssue = onRevert.problem ?? (onRevert.mapping!.mapped ? null : `the properties could not be collected: ${headProblems(onRevert.mapping!, s.registry)[0]}`);
+  const revertIssue =
+    onRevert.problem ??
+    (onRevert.mapping!.mapped
+      ? null
+      : `the properties could not be collected: ${headProblems(onRevert.mapping!, s.registry)[0]}`);
   result.revert_run = summary(onRevert, revertIssue ? [revertIssue] : []);
   if (revertIssue) {
     // A vouched diff whose every case passes on head has nothing the reverted run must judge.
     if (!s.owed && allPass(onHead.mapping!)) {
-      Object.assign(result, { status: 'vouched', reason: `every case passes on head; the reverted run said nothing (${revertIssue})` });
+      Object.assign(result, {
+        status: 'vouched',
+        reason: `every case passes on head; the reverted run said nothing (${revertIssue})`,
+      });
     } else {
-      Object.assign(result, { status: 'revert_broken', reason: `with the production diff reverted, ${revertIssue}`, output: onRevert.output });
+      Object.assign(result, {
+        status: 'revert_broken',
+        reason: `with the production diff reverted, ${revertIssue}`,
+        output: onRevert.output,
+      });
     }
     return;
   }
   const ev = judgeStates(onHead.mapping!.invariants, onRevert.mapping!.invariants, s.registry, s.now, s.ttl);
-  Object.assign(result, { states: ev.invariants, pending: ev.pending, green: ev.green, neutral: ev.neutral, failing_on_revert: ev.fixed });
-  s.say(`case states: ${ev.invariants.map((i) => `${i.id} ${i.state}`).join(', ')} (${formatDuration(onRevert.elapsedMs)})`);
+  Object.assign(result, {
+    states: ev.invariants,
+    pending: ev.pending,
+    green: ev.green,
+    neutral: ev.neutral,
+    failing_on_revert: ev.fixed,
+  });
+  s.say(
+    `case states: ${ev.invariants.map((i) => `${i.id} ${i.state}`).join(', ')} (${formatDuration(onRevert.elapsedMs)})`,
+  );
   if (ev.refusals.length) {
     const why = new Set(ev.refusals.map((r) => r.why));
-    const status: RevertStatus = why.has('regressed') ? 'regressed' : why.has('unmarked') || why.has('expired') ? 'pending_unmarked' : 'fails_on_head';
+    const status: RevertStatus = why.has('regressed')
+      ? 'regressed'
+      : why.has('unmarked') || why.has('expired')
+        ? 'pending_unmarked'
+        : 'fails_on_head';
     const unmarked = ev.refusals.filter((r) => r.why === 'unmarked').map((r) => r.id);
-    Object.assign(result, { status, reason: ev.refusals.map((r) => r.message).join('; ') + harnessNote(result.outside_src), fix: unmarked.length ? markAdvice(s.registry, unmarked, s.now) : null, output: onHead.output });
+    Object.assign(result, {
+      status,
+      reason: ev.refusals.map((r) => r.message).join('; ') + harnessNote(result.outside_src),
+      fix: unmarked.length ? markAdvice(s.registry, unmarked, s.now) : null,
+      output: onHead.output,
+    });
     return;
   }
   if (!s.owed) {
-    Object.assign(result, { status: 'vouched', reason: `no case regressed${ev.fixed.length ? `; fixed: ${ev.fixed.join(', ')}` : ''}` });
+    Object.assign(result, {
+      status: 'vouched',
+      reason: `no case regressed${ev.fixed.length ? `; fixed: ${ev.fixed.join(', ')}` : ''}`,
+    });
     return;
   }
   if (ev.fixed.length) {
-    Object.assign(result, { status: 'describes_patch', reason: `with the production diff reverted these invariants fail and pass with it: ${ev.fixed.join(', ')}` });
+    Object.assign(result, {
+      status: 'describes_patch',
+      reason: `with the production diff reverted these invariants fail and pass with it: ${ev.fixed.join(', ')}`,
+    });
     return;
   }
   const unrun = ev.invariants.flatMap((i) => i.cases.filter((c) => c.reverted === 'missing').map((c) => c.name));
   const strays = onRevert.mapping!.strays.map((x) => x.name);
   if (unrun.length || strays.length) {
-    const what = [unrun.length ? `cases that did not run: ${unrun.join(', ')}` : '', strays.length ? `errors outside any invariant: ${strays.join(', ')}` : ''].filter(Boolean).join('; ');
-    Object.assign(result, { status: 'revert_broken', reason: `with the production diff reverted no case failed, but the run is inconclusive (${what})`, output: onRevert.output });
+    const what = [
+      unrun.length ? `cases that did not run: ${unrun.join(', ')}` : '',
+      strays.length ? `errors outside any invariant: ${strays.join(', ')}` : '',
+    ]
+      .filter(Boolean)
+      .join('; ');
+    Object.assign(result, {
+      status: 'revert_broken',
+      reason: `with the production diff reverted no case failed, but the run is inconclusive (${what})`,
+      output: onRevert.output,
+    });
     return;
   }
   Object.assign(result, {
     status: 'does_not_describe',
-    reason: 'with the production diff reverted no case of a registered invariant fails that passes with it: the properties do not describe this patch',
+    reason:
+      'with the production diff reverted no case of a registered invariant fails that passes with it: the properties do not describe this patch',
     fix: `a human owner adds a registered property that fails without this patch, in a commit of its own${s.advice ? `;\n${s.advice}` : ''}`,
     output: onRevert.output,
   });
@@ -384,7 +539,17 @@ interface Judge {
  * folder and caches beside it, the `revert.link` entries linked in, the
  * runtime guards on. Nothing of one run is there for the next.
  */
-async function freshRun(repo: Repo, config: Config, registry: Registry, classify: Classify, onto: string, side: 'head' | 'revert', changes: RawChange[], guard: Guard, say: (l: string) => void): Promise<PropertyRun> {
+async function freshRun(
+  repo: Repo,
+  config: Config,
+  registry: Registry,
+  classify: Classify,
+  onto: string,
+  side: 'head' | 'revert',
+  changes: RawChange[],
+  guard: Guard,
+  say: (l: string) => void,
+): Promise<PropertyRun> {
   const files = await treeWith(repo, onto, changes);
   const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'patchwarden-run-')));
   let tree: TempTree | null = null;
@@ -417,18 +582,32 @@ async function freshRun(repo: Repo, config: Config, registry: Registry, classify
  * the snapshot brings everything back at the end, or `recover` does after a
  * kill. The throwaway index files live in the git directory (scratch.ts).
  */
-async function inPlace(repo: Repo, head: string, judged: RawChange[], guard: Guard, say: (l: string) => void, judge: Judge): Promise<void> {
+async function inPlace(
+  repo: Repo,
+  head: string,
+  judged: RawChange[],
+  guard: Guard,
+  say: (l: string) => void,
+  judge: Judge,
+): Promise<void> {
   const root = worktreeRoot(repo);
-  if ((await resolveCommit(repo, 'HEAD')) !== head) throw new UsageError('revert.mode: in-place checks the working tree, so --head must be the commit checked out (HEAD)');
+  if ((await resolveCommit(repo, 'HEAD')) !== head)
+    throw new UsageError(
+      'revert.mode: in-place checks the working tree, so --head must be the commit checked out (HEAD)',
+    );
   let snap: Snapshot | null = null;
   const scratch = makeScratch(repo);
   try {
     say('snapshot of the working tree');
     // Staged paths, deletions among them: a path of HEAD the index lacks is written when set aside.
-    const staged = splitNul((await repo.run(['diff-index', '--cached', '-z', '--name-only', '--no-renames', head, '--'])).stdout);
+    const staged = splitNul(
+      (await repo.run(['diff-index', '--cached', '-z', '--name-only', '--no-renames', head, '--'])).stdout,
+    );
     snap = await takeSnapshot(repo, root, head, [...new Set([...judged.map((c) => c.path), ...staged])], scratch);
     guard.check();
-    const aside = revertable(await treeDiff(repo, head, `${snap.commit}:worktree`)).filter((c) => !snap!.meta.skipped.includes(c.path));
+    const aside = revertable(await treeDiff(repo, head, `${snap.commit}:worktree`)).filter(
+      (c) => !snap!.meta.skipped.includes(c.path),
+    );
     if (aside.length) {
       say(`setting aside ${aside.length} uncommitted change(s) (tracked, staged and untracked files)`);
       await revertPaths(root, aside, {}, scratch);
@@ -442,7 +621,9 @@ async function inPlace(repo: Repo, head: string, judged: RawChange[], guard: Gua
     if (stored && stored.commit === snap!.commit) {
       say('restoring the working tree from the snapshot');
       const r = await restoreSnapshot(repo, stored);
-      say(`working tree restored (${r.restored.length} file(s) written back, ${r.removed.length} removed, index ${r.index})`);
+      say(
+        `working tree restored (${r.restored.length} file(s) written back, ${r.removed.length} removed, index ${r.index})`,
+      );
     }
     dropScratch(repo, scratch);
   }

@@ -48,7 +48,10 @@ export interface RunOptions {
 
 export function propertyCommand(config: Config): string {
   const command = config.properties.command;
-  if (!command) throw new CannotJudge(`properties.command is not set in ${config.source}; the revert check needs the command that runs the properties`);
+  if (!command)
+    throw new CannotJudge(
+      `properties.command is not set in ${config.source}; the revert check needs the command that runs the properties`,
+    );
   return command;
 }
 
@@ -57,39 +60,73 @@ function placement(root: string, classify: Classify): Placement {
   return {
     root,
     inSpec: (f) => classify(f) === 'spec',
-    exists: (f) => !f.startsWith('../') && !path.isAbsolute(f) && statSync(path.join(root, f), { throwIfNoEntry: false })?.isFile() === true,
+    exists: (f) =>
+      !f.startsWith('../') &&
+      !path.isAbsolute(f) &&
+      statSync(path.join(root, f), { throwIfNoEntry: false })?.isFile() === true,
   };
 }
 
 /** Runs the property command once in `treeDir` and maps its cases to the registry. */
-export async function runProperties(treeDir: string, config: Config, registry: Registry, opts: RunOptions): Promise<PropertyRun> {
+export async function runProperties(
+  treeDir: string,
+  config: Config,
+  registry: Registry,
+  opts: RunOptions,
+): Promise<PropertyRun> {
   const command = propertyCommand(config);
   const tree = realpathSync(treeDir);
-  const guard = opts.guard ? openGuard({ tree, trusted: opts.guard.trusted, writable: [realpathSync(opts.guard.tmp), tree] }, GUARD_SOURCES) : null;
+  const guard = opts.guard
+    ? openGuard({ tree, trusted: opts.guard.trusted, writable: [realpathSync(opts.guard.tmp), tree] }, GUARD_SOURCES)
+    : null;
   let run;
   let refused: string[] = [];
   try {
     const env = { ...(guard ? propertyRunEnv(opts.guard!.tmp, guard) : TREE_ENV), ...runEnv(config) };
-    run = await runTestCommand(command, { cwd: treeDir, timeoutMs: config.properties.timeout, env, signal: opts.signal, junit: guard?.junit });
+    run = await runTestCommand(command, {
+      cwd: treeDir,
+      timeoutMs: config.properties.timeout,
+      env,
+      signal: opts.signal,
+      junit: guard?.junit,
+    });
     // Read only now that the whole process group has ended.
-    if (guard) refused = [...(run.groupGone ? [] : ['runtime guard: processes of the run outlived it and could not be ended']), ...(await guard.finish())];
+    if (guard)
+      refused = [
+        ...(run.groupGone ? [] : ['runtime guard: processes of the run outlived it and could not be ended']),
+        ...(await guard.finish()),
+      ];
   } catch (err) {
     guard?.dispose();
     throw err;
   }
   const base = { output: run.output, code: run.code, elapsedMs: run.elapsedMs };
   try {
-    if (run.timedOut) return { ...base, mapping: null, problem: `the property command ran past properties.timeout (${formatDuration(config.properties.timeout)}) and was killed` };
-    if (refused.length) return { ...base, mapping: null, problem: `the runtime guard refused the run: ${refused.join('; ')}` };
+    if (run.timedOut)
+      return {
+        ...base,
+        mapping: null,
+        problem: `the property command ran past properties.timeout (${formatDuration(config.properties.timeout)}) and was killed`,
+      };
+    if (refused.length)
+      return { ...base, mapping: null, problem: `the runtime guard refused the run: ${refused.join('; ')}` };
     if (!existsSync(run.junit)) {
       const how = run.signal ? `was killed by ${run.signal}` : `exited ${run.code}`;
-      return { ...base, mapping: null, problem: `the property command ${how} without writing its JUnit report to {junit} (is --junitxml={junit} or --test-reporter-destination={junit} in properties.command?)` };
+      return {
+        ...base,
+        mapping: null,
+        problem: `the property command ${how} without writing its JUnit report to {junit} (is --junitxml={junit} or --test-reporter-destination={junit} in properties.command?)`,
+      };
     }
     try {
       const report = await readReport(run.junit);
       const why = disagreement(run.code, run.signal, report.cases);
       if (why) return { ...base, mapping: null, problem: `properties.command: ${why}` };
-      return { ...base, mapping: mapCases(report.cases, registry, placement(treeDir, opts.classify), config.properties.min_cases), problem: null };
+      return {
+        ...base,
+        mapping: mapCases(report.cases, registry, placement(treeDir, opts.classify), config.properties.min_cases),
+        problem: null,
+      };
     } catch (err) {
       if (!(err instanceof CannotJudge)) throw err;
       return { ...base, mapping: null, problem: `the property command's JUnit report cannot be read: ${err.message}` };

@@ -7,10 +7,21 @@ import path from 'node:path';
 import type { GuardSession } from './guard/session.js';
 
 /** Git's own variables would point a command in another tree at the user's repository. */
-export const TREE_ENV: NodeJS.ProcessEnv = { GIT_DIR: undefined, GIT_WORK_TREE: undefined, GIT_INDEX_FILE: undefined, GIT_PREFIX: undefined, GIT_COMMON_DIR: undefined, GIT_OBJECT_DIRECTORY: undefined };
+export const TREE_ENV: NodeJS.ProcessEnv = {
+  GIT_DIR: undefined,
+  GIT_WORK_TREE: undefined,
+  GIT_INDEX_FILE: undefined,
+  GIT_PREFIX: undefined,
+  GIT_COMMON_DIR: undefined,
+  GIT_OBJECT_DIRECTORY: undefined,
+};
 
 /** What a run with its own temporary root `tmp`, guarded by `guard`, adds to the caller's environment. */
-export function propertyRunEnv(tmp: string, guard: GuardSession, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function propertyRunEnv(
+  tmp: string,
+  guard: GuardSession,
+  base: NodeJS.ProcessEnv = process.env,
+): NodeJS.ProcessEnv {
   const nodeOptions = [base.NODE_OPTIONS, `--require ${JSON.stringify(guard.nodePreload)}`].filter(Boolean).join(' ');
   return {
     ...TREE_ENV,

@@ -19,18 +19,30 @@ export function makeScratch(repo: Repo): string {
 /** Removes one scratch folder, and the parent once it is empty. */
 export function dropScratch(repo: Repo, dir: string): void {
   rmSync(dir, { recursive: true, force: true });
-  try { rmdirSync(home(repo)); } catch { /* another check's folder is still there */ }
+  try {
+    rmdirSync(home(repo));
+  } catch {
+    /* another check's folder is still there */
+  }
 }
 
 /** Removes the scratch folders of processes no longer running; returns their names. */
 export function sweepScratch(repo: Repo, alive: (pid: number) => boolean): string[] {
   let names: string[];
-  try { names = readdirSync(home(repo)); } catch { return []; }
+  try {
+    names = readdirSync(home(repo));
+  } catch {
+    return [];
+  }
   const dead = names.filter((n) => {
     const pid = Number(/^inplace-(\d+)-/.exec(n)?.[1]);
     return !pid || !alive(pid);
   });
   for (const n of dead) rmSync(path.join(home(repo), n), { recursive: true, force: true });
-  try { rmdirSync(home(repo)); } catch { /* not empty, or gone */ }
+  try {
+    rmdirSync(home(repo));
+  } catch {
+    /* not empty, or gone */
+  }
   return dead;
 }

@@ -60,7 +60,6 @@ function caseState(head: Outcome | 'missing', reverted: Outcome | 'missing'): Ca
   return 'regressed';
 }
 
-
 function invariantState(cases: CaseVerdict[]): InvariantState {
   if (!cases.length) return 'missing';
   if (cases.some((c) => c.state === 'regressed')) return 'regressed';
@@ -74,7 +73,13 @@ function invariantState(cases: CaseVerdict[]): InvariantState {
  * where there is no production diff (`reverted` null), against themselves:
  * head is then the base.
  */
-export function judgeStates(head: InvariantResult[], reverted: InvariantResult[] | null, registry: Registry, now: Date, ttl: number): Evidence {
+export function judgeStates(
+  head: InvariantResult[],
+  reverted: InvariantResult[] | null,
+  registry: Registry,
+  now: Date,
+  ttl: number,
+): Evidence {
   const ev: Evidence = { invariants: [], refusals: [], fixed: [], pending: [], green: [], neutral: [] };
   const before = new Map((reverted ?? head).map((r) => [r.id, new Map(r.outcomes.map((o) => [o.key, o]))]));
   for (const inv of registry.invariants) {
@@ -89,20 +94,54 @@ export function judgeStates(head: InvariantResult[], reverted: InvariantResult[]
     });
     const state = invariantState(cases);
     const expires = inv.pending ? markExpires(inv.pending, ttl) : null;
-    const pending = inv.pending ? { ...inv.pending, expires: expires!.toISOString().slice(0, 10), expired: now > expires! } : null;
+    const pending = inv.pending
+      ? { ...inv.pending, expires: expires!.toISOString().slice(0, 10), expired: now > expires! }
+      : null;
     ev.invariants.push({ id: inv.id, state, cases, pending });
     ev.neutral.push(...cases.filter((c) => c.state === 'skipped').map((c) => c.name));
     if (cases.some((c) => c.state === 'fixed')) ev.fixed.push(inv.id);
-    const named = (s: CaseState) => cases.filter((c) => c.state === s).map((c) => JSON.stringify(c.name)).join(', ');
+    const named = (s: CaseState) =>
+      cases
+        .filter((c) => c.state === s)
+        .map((c) => JSON.stringify(c.name))
+        .join(', ');
     if (state === 'regressed') {
-      ev.refusals.push({ id: inv.id, why: 'regressed', message: `${inv.id} regressed: ${cases.filter((c) => c.state === 'regressed').map((c) => `${JSON.stringify(c.name)} ${c.head === 'missing' ? 'is missing' : c.head === 'skipped' ? 'skips' : 'fails'} on head and ${c.reverted === 'missing' ? 'is not in' : c.reverted === 'skipped' ? 'skips in' : c.reverted === 'failed' ? 'fails in' : 'passes in'} the reverted run`).join('; ')}` });
+      ev.refusals.push({
+        id: inv.id,
+        why: 'regressed',
+        message: `${inv.id} regressed: ${cases
+          .filter((c) => c.state === 'regressed')
+          .map(
+            (c) =>
+              `${JSON.stringify(c.name)} ${c.head === 'missing' ? 'is missing' : c.head === 'skipped' ? 'skips' : 'fails'} on head and ${c.reverted === 'missing' ? 'is not in' : c.reverted === 'skipped' ? 'skips in' : c.reverted === 'failed' ? 'fails in' : 'passes in'} the reverted run`,
+          )
+          .join('; ')}`,
+      });
     } else if (state === 'missing') {
-      ev.refusals.push({ id: inv.id, why: 'missing', message: `registered invariants exercised by no test case: ${inv.id}` });
+      ev.refusals.push({
+        id: inv.id,
+        why: 'missing',
+        message: `registered invariants exercised by no test case: ${inv.id}`,
+      });
     } else if (state === 'skipped') {
-      ev.refusals.push({ id: inv.id, why: 'skipped', message: `every case of ${inv.id} was skipped (${named('skipped')}): an invariant all of whose cases skip never passes` });
+      ev.refusals.push({
+        id: inv.id,
+        why: 'skipped',
+        message: `every case of ${inv.id} was skipped (${named('skipped')}): an invariant all of whose cases skip never passes`,
+      });
     } else if (state === 'pending') {
-      if (!pending) ev.refusals.push({ id: inv.id, why: 'unmarked', message: `the base itself fails ${inv.id} (${named('pending')} fail with and without the production diff): mark it pending, reviewed, or fix it` });
-      else if (pending.expired) ev.refusals.push({ id: inv.id, why: 'expired', message: `the pending mark on ${inv.id} (since ${pending.since}, ${pending.owner}) expired on ${pending.expires} (properties.pending_ttl): the base still fails it; an owner fixes it, or renews the mark, reviewed` });
+      if (!pending)
+        ev.refusals.push({
+          id: inv.id,
+          why: 'unmarked',
+          message: `the base itself fails ${inv.id} (${named('pending')} fail with and without the production diff): mark it pending, reviewed, or fix it`,
+        });
+      else if (pending.expired)
+        ev.refusals.push({
+          id: inv.id,
+          why: 'expired',
+          message: `the pending mark on ${inv.id} (since ${pending.since}, ${pending.owner}) expired on ${pending.expires} (properties.pending_ttl): the base still fails it; an owner fixes it, or renews the mark, reviewed`,
+        });
       else ev.pending.push(inv.id);
     } else if (pending) ev.green.push(inv.id);
   }

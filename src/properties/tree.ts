@@ -40,7 +40,10 @@ export async function treeWith(repo: Repo, onto: string, changes: RawChange[], s
     const env = { GIT_INDEX_FILE: path.join(dir, 'index') };
     await repo.run(['read-tree', onto], { env });
     // Mode 0 takes a path out of the index.
-    await repo.run(['update-index', '-z', '--index-info'], { env, input: changes.map((c) => `${c.newMode === ABSENT ? '0' : c.newMode} ${c.newOid}\t${c.path}\0`).join('') });
+    await repo.run(['update-index', '-z', '--index-info'], {
+      env,
+      input: changes.map((c) => `${c.newMode === ABSENT ? '0' : c.newMode} ${c.newOid}\t${c.path}\0`).join(''),
+    });
     return await repo.text(['write-tree'], { env });
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -49,8 +52,12 @@ export async function treeWith(repo: Repo, onto: string, changes: RawChange[], s
 
 /** A fixed identity and date: the same inputs give the same commit, whoever runs the hook. */
 const MAKER = {
-  GIT_AUTHOR_NAME: 'patchwarden', GIT_AUTHOR_EMAIL: 'patchwarden@localhost', GIT_AUTHOR_DATE: '1970-01-01T00:00:00Z',
-  GIT_COMMITTER_NAME: 'patchwarden', GIT_COMMITTER_EMAIL: 'patchwarden@localhost', GIT_COMMITTER_DATE: '1970-01-01T00:00:00Z',
+  GIT_AUTHOR_NAME: 'patchwarden',
+  GIT_AUTHOR_EMAIL: 'patchwarden@localhost',
+  GIT_AUTHOR_DATE: '1970-01-01T00:00:00Z',
+  GIT_COMMITTER_NAME: 'patchwarden',
+  GIT_COMMITTER_EMAIL: 'patchwarden@localhost',
+  GIT_COMMITTER_DATE: '1970-01-01T00:00:00Z',
 };
 
 /** treeWith's tree as a commit on top of `onto`: where a revert check starts when some of a range's own changes count as the base's. */
@@ -71,7 +78,12 @@ const CODE = /\.(py|pyw|js|mjs|cjs|jsx|ts|mts|cts|tsx)$/;
  * needs to find that tree's repository from `root`; the throwaway index goes
  * into a fresh folder under `scratch`.
  */
-export async function revertPaths(root: string, changes: RawChange[], env: NodeJS.ProcessEnv, scratch = tmpdir()): Promise<Reverted[]> {
+export async function revertPaths(
+  root: string,
+  changes: RawChange[],
+  env: NodeJS.ProcessEnv,
+  scratch = tmpdir(),
+): Promise<Reverted[]> {
   const done: Reverted[] = [];
   for (const c of changes.filter((c) => c.oldMode === ABSENT)) {
     rmSync(path.join(root, c.path), { force: true });
@@ -82,8 +94,12 @@ export async function revertPaths(root: string, changes: RawChange[], env: NodeJ
   if (!restore.length) return done;
   const dir = mkdtempSync(path.join(scratch, 'patchwarden-index-'));
   try {
-    const git = (args: string[], input: string) => runGit(root, args, { input, env: { ...env, GIT_INDEX_FILE: path.join(dir, 'index') } });
-    await git(['update-index', '-z', '--index-info'], restore.map((c) => `${c.oldMode} ${c.oldOid}\t${c.path}\0`).join(''));
+    const git = (args: string[], input: string) =>
+      runGit(root, args, { input, env: { ...env, GIT_INDEX_FILE: path.join(dir, 'index') } });
+    await git(
+      ['update-index', '-z', '--index-info'],
+      restore.map((c) => `${c.oldMode} ${c.oldOid}\t${c.path}\0`).join(''),
+    );
     await git(['checkout-index', '-f', '-z', '--stdin'], restore.map((c) => `${c.path}\0`).join(''));
   } finally {
     rmSync(dir, { recursive: true, force: true });

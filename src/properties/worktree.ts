@@ -2,7 +2,16 @@
 // the caller names), in a fresh folder of its own so that two checks at once
 // never share one. Adding and removing it runs no hook of the user's, and
 // removal touches only this worktree's own entry.
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
@@ -36,7 +45,11 @@ export async function addTempWorktree(repo: Repo, commit: string, opts: Worktree
   const linked: string[] = [];
   const remove = async () => {
     for (const l of linked.splice(0)) {
-      try { unlinkSync(path.join(dir, l)); } catch { /* already gone */ }
+      try {
+        unlinkSync(path.join(dir, l));
+      } catch {
+        /* already gone */
+      }
     }
     const r = await repo.run([...NO_HOOKS, 'worktree', 'remove', '--force', '--force', dir], { okCodes: [128, 1] });
     // Should git have lost track of it, take away its folder and its entry ourselves.
@@ -60,9 +73,12 @@ export async function addTempWorktree(repo: Repo, commit: string, opts: Worktree
  */
 async function addEntry(repo: Repo, dir: string, commit: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    const r = await repo.run([...NO_HOOKS, 'worktree', 'add', '--detach', '--no-checkout', '--quiet', dir, commit], { okCodes: [128] });
+    const r = await repo.run([...NO_HOOKS, 'worktree', 'add', '--detach', '--no-checkout', '--quiet', dir, commit], {
+      okCodes: [128],
+    });
     if (r.code === 0) return;
-    if (attempt === 3 || !/failed to read .*worktrees\//.test(r.stderr)) throw new CannotJudge(`git worktree add ${dir} failed: ${r.stderr.trim()}`);
+    if (attempt === 3 || !/failed to read .*worktrees\//.test(r.stderr))
+      throw new CannotJudge(`git worktree add ${dir} failed: ${r.stderr.trim()}`);
     await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
   }
 }

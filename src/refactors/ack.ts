@@ -44,7 +44,11 @@ export function parseAcks(text: string, source: string): AckRow[] {
       return String(v.value).trim();
     };
     const row = { diff: field('diff'), owner: field('owner'), reason: field('reason') };
-    if (!/^[0-9a-f]{64}$/.test(row.diff)) y.fail(`diff: ${JSON.stringify(row.diff)} is not a sha256 digest (the refusal prints it)`, item.get('diff', true) as never);
+    if (!/^[0-9a-f]{64}$/.test(row.diff))
+      y.fail(
+        `diff: ${JSON.stringify(row.diff)} is not a sha256 digest (the refusal prints it)`,
+        item.get('diff', true) as never,
+      );
     return row;
   });
 }

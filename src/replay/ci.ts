@@ -11,16 +11,28 @@ export interface CiRun {
 export function ciRun(env: NodeJS.ProcessEnv = process.env): CiRun | null {
   const v = (k: string) => env[k]?.trim() || undefined;
   if (v('GITHUB_ACTIONS') === 'true' && v('GITHUB_RUN_ID')) {
-    const url = v('GITHUB_SERVER_URL') && v('GITHUB_REPOSITORY') ? `${v('GITHUB_SERVER_URL')}/${v('GITHUB_REPOSITORY')}/actions/runs/${v('GITHUB_RUN_ID')}` : undefined;
+    const url =
+      v('GITHUB_SERVER_URL') && v('GITHUB_REPOSITORY')
+        ? `${v('GITHUB_SERVER_URL')}/${v('GITHUB_REPOSITORY')}/actions/runs/${v('GITHUB_RUN_ID')}`
+        : undefined;
     const attempt = v('GITHUB_RUN_ATTEMPT');
-    return { provider: 'github', run: url ? `${url}${attempt && attempt !== '1' ? `/attempts/${attempt}` : ''}` : v('GITHUB_RUN_ID')! };
+    return {
+      provider: 'github',
+      run: url ? `${url}${attempt && attempt !== '1' ? `/attempts/${attempt}` : ''}` : v('GITHUB_RUN_ID')!,
+    };
   }
-  if (v('GITLAB_CI') === 'true' && (v('CI_JOB_URL') || v('CI_JOB_ID'))) return { provider: 'gitlab', run: (v('CI_JOB_URL') ?? v('CI_JOB_ID'))! };
+  if (v('GITLAB_CI') === 'true' && (v('CI_JOB_URL') || v('CI_JOB_ID')))
+    return { provider: 'gitlab', run: (v('CI_JOB_URL') ?? v('CI_JOB_ID'))! };
   if (v('BUILDKITE') === 'true' && (v('BUILDKITE_BUILD_URL') || v('BUILDKITE_BUILD_ID'))) {
     const job = v('BUILDKITE_JOB_ID');
-    return { provider: 'buildkite', run: v('BUILDKITE_BUILD_URL') ? `${v('BUILDKITE_BUILD_URL')}${job ? `#${job}` : ''}` : v('BUILDKITE_BUILD_ID')! };
+    return {
+      provider: 'buildkite',
+      run: v('BUILDKITE_BUILD_URL') ? `${v('BUILDKITE_BUILD_URL')}${job ? `#${job}` : ''}` : v('BUILDKITE_BUILD_ID')!,
+    };
   }
-  if (v('CIRCLECI') === 'true' && (v('CIRCLE_BUILD_URL') || v('CIRCLE_WORKFLOW_JOB_ID'))) return { provider: 'circleci', run: (v('CIRCLE_BUILD_URL') ?? v('CIRCLE_WORKFLOW_JOB_ID'))! };
-  if (v('JENKINS_URL') && (v('BUILD_URL') || v('BUILD_TAG'))) return { provider: 'jenkins', run: (v('BUILD_URL') ?? v('BUILD_TAG'))! };
+  if (v('CIRCLECI') === 'true' && (v('CIRCLE_BUILD_URL') || v('CIRCLE_WORKFLOW_JOB_ID')))
+    return { provider: 'circleci', run: (v('CIRCLE_BUILD_URL') ?? v('CIRCLE_WORKFLOW_JOB_ID'))! };
+  if (v('JENKINS_URL') && (v('BUILD_URL') || v('BUILD_TAG')))
+    return { provider: 'jenkins', run: (v('BUILD_URL') ?? v('BUILD_TAG'))! };
   return null;
 }

@@ -50,12 +50,24 @@ function outcomeIn(run: RunRecord, key: string, kind: KeyKind, neutral: Readonly
 /** Names of a key's cases that skipped in every run that reported them, and ran in none. */
 function neutralNames(runs: RunRecord[], key: string): Set<string> {
   const outcomes = new Map<string, Set<string>>();
-  for (const run of runs) for (const o of run.cases) if (o.key === key) outcomes.set(o.name, (outcomes.get(o.name) ?? new Set()).add(o.outcome));
+  for (const run of runs)
+    for (const o of run.cases)
+      if (o.key === key) outcomes.set(o.name, (outcomes.get(o.name) ?? new Set()).add(o.outcome));
   return new Set([...outcomes].filter(([, seen]) => seen.size === 1 && seen.has('skipped')).map(([name]) => name));
 }
 
 export function classify(runs: RunRecord[]): KeyStats[] {
-  const byKey = new Map<string, { first: Observation; names: string[]; name: string; sigs: Map<string, boolean>; frames: Map<string, string[]>; counterexample?: unknown }>();
+  const byKey = new Map<
+    string,
+    {
+      first: Observation;
+      names: string[];
+      name: string;
+      sigs: Map<string, boolean>;
+      frames: Map<string, string[]>;
+      counterexample?: unknown;
+    }
+  >();
   // Failing frames per case name: a name is never a key, but two keys failing under one name with
   // different frames are one flake whose failure moves, which refuses (never passes) anything.
   const framesByName = new Map<string, Set<string>>();
@@ -72,7 +84,8 @@ export function classify(runs: RunRecord[]): KeyStats[] {
         entry.frames.set(k, o.frames);
         framesByName.set(o.name, (framesByName.get(o.name) ?? new Set()).add(k));
       }
-      if (o.outcome === 'fail' && o.counterexample !== undefined && entry.counterexample === undefined) entry.counterexample = o.counterexample;
+      if (o.outcome === 'fail' && o.counterexample !== undefined && entry.counterexample === undefined)
+        entry.counterexample = o.counterexample;
     }
   }
   const out: KeyStats[] = [];
@@ -83,8 +96,16 @@ export function classify(runs: RunRecord[]): KeyStats[] {
     const fails = counts.fail + counts.missing + counts.crashed;
     const status: Status = fails === 0 ? 'stable_pass' : counts.pass === 0 ? 'stable_fail' : 'flicker';
     out.push({
-      key, kind: first.kind, name, names, status,
-      runs: runs.length, passes: counts.pass, fails, crashed: counts.crashed, missing: counts.missing,
+      key,
+      kind: first.kind,
+      name,
+      names,
+      status,
+      runs: runs.length,
+      passes: counts.pass,
+      fails,
+      crashed: counts.crashed,
+      missing: counts.missing,
       sigs: [...sigs].map(([sig, eligible]) => ({ sig, eligible })),
       ...(first.fixture && { fixture: first.fixture }),
       ...(first.invariant && { invariant: first.invariant }),

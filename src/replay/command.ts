@@ -66,7 +66,8 @@ const MAX_RUNS = 1000;
 
 function envClass(given: string | undefined): EnvClass {
   if (given === undefined) return /^(true|1)$/i.test(process.env.CI ?? '') || ciRun() ? 'remote' : 'local';
-  if (given !== 'local' && given !== 'remote') throw new UsageError(`--env-class must be local or remote, not ${JSON.stringify(given)}`);
+  if (given !== 'local' && given !== 'remote')
+    throw new UsageError(`--env-class must be local or remote, not ${JSON.stringify(given)}`);
   return given;
 }
 
@@ -87,7 +88,9 @@ async function classified(common: Common, set: Setting, runs: Classified['runs']
   const now = new Date();
   const frozenBy = await ledgerLookup(set.project, now);
   const stats = classify(records);
-  const cases = stats.map((s) => promote(s, { seed: set.seed, envClass: set.env, ttlMs: set.ttlMs, now, ci: set.ci, frozenBy }));
+  const cases = stats.map((s) =>
+    promote(s, { seed: set.seed, envClass: set.env, ttlMs: set.ttlMs, now, ci: set.ci, frozenBy }),
+  );
   if (!cases.length) {
     const why = records.every((r) => !r.report)
       ? `no run left a usable report (${[...new Set(records.map((r) => r.error))].join('; ')})`
@@ -99,17 +102,32 @@ async function classified(common: Common, set: Setting, runs: Classified['runs']
     for (const [i, v] of cases.entries()) {
       if (v.status !== 'stable_fail') continue;
       const example = stats[i].counterexample;
-      if (example === undefined) { v.note += '; --pin: its report shows no counterexample (Hypothesis "Falsifying example:", fast-check "Counterexample:") to pin'; continue; }
-      const p = await pinFixture(set.project.repo, set.project.config, JSON.stringify(example), `the counterexample of ${v.name}`);
+      if (example === undefined) {
+        v.note +=
+          '; --pin: its report shows no counterexample (Hypothesis "Falsifying example:", fast-check "Counterexample:") to pin';
+        continue;
+      }
+      const p = await pinFixture(
+        set.project.repo,
+        set.project.config,
+        JSON.stringify(example),
+        `the counterexample of ${v.name}`,
+      );
       v.pinned = p;
       v.note += `; pinned as fixture ${p.id} (${p.path}${p.created ? '' : ', already there'}): commit it with ${set.project.config.fixtures.lock}, on its own, and have the property read it (record_property("fixture", "${p.id}"))`;
     }
   }
-  return emit(common.format, outcome({ seed: set.seed, envClass: set.env, runs, cases, ci: set.ci, ...(set.vars && { vars: set.vars }) }));
+  return emit(
+    common.format,
+    outcome({ seed: set.seed, envClass: set.env, runs, cases, ci: set.ci, ...(set.vars && { vars: set.vars }) }),
+  );
 }
 
 /** The working tree's unexpired rows by signature: a flake frozen already gets no second row. */
-async function ledgerLookup(project: Setting['project'], now: Date): Promise<(sig: string) => { line: number; expires: string; source: string } | null> {
+async function ledgerLookup(
+  project: Setting['project'],
+  now: Date,
+): Promise<(sig: string) => { line: number; expires: string; source: string } | null> {
   if (!project) return () => null;
   const { text } = await readWorktreeLedger(project.repo, project.config);
   if (text === null) return () => null;
@@ -124,43 +142,73 @@ async function ledgerLookup(project: Setting['project'], now: Date): Promise<(si
 async function runReplay(args: string[]): Promise<number> {
   const dash = args.indexOf('--');
   const words = dash < 0 ? [] : args.slice(dash + 1);
-  const { common, values } = parse(dash < 0 ? args : args.slice(0, dash), {
-    runs: { type: 'string' },
-    seed: { type: 'string' },
-    'env-class': { type: 'string' },
-    out: { type: 'string' },
-    timeout: { type: 'string' },
-    ttl: { type: 'string' },
-    pin: { type: 'boolean' },
-  }, false);
+  const { common, values } = parse(
+    dash < 0 ? args : args.slice(0, dash),
+    {
+      runs: { type: 'string' },
+      seed: { type: 'string' },
+      'env-class': { type: 'string' },
+      out: { type: 'string' },
+      timeout: { type: 'string' },
+      ttl: { type: 'string' },
+      pin: { type: 'boolean' },
+    },
+    false,
+  );
   const command = words.join(' ').trim();
   if (!command) throw new UsageError('no command: give it after --, e.g. replay --seed 1 -- pytest --junitxml={junit}');
   const runs = Number(values.runs ?? DEFAULT_RUNS);
-  if (!Number.isInteger(runs) || runs < 2 || runs > MAX_RUNS) throw new UsageError(`--runs must be a whole number from 2 to ${MAX_RUNS}, not ${JSON.stringify(values.runs)}`);
+  if (!Number.isInteger(runs) || runs < 2 || runs > MAX_RUNS)
+    throw new UsageError(`--runs must be a whole number from 2 to ${MAX_RUNS}, not ${JSON.stringify(values.runs)}`);
   const seed = values.seed;
   if (seed === undefined) throw new UsageError('--seed is required: replay classifies under one fixed seed');
-  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(seed)) throw new UsageError(`--seed must be a word of letters, digits and ._:- (at most 64), not ${JSON.stringify(seed)}`);
+  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(seed))
+    throw new UsageError(`--seed must be a word of letters, digits and ._:- (at most 64), not ${JSON.stringify(seed)}`);
   const env = envClass(values['env-class']);
   // A command that never writes where patchwarden reads would fail every run: refuse before the first.
-  if (!command.includes('{junit}') && !command.includes('PATCHWARDEN_JUNIT')) throw new UsageError(`the command names no report path: put {junit} where it writes JUnit XML, e.g. replay --seed 1 -- pytest --junitxml={junit} (or read $PATCHWARDEN_JUNIT)`);
+  if (!command.includes('{junit}') && !command.includes('PATCHWARDEN_JUNIT'))
+    throw new UsageError(
+      `the command names no report path: put {junit} where it writes JUnit XML, e.g. replay --seed 1 -- pytest --junitxml={junit} (or read $PATCHWARDEN_JUNIT)`,
+    );
   const { repo, config } = await openWithConfig(common);
   const ttlMs = durationFlag('--ttl', values.ttl ?? DEFAULT_TTL);
-  const timeoutMs = values.timeout === undefined ? config.properties.timeout : durationFlag('--timeout', values.timeout);
+  const timeoutMs =
+    values.timeout === undefined ? config.properties.timeout : durationFlag('--timeout', values.timeout);
   // The runs happen in this checkout: the asserting expressions are read from it (signatures v2).
   const opts = signOptions(config, false, repo.root ? await checkoutSource(repo.root) : undefined);
   const started = new Date().toISOString();
   const vars = runEnv(config, seed);
   const ci = ciRun();
   const records = await replay({
-    command, cwd: common.dir, runs, env: vars, timeoutMs,
-    readReport, signCase: (tc) => signCase(tc, opts),
+    command,
+    cwd: common.dir,
+    runs,
+    env: vars,
+    timeoutMs,
+    readReport,
+    signCase: (tc) => signCase(tc, opts),
     progress: (line) => process.stderr.write(line + '\n'),
   });
   if (values.out !== undefined) {
-    const results: Results = { format: 'patchwarden-replay', version: 1, seed, env_class: env, command, runner: hostname(), started, ci, env: vars, runs: records };
+    const results: Results = {
+      format: 'patchwarden-replay',
+      version: 1,
+      seed,
+      env_class: env,
+      command,
+      runner: hostname(),
+      started,
+      ci,
+      env: vars,
+      runs: records,
+    };
     writeResults(values.out, results);
   }
-  return classified(common, { seed, env, ttlMs, ci, vars, project: { repo, config }, pin: Boolean(values.pin) }, records.map((record) => ({ record })));
+  return classified(
+    common,
+    { seed, env, ttlMs, ci, vars, project: { repo, config }, pin: Boolean(values.pin) },
+    records.map((record) => ({ record })),
+  );
 }
 
 async function runMerge(args: string[]): Promise<number> {
@@ -174,7 +222,11 @@ async function runMerge(args: string[]): Promise<number> {
     if (err instanceof CannotJudge && !(err instanceof UsageError)) return null;
     throw err;
   });
-  return classified(common, { seed: merged.seed, env: merged.envClass, ttlMs, ci: merged.ci, project, pin: false }, merged.runs);
+  return classified(
+    common,
+    { seed: merged.seed, env: merged.envClass, ttlMs, ci: merged.ci, project, pin: false },
+    merged.runs,
+  );
 }
 
 export async function run(args: string[]): Promise<number> {

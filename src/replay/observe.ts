@@ -42,7 +42,14 @@ export function observeCases(cases: TestCase[], sign: (tc: TestCase) => Signed |
     const failed = tc.status === 'failed' || tc.status === 'error';
     const signed = failed ? sign(tc) : null;
     const found = failed ? counterexampleOf(tc, file) : null;
-    const failure = signed ? { sig: signed.sig, eligible: signed.eligible, frames: signed.frames, ...(found ? { counterexample: found.value } : {}) } : {};
+    const failure = signed
+      ? {
+          sig: signed.sig,
+          eligible: signed.eligible,
+          frames: signed.frames,
+          ...(found ? { counterexample: found.value } : {}),
+        }
+      : {};
     const outcome = failed ? 'fail' : tc.status === 'skipped' ? 'skipped' : 'pass';
     if (ids.fixture) {
       out.push({ key: `fixture:${ids.fixture}`, kind: 'fixture', name: tc.name, outcome, ...failure, ...ids });

@@ -76,8 +76,10 @@ function candidate(s: KeyStats, ctx: PromotionContext): FreezeCandidate {
 /** Why a remote flicker cannot be frozen, or null when it can. */
 function unfreezable(s: KeyStats): string | null {
   if (s.sigs.length === 0) return 'no failing run left a failure signature (the runs crashed or did not run it)';
-  if (s.sigs.length > 1) return `it failed with ${s.sigs.length} different signatures: more than one failure, not one flake`;
-  if (!s.sigs[0].eligible) return 'its failure has nothing stable to bind to (ineligible signature), so no freeze could match it';
+  if (s.sigs.length > 1)
+    return `it failed with ${s.sigs.length} different signatures: more than one failure, not one flake`;
+  if (!s.sigs[0].eligible)
+    return 'its failure has nothing stable to bind to (ineligible signature), so no freeze could match it';
   return null;
 }
 
@@ -90,28 +92,72 @@ function counted(s: KeyStats): string {
 
 export function promote(s: KeyStats, ctx: PromotionContext): CaseVerdict {
   const base = {
-    key: s.key, kind: s.kind, name: s.name, names: s.names, status: s.status,
-    runs: s.runs, passes: s.passes, fails: s.fails, crashed: s.crashed, missing: s.missing,
+    key: s.key,
+    kind: s.kind,
+    name: s.name,
+    names: s.names,
+    status: s.status,
+    runs: s.runs,
+    passes: s.passes,
+    fails: s.fails,
+    crashed: s.crashed,
+    missing: s.missing,
     sigs: s.sigs.map((x) => x.sig),
   };
   if (s.status === 'stable_fail') {
-    const pin = s.fixture ? `its input is pinned as fixture ${s.fixture}` : 'pin its failing input as a fixture (patchwarden fixtures add)';
-    return { ...base, action: 'fix', note: `failed in all ${s.runs} runs${counted(s)}: a regression to fix; ${pin}; no freeze`, freeze_candidate: null };
+    const pin = s.fixture
+      ? `its input is pinned as fixture ${s.fixture}`
+      : 'pin its failing input as a fixture (patchwarden fixtures add)';
+    return {
+      ...base,
+      action: 'fix',
+      note: `failed in all ${s.runs} runs${counted(s)}: a regression to fix; ${pin}; no freeze`,
+      freeze_candidate: null,
+    };
   }
   if (s.status === 'stable_pass') {
-    return { ...base, action: 'drop', note: `passed in all ${s.runs} runs: not reproducible under seed ${ctx.seed}; drop it, no freeze`, freeze_candidate: null };
+    return {
+      ...base,
+      action: 'drop',
+      note: `passed in all ${s.runs} runs: not reproducible under seed ${ctx.seed}; drop it, no freeze`,
+      freeze_candidate: null,
+    };
   }
   const flicker = `failed in ${s.fails} of ${s.runs} runs${counted(s)}`;
   if (s.entropy) {
-    const shown = s.frameSets.length > 1 ? `: ${s.frameSets.map((f) => f.join(' < ') || '(no project frame)').join(' | ')}` : ' (another key failed under the same name with other frames)';
-    return { ...base, action: 'unpinned_entropy', note: `unpinned entropy: fail. ${flicker}, and its failing frames differ between runs${shown}: something the run does not pin (input, seed, time, order) moves the failure; pin it, never freeze it`, freeze_candidate: null };
+    const shown =
+      s.frameSets.length > 1
+        ? `: ${s.frameSets.map((f) => f.join(' < ') || '(no project frame)').join(' | ')}`
+        : ' (another key failed under the same name with other frames)';
+    return {
+      ...base,
+      action: 'unpinned_entropy',
+      note: `unpinned entropy: fail. ${flicker}, and its failing frames differ between runs${shown}: something the run does not pin (input, seed, time, order) moves the failure; pin it, never freeze it`,
+      freeze_candidate: null,
+    };
   }
   if (ctx.envClass === 'local') {
-    return { ...base, action: 'replay_remote', note: `${flicker} on a local runner: replay it on remote runners before any freeze`, freeze_candidate: null };
+    return {
+      ...base,
+      action: 'replay_remote',
+      note: `${flicker} on a local runner: replay it on remote runners before any freeze`,
+      freeze_candidate: null,
+    };
   }
   const why = unfreezable(s);
   if (why) return { ...base, action: 'investigate', note: `${flicker}, but ${why}`, freeze_candidate: null };
   const frozen = ctx.frozenBy(s.sigs[0].sig);
-  if (frozen) return { ...base, action: 'already_frozen', note: `${flicker} on remote runners: already frozen by line ${frozen.line} of ${frozen.source} until ${frozen.expires}; to renew it, its owner runs patchwarden freeze extend --sig ${s.sigs[0].sig} --ttl ${ttlText(ctx.ttlMs)}`, freeze_candidate: null };
-  return { ...base, action: 'freeze_candidate', note: `${flicker} on remote runners: a freeze candidate for a human to review`, freeze_candidate: candidate(s, ctx) };
+  if (frozen)
+    return {
+      ...base,
+      action: 'already_frozen',
+      note: `${flicker} on remote runners: already frozen by line ${frozen.line} of ${frozen.source} until ${frozen.expires}; to renew it, its owner runs patchwarden freeze extend --sig ${s.sigs[0].sig} --ttl ${ttlText(ctx.ttlMs)}`,
+      freeze_candidate: null,
+    };
+  return {
+    ...base,
+    action: 'freeze_candidate',
+    note: `${flicker} on remote runners: a freeze candidate for a human to review`,
+    freeze_candidate: candidate(s, ctx),
+  };
 }

@@ -23,11 +23,20 @@ function runLabel(r: { source?: string; record: RunRecord }): string {
 
 export function outcome(c: Classified): Outcome {
   const failing = c.cases.filter((v) => v.status === 'stable_fail' || v.action === 'unpinned_entropy');
-  const text: string[] = [`replay: ${c.runs.length} runs under seed ${c.seed} on ${c.envClass} runners${c.ci ? ` (${c.ci.provider} ${c.ci.run})` : ''}`];
-  if (c.vars) text.push(`  environment: ${Object.entries(c.vars).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  const text: string[] = [
+    `replay: ${c.runs.length} runs under seed ${c.seed} on ${c.envClass} runners${c.ci ? ` (${c.ci.provider} ${c.ci.run})` : ''}`,
+  ];
+  if (c.vars)
+    text.push(
+      `  environment: ${Object.entries(c.vars)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}`,
+    );
   const broken = c.runs.filter((r) => !r.record.report);
   for (const r of broken) {
-    text.push(`  ${runLabel(r)}: exit ${r.record.exit_code ?? r.record.signal}, ${r.record.error}: counted as a failed run`);
+    text.push(
+      `  ${runLabel(r)}: exit ${r.record.exit_code ?? r.record.signal}, ${r.record.error}: counted as a failed run`,
+    );
   }
   for (const v of c.cases) {
     text.push(`${v.status.padEnd(12)} ${showPath(v.name)}  [${v.key}]`);
@@ -37,11 +46,29 @@ export function outcome(c: Classified): Outcome {
       text.push(`      ${v.freeze_candidate.command}`);
     }
   }
-  const counts = (['stable_pass', 'stable_fail', 'flicker'] as const).map((s) => `${c.cases.filter((v) => v.status === s).length} ${s}`);
-  text.push(`replay: ${counts.join(', ')}; ${counted(c.cases.filter((v) => v.freeze_candidate).length, 'freeze candidate')}; the ledger was not touched`);
+  const counts = (['stable_pass', 'stable_fail', 'flicker'] as const).map(
+    (s) => `${c.cases.filter((v) => v.status === s).length} ${s}`,
+  );
+  text.push(
+    `replay: ${counts.join(', ')}; ${counted(c.cases.filter((v) => v.freeze_candidate).length, 'freeze candidate')}; the ledger was not touched`,
+  );
   const github = [
-    ...failing.map((v) => annotation('error', `patchwarden replay: ${v.action === 'unpinned_entropy' ? 'unpinned entropy' : 'stable_fail'}`, `${v.name} [${v.key}]: ${v.note}`)),
-    ...c.cases.filter((v) => v.freeze_candidate).map((v) => annotation('notice', 'patchwarden replay: freeze candidate', `${v.name} [${v.key}]: ${v.freeze_candidate!.command}`)),
+    ...failing.map((v) =>
+      annotation(
+        'error',
+        `patchwarden replay: ${v.action === 'unpinned_entropy' ? 'unpinned entropy' : 'stable_fail'}`,
+        `${v.name} [${v.key}]: ${v.note}`,
+      ),
+    ),
+    ...c.cases
+      .filter((v) => v.freeze_candidate)
+      .map((v) =>
+        annotation(
+          'notice',
+          'patchwarden replay: freeze candidate',
+          `${v.name} [${v.key}]: ${v.freeze_candidate!.command}`,
+        ),
+      ),
   ];
   return {
     ok: failing.length === 0,
@@ -52,8 +79,13 @@ export function outcome(c: Classified): Outcome {
       ...(c.vars && { env: c.vars }),
       runs: c.runs.map((r) => ({
         ...(r.source !== undefined && { source: r.source }),
-        run: r.record.run, exit_code: r.record.exit_code, signal: r.record.signal, timed_out: r.record.timed_out,
-        report: r.record.report, ...(r.record.error && { error: r.record.error }), elapsed_ms: r.record.elapsed_ms,
+        run: r.record.run,
+        exit_code: r.record.exit_code,
+        signal: r.record.signal,
+        timed_out: r.record.timed_out,
+        report: r.record.report,
+        ...(r.record.error && { error: r.record.error }),
+        elapsed_ms: r.record.elapsed_ms,
       })),
       cases: c.cases,
     },

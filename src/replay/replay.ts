@@ -52,7 +52,13 @@ async function once(k: number, opts: ReplayOptions): Promise<RunRecord> {
         readError = `its report cannot be read: ${err.message}`;
       }
     }
-    const record = { run: k, exit_code: run.code, signal: run.signal, timed_out: run.timedOut, elapsed_ms: run.elapsedMs };
+    const record = {
+      run: k,
+      exit_code: run.code,
+      signal: run.signal,
+      timed_out: run.timedOut,
+      elapsed_ms: run.elapsedMs,
+    };
     const why = readError ?? unusable(run, cases);
     if (why || !cases) {
       return { ...record, report: false, error: why ?? 'wrote no report', output_tail: tail(run.output), cases: [] };
@@ -70,7 +76,9 @@ export async function replay(opts: ReplayOptions): Promise<RunRecord[]> {
     opts.progress(`replay: run ${k} of ${opts.runs} (${formatDuration(Date.now() - started)} elapsed)`);
     const r = await once(k, opts);
     const seen = r.report ? `${counted(r.cases.length, 'keyed case')}` : `no usable report: ${r.error}`;
-    opts.progress(`replay: run ${k} of ${opts.runs}: exit ${r.exit_code ?? r.signal}, ${seen} (${formatDuration(r.elapsed_ms)})`);
+    opts.progress(
+      `replay: run ${k} of ${opts.runs}: exit ${r.exit_code ?? r.signal}, ${seen} (${formatDuration(r.elapsed_ms)})`,
+    );
     records.push(r);
   }
   return records;

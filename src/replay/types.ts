@@ -66,7 +66,14 @@ export interface Results {
 export type Status = 'stable_pass' | 'stable_fail' | 'flicker';
 
 /** What the promotion table says to do with a case. */
-export type Action = 'fix' | 'drop' | 'freeze_candidate' | 'replay_remote' | 'investigate' | 'unpinned_entropy' | 'already_frozen';
+export type Action =
+  | 'fix'
+  | 'drop'
+  | 'freeze_candidate'
+  | 'replay_remote'
+  | 'investigate'
+  | 'unpinned_entropy'
+  | 'already_frozen';
 
 /** A ledger row proposed for a human to review; owner is theirs to fill. */
 export interface FreezeCandidate {

@@ -12,7 +12,9 @@ export function disagreement(code: number | null, signal: NodeJS.Signals | null,
   if (!cases.length) return 'its report holds no test case, though the command was expected to run some';
   const failing = cases.filter((c) => c.status === 'failed' || c.status === 'error').length;
   const exit = code === null ? `was killed by ${signal ?? 'a signal'}` : `exited ${code}`;
-  if (code !== 0 && !failing) return `the report disagrees with the exit code: the command ${exit} while its report shows no failing or erroring case`;
-  if (code === 0 && failing) return `the report disagrees with the exit code: the command exited 0 while its report shows ${counted(failing, 'failing or erroring case')}`;
+  if (code !== 0 && !failing)
+    return `the report disagrees with the exit code: the command ${exit} while its report shows no failing or erroring case`;
+  if (code === 0 && failing)
+    return `the report disagrees with the exit code: the command exited 0 while its report shows ${counted(failing, 'failing or erroring case')}`;
   return null;
 }

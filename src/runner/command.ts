@@ -77,7 +77,11 @@ export function runTestCommand(command: string, opts: CommandOptions): Promise<C
     child.stderr.on('data', keep);
     let timedOut = false;
     const kill = (sig: NodeJS.Signals) => {
-      try { process.kill(-child.pid!, sig); } catch { /* already gone */ }
+      try {
+        process.kill(-child.pid!, sig);
+      } catch {
+        /* already gone */
+      }
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -95,12 +99,22 @@ export function runTestCommand(command: string, opts: CommandOptions): Promise<C
       process.removeListener('exit', onExit);
       opts.signal?.removeEventListener('abort', onExit);
       resolve({
-        code, signal, timedOut, junit, elapsedMs, groupGone,
+        code,
+        signal,
+        timedOut,
+        junit,
+        elapsedMs,
+        groupGone,
         output: output.length > KEEP ? output.slice(-KEEP) : output,
-        dispose: () => { if (dir) rmSync(dir, { recursive: true, force: true }); },
+        dispose: () => {
+          if (dir) rmSync(dir, { recursive: true, force: true });
+        },
       });
     };
-    child.on('error', (err) => { keep(Buffer.from(`cannot start: ${err.message}\n`)); void finish(127, null); });
+    child.on('error', (err) => {
+      keep(Buffer.from(`cannot start: ${err.message}\n`));
+      void finish(127, null);
+    });
     // Whatever of the group outlives the shell is a straggler (it may hold the
     // output open, too): it goes before the report is read.
     child.on('exit', () => kill('SIGKILL'));

@@ -7,7 +7,13 @@ import type { Config } from '../config/schema.js';
 /** The seed variable replay sets from --seed; other runs get 0. */
 export const SEED_VARIABLE = 'PROP_SEED';
 
-const PINNED: Record<string, string> = { TZ: 'UTC', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', PYTHONHASHSEED: '0', [SEED_VARIABLE]: '0' };
+const PINNED: Record<string, string> = {
+  TZ: 'UTC',
+  LANG: 'C.UTF-8',
+  LC_ALL: 'C.UTF-8',
+  PYTHONHASHSEED: '0',
+  [SEED_VARIABLE]: '0',
+};
 
 /** The pinned variables as a run gets them (and as its JSON records them); `seed` is replay's. */
 export function runEnv(config: Config, seed?: string): Record<string, string> {

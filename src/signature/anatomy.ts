@@ -13,7 +13,8 @@ export interface Anatomy {
 }
 
 // `Name: message` or `Name [CODE]: message` at the start of a line.
-const HEADER = /^\s*(?:Uncaught |Error: |(?:OneTimeSetUp|SetUp|TearDown|OneTimeTearDown) ?: )?((?:[A-Za-z_$][\w$]*(?:\.|::|\\))*[A-Za-z_$][\w$]*(?:Error|Exception|Failure|Failed|Fault|Panic|Warning|Exit|Interrupt|Timeout|Rejection|Problem|Throwable|Unavailable)|Error|Failed|AssertionError|Exception)(?: \[([^\]]*)\])?(?: ?:(?: (.*))?)?$/;
+const HEADER =
+  /^\s*(?:Uncaught |Error: |(?:OneTimeSetUp|SetUp|TearDown|OneTimeTearDown) ?: )?((?:[A-Za-z_$][\w$]*(?:\.|::|\\))*[A-Za-z_$][\w$]*(?:Error|Exception|Failure|Failed|Fault|Panic|Warning|Exit|Interrupt|Timeout|Rejection|Problem|Throwable|Unavailable)|Error|Failed|AssertionError|Exception)(?: \[([^\]]*)\])?(?: ?:(?: (.*))?)?$/;
 
 /** The type a header names: node writes an error its runner rebuilt as `Error [InventoryError]`, a code as `Error [ERR_X]`. */
 function headerType(h: RegExpExecArray): string {
@@ -22,7 +23,14 @@ function headerType(h: RegExpExecArray): string {
 
 export function anatomy(rec: FailureRecord): Anatomy {
   const text = rec.text;
-  return nodeCause(text) ?? goTest(text) ?? pythonE(rec) ?? pythonTraceback(text || rec.message) ?? jvmCaused(text) ?? plain(rec);
+  return (
+    nodeCause(text) ??
+    goTest(text) ??
+    pythonE(rec) ??
+    pythonTraceback(text || rec.message) ??
+    jvmCaused(text) ??
+    plain(rec)
+  );
 }
 
 /**
@@ -90,7 +98,11 @@ function pythonE(rec: FailureRecord): Anatomy | null {
   if (lead && /^[A-Za-z_][\w.]*$/.test(lead[1]) && !/^assert\b/.test(block[0])) {
     return { exc: lead[1], message: [lead[2], ...block.slice(1)].join('\n'), trace: rec.text };
   }
-  return { exc: tail?.[1] ?? (/^assert\b/.test(block[0]) ? 'AssertionError' : ''), message: block.join('\n'), trace: rec.text };
+  return {
+    exc: tail?.[1] ?? (/^assert\b/.test(block[0]) ? 'AssertionError' : ''),
+    message: block.join('\n'),
+    trace: rec.text,
+  };
 }
 
 /** JVM: the root cause (the last `Caused by:`) is the exception that explains the failure, unless an assertion wraps it. */
@@ -126,23 +138,46 @@ function plain(rec: FailureRecord): Anatomy {
     const rest = lines.slice(idx + 1);
     const end = rest.findIndex((l) => /^\s*(?:at |#\d+ |File "|\d+: |goroutine |❯ )|^\s*\S+\.\w+:\d+\s*$/.test(l));
     const message = [h[3] ?? '', ...rest.slice(0, end === -1 ? rest.length : end)].join('\n').trim();
-    return { exc: usefulType(rec.type) || headerType(h), message: message || rec.message, trace: rec.text || rec.message };
+    return {
+      exc: usefulType(rec.type) || headerType(h),
+      message: message || rec.message,
+      trace: rec.text || rec.message,
+    };
   }
   const fromMessage = HEADER.exec(rec.message.split('\n')[0]);
   if (fromMessage && !usefulType(rec.type)) {
-    return { exc: headerType(fromMessage), message: [fromMessage[3] ?? '', ...rec.message.split('\n').slice(1)].join('\n').trim(), trace: rec.text || rec.message };
+    return {
+      exc: headerType(fromMessage),
+      message: [fromMessage[3] ?? '', ...rec.message.split('\n').slice(1)].join('\n').trim(),
+      trace: rec.text || rec.message,
+    };
   }
-  return { exc: usefulType(rec.type), message: rec.message || rec.text.split('\n').slice(0, 5).join('\n'), trace: rec.text || rec.message };
+  return {
+    exc: usefulType(rec.type),
+    message: rec.message || rec.text.split('\n').slice(0, 5).join('\n'),
+    trace: rec.text || rec.message,
+  };
 }
 
 /** A `type` attribute that names an exception, not a runner's category. */
 function usefulType(type: string): string {
   const t = type.trim();
-  if (!t || /\s/.test(t) || /^(?:testCodeFailure|hookFailure|failure|error|Failure|Error|AssertionFailure|exception|fail|FAIL|ERROR)$/.test(t)) return t === 'Error' ? 'Error' : '';
+  if (
+    !t ||
+    /\s/.test(t) ||
+    /^(?:testCodeFailure|hookFailure|failure|error|Failure|Error|AssertionFailure|exception|fail|FAIL|ERROR)$/.test(t)
+  )
+    return t === 'Error' ? 'Error' : '';
   return t;
 }
 
 /** The simple name of a possibly qualified exception type. */
 export function simpleName(exc: string): string {
-  return exc.split(/\.|::|\\/).filter(Boolean).pop()?.replace(/\$/g, '.') ?? '';
+  return (
+    exc
+      .split(/\.|::|\\/)
+      .filter(Boolean)
+      .pop()
+      ?.replace(/\$/g, '.') ?? ''
+  );
 }

@@ -94,8 +94,17 @@ function table(rows: Row[]): string[] {
   ]);
   const head = ['signature', 'exception', 'kind', 'frames', 'test (report)'];
   const widths = head.map((h, i) => Math.min(48, Math.max(h.length, ...lines.map((l) => l[i].length))));
-  const fmt = (cols: string[]) => cols.map((c, i) => (i === cols.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const fmt = (cols: string[]) =>
+    cols
+      .map((c, i) => (i === cols.length - 1 ? c : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   const ineligible = rows.filter((r) => !r.eligible).length;
   const flaky = rows.filter((r) => r.flaky).length;
-  return [fmt(head), ...lines.map(fmt), '', `${rows.length} failing or erroring case(s)${flaky ? `, ${flaky} of them flaky` : ''}${ineligible ? `, ${ineligible} ineligible` : ''}`];
+  return [
+    fmt(head),
+    ...lines.map(fmt),
+    '',
+    `${rows.length} failing or erroring case(s)${flaky ? `, ${flaky} of them flaky` : ''}${ineligible ? `, ${ineligible} ineligible` : ''}`,
+  ];
 }

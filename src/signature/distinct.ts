@@ -42,9 +42,10 @@ export function namesSomething(text: string, kind: Kind, from: 'message' | 'code
   // A missing exception names only the class it expected: every "did not raise" of that class is alike.
   if (kind === 'raises' && from === 'message') return false;
   const bare = text.replace(/<[a-z]+>/g, ' ');
-  const names = from === 'message'
-    ? bare.match(/[A-Za-z_$][\w$]*/g) ?? []
-    : [...bare.matchAll(/(?:\.|::|->)\s*([A-Za-z_$][\w$]*)|([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1] ?? m[2]);
+  const names =
+    from === 'message'
+      ? (bare.match(/[A-Za-z_$][\w$]*/g) ?? [])
+      : [...bare.matchAll(/(?:\.|::|->)\s*([A-Za-z_$][\w$]*)|([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1] ?? m[2]);
   const words = from === 'message' ? IN_MESSAGE : IN_CODE;
   return names.some((w) => w.length > 1 && !words.has(w.toLowerCase()) && !LIBRARY_NAME.test(w));
 }
@@ -81,7 +82,11 @@ export function statementAt(source: string, line: number, column?: number): stri
   if (text.endsWith(':')) {
     const indent = (l: string) => /^\s*/.exec(l)![0].length;
     const own = indent(lines[line - 1]);
-    for (let i = line; i < Math.min(lines.length, line + STATEMENT_LINES) && (!lines[i].trim() || indent(lines[i]) > own); i++) {
+    for (
+      let i = line;
+      i < Math.min(lines.length, line + STATEMENT_LINES) && (!lines[i].trim() || indent(lines[i]) > own);
+      i++
+    ) {
       const l = stripComment(lines[i]).trim();
       if (l) text += ' ' + l;
     }

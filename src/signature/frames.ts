@@ -71,7 +71,12 @@ const pytest: Reader = (lines) => {
     if (/^>\s/.test(l)) failing = l.slice(1).trim();
     const loc = /^([^\s>E].*?\.pyx?):(\d+):(?: (?:[\w.]+)?)?$/.exec(l);
     if (loc) {
-      out.push({ fn: fn ?? '<module>', file: slash(loc[1]), line: Number(loc[2]), ...(failing ? { src: failing } : {}) });
+      out.push({
+        fn: fn ?? '<module>',
+        file: slash(loc[1]),
+        line: Number(loc[2]),
+        ...(failing ? { src: failing } : {}),
+      });
       fn = null;
       failing = undefined;
     }
@@ -86,7 +91,8 @@ const v8: Reader = (lines) => {
     const m = /^\s*at (?:async )?(?:new )?(?:(.+?) \((.+?)(?::(\d+))?(?::(\d+))?\)|(.+?):(\d+)(?::(\d+))?)\s*$/.exec(l);
     if (!m) continue;
     if (m[1] !== undefined) out.push({ fn: jsName(m[1]), file: jsFile(m[2]), ...lineOf(m[3], m[4]) });
-    else if (/\.(?:[cm]?[jt]sx?|vue|svelte)$/.test(m[5])) out.push({ fn: '<anonymous>', file: jsFile(m[5]), ...lineOf(m[6], m[7]) });
+    else if (/\.(?:[cm]?[jt]sx?|vue|svelte)$/.test(m[5]))
+      out.push({ fn: '<anonymous>', file: jsFile(m[5]), ...lineOf(m[6], m[7]) });
   }
   return out;
 };
@@ -106,21 +112,33 @@ function lineOf(n: string | undefined, col?: string): { line?: number; column?: 
 }
 
 function jsName(name: string): string {
-  let n = name.replace(/ \[as [^\]]+\]$/, '').replace(/^Object\./, '').replace(/^(?:async|new) /, '');
+  let n = name
+    .replace(/ \[as [^\]]+\]$/, '')
+    .replace(/^Object\./, '')
+    .replace(/^(?:async|new) /, '');
   if (n === '<anonymous>' || n === 'Object.<anonymous>' || n === '') n = '<anonymous>';
   return n;
 }
 
 function jsFile(loc: string): string | null {
   if (/^(?:node:|internal\/|native$|<anonymous>$)/.test(loc)) return null;
-  return slash(loc.replace(/^file:\/\//, '').replace(/^webpack:\/\/[^/]*\//, '').replace(/\?.*$/, '').replace(/:\d+(?::\d+)?$/, ''));
+  return slash(
+    loc
+      .replace(/^file:\/\//, '')
+      .replace(/^webpack:\/\/[^/]*\//, '')
+      .replace(/\?.*$/, '')
+      .replace(/:\d+(?::\d+)?$/, ''),
+  );
 }
 
 // JVM: `\tat com.acme.Bill.total(Bill.java:12)`; innermost first, `Caused by:` sections after.
 const jvm: Reader = (lines) => {
   const out: Frame[] = [];
   for (const l of lines) {
-    const m = /^\s*at (?:[\w.$-]+\/)*([\w$.<>]+)\.([\w$<> -]+)\(([\w$-]+\.\w+(?::\d+)?|Unknown Source(?::\d+)?|Native Method|Compiled Code)\)/.exec(l);
+    const m =
+      /^\s*at (?:[\w.$-]+\/)*([\w$.<>]+)\.([\w$<> -]+)\(([\w$-]+\.\w+(?::\d+)?|Unknown Source(?::\d+)?|Native Method|Compiled Code)\)/.exec(
+        l,
+      );
     if (!m) continue;
     const cls = m[1];
     const file = /^([\w$-]+\.(?:java|kt|kts|scala|groovy|clj)):?(\d*)$/.exec(m[3]);
@@ -144,7 +162,11 @@ const go: Reader = (lines) => {
     const fn = /^(\S+?)\((?:[^()]|\.\.\.)*\)$/.exec(lines[i].trim());
     const file = /^\s+(\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?$/.exec(lines[i + 1]);
     if (fn && file && !lines[i].startsWith(' ')) {
-      out.push({ fn: goName(fn[1]), file: GO_STD.test(fn[1]) || !/[./]/.test(fn[1]) ? null : slash(file[1]), line: Number(file[2]) });
+      out.push({
+        fn: goName(fn[1]),
+        file: GO_STD.test(fn[1]) || !/[./]/.test(fn[1]) ? null : slash(file[1]),
+        line: Number(file[2]),
+      });
       i++;
     }
   }
@@ -152,13 +174,16 @@ const go: Reader = (lines) => {
 };
 
 // The standard library, the runtime and builtins (panic), whose sources sit in GOROOT/src.
-const GO_STD = /^(?:runtime|testing|reflect|sync|syscall|os|fmt|internal|net|io|encoding|strings|strconv|sort|time|context|errors|bufio|bytes|log|math|panic)[./]/;
+const GO_STD =
+  /^(?:runtime|testing|reflect|sync|syscall|os|fmt|internal|net|io|encoding|strings|strconv|sort|time|context|errors|bufio|bytes|log|math|panic)[./]/;
 
 function goName(name: string): string {
   // github.com/acme/bill.(*Bill).Total.func1 -> (*Bill).Total.func<n>
   const base = name.slice(name.lastIndexOf('/') + 1);
   const dot = base.indexOf('.');
-  return (dot === -1 ? base : base.slice(dot + 1)).replace(/\.func\d+/g, '.func<n>').replace(/\.gowrap\d+/g, '.gowrap<n>');
+  return (dot === -1 ? base : base.slice(dot + 1))
+    .replace(/\.func\d+/g, '.func<n>')
+    .replace(/\.gowrap\d+/g, '.gowrap<n>');
 }
 
 // Rust backtraces: `  12: crate::module::func` then `at ./src/file.rs:3:5`; innermost first.
@@ -175,7 +200,10 @@ const rust: Reader = (lines) => {
 };
 
 function rustName(path: string): string {
-  const parts = path.replace(/<[^<>]*>/g, (m) => m.replace(/::/g, '.')).split('::').filter((p) => p !== '{{closure}}');
+  const parts = path
+    .replace(/<[^<>]*>/g, (m) => m.replace(/::/g, '.'))
+    .split('::')
+    .filter((p) => p !== '{{closure}}');
   const last = parts[parts.length - 1] ?? path;
   const owner = parts[parts.length - 2];
   return owner && /^[A-Z<]/.test(owner) ? `${owner}::${last}` : last;
@@ -229,12 +257,17 @@ function phpName(call: string): string {
 const dotnet: Reader = (lines) => {
   const out: Frame[] = [];
   for (const l of lines) {
-    const m = /^\s*at ([\w.`<>$+|\[\],]+?)\.([\w<>`$|]+)(?:\[[^\]]*\])?\([^)]*\)(?: in (.+?):line (\d+))?\s*$/.exec(l);
+    const m = /^\s*at ([\w.`<>$+|[\],]+?)\.([\w<>`$|]+)(?:\[[^\]]*\])?\([^)]*\)(?: in (.+?):line (\d+))?\s*$/.exec(l);
     if (!m) continue;
     const cls = m[1].slice(m[1].lastIndexOf('.') + 1);
     // async state machines: <Total>d__3.MoveNext -> Total
     const sm = /^<(\w+)>d__\d+$/.exec(cls);
-    out.push({ fn: sm ? sm[1] : `${cls}.${m[2]}`, file: m[3] ? slash(m[3]) : null, owner: m[1].replace(/\+.*$/, ''), ...lineOf(m[4]) });
+    out.push({
+      fn: sm ? sm[1] : `${cls}.${m[2]}`,
+      file: m[3] ? slash(m[3]) : null,
+      owner: m[1].replace(/\+.*$/, ''),
+      ...lineOf(m[4]),
+    });
   }
   return out;
 };

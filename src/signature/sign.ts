@@ -33,7 +33,12 @@ export interface SignOptions {
 /** Options from the config: `signature.project`, by default the src zone's globs. */
 export function signOptions(config: Config, ignoreCase = false, source?: SourceReader): SignOptions {
   const globs = config.signature.project ?? config.zones.find((z) => z.name === 'src')?.globs ?? [];
-  return { project: globMatcher(globs, { ignoreCase }), length: config.signature.length, byNamespace: config.signature.project === null, ...(source ? { source } : {}) };
+  return {
+    project: globMatcher(globs, { ignoreCase }),
+    length: config.signature.length,
+    byNamespace: config.signature.project === null,
+    ...(source ? { source } : {}),
+  };
 }
 
 /** The primary failure or error of a case; reruns and flaky runs come after it. */
@@ -74,9 +79,23 @@ export function signRecord(raw: FailureRecord, name: string, opts: SignOptions, 
   const eligible = named || expression !== null;
   const sig = digest([SIGNATURE_VERSION, exc, found.kind, frames, message, expression], opts.length, eligible);
   // The same parts hashed as v1 did: lets a v1 ledger row be recognized and re-keyed, never matched.
-  const v1 = createHash('sha256').update(JSON.stringify(['v1', exc, found.kind, frames, message]), 'utf8').digest('hex').slice(0, opts.length);
+  const v1 = createHash('sha256')
+    .update(JSON.stringify(['v1', exc, found.kind, frames, message]), 'utf8')
+    .digest('hex')
+    .slice(0, opts.length);
   const files = [...new Set(kept.flatMap((f) => f.file ?? []))];
-  return { sig, exc, kind: found.kind, frames, files, message, ...(expression !== null ? { expression } : {}), name, eligible, v1 };
+  return {
+    sig,
+    exc,
+    kind: found.kind,
+    frames,
+    files,
+    message,
+    ...(expression !== null ? { expression } : {}),
+    name,
+    eligible,
+    v1,
+  };
 }
 
 /**
@@ -110,7 +129,8 @@ export function isIneligibleSig(sig: string): boolean {
  * names anything that tells the defect (distinct.ts).
  */
 function assertingExpression(frames: Frame[], trace: string, source: SourceReader | undefined): string | null {
-  const at = frames.find((f) => f.file && f.line && !THIRD_PARTY.test(f.file) && isTestCode(f.file)) ?? testLocation(trace);
+  const at =
+    frames.find((f) => f.file && f.line && !THIRD_PARTY.test(f.file) && isTestCode(f.file)) ?? testLocation(trace);
   if (!at?.file || !at.line) return null;
   const fromCheckout = () => {
     const text = source?.(at.file!);
@@ -132,7 +152,9 @@ function withoutStrings(code: string): string {
 
 /** A `file:line` of test code named in the text where no frame is (Go's `bill_test.go:12:`, PHPUnit's path lines, testify's Error Trace). */
 function testLocation(trace: string): Frame | null {
-  for (const m of trace.matchAll(/(?:^|[\s(])((?:[A-Za-z]:)?[\w./\\@+-]*[\w@+-]\.(?:go|php|py|[cm]?[jt]sx?|java|kt|cs|rb|rs)):(\d+)\b/gm)) {
+  for (const m of trace.matchAll(
+    /(?:^|[\s(])((?:[A-Za-z]:)?[\w./\\@+-]*[\w@+-]\.(?:go|php|py|[cm]?[jt]sx?|java|kt|cs|rb|rs)):(\d+)\b/gm,
+  )) {
     const file = m[1].replace(/\\/g, '/');
     if (!THIRD_PARTY.test(file) && isTestCode(file)) return { fn: '', file, line: Number(m[2]) };
   }
@@ -151,25 +173,33 @@ function plainText(s: string): string {
 }
 
 // Folders of third-party and standard-library code, wherever they sit.
-const THIRD_PARTY = /(?:^|\/)(?:node_modules|site-packages|dist-packages|vendor|\.cargo|\.rustup|rustc|go\/pkg\/mod|\.m2|\.gradle|lib\/python\d[^/]*|jdk[^/]*|usr\/lib|usr\/local\/lib|\.pyenv|\.venv|venv|Microsoft\.NET|gems)(?:\/|$)/;
+const THIRD_PARTY =
+  /(?:^|\/)(?:node_modules|site-packages|dist-packages|vendor|\.cargo|\.rustup|rustc|go\/pkg\/mod|\.m2|\.gradle|lib\/python\d[^/]*|jdk[^/]*|usr\/lib|usr\/local\/lib|\.pyenv|\.venv|venv|Microsoft\.NET|gems)(?:\/|$)/;
 // Test code never counts, even under a project glob.
 const TEST_FOLDER = /(?:^|\/)(?:tests?|__tests__|__test__|specs?|testdata)\//;
-const TEST_FILE = /(?:^|\/)(?:test_[^/]*\.py|[^/]*_test\.(?:py|go|rb|exs?)|conftest\.py|[^/]*\.(?:test|spec)\.[cm]?[jt]sx?|[^/]*(?:Test|Tests|IT|TestCase|Spec)\.(?:java|kt|kts|scala|groovy|cs|php)|[^/]*_spec\.rb)$/;
+const TEST_FILE =
+  /(?:^|\/)(?:test_[^/]*\.py|[^/]*_test\.(?:py|go|rb|exs?)|conftest\.py|[^/]*\.(?:test|spec)\.[cm]?[jt]sx?|[^/]*(?:Test|Tests|IT|TestCase|Spec)\.(?:java|kt|kts|scala|groovy|cs|php)|[^/]*_spec\.rb)$/;
 
 /**
  * The project's frames, innermost first, consecutive repeats (recursion)
  * folded. A trace's path may be absolute or relative to another checkout:
  * a frame counts when any tail of its path that starts at a folder matches.
  */
-function projectFrames(frames: Frame[], project: (path: string) => boolean, classname = '', byNamespace = false): Frame[] {
+function projectFrames(
+  frames: Frame[],
+  project: (path: string) => boolean,
+  classname = '',
+  byNamespace = false,
+): Frame[] {
   const out: Frame[] = [];
   // JVM traces carry packages, not paths: the test's own package tells which are the project's.
   const home = classname.split('.').slice(0, 2);
   const homePrefix = home.length === 2 && home.every((s) => /^[a-z]\w*$/.test(s)) ? home.join('/') + '/' : '';
   for (const f of frames) {
-    const counts = f.owner !== undefined
-      ? (f.file !== null && isProject(f.file, project, '')) || (byNamespace && sameNamespace(f, classname))
-      : f.file !== null && isProject(f.file, project, homePrefix, byNamespace);
+    const counts =
+      f.owner !== undefined
+        ? (f.file !== null && isProject(f.file, project, '')) || (byNamespace && sameNamespace(f, classname))
+        : f.file !== null && isProject(f.file, project, homePrefix, byNamespace);
     if (!counts) continue;
     if (out[out.length - 1]?.fn === f.fn) continue;
     out.push(f);
@@ -201,7 +231,8 @@ function isProject(file: string, project: (path: string) => boolean, homePrefix:
 }
 
 // The JDK, test frameworks, build tools and the languages' own libraries.
-const JVM_LIBRARY = /^(?:java|javax|jdk|sun|com\/sun|org\/junit|junit|org\/opentest4j|org\/hamcrest|org\/assertj|org\/apache\/maven|org\/gradle|worker\/org\/gradle|org\/testng|kotlin|kotlinx|scala|org\/mockito|net\/bytebuddy|org\/jetbrains|com\/intellij|groovy|org\/codehaus|org\/spockframework|org\/springframework|io\/kotest|org\/scalatest)\//;
+const JVM_LIBRARY =
+  /^(?:java|javax|jdk|sun|com\/sun|org\/junit|junit|org\/opentest4j|org\/hamcrest|org\/assertj|org\/apache\/maven|org\/gradle|worker\/org\/gradle|org\/testng|kotlin|kotlinx|scala|org\/mockito|net\/bytebuddy|org\/jetbrains|com\/intellij|groovy|org\/codehaus|org\/spockframework|org\/springframework|io\/kotest|org\/scalatest)\//;
 
 /**
  * JVM traces name a package and a bare file: try the source folders Maven and
@@ -209,7 +240,12 @@ const JVM_LIBRARY = /^(?:java|javax|jdk|sun|com\/sun|org\/junit|junit|org\/opent
  * signature.project, that package alone is enough (an Android `app/src/main`
  * or a module folder the src zone does not name).
  */
-function jvmLayout(segments: string[], project: (path: string) => boolean, homePrefix: string, byNamespace: boolean): boolean {
+function jvmLayout(
+  segments: string[],
+  project: (path: string) => boolean,
+  homePrefix: string,
+  byNamespace: boolean,
+): boolean {
   const ext = /\.(java|kt|kts|scala|groovy)$/.exec(segments[segments.length - 1] ?? '')?.[1];
   if (!ext || JVM_LIBRARY.test(segments.join('/'))) return false;
   if (homePrefix && !segments.join('/').startsWith(homePrefix)) return false;

@@ -11,7 +11,9 @@ export type SourceReader = (file: string) => string | null;
 
 /** A reader over the files git sees in `root` (tracked, and untracked but not ignored). */
 export async function checkoutSource(root: string): Promise<SourceReader> {
-  const listed = splitNul((await runGit(root, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'])).stdout);
+  const listed = splitNul(
+    (await runGit(root, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'])).stdout,
+  );
   return sourceOver(listed, (rel) => {
     try {
       return readFileSync(path.join(root, rel), 'utf8');
@@ -44,7 +46,10 @@ export function sourceOver(files: string[], read: (rel: string) => string | null
  * `src/test/java/com/acme/BillTest.java`). A tie is no answer.
  */
 function resolve(file: string, byBase: Map<string, string[]>): string | null {
-  const parts = file.replace(/\\/g, '/').split('/').filter((p) => p && p !== '.');
+  const parts = file
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((p) => p && p !== '.');
   const candidates = byBase.get(parts[parts.length - 1] ?? '') ?? [];
   let best: string | null = null;
   let bestScore = 0;

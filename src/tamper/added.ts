@@ -23,7 +23,19 @@ export interface Added {
  * attribute cannot hide a file's lines.
  */
 const PINNED = ['-c', 'diff.suppressBlankEmpty=false'];
-const FLAGS = ['-U1000000000', '-a', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--no-relative', '--full-index', '--src-prefix=a/', '--dst-prefix=b/', '--diff-filter=AMT'];
+const FLAGS = [
+  '-U1000000000',
+  '-a',
+  '--no-color',
+  '--no-ext-diff',
+  '--no-textconv',
+  '--no-renames',
+  '--no-relative',
+  '--full-index',
+  '--src-prefix=a/',
+  '--dst-prefix=b/',
+  '--diff-filter=AMT',
+];
 
 /** What `to` adds over `from` (commits or trees; null `from` is the empty tree); `to` null is the index. Files that gain no line are left out. */
 export async function addedLines(repo: Repo, from: string | null, to: string | null): Promise<Added[]> {
@@ -41,9 +53,12 @@ export async function addedLines(repo: Repo, from: string | null, to: string | n
 export async function addedLinesOf(repo: Repo, lines: string[]): Promise<Added[][]> {
   if (!lines.length) return [];
   // --always: a change that adds nothing still has its header line, so each answer is counted.
-  const out = await repo.run([...PINNED, 'diff-tree', '--stdin', '--always', '-r', '-p', ...FLAGS], { input: lines.map((l) => `${l}\n`).join('') });
+  const out = await repo.run([...PINNED, 'diff-tree', '--stdin', '--always', '-r', '-p', ...FLAGS], {
+    input: lines.map((l) => `${l}\n`).join(''),
+  });
   const added = parsePatches(out.stdout.toString('utf8'), true);
-  if (added.length !== lines.length) throw new CannotJudge(`git diff-tree answered for ${added.length} of ${lines.length} changes`);
+  if (added.length !== lines.length)
+    throw new CannotJudge(`git diff-tree answered for ${added.length} of ${lines.length} changes`);
   return added;
 }
 
@@ -89,13 +104,26 @@ function parsePatches(out: string, pairs: boolean): Added[][] {
       const row = rows[++i];
       const mark = row[0];
       if (mark === '\\') continue; // "\ No newline at end of file"
-      if (mark === '-') { pre--; continue; }
-      if (mark === '+') { cur.lines.add(n); post--; } else { pre--; post--; }
+      if (mark === '-') {
+        pre--;
+        continue;
+      }
+      if (mark === '+') {
+        cur.lines.add(n);
+        post--;
+      } else {
+        pre--;
+        post--;
+      }
       cur.body[n - 1] = row.slice(1);
       n++;
     }
   }
-  return groups.map((files) => files.filter((f) => !f.link && f.lines.size).map((f) => ({ path: f.path, text: f.body.join('\n'), lines: f.lines, oid: f.oid })));
+  return groups.map((files) =>
+    files
+      .filter((f) => !f.link && f.lines.size)
+      .map((f) => ({ path: f.path, text: f.body.join('\n'), lines: f.lines, oid: f.oid })),
+  );
 }
 
 /** The path of a `diff --git a/P b/P` header (no renames: both sides name the same path). */
@@ -109,9 +137,16 @@ function unquote(s: string): string {
   const bytes: number[] = [];
   const simple: Record<string, number> = { n: 10, t: 9, r: 13, a: 7, b: 8, f: 12, v: 11, '"': 34, '\\': 92 };
   for (let i = 1; i < s.length && s[i] !== '"'; i++) {
-    if (s[i] !== '\\') { bytes.push(...Buffer.from(s[i], 'utf8')); continue; }
+    if (s[i] !== '\\') {
+      bytes.push(...Buffer.from(s[i], 'utf8'));
+      continue;
+    }
     const next = s[i + 1];
-    if (/[0-7]/.test(next)) { bytes.push(parseInt(s.slice(i + 1, i + 4), 8)); i += 3; continue; }
+    if (/[0-7]/.test(next)) {
+      bytes.push(parseInt(s.slice(i + 1, i + 4), 8));
+      i += 3;
+      continue;
+    }
     bytes.push(simple[next] ?? next.charCodeAt(0));
     i++;
   }

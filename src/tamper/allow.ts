@@ -45,26 +45,46 @@ export function parseAllow(text: string, source: string, ignoreCase = false): Al
     const get = (k: string): string | undefined => {
       const v = row.get(k, true);
       if (v === undefined) return undefined;
-      if (!isScalar(v) || typeof v.value !== 'string' || !v.value.trim()) return fail(`${k}: must be a non-empty string`, v as Node);
+      if (!isScalar(v) || typeof v.value !== 'string' || !v.value.trim())
+        return fail(`${k}: must be a non-empty string`, v as Node);
       return v.value.trim();
     };
     for (const pair of row.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : '';
-      if (!KEYS.includes(key)) fail(`unknown key \`${key}\` in an allow row (known: ${KEYS.join(', ')})`, pair.key as Node);
+      if (!KEYS.includes(key))
+        fail(`unknown key \`${key}\` in an allow row (known: ${KEYS.join(', ')})`, pair.key as Node);
     }
     const need = (k: string) => get(k) ?? fail(`an allow row needs \`${k}\``, row);
     const path = need('path');
     const rule = need('rule');
-    if (!(RULE_IDS as readonly string[]).includes(rule)) fail(`rule: ${JSON.stringify(rule)} is not a tamper rule (known: ${RULE_IDS.join(', ')})`, row.get('rule', true) as Node);
+    if (!(RULE_IDS as readonly string[]).includes(rule))
+      fail(
+        `rule: ${JSON.stringify(rule)} is not a tamper rule (known: ${RULE_IDS.join(', ')})`,
+        row.get('rule', true) as Node,
+      );
     const line = get('line');
-    if (line !== undefined && !SHA.test(line)) fail('line: must be the sha256 of the line (64 lowercase hex digits), as `patchwarden tamper --allow-line` prints it', row.get('line', true) as Node);
+    if (line !== undefined && !SHA.test(line))
+      fail(
+        'line: must be the sha256 of the line (64 lowercase hex digits), as `patchwarden tamper --allow-line` prints it',
+        row.get('line', true) as Node,
+      );
     // A file no scan can read is allowed as exactly those bytes, never as a path.
     const sha256 = get('sha256');
     if (rule === 'source.opaque') {
-      if (sha256 === undefined || !SHA.test(sha256)) fail('a source.opaque row needs `sha256:`, the sha256 of the file (64 lowercase hex digits), as `patchwarden tamper --allow-line` prints it', row);
-      if (line !== undefined) fail('a source.opaque row pins the whole file with `sha256:`, not a `line:`', row.get('line', true) as Node);
-    } else if (sha256 !== undefined) fail('`sha256:` pins a file for source.opaque only; other rules take `line:`', row.get('sha256', true) as Node);
-    if (path.startsWith('/') || path.split('/').includes('..')) fail(`path: ${JSON.stringify(path)} must be a glob relative to the repository root, without ..`, row.get('path', true) as Node);
+      if (sha256 === undefined || !SHA.test(sha256))
+        fail(
+          'a source.opaque row needs `sha256:`, the sha256 of the file (64 lowercase hex digits), as `patchwarden tamper --allow-line` prints it',
+          row,
+        );
+      if (line !== undefined)
+        fail('a source.opaque row pins the whole file with `sha256:`, not a `line:`', row.get('line', true) as Node);
+    } else if (sha256 !== undefined)
+      fail('`sha256:` pins a file for source.opaque only; other rules take `line:`', row.get('sha256', true) as Node);
+    if (path.startsWith('/') || path.split('/').includes('..'))
+      fail(
+        `path: ${JSON.stringify(path)} must be a glob relative to the repository root, without ..`,
+        row.get('path', true) as Node,
+      );
     let matches: (p: string) => boolean;
     try {
       matches = globMatcher([path], { ignoreCase });
@@ -73,7 +93,8 @@ export function parseAllow(text: string, source: string, ignoreCase = false): Al
     }
     const owner = need('owner');
     const reason = need('reason');
-    if (owner === 'OWNER' || reason === 'REASON') fail('fill in owner and reason: who reviewed this line and why it stays', row);
+    if (owner === 'OWNER' || reason === 'REASON')
+      fail('fill in owner and reason: who reviewed this line and why it stays', row);
     return { path, rule, owner, reason, line, sha256, where: `${source}:${lineOf(row) ?? 1}`, matches };
   });
 }
@@ -87,7 +108,12 @@ export async function allowAt(repo: Repo, rev: string | null, ignoreCase = false
 
 /** The row that lets a hit stand, if any. */
 export function allowedBy(rows: AllowRow[], hit: { path: string; rule: string; digest: string }): AllowRow | undefined {
-  return rows.find((r) => r.rule === hit.rule && r.matches(hit.path) && (r.sha256 !== undefined ? r.sha256 === hit.digest : r.line === undefined || r.line === hit.digest));
+  return rows.find(
+    (r) =>
+      r.rule === hit.rule &&
+      r.matches(hit.path) &&
+      (r.sha256 !== undefined ? r.sha256 === hit.digest : r.line === undefined || r.line === hit.digest),
+  );
 }
 
 /** The row a human would paste to let a hit stand; printed, never written. */

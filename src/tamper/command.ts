@@ -33,8 +33,18 @@ the base side: HEAD, the commit's parent, or A.
 exit 0 clean (or tamper.mode warn/off), 1 a hit not allowed, 2 could not judge.`;
 
 export async function run(args: string[]): Promise<number> {
-  const { common, values } = parse(args, { staged: { type: 'boolean' }, commit: { type: 'string' }, range: { type: 'string' }, 'allow-line': { type: 'boolean' } }, false);
-  if ([values.staged, values.commit, values.range].filter((v) => v !== undefined).length > 1) throw new UsageError('give one of --staged, --commit REV, --range A..B');
+  const { common, values } = parse(
+    args,
+    {
+      staged: { type: 'boolean' },
+      commit: { type: 'string' },
+      range: { type: 'string' },
+      'allow-line': { type: 'boolean' },
+    },
+    false,
+  );
+  if ([values.staged, values.commit, values.range].filter((v) => v !== undefined).length > 1)
+    throw new UsageError('give one of --staged, --commit REV, --range A..B');
   const repo = await openRepo(common.dir);
   let range: TamperRange;
   if (values.commit !== undefined) {
@@ -51,14 +61,25 @@ export async function run(args: string[]): Promise<number> {
     const head = await commitOrNull(repo, 'HEAD');
     range = { from: head, to: null, judgeRev: head };
   }
-  const config = range.judgeRev ? (await judgingConfig(repo, common.config, range.judgeRev)).config : await loadConfig(repo, common.config);
+  const config = range.judgeRev
+    ? (await judgingConfig(repo, common.config, range.judgeRev)).config
+    : await loadConfig(repo, common.config);
   const verdict = await judgeTamper(repo, config, range);
   for (const w of verdict.warnings) process.stderr.write(`patchwarden: ${w}\n`);
-  const outcome = violationsOutcome(verdict.violations, { mode: verdict.mode, hits: verdict.hits }, `patchwarden: tamper ok (${counted(verdict.files, 'production file')} with added lines, ${counted(verdict.hits.length, 'hit')}${verdict.hits.some((h) => h.allowed_by) ? ', all allowed' : ''})`);
-  for (const h of verdict.hits.filter((x) => x.allowed_by)) outcome.text.push(`patchwarden: allowed [${h.rule}] ${h.path}${h.line ? `:${h.line}` : ''} by ${h.allowed_by}`);
+  const outcome = violationsOutcome(
+    verdict.violations,
+    { mode: verdict.mode, hits: verdict.hits },
+    `patchwarden: tamper ok (${counted(verdict.files, 'production file')} with added lines, ${counted(verdict.hits.length, 'hit')}${verdict.hits.some((h) => h.allowed_by) ? ', all allowed' : ''})`,
+  );
+  for (const h of verdict.hits.filter((x) => x.allowed_by))
+    outcome.text.push(`patchwarden: allowed [${h.rule}] ${h.path}${h.line ? `:${h.line}` : ''} by ${h.allowed_by}`);
   const standing = verdict.hits.filter((h) => !h.allowed_by);
   if (values['allow-line'] && standing.length) {
-    outcome.text.push('', `rows an owner may add to ${ALLOW_FILE} after review (under \`allow:\`, in a commit of their own):`, ...standing.map(allowRowText));
+    outcome.text.push(
+      '',
+      `rows an owner may add to ${ALLOW_FILE} after review (under \`allow:\`, in a commit of their own):`,
+      ...standing.map(allowRowText),
+    );
     outcome.json.allow_rows = standing.map(allowRowText);
   }
   return emit(common.format, outcome);

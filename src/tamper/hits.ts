@@ -35,7 +35,13 @@ export function lineDigest(text: string): string {
  * Hits in `text`, reported on lines in `added` (null: every line). A match
  * spread over several lines counts when any of them is added.
  */
-export function hitsIn(path: string, text: string, lang: Lang, added: ReadonlySet<number> | null, disabled: ReadonlySet<string>): Hit[] {
+export function hitsIn(
+  path: string,
+  text: string,
+  lang: Lang,
+  added: ReadonlySet<number> | null,
+  disabled: ReadonlySet<string>,
+): Hit[] {
   const src = readSource(text, lang, path);
   const lines = text.split('\n');
   const seen = new Set<string>();
@@ -68,7 +74,11 @@ export function hitsIn(path: string, text: string, lang: Lang, added: ReadonlySe
 }
 
 /** The first added line the span covers, or null when it covers none. */
-function reportedLine(toks: { line: number; endLine: number }[], [a, b]: Span, added: ReadonlySet<number> | null): number | null {
+function reportedLine(
+  toks: { line: number; endLine: number }[],
+  [a, b]: Span,
+  added: ReadonlySet<number> | null,
+): number | null {
   const first = toks[a]?.line ?? 1;
   const last = Math.max(first, toks[Math.max(a, b - 1)]?.endLine ?? first);
   if (!added) return first;

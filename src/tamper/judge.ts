@@ -45,18 +45,39 @@ export interface TamperRange {
   judgeRev: string | null;
 }
 
-export async function judgeTamper(repo: Repo, config: Config, range: TamperRange, zones?: Classify | Promise<Classify>): Promise<TamperVerdict> {
+export async function judgeTamper(
+  repo: Repo,
+  config: Config,
+  range: TamperRange,
+  zones?: Classify | Promise<Classify>,
+): Promise<TamperVerdict> {
   if (config.tamper.mode === 'off') return nothing(config);
   // The diff and the scanner start at once, while the zones are still being read.
   const diffing = addedLines(repo, range.from, range.to);
   const scanner = import('./hits.js');
-  for (const p of [diffing, scanner]) p.catch(() => { /* thrown below, where it is awaited */ });
+  for (const p of [diffing, scanner])
+    p.catch(() => {
+      /* thrown below, where it is awaited */
+    });
   const classify = await (zones ?? classifierFor(repo, config));
   let allowed: Promise<AllowRow[]> | undefined;
-  return judgeAdded(repo, config, await diffing, classify, range.to, () => (allowed ??= allowRows(repo, range.judgeRev)));
+  return judgeAdded(
+    repo,
+    config,
+    await diffing,
+    classify,
+    range.to,
+    () => (allowed ??= allowRows(repo, range.judgeRev)),
+  );
 }
 
-const nothing = (config: Config): TamperVerdict => ({ mode: config.tamper.mode, hits: [], violations: [], warnings: [], files: 0 });
+const nothing = (config: Config): TamperVerdict => ({
+  mode: config.tamper.mode,
+  hits: [],
+  violations: [],
+  warnings: [],
+  files: 0,
+});
 
 /** The allow rows of the base side, read the way this repository reads paths. */
 async function allowRows(repo: Repo, judgeRev: string | null): Promise<AllowRow[]> {
@@ -69,7 +90,14 @@ async function allowRows(repo: Repo, judgeRev: string | null): Promise<AllowRow[
  * index); `rows` reads the allow rows, asked only when a line is hit or a
  * file of no scanned type changes.
  */
-async function judgeAdded(repo: Repo, config: Config, all: Added[], classify: Classify, to: string | null, rows: () => Promise<AllowRow[]>): Promise<TamperVerdict> {
+async function judgeAdded(
+  repo: Repo,
+  config: Config,
+  all: Added[],
+  classify: Classify,
+  to: string | null,
+  rows: () => Promise<AllowRow[]>,
+): Promise<TamperVerdict> {
   const mode = config.tamper.mode;
   const changed = all.filter((a) => classify(a.path) === 'src');
   const added = changed.filter((a) => langOf(a.path) !== null);
@@ -94,7 +122,10 @@ async function judgeAdded(repo: Repo, config: Config, all: Added[], classify: Cl
   }
   const standing = hits.filter((h) => !h.allowed_by);
   const verdict: TamperVerdict = { mode, hits, violations: [], warnings: [], files: added.length + opaque.length };
-  if (mode === 'warn') verdict.warnings = standing.map((h) => `tamper warning [${h.rule}] ${h.path}${h.line ? `:${h.line}` : ''}: ${h.text} (${h.why})`);
+  if (mode === 'warn')
+    verdict.warnings = standing.map(
+      (h) => `tamper warning [${h.rule}] ${h.path}${h.line ? `:${h.line}` : ''}: ${h.text} (${h.why})`,
+    );
   else verdict.violations = toViolations(standing, to === null);
   return verdict;
 }
@@ -110,14 +141,28 @@ function pinned(unread: Added[], rows: AllowRow[]): Added[] {
  * load as code (reported at the loaded file, as of `to`), pinned files it
  * changes, and Python files in another encoding.
  */
-async function opaqueHits(repo: Repo, to: string | null, found: Hit[], opaque: Added[], pins: Added[], byPath: Map<string, Added>): Promise<Hit[]> {
+async function opaqueHits(
+  repo: Repo,
+  to: string | null,
+  found: Hit[],
+  opaque: Added[],
+  pins: Added[],
+  byPath: Map<string, Added>,
+): Promise<Hit[]> {
   const { lineDigest, sha256: sha } = await import('./hits.js');
   const { loadedFile, WHY } = await import('./rules.js');
   const why = WHY['source.opaque'];
   const coded = found.filter((h) => h.rule === 'source.opaque' && !h.loads).map((h) => byPath.get(h.path)!);
   const blobs = await readBlobs(repo, [...new Set([...opaque, ...pins, ...coded].map((a) => a.oid))]);
   const shaOf = (a: Added) => sha(blobs.get(a.oid)!);
-  const fileHit = (p: string, text: string, digest: string): Hit => ({ path: p, line: 0, rule: 'source.opaque', text, digest, why });
+  const fileHit = (p: string, text: string, digest: string): Hit => ({
+    path: p,
+    line: 0,
+    rule: 'source.opaque',
+    text,
+    digest,
+    why,
+  });
   const out: Hit[] = [
     ...opaque.map((a) => fileHit(a.path, `a ${path.extname(a.path)} file, sha256 ${shaOf(a)}`, shaOf(a))),
     ...pins.map((a) => fileHit(a.path, `a pinned file of no scanned type changed, sha256 ${shaOf(a)}`, shaOf(a))),
@@ -135,7 +180,11 @@ async function opaqueHits(repo: Repo, to: string | null, found: Hit[], opaque: A
     if (target === null) continue;
     const bytes = files.get(target);
     const by = `run as code by ${h.path} line ${h.line}: ${h.text}`;
-    out.push(bytes ? fileHit(target, `${by} (sha256 ${sha(bytes)})`, sha(bytes)) : fileHit(target, `${by} (not in the tree)`, lineDigest(`missing ${target}`)));
+    out.push(
+      bytes
+        ? fileHit(target, `${by} (sha256 ${sha(bytes)})`, sha(bytes))
+        : fileHit(target, `${by} (not in the tree)`, lineDigest(`missing ${target}`)),
+    );
   }
   return [...found.filter((h) => !h.loads), ...out];
 }
@@ -150,15 +199,18 @@ function toViolations(hits: Hit[], staged: boolean): Violation[] {
     paths: [...new Set(list.map((h) => h.path))],
     message: `[${rule}] production code that ${list[0].why}`,
     detail: list.map((h) => ({ path: h.path, note: h.line ? `line ${h.line}: ${h.text}` : h.text })),
-    fix: (rule === 'source.opaque' ? [
-      'commit the source instead (Python and JavaScript files in UTF-8, loaded under their own extension); or, when a person has',
-      `reviewed the file and it must stay, an owner pins it by its sha256 in a row of ${ALLOW_FILE} in its own commit,`,
-      `merged before this change ${how}.`,
-    ] : [
-      'change the code so it fixes the behaviour instead of steering the test run; or, when a person has',
-      `reviewed the line and it must stay, an owner adds a row to ${ALLOW_FILE} in its own commit,`,
-      `merged before this change ${how}.`,
-    ]).join('\n'),
+    fix: (rule === 'source.opaque'
+      ? [
+          'commit the source instead (Python and JavaScript files in UTF-8, loaded under their own extension); or, when a person has',
+          `reviewed the file and it must stay, an owner pins it by its sha256 in a row of ${ALLOW_FILE} in its own commit,`,
+          `merged before this change ${how}.`,
+        ]
+      : [
+          'change the code so it fixes the behaviour instead of steering the test run; or, when a person has',
+          `reviewed the line and it must stay, an owner adds a row to ${ALLOW_FILE} in its own commit,`,
+          `merged before this change ${how}.`,
+        ]
+    ).join('\n'),
   }));
 }
 
@@ -178,23 +230,41 @@ export interface PushWalk {
  * and old values) peels to. Updated refs are diffed at once, beside the
  * push's walk, in one process; created refs need the walk and take one more.
  */
-export async function tamperPush(repo: Repo, config: Config, judgeRev: string | null, updates: Update[], zones: Promise<Classify>, peeled: Promise<Map<string, string>>, walked: Promise<PushWalk | null>): Promise<Map<string, TamperVerdict>> {
+export async function tamperPush(
+  repo: Repo,
+  config: Config,
+  judgeRev: string | null,
+  updates: Update[],
+  zones: Promise<Classify>,
+  peeled: Promise<Map<string, string>>,
+  walked: Promise<PushWalk | null>,
+): Promise<Map<string, TamperVerdict>> {
   const verdicts = new Map<string, TamperVerdict>();
   if (config.tamper.mode === 'off') return verdicts;
   const scanner = import('./hits.js');
-  scanner.catch(() => { /* thrown where it is awaited */ });
+  scanner.catch(() => {
+    /* thrown where it is awaited */
+  });
   const commitOf = await peeled;
   const live = updates.filter((u) => !isZeroId(u.new) && commitOf.has(u.new));
   const updated = live.filter((u) => !isZeroId(u.old) && commitOf.has(u.old));
   // diff-tree --stdin: `TIP BASE` diffs two commits; a change with no base diffs the empty tree with the tip's tree.
   const updatedLines = updated.map((u) => `${commitOf.get(u.new)} ${commitOf.get(u.old)}`);
   const early = addedLinesOf(repo, [...new Set(updatedLines)]);
-  early.catch(() => { /* thrown below, where it is awaited */ });
+  early.catch(() => {
+    /* thrown below, where it is awaited */
+  });
   const push = await walked;
   const created = push ? live.filter((u) => !updated.includes(u) && push.commits.get(u.ref)?.length) : [];
-  const bases = await pushBases(repo, created.map((u) => ({ tip: commitOf.get(u.new)!, boundary: push!.reach.boundary(push!.commits.get(u.ref)!) })), judgeRev);
+  const bases = await pushBases(
+    repo,
+    created.map((u) => ({ tip: commitOf.get(u.new)!, boundary: push!.reach.boundary(push!.commits.get(u.ref)!) })),
+    judgeRev,
+  );
   const rootless = created.filter((_, i) => bases[i] === null).map((u) => commitOf.get(u.new)!);
-  const [empty, trees] = rootless.length ? await Promise.all([emptyTree(repo), treesOf(repo, rootless)]) : ['', new Map<string, string>()];
+  const [empty, trees] = rootless.length
+    ? await Promise.all([emptyTree(repo), treesOf(repo, rootless)])
+    : ['', new Map<string, string>()];
   const createdLines = created.map((u, i) => {
     const tip = commitOf.get(u.new)!;
     return bases[i] === null ? `${empty} ${trees.get(tip)}` : `${tip} ${bases[i]}`;
@@ -210,10 +280,16 @@ export async function tamperPush(repo: Repo, config: Config, judgeRev: string | 
   let allowed: Promise<AllowRow[]> | undefined;
   const rows = () => (allowed ??= allowRows(repo, judgeRev));
   // What the change's files are read at: the tip commit, or the tip's tree beside the empty one.
-  const tipOf = (line: string) => { const [a, b] = line.split(' '); return a === empty ? b : a; };
+  const tipOf = (line: string) => {
+    const [a, b] = line.split(' ');
+    return a === empty ? b : a;
+  };
   const judged = new Map<string, Promise<TamperVerdict>>();
   for (const [line, list] of added) judged.set(line, judgeAdded(repo, config, list, classify, tipOf(line), rows));
-  const refs: [Update, string][] = [...updated.map((u, i): [Update, string] => [u, updatedLines[i]]), ...created.map((u, i): [Update, string] => [u, createdLines[i]])];
+  const refs: [Update, string][] = [
+    ...updated.map((u, i): [Update, string] => [u, updatedLines[i]]),
+    ...created.map((u, i): [Update, string] => [u, createdLines[i]]),
+  ];
   for (const [u, line] of refs) verdicts.set(u.ref, await judged.get(line)!);
   return verdicts;
 }
@@ -224,7 +300,11 @@ export async function tamperPush(repo: Repo, config: Config, judgeRev: string | 
  * holds (what a push of new branches mostly is), that commit is the
  * merge-base: one process tells which of them it holds; any other asks git.
  */
-async function pushBases(repo: Repo, refs: { tip: string; boundary: string[] }[], judgeRev: string | null): Promise<(string | null)[]> {
+async function pushBases(
+  repo: Repo,
+  refs: { tip: string; boundary: string[] }[],
+  judgeRev: string | null,
+): Promise<(string | null)[]> {
   if (!judgeRev) return refs.map(() => null);
   const holds = new Set<string>();
   const single = [...new Set(refs.flatMap((r) => (r.boundary.length === 1 ? r.boundary : [])))];
@@ -234,19 +314,25 @@ async function pushBases(repo: Repo, refs: { tip: string; boundary: string[] }[]
     const outside = new Set(out.split('\n'));
     for (const b of single) if (!outside.has(b)) holds.add(b);
   }
-  return Promise.all(refs.map(async (r) => {
-    if (r.boundary.length === 1 && holds.has(r.boundary[0])) return r.boundary[0];
-    return mergeBase(repo, judgeRev, r.tip);
-  }));
+  return Promise.all(
+    refs.map(async (r) => {
+      if (r.boundary.length === 1 && holds.has(r.boundary[0])) return r.boundary[0];
+      return mergeBase(repo, judgeRev, r.tip);
+    }),
+  );
 }
 
 /** The tree of each commit (or tree), from one process. */
 async function treesOf(repo: Repo, revs: string[]): Promise<Map<string, string>> {
-  const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { input: revs.map((r) => `${r}^{tree}\n`).join('') });
+  const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
+    input: revs.map((r) => `${r}^{tree}\n`).join(''),
+  });
   const lines = out.split('\n');
-  return new Map(revs.map((r, i) => {
-    const [id, type] = lines[i].split(' ');
-    if (type !== 'tree') throw new CannotJudge(`${r} names no tree`);
-    return [r, id];
-  }));
+  return new Map(
+    revs.map((r, i) => {
+      const [id, type] = lines[i].split(' ');
+      if (type !== 'tree') throw new CannotJudge(`${r} names no tree`);
+      return [r, id];
+    }),
+  );
 }

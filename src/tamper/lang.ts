@@ -5,8 +5,17 @@
 export type Lang = 'python' | 'js' | 'go' | 'java';
 
 const BY_EXTENSION: Record<string, Lang> = {
-  py: 'python', pyw: 'python', pyi: 'python',
-  js: 'js', mjs: 'js', cjs: 'js', jsx: 'js', ts: 'js', mts: 'js', cts: 'js', tsx: 'js',
+  py: 'python',
+  pyw: 'python',
+  pyi: 'python',
+  js: 'js',
+  mjs: 'js',
+  cjs: 'js',
+  jsx: 'js',
+  ts: 'js',
+  mts: 'js',
+  cts: 'js',
+  tsx: 'js',
   go: 'go',
   java: 'java',
 };

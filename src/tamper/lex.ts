@@ -22,10 +22,88 @@ export interface Token {
   col: number;
 }
 
-const PY_OPS = ['**=', '//=', '>>=', '<<=', '...', '==', '!=', '<=', '>=', '->', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '@=', '**', '//', '<<', '>>', ':='];
-const C_OPS = ['>>>=', '===', '!==', '**=', '...', '>>>', '<<=', '>>=', '&&=', '||=', '??=', '?.', '??', '=>', '==', '!=', '<=', '>=', '&&', '||', '++', '--', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '**', '<<', '>>', '::', '->', ':=', '<-'];
+const PY_OPS = [
+  '**=',
+  '//=',
+  '>>=',
+  '<<=',
+  '...',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '->',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '&=',
+  '|=',
+  '^=',
+  '@=',
+  '**',
+  '//',
+  '<<',
+  '>>',
+  ':=',
+];
+const C_OPS = [
+  '>>>=',
+  '===',
+  '!==',
+  '**=',
+  '...',
+  '>>>',
+  '<<=',
+  '>>=',
+  '&&=',
+  '||=',
+  '??=',
+  '?.',
+  '??',
+  '=>',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '&&',
+  '||',
+  '++',
+  '--',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '&=',
+  '|=',
+  '^=',
+  '**',
+  '<<',
+  '>>',
+  '::',
+  '->',
+  ':=',
+  '<-',
+];
 /** After these a `/` starts a regular expression, not a division. */
-const REGEX_AFTER = new Set(['return', 'typeof', 'case', 'in', 'of', 'new', 'delete', 'void', 'throw', 'else', 'do', 'yield', 'await', 'instanceof']);
+const REGEX_AFTER = new Set([
+  'return',
+  'typeof',
+  'case',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'else',
+  'do',
+  'yield',
+  'await',
+  'instanceof',
+]);
 
 /** Every Unicode space (JavaScript's `\s` with U+FEFF) and NEL. */
 const SPACE = /[\s\u0085]/;
@@ -41,12 +119,55 @@ export function lex(src: string, lang: Lang, jsx = false): Token[] {
   if (lang === 'python') lexer.python(false);
   else lexer.c(false);
   const out = lexer.out;
-  if (lang === 'python' && out.length && out[out.length - 1].k !== 'nl') out.push({ k: 'nl', v: '', line: lexer.line, endLine: lexer.line, col: 0 });
+  if (lang === 'python' && out.length && out[out.length - 1].k !== 'nl')
+    out.push({ k: 'nl', v: '', line: lexer.line, endLine: lexer.line, col: 0 });
   return out;
 }
 
 /** Before these a `{` opens an object literal, not a block. */
-const OBJECT_AFTER = new Set(['=', '(', '[', ',', ':', '?', '=>', '||', '&&', '??', '!', '+', '-', '*', '/', '%', '<', '>', '==', '===', '!=', '!==', '<=', '>=', '...', '+=', '-=', '||=', '&&=', '??=', 'return', 'typeof', 'in', 'of', 'yield', 'await', 'case', 'void', 'delete', 'throw', 'new']);
+const OBJECT_AFTER = new Set([
+  '=',
+  '(',
+  '[',
+  ',',
+  ':',
+  '?',
+  '=>',
+  '||',
+  '&&',
+  '??',
+  '!',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '<',
+  '>',
+  '==',
+  '===',
+  '!=',
+  '!==',
+  '<=',
+  '>=',
+  '...',
+  '+=',
+  '-=',
+  '||=',
+  '&&=',
+  '??=',
+  'return',
+  'typeof',
+  'in',
+  'of',
+  'yield',
+  'await',
+  'case',
+  'void',
+  'delete',
+  'throw',
+  'new',
+]);
 
 class Lexer {
   readonly out: Token[] = [];
@@ -55,7 +176,11 @@ class Lexer {
   i = 0;
   line = 1;
   lineStart = 0;
-  constructor(readonly src: string, readonly lang: Lang, readonly jsx: boolean) {}
+  constructor(
+    readonly src: string,
+    readonly lang: Lang,
+    readonly jsx: boolean,
+  ) {}
 
   private push(k: Kind, v: string, startLine: number, col: number): Token {
     const t = { k, v, line: startLine, endLine: this.line, col };
@@ -77,7 +202,10 @@ class Lexer {
       const c = src[i];
       if (field && depth === 0) {
         if (c === '}' || c === ':' || (c === '!' && src[i + 1] !== '=')) return;
-        if (c === '=' && /[}!:]/.test(src[i + 1] ?? '')) { this.i++; continue; } // f"{x=}"
+        if (c === '=' && /[}!:]/.test(src[i + 1] ?? '')) {
+          this.i++;
+          continue;
+        } // f"{x=}"
       }
       // Python reads a lone \r as a line break too; git's line numbers count \n only.
       if (c === '\n' || (c === '\r' && src[i + 1] !== '\n')) {
@@ -87,15 +215,29 @@ class Lexer {
         this.i++;
         continue;
       }
-      if (c === '\r' || isSpace(c)) { this.i++; continue; }
-      if (c === '\\' && src[i + 1] === '\n') { this.newline(i + 1); this.i += 2; continue; }
-      if (c === '\\' && src[i + 1] === '\r' && src[i + 2] === '\n') { this.newline(i + 2); this.i += 3; continue; }
+      if (c === '\r' || isSpace(c)) {
+        this.i++;
+        continue;
+      }
+      if (c === '\\' && src[i + 1] === '\n') {
+        this.newline(i + 1);
+        this.i += 2;
+        continue;
+      }
+      if (c === '\\' && src[i + 1] === '\r' && src[i + 2] === '\n') {
+        this.newline(i + 2);
+        this.i += 3;
+        continue;
+      }
       if (c === '#') {
         while (this.i < src.length && src[this.i] !== '\n' && src[this.i] !== '\r') this.i++;
         continue;
       }
       const pre = /^[rRbBuUfFtT]{0,2}(?=['"])/.exec(src.slice(i, i + 3));
-      if (pre) { this.pyString(pre[0]); continue; }
+      if (pre) {
+        this.pyString(pre[0]);
+        continue;
+      }
       if (this.word()) continue;
       const op = PY_OPS.find((o) => src.startsWith(o, i)) ?? c;
       if ('([{'.includes(op)) depth++;
@@ -117,7 +259,10 @@ class Lexer {
     j += close.length;
     let value = '';
     while (j < src.length) {
-      if (src.startsWith(close, j)) { j += close.length; break; }
+      if (src.startsWith(close, j)) {
+        j += close.length;
+        break;
+      }
       const ch = src[j];
       if (ch === '\n') {
         if (close.length === 1) break; // unterminated: the line ends it
@@ -125,7 +270,11 @@ class Lexer {
       }
       // A backslash never hides an f-string's `{`; in a raw string it only keeps a quote or a backslash from ending things.
       if (ch === '\\' && j + 1 < src.length && !(fmt && (src[j + 1] === '{' || src[j + 1] === '}'))) {
-        if (src[j + 1] === '\r' && src[j + 2] === '\n') { this.newline(j + 2); j += 3; continue; } // a line continuation
+        if (src[j + 1] === '\r' && src[j + 2] === '\n') {
+          this.newline(j + 2);
+          j += 3;
+          continue;
+        } // a line continuation
         if (src[j + 1] === '\n') this.newline(j + 1);
         if (raw) {
           const kept = src[j + 1] === q || src[j + 1] === '\\' || src[j + 1] === '\n';
@@ -138,7 +287,11 @@ class Lexer {
         j += n;
         continue;
       }
-      if (fmt && (ch === '{' || ch === '}') && src[j + 1] === ch) { value += ch; j += 2; continue; }
+      if (fmt && (ch === '{' || ch === '}') && src[j + 1] === ch) {
+        value += ch;
+        j += 2;
+        continue;
+      }
       if (fmt && ch === '{') {
         value += '{}';
         this.i = j + 1;
@@ -159,11 +312,18 @@ class Lexer {
     const { src } = this;
     this.push('op', '(', this.line, this.i - this.lineStart);
     this.python(true);
-    if (src[this.i] === '!') { this.i++; while (/\w/.test(src[this.i] ?? '')) this.i++; }
+    if (src[this.i] === '!') {
+      this.i++;
+      while (/\w/.test(src[this.i] ?? '')) this.i++;
+    }
     if (src[this.i] === ':') {
       this.i++;
       while (this.i < src.length && src[this.i] !== '}') {
-        if (src[this.i] === '{') { this.i++; this.pyField(); continue; }
+        if (src[this.i] === '{') {
+          this.i++;
+          this.pyField();
+          continue;
+        }
         if (src[this.i] === '\n') this.newline(this.i);
         this.i++;
       }
@@ -182,11 +342,21 @@ class Lexer {
     while (this.i < src.length) {
       const i = this.i;
       const c = src[i];
-      if (c === '\n') { this.newline(i); this.i++; continue; }
-      if (c === '\r' || isSpace(c)) { this.i++; continue; }
+      if (c === '\n') {
+        this.newline(i);
+        this.i++;
+        continue;
+      }
+      if (c === '\r' || isSpace(c)) {
+        this.i++;
+        continue;
+      }
       if (c === '/' && src[i + 1] === '/') {
         // In JSX text `//` may be text before code; reading on as code is the side that hides nothing.
-        if (this.jsx) { this.i += 2; continue; }
+        if (this.jsx) {
+          this.i += 2;
+          continue;
+        }
         while (this.i < src.length && !C_LINE_END.test(src[this.i])) this.i++;
         continue;
       }
@@ -207,13 +377,23 @@ class Lexer {
         this.i = stop;
         continue;
       }
-      if (c === '"' || c === "'" || c === '`') { this.cString(c); continue; }
+      if (c === '"' || c === "'" || c === '`') {
+        this.cString(c);
+        continue;
+      }
       const last = this.out[this.out.length - 1];
-      if (c === '/' && lang === 'js' && (this.regexAfter.has(last) || regexAllowed(last, this.out[this.out.length - 2]))) {
+      if (
+        c === '/' &&
+        lang === 'js' &&
+        (this.regexAfter.has(last) || regexAllowed(last, this.out[this.out.length - 2]))
+      ) {
         let j = i + 1;
         let cls = false;
         while (j < src.length && src[j] !== '\n') {
-          if (src[j] === '\\') { j += 2; continue; }
+          if (src[j] === '\\') {
+            j += 2;
+            continue;
+          }
           if (src[j] === '[') cls = true;
           else if (src[j] === ']') cls = false;
           else if (src[j] === '/' && !cls) break;
@@ -232,9 +412,13 @@ class Lexer {
       else if (op === '}') depth--;
       const before = this.out[this.out.length - 1];
       const tok = this.push('op', op, this.line, col);
-      if (op === '(') parens.push(before?.k === 'id' && /^(if|while|for|with)$/.test(before.v) && this.out[this.out.length - 3]?.v !== '.');
+      if (op === '(')
+        parens.push(
+          before?.k === 'id' && /^(if|while|for|with)$/.test(before.v) && this.out[this.out.length - 3]?.v !== '.',
+        );
       else if (op === ')' && parens.pop()) this.regexAfter.add(tok);
-      else if (op === '{') braces.push(!(before && (before.k === 'op' || before.k === 'id') && OBJECT_AFTER.has(before.v)));
+      else if (op === '{')
+        braces.push(!(before && (before.k === 'op' || before.k === 'id') && OBJECT_AFTER.has(before.v)));
       else if (op === '}' && braces.pop()) this.regexAfter.add(tok);
       this.i += op.length;
     }
@@ -252,13 +436,21 @@ class Lexer {
     let closed = false;
     while (j < src.length) {
       const ch = src[j];
-      if (ch === q) { j++; closed = true; break; }
+      if (ch === q) {
+        j++;
+        closed = true;
+        break;
+      }
       if (ch === '\n') {
         if (q !== '`') break; // unterminated: the line ends it
         this.newline(j);
       }
       if (ch === '\\' && !raw && j + 1 < src.length) {
-        if (src[j + 1] === '\r' && src[j + 2] === '\n') { this.newline(j + 2); j += 3; continue; } // a line continuation
+        if (src[j + 1] === '\r' && src[j + 2] === '\n') {
+          this.newline(j + 2);
+          j += 3;
+          continue;
+        } // a line continuation
         if (src[j + 1] === '\n') this.newline(j + 1);
         const [v, n] = escapeAt(src, j);
         value += v;
@@ -311,7 +503,8 @@ class Lexer {
       if (ch === '\\' && lang === 'js' && src[j + 1] === 'u') {
         const m = /^\\u(?:\{([0-9a-fA-F]{1,6})\}|([0-9a-fA-F]{4}))/.exec(src.slice(j, j + 10));
         if (!m) break;
-        decoded = (decoded ?? src.slice(start, j)) + String.fromCodePoint(Math.min(0x10ffff, parseInt(m[1] ?? m[2], 16)));
+        decoded =
+          (decoded ?? src.slice(start, j)) + String.fromCodePoint(Math.min(0x10ffff, parseInt(m[1] ?? m[2], 16)));
         j += m[0].length;
         continue;
       }
@@ -341,7 +534,8 @@ function javaUnicode(src: string): string {
 /** Whether a `/` after these tokens starts a regular expression; `x.in / y` divides. */
 function regexAllowed(prev: Token | undefined, before: Token | undefined): boolean {
   if (!prev) return true;
-  if (prev.k === 'op') return !(prev.v === ')' || prev.v === ']' || prev.v === '}' || prev.v === '++' || prev.v === '--');
+  if (prev.k === 'op')
+    return !(prev.v === ')' || prev.v === ']' || prev.v === '}' || prev.v === '++' || prev.v === '--');
   return prev.k === 'id' && REGEX_AFTER.has(prev.v) && !(before?.k === 'op' && (before.v === '.' || before.v === '?.'));
 }
 
@@ -349,7 +543,9 @@ function regexAllowed(prev: Token | undefined, before: Token | undefined): boole
 function escapeAt(src: string, j: number, python = false): [string, number] {
   const named = python ? /^\\N\{[^}\n]*\}/.exec(src.slice(j, j + 100)) : null; // \N{DASH}: its braces are no f-string field
   if (named) return ['?', named[0].length];
-  const m = /^\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([0-7]{1,3}))/.exec(src.slice(j, j + 12));
+  const m = /^\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([0-7]{1,3}))/.exec(
+    src.slice(j, j + 12),
+  );
   if (m) {
     const hex = m[1] ?? m[2] ?? m[3] ?? m[4];
     const code = hex ? parseInt(hex, 16) : parseInt(m[5], 8);

@@ -11,17 +11,25 @@ export type { RuleId } from '../config/tamper-ids.js';
 
 /** What each rule guards against, in one sentence a refusal can print. */
 export const WHY: Record<RuleId, string> = {
-  'exit.process': 'ends the process from code under test, so the runner never reports what failed (an exit status of 0 reads as green)',
+  'exit.process':
+    'ends the process from code under test, so the runner never reports what failed (an exit status of 0 reads as green)',
   'exit.library': 'leaves the process from library code, which a test run reads as the run ending, not as a failure',
-  'exit.hook': 'runs code when the process exits, after the tests ran: the place to rewrite a report or the exit status',
-  'framework.import': 'loads or extends the test framework, which can change how its own tests are collected and judged',
-  'env.sniff': 'behaves differently when a test runner is watching, so the tests judge code that does not run in production',
-  'caller.read': 'reads the caller\'s stack or source, the way code special-cases the test that calls it',
+  'exit.hook':
+    'runs code when the process exits, after the tests ran: the place to rewrite a report or the exit status',
+  'framework.import':
+    'loads or extends the test framework, which can change how its own tests are collected and judged',
+  'env.sniff':
+    'behaves differently when a test runner is watching, so the tests judge code that does not run in production',
+  'caller.read': "reads the caller's stack or source, the way code special-cases the test that calls it",
   'hook.replace': 'replaces a process-wide hook, stream or module table that the test runner relies on to see results',
-  'code.swap': 'reaches other code\'s live objects through the garbage collector or swaps a function\'s code, the way a test is rewritten in memory',
-  'eq.always': 'compares without looking at what it is compared with, so every equality assertion on the object passes (or every inequality)',
-  'report.write': 'writes a file shaped like a test report (JUnit XML), which the runner or CI would read as the result',
-  'source.opaque': 'is code the runtime runs but this scan cannot read (compiled, native, a .pth, a file loaded as code under another extension, or source in another encoding)',
+  'code.swap':
+    "reaches other code's live objects through the garbage collector or swaps a function's code, the way a test is rewritten in memory",
+  'eq.always':
+    'compares without looking at what it is compared with, so every equality assertion on the object passes (or every inequality)',
+  'report.write':
+    'writes a file shaped like a test report (JUnit XML), which the runner or CI would read as the result',
+  'source.opaque':
+    'is code the runtime runs but this scan cannot read (compiled, native, a .pth, a file loaded as code under another extension, or source in another encoding)',
 };
 
 export interface Rule {
@@ -38,20 +46,46 @@ export function pathMatches(path: string, pat: string): boolean {
 
 /** A pattern matches a chain only for what the chain itself adds to a value its head holds. */
 const own = (r: Ref, pat: string) => !r.held || !pathMatches(r.held, pat.replace(/\.\*$/, ''));
-const refs = (...pats: string[]) => (s: Source): Span[] =>
-  s.refs.filter((r) => pats.some((p) => pathMatches(r.path, p) && own(r, p))).map((r) => [r.start, r.end]);
-const assigns = (...pats: string[]) => (s: Source): Span[] =>
-  s.refs.filter((r) => r.assigned && pats.some((p) => (pathMatches(r.raw, p) || pathMatches(r.path, p)) && own(r, p))).map((r) => [r.start, r.end]);
-const imports = (...mods: string[]) => (s: Source): Span[] =>
-  s.imports.filter((m) => mods.some((x) => m.module === x || m.module.startsWith(x.endsWith('/') ? x : x + '.') || m.module.startsWith(x + '/'))).map((m) => [m.at, m.at + 1]);
+const refs =
+  (...pats: string[]) =>
+  (s: Source): Span[] =>
+    s.refs.filter((r) => pats.some((p) => pathMatches(r.path, p) && own(r, p))).map((r) => [r.start, r.end]);
+const assigns =
+  (...pats: string[]) =>
+  (s: Source): Span[] =>
+    s.refs
+      .filter((r) => r.assigned && pats.some((p) => (pathMatches(r.raw, p) || pathMatches(r.path, p)) && own(r, p)))
+      .map((r) => [r.start, r.end]);
+const imports =
+  (...mods: string[]) =>
+  (s: Source): Span[] =>
+    s.imports
+      .filter((m) =>
+        mods.some(
+          (x) => m.module === x || m.module.startsWith(x.endsWith('/') ? x : x + '.') || m.module.startsWith(x + '/'),
+        ),
+      )
+      .map((m) => [m.at, m.at + 1]);
 /** Names and strings (not docstrings) matching a pattern. */
-const words = (re: RegExp) => (s: Source): Span[] =>
-  s.toks.flatMap((t, i): Span[] => ((t.k === 'id' || (t.k === 'str' && !isDocstring(s, i))) && re.test(t.v) ? [[i, i + 1]] : []));
-const raised = (...pats: string[]) => (s: Source): Span[] => refs(...pats)(s).filter(([i]) => s.toks[i - 1]?.v === 'raise');
-const all = (...finders: ((s: Source) => Span[])[]) => (s: Source): Span[] => finders.flatMap((f) => f(s));
+const words =
+  (re: RegExp) =>
+  (s: Source): Span[] =>
+    s.toks.flatMap((t, i): Span[] =>
+      (t.k === 'id' || (t.k === 'str' && !isDocstring(s, i))) && re.test(t.v) ? [[i, i + 1]] : [],
+    );
+const raised =
+  (...pats: string[]) =>
+  (s: Source): Span[] =>
+    refs(...pats)(s).filter(([i]) => s.toks[i - 1]?.v === 'raise');
+const all =
+  (...finders: ((s: Source) => Span[])[]) =>
+  (s: Source): Span[] =>
+    finders.flatMap((f) => f(s));
 /** Drops spans that start inside an allowed place (an entry point's body). */
-const outside = (inside: (s: Source, i: number) => boolean, f: (s: Source) => Span[]) => (s: Source): Span[] =>
-  f(s).filter(([i]) => !inside(s, i));
+const outside =
+  (inside: (s: Source, i: number) => boolean, f: (s: Source) => Span[]) =>
+  (s: Source): Span[] =>
+    f(s).filter(([i]) => !inside(s, i));
 
 function isDocstring(s: Source, i: number): boolean {
   const st = s.stmts[s.stmtOf[i]];
@@ -59,10 +93,12 @@ function isDocstring(s: Source, i: number): boolean {
 }
 
 /** Statements holding both a match of `a` and one of `b`: spans of the `a` matches. */
-const together = (a: (s: Source) => Span[], b: (s: Source) => Span[]) => (s: Source): Span[] => {
-  const stmts = new Set(b(s).map(([i]) => s.stmtOf[i]));
-  return a(s).filter(([i]) => stmts.has(s.stmtOf[i]));
-};
+const together =
+  (a: (s: Source) => Span[], b: (s: Source) => Span[]) =>
+  (s: Source): Span[] => {
+    const stmts = new Set(b(s).map(([i]) => s.stmtOf[i]));
+    return a(s).filter(([i]) => stmts.has(s.stmtOf[i]));
+  };
 
 // --- entry points, where leaving the process is the code's job ---
 
@@ -74,7 +110,9 @@ function inPythonEntry(s: Source, i: number): boolean {
     const [a, b] = stmts[k];
     const t = toks.slice(a, b).map((x) => (x.k === 'str' ? `'${x.v}'` : x.v));
     const head = t.join(' ');
-    return /^if __name__ == '__main__' :|^if '__main__' == __name__ :/.test(head) || /^(async )?def _?main \(/.test(head);
+    return (
+      /^if __name__ == '__main__' :|^if '__main__' == __name__ :/.test(head) || /^(async )?def _?main \(/.test(head)
+    );
   };
   let k = s.stmtOf[i];
   if (k < 0) return false;
@@ -107,51 +145,105 @@ function inMainBody(s: Source, i: number): boolean {
 /** `sys.modules[__name__] = ...`: a module replacing itself (the lazy-module idiom), not another. */
 function selfModule(s: Source, i: number): boolean {
   const t = s.toks;
-  for (let j = i; j < i + 6 && j < t.length; j++) if (t[j].v === '[') return t[j + 1]?.v === '__name__' && t[j + 2]?.v === ']';
+  for (let j = i; j < i + 6 && j < t.length; j++)
+    if (t[j].v === '[') return t[j + 1]?.v === '__name__' && t[j + 2]?.v === ']';
   return false;
 }
 
 /** `process.on('exit', ...)` and friends: the event named by a string. */
 const exitListener = (s: Source): Span[] =>
-  s.refs.filter((r) => ['process.on()', 'process.once()', 'process.addListener()', 'process.prependListener()', 'process.prependOnceListener()'].some((p) => r.path.startsWith(p)) && r.calls[0])
-    .filter((r) => ['exit', 'beforeExit'].includes(s.stringAt(r.calls[0][0]) ?? '')).map((r) => [r.start, r.end]);
+  s.refs
+    .filter(
+      (r) =>
+        [
+          'process.on()',
+          'process.once()',
+          'process.addListener()',
+          'process.prependListener()',
+          'process.prependOnceListener()',
+        ].some((p) => r.path.startsWith(p)) && r.calls[0],
+    )
+    .filter((r) => ['exit', 'beforeExit'].includes(s.stringAt(r.calls[0][0]) ?? ''))
+    .map((r) => [r.start, r.end]);
 
 /** `NODE_ENV` in the same statement as a string naming the test environment. */
 const nodeEnvTest = (s: Source): Span[] =>
-  together(words(/^NODE_ENV$/), (x) => x.toks.flatMap((t, i): Span[] => (t.k === 'str' && /^test(ing)?$/i.test(t.v) ? [[i, i + 1]] : [])))(s);
+  together(words(/^NODE_ENV$/), (x) =>
+    x.toks.flatMap((t, i): Span[] => (t.k === 'str' && /^test(ing)?$/i.test(t.v) ? [[i, i + 1]] : [])),
+  )(s);
 
 /** The test framework named next to the module table or the command line: `"pytest" in sys.modules`. */
 const frameworkProbe = (s: Source): Span[] =>
   together(
-    refs('sys.modules', 'sys.argv', 'importlib.util.find_spec', 'pkgutil.find_loader', 'os.environ', 'os.environb', 'os.getenv', 'process.argv', 'process.execArgv', 'process.env', 'require.cache', 'require.resolve', 'os.Args', 'os.Environ', 'flag.Lookup', 'flag.CommandLine'),
-    (x) => x.toks.flatMap((t, i): Span[] => (t.k === 'str' && /pytest|unittest|jest|vitest|mocha|node:test|^-?test\.|\.test$/i.test(t.v) ? [[i, i + 1]] : [])),
+    refs(
+      'sys.modules',
+      'sys.argv',
+      'importlib.util.find_spec',
+      'pkgutil.find_loader',
+      'os.environ',
+      'os.environb',
+      'os.getenv',
+      'process.argv',
+      'process.execArgv',
+      'process.env',
+      'require.cache',
+      'require.resolve',
+      'os.Args',
+      'os.Environ',
+      'flag.Lookup',
+      'flag.CommandLine',
+    ),
+    (x) =>
+      x.toks.flatMap((t, i): Span[] =>
+        t.k === 'str' && /pytest|unittest|jest|vitest|mocha|node:test|^-?test\.|\.test$/i.test(t.v) ? [[i, i + 1]] : [],
+      ),
   )(s);
 
 /** `typeof jest !== "undefined"`, `globalThis.describe`: the test runner's globals. */
 const TEST_GLOBALS = /^(jest|vi|describe|it|test|expect|beforeEach|afterEach|beforeAll|afterAll|suite|mocha|jasmine)$/;
 const testGlobals = (s: Source): Span[] => [
-  ...s.toks.flatMap((t, i): Span[] => (t.k === 'id' && t.v === 'typeof' && s.toks[i + 1]?.k === 'id' && TEST_GLOBALS.test(s.toks[i + 1].v) ? [[i, i + 2]] : [])),
-  ...s.refs.filter((r) => /^(globalThis|global|window|self)\.(\w+)/.test(r.raw) && TEST_GLOBALS.test(r.raw.split('.')[1].replace(/[([].*$/, ''))).map((r): Span => [r.start, r.end]),
+  ...s.toks.flatMap((t, i): Span[] =>
+    t.k === 'id' && t.v === 'typeof' && s.toks[i + 1]?.k === 'id' && TEST_GLOBALS.test(s.toks[i + 1].v)
+      ? [[i, i + 2]]
+      : [],
+  ),
+  ...s.refs
+    .filter(
+      (r) =>
+        /^(globalThis|global|window|self)\.(\w+)/.test(r.raw) &&
+        TEST_GLOBALS.test(r.raw.split('.')[1].replace(/[([].*$/, '')),
+    )
+    .map((r): Span => [r.start, r.end]),
 ];
 
 /** `Error.captureStackTrace(obj)` on a plain object; error classes pass `this` or the constructor to hide. */
 const captureStack = (s: Source): Span[] =>
-  s.refs.filter((r) => r.path.startsWith('Error.captureStackTrace()') && r.calls[0] && s.toks[r.calls[0][0]]?.v !== 'this' && splitArgs(s.toks, r.calls[0][0], r.calls[0][1]).length < 2).map((r) => [r.start, r.end]);
+  s.refs
+    .filter(
+      (r) =>
+        r.path.startsWith('Error.captureStackTrace()') &&
+        r.calls[0] &&
+        s.toks[r.calls[0][0]]?.v !== 'this' &&
+        splitArgs(s.toks, r.calls[0][0], r.calls[0][1]).length < 2,
+    )
+    .map((r) => [r.start, r.end]);
 
 /** `new Error().stack`, `(new Error).stack`, `const e = new Error(); e.stack`. */
-const freshStack = (members: RegExp, ctors: RegExp) => (s: Source): Span[] => {
-  const out: Span[] = s.refs.filter((r) => ctors.test(r.path) && members.test(r.path)).map((r) => [r.start, r.end]);
-  const at = new Map(s.refs.map((r) => [r.start, r]));
-  s.toks.forEach((t, i) => {
-    if (t.v !== 'new' || t.k !== 'id') return;
-    const r = at.get(i + 1);
-    if (!r || !ctors.test(r.path.replace(/$/, '()'))) return;
-    let j = r.end;
-    if (s.toks[j]?.v === ')') j++;
-    if (s.toks[j]?.v === '.' && members.test(`.${s.toks[j + 1]?.v}`) && j > r.end) out.push([i, j + 2]);
-  });
-  return out;
-};
+const freshStack =
+  (members: RegExp, ctors: RegExp) =>
+  (s: Source): Span[] => {
+    const out: Span[] = s.refs.filter((r) => ctors.test(r.path) && members.test(r.path)).map((r) => [r.start, r.end]);
+    const at = new Map(s.refs.map((r) => [r.start, r]));
+    s.toks.forEach((t, i) => {
+      if (t.v !== 'new' || t.k !== 'id') return;
+      const r = at.get(i + 1);
+      if (!r || !ctors.test(r.path.replace(/$/, '()'))) return;
+      let j = r.end;
+      if (s.toks[j]?.v === ')') j++;
+      if (s.toks[j]?.v === '.' && members.test(`.${s.toks[j + 1]?.v}`) && j > r.end) out.push([i, j + 2]);
+    });
+    return out;
+  };
 
 // --- comparison that does not look at what it compares ---
 
@@ -163,13 +255,17 @@ function paramNames(s: Source, a: number, b: number): string[][] {
   return splitArgs(s.toks, a, b).map(([x, y]) => {
     let end = x;
     while (end < y && !(s.toks[end].k === 'op' && (s.toks[end].v === '=' || s.toks[end].v === ':'))) end++;
-    return s.toks.slice(x, end).filter((t) => t.k === 'id').map((t) => t.v);
+    return s.toks
+      .slice(x, end)
+      .filter((t) => t.k === 'id')
+      .map((t) => t.v);
   });
 }
 
 /** Does the token range read any of the names (not as a member of something else)? */
 function reads(s: Source, a: number, b: number, names: string[]): boolean {
-  for (let k = a; k < b; k++) if (s.toks[k].k === 'id' && names.includes(s.toks[k].v) && s.toks[k - 1]?.v !== '.') return true;
+  for (let k = a; k < b; k++)
+    if (s.toks[k].k === 'id' && names.includes(s.toks[k].v) && s.toks[k - 1]?.v !== '.') return true;
   return false;
 }
 
@@ -177,7 +273,9 @@ function reads(s: Source, a: number, b: number, names: string[]): boolean {
 const pythonEq = (s: Source): Span[] => {
   const { toks } = s;
   const defs = new Map<string, number>();
-  toks.forEach((t, i) => { if (t.k === 'id' && toks[i - 1]?.v === 'def' && toks[i + 1]?.v === '(') defs.set(t.v, i); });
+  toks.forEach((t, i) => {
+    if (t.k === 'id' && toks[i - 1]?.v === 'def' && toks[i + 1]?.v === '(') defs.set(t.v, i);
+  });
   const out: Span[] = [];
   toks.forEach((t, i) => {
     if ((t.k !== 'id' && t.k !== 'str') || (t.v !== '__eq__' && t.v !== '__ne__')) return;
@@ -190,7 +288,13 @@ const pythonEq = (s: Source): Span[] => {
     if (!['=', ':', ','].includes(toks[i + 1]?.v ?? '')) return;
     if (toks[j]?.v === 'lambda') {
       if (pyLambdaIgnoresArg(s, j)) out.push([i, j + 1]);
-    } else if (toks[j]?.k === 'id' && defs.has(toks[j].v) && toks[j + 1]?.v !== '(' && pyDefIgnoresArg(s, defs.get(toks[j].v)!)) out.push([i, j + 1]);
+    } else if (
+      toks[j]?.k === 'id' &&
+      defs.has(toks[j].v) &&
+      toks[j + 1]?.v !== '(' &&
+      pyDefIgnoresArg(s, defs.get(toks[j].v)!)
+    )
+      out.push([i, j + 1]);
   });
   return out;
 };
@@ -203,10 +307,13 @@ function pyLambdaIgnoresArg(s: Source, at: number): boolean {
   for (let depth = 0; end < toks.length && toks[end].k !== 'nl'; end++) {
     const v = toks[end].k === 'op' ? toks[end].v : '';
     if ('([{'.includes(v) && v) depth++;
-    else if (')]}'.includes(v) && v) { if (depth-- === 0) break; }
-    else if (v === ',' && depth === 0) break;
+    else if (')]}'.includes(v) && v) {
+      if (depth-- === 0) break;
+    } else if (v === ',' && depth === 0) break;
   }
-  const args = paramNames(s, at + 1, colon).slice(1).flat();
+  const args = paramNames(s, at + 1, colon)
+    .slice(1)
+    .flat();
   return !reads(s, colon + 1, end, args) && !reads(s, colon + 1, end, ['NotImplemented']);
 }
 
@@ -214,7 +321,9 @@ function pyLambdaIgnoresArg(s: Source, at: number): boolean {
 function pyDefIgnoresArg(s: Source, name: number): boolean {
   const { toks, stmts } = s;
   const open = name + 1;
-  const args = paramNames(s, open + 1, s.close(open)).slice(1).flat();
+  const args = paramNames(s, open + 1, s.close(open))
+    .slice(1)
+    .flat();
   let colon = s.close(open) + 1;
   while (colon < toks.length && !(toks[colon].k === 'op' && toks[colon].v === ':')) colon++; // past `-> T`
   const header = s.stmtOf[colon];
@@ -229,81 +338,118 @@ function pyDefIgnoresArg(s: Source, name: number): boolean {
   // A constant returned before anything that could branch: `return (True)`, `return not None`.
   for (const [a, b] of body) {
     if (a >= b || (b - a === 1 && toks[a].k === 'str')) continue; // docstring
-    if (toks[a].v === 'return') return b > a + 1 && toks.slice(a + 1, b).every((t) => t.k === 'num' || (t.k === 'op' && '()-+~'.includes(t.v)) || (t.k === 'id' && PY_CONSTANT.has(t.v)));
+    if (toks[a].v === 'return')
+      return (
+        b > a + 1 &&
+        toks
+          .slice(a + 1, b)
+          .every(
+            (t) => t.k === 'num' || (t.k === 'op' && '()-+~'.includes(t.v)) || (t.k === 'id' && PY_CONSTANT.has(t.v)),
+          )
+      );
     if (/^(if|elif|else|for|while|try|with|match|raise|assert|async|yield|def|class)$/.test(toks[a].v)) return false;
   }
   return false;
 }
 
 /** JavaScript and Java: `equals`, `asymmetricMatch`, `[Symbol.hasInstance]` that never read their argument; `[Symbol.toPrimitive]` returning a literal. */
-const cEq = (names: RegExp) => (s: Source): Span[] => {
-  const { toks } = s;
-  const out: Span[] = [];
-  toks.forEach((t, i) => {
-    let j: number;
-    let primitive = false;
-    if (t.k === 'id' && names.test(t.v)) {
-      // a member access is a call of it, unless it is assigned (`A.prototype.equals = …`)
-      if (toks[i - 1]?.v === '.' && toks[i + 1]?.v !== '=') return;
-      j = i + 1;
-    } else if (t.v === '[' && toks[i + 1]?.v === 'Symbol' && toks[i + 2]?.v === '.' && /^(hasInstance|toPrimitive)$/.test(toks[i + 3]?.v ?? '') && toks[i + 4]?.v === ']') {
-      primitive = toks[i + 3].v === 'toPrimitive';
-      j = i + 5;
-    } else return;
-    if (toks[j]?.v === '=' || toks[j]?.v === ':') j++;
-    if (toks[j]?.v === 'async') j++;
-    if (toks[j]?.v === 'function') j++;
-    let params: string[];
-    if (toks[j]?.k === 'id' && toks[j + 1]?.v === '=>') { params = [toks[j].v]; j++; } // o => true
-    else if (toks[j]?.v === '(') {
-      params = paramNames(s, j + 1, s.close(j)).flat();
-      j = s.close(j) + 1;
-      if (toks[j]?.v === ':') while (j < toks.length && !['{', '=>', ';', ','].includes(toks[j].v)) j++; // a return type
-      if (toks[j]?.v === 'throws') while (j < toks.length && toks[j].v !== '{' && toks[j].v !== ';') j++;
-    } else return;
-    let a: number;
-    let b: number;
-    if (toks[j]?.v === '=>' && toks[j + 1]?.v !== '{') {
-      a = j + 1;
-      b = a;
-      for (let depth = 0; b < toks.length; b++) {
-        const v = toks[b].k === 'op' ? toks[b].v : '';
-        if (v && '([{'.includes(v)) depth++;
-        else if (v && ')]}'.includes(v)) { if (depth-- === 0) break; }
-        else if ((v === ',' || v === ';') && depth === 0) break;
+const cEq =
+  (names: RegExp) =>
+  (s: Source): Span[] => {
+    const { toks } = s;
+    const out: Span[] = [];
+    toks.forEach((t, i) => {
+      let j: number;
+      let primitive = false;
+      if (t.k === 'id' && names.test(t.v)) {
+        // a member access is a call of it, unless it is assigned (`A.prototype.equals = …`)
+        if (toks[i - 1]?.v === '.' && toks[i + 1]?.v !== '=') return;
+        j = i + 1;
+      } else if (
+        t.v === '[' &&
+        toks[i + 1]?.v === 'Symbol' &&
+        toks[i + 2]?.v === '.' &&
+        /^(hasInstance|toPrimitive)$/.test(toks[i + 3]?.v ?? '') &&
+        toks[i + 4]?.v === ']'
+      ) {
+        primitive = toks[i + 3].v === 'toPrimitive';
+        j = i + 5;
+      } else return;
+      if (toks[j]?.v === '=' || toks[j]?.v === ':') j++;
+      if (toks[j]?.v === 'async') j++;
+      if (toks[j]?.v === 'function') j++;
+      let params: string[];
+      if (toks[j]?.k === 'id' && toks[j + 1]?.v === '=>') {
+        params = [toks[j].v];
+        j++;
+      } // o => true
+      else if (toks[j]?.v === '(') {
+        params = paramNames(s, j + 1, s.close(j)).flat();
+        j = s.close(j) + 1;
+        if (toks[j]?.v === ':') while (j < toks.length && !['{', '=>', ';', ','].includes(toks[j].v)) j++; // a return type
+        if (toks[j]?.v === 'throws') while (j < toks.length && toks[j].v !== '{' && toks[j].v !== ';') j++;
+      } else return;
+      let a: number;
+      let b: number;
+      if (toks[j]?.v === '=>' && toks[j + 1]?.v !== '{') {
+        a = j + 1;
+        b = a;
+        for (let depth = 0; b < toks.length; b++) {
+          const v = toks[b].k === 'op' ? toks[b].v : '';
+          if (v && '([{'.includes(v)) depth++;
+          else if (v && ')]}'.includes(v)) {
+            if (depth-- === 0) break;
+          } else if ((v === ',' || v === ';') && depth === 0) break;
+        }
+        if (primitive ? b === a + 1 && /^(num|str)$/.test(toks[a].k) : !reads(s, a, b, params)) out.push([i, a + 1]);
+        return;
       }
-      if (primitive ? b === a + 1 && /^(num|str)$/.test(toks[a].k) : !reads(s, a, b, params)) out.push([i, a + 1]);
-      return;
-    }
-    if (toks[j]?.v === '=>') j++;
-    if (toks[j]?.v !== '{') return;
-    a = j + 1;
-    b = s.close(j);
-    const first = toks[a]?.v === 'return' ? toks[a + 1] : undefined;
-    const literal = first !== undefined && (/^(num|str)$/.test(first.k) || /^(true|false|null)$/.test(first.v)) && [';', '}'].includes(toks[a + 2]?.v ?? '');
-    const returnsValue = toks.slice(a, b).some((x, k) => x.v === 'return' && ![';', '}'].includes(toks[a + k + 1]?.v ?? ';'));
-    if (primitive ? literal : literal || (returnsValue && !reads(s, a, b, params))) out.push([i, a + 1]);
-  });
-  return out;
-};
+      if (toks[j]?.v === '=>') j++;
+      if (toks[j]?.v !== '{') return;
+      a = j + 1;
+      b = s.close(j);
+      const first = toks[a]?.v === 'return' ? toks[a + 1] : undefined;
+      const literal =
+        first !== undefined &&
+        (/^(num|str)$/.test(first.k) || /^(true|false|null)$/.test(first.v)) &&
+        [';', '}'].includes(toks[a + 2]?.v ?? '');
+      const returnsValue = toks
+        .slice(a, b)
+        .some((x, k) => x.v === 'return' && ![';', '}'].includes(toks[a + k + 1]?.v ?? ';'));
+      if (primitive ? literal : literal || (returnsValue && !reads(s, a, b, params))) out.push([i, a + 1]);
+    });
+    return out;
+  };
 
 /** A string that names a test report, or a write of a file whose name looks like one. */
 const REPORT_NAME = /junit|\.xml\b|test-results|surefire-reports/i;
-const WRITERS = /^(write_text|write_bytes|writeFile|writeFileSync|appendFile|appendFileSync|createWriteStream|copyFile|copyFileSync|rename|renameSync|replace|move|copy|copyfile|copy2|WriteFile|Create|OpenFile|write|dump|writeString|newBufferedWriter|newOutputStream)$/;
+const WRITERS =
+  /^(write_text|write_bytes|writeFile|writeFileSync|appendFile|appendFileSync|createWriteStream|copyFile|copyFileSync|rename|renameSync|replace|move|copy|copyfile|copy2|WriteFile|Create|OpenFile|write|dump|writeString|newBufferedWriter|newOutputStream)$/;
 const reportWrite = (s: Source): Span[] => {
   const { toks } = s;
-  const named = (i: number) => (toks[i].k === 'str' ? !isDocstring(s, i) && REPORT_NAME.test(toks[i].v) : toks[i].k === 'id' && toks[i - 1]?.v !== '.' && s.textsAt(i).some((t) => REPORT_NAME.test(t)));
-  const junit = toks.flatMap((t, i): Span[] => (t.k === 'str' && !isDocstring(s, i) && /junit/i.test(t.v) ? [[i, i + 1]] : []));
-  const writes = (x: Source): Span[] => x.refs.flatMap((r): Span[] => {
-    const last = r.path.replace(/\(\)$/, '').split(/[.([\]]+/).filter(Boolean).pop() ?? '';
-    if (WRITERS.test(last) && r.path.endsWith('()')) return [[r.start, r.end]];
-    // open(name, "w"), fs.open(name, 'w'), os.OpenFile: a mode that writes
-    if (/^(open|io\.open|codecs\.open|fs\.open|fs\.openSync|fs\.promises\.open)\(\)/.test(r.path) && r.calls[0]) {
-      const modes = splitArgs(toks, r.calls[0][0], r.calls[0][1]).map(([a]) => s.stringAt(a) ?? '');
-      if (modes.some((m) => /^[rbt]*[wax+][rwxab+t]*$/.test(m))) return [[r.start, r.end]];
-    }
-    return [];
-  });
+  const named = (i: number) =>
+    toks[i].k === 'str'
+      ? !isDocstring(s, i) && REPORT_NAME.test(toks[i].v)
+      : toks[i].k === 'id' && toks[i - 1]?.v !== '.' && s.textsAt(i).some((t) => REPORT_NAME.test(t));
+  const junit = toks.flatMap((t, i): Span[] =>
+    t.k === 'str' && !isDocstring(s, i) && /junit/i.test(t.v) ? [[i, i + 1]] : [],
+  );
+  const writes = (x: Source): Span[] =>
+    x.refs.flatMap((r): Span[] => {
+      const last =
+        r.path
+          .replace(/\(\)$/, '')
+          .split(/[.([\]]+/)
+          .filter(Boolean)
+          .pop() ?? '';
+      if (WRITERS.test(last) && r.path.endsWith('()')) return [[r.start, r.end]];
+      // open(name, "w"), fs.open(name, 'w'), os.OpenFile: a mode that writes
+      if (/^(open|io\.open|codecs\.open|fs\.open|fs\.openSync|fs\.promises\.open)\(\)/.test(r.path) && r.calls[0]) {
+        const modes = splitArgs(toks, r.calls[0][0], r.calls[0][1]).map(([a]) => s.stringAt(a) ?? '');
+        if (modes.some((m) => /^[rbt]*[wax+][rwxab+t]*$/.test(m))) return [[r.start, r.end]];
+      }
+      return [];
+    });
   const names = (): Span[] => toks.flatMap((_, i): Span[] => (named(i) ? [[i, i + 1]] : []));
   return [...junit, ...together(writes, names)(s)];
 };
@@ -312,51 +458,140 @@ const reportWrite = (s: Source): Span[] => {
  * A signal sent to this process, its group or its parent: `os.kill(os.getpid(), 9)`, `os.kill(0, 9)` (the
  * group), `process.kill(-1)`; a child's pid held in a variable is someone else.
  */
-const killOwn = (call: string, self: RegExp) => (s: Source): Span[] =>
-  s.refs.filter((r) => r.path.startsWith(call) && r.calls[0]).filter((r) => {
-    const [first] = splitArgs(s.toks, r.calls[0][0], r.calls[0][1]);
-    if (!first) return false;
-    const arg = s.toks.slice(first[0], first[1]);
-    return arg.every((t) => t.k === 'num' || t.k === 'op') || s.refs.some((x) => x.start >= first[0] && x.start < first[1] && self.test(x.path));
-  }).map((r) => [r.start, r.end]);
+const killOwn =
+  (call: string, self: RegExp) =>
+  (s: Source): Span[] =>
+    s.refs
+      .filter((r) => r.path.startsWith(call) && r.calls[0])
+      .filter((r) => {
+        const [first] = splitArgs(s.toks, r.calls[0][0], r.calls[0][1]);
+        if (!first) return false;
+        const arg = s.toks.slice(first[0], first[1]);
+        return (
+          arg.every((t) => t.k === 'num' || t.k === 'op') ||
+          s.refs.some((x) => x.start >= first[0] && x.start < first[1] && self.test(x.path))
+        );
+      })
+      .map((r) => [r.start, r.end]);
 
 /** A C function that ends or signals the process, reached through ctypes: `ctypes.CDLL(None)._exit(0)`. */
-const CTYPES_EXIT = /^_?ctypes\.(CDLL|PyDLL|WinDLL|OleDLL|cdll|pydll|windll|oledll|pythonapi|LibraryLoader)\b.*\.(_exit|_Exit|exit|quick_exit|abort|kill|killpg|raise|syscall|system|Py_Exit|Py_FatalError|Py_Finalize|Py_FinalizeEx)(\(\))?$/;
+const CTYPES_EXIT =
+  /^_?ctypes\.(CDLL|PyDLL|WinDLL|OleDLL|cdll|pydll|windll|oledll|pythonapi|LibraryLoader)\b.*\.(_exit|_Exit|exit|quick_exit|abort|kill|killpg|raise|syscall|system|Py_Exit|Py_FatalError|Py_Finalize|Py_FinalizeEx)(\(\))?$/;
 const ctypesExit = (s: Source): Span[] => s.refs.filter((r) => CTYPES_EXIT.test(r.path)).map((r) => [r.start, r.end]);
 
 /** Node's internal bindings reached for their exits: `process.binding("process_methods").reallyExit(0)`. */
 const internalExit = (s: Source): Span[] =>
-  s.refs.filter((r) => /^process\.(binding|_linkedBinding)\(\)/.test(r.path) && (/^process\.\w+\(\)\.(reallyExit|exit|kill|_kill|abort)\b/.test(r.path) || (r.calls[0] && s.stringAt(r.calls[0][0]) === 'process_methods'))).map((r) => [r.start, r.end]);
+  s.refs
+    .filter(
+      (r) =>
+        /^process\.(binding|_linkedBinding)\(\)/.test(r.path) &&
+        (/^process\.\w+\(\)\.(reallyExit|exit|kill|_kill|abort)\b/.test(r.path) ||
+          (r.calls[0] && s.stringAt(r.calls[0][0]) === 'process_methods')),
+    )
+    .map((r) => [r.start, r.end]);
 
 /** Writes to a function's code, globals or defaults: `test_total.__code__ = noop.__code__`. */
 const CODE_PARTS = /\.(__code__|__globals__)$/;
-const codeWrite = (s: Source): Span[] => s.refs.filter((r) => r.assigned && CODE_PARTS.test(r.path)).map((r) => [r.start, r.end]);
+const codeWrite = (s: Source): Span[] =>
+  s.refs.filter((r) => r.assigned && CODE_PARTS.test(r.path)).map((r) => [r.start, r.end]);
 
 /** A conftest.py among production files is a pytest plugin: pytest loads it and obeys its hooks. */
 const conftest = (s: Source): Span[] => (/(^|\/)conftest\.py$/.test(s.path) && s.toks.length ? [[0, 1]] : []);
 
 /** Go's testing package belongs in _test.go files. */
-const goTesting = (s: Source): Span[] => (/_test\.go$/.test(s.path) ? [] : imports('testing')(s).filter(([i]) => s.toks[i].v === 'testing'));
+const goTesting = (s: Source): Span[] =>
+  /_test\.go$/.test(s.path) ? [] : imports('testing')(s).filter(([i]) => s.toks[i].v === 'testing');
 
 /** A runner's environment variable, or the prefix a scan of the environment looks for (`k.startswith("PYTEST")`). */
-const ENV_NAMES = /^(_?PYTEST|JEST|VITEST|NODE_TEST|PATCHWARDEN)([A-Z0-9_]*)$|\b(PYTEST_CURRENT_TEST|JEST_WORKER_ID|NODE_TEST_CONTEXT|PATCHWARDEN_[A-Z_]+)\b/;
+const ENV_NAMES =
+  /^(_?PYTEST|JEST|VITEST|NODE_TEST|PATCHWARDEN)([A-Z0-9_]*)$|\b(PYTEST_CURRENT_TEST|JEST_WORKER_ID|NODE_TEST_CONTEXT|PATCHWARDEN_[A-Z_]+)\b/;
 
 export const RULES: Rule[] = [
   // ending the process, or hooking its exit
-  { id: 'exit.process', lang: 'python', find: all(refs('os._exit', 'os.abort', 'os.killpg', 'signal.raise_signal()', 'signal.pthread_kill()', '_thread.interrupt_main'), killOwn('os.kill()', /^os\.(getpid|getppid|getpgrp|getpgid)\(\)/), ctypesExit) },
-  { id: 'exit.library', lang: 'python', find: outside(inPythonEntry, all(refs('sys.exit', 'exit()', 'quit()', '_thread.exit'), raised('SystemExit'))) },
-  { id: 'exit.hook', lang: 'python', find: all(refs('atexit.register', 'atexit._run_exitfuncs', 'sys.exitfunc', 'weakref.finalize', 'threading._register_atexit', 'multiprocessing.util.Finalize', 'multiprocessing.util._exit_function'), outside(inPythonEntry, refs('signal.signal()'))) },
-  { id: 'exit.process', lang: 'js', find: all(refs('process.exit', 'process.reallyExit', 'process.abort'), internalExit, killOwn('process.kill()', /^process\.(pid|ppid)\b/)) },
-  { id: 'exit.hook', lang: 'js', find: all(exitListener, assigns('process.exitCode', 'process.exit', 'process.reallyExit', 'process.emit')) },
-  { id: 'exit.process', lang: 'go', find: outside(inMainBody, refs('os.Exit', 'syscall.Exit', 'log.Fatal', 'log.Fatalf', 'log.Fatalln')) },
-  { id: 'exit.process', lang: 'java', find: outside(inMainBody, refs('System.exit', 'Runtime.getRuntime().exit', 'Runtime.getRuntime().halt')) },
+  {
+    id: 'exit.process',
+    lang: 'python',
+    find: all(
+      refs(
+        'os._exit',
+        'os.abort',
+        'os.killpg',
+        'signal.raise_signal()',
+        'signal.pthread_kill()',
+        '_thread.interrupt_main',
+      ),
+      killOwn('os.kill()', /^os\.(getpid|getppid|getpgrp|getpgid)\(\)/),
+      ctypesExit,
+    ),
+  },
+  {
+    id: 'exit.library',
+    lang: 'python',
+    find: outside(inPythonEntry, all(refs('sys.exit', 'exit()', 'quit()', '_thread.exit'), raised('SystemExit'))),
+  },
+  {
+    id: 'exit.hook',
+    lang: 'python',
+    find: all(
+      refs(
+        'atexit.register',
+        'atexit._run_exitfuncs',
+        'sys.exitfunc',
+        'weakref.finalize',
+        'threading._register_atexit',
+        'multiprocessing.util.Finalize',
+        'multiprocessing.util._exit_function',
+      ),
+      outside(inPythonEntry, refs('signal.signal()')),
+    ),
+  },
+  {
+    id: 'exit.process',
+    lang: 'js',
+    find: all(
+      refs('process.exit', 'process.reallyExit', 'process.abort'),
+      internalExit,
+      killOwn('process.kill()', /^process\.(pid|ppid)\b/),
+    ),
+  },
+  {
+    id: 'exit.hook',
+    lang: 'js',
+    find: all(exitListener, assigns('process.exitCode', 'process.exit', 'process.reallyExit', 'process.emit')),
+  },
+  {
+    id: 'exit.process',
+    lang: 'go',
+    find: outside(inMainBody, refs('os.Exit', 'syscall.Exit', 'log.Fatal', 'log.Fatalf', 'log.Fatalln')),
+  },
+  {
+    id: 'exit.process',
+    lang: 'java',
+    find: outside(inMainBody, refs('System.exit', 'Runtime.getRuntime().exit', 'Runtime.getRuntime().halt')),
+  },
   { id: 'exit.hook', lang: 'java', find: refs('Runtime.getRuntime().addShutdownHook') },
 
   // importing or patching the test framework
-  { id: 'framework.import', lang: 'python', find: all(imports('pytest', '_pytest', 'unittest', 'doctest', 'hypothesis', 'nose', 'nose2', 'py.test'), words(/^pytest_[a-z_]+$/), conftest) },
-  { id: 'framework.import', lang: 'js', find: imports('jest', '@jest/', 'vitest', '@vitest/', 'mocha', 'node:test', 'jasmine', 'ava', 'tap') },
+  {
+    id: 'framework.import',
+    lang: 'python',
+    find: all(
+      imports('pytest', '_pytest', 'unittest', 'doctest', 'hypothesis', 'nose', 'nose2', 'py.test'),
+      words(/^pytest_[a-z_]+$/),
+      conftest,
+    ),
+  },
+  {
+    id: 'framework.import',
+    lang: 'js',
+    find: imports('jest', '@jest/', 'vitest', '@vitest/', 'mocha', 'node:test', 'jasmine', 'ava', 'tap'),
+  },
   { id: 'framework.import', lang: 'go', find: goTesting },
-  { id: 'framework.import', lang: 'java', find: all(imports('org.junit', 'junit', 'org.testng'), words(/^(org\.junit|org\.testng|junit\.framework)\b/)) },
+  {
+    id: 'framework.import',
+    lang: 'java',
+    find: all(imports('org.junit', 'junit', 'org.testng'), words(/^(org\.junit|org\.testng|junit\.framework)\b/)),
+  },
 
   // sniffing the test environment
   { id: 'env.sniff', lang: 'python', find: all(words(ENV_NAMES), frameworkProbe) },
@@ -365,23 +600,141 @@ export const RULES: Rule[] = [
   { id: 'env.sniff', lang: 'java', find: words(ENV_NAMES) },
 
   // reading the caller
-  { id: 'caller.read', lang: 'python', find: all(refs('inspect.stack', 'inspect.currentframe', 'inspect.getouterframes', 'inspect.getsource', 'inspect.getsourcelines', 'inspect.trace', 'sys._getframe', 'sys._current_frames', 'traceback.extract_stack', 'traceback.format_stack', 'traceback.print_stack', 'traceback.walk_stack', 'traceback.StackSummary.extract'), words(/^f_back$/)) },
-  { id: 'caller.read', lang: 'js', find: all(refs('Error.prepareStackTrace', 'arguments.callee.caller'), captureStack, freshStack(/\.stack\b/, /^(Error|TypeError|RangeError)\(\)/), imports('callsites', 'caller-callsite', 'caller-path', 'stack-trace', 'error-stack-parser', 'parent-module', 'stacktrace-js')) },
-  { id: 'caller.read', lang: 'go', find: refs('runtime.Caller', 'runtime.Callers', 'runtime.Stack', 'runtime/debug.Stack', 'runtime/debug.PrintStack') },
-  { id: 'caller.read', lang: 'java', find: all(refs('StackWalker', 'Thread.currentThread().getStackTrace', 'Thread.getAllStackTraces', 'sun.reflect.Reflection.getCallerClass'), freshStack(/\.getStackTrace\b/, /^(Throwable|Exception|RuntimeException|Error)\(\)/)) },
+  {
+    id: 'caller.read',
+    lang: 'python',
+    find: all(
+      refs(
+        'inspect.stack',
+        'inspect.currentframe',
+        'inspect.getouterframes',
+        'inspect.getsource',
+        'inspect.getsourcelines',
+        'inspect.trace',
+        'sys._getframe',
+        'sys._current_frames',
+        'traceback.extract_stack',
+        'traceback.format_stack',
+        'traceback.print_stack',
+        'traceback.walk_stack',
+        'traceback.StackSummary.extract',
+      ),
+      words(/^f_back$/),
+    ),
+  },
+  {
+    id: 'caller.read',
+    lang: 'js',
+    find: all(
+      refs('Error.prepareStackTrace', 'arguments.callee.caller'),
+      captureStack,
+      freshStack(/\.stack\b/, /^(Error|TypeError|RangeError)\(\)/),
+      imports(
+        'callsites',
+        'caller-callsite',
+        'caller-path',
+        'stack-trace',
+        'error-stack-parser',
+        'parent-module',
+        'stacktrace-js',
+      ),
+    ),
+  },
+  {
+    id: 'caller.read',
+    lang: 'go',
+    find: refs('runtime.Caller', 'runtime.Callers', 'runtime.Stack', 'runtime/debug.Stack', 'runtime/debug.PrintStack'),
+  },
+  {
+    id: 'caller.read',
+    lang: 'java',
+    find: all(
+      refs(
+        'StackWalker',
+        'Thread.currentThread().getStackTrace',
+        'Thread.getAllStackTraces',
+        'sun.reflect.Reflection.getCallerClass',
+      ),
+      freshStack(/\.getStackTrace\b/, /^(Throwable|Exception|RuntimeException|Error)\(\)/),
+    ),
+  },
 
   // replacing process-wide hooks and streams
-  { id: 'hook.replace', lang: 'python', find: all(
-    assigns('sys.stdout', 'sys.stderr', 'sys.stdin', 'sys.__stdout__', 'sys.__stderr__', 'sys.excepthook', 'sys.displayhook', 'sys.unraisablehook', 'sys.breakpointhook', 'threading.excepthook', 'builtins.*', 'sys.meta_path', 'sys.path_hooks'),
-    (s) => assigns('sys.modules.*')(s).filter(([i]) => !selfModule(s, i)),
-    refs('sys.settrace()', 'sys.setprofile()', 'threading.settrace()', 'threading.setprofile()', 'threading.settrace_all_threads()', 'threading.setprofile_all_threads()', 'sys.monitoring', 'sys.addaudithook()', 'sys.modules.update()', 'sys.modules.setdefault()', 'sys.modules.__setitem__()', 'sys.meta_path.insert()', 'sys.meta_path.append()'),
-  ) },
-  { id: 'hook.replace', lang: 'js', find: assigns('Object.prototype.*', 'globalThis.*', 'global.*', 'process.stdout.write', 'process.stderr.write', 'process.stdout', 'process.stderr', 'console.*', 'Error.prepareStackTrace', 'require.cache.*', 'Module._load', 'Module.prototype.require', 'module.Module._load', 'module._load') },
+  {
+    id: 'hook.replace',
+    lang: 'python',
+    find: all(
+      assigns(
+        'sys.stdout',
+        'sys.stderr',
+        'sys.stdin',
+        'sys.__stdout__',
+        'sys.__stderr__',
+        'sys.excepthook',
+        'sys.displayhook',
+        'sys.unraisablehook',
+        'sys.breakpointhook',
+        'threading.excepthook',
+        'builtins.*',
+        'sys.meta_path',
+        'sys.path_hooks',
+      ),
+      (s) => assigns('sys.modules.*')(s).filter(([i]) => !selfModule(s, i)),
+      refs(
+        'sys.settrace()',
+        'sys.setprofile()',
+        'threading.settrace()',
+        'threading.setprofile()',
+        'threading.settrace_all_threads()',
+        'threading.setprofile_all_threads()',
+        'sys.monitoring',
+        'sys.addaudithook()',
+        'sys.modules.update()',
+        'sys.modules.setdefault()',
+        'sys.modules.__setitem__()',
+        'sys.meta_path.insert()',
+        'sys.meta_path.append()',
+      ),
+    ),
+  },
+  {
+    id: 'hook.replace',
+    lang: 'js',
+    find: assigns(
+      'Object.prototype.*',
+      'globalThis.*',
+      'global.*',
+      'process.stdout.write',
+      'process.stderr.write',
+      'process.stdout',
+      'process.stderr',
+      'console.*',
+      'Error.prepareStackTrace',
+      'require.cache.*',
+      'Module._load',
+      'Module.prototype.require',
+      'module.Module._load',
+      'module._load',
+    ),
+  },
   { id: 'hook.replace', lang: 'go', find: assigns('os.Stdout', 'os.Stderr') },
-  { id: 'hook.replace', lang: 'java', find: refs('System.setOut()', 'System.setErr()', 'Thread.setDefaultUncaughtExceptionHandler()', 'System.setSecurityManager()') },
+  {
+    id: 'hook.replace',
+    lang: 'java',
+    find: refs(
+      'System.setOut()',
+      'System.setErr()',
+      'Thread.setDefaultUncaughtExceptionHandler()',
+      'System.setSecurityManager()',
+    ),
+  },
 
   // rewriting other code in memory
-  { id: 'code.swap', lang: 'python', find: all(refs('gc.get_objects', 'gc.get_referrers', 'gc.get_referents'), codeWrite) },
+  {
+    id: 'code.swap',
+    lang: 'python',
+    find: all(refs('gc.get_objects', 'gc.get_referrers', 'gc.get_referents'), codeWrite),
+  },
 
   // comparison that does not look at its argument
   { id: 'eq.always', lang: 'python', find: pythonEq },
@@ -411,7 +764,13 @@ export function foreignCoding(text: string): { line: number; name: string } | nu
 
 /** Relative `require`/`import` of a file this scan does not read: Node runs `require("./x.dat")` as JavaScript. */
 export function opaqueLoads(s: Source): { at: number; module: string }[] {
-  return s.imports.filter((m) => /^\.\.?\//.test(m.module) && /\.[^./]+$/.test(m.module) && !/\.json$/i.test(m.module) && langOf(m.module) === null);
+  return s.imports.filter(
+    (m) =>
+      /^\.\.?\//.test(m.module) &&
+      /\.[^./]+$/.test(m.module) &&
+      !/\.json$/i.test(m.module) &&
+      langOf(m.module) === null,
+  );
 }
 
 /**

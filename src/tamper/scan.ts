@@ -60,7 +60,17 @@ const GLOBAL_OBJECTS = new Set(['globalThis', 'global', 'window', 'self']);
 /** Calls that read a member by a name given as a string. */
 const GETTERS = new Set(['getattr()', 'Reflect.get()']);
 /** Calls that write a member by a name given as a string (target, name, ...). */
-const SETTERS = new Set(['setattr()', 'object.__setattr__()', 'type.__setattr__()', 'Reflect.set()', 'Object.defineProperty()', 'Reflect.defineProperty()', 'Object.defineProperties()', 'Object.assign()', 'Object.setPrototypeOf()']);
+const SETTERS = new Set([
+  'setattr()',
+  'object.__setattr__()',
+  'type.__setattr__()',
+  'Reflect.set()',
+  'Object.defineProperty()',
+  'Reflect.defineProperty()',
+  'Object.defineProperties()',
+  'Object.assign()',
+  'Object.setPrototypeOf()',
+]);
 /** Calls whose result reaches the members of their argument: `vars(os)["_exit"]`, `Object.getPrototypeOf(process).exit`. */
 const THROUGH = new Set(['vars()', 'Object.getPrototypeOf()', 'Reflect.getPrototypeOf()']);
 /** Calls that load a module by name. */
@@ -82,7 +92,18 @@ export function readSource(text: string, lang: Lang, path: string): Source {
   const { stmtOf, stmts } = statements(toks, lang);
   const bindings = new Map<string, Binding>();
   const imports: Import[] = [];
-  const src: Source = { lang, path, toks, stmtOf, stmts, refs: [], imports, close, stringAt: () => null, textsAt: () => [] };
+  const src: Source = {
+    lang,
+    path,
+    toks,
+    stmtOf,
+    stmts,
+    refs: [],
+    imports,
+    close,
+    stringAt: () => null,
+    textsAt: () => [],
+  };
   const stringAt = (i: number): string | null => {
     const t = toks[i];
     if (t?.k === 'str') return t.v;
@@ -95,7 +116,7 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     const t = toks[i];
     if (t?.k === 'str') return [t.v];
     const b = t?.k === 'id' ? bindings.get(t.v) : undefined;
-    return b ? ('str' in b ? [b.str] : b.texts ?? []) : [];
+    return b ? ('str' in b ? [b.str] : (b.texts ?? [])) : [];
   };
 
   /** Follows a head name through the bindings (bounded: bindings may loop). */
@@ -122,19 +143,37 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     return follow(i, resolve([toks[i].v]), i + 1, [], null, depth);
   };
   /** The members, subscripts and calls after a chain's head. */
-  const follow = (i: number, head: string[], from: number, calls: [number, number][], setter: Ref | null, depth: number): Chain => {
+  const follow = (
+    i: number,
+    head: string[],
+    from: number,
+    calls: [number, number][],
+    setter: Ref | null,
+    depth: number,
+  ): Chain => {
     let parts = [...head];
     let j = from;
     while (j < toks.length) {
       const t = toks[j];
-      if (t.k === 'op' && (t.v === '.' || t.v === '?.') && toks[j + 1]?.k === 'id') { parts.push(toks[j + 1].v); j += 2; continue; }
-      if (t.k === 'op' && t.v === '?.' && toks[j + 1]?.v === '(') { j++; continue; }
-      if (t.k === 'op' && t.v === '!' && lang === 'js' && toks[j + 1]?.k === 'op' && toks[j + 1].v === '.') { j++; continue; }
+      if (t.k === 'op' && (t.v === '.' || t.v === '?.') && toks[j + 1]?.k === 'id') {
+        parts.push(toks[j + 1].v);
+        j += 2;
+        continue;
+      }
+      if (t.k === 'op' && t.v === '?.' && toks[j + 1]?.v === '(') {
+        j++;
+        continue;
+      }
+      if (t.k === 'op' && t.v === '!' && lang === 'js' && toks[j + 1]?.k === 'op' && toks[j + 1].v === '.') {
+        j++;
+        continue;
+      }
       if (t.k === 'op' && t.v === '[') {
         const end = close(j);
         const name = end === j + 2 ? stringAt(j + 1) : null;
         // `sys.modules["os"]._exit` is the module itself.
-        if (name !== null && lang === 'python' && joinPath(parts) === 'sys.modules' && toks[end + 1]?.v === '.') parts = moduleParts(name);
+        if (name !== null && lang === 'python' && joinPath(parts) === 'sys.modules' && toks[end + 1]?.v === '.')
+          parts = moduleParts(name);
         else parts.push(name ?? '[]');
         j = end + 1;
         continue;
@@ -147,7 +186,8 @@ export function readSource(text: string, lang: Lang, path: string): Source {
         const args = special ? splitArgs(toks, j + 1, end) : [];
         const first = args[0] ? chainAt(args[0][0], depth + 1) : null;
         const name = args[1] && args[1][1] - args[1][0] === 1 ? stringAt(args[1][0]) : null;
-        const loaded = LOADERS[lang].has(here) && args[0] && args[0][1] - args[0][0] === 1 ? stringAt(args[0][0]) : null;
+        const loaded =
+          LOADERS[lang].has(here) && args[0] && args[0][1] - args[0][0] === 1 ? stringAt(args[0][0]) : null;
         if (GETTERS.has(here) && first && first.end === args[0][1] && name !== null) parts = [...first.parts, name];
         else if (THROUGH.has(here) && first && first.end === args[0][1] && args.length === 1) parts = [...first.parts];
         else if (loaded !== null) {
@@ -155,7 +195,13 @@ export function readSource(text: string, lang: Lang, path: string): Source {
           parts = moduleParts(loaded);
         } else {
           if (SETTERS.has(here) && first && first.end === args[0][1]) {
-            const target = name !== null && here !== 'Object.assign()' && here !== 'Object.defineProperties()' && here !== 'Object.setPrototypeOf()' ? [...first.parts, name] : [...first.parts, '[]'];
+            const target =
+              name !== null &&
+              here !== 'Object.assign()' &&
+              here !== 'Object.defineProperties()' &&
+              here !== 'Object.setPrototypeOf()'
+                ? [...first.parts, name]
+                : [...first.parts, '[]'];
             setter = makeRef(target, i, end + 1, [], true);
           }
           parts.push('()');
@@ -167,7 +213,8 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     }
     return { parts, end: j, calls, setter };
   };
-  const canonical = (parts: string[]) => joinPath(lang === 'python' ? pythonCanonical(parts) : lang === 'js' ? jsCanonical(parts) : parts);
+  const canonical = (parts: string[]) =>
+    joinPath(lang === 'python' ? pythonCanonical(parts) : lang === 'js' ? jsCanonical(parts) : parts);
   const makeRef = (parts: string[], start: number, end: number, calls: [number, number][], assigned: boolean): Ref => {
     const head = toks[start]?.k === 'id' ? resolve([toks[start].v]) : [];
     const held = head.includes('()') ? canonical(head) : '';
@@ -182,7 +229,11 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     if (toks[i].k === 'op' && toks[i].v === '(') {
       // A parenthesized chain that goes on after its `)`; a call's parentheses are the chain before them.
       const after = toks[close(i) + 1];
-      const called = prev && (prev.k === 'str' || (prev.k === 'id' && !EXPRESSION_AFTER.has(prev.v)) || (prev.k === 'op' && (prev.v === ')' || prev.v === ']')));
+      const called =
+        prev &&
+        (prev.k === 'str' ||
+          (prev.k === 'id' && !EXPRESSION_AFTER.has(prev.v)) ||
+          (prev.k === 'op' && (prev.v === ')' || prev.v === ']')));
       if (called || after?.k !== 'op' || !['.', '?.', '['].includes(after.v)) continue;
       const c = chainAt(i);
       if (c && c.end > close(i) + 1) src.refs.push(makeRef(c.parts, i, c.end, c.calls, assignOp(toks[c.end])));
@@ -198,13 +249,36 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     src.refs.push(makeRef(parts, i, c.end, c.calls, assigned));
     if (c.setter) src.refs.push(c.setter);
     // `from os import *`: a name bound nowhere in the file may come from a star import.
-    if (!bindings.has(toks[i].v)) for (const m of stars) src.refs.push(makeRef([...m.split('.'), ...parts], i, c.end, c.calls, assigned));
+    if (!bindings.has(toks[i].v))
+      for (const m of stars) src.refs.push(makeRef([...m.split('.'), ...parts], i, c.end, c.calls, assigned));
   }
   return src;
 }
 
 /** Keywords after which `(` opens an expression, not a call's arguments. */
-const EXPRESSION_AFTER = new Set(['return', 'await', 'yield', 'in', 'of', 'typeof', 'void', 'not', 'and', 'or', 'else', 'case', 'throw', 'new', 'delete', 'if', 'elif', 'while', 'is', 'lambda', 'assert']);
+const EXPRESSION_AFTER = new Set([
+  'return',
+  'await',
+  'yield',
+  'in',
+  'of',
+  'typeof',
+  'void',
+  'not',
+  'and',
+  'or',
+  'else',
+  'case',
+  'throw',
+  'new',
+  'delete',
+  'if',
+  'elif',
+  'while',
+  'is',
+  'lambda',
+  'assert',
+]);
 
 function assignOp(t: Token | undefined): boolean {
   return t?.k === 'op' && (t.v === '=' || /^[-+*/%&|^@]=$|^(\*\*|\/\/|>>|<<|\?\?|&&|\|\|)=$/.test(t.v));
@@ -238,7 +312,10 @@ export function splitArgs(toks: Token[], start: number, end: number): Span[] {
     if (t.k !== 'op') continue;
     if ('([{'.includes(t.v)) depth++;
     else if (')]}'.includes(t.v)) depth--;
-    else if (t.v === ',' && depth === 0) { out.push([from, i]); from = i + 1; }
+    else if (t.v === ',' && depth === 0) {
+      out.push([from, i]);
+      from = i + 1;
+    }
   }
   if (end > from) out.push([from, end]);
   return out;
@@ -275,7 +352,13 @@ function statements(toks: Token[], lang: Lang): { stmtOf: number[]; stmts: Span[
   toks.forEach((t, i) => {
     if (t.k === 'nl' || (t.k === 'op' && (t.v === ';' || (lang !== 'python' && (t.v === '{' || t.v === '}'))))) end(i);
     // Go ends a statement at a line break after a name, literal or closing bracket.
-    else if (lang === 'go' && toks[i + 1] && toks[i + 1].line > t.endLine && (t.k !== 'op' || /^([)\]}]|\+\+|--)$/.test(t.v))) end(i + 1, false);
+    else if (
+      lang === 'go' &&
+      toks[i + 1] &&
+      toks[i + 1].line > t.endLine &&
+      (t.k !== 'op' || /^([)\]}]|\+\+|--)$/.test(t.v))
+    )
+      end(i + 1, false);
   });
   end(toks.length);
   return { stmtOf, stmts };
@@ -284,11 +367,25 @@ function statements(toks: Token[], lang: Lang): { stmtOf: number[]; stmts: Span[
 type ChainAt = (i: number) => { parts: string[]; end: number } | null;
 
 /** Imports and simple assignments: the names a file binds, and the modules it loads. */
-function collectBindings(src: Source, bindings: Map<string, Binding>, imports: Import[], stars: string[], chainAt: ChainAt) {
+function collectBindings(
+  src: Source,
+  bindings: Map<string, Binding>,
+  imports: Import[],
+  stars: string[],
+  chainAt: ChainAt,
+) {
   const { toks, lang } = src;
   const bindChain = (name: string, at: number) => {
-    const rhs = toks[at]?.k === 'id' && toks[at].v === 'new' ? at + 1 : toks[at]?.k === 'id' && toks[at].v === 'await' ? at + 1 : at;
-    if (toks[rhs]?.k === 'str') { bindings.set(name, { str: toks[rhs].v }); return; }
+    const rhs =
+      toks[at]?.k === 'id' && toks[at].v === 'new'
+        ? at + 1
+        : toks[at]?.k === 'id' && toks[at].v === 'await'
+          ? at + 1
+          : at;
+    if (toks[rhs]?.k === 'str') {
+      bindings.set(name, { str: toks[rhs].v });
+      return;
+    }
     const c = chainAt(rhs);
     // `node = node.parent` says nothing new about what `node` names.
     if (!c || (toks[rhs].k === 'id' && toks[rhs].v === name)) return;
@@ -318,7 +415,10 @@ function collectBindings(src: Source, bindings: Map<string, Binding>, imports: I
     // NAME = chain, NAME := chain, NAME: Type = chain
     if (t.k === 'id') {
       let j = i + 1;
-      const declared = lang === 'js' ? ['const', 'let', 'var'].includes(prev?.v ?? '') : lang === 'python' && src.stmts[src.stmtOf[i]]?.[0] === i;
+      const declared =
+        lang === 'js'
+          ? ['const', 'let', 'var'].includes(prev?.v ?? '')
+          : lang === 'python' && src.stmts[src.stmtOf[i]]?.[0] === i;
       if (toks[j]?.v === ':' && toks[j].k === 'op' && declared) {
         const stmt = src.stmtOf[i];
         while (j < toks.length && src.stmtOf[j] === stmt && !(toks[j].k === 'op' && toks[j].v === '=')) j++;
@@ -326,7 +426,9 @@ function collectBindings(src: Source, bindings: Map<string, Binding>, imports: I
       const op = toks[j];
       // In Python, `NAME = x` inside brackets is a keyword argument or a parameter's default: it names no
       // module or function, though its string still tells what `open(path, mode="w")` does.
-      const assigns = op?.k === 'op' && (op.v === ':=' || (op.v === '=' && (lang !== 'python' || depth === 0 || toks[j + 1]?.k === 'str')));
+      const assigns =
+        op?.k === 'op' &&
+        (op.v === ':=' || (op.v === '=' && (lang !== 'python' || depth === 0 || toks[j + 1]?.k === 'str')));
       if (assigns && toks[j + 1] && t.v !== '_') bindChain(t.v, j + 1);
     }
     // const { a, b: c, d: { e } } = chain
@@ -341,7 +443,14 @@ function collectBindings(src: Source, bindings: Map<string, Binding>, imports: I
   }
 }
 
-function destructure(toks: Token[], open: number, close: number, from: string[], bindings: Map<string, Binding>, closeOf: (i: number) => number) {
+function destructure(
+  toks: Token[],
+  open: number,
+  close: number,
+  from: string[],
+  bindings: Map<string, Binding>,
+  closeOf: (i: number) => number,
+) {
   for (const [s, e] of splitArgs(toks, open + 1, close)) {
     const key = toks[s];
     if (key?.k !== 'id' && key?.k !== 'str') continue;
@@ -354,7 +463,14 @@ function destructure(toks: Token[], open: number, close: number, from: string[],
   }
 }
 
-function pythonImport(toks: Token[], s: number, e: number, bindings: Map<string, Binding>, imports: Import[], stars: string[]) {
+function pythonImport(
+  toks: Token[],
+  s: number,
+  e: number,
+  bindings: Map<string, Binding>,
+  imports: Import[],
+  stars: string[],
+) {
   const dotted = (i: number): [string, number] => {
     let name = '';
     while (i < e && toks[i].k === 'op' && (toks[i].v === '.' || toks[i].v === '...')) name += toks[i++].v; // relative
@@ -380,7 +496,10 @@ function pythonImport(toks: Token[], s: number, e: number, bindings: Map<string,
   imports.push({ module: mod, at: s });
   let from = i + 1;
   let to = e;
-  if (toks[from]?.v === '(') { to = Math.min(e, toks.length); from++; }
+  if (toks[from]?.v === '(') {
+    to = Math.min(e, toks.length);
+    from++;
+  }
   for (const [a, b] of splitArgs(toks, from, to)) {
     const name = toks[a];
     if (name?.v === '*') stars.push(mod);
@@ -396,7 +515,10 @@ function jsImport(toks: Token[], s: number, e: number, bindings: Map<string, Bin
   // (the `{` of a named import ends the statement split, so look ahead past it)
   let fromAt = -1;
   for (let i = s; i < Math.min(toks.length, e + 200); i++) {
-    if (toks[i].k === 'str' && (toks[i - 1]?.v === 'from' || i === s + 1)) { fromAt = i; break; }
+    if (toks[i].k === 'str' && (toks[i - 1]?.v === 'from' || i === s + 1)) {
+      fromAt = i;
+      break;
+    }
     if (toks[i].k === 'op' && toks[i].v === ';') break;
   }
   if (toks[s].v === 'import' && toks[s + 1]?.v === '(') return; // a dynamic import is a chain
@@ -407,7 +529,11 @@ function jsImport(toks: Token[], s: number, e: number, bindings: Map<string, Bin
   const parts = [mod.replace(/^node:/, '')];
   for (let i = s + 1; i < fromAt; i++) {
     const t = toks[i];
-    if (t.k === 'op' && t.v === '*' && toks[i + 1]?.v === 'as') { bindings.set(toks[i + 2].v, { parts }); i += 2; continue; }
+    if (t.k === 'op' && t.v === '*' && toks[i + 1]?.v === 'as') {
+      bindings.set(toks[i + 2].v, { parts });
+      i += 2;
+      continue;
+    }
     if (t.k === 'op' && t.v === '{') {
       let j = i + 1;
       while (j < fromAt && toks[j].v !== '}') {
@@ -421,7 +547,8 @@ function jsImport(toks: Token[], s: number, e: number, bindings: Map<string, Bin
       i = j;
       continue;
     }
-    if (t.k === 'id' && t.v !== 'type' && (toks[i + 1]?.v === ',' || i + 1 === fromAt - 1)) bindings.set(t.v, { parts });
+    if (t.k === 'id' && t.v !== 'type' && (toks[i + 1]?.v === ',' || i + 1 === fromAt - 1))
+      bindings.set(t.v, { parts });
   }
 }
 
@@ -433,7 +560,8 @@ function goImport(toks: Token[], s: number, e: number, bindings: Map<string, Bin
     if (t.k === 'op' && t.v === ')') break;
     if (t.k !== 'str') continue;
     imports.push({ module: t.v, at: i });
-    const alias = toks[i - 1]?.k === 'id' && toks[i - 1].v !== 'import' ? toks[i - 1].v : t.v.slice(t.v.lastIndexOf('/') + 1);
+    const alias =
+      toks[i - 1]?.k === 'id' && toks[i - 1].v !== 'import' ? toks[i - 1].v : t.v.slice(t.v.lastIndexOf('/') + 1);
     if (alias !== '_' && alias !== '.') bindings.set(alias, { parts: [t.v] });
   }
 }
@@ -442,7 +570,8 @@ function javaImport(toks: Token[], s: number, e: number, bindings: Map<string, B
   let i = s + 1;
   if (toks[i]?.v === 'static') i++;
   let name = '';
-  while (i < e && (toks[i].k === 'id' || (toks[i].k === 'op' && (toks[i].v === '.' || toks[i].v === '*')))) name += toks[i++].v;
+  while (i < e && (toks[i].k === 'id' || (toks[i].k === 'op' && (toks[i].v === '.' || toks[i].v === '*'))))
+    name += toks[i++].v;
   const mod = name.replace(/\.\*$/, '');
   imports.push({ module: mod, at: s });
   if (!name.endsWith('*')) bindings.set(mod.slice(mod.lastIndexOf('.') + 1), { parts: mod.split('.') });

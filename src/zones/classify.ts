@@ -50,9 +50,14 @@ export function classifierFrom(rules: ZoneRule[]): Classify {
     if (zone === undefined) {
       const lower = folds && /[A-Z]/.test(p) ? p.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : p;
       const cut = p.indexOf('/');
-      const candidates = [filed[0].get(cut < 0 ? p : p.slice(0, cut)), filed[1].get(cut < 0 ? lower : lower.slice(0, cut)), anywhere];
+      const candidates = [
+        filed[0].get(cut < 0 ? p : p.slice(0, cut)),
+        filed[1].get(cut < 0 ? lower : lower.slice(0, cut)),
+        anywhere,
+      ];
       let best = Infinity;
-      for (const list of candidates) for (const e of list ?? []) if (e.rule < best && e.test(e.fold ? lower : p, p)) best = e.rule;
+      for (const list of candidates)
+        for (const e of list ?? []) if (e.rule < best && e.test(e.fold ? lower : p, p)) best = e.rule;
       zone = best === Infinity ? null : rules[best].zone;
       memo.set(p, zone);
     }
@@ -81,7 +86,8 @@ function tester(pattern: Pattern): (p: string, original: string) => boolean {
     return (p) => p.startsWith(dir) || p === pattern.under;
   }
   let re: RegExp | null = null;
-  return (p, original) => p.startsWith(pattern.prefix) && (re ??= new RegExp(pattern.source, pattern.flags)).test(original);
+  return (p, original) =>
+    p.startsWith(pattern.prefix) && (re ??= new RegExp(pattern.source, pattern.flags)).test(original);
 }
 
 export function isOracle(zone: ZoneName | null): boolean {

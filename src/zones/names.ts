@@ -17,15 +17,20 @@ export const CODEOWNERS_FILES = ['.github/CODEOWNERS', 'CODEOWNERS', 'docs/CODEO
  * says who must review every oracle.
  */
 export const BUILTIN_GUARD = [
-  '.patchwarden.yml', '.patchwarden/**', '.husky/**',
+  '.patchwarden.yml',
+  '.patchwarden/**',
+  '.husky/**',
   '**/.gitattributes',
   // lefthook: its configs in every format and place it reads, and its script folders.
-  '{,.}lefthook{,-local}.{yml,yaml,toml,json,jsonc}', '.config/lefthook{,-local}.{yml,yaml,toml,json,jsonc}', '.lefthook{,-local}/**',
+  '{,.}lefthook{,-local}.{yml,yaml,toml,json,jsonc}',
+  '.config/lefthook{,-local}.{yml,yaml,toml,json,jsonc}',
+  '.lefthook{,-local}/**',
   '.pre-commit-config.yaml',
   // Who must review the oracles: every place GitHub and GitLab read a CODEOWNERS file.
   ...CODEOWNERS_FILES,
   // The guard itself where the hook shims look for it first: a committed one would run in every clone.
-  'node_modules/.bin/patchwarden', 'node_modules/patchwarden/**',
+  'node_modules/.bin/patchwarden',
+  'node_modules/patchwarden/**',
 ];
 
 export const CONFIG_FILE = '.patchwarden.yml';

@@ -10,7 +10,10 @@ export interface Zoned {
 }
 
 /** The src and oracle paths of a change set, each once. */
-export function zonedPaths(changes: Iterable<{ path: string; status: string }>, classify: Classify): { src: Zoned[]; oracle: Zoned[] } {
+export function zonedPaths(
+  changes: Iterable<{ path: string; status: string }>,
+  classify: Classify,
+): { src: Zoned[]; oracle: Zoned[] } {
   const src: Zoned[] = [];
   const oracle: Zoned[] = [];
   const seen = new Set<string>();

@@ -31,7 +31,12 @@ test('plain install: shims in .git/hooks, the shipped file, idempotent', () => {
   assert.equal(readFileSync(hook, 'utf8'), readFileSync(path.join(PROJECT, 'hooks/pre-commit'), 'utf8'));
   const config = readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8');
   const second = repo.json(['init', '--yes']);
-  assert.equal(second.out.actions, ['.patchwarden.yml: kept as it is', '.git/hooks/pre-commit: already installed', '.git/hooks/pre-merge-commit: already installed', '.git/hooks/pre-push: already installed']);
+  assert.equal(second.out.actions, [
+    '.patchwarden.yml: kept as it is',
+    '.git/hooks/pre-commit: already installed',
+    '.git/hooks/pre-merge-commit: already installed',
+    '.git/hooks/pre-push: already installed',
+  ]);
   assert.equal(readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'), config);
   repo.commit({}, 'config');
   assert.ok(mixedCommitRefused(repo));
@@ -40,7 +45,8 @@ test('plain install: shims in .git/hooks, the shipped file, idempotent', () => {
 
 test('the shipped shims are one file under three names', () => {
   const body = readFileSync(path.join(PROJECT, 'hooks/pre-commit'));
-  for (const name of ['pre-push', 'pre-receive']) assert.ok(body.equals(readFileSync(path.join(PROJECT, 'hooks', name))), name);
+  for (const name of ['pre-push', 'pre-receive'])
+    assert.ok(body.equals(readFileSync(path.join(PROJECT, 'hooks', name))), name);
 });
 
 test('a foreign hook is kept, runs first, and can still stop the commit', () => {
@@ -49,7 +55,10 @@ test('a foreign hook is kept, runs first, and can still stop the commit', () => 
   const log = path.join(repo.dir, 'foreign.log');
   writeFileSync(hook, `#!/bin/sh\necho ran >> "${log}"\nexit "\${FOREIGN_EXIT:-0}"\n`, { mode: 0o755 });
   const r = repo.json(['init', '--yes']);
-  assert.ok(r.out.actions.some((a: string) => /kept as pre-commit\.pre-patchwarden and runs first/.test(a)), JSON.stringify(r.out.actions));
+  assert.ok(
+    r.out.actions.some((a: string) => /kept as pre-commit\.pre-patchwarden and runs first/.test(a)),
+    JSON.stringify(r.out.actions),
+  );
   assert.ok(readFileSync(hook + '.pre-patchwarden', 'utf8').includes('echo ran'));
   repo.commit({}, 'config');
   repo.write('tests/t.py', 't\n').git(['add', 'tests/t.py']);
@@ -81,17 +90,20 @@ test('core.hooksPath is honoured', () => {
   assert.ok(mixedCommitRefused(repo));
 });
 
-test('husky: the guard goes into .husky/ before the user\'s commands; HUSKY=0 and a missing .husky/_ are named', () => {
+test("husky: the guard goes into .husky/ before the user's commands; HUSKY=0 and a missing .husky/_ are named", () => {
   const repo = withSource();
   repo.write('package.json', JSON.stringify({ name: 'x', devDependencies: { husky: '^9' } }));
   repo.write('.husky/pre-commit', 'echo lint-staged would run here\n');
-  const husky = sh(process.execPath, [path.join(PROJECT, 'node_modules/husky/bin.js')], { cwd: repo.dir, env: repo.env });
+  const husky = sh(process.execPath, [path.join(PROJECT, 'node_modules/husky/bin.js')], {
+    cwd: repo.dir,
+    env: repo.env,
+  });
   assert.is(husky.code, 0, husky.stderr + husky.stdout);
   const init = repo.json(['init', '--yes']);
   assert.is(init.out.style, 'husky');
   const file = readFileSync(path.join(repo.dir, '.husky/pre-commit'), 'utf8');
   assert.ok(file.startsWith('# patchwarden-managed'), 'the guard runs first');
-  assert.ok(file.endsWith('\necho lint-staged would run here\n'), 'the user\'s line is kept, after it');
+  assert.ok(file.endsWith('\necho lint-staged would run here\n'), "the user's line is kept, after it");
   assert.match(file, /"\$pw" pre-commit "\$@"/);
   assert.ok(existsSync(path.join(repo.dir, '.husky/pre-push')));
   repo.commit({}, 'guard');
@@ -138,18 +150,40 @@ test('doctor checks the ledger, the fixture lock and the registry in the working
   // A registry that nothing runs is a problem, with the fix at the end of its line.
   const unrun = repo.pw(['doctor']);
   assert.is(unrun.code, 1);
-  assert.match(unrun.stdout, /PROBLEM registry: spec\/invariants\.yaml lists invariants but properties\.command is not set.*`\$EDITOR \.patchwarden\.yml`\n/);
-  repo.write('.patchwarden.yml', readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8').replace('# command: YOUR PROPERTY', 'command: YOUR PROPERTY'));
+  assert.match(
+    unrun.stdout,
+    /PROBLEM registry: spec\/invariants\.yaml lists invariants but properties\.command is not set.*`\$EDITOR \.patchwarden\.yml`\n/,
+  );
+  repo.write(
+    '.patchwarden.yml',
+    readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8').replace(
+      '# command: YOUR PROPERTY',
+      'command: YOUR PROPERTY',
+    ),
+  );
   const good = repo.json(['doctor']);
   assert.is(good.code, 0, JSON.stringify(good.out.checks));
-  assert.equal(good.out.checks.slice(-4).map((c: { check: string }) => c.check), ['ledger', 'fixtures', 'registry', 'tamper-allow']);
-  repo.write('freeze/signatures.yaml', 'version: 1\nrecords:\n  - sig: 7c1a9e2b44d0af13\n    reason: r\n    expires: 2026-01-01T00:00:00Z\n');
+  assert.equal(
+    good.out.checks.slice(-4).map((c: { check: string }) => c.check),
+    ['ledger', 'fixtures', 'registry', 'tamper-allow'],
+  );
+  repo.write(
+    'freeze/signatures.yaml',
+    'version: 1\nrecords:\n  - sig: 7c1a9e2b44d0af13\n    reason: r\n    expires: 2026-01-01T00:00:00Z\n',
+  );
   repo.write('fixtures/input/a.json', '{"a":2}\n');
   repo.write('spec/invariants.yaml', 'version: 1\ninvariants: 3\n');
-  repo.write('.patchwarden/tamper-allow.yaml', 'version: 1\nallow:\n  - path: src/**\n    rule: exit.nothing\n    owner: o\n    reason: r\n');
+  repo.write(
+    '.patchwarden/tamper-allow.yaml',
+    'version: 1\nallow:\n  - path: src/**\n    rule: exit.nothing\n    owner: o\n    reason: r\n',
+  );
   const bad = repo.json(['doctor']);
   assert.is(bad.code, 1);
-  const problems = Object.fromEntries(bad.out.checks.filter((c: { ok: boolean }) => !c.ok).map((c: { check: string; detail: string }) => [c.check, c.detail]));
+  const problems = Object.fromEntries(
+    bad.out.checks
+      .filter((c: { ok: boolean }) => !c.ok)
+      .map((c: { check: string; detail: string }) => [c.check, c.detail]),
+  );
   assert.match(problems.ledger, /owner/);
   assert.match(problems.fixtures, /differ from fixtures\/inputs\.sha256/);
   assert.match(problems.registry, /spec\/invariants\.yaml:2/);

@@ -13,17 +13,26 @@ import { gate, sample } from '../gate/sample.js';
 test.after.each(cleanup);
 const withPytest = testUnless(pytestMissing);
 
-const finding = (out: Record<string, any>, check: string) => out.checks.find((c: { check: string }) => c.check === check);
+const finding = (out: Record<string, any>, check: string) =>
+  out.checks.find((c: { check: string }) => c.check === check);
 
 test('CODEOWNERS rules: last match wins, folders, anchored and floating patterns, rules without owners, GitLab sections', () => {
-  const gh = parseCodeowners('# owners\n*  @everyone\n/spec/  @qa\nfreeze/ @qa @sre\n/spec/generated/\ndocs/*  @docs\n');
+  const gh = parseCodeowners(
+    '# owners\n*  @everyone\n/spec/  @qa\nfreeze/ @qa @sre\n/spec/generated/\ndocs/*  @docs\n',
+  );
   assert.equal(requiredOwners(gh, 'src/a.py'), ['@everyone']);
   assert.equal(requiredOwners(gh, 'spec/p/test_a.py'), ['@qa']);
   assert.equal(requiredOwners(gh, 'spec/generated/x.py'), [], 'a later rule without owners unowns it');
-  assert.equal(requiredOwners(gh, 'deep/freeze/signatures.yaml'), ['@qa', '@sre'], 'a floating folder matches at any depth');
+  assert.equal(
+    requiredOwners(gh, 'deep/freeze/signatures.yaml'),
+    ['@qa', '@sre'],
+    'a floating folder matches at any depth',
+  );
   assert.equal(requiredOwners(gh, 'docs/a.md'), ['@docs']);
   assert.equal(requiredOwners(gh, 'docs/deep/a.md'), ['@everyone'], 'docs/* is the files directly in docs');
-  const gl = parseCodeowners('[Backend] @backend\nsrc/\n\n[Oracles][2] @qa\n/spec/\n/freeze/ @sre\n\n^[Optional docs] @docs\n/fixtures/\n');
+  const gl = parseCodeowners(
+    '[Backend] @backend\nsrc/\n\n[Oracles][2] @qa\n/spec/\n/freeze/ @sre\n\n^[Optional docs] @docs\n/fixtures/\n',
+  );
   assert.equal(requiredOwners(gl, 'spec/x.py'), ['@qa'], 'a section default owner');
   assert.equal(requiredOwners(gl, 'freeze/signatures.yaml'), ['@sre']);
   assert.equal(requiredOwners(gl, 'fixtures/input/a.json'), [], 'an optional section requires nobody');
@@ -32,12 +41,21 @@ test('CODEOWNERS rules: last match wins, folders, anchored and floating patterns
 
 test('doctor names every oracle path without an owner with the lines to add; init --codeowners writes them; GitHub and GitLab', () => {
   const repo = tempRepo();
-  repo.commit({ 'src/app.py': 'x = 1\n', 'pyproject.toml': '', '.github/workflows/ci.yml': 'on: push\n', '.github/CODEOWNERS': '/spec/ @qa\n' }, 'start');
+  repo.commit(
+    {
+      'src/app.py': 'x = 1\n',
+      'pyproject.toml': '',
+      '.github/workflows/ci.yml': 'on: push\n',
+      '.github/CODEOWNERS': '/spec/ @qa\n',
+    },
+    'start',
+  );
   assert.is(repo.pw(['init', '--yes']).code, 0);
   let d = repo.json(['doctor']);
   let f = finding(d.out, 'codeowners');
   assert.equal([f.ok, f.warn], [true, true]);
-  for (const p of ['/fixtures/', '/freeze/', '/.patchwarden.yml', '/.github/workflows/', '/.github/CODEOWNERS']) assert.ok(f.detail.includes(p), `${p} in ${f.detail}`);
+  for (const p of ['/fixtures/', '/freeze/', '/.patchwarden.yml', '/.github/workflows/', '/.github/CODEOWNERS'])
+    assert.ok(f.detail.includes(p), `${p} in ${f.detail}`);
   assert.not.ok(f.detail.includes('/spec/ '), 'spec/ has an owner');
   assert.match(f.detail, /patchwarden init --yes --codeowners @TEAM/);
   const init = repo.json(['init', '--yes', '--codeowners', '@acme/qa']);
@@ -53,10 +71,20 @@ test('doctor names every oracle path without an owner with the lines to add; ini
   const lab = tempRepo();
   lab.commit({ 'src/app.py': 'x = 1\n', 'pyproject.toml': '', '.gitlab-ci.yml': 'test: {script: [true]}\n' }, 'start');
   assert.is(lab.json(['init', '--yes', '--codeowners', '@qa']).code, 0);
-  assert.match(readFileSync(path.join(lab.dir, '.gitlab/CODEOWNERS'), 'utf8'), /\n\/\.gitlab-ci\.yml\s+@qa\n\/\.gitlab\/CODEOWNERS\s+@qa\n$/);
+  assert.match(
+    readFileSync(path.join(lab.dir, '.gitlab/CODEOWNERS'), 'utf8'),
+    /\n\/\.gitlab-ci\.yml\s+@qa\n\/\.gitlab\/CODEOWNERS\s+@qa\n$/,
+  );
   assert.is(finding(lab.json(['doctor']).out, 'codeowners').warn, undefined);
   const sections = tempRepo();
-  sections.commit({ 'src/app.py': 'x = 1\n', 'pyproject.toml': '', 'CODEOWNERS': '[Backend] @backend\nsrc/\n\n^[Docs] @docs\n/spec/\n' }, 'start');
+  sections.commit(
+    {
+      'src/app.py': 'x = 1\n',
+      'pyproject.toml': '',
+      CODEOWNERS: '[Backend] @backend\nsrc/\n\n^[Docs] @docs\n/spec/\n',
+    },
+    'start',
+  );
   assert.is(sections.json(['init', '--yes', '--codeowners', '@qa']).code, 0);
   const owned = readFileSync(path.join(sections.dir, 'CODEOWNERS'), 'utf8');
   assert.match(owned, /\n\[patchwarden oracles\]\n\/spec\/\s+@qa\n/, 'the optional section owned nothing');
@@ -78,9 +106,15 @@ test('init writes a version 2 ledger for a new project, never over an existing o
   const repo = tempRepo();
   repo.commit({ 'src/app.py': 'x = 1\n', 'pyproject.toml': '' }, 'start');
   const r = repo.json(['init', '--yes']);
-  assert.ok(r.out.actions.some((a: string) => /freeze\/signatures\.yaml: written, version 2/.test(a)), JSON.stringify(r.out.actions));
+  assert.ok(
+    r.out.actions.some((a: string) => /freeze\/signatures\.yaml: written, version 2/.test(a)),
+    JSON.stringify(r.out.actions),
+  );
   assert.match(readFileSync(path.join(repo.dir, 'freeze/signatures.yaml'), 'utf8'), /^version: 2\nrecords:\n$/m);
-  assert.match(readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'), /\n# gate:\n#   require: \[properties, fixtures, freeze\]\n/);
+  assert.match(
+    readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'),
+    /\n# gate:\n# {3}require: \[properties, fixtures, freeze\]\n/,
+  );
   assert.is(repo.json(['freeze', 'check']).out.version, 2);
   const old = tempRepo();
   old.commit({ 'src/app.py': 'x = 1\n', 'freeze/signatures.yaml': 'version: 1\nrecords: []\n' }, 'start');
@@ -90,7 +124,8 @@ test('init writes a version 2 ledger for a new project, never over an existing o
 
 const PYTEST = 'python3 -B -m pytest -q -p no:cacheprovider spec --junitxml={junit}';
 const PROPS = {
-  'spec/invariants.yaml': 'version: 1\ninvariants:\n  - id: bill.one\n    description: one literal\n  - id: bill.many\n    description: several cases\n',
+  'spec/invariants.yaml':
+    'version: 1\ninvariants:\n  - id: bill.one\n    description: one literal\n  - id: bill.many\n    description: several cases\n',
   'spec/test_bill.py': [
     'import os, sys, pytest',
     "sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'src'))",
@@ -121,9 +156,21 @@ withPytest('one-case invariants: doctor lists them; properties.min_cases refuses
   repo.git(['checkout', '-q', 'topic']);
   const r = gate(repo);
   assert.is(r.layers.properties.status, 'refused');
-  assert.match(r.layers.properties.violations[0].message, /invariant bill\.one ran 1 distinct case, fewer than properties\.min_cases \(2\)/);
+  assert.match(
+    r.layers.properties.violations[0].message,
+    /invariant bill\.one ran 1 distinct case, fewer than properties\.min_cases \(2\)/,
+  );
   assert.not.match(r.layers.properties.violations[0].message, /bill\.many/);
-  assert.equal(r.layers.properties.details!.head_run.invariants.map((i: { id: string; case_count: number }) => [i.id, i.case_count]), [['bill.one', 1], ['bill.many', 3]]);
+  assert.equal(
+    r.layers.properties.details!.head_run.invariants.map((i: { id: string; case_count: number }) => [
+      i.id,
+      i.case_count,
+    ]),
+    [
+      ['bill.one', 1],
+      ['bill.many', 3],
+    ],
+  );
 });
 
 test.run();

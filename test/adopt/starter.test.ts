@@ -10,10 +10,18 @@ test.after.each(cleanup);
 
 test('a pytest project with a package.json that only installs patchwarden is a python project', () => {
   const repo = tempRepo();
-  repo.commit({ 'src/app.py': 'x = 1\n', 'tests/test_app.py': 'def test_x(): pass\n', 'pytest.ini': '[pytest]\n', 'package.json': JSON.stringify({ devDependencies: { patchwarden: '^0.1.0' } }) }, 'start');
+  repo.commit(
+    {
+      'src/app.py': 'x = 1\n',
+      'tests/test_app.py': 'def test_x(): pass\n',
+      'pytest.ini': '[pytest]\n',
+      'package.json': JSON.stringify({ devDependencies: { patchwarden: '^0.1.0' } }),
+    },
+    'start',
+  );
   assert.is(repo.pw(['init', '--yes']).code, 0);
   const config = readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8');
-  assert.match(config, /\n  command: python3 -m pytest -q --junitxml=\{junit\}\n/);
+  assert.match(config, /\n {2}command: python3 -m pytest -q --junitxml=\{junit\}\n/);
   assert.not.match(config, /node --test/);
 });
 
@@ -24,7 +32,7 @@ test('spec/ without a registry leaves properties.command a comment; the first pu
   repo.git(['remote', 'add', 'origin', origin.dir]);
   repo.git(['push', '-q', 'origin', 'main']);
   assert.is(repo.pw(['init', '--yes']).code, 0);
-  assert.match(readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'), /\n  # command: YOUR PROPERTY COMMAND/);
+  assert.match(readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'), /\n {2}# command: YOUR PROPERTY COMMAND/);
   assert.is(repo.pw(['doctor']).code, 0, repo.pw(['doctor']).stdout);
   repo.git(['add', '-A']);
   repo.git(['commit', '-q', '-m', 'patchwarden config']);
@@ -38,15 +46,22 @@ test('spec/ without a registry leaves properties.command a comment; the first pu
 
 test('a registry makes the starter run the properties; fixtures get their lock; doctor passes right after init', () => {
   const repo = tempRepo();
-  repo.commit({
-    'src/app.py': 'x = 1\n', 'setup.cfg': '',
-    'spec/invariants.yaml': 'version: 1\ninvariants:\n  - id: app.x\n    description: x is one\n',
-    'fixtures/input/a.json': '{"a":1}\n',
-  }, 'start');
+  repo.commit(
+    {
+      'src/app.py': 'x = 1\n',
+      'setup.cfg': '',
+      'spec/invariants.yaml': 'version: 1\ninvariants:\n  - id: app.x\n    description: x is one\n',
+      'fixtures/input/a.json': '{"a":1}\n',
+    },
+    'start',
+  );
   const init = repo.pw(['init', '--yes']);
   assert.is(init.code, 0);
   assert.match(init.stdout, /fixtures\/inputs\.sha256: written for 1 fixture \(/);
-  assert.match(readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'), /\n  command: python3 -m pytest -q spec\/properties --junitxml=\{junit\}\n/);
+  assert.match(
+    readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'),
+    /\n {2}command: python3 -m pytest -q spec\/properties --junitxml=\{junit\}\n/,
+  );
   const doctor = repo.pw(['doctor']);
   assert.is(doctor.code, 0, doctor.stdout);
 });
@@ -62,7 +77,10 @@ test('every doctor problem line ends with the command that fixes it', () => {
   const r = repo.pw(['doctor'], { env: { PATH: '/usr/bin:/bin' } });
   assert.is(r.code, 1);
   const problems = r.stdout.split('\n').filter((l) => l.startsWith('PROBLEM'));
-  assert.equal(problems.map((l) => l.split(':')[0]), ['PROBLEM pre-push', 'PROBLEM binary', 'PROBLEM ledger', 'PROBLEM fixtures', 'PROBLEM registry']);
+  assert.equal(
+    problems.map((l) => l.split(':')[0]),
+    ['PROBLEM pre-push', 'PROBLEM binary', 'PROBLEM ledger', 'PROBLEM fixtures', 'PROBLEM registry'],
+  );
   for (const line of problems) assert.match(line, /`[^`]+`$/, line);
   repo.write('.patchwarden.yml', 'version: 1\nzones: 3\n');
   const bad = repo.pw(['doctor']);

@@ -15,14 +15,26 @@ const TYPO = 'version: 1\nzonez:\n  src: [shop/**]\n  spec: [spec/**]\n';
 
 /** A flat Python package with patchwarden adopted, and its bare remote guarded by the server hook. */
 function guarded(): Project {
-  const p = new Project({ 'pyproject.toml': '[project]\nname = "shop"\n', 'shop/__init__.py': '', 'shop/price.py': 'def price(n):\n    return n\n', 'package.json': '{"name": "shop", "private": true}\n' });
+  const p = new Project({
+    'pyproject.toml': '[project]\nname = "shop"\n',
+    'shop/__init__.py': '',
+    'shop/price.py': 'def price(n):\n    return n\n',
+    'package.json': '{"name": "shop", "private": true}\n',
+  });
   p.npmInstall();
   p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes']);
   p.write({ '.patchwarden.yml': CONFIG });
   p.ok('git', ['add', '-A']);
   p.ok('git', ['commit', '-q', '-m', 'patchwarden']);
   p.ok('git', ['push', '-q']);
-  p.ok('sh', [path.join(p.dir, 'node_modules/patchwarden/scripts/install-server-hook.sh'), '--bin', path.join(p.dir, 'node_modules/.bin/patchwarden'), '--branch', 'main', p.origin]);
+  p.ok('sh', [
+    path.join(p.dir, 'node_modules/patchwarden/scripts/install-server-hook.sh'),
+    '--bin',
+    path.join(p.dir, 'node_modules/.bin/patchwarden'),
+    '--branch',
+    'main',
+    p.origin,
+  ]);
   return p;
 }
 
@@ -39,7 +51,10 @@ test('a typo in .patchwarden.yml is stopped by pre-commit, pre-push, the gate an
   p.ok('git', ['commit', '-q', '--no-verify', '-am', 'typo']);
   const push = p.run('git', ['push']);
   assert.is(push.code, 1);
-  assert.match(push.stdout + push.stderr, /refused \[guard-file\] refs\/heads\/main at [0-9a-f]{12}: \.patchwarden\.yml:2: unknown key `zonez`/);
+  assert.match(
+    push.stdout + push.stderr,
+    /refused \[guard-file\] refs\/heads\/main at [0-9a-f]{12}: \.patchwarden\.yml:2: unknown key `zonez`/,
+  );
   assert.match(push.stdout + push.stderr, 'git commit -m "Fix .patchwarden.yml" -- .patchwarden.yml');
 
   const gate = p.pw('gate', '--base', 'origin/main');
@@ -48,9 +63,16 @@ test('a typo in .patchwarden.yml is stopped by pre-commit, pre-push, the gate an
 
   const server = p.run('git', ['push', '--no-verify']);
   assert.is(server.code, 1);
-  assert.match(server.stderr, /remote:\s+\[guard-file\] refs\/heads\/main at [0-9a-f]{12}: \.patchwarden\.yml:2: unknown key `zonez`/);
+  assert.match(
+    server.stderr,
+    /remote:\s+\[guard-file\] refs\/heads\/main at [0-9a-f]{12}: \.patchwarden\.yml:2: unknown key `zonez`/,
+  );
   assert.match(server.stderr, '(pre-receive hook declined)');
-  assert.is(p.ok('git', ['rev-parse', 'main'], p.origin).stdout, p.ok('git', ['rev-parse', 'origin/main']).stdout, 'nothing landed');
+  assert.is(
+    p.ok('git', ['rev-parse', 'main'], p.origin).stdout,
+    p.ok('git', ['rev-parse', 'origin/main']).stdout,
+    'nothing landed',
+  );
 });
 
 test('a broken config already on the judging branch: work goes on by the last rules that parsed, and the correction lands', () => {
@@ -64,11 +86,17 @@ test('a broken config already on the judging branch: work goes on by the last ru
   renameSync(`${hook}.off`, hook);
 
   // The last rules that parsed still judge: a mixed commit is refused, not waved through.
-  p.write({ 'shop/price.py': 'def price(n):\n    return n * 2\n', 'spec/test_price.py': 'def test_price():\n    pass\n' });
+  p.write({
+    'shop/price.py': 'def price(n):\n    return n * 2\n',
+    'spec/test_price.py': 'def test_price():\n    pass\n',
+  });
   p.ok('git', ['add', '-A']);
   const mixed = p.run('git', ['commit', '-q', '-m', 'mixed']);
   assert.is(mixed.code, 1);
-  assert.match(mixed.stderr, /HEAD:\.patchwarden\.yml:2: unknown key `zonez`.*until a correction lands, the rules of [0-9a-f]{12}, the last commit where it parses, judge/);
+  assert.match(
+    mixed.stderr,
+    /HEAD:\.patchwarden\.yml:2: unknown key `zonez`.*until a correction lands, the rules of [0-9a-f]{12}, the last commit where it parses, judge/,
+  );
   assert.match(mixed.stdout + mixed.stderr, 'refused [mix]');
   p.ok('git', ['reset', '-q', '--hard']);
 
@@ -76,7 +104,10 @@ test('a broken config already on the judging branch: work goes on by the last ru
   p.write({ '.patchwarden.yml': CONFIG });
   p.ok('git', ['commit', '-q', '-am', 'fix the config']);
   const push = p.ok('git', ['push']);
-  assert.match(push.stderr, /remote: patchwarden: [0-9a-f]{40}:\.patchwarden\.yml:2: unknown key `zonez`.*push the correction to refs\/heads\/main/);
+  assert.match(
+    push.stderr,
+    /remote: patchwarden: [0-9a-f]{40}:\.patchwarden\.yml:2: unknown key `zonez`.*push the correction to refs\/heads\/main/,
+  );
   assert.match(push.stderr, 'pre-receive ok (1 ref, 1 new commit)');
   // And from then on the corrected config judges, with no note.
   p.write({ 'shop/price.py': 'def price(n):\n    return n * 3\n' });

@@ -18,10 +18,20 @@ import { server, type Server } from '../prereceive/server.js';
 function adopted(baseline: boolean): Server {
   const s = server();
   s.bare.git(['config', 'patchwarden.bootstrap', 'true']);
-  s.work.commit({ 'src/app.ts': 'export const a = 1;\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n', 'README.md': 'app\n' }, 'the project so far');
+  s.work.commit(
+    {
+      'src/app.ts': 'export const a = 1;\n',
+      'spec/invariants.yaml': 'version: 1\ninvariants: []\n',
+      'README.md': 'app\n',
+    },
+    'the project so far',
+  );
   assert.is(s.push('main').code, 0);
   s.work.git(['checkout', '-q', '-b', 'feature']);
-  s.work.commit({ 'src/app.ts': 'export const a = 2;\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# two\n' }, 'old work: code and registry together');
+  s.work.commit(
+    { 'src/app.ts': 'export const a = 2;\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# two\n' },
+    'old work: code and registry together',
+  );
   s.work.git(['tag', 'v0.9']);
   s.work.git(['checkout', '-q', 'main']);
   const init = s.work.pw(['init', '--yes', ...(baseline ? ['--baseline'] : [])]);
@@ -41,11 +51,15 @@ function adopted(baseline: boolean): Server {
 
 test.after.each(cleanup);
 
-test('without a baseline, the open branch\'s old mixed commit stops its next push', () => {
+test("without a baseline, the open branch's old mixed commit stops its next push", () => {
   const s = adopted(false);
   const r = s.work.git(['push', 'origin', 'feature'], { allowFail: true });
   assert.is.not(r.code, 0);
-  assert.match(r.stdout + r.stderr, /refused \[mix\] commit [0-9a-f]{12}: .*old work|refused \[mix\]/s, r.stdout + r.stderr);
+  assert.match(
+    r.stdout + r.stderr,
+    /refused \[mix\] commit [0-9a-f]{12}: .*old work|refused \[mix\]/s,
+    r.stdout + r.stderr,
+  );
 });
 
 test('with the baseline, pre-push, pre-receive and the gate judge only the new commits', () => {
@@ -69,12 +83,19 @@ test('with the baseline, pre-push, pre-receive and the gate judge only the new c
 test('a new mixed commit is judged, whatever date it carries; a baseline edited in the range counts for nothing', () => {
   const s = adopted(true);
   const old = { GIT_AUTHOR_DATE: '2001-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2001-01-01T00:00:00Z' };
-  s.work.write('src/app.ts', 'export const a = 4;\n').write('spec/invariants.yaml', 'version: 1\ninvariants: []\n# four\n');
+  s.work
+    .write('src/app.ts', 'export const a = 4;\n')
+    .write('spec/invariants.yaml', 'version: 1\ninvariants: []\n# four\n');
   s.work.git(['add', '-A']);
   s.work.git(['commit', '-q', '--no-verify', '-m', 'backdated mixed commit'], { env: old });
   const mixed = s.work.head();
   // The patch adds its own commit to the baseline: judged by the base side's file, it changes nothing.
-  s.work.commit({ '.patchwarden/baseline': `${s.work.git(['show', 'origin/main:.patchwarden/baseline']).stdout}${mixed} refs/heads/feature\n` }, 'widen the baseline');
+  s.work.commit(
+    {
+      '.patchwarden/baseline': `${s.work.git(['show', 'origin/main:.patchwarden/baseline']).stdout}${mixed} refs/heads/feature\n`,
+    },
+    'widen the baseline',
+  );
   const r = s.work.git(['push', '--no-verify', 'origin', 'feature'], { allowFail: true });
   assert.is.not(r.code, 0);
   assert.match(r.stderr, new RegExp(`\\[mix\\] commit ${mixed.slice(0, 12)} "backdated mixed commit"`), r.stderr);
@@ -82,7 +103,10 @@ test('a new mixed commit is judged, whatever date it carries; a baseline edited 
   const gate = s.work.json(['gate', '--base', 'origin/main']);
   assert.is(gate.code, 1);
   const mixing = gate.out.layers.find((l: { layer: string }) => l.layer === 'mixing');
-  assert.ok(mixing.violations.some((v: { commit?: string }) => v.commit === mixed), JSON.stringify(mixing));
+  assert.ok(
+    mixing.violations.some((v: { commit?: string }) => v.commit === mixed),
+    JSON.stringify(mixing),
+  );
 });
 
 test('a baseline line that is not "<commit> <ref>" is refused before it lands, naming its line', () => {
@@ -91,7 +115,11 @@ test('a baseline line that is not "<commit> <ref>" is refused before it lands, n
   s.work.commit({ '.patchwarden/baseline': '# tips\nnot-a-commit refs/heads/x\n' }, 'broken baseline');
   const r = s.work.git(['push', '--no-verify', 'origin', 'main'], { allowFail: true });
   assert.is.not(r.code, 0);
-  assert.match(r.stderr, /\[guard-file\].*\.patchwarden\/baseline:2: "not-a-commit refs\/heads\/x" is not "<commit id> <ref>"/s, r.stderr);
+  assert.match(
+    r.stderr,
+    /\[guard-file\].*\.patchwarden\/baseline:2: "not-a-commit refs\/heads\/x" is not "<commit id> <ref>"/s,
+    r.stderr,
+  );
 });
 
 test.run();

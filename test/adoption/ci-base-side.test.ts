@@ -28,7 +28,8 @@ function pullRequest(pr: Record<string, string>, baseExtra: Record<string, strin
     ...baseExtra,
   };
   for (const [f, c] of Object.entries(base)) work.write(f, c);
-  if (baseExtra['node_modules/.bin/patchwarden']) chmodSync(path.join(work.dir, 'node_modules/.bin/patchwarden'), 0o755);
+  if (baseExtra['node_modules/.bin/patchwarden'])
+    chmodSync(path.join(work.dir, 'node_modules/.bin/patchwarden'), 0o755);
   work.commit({}, 'base');
   work.git(['remote', 'add', 'origin', origin.dir]);
   work.git(['push', '-q', 'origin', 'main']);
@@ -53,7 +54,16 @@ function runAction(work: TempRepo, env: NodeJS.ProcessEnv) {
   // GitHub runs a bash step as `bash -e -o pipefail`.
   const r = sh('bash', ['-e', '-o', 'pipefail', '-c', actionScript], {
     cwd: work.dir,
-    env: userEnv({ PW_BASE: '', PW_BASE_REF: 'main', PW_QUEUE_BASE: '', PW_VERSION: '', PW_SUITE_TIMEOUT: '1m', GITHUB_OUTPUT: output, RUNNER_TEMP: temp, ...env }),
+    env: userEnv({
+      PW_BASE: '',
+      PW_BASE_REF: 'main',
+      PW_QUEUE_BASE: '',
+      PW_VERSION: '',
+      PW_SUITE_TIMEOUT: '1m',
+      GITHUB_OUTPUT: output,
+      RUNNER_TEMP: temp,
+      ...env,
+    }),
   });
   return { ...r, output: readFileSync(output, 'utf8') };
 }
@@ -61,16 +71,20 @@ function runAction(work: TempRepo, env: NodeJS.ProcessEnv) {
 test.after.each(cleanup);
 
 test('action: a pull request with its own fake patchwarden gets the real verdict from the given package', () => {
-  const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n', 'spec/price.test.js': '// weakened\n', ...fakeJudge });
+  const work = pullRequest({
+    'src/price.js': 'export const price = (n) => n * 2;\n',
+    'spec/price.test.js': '// weakened\n',
+    ...fakeJudge,
+  });
   const r = runAction(work, { PW_VERSION: packed() });
   assert.is(r.code, 1, r.stdout + r.stderr);
   assert.match(r.stdout, /::error/);
   assert.match(r.stdout, /refused \(mixing\)/);
   assert.match(r.output, /ok=false/);
-  assert.not.ok(existsSync(path.join(work.dir, FAKE_MARK)), 'the tree\'s own binary ran');
+  assert.not.ok(existsSync(path.join(work.dir, FAKE_MARK)), "the tree's own binary ran");
 });
 
-test('action: a clean pull request passes through the same installed judge, never the checkout\'s', () => {
+test("action: a clean pull request passes through the same installed judge, never the checkout's", () => {
   // The fake sits on the base side here: committed beside the code, it is a guard file and refused.
   const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n' }, fakeJudge);
   const r = runAction(work, { PW_VERSION: packed() });
@@ -80,20 +94,32 @@ test('action: a clean pull request passes through the same installed judge, neve
 });
 
 test('action: a base lock that installs patchwarden from a file: path is refused, not followed', () => {
-  const lock = JSON.stringify({ lockfileVersion: 3, packages: { 'node_modules/patchwarden': { version: '0.1.0', resolved: 'file:tools/pw' } } });
+  const lock = JSON.stringify({
+    lockfileVersion: 3,
+    packages: { 'node_modules/patchwarden': { version: '0.1.0', resolved: 'file:tools/pw' } },
+  });
   const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n' }, { 'package-lock.json': lock });
   const r = runAction(work, {});
   assert.is(r.code, 2, r.stdout + r.stderr);
   assert.match(r.stdout, /installs patchwarden from file:tools\/pw, not a registry; set the action's version input/);
 });
 
-test('gitlab: the template ignores the merge request\'s fake patchwarden and refuses the mixed change', () => {
-  const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n', 'spec/price.test.js': '// weakened\n', ...fakeJudge });
+test("gitlab: the template ignores the merge request's fake patchwarden and refuses the mixed change", () => {
+  const work = pullRequest({
+    'src/price.js': 'export const price = (n) => n * 2;\n',
+    'spec/price.test.js': '// weakened\n',
+    ...fakeJudge,
+  });
   const temp = mkdtempSync(path.join(tmpdir(), 'pw-runner-'));
   // GitLab runs a job's script lines in one bash with errexit and pipefail.
   const r = sh('bash', ['-e', '-o', 'pipefail', '-c', gitlabScript], {
     cwd: work.dir,
-    env: userEnv({ CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main', PATCHWARDEN_VERSION: packed(), PATCHWARDEN_SUITE_TIMEOUT: '1m', TMPDIR: temp }),
+    env: userEnv({
+      CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main',
+      PATCHWARDEN_VERSION: packed(),
+      PATCHWARDEN_SUITE_TIMEOUT: '1m',
+      TMPDIR: temp,
+    }),
   });
   assert.is(r.code, 1, r.stdout + r.stderr);
   assert.match(r.stdout, /refused \(mixing\)/);
@@ -101,7 +127,10 @@ test('gitlab: the template ignores the merge request\'s fake patchwarden and ref
 });
 
 test('action: a merge queue group is judged against the commit the queue builds on', () => {
-  const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n', 'spec/price.test.js': '// weakened\n' });
+  const work = pullRequest({
+    'src/price.js': 'export const price = (n) => n * 2;\n',
+    'spec/price.test.js': '// weakened\n',
+  });
   const queueBase = work.git(['rev-parse', 'main']).stdout.trim();
   const r = runAction(work, { PW_BASE_REF: '', PW_QUEUE_BASE: queueBase, PW_VERSION: packed() });
   assert.is(r.code, 1, r.stdout + r.stderr);
@@ -113,21 +142,34 @@ test('action: a git source for the judge is refused, naming the routes that work
   const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n' });
   const r = runAction(work, { PW_VERSION: 'git+https://github.com/OWNER/patchwarden.git#v0.1.0' });
   assert.is(r.code, 2, r.stdout + r.stderr);
-  assert.match(r.stdout, '::error title=patchwarden::the version input git+https://github.com/OWNER/patchwarden.git#v0.1.0 is a git source');
-  assert.match(r.stdout, 'give an npm version (0.1.0), a packed tarball\'s path or https URL (npm pack)');
+  assert.match(
+    r.stdout,
+    '::error title=patchwarden::the version input git+https://github.com/OWNER/patchwarden.git#v0.1.0 is a git source',
+  );
+  assert.match(r.stdout, "give an npm version (0.1.0), a packed tarball's path or https URL (npm pack)");
 });
 
-test('gitlab: a fork\'s merge request is judged against the target project\'s branch, not the fork\'s', () => {
-  const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n', 'spec/price.test.js': '// weakened\n' });
+test("gitlab: a fork's merge request is judged against the target project's branch, not the fork's", () => {
+  const work = pullRequest({
+    'src/price.js': 'export const price = (n) => n * 2;\n',
+    'spec/price.test.js': '// weakened\n',
+  });
   const target = work.git(['remote', 'get-url', 'origin']).stdout.trim();
   // The fork's author moved the fork's main onto the merge request itself.
   const fork = tempRepo({ bare: true });
   work.git(['remote', 'set-url', 'origin', fork.dir]);
   work.git(['push', '-q', '-f', 'origin', 'pr:main', 'pr:pr']);
-  const run = (env: NodeJS.ProcessEnv) => sh('bash', ['-e', '-o', 'pipefail', '-c', gitlabScript], {
-    cwd: work.dir,
-    env: userEnv({ CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main', PATCHWARDEN_VERSION: packed(), PATCHWARDEN_SUITE_TIMEOUT: '1m', TMPDIR: mkdtempSync(path.join(tmpdir(), 'pw-runner-')), ...env }),
-  });
+  const run = (env: NodeJS.ProcessEnv) =>
+    sh('bash', ['-e', '-o', 'pipefail', '-c', gitlabScript], {
+      cwd: work.dir,
+      env: userEnv({
+        CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main',
+        PATCHWARDEN_VERSION: packed(),
+        PATCHWARDEN_SUITE_TIMEOUT: '1m',
+        TMPDIR: mkdtempSync(path.join(tmpdir(), 'pw-runner-')),
+        ...env,
+      }),
+    });
   const judged = run({ CI_MERGE_REQUEST_PROJECT_URL: target });
   assert.is(judged.code, 1, judged.stdout + judged.stderr);
   assert.match(judged.stdout, /refused \(mixing\)/);
@@ -140,11 +182,22 @@ test('gitlab: a fork\'s merge request is judged against the target project\'s br
 test('gate in a shallow clone says to fetch the full history', () => {
   const work = pullRequest({ 'src/price.js': 'export const price = (n) => n * 2;\n' });
   const shallow = tempRepo();
-  shallow.git(['fetch', '-q', '--depth', '1', `file://${work.dir}`, 'pr:refs/heads/pr', 'main:refs/remotes/origin/main']);
+  shallow.git([
+    'fetch',
+    '-q',
+    '--depth',
+    '1',
+    `file://${work.dir}`,
+    'pr:refs/heads/pr',
+    'main:refs/remotes/origin/main',
+  ]);
   shallow.git(['checkout', '-q', 'pr']);
   const r = shallow.pw(['gate', '--base', 'origin/main']);
   assert.is(r.code, 2, r.stdout + r.stderr);
-  assert.match(r.stderr, 'this clone is shallow, so HEAD and origin/main share no history here; fetch the full history (fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 in GitLab CI, or git fetch --unshallow)');
+  assert.match(
+    r.stderr,
+    'this clone is shallow, so HEAD and origin/main share no history here; fetch the full history (fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 in GitLab CI, or git fetch --unshallow)',
+  );
 });
 
 test.run();

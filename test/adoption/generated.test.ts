@@ -9,9 +9,14 @@ import { Project, removeProjects } from './project.js';
 
 test.after.each(removeProjects);
 
-const PYTHON = { '.gitignore': '__pycache__/\n', 'pyproject.toml': '[project]\nname = "slugify"\n', 'slugify/__init__.py': '', 'slugify/slug.py': 'def slug(s):\n    return s\n' };
+const PYTHON = {
+  '.gitignore': '__pycache__/\n',
+  'pyproject.toml': '[project]\nname = "slugify"\n',
+  'slugify/__init__.py': '',
+  'slugify/slug.py': 'def slug(s):\n    return s\n',
+};
 
-test('init adds node_modules/ to .gitignore, so the README\'s git add -A commits none of it', () => {
+test("init adds node_modules/ to .gitignore, so the README's git add -A commits none of it", () => {
   const p = new Project(PYTHON);
   p.npmInstall();
   const init = p.pw('init', '--yes');
@@ -35,7 +40,10 @@ test('pre-commit refuses a staged node_modules/, and its fix works as printed', 
   const r = p.run('git', ['commit', '-q', '-m', 'patchwarden']);
   assert.is(r.code, 1);
   const said = r.stdout + r.stderr;
-  assert.match(said, /refused \[node_modules\] \d+ files of node_modules are staged: npm's install folder is generated/);
+  assert.match(
+    said,
+    /refused \[node_modules\] \d+ files of node_modules are staged: npm's install folder is generated/,
+  );
   const fix = /git rm -r -q --cached -- node_modules && .*/.exec(said)?.[0];
   assert.ok(fix, said);
   p.ok('sh', ['-c', fix!]);

@@ -10,7 +10,12 @@ import { Project, removeProjects, tempDir } from './project.js';
 
 test.after.each(removeProjects);
 
-const PYTHON = { 'pyproject.toml': '[project]\nname = "shop"\n', 'shop/__init__.py': '', 'shop/price.py': 'def price(n):\n    return n\n', 'spec/test_price.py': 'def test_price():\n    pass\n' };
+const PYTHON = {
+  'pyproject.toml': '[project]\nname = "shop"\n',
+  'shop/__init__.py': '',
+  'shop/price.py': 'def price(n):\n    return n\n',
+  'spec/test_price.py': 'def test_price():\n    pass\n',
+};
 
 /** A mixed commit in `dir`, which the pre-commit hook must refuse. */
 function mixedCommitRefused(p: Project, dir: string): string {
@@ -28,11 +33,17 @@ test('a global core.hooksPath: init refuses (exit 2) and writes nothing there; i
   const shared = path.join(home, 'hooks');
   mkdirSync(shared);
   writeFileSync(path.join(home, 'gitconfig'), `[core]\n\thooksPath = ${shared}\n`);
-  const p = new Project({ ...PYTHON, 'package.json': '{"name": "shop", "private": true}\n' }, { GIT_CONFIG_GLOBAL: path.join(home, 'gitconfig') });
+  const p = new Project(
+    { ...PYTHON, 'package.json': '{"name": "shop", "private": true}\n' },
+    { GIT_CONFIG_GLOBAL: path.join(home, 'gitconfig') },
+  );
   p.npmInstall();
   const init = p.pw('init', '--yes');
   assert.is(init.code, 2, init.stdout + init.stderr);
-  assert.match(init.stderr, `core.hooksPath is ${shared}, set in your global git config, so other repositories run hooks from that folder too; patchwarden writes no hook there`);
+  assert.match(
+    init.stderr,
+    `core.hooksPath is ${shared}, set in your global git config, so other repositories run hooks from that folder too; patchwarden writes no hook there`,
+  );
   assert.equal(readdirSync(shared), [], 'nothing written into the shared folder');
   const fix = /Give this repository hooks of its own, then rerun: (.*)$/m.exec(init.stderr)?.[1];
   assert.ok(fix, init.stderr);
@@ -46,10 +57,12 @@ test('a global core.hooksPath: init refuses (exit 2) and writes nothing there; i
   mixedCommitRefused(p, p.dir);
 });
 
-test('a linked worktree with plain hooks: the shim finds the main worktree\'s patchwarden, and doctor says so; a kept hook sees its own name', () => {
+test("a linked worktree with plain hooks: the shim finds the main worktree's patchwarden, and doctor says so; a kept hook sees its own name", () => {
   const p = new Project({ ...PYTHON, 'package.json': '{"name": "shop", "private": true}\n' });
   p.npmInstall();
-  writeFileSync(path.join(p.dir, '.git/hooks/pre-commit'), '#!/bin/sh\necho "legacy hook named $(basename "$0")"\n', { mode: 0o755 });
+  writeFileSync(path.join(p.dir, '.git/hooks/pre-commit'), '#!/bin/sh\necho "legacy hook named $(basename "$0")"\n', {
+    mode: 0o755,
+  });
   p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes']);
   p.ok('git', ['add', '-A']);
   const first = p.ok('git', ['commit', '-q', '-m', 'patchwarden']);
@@ -59,12 +72,19 @@ test('a linked worktree with plain hooks: the shim finds the main worktree\'s pa
   assert.not.ok(existsSync(path.join(wt, 'node_modules')));
   const doctor = p.run(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['doctor'], wt);
   assert.is(doctor.code, 0, doctor.stdout);
-  assert.match(doctor.stdout, `ok      binary: ${path.join(p.dir, 'node_modules/.bin/patchwarden')} (the main worktree's)`);
+  assert.match(
+    doctor.stdout,
+    `ok      binary: ${path.join(p.dir, 'node_modules/.bin/patchwarden')} (the main worktree's)`,
+  );
   mixedCommitRefused(p, wt);
 });
 
 test('a linked worktree with husky: doctor names the missing .husky/_ and the command that writes it; then the guard runs there', () => {
-  const p = new Project({ ...PYTHON, 'package.json': JSON.stringify({ name: 'shop', private: true, scripts: { prepare: 'husky' } }, null, 2), '.husky/pre-commit': 'echo team hook\n' });
+  const p = new Project({
+    ...PYTHON,
+    'package.json': JSON.stringify({ name: 'shop', private: true, scripts: { prepare: 'husky' } }, null, 2),
+    '.husky/pre-commit': 'echo team hook\n',
+  });
   p.npmInstall('husky@9');
   p.ok('npx', ['--no-install', 'husky']);
   p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes']);
@@ -83,7 +103,11 @@ test('a linked worktree with husky: doctor names the missing .husky/_ and the co
   p.ok('sh', ['-c', fix!], wt);
   const again = p.run(pw, ['doctor'], wt);
   assert.is(again.code, 0, again.stdout);
-  assert.not.match(mixedCommitRefused(p, wt), 'team hook', 'the guard runs first: the team\'s commands do not run on a refused commit');
+  assert.not.match(
+    mixedCommitRefused(p, wt),
+    'team hook',
+    "the guard runs first: the team's commands do not run on a refused commit",
+  );
 });
 
 test.run();

@@ -30,16 +30,22 @@ test('a flat Python package (flit): src is the package folder, tests/ stays free
   p.ok('git', ['add', '-A']);
   p.ok('git', ['commit', '-q', '-m', 'patchwarden']);
   // Code and its ordinary tests commit together; code and a spec do not.
-  p.write({ 'more_itertools/more.py': 'def first(xs):\n    return xs[:1][0]\n', 'tests/test_more.py': 'def test_first():\n    assert True\n' });
+  p.write({
+    'more_itertools/more.py': 'def first(xs):\n    return xs[:1][0]\n',
+    'tests/test_more.py': 'def test_first():\n    assert True\n',
+  });
   p.ok('git', ['commit', '-q', '-am', 'code and its tests']);
-  p.write({ 'more_itertools/more.py': 'def first(xs):\n    return next(iter(xs))\n', 'spec/test_first.py': 'def test_p():\n    pass\n' });
+  p.write({
+    'more_itertools/more.py': 'def first(xs):\n    return next(iter(xs))\n',
+    'spec/test_first.py': 'def test_p():\n    pass\n',
+  });
   p.ok('git', ['add', '-A']);
   const mixed = p.run('git', ['commit', '-q', '-m', 'mixed']);
   assert.is(mixed.code, 1);
   assert.match(mixed.stdout + mixed.stderr, 'refused [mix]');
 });
 
-test('npm workspaces (packages/*/src): src is each workspace\'s src/', () => {
+test("npm workspaces (packages/*/src): src is each workspace's src/", () => {
   const p = new Project({
     'package.json': JSON.stringify({ name: 'mono', private: true, workspaces: ['packages/*'] }, null, 2),
     'packages/core/package.json': '{"name": "core"}\n',
@@ -63,9 +69,19 @@ test('nothing to find: doctor refuses the src zone with the fix; init --src name
   assert.match(config(p), 'No production code found');
   const doctor = p.pw('doctor');
   assert.is(doctor.code, 1, doctor.stdout);
-  assert.match(doctor.stdout, 'PROBLEM zones.src: src/** matches no file of this project, so no change counts as production code and nothing is guarded; set zones.src to the folders that hold it: `$EDITOR .patchwarden.yml`');
+  assert.match(
+    doctor.stdout,
+    'PROBLEM zones.src: src/** matches no file of this project, so no change counts as production code and nothing is guarded; set zones.src to the folders that hold it: `$EDITOR .patchwarden.yml`',
+  );
   rmSync(path.join(p.dir, '.patchwarden.yml'));
-  p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes', '--src', 'code/**', '--spec', 'properties/**']);
+  p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), [
+    'init',
+    '--yes',
+    '--src',
+    'code/**',
+    '--spec',
+    'properties/**',
+  ]);
   assert.match(config(p), /^ {2}src: \[code\/\*\*\]\n {2}spec: \[properties\/\*\*\]$/m);
   const again = p.pw('doctor');
   assert.is(again.code, 0, again.stdout);

@@ -13,7 +13,13 @@ test.after.each(removeProjects);
 
 /** A Python project adopted with plain hooks; main gains an oracle commit while topic changes the same production line. */
 function diverged(): Project {
-  const p = new Project({ 'pyproject.toml': '[project]\nname = "shop"\n', 'shop/__init__.py': '', 'shop/price.py': 'def price(n):\n    return n\n', 'spec/test_price.py': 'def test_price():\n    pass\n', 'package.json': '{"name": "shop", "private": true}\n' });
+  const p = new Project({
+    'pyproject.toml': '[project]\nname = "shop"\n',
+    'shop/__init__.py': '',
+    'shop/price.py': 'def price(n):\n    return n\n',
+    'spec/test_price.py': 'def test_price():\n    pass\n',
+    'package.json': '{"name": "shop", "private": true}\n',
+  });
   p.npmInstall();
   const init = p.pw('init', '--yes');
   assert.match(init.stdout, '.git/hooks/pre-merge-commit: installed');
@@ -52,12 +58,15 @@ test('a merge with a conflict, resolved and committed, then pushed: the resoluti
 
 test('a resolution that also edits an oracle is refused, with advice that fits a merge', () => {
   const p = diverged();
-  p.write({ 'shop/price.py': 'def price(n):\n    return n * 2\n', 'spec/test_price.py': 'def test_price():\n    assert 1\n' });
+  p.write({
+    'shop/price.py': 'def price(n):\n    return n * 2\n',
+    'spec/test_price.py': 'def test_price():\n    assert 1\n',
+  });
   p.ok('git', ['add', '-A']);
   const commit = p.run('git', ['commit', '--no-edit']);
   assert.is(commit.code, 1);
   const said = commit.stdout + commit.stderr;
-  assert.match(said, 'refused [mix] this merge\'s own changes');
+  assert.match(said, "refused [mix] this merge's own changes");
   assert.match(said, 'git merge --abort');
   assert.not.match(said, 'git commit --', 'no partial commit: git refuses one during a merge');
   assert.ok(existsSync(path.join(p.dir, '.git/MERGE_HEAD')), 'the merge is still in progress');

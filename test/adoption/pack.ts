@@ -22,7 +22,11 @@ export function withPackLock<T>(body: () => T): T {
       break;
     } catch {
       // A lock left by a killed run is stale after ten minutes.
-      try { if (Date.now() - statSync(LOCK).mtimeMs > 600_000) rmSync(LOCK, { recursive: true, force: true }); } catch { /* gone already */ }
+      try {
+        if (Date.now() - statSync(LOCK).mtimeMs > 600_000) rmSync(LOCK, { recursive: true, force: true });
+      } catch {
+        /* gone already */
+      }
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
     }
   }
@@ -42,12 +46,20 @@ export function packed(): string {
   if (r.code !== 0) throw new Error(`npm pack failed: ${r.stderr}`);
   const name = r.stdout.trim();
   // npm pack's stdout is the tarball's name alone: tools like the pre-commit framework read it.
-  if (!/^patchwarden-[\w.-]+\.tgz$/.test(name) || !readdirSync(DEST).includes(name)) throw new Error(`npm pack printed more than a file name: ${JSON.stringify(r.stdout)}`);
+  if (!/^patchwarden-[\w.-]+\.tgz$/.test(name) || !readdirSync(DEST).includes(name))
+    throw new Error(`npm pack printed more than a file name: ${JSON.stringify(r.stdout)}`);
   return (tarball = path.join(DEST, name));
 }
 
 /** A user's environment: cleanEnv's git identity and config, without the test shortcut to patchwarden on PATH or npm's own variables. */
 export function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(cleanEnv()).filter(([k]) => !k.startsWith('npm_') && k !== 'INIT_CWD'));
-  return { ...env, PATH: (process.env.PATH ?? '').split(':').filter((d) => d !== BIN).join(':'), ...extra };
+  return {
+    ...env,
+    PATH: (process.env.PATH ?? '')
+      .split(':')
+      .filter((d) => d !== BIN)
+      .join(':'),
+    ...extra,
+  };
 }

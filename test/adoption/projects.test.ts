@@ -23,7 +23,10 @@ function adopt(p: Project, checkInit: (out: string) => void = () => {}): void {
   p.ok('git', ['add', '-A']);
   p.ok('git', ['commit', '-q', '-m', 'project with patchwarden']);
   p.ok('git', ['push', '-q']);
-  p.write({ 'src/app.py': 'def price(n):\n    return n * 2\n', 'spec/test_price.py': 'def test_price():\n    assert True\n' });
+  p.write({
+    'src/app.py': 'def price(n):\n    return n * 2\n',
+    'spec/test_price.py': 'def test_price():\n    assert True\n',
+  });
   p.ok('git', ['add', '-A']);
   const refused = p.run('git', ['commit', '-q', '-m', 'mixed']);
   assert.is(refused.code, 1, refused.stdout + refused.stderr);
@@ -39,25 +42,40 @@ function adopt(p: Project, checkInit: (out: string) => void = () => {}): void {
   p.ok('git', ['push', '-q']);
 }
 
-const PYTHON = { 'pytest.ini': '[pytest]\n', 'src/app.py': 'def price(n):\n    return n\n', 'spec/test_price.py': 'def test_price():\n    pass\n' };
+const PYTHON = {
+  'pytest.ini': '[pytest]\n',
+  'src/app.py': 'def price(n):\n    return n\n',
+  'spec/test_price.py': 'def test_price():\n    pass\n',
+};
 
-test('husky + lint-staged: the guard runs before the project\'s own hook commands', () => {
+test("husky + lint-staged: the guard runs before the project's own hook commands", () => {
   const p = new Project({
     ...PYTHON,
-    'package.json': JSON.stringify({ name: 'shop', private: true, scripts: { prepare: 'husky' }, 'lint-staged': { '*.py': 'echo linted' } }, null, 2),
+    'package.json': JSON.stringify(
+      { name: 'shop', private: true, scripts: { prepare: 'husky' }, 'lint-staged': { '*.py': 'echo linted' } },
+      null,
+      2,
+    ),
     '.husky/pre-commit': 'npx lint-staged\n',
   });
   p.npmInstall('husky@9', 'lint-staged@16');
   p.ok('npx', ['--no-install', 'husky']);
   adopt(p, (out) => assert.match(out, /\.husky\/pre-commit: added the guard before your commands/));
-  assert.match(readFileSync(path.join(p.dir, '.husky/pre-commit'), 'utf8'), /^# patchwarden-managed[^]*\nnpx lint-staged\n$/);
+  assert.match(
+    readFileSync(path.join(p.dir, '.husky/pre-commit'), 'utf8'),
+    /^# patchwarden-managed[^]*\nnpx lint-staged\n$/,
+  );
 });
 
 test('plain git hooks: the shims, and a "prepare" line that gives every clone the hooks', () => {
   const p = new Project({ ...PYTHON, 'package.json': JSON.stringify({ name: 'shop', private: true }, null, 2) });
   p.npmInstall();
   adopt(p, (out) => assert.match(out, /"prepare": "patchwarden init --yes --if-repo"/));
-  assert.match(readFileSync(path.join(p.dir, '.patchwarden.yml'), 'utf8'), /python3 -m pytest/, 'a pytest project, not a node one');
+  assert.match(
+    readFileSync(path.join(p.dir, '.patchwarden.yml'), 'utf8'),
+    /python3 -m pytest/,
+    'a pytest project, not a node one',
+  );
   // A fresh clone: npm ci runs "prepare", and the hooks are there.
   const clone = path.join(path.dirname(p.dir), 'clone');
   p.ok('git', ['clone', '-q', p.origin, clone], path.dirname(p.dir));
@@ -68,11 +86,11 @@ test('plain git hooks: the shims, and a "prepare" line that gives every clone th
   assert.is(doctor.code, 0, doctor.stdout);
 });
 
-test('lefthook: init adds the commands to lefthook.yml and runs lefthook install; pre-push gets git\'s lines', () => {
+test("lefthook: init adds the commands to lefthook.yml and runs lefthook install; pre-push gets git's lines", () => {
   const p = new Project({
     ...PYTHON,
     'package.json': JSON.stringify({ name: 'shop', private: true }, null, 2),
-    'lefthook.yml': '# the team\'s hooks\npre-commit:\n  commands:\n    hello:\n      run: echo hello from lefthook\n',
+    'lefthook.yml': "# the team's hooks\npre-commit:\n  commands:\n    hello:\n      run: echo hello from lefthook\n",
   });
   p.npmInstall('lefthook@2.2.1');
   adopt(p, (out) => {
@@ -94,38 +112,51 @@ test('lefthook: init adds the commands to lefthook.yml and runs lefthook install
   assert.match(push.stdout + push.stderr, /refused \[mix-range\]/, push.stdout + push.stderr);
 });
 
-testUnless(sh('pre-commit', ['--version']).code === 0 ? null : 'pre-commit is not installed (.ci/run installs it)')('pre-commit framework (repo: local): init wires it, a first push into an empty remote and later pushes are judged', () => {
-  const home = tempDir('pw-pre-commit-home-');
-  const p = new Project({ ...PYTHON, '.pre-commit-config.yaml': '# the team\'s hooks\nrepos: []\n' }, { PRE_COMMIT_HOME: home });
-  p.npmInstall();
-  adopt(p, (out) => {
-    assert.match(out, /\.pre-commit-config\.yaml: added patchwarden's hooks/);
-    assert.match(out, /pre-commit: hooks installed/);
-  });
-  const config = readFileSync(path.join(p.dir, '.pre-commit-config.yaml'), 'utf8');
-  assert.match(config, /repo: local/);
-  assert.match(p.pw('doctor').stdout, /pre-push: runs through pre-commit/);
-  // A first push into an empty remote comes without from/to refs from the framework.
-  const empty = path.join(path.dirname(p.dir), 'empty.git');
-  p.ok('git', ['init', '-q', '--bare', empty]);
-  const first = p.ok('git', ['push', empty, 'main']);
-  assert.not.match(first.stdout + first.stderr, /judging refs\/heads\/main only/, 'one ref pushed: nothing left unjudged to speak of');
-  assert.match(first.stdout + first.stderr, /the first push of this history/);
-  p.ok('git', ['checkout', '-q', '-b', 'side']);
-  p.write({ 'README.md': 'shop\n' });
-  p.ok('git', ['add', 'README.md']);
-  p.ok('git', ['commit', '-q', '-m', 'docs']);
-  p.ok('git', ['checkout', '-q', 'main']);
-  const several = p.ok('git', ['push', 'origin', 'main', 'side']);
-  assert.match(several.stdout + several.stderr, /judging refs\/heads\/side only: the pre-commit framework hands its hooks the first pushed ref/);
-  // A pushed range that mixes across commits is refused through the framework's variables.
-  p.write({ 'spec/test_price.py': 'def test_price():\n    assert 1\n' });
-  p.ok('git', ['commit', '-q', '-am', 'oracle']);
-  p.write({ 'src/app.py': 'def price(n):\n    return n * 4\n' });
-  p.ok('git', ['commit', '-q', '-am', 'production']);
-  const push = p.run('git', ['push']);
-  assert.is(push.code, 1, push.stdout + push.stderr);
-  assert.match(push.stdout + push.stderr, /refused \[mix-range\]/);
-});
+testUnless(sh('pre-commit', ['--version']).code === 0 ? null : 'pre-commit is not installed (.ci/run installs it)')(
+  'pre-commit framework (repo: local): init wires it, a first push into an empty remote and later pushes are judged',
+  () => {
+    const home = tempDir('pw-pre-commit-home-');
+    const p = new Project(
+      { ...PYTHON, '.pre-commit-config.yaml': "# the team's hooks\nrepos: []\n" },
+      { PRE_COMMIT_HOME: home },
+    );
+    p.npmInstall();
+    adopt(p, (out) => {
+      assert.match(out, /\.pre-commit-config\.yaml: added patchwarden's hooks/);
+      assert.match(out, /pre-commit: hooks installed/);
+    });
+    const config = readFileSync(path.join(p.dir, '.pre-commit-config.yaml'), 'utf8');
+    assert.match(config, /repo: local/);
+    assert.match(p.pw('doctor').stdout, /pre-push: runs through pre-commit/);
+    // A first push into an empty remote comes without from/to refs from the framework.
+    const empty = path.join(path.dirname(p.dir), 'empty.git');
+    p.ok('git', ['init', '-q', '--bare', empty]);
+    const first = p.ok('git', ['push', empty, 'main']);
+    assert.not.match(
+      first.stdout + first.stderr,
+      /judging refs\/heads\/main only/,
+      'one ref pushed: nothing left unjudged to speak of',
+    );
+    assert.match(first.stdout + first.stderr, /the first push of this history/);
+    p.ok('git', ['checkout', '-q', '-b', 'side']);
+    p.write({ 'README.md': 'shop\n' });
+    p.ok('git', ['add', 'README.md']);
+    p.ok('git', ['commit', '-q', '-m', 'docs']);
+    p.ok('git', ['checkout', '-q', 'main']);
+    const several = p.ok('git', ['push', 'origin', 'main', 'side']);
+    assert.match(
+      several.stdout + several.stderr,
+      /judging refs\/heads\/side only: the pre-commit framework hands its hooks the first pushed ref/,
+    );
+    // A pushed range that mixes across commits is refused through the framework's variables.
+    p.write({ 'spec/test_price.py': 'def test_price():\n    assert 1\n' });
+    p.ok('git', ['commit', '-q', '-am', 'oracle']);
+    p.write({ 'src/app.py': 'def price(n):\n    return n * 4\n' });
+    p.ok('git', ['commit', '-q', '-am', 'production']);
+    const push = p.run('git', ['push']);
+    assert.is(push.code, 1, push.stdout + push.stderr);
+    assert.match(push.stdout + push.stderr, /refused \[mix-range\]/);
+  },
+);
 
 test.run();

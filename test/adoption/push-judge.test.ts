@@ -8,8 +8,13 @@ import { Project, removeProjects } from './project.js';
 
 test.after.each(removeProjects);
 
-test('a topic branch forked before main\'s config grew is judged by main\'s config', () => {
-  const p = new Project({ 'pyproject.toml': '[project]\nname = "shop"\n', 'shop/__init__.py': '', 'lib/util.py': 'u = 1\n', 'package.json': '{"name": "shop", "private": true}\n' });
+test("a topic branch forked before main's config grew is judged by main's config", () => {
+  const p = new Project({
+    'pyproject.toml': '[project]\nname = "shop"\n',
+    'shop/__init__.py': '',
+    'lib/util.py': 'u = 1\n',
+    'package.json': '{"name": "shop", "private": true}\n',
+  });
   p.npmInstall();
   p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes']);
   p.write({ '.patchwarden.yml': 'version: 1\nzones:\n  src: [shop/**]\n  spec: [spec/**]\n' });

@@ -12,7 +12,11 @@ test.after.each(removeProjects);
 const read = (p: Project, f: string) => readFileSync(path.join(p.dir, f), 'utf8');
 
 test('plain hooks: the shims go, the hook that was there comes back, "prepare" is as it was', () => {
-  const p = new Project({ 'src/app.py': 'x = 1\n', 'package.json': JSON.stringify({ name: 'shop', private: true, scripts: { prepare: 'echo prepared' } }, null, 2) + '\n' });
+  const p = new Project({
+    'src/app.py': 'x = 1\n',
+    'package.json':
+      JSON.stringify({ name: 'shop', private: true, scripts: { prepare: 'echo prepared' } }, null, 2) + '\n',
+  });
   p.npmInstall();
   const legacy = '#!/bin/sh\necho the team hook\n';
   writeFileSync(path.join(p.dir, '.git/hooks/pre-push'), legacy, { mode: 0o755 });
@@ -26,12 +30,16 @@ test('plain hooks: the shims go, the hook that was there comes back, "prepare" i
   assert.not.ok(existsSync(path.join(p.dir, '.git/hooks/pre-merge-commit')));
   assert.is(read(p, '.git/hooks/pre-push'), legacy);
   assert.is(read(p, 'package.json'), before);
-  assert.ok(existsSync(path.join(p.dir, '.patchwarden.yml')), 'the config is the project\'s now');
-  assert.match(p.pw('uninstall').stdout, 'nothing of patchwarden\'s is installed here');
+  assert.ok(existsSync(path.join(p.dir, '.patchwarden.yml')), "the config is the project's now");
+  assert.match(p.pw('uninstall').stdout, "nothing of patchwarden's is installed here");
 });
 
-test('husky: the guard\'s lines go, the team\'s stay; a file init created goes', () => {
-  const p = new Project({ 'src/app.py': 'x = 1\n', 'package.json': JSON.stringify({ name: 'shop', private: true, scripts: { prepare: 'husky' } }, null, 2) + '\n', '.husky/pre-commit': 'npx lint-staged\n' });
+test("husky: the guard's lines go, the team's stay; a file init created goes", () => {
+  const p = new Project({
+    'src/app.py': 'x = 1\n',
+    'package.json': JSON.stringify({ name: 'shop', private: true, scripts: { prepare: 'husky' } }, null, 2) + '\n',
+    '.husky/pre-commit': 'npx lint-staged\n',
+  });
   p.npmInstall('husky@9');
   p.ok('npx', ['--no-install', 'husky']);
   p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes']);

@@ -9,7 +9,20 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/repo.js';
 import { commitAs, Keys } from '../prereceive/server.js';
-import { AGENT, commitBy, configFor, DISCOUNT, evidenceSite, gate, JS_BILL, JS_BILL_FIXED, JS_DISCOUNT, ok, registryOf, TOTAL } from '../properties/evidence-site.js';
+import {
+  AGENT,
+  commitBy,
+  configFor,
+  DISCOUNT,
+  evidenceSite,
+  gate,
+  JS_BILL,
+  JS_BILL_FIXED,
+  JS_DISCOUNT,
+  ok,
+  registryOf,
+  TOTAL,
+} from '../properties/evidence-site.js';
 import { refused } from './range-site.js';
 
 const keys = new Keys();
@@ -28,10 +41,13 @@ function ownedSite() {
 }
 
 /** The owner's property for the discount bug, with its registry row. */
-const ORACLE = { 'spec/properties/discount.test.mjs': JS_DISCOUNT, 'spec/invariants.yaml': registryOf([{ id: TOTAL }, { id: DISCOUNT }]) };
+const ORACLE = {
+  'spec/properties/discount.test.mjs': JS_DISCOUNT,
+  'spec/invariants.yaml': registryOf([{ id: TOTAL }, { id: DISCOUNT }]),
+};
 const REFACTOR = JS_BILL.replace('xs.reduce((a, b) => a + b, 0)', 'xs.reduce((sum, x) => sum + x, 0)');
 
-test('owner and agent in one pull request: the owner-signed property runs in both runs and proves the agent\'s fix', () => {
+test("owner and agent in one pull request: the owner-signed property runs in both runs and proves the agent's fix", () => {
   const s = ownedSite();
   const { work } = s;
   work.git(['switch', '-q', '-c', 'fix-discount']);
@@ -46,26 +62,54 @@ test('owner and agent in one pull request: the owner-signed property runs in bot
   ok(s.localPush(['fix-discount:main']));
 });
 
-test('an oracle commit in the range signed by the agent\'s own key, unsigned, too old, or from another branch is refused', () => {
+test("an oracle commit in the range signed by the agent's own key, unsigned, too old, or from another branch is refused", () => {
   const s = ownedSite();
   const { work } = s;
   work.commit({ 'README.md': 'bill, again\n' }, 'docs');
   ok(s.localPush(['main']));
   const cases: [string, () => void, string][] = [
-    ['agent key', () => commitAs(work, ORACLE, 'property', { sign: agentKey.file, email: OWNER }), 'is signed, but not by a key in the allowed-signers file'],
+    [
+      'agent key',
+      () => commitAs(work, ORACLE, 'property', { sign: agentKey.file, email: OWNER }),
+      'is signed, but not by a key in the allowed-signers file',
+    ],
     ['unsigned', () => commitAs(work, ORACLE, 'property', { email: OWNER }), 'is not signed'],
-    ['old', () => {
-      for (const [f, c] of Object.entries(ORACLE)) work.write(f, c);
-      work.git(['add', '-A']);
-      const old = new Date(Date.now() - 30 * 86_400_000).toISOString();
-      work.git(['-c', 'gpg.format=ssh', '-c', `user.signingkey=${owner.file}`, 'commit', '-q', '--no-verify', '-S', '-m', 'property'], { env: { GIT_AUTHOR_EMAIL: OWNER, GIT_COMMITTER_EMAIL: OWNER, GIT_COMMITTER_DATE: old, GIT_AUTHOR_DATE: old } });
-    }, 'more than owners.max_age (14d)'],
-    ['another branch', () => {
-      work.git(['switch', '-q', '-c', 'abandoned', 'main~1']);
-      commitAs(work, ORACLE, 'property, elsewhere', signed());
-      work.git(['switch', '-q', 'pr']);
-      work.git(['merge', '-q', '--no-ff', '--no-verify', '-m', 'take the property', 'abandoned']);
-    }, 'is neither the range\'s merge base'],
+    [
+      'old',
+      () => {
+        for (const [f, c] of Object.entries(ORACLE)) work.write(f, c);
+        work.git(['add', '-A']);
+        const old = new Date(Date.now() - 30 * 86_400_000).toISOString();
+        work.git(
+          [
+            '-c',
+            'gpg.format=ssh',
+            '-c',
+            `user.signingkey=${owner.file}`,
+            'commit',
+            '-q',
+            '--no-verify',
+            '-S',
+            '-m',
+            'property',
+          ],
+          {
+            env: { GIT_AUTHOR_EMAIL: OWNER, GIT_COMMITTER_EMAIL: OWNER, GIT_COMMITTER_DATE: old, GIT_AUTHOR_DATE: old },
+          },
+        );
+      },
+      'more than owners.max_age (14d)',
+    ],
+    [
+      'another branch',
+      () => {
+        work.git(['switch', '-q', '-c', 'abandoned', 'main~1']);
+        commitAs(work, ORACLE, 'property, elsewhere', signed());
+        work.git(['switch', '-q', 'pr']);
+        work.git(['merge', '-q', '--no-ff', '--no-verify', '-m', 'take the property', 'abandoned']);
+      },
+      "is neither the range's merge base",
+    ],
   ];
   for (const [what, make, says] of cases) {
     work.git(['switch', '-q', '-C', 'pr', 'main']);
@@ -75,7 +119,11 @@ test('an oracle commit in the range signed by the agent\'s own key, unsigned, to
     assert.is(g.code, 1, `${what}: ${JSON.stringify(g.out)}`);
     assert.is(g.layers.owners.status, 'refused', what);
     assert.match(JSON.stringify(g.layers.owners.violations), says, what);
-    assert.is(g.layers.revert.details.status, 'does_not_describe', `${what}: the property was not admitted, so neither run saw it`);
+    assert.is(
+      g.layers.revert.details.status,
+      'does_not_describe',
+      `${what}: the property was not admitted, so neither run saw it`,
+    );
     work.git(['branch', '-q', '-D', 'abandoned'], { allowFail: true });
   }
 });
@@ -92,7 +140,12 @@ test('an owner-signed production commit is vouched for; the same commit creditin
   ok(s.localPush(['refactor:main']));
 
   work.git(['switch', '-q', '-c', 'assisted', 'origin/main']);
-  commitAs(work, { 'src/bill.mjs': REFACTOR.replace('sum + x', 'x + sum') }, 'refactor: total\n\nAssisted-by: Claude <noreply@anthropic.com>', signed());
+  commitAs(
+    work,
+    { 'src/bill.mjs': REFACTOR.replace('sum + x', 'x + sum') },
+    'refactor: total\n\nAssisted-by: Claude <noreply@anthropic.com>',
+    signed(),
+  );
   g = gate(work);
   assert.is(g.code, 1, JSON.stringify(g.out));
   assert.is(g.layers.revert.details.status, 'does_not_describe');
@@ -106,7 +159,12 @@ test('an owner-signed production commit is vouched for; the same commit creditin
   assert.match(g.layers.revert.details.evidence.why, 'is not signed by an owner');
 
   work.git(['switch', '-q', '-c', 'regress', 'origin/main']);
-  commitAs(work, { 'src/bill.mjs': REFACTOR.replace('sum + x, 0)', 'sum + x, 0) - 1') }, 'owner breaks total', signed());
+  commitAs(
+    work,
+    { 'src/bill.mjs': REFACTOR.replace('sum + x, 0)', 'sum + x, 0) - 1') },
+    'owner breaks total',
+    signed(),
+  );
   g = gate(work);
   assert.is(g.code, 1, JSON.stringify(g.out));
   assert.is(g.layers.properties.details.status, 'regressed');

@@ -17,7 +17,10 @@ const PY = 'import os\n\n\ndef total(xs):\n    return sum(xs) + RATE\n\n\nRATE =
 const TS = 'export function label(n: number): string {\n  return `#${n}`;\n}\n\nexport const RATE = 0;\n';
 
 let logDir = '';
-const runs = () => (existsSync(path.join(logDir, 'runs')) ? readFileSync(path.join(logDir, 'runs'), 'utf8').split('\n').filter(Boolean).length : 0);
+const runs = () =>
+  existsSync(path.join(logDir, 'runs'))
+    ? readFileSync(path.join(logDir, 'runs'), 'utf8').split('\n').filter(Boolean).length
+    : 0;
 
 /** A pushed project whose properties pass; every property run appends a line to the log. */
 function pushed(extra: Record<string, string> = {}): TempRepo {
@@ -27,16 +30,19 @@ function pushed(extra: Record<string, string> = {}): TempRepo {
   const repo = tempRepo();
   repo.git(['remote', 'add', 'origin', remote.dir]);
   installPrePush(repo);
-  repo.commit({
-    '.gitignore': '__pycache__/\n.pytest_cache/\n',
-    'pytest.ini': '[pytest]\npythonpath = src\n',
-    '.patchwarden.yml': config(counted(PYTEST)),
-    'spec/invariants.yaml': registry(ID),
-    'spec/properties/test_bill.py': pyProperty(ID),
-    'src/bill.py': PY,
-    'src/app.ts': TS,
-    ...extra,
-  }, 'start');
+  repo.commit(
+    {
+      '.gitignore': '__pycache__/\n.pytest_cache/\n',
+      'pytest.ini': '[pytest]\npythonpath = src\n',
+      '.patchwarden.yml': config(counted(PYTEST)),
+      'spec/invariants.yaml': registry(ID),
+      'spec/properties/test_bill.py': pyProperty(ID),
+      'src/bill.py': PY,
+      'src/app.ts': TS,
+      ...extra,
+    },
+    'start',
+  );
   assert.is(push(repo).code, 0);
   return repo;
 }
@@ -62,36 +68,46 @@ test.after.each(() => {
 
 const t = testUnless(pytestMissing);
 
-const COMMENTED_PY = '# Billing.\nimport os\ndef total(xs):  # every item\n    return (sum(xs) +\n            RATE)\nRATE = 0  # no rate yet\n';
-const COMMENTED_TS = '/** Labels. */\nexport function label (n: number): string { return `#${n}` } // short\nexport const RATE = 0\n';
+const COMMENTED_PY =
+  '# Billing.\nimport os\ndef total(xs):  # every item\n    return (sum(xs) +\n            RATE)\nRATE = 0  # no rate yet\n';
+const COMMENTED_TS =
+  '/** Labels. */\nexport function label (n: number): string { return `#${n}` } // short\nexport const RATE = 0\n';
 
-t('comment-only and reformat-only Python and TypeScript diffs pass pre-push, revert-check and the gate with no property run', () => {
-  const repo = pushed();
-  assert.is(runs(), 0, 'the first push of a history runs nothing');
-  const before = repo.head();
-  repo.commit({ 'src/bill.py': COMMENTED_PY, 'src/app.ts': COMMENTED_TS }, 'comments and layout');
-  const r = push(repo);
-  assert.is(r.code, 0, r.said);
-  assert.match(r.said, /no behaviour change: all 2 production files parse to the same syntax tree as on the base side/);
-  assert.is(runs(), 0, 'no property ran for the push');
-  const check = repo.json(['revert-check', '--base', before, '--head', 'HEAD']);
-  assert.is(check.code, 0, check.stderr);
-  assert.is(check.out.status, 'no_behaviour_change');
-  assert.equal(check.out.unchanged.sort(), ['src/app.ts', 'src/bill.py']);
-  const g = gate(repo, { 'src/bill.py': `${PY}# a closing note\n`, 'src/app.ts': `// Labels.\n${TS}` });
-  assert.is(g.code, 0, JSON.stringify(g.out));
-  assert.is(g.layers.revert.status, 'pass');
-  assert.is(g.layers.revert.details?.status, 'no_behaviour_change');
-  assert.is(g.layers.properties.status, 'pass');
-  assert.match(g.layers.properties.summary, /^not run: no behaviour change/);
-  assert.is(runs(), 0, 'no property ran for revert-check or the gate');
-});
+t(
+  'comment-only and reformat-only Python and TypeScript diffs pass pre-push, revert-check and the gate with no property run',
+  () => {
+    const repo = pushed();
+    assert.is(runs(), 0, 'the first push of a history runs nothing');
+    const before = repo.head();
+    repo.commit({ 'src/bill.py': COMMENTED_PY, 'src/app.ts': COMMENTED_TS }, 'comments and layout');
+    const r = push(repo);
+    assert.is(r.code, 0, r.said);
+    assert.match(
+      r.said,
+      /no behaviour change: all 2 production files parse to the same syntax tree as on the base side/,
+    );
+    assert.is(runs(), 0, 'no property ran for the push');
+    const check = repo.json(['revert-check', '--base', before, '--head', 'HEAD']);
+    assert.is(check.code, 0, check.stderr);
+    assert.is(check.out.status, 'no_behaviour_change');
+    assert.equal(check.out.unchanged.sort(), ['src/app.ts', 'src/bill.py']);
+    const g = gate(repo, { 'src/bill.py': `${PY}# a closing note\n`, 'src/app.ts': `// Labels.\n${TS}` });
+    assert.is(g.code, 0, JSON.stringify(g.out));
+    assert.is(g.layers.revert.status, 'pass');
+    assert.is(g.layers.revert.details?.status, 'no_behaviour_change');
+    assert.is(g.layers.properties.status, 'pass');
+    assert.match(g.layers.properties.summary, /^not run: no behaviour change/);
+    assert.is(runs(), 0, 'no property ran for revert-check or the gate');
+  },
+);
 
 t('pre-push JSON reports no_behaviour_change for the ref', () => {
   const repo = pushed();
   repo.commit({ 'src/app.ts': COMMENTED_TS }, 'layout');
   const line = `HEAD ${repo.head()} refs/heads/main ${repo.git(['rev-parse', 'origin/main']).stdout.trim()}\n`;
-  const json = repo.json(['pre-push', 'origin', repo.git(['remote', 'get-url', 'origin']).stdout.trim()], { input: line });
+  const json = repo.json(['pre-push', 'origin', repo.git(['remote', 'get-url', 'origin']).stdout.trim()], {
+    input: line,
+  });
   assert.is(json.code, 0, JSON.stringify(json.out));
   assert.is(json.out.refs[0].revert, 'no_behaviour_change');
   assert.is(runs(), 0);
@@ -109,14 +125,22 @@ function refused(repo: TempRepo, files: Record<string, string>, why: RegExp, sta
 
 t('a changed constant is behaviour: refused after both runs, in the gate too', () => {
   const repo = pushed();
-  refused(repo, { 'src/bill.py': PY.replace('RATE = 0', 'RATE = 0.0') }, /behaviour: src\/bill\.py changes it \(the syntax tree differs\)/);
+  refused(
+    repo,
+    { 'src/bill.py': PY.replace('RATE = 0', 'RATE = 0.0') },
+    /behaviour: src\/bill\.py changes it \(the syntax tree differs\)/,
+  );
   const g = gate(repo, { 'src/app.ts': TS.replace('RATE = 0', 'RATE = 1') });
   assert.is(g.code, 1, JSON.stringify(g.out));
   assert.is(g.layers.revert.details?.status, 'does_not_describe');
 });
 
 t('a coding line is behaviour', () => {
-  refused(pushed(), { 'src/bill.py': `# -*- coding: latin-1 -*-\n${PY}` }, /a comment tools act on is added, removed or moved: # -\*- coding: latin-1 -\*-/);
+  refused(
+    pushed(),
+    { 'src/bill.py': `# -*- coding: latin-1 -*-\n${PY}` },
+    /a comment tools act on is added, removed or moved: # -\*- coding: latin-1 -\*-/,
+  );
 });
 
 t('a pragma is behaviour (Python and TypeScript)', () => {
@@ -131,7 +155,12 @@ t('attack: an ast.py at the repository root, where the hook runs, does not reach
   const fake = 'def parse(*a, **k):\n    return None\n\ndef dump(*a, **k):\n    return ""\n';
   const repo = pushed({ 'ast.py': fake, 'tokenize.py': fake });
   // pytest, started from the root, does import it and breaks: the properties cannot pass.
-  refused(repo, { 'src/bill.py': PY.replace('RATE = 0', 'RATE = 1') }, /src\/bill\.py changes it \(the syntax tree differs\)/, 'fails_on_head');
+  refused(
+    repo,
+    { 'src/bill.py': PY.replace('RATE = 0', 'RATE = 1') },
+    /src\/bill\.py changes it \(the syntax tree differs\)/,
+    'fails_on_head',
+  );
 });
 
 test.run();

@@ -37,17 +37,33 @@ test.after(() => keys.rm());
 test('an owner-signed override commit passes pre-push, pre-receive and the gate, and each lists it', () => {
   // No registry to run: the gate's properties layers are skipped, so its verdict is the commit rules'.
   const s = site(`${CONFIG}properties:\n  invariants: spec/none.yaml\n`);
-  const o = commitAs(s.work, MIXED, override('production is down, the spec fix follows'), { sign: owner.file, email: OWNER });
+  const o = commitAs(s.work, MIXED, override('production is down, the spec fix follows'), {
+    sign: owner.file,
+    email: OWNER,
+  });
   // The agent's commit on top is judged as if the override were not there: production code alone.
   s.work.commit({ 'src/app.ts': 'export const a = 3; // hotfix\n' }, 'follow-up');
   const gate = s.work.json(['gate', '--base', 'origin/main']);
   assert.is(gate.code, 0, JSON.stringify(gate.out));
   assert.equal(gate.out.overrides, [{ commit: o, reason: 'production is down, the spec fix follows' }]);
-  assert.match(s.work.pw(['gate', '--base', 'origin/main']).stdout, new RegExp(`override: commit ${o.slice(0, 12)} passes the mixing and revert rules for its own changes`));
+  assert.match(
+    s.work.pw(['gate', '--base', 'origin/main']).stdout,
+    new RegExp(`override: commit ${o.slice(0, 12)} passes the mixing and revert rules for its own changes`),
+  );
   const r = s.push('main');
   assert.is(r.code, 0, said(r));
-  assert.match(r.stderr, new RegExp(`patchwarden: refs/heads/main: override: commit ${o.slice(0, 12)}`), 'pre-push lists it');
-  assert.match(r.stderr, new RegExp(`remote: patchwarden: refs/heads/main: override: commit ${o.slice(0, 12)} passes the mixing and revert rules for its own changes \\(Patchwarden-Override: production is down`), 'pre-receive lists it');
+  assert.match(
+    r.stderr,
+    new RegExp(`patchwarden: refs/heads/main: override: commit ${o.slice(0, 12)}`),
+    'pre-push lists it',
+  );
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `remote: patchwarden: refs/heads/main: override: commit ${o.slice(0, 12)} passes the mixing and revert rules for its own changes \\(Patchwarden-Override: production is down`,
+    ),
+    'pre-receive lists it',
+  );
   assert.is(s.ref('main'), s.work.head());
 });
 
@@ -75,22 +91,28 @@ function refusedEverywhere(s: Server, why: RegExp): void {
   assert.is(gate.code, 1, JSON.stringify(gate.out));
   assert.equal(gate.out.overrides, []);
   const mixing = gate.out.layers.find((l: { layer: string }) => l.layer === 'mixing');
-  assert.ok(mixing.violations.some((v: { rule: string; message: string }) => v.rule === 'override' && why.test(v.message)), JSON.stringify(mixing));
+  assert.ok(
+    mixing.violations.some((v: { rule: string; message: string }) => v.rule === 'override' && why.test(v.message)),
+    JSON.stringify(mixing),
+  );
 }
 
 test('attack: an unsigned override is refused at every enforcement point', () => {
   const s = site();
   s.work.commit(MIXED, override('trust me'));
-  refusedEverywhere(s, /carries Patchwarden-Override \("trust me"\), but it is not signed by a key in \.patchwarden\/allowed_signers/);
+  refusedEverywhere(
+    s,
+    /carries Patchwarden-Override \("trust me"\), but it is not signed by a key in \.patchwarden\/allowed_signers/,
+  );
 });
 
-test('attack: an override signed with the agent\'s own key, under the agent\'s name, is refused', () => {
+test("attack: an override signed with the agent's own key, under the agent's name, is refused", () => {
   const s = site();
   commitAs(s.work, MIXED, override('agent knows best'), { sign: agent.file, email: AGENT });
   refusedEverywhere(s, /carries Patchwarden-Override \("agent knows best"\), but it is not signed by a key in/);
 });
 
-test('attack: an owner\'s override replayed from another history is refused (its parent is not the merge base)', () => {
+test("attack: an owner's override replayed from another history is refused (its parent is not the merge base)", () => {
   const s = site();
   const old = s.work.head();
   s.work.commit({ 'README.md': 'moved on\n' }, 'main moves on');
@@ -105,24 +127,51 @@ test('attack: an owner\'s override replayed from another history is refused (its
   assert.ok(o);
 });
 
-test('attack: an owner\'s override older than owners.max_age is refused', () => {
+test("attack: an owner's override older than owners.max_age is refused", () => {
   const s = site(`${CONFIG}  max_age: 7d\n`);
   const when = new Date(Date.now() - 30 * 86_400_000).toISOString();
   s.work.write('src/app.ts', MIXED['src/app.ts']).write('spec/invariants.yaml', MIXED['spec/invariants.yaml']);
   s.work.git(['add', '-A']);
-  s.work.git(['-c', 'gpg.format=ssh', '-c', `user.signingkey=${owner.file}`, 'commit', '-q', '--no-verify', '-S', '-m', override('stale')], { env: { GIT_AUTHOR_EMAIL: OWNER, GIT_COMMITTER_EMAIL: OWNER, GIT_AUTHOR_DATE: when, GIT_COMMITTER_DATE: when } });
+  s.work.git(
+    [
+      '-c',
+      'gpg.format=ssh',
+      '-c',
+      `user.signingkey=${owner.file}`,
+      'commit',
+      '-q',
+      '--no-verify',
+      '-S',
+      '-m',
+      override('stale'),
+    ],
+    { env: { GIT_AUTHOR_EMAIL: OWNER, GIT_COMMITTER_EMAIL: OWNER, GIT_AUTHOR_DATE: when, GIT_COMMITTER_DATE: when } },
+  );
   refusedEverywhere(s, /it was committed 30d ago, more than owners\.max_age \(7d\)/);
 });
 
-test('the revert rule: the override\'s own production change owes no property, an agent commit after it still does', () => {
+test("the revert rule: the override's own production change owes no property, an agent commit after it still does", () => {
   const ID = 'bill.total_non_negative';
-  const s = site(`${CONFIG}properties:\n  command: ${JSON.stringify(NODE_TEST)}\n  invariants: spec/invariants.yaml\n`, {
-    'spec/invariants.yaml': registry(ID), 'spec/properties/bill.test.mjs': jsProperty(ID), 'src/bill.mjs': FIXED_JS,
-  });
-  const o = commitAs(s.work, { 'src/bill.mjs': `${FIXED_JS}export const currency = "EUR";\n` }, override('a constant the release needs now'), { sign: owner.file, email: OWNER });
+  const s = site(
+    `${CONFIG}properties:\n  command: ${JSON.stringify(NODE_TEST)}\n  invariants: spec/invariants.yaml\n`,
+    {
+      'spec/invariants.yaml': registry(ID),
+      'spec/properties/bill.test.mjs': jsProperty(ID),
+      'src/bill.mjs': FIXED_JS,
+    },
+  );
+  const o = commitAs(
+    s.work,
+    { 'src/bill.mjs': `${FIXED_JS}export const currency = "EUR";\n` },
+    override('a constant the release needs now'),
+    { sign: owner.file, email: OWNER },
+  );
   const alone = s.work.json(['gate', '--base', 'origin/main']);
   assert.is(alone.code, 0, JSON.stringify(alone.out));
-  assert.equal(alone.out.overrides.map((x: { commit: string }) => x.commit), [o]);
+  assert.equal(
+    alone.out.overrides.map((x: { commit: string }) => x.commit),
+    [o],
+  );
   const r = s.push('main');
   assert.is(r.code, 0, said(r));
   // The same change without the trailer is refused by the revert check: the property does not describe it.

@@ -10,7 +10,16 @@ import { PROJECT, cleanup, sh, tempRepo, type TempRepo } from '../helpers/repo.j
 /** A repository with the hooks installed, the config committed, and src, spec and tests. */
 function guarded(config = 'version: 1\n'): TempRepo {
   const repo = tempRepo();
-  repo.commit({ '.patchwarden.yml': config, 'src/app.py': 'x = 1\n', 'lib/util.py': 'u = 1\n', 'spec/props.py': 'p = 1\n', 'tests/test_app.py': 't = 1\n' }, 'start');
+  repo.commit(
+    {
+      '.patchwarden.yml': config,
+      'src/app.py': 'x = 1\n',
+      'lib/util.py': 'u = 1\n',
+      'spec/props.py': 'p = 1\n',
+      'tests/test_app.py': 't = 1\n',
+    },
+    'start',
+  );
   const init = repo.pw(['init', '--yes']);
   assert.is(init.code, 0, init.stderr);
   return repo;
@@ -31,7 +40,7 @@ function refused(repo: TempRepo, args: string[]): string {
 
 test.after.each(cleanup);
 
-test('an unstaged edit of .patchwarden.yml does not loosen the rule: HEAD\'s config judges', () => {
+test("an unstaged edit of .patchwarden.yml does not loosen the rule: HEAD's config judges", () => {
   const repo = guarded();
   // The working tree moves spec out of every oracle zone; nothing of it is staged.
   repo.write('.patchwarden.yml', 'version: 1\nzones:\n  spec: ["nowhere/**"]\n  src: ["nowhere-either/**"]\n');
@@ -73,12 +82,15 @@ test('a damaged cache entry is parsed again, and a malformed committed config is
   repo.git(['add', '-A']);
   for (let i = 0; i < 2; i++) {
     const said = refused(repo, ['commit', '-q', '-m', 'mixed']);
-    assert.match(said, /HEAD:\.patchwarden\.yml:3: unknown key `zones\.sorce`.*until a correction lands, the rules of [0-9a-f]{12}, the last commit where it parses, judge/);
+    assert.match(
+      said,
+      /HEAD:\.patchwarden\.yml:3: unknown key `zones\.sorce`.*until a correction lands, the rules of [0-9a-f]{12}, the last commit where it parses, judge/,
+    );
     assert.match(said, /lib\/util\.py {2}\(src, modified\)/);
   }
 });
 
-test('a first commit is judged by the staged config, not the working tree\'s', () => {
+test("a first commit is judged by the staged config, not the working tree's", () => {
   const repo = tempRepo();
   repo.pw(['init', '--yes']);
   repo.write('.patchwarden.yml', 'version: 1\nzones:\n  src: ["lib/**"]\n');
@@ -103,9 +115,19 @@ test('git commit --amend that adds spec to a src commit is refused, however it i
   // A renamed argv[0] does not hide git: the program is read too.
   const renamed = refused(repo, ['-c', 'alias.x=!bash -c "exec -a notgit git commit -q --amend --no-edit"', 'x']);
   assert.match(renamed, /this amend/);
-  for (const args of [['commit', '-q', '--amend', '--no-edit'], ['commit', '-q', '--amend', '-m', 'reworded'], ['-c', 'user.name=X', 'commit', '--amen', '-qm', 'abbreviated'], ['ci', '--amend', '--no-edit'], ['commit', '-q', '-a', '--amend', '-C', 'HEAD']]) {
+  for (const args of [
+    ['commit', '-q', '--amend', '--no-edit'],
+    ['commit', '-q', '--amend', '-m', 'reworded'],
+    ['-c', 'user.name=X', 'commit', '--amen', '-qm', 'abbreviated'],
+    ['ci', '--amend', '--no-edit'],
+    ['commit', '-q', '-a', '--amend', '-C', 'HEAD'],
+  ]) {
     const out = refused(repo, args);
-    assert.match(out, /this amend \(the staged change with the commit it amends, HEAD\) changes production code/, args.join(' '));
+    assert.match(
+      out,
+      /this amend \(the staged change with the commit it amends, HEAD\) changes production code/,
+      args.join(' '),
+    );
     assert.match(out, /src\/app\.py {2}\(src, modified\)/);
     assert.match(out, /spec\/props\.py {2}\(spec, modified\)/);
     assert.match(out, /git commit {3}\(without --amend\)/);
@@ -122,7 +144,10 @@ test('amends that do not mix pass; -C HEAD and --no-amend are new commits, judge
   repo.git(['add', '-A']);
   repo.git(['commit', '-q', '--amend', '--no-edit']);
   assert.is.not(repo.head(), first, 'the amend went through');
-  assert.equal(repo.git(['show', '--name-only', '--format=', 'HEAD']).stdout.trim().split('\n'), ['src/app.py', 'tests/test_app.py']);
+  assert.equal(repo.git(['show', '--name-only', '--format=', 'HEAD']).stdout.trim().split('\n'), [
+    'src/app.py',
+    'tests/test_app.py',
+  ]);
   // The oracle change as a commit of its own reuses HEAD's message: not an amend.
   repo.write('spec/props.py', 'p = 3\n');
   repo.git(['add', 'spec/props.py']);
@@ -137,9 +162,19 @@ test('amends that do not mix pass; -C HEAD and --no-amend are new commits, judge
 
 test('through husky (hooks a few shells deep) the amend is still seen and refused', () => {
   const repo = tempRepo();
-  repo.commit({ 'src/app.py': 'x = 1\n', 'spec/props.py': 'p = 1\n', 'package.json': JSON.stringify({ name: 'x', devDependencies: { husky: '^9' } }) }, 'start');
+  repo.commit(
+    {
+      'src/app.py': 'x = 1\n',
+      'spec/props.py': 'p = 1\n',
+      'package.json': JSON.stringify({ name: 'x', devDependencies: { husky: '^9' } }),
+    },
+    'start',
+  );
   repo.write('.husky/pre-commit', 'echo lint-staged would run here\n');
-  const husky = sh(process.execPath, [path.join(PROJECT, 'node_modules/husky/bin.js')], { cwd: repo.dir, env: repo.env });
+  const husky = sh(process.execPath, [path.join(PROJECT, 'node_modules/husky/bin.js')], {
+    cwd: repo.dir,
+    env: repo.env,
+  });
   assert.is(husky.code, 0, husky.stderr + husky.stdout);
   assert.is(repo.json(['init', '--yes']).out.style, 'husky');
   repo.commit({}, 'guard');
@@ -161,7 +196,7 @@ test('core.ignorecase is asked when a lower-case path meets an upper-case patter
   repo.git(['commit', '-q', '-m', 'makefile is no guard file when case matters']);
 });
 
-test('an amend is judged by the config at the amended commit\'s parent', () => {
+test("an amend is judged by the config at the amended commit's parent", () => {
   const repo = guarded('version: 1\nzones:\n  src: ["src/**", "lib/**"]\n');
   repo.write('lib/util.py', 'u = 2\n');
   repo.git(['add', 'lib/util.py']);
@@ -190,7 +225,10 @@ test('the guard binary where the shims look first is a guard file: committed bes
   const repo = guarded();
   repo.write('node_modules/.bin/patchwarden', '#!/bin/sh\nexit 0\n').write('src/app.py', 'x = 3\n');
   repo.git(['add', '-f', 'node_modules/.bin/patchwarden', 'src/app.py']);
-  assert.match(refused(repo, ['commit', '-q', '-m', 'a quieter guard']), 'node_modules/.bin/patchwarden  (guard, added)');
+  assert.match(
+    refused(repo, ['commit', '-q', '-m', 'a quieter guard']),
+    'node_modules/.bin/patchwarden  (guard, added)',
+  );
 });
 
 test.run();

@@ -12,13 +12,21 @@ test.after.each(cleanup);
 test('a force push that rewinds main past an owner oracle commit is refused; the server keeps it', () => {
   const s = site();
   const start = s.ref('main')!;
-  const oracle = s.work.commit({ 'spec/test_bill.py': 'def test_total():\n    assert total([]) == 0\n' }, 'owner: property');
+  const oracle = s.work.commit(
+    { 'spec/test_bill.py': 'def test_total():\n    assert total([]) == 0\n' },
+    'owner: property',
+  );
   assert.is(s.push(['main']).code, 0);
   s.work.git(['reset', '-q', '--hard', start]);
   s.work.commit({ 'src/bill.py': 'def total(items):\n    return 1\n' }, 'code, on the old tip');
   const before = s.refs();
   const r = s.push(['--force', 'main']);
-  refused(r, '[judging-branch] a non-fast-forward update of refs/heads/main', `${oracle.slice(0, 12)} is not in the new history`, 'pre_receive.judging_branch: protect');
+  refused(
+    r,
+    '[judging-branch] a non-fast-forward update of refs/heads/main',
+    `${oracle.slice(0, 12)} is not in the new history`,
+    'pre_receive.judging_branch: protect',
+  );
   assert.is(s.refs(), before);
   assert.is(s.ref('main'), oracle);
   // Another branch may still be rewound.
@@ -40,7 +48,11 @@ test('main moved to commits already on the server: a fast-forward passes, a rewi
   s.work.commit({ 'README.md': 'side\n' }, 'side docs');
   assert.is(s.push(['side']).code, 0);
   const before = s.refs();
-  refused(s.push(['--force', 'side:main']), '[judging-branch] a non-fast-forward update of refs/heads/main', `${ahead.slice(0, 12)} is not in the new history`);
+  refused(
+    s.push(['--force', 'side:main']),
+    '[judging-branch] a non-fast-forward update of refs/heads/main',
+    `${ahead.slice(0, 12)} is not in the new history`,
+  );
   assert.is(s.refs(), before);
 });
 
@@ -49,13 +61,30 @@ test('two commands for main in one hand-made push (a rewind beside a fast-forwar
   const start = s.ref('main')!;
   // An orphan history that loosens the config and mixes code with its property, and a clean decoy on main.
   s.work.git(['checkout', '-q', '--orphan', 'evil']);
-  const evil = s.work.commit({ '.patchwarden.yml': 'version: 1\nmix:\n  range: allow\n', 'src/bill.py': 'def total(items):\n    return 666\n', 'spec/test_bill.py': 'def test_total():\n    pass\n' }, 'evil');
+  const evil = s.work.commit(
+    {
+      '.patchwarden.yml': 'version: 1\nmix:\n  range: allow\n',
+      'src/bill.py': 'def total(items):\n    return 666\n',
+      'spec/test_bill.py': 'def test_total():\n    pass\n',
+    },
+    'evil',
+  );
   s.work.git(['checkout', '-q', 'main']);
   const decoy = s.work.commit({ 'README.md': 'bill, documented\n' }, 'decoy');
   // git push never sends this; receive-pack takes it from any client that writes the commands itself.
-  const pkt = (line: string) => Buffer.concat([Buffer.from((Buffer.byteLength(line) + 4).toString(16).padStart(4, '0')), Buffer.from(line)]);
-  const pack = spawnSync('git', ['pack-objects', '-q', '--stdout', '--revs'], { cwd: s.work.dir, env: s.work.env, input: `${evil}\n${decoy}\n^${start}\n` }).stdout;
-  const input = Buffer.concat([pkt(`${start} ${evil} refs/heads/main\0report-status\n`), pkt(`${start} ${decoy} refs/heads/main\n`), Buffer.from('0000'), pack]);
+  const pkt = (line: string) =>
+    Buffer.concat([Buffer.from((Buffer.byteLength(line) + 4).toString(16).padStart(4, '0')), Buffer.from(line)]);
+  const pack = spawnSync('git', ['pack-objects', '-q', '--stdout', '--revs'], {
+    cwd: s.work.dir,
+    env: s.work.env,
+    input: `${evil}\n${decoy}\n^${start}\n`,
+  }).stdout;
+  const input = Buffer.concat([
+    pkt(`${start} ${evil} refs/heads/main\0report-status\n`),
+    pkt(`${start} ${decoy} refs/heads/main\n`),
+    Buffer.from('0000'),
+    pack,
+  ]);
   const r = spawnSync('git', ['receive-pack', s.bare.dir], { cwd: s.work.dir, env: s.work.env, input });
   const said = `${r.stdout}${r.stderr}`;
   assert.match(said, '[duplicate-ref] refs/heads/main is updated by more than one command of this push');
@@ -100,7 +129,11 @@ test('HEAD=master while the project pushes main: a hook copied in without a reco
   work.commit({ '.patchwarden.yml': 'version: 1\n', ...START }, 'start');
   work.commit({ 'src/bill.py': 'x\n', 'spec/test_bill.py': 'y\n' }, 'mixed');
   const r = work.git(['push', 'origin', 'main'], { allowFail: true });
-  refused(r, 'refs/heads/master, the branch whose .patchwarden.yml judges this repository, does not exist', 'git config patchwarden.branch refs/heads/NAME');
+  refused(
+    r,
+    'refs/heads/master, the branch whose .patchwarden.yml judges this repository, does not exist',
+    'git config patchwarden.branch refs/heads/NAME',
+  );
   assert.not.match(r.stderr, 'not guarded');
   assert.is(bare.git(['for-each-ref']).stdout, '');
 });
@@ -135,7 +168,10 @@ test('a judging branch whose config was removed refuses every push until an admi
   assert.is(s.push(['main']).code, 0);
   s.work.commit({ 'README.md': 'x\n' }, 'docs');
   const before = s.refs();
-  refused(s.push(['main']), 'refs/heads/main, the branch whose .patchwarden.yml judges this repository, has no .patchwarden.yml');
+  refused(
+    s.push(['main']),
+    'refs/heads/main, the branch whose .patchwarden.yml judges this repository, has no .patchwarden.yml',
+  );
   assert.is(s.refs(), before);
 });
 

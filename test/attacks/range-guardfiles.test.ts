@@ -47,19 +47,39 @@ test('a config commit in the range that zones src away cannot judge the mixed co
   assert.is(s.refs(), before);
   // The staged form: the loosened config only in the working tree.
   s.work.git(['reset', '-q', '--hard', base]);
-  s.work.write('.patchwarden.yml', 'version: 1\nzones:\n  src: [nothing/**]\n').write('src/bill.py', 'x\n').write('spec/test_bill.py', 'y\n');
+  s.work
+    .write('.patchwarden.yml', 'version: 1\nzones:\n  src: [nothing/**]\n')
+    .write('src/bill.py', 'x\n')
+    .write('spec/test_bill.py', 'y\n');
   s.work.git(['add', 'src/bill.py', 'spec/test_bill.py']);
   refused(s.work.pw(['check']), '[mix]', 'src/bill.py  (src, modified)');
 });
 
 test('expected_total.json and cart.golden.txt cannot be locked as inputs, and the server refuses them', () => {
   const s = site();
-  const files = { 'fixtures/input/cart.json': '{"items": [1]}\n', 'fixtures/input/expected_total.json': '{"total": 1}\n', 'fixtures/input/cart.golden.txt': 'total 1\n' };
+  const files = {
+    'fixtures/input/cart.json': '{"items": [1]}\n',
+    'fixtures/input/expected_total.json': '{"total": 1}\n',
+    'fixtures/input/cart.golden.txt': 'total 1\n',
+  };
   for (const [f, c] of Object.entries(files)) s.work.write(f, c);
   const lockRun = s.work.pw(['fixtures', 'lock']);
-  refused(lockRun, 'fixtures/input/expected_total.json  (named like an output (fixtures.forbid))', 'fixtures/input/cart.golden.txt  (named like an output (fixtures.forbid))');
+  refused(
+    lockRun,
+    'fixtures/input/expected_total.json  (named like an output (fixtures.forbid))',
+    'fixtures/input/cart.golden.txt  (named like an output (fixtures.forbid))',
+  );
   // Locked by hand anyway: refused at the tip.
-  s.work.commit({ ...files, 'fixtures/inputs.sha256': Object.keys(files).sort().map((f) => `${sha(files[f as keyof typeof files])}  ${f}\n`).join('') }, 'fixtures');
+  s.work.commit(
+    {
+      ...files,
+      'fixtures/inputs.sha256': Object.keys(files)
+        .sort()
+        .map((f) => `${sha(files[f as keyof typeof files])}  ${f}\n`)
+        .join(''),
+    },
+    'fixtures',
+  );
   const before = s.refs();
   refused(s.push(['main']), '[fixtures]', 'fixtures/input/expected_total.json', 'fixtures/input/cart.golden.txt');
   assert.is(s.refs(), before);

@@ -17,7 +17,10 @@ const tree = (s: ReturnType<typeof site>, rev: string) => s.work.git(['rev-parse
 function diverged(config = OWNERS) {
   const s = site(config);
   const start = s.ref('main')!;
-  const oracle = s.work.commit({ 'spec/test_bill.py': 'def test_total():\n    assert total([1, 2]) == 3\n    assert total([]) == 0\n' }, 'owner: a stricter property');
+  const oracle = s.work.commit(
+    { 'spec/test_bill.py': 'def test_total():\n    assert total([1, 2]) == 3\n    assert total([]) == 0\n' },
+    'owner: a stricter property',
+  );
   assert.is(s.push(['main']).code, 0);
   s.work.git(['checkout', '-q', '-b', 'feature', start]);
   const feature = s.work.commit({ 'src/bill.py': 'def total(items):\n    return sum(items) or 1\n' }, 'feature: code');
@@ -28,7 +31,11 @@ test('a theirs-merge reverting the owner oracle commit on main: refused by owner
   const { s, oracle, feature } = diverged();
   // The adversary's merge: the feature's tree, parents main and feature.
   const merge = commitTree(s.work, tree(s, feature), [oracle, feature], 'Merge branch feature', AGENT);
-  assert.is(s.work.git(['diff-tree', '--no-commit-id', '-c', '--name-only', merge]).stdout, '', 'the combined diff sees nothing');
+  assert.is(
+    s.work.git(['diff-tree', '--no-commit-id', '-c', '--name-only', merge]).stdout,
+    '',
+    'the combined diff sees nothing',
+  );
   s.work.git(['checkout', '-q', '-B', 'main', merge]);
   refused(s.check(`${oracle}..${merge}`), '[mix-range]', 'spec/test_bill.py');
   refused(s.gate(oracle), 'mixing');
@@ -67,7 +74,11 @@ test('a merge that drops .patchwarden.yml, taking a branch from before the confi
   s.work.git(['checkout', '-q', '-b', 'old', old]);
   const feature = s.work.commit({ 'src/bill.py': 'def total(items):\n    return 1\n' }, 'code on the old root');
   const merge = commitTree(s.work, tree(s, feature), [base, feature], 'Merge old');
-  assert.is(s.work.git(['diff-tree', '--no-commit-id', '-c', '--name-only', merge]).stdout, '', 'the combined diff sees nothing');
+  assert.is(
+    s.work.git(['diff-tree', '--no-commit-id', '-c', '--name-only', merge]).stdout,
+    '',
+    'the combined diff sees nothing',
+  );
   s.work.git(['checkout', '-q', '-B', 'main', merge]);
   refused(s.check(`${base}..${merge}`), '.patchwarden.yml');
   refused(s.gate(base), 'mixing');
@@ -101,7 +112,9 @@ test('an evil merge that edits code and the property while resolving is refused 
   const { s, oracle, feature } = diverged('version: 1\n');
   s.work.git(['checkout', '-q', '-B', 'main', oracle]);
   s.work.git(['-c', 'core.hooksPath=/dev/null', 'merge', '-q', '--no-commit', feature]);
-  s.work.write('spec/test_bill.py', 'def test_total():\n    pass\n').write('src/bill.py', 'def total(items):\n    return 0\n');
+  s.work
+    .write('spec/test_bill.py', 'def test_total():\n    pass\n')
+    .write('src/bill.py', 'def total(items):\n    return 0\n');
   s.work.git(['add', '-A']);
   s.work.git(['-c', 'core.hooksPath=/dev/null', 'commit', '-q', '--no-edit']);
   const before = s.refs();

@@ -32,7 +32,10 @@ test('server: with replace refs allowed, a decoy for main does not switch the gu
   // git itself now reads the decoy on the server: no config there.
   assert.is(s.bare.git(['ls-tree', 'main']).stdout, '');
   const before = s.ref('main');
-  s.work.commit({ 'src/bill.py': 'def total(items):\n    return 0\n', 'spec/test_bill.py': 'def test_total():\n    pass\n' }, 'mixed');
+  s.work.commit(
+    { 'src/bill.py': 'def total(items):\n    return 0\n', 'spec/test_bill.py': 'def test_total():\n    pass\n' },
+    'mixed',
+  );
   refused(s.push(['main']), '[mix]', 'src/bill.py  (src, modified)', 'spec/test_bill.py  (spec, modified)');
   assert.is(s.ref('main'), before);
 });
@@ -40,7 +43,10 @@ test('server: with replace refs allowed, a decoy for main does not switch the gu
 test('a replace ref for a pushed mixed commit: the server, pre-push, check --range and gate judge the real commit', () => {
   const s = site();
   const base = s.ref('main')!;
-  const mixed = s.work.commit({ 'src/bill.py': 'def total(items):\n    return 0\n', 'spec/test_bill.py': 'def test_total():\n    pass\n' }, 'mixed');
+  const mixed = s.work.commit(
+    { 'src/bill.py': 'def total(items):\n    return 0\n', 'spec/test_bill.py': 'def test_total():\n    pass\n' },
+    'mixed',
+  );
   // The decoy: the same parent, production code only.
   s.work.write('spec/test_bill.py', 'def test_total():\n    assert total([1, 2]) == 3\n');
   s.work.git(['add', '-A']);
@@ -59,11 +65,17 @@ test('a replace ref for a pushed mixed commit: the server, pre-push, check --ran
 test('grafts: an info/grafts file that hides a mixed commit from the range changes nothing', () => {
   const s = site();
   const base = s.ref('main')!;
-  s.work.commit({ 'src/bill.py': 'def total(items):\n    return 0\n', 'spec/test_bill.py': 'def test_total():\n    pass\n' }, 'mixed');
+  s.work.commit(
+    { 'src/bill.py': 'def total(items):\n    return 0\n', 'spec/test_bill.py': 'def test_total():\n    pass\n' },
+    'mixed',
+  );
   const tip = s.work.commit({ 'src/bill.py': 'def total(items):\n    return -1\n' }, 'code');
   // The base, as git would now read it, descends from the tip: the range is empty.
   writeFileSync(path.join(s.work.dir, '.git/info/grafts'), `${base} ${tip}\n`);
-  assert.is(s.work.git(['-c', 'advice.graftFileDeprecated=false', 'rev-list', '--count', `${base}..${tip}`]).stdout.trim(), '0');
+  assert.is(
+    s.work.git(['-c', 'advice.graftFileDeprecated=false', 'rev-list', '--count', `${base}..${tip}`]).stdout.trim(),
+    '0',
+  );
   refused(s.check(`${base}..${tip}`), '[mix]', 'spec/test_bill.py');
   refused(s.gate(base), 'mixing');
   const before = s.refs();

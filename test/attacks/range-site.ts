@@ -58,7 +58,13 @@ export function site(config = 'version: 1\n', files: Record<string, string | Buf
 }
 
 /** A commit made with plumbing: `tree` with these parents, as an adversary writes it. */
-export function commitTree(repo: TempRepo, tree: string, parents: string[], message: string, env: NodeJS.ProcessEnv = {}): string {
+export function commitTree(
+  repo: TempRepo,
+  tree: string,
+  parents: string[],
+  message: string,
+  env: NodeJS.ProcessEnv = {},
+): string {
   return repo.git(['commit-tree', tree, ...parents.flatMap((p) => ['-p', p]), '-m', message], { env }).stdout.trim();
 }
 

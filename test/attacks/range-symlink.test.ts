@@ -20,13 +20,20 @@ test('src/bill.py turned into a link to lib/bill.py, then lib/ and spec/ changed
   s.work.git(['add', '-A']);
   s.work.git(['commit', '-q', '--no-verify', '-m', 'move the code behind a link']);
   // Through the link: free code and the property in one commit.
-  s.work.commit({ 'lib/bill.py': 'def total(items):\n    return 0\n', 'spec/test_bill.py': 'def test_total():\n    pass\n' }, 'code and property');
+  s.work.commit(
+    { 'lib/bill.py': 'def total(items):\n    return 0\n', 'spec/test_bill.py': 'def test_total():\n    pass\n' },
+    'code and property',
+  );
   const msg = 'symbolic link to "../lib/bill.py": lib/bill.py, in no zone';
   refused(s.check(`${base}..HEAD`), '[symlink]', msg);
   const g = s.work.json(['gate', '--base', base]);
   assert.is(g.code, 1);
   const mixing = g.out.layers.find((l: { layer: string }) => l.layer === 'mixing');
-  assert.ok(mixing.violations.some((v: { rule: string; paths: string[] }) => v.rule === 'symlink' && v.paths[0] === 'src/bill.py'));
+  assert.ok(
+    mixing.violations.some(
+      (v: { rule: string; paths: string[] }) => v.rule === 'symlink' && v.paths[0] === 'src/bill.py',
+    ),
+  );
   const before = s.refs();
   refused(s.localPush(['main']), '[symlink]');
   refused(s.push(['main']), '[symlink]', '"move the code behind a link"', `src/bill.py  (src, ${msg})`);
@@ -45,7 +52,12 @@ test('the same link, staged: the pre-commit hook and check refuse it; a link ins
   s.work.git(['add', '-A']);
   const head = s.work.head();
   const msg = 'src/bill.py  (src, symbolic link to "../lib/bill.py": lib/bill.py, in no zone)';
-  refused(s.work.git(['commit', '-q', '-m', 'move the code behind a link'], { allowFail: true }), '[symlink]', 'the staged change makes a path in src a symbolic link', msg);
+  refused(
+    s.work.git(['commit', '-q', '-m', 'move the code behind a link'], { allowFail: true }),
+    '[symlink]',
+    'the staged change makes a path in src a symbolic link',
+    msg,
+  );
   assert.is(s.work.head(), head);
   refused(s.work.pw(['check']), '[symlink]', msg);
   s.work.git(['rm', '-q', '--cached', 'src/bill.py']);
@@ -91,7 +103,11 @@ test('a link in spec pointing outside the repository is refused', () => {
   s.work.git(['add', '-A']);
   s.work.git(['commit', '-q', '--no-verify', '-m', 'link out']);
   const before = s.refs();
-  refused(s.push(['main']), '[symlink]', 'spec/host.txt  (spec, symbolic link to "/etc/hostname": outside the repository)');
+  refused(
+    s.push(['main']),
+    '[symlink]',
+    'spec/host.txt  (spec, symbolic link to "/etc/hostname": outside the repository)',
+  );
   assert.is(s.refs(), before);
 });
 
@@ -106,7 +122,10 @@ test('an inputs folder that is a link: fixtures verify --rev refuses it as --wor
   s.work.git(['commit', '-q', '--no-verify', '-m', 'inputs behind a link']);
   const rev = s.work.pw(['fixtures', 'verify', '--rev', 'HEAD']);
   refused(rev, 'fixtures/input  (a symbolic link or file where the inputs folder should be)');
-  refused(s.work.pw(['fixtures', 'verify', '--worktree']), 'fixtures/input  (a symbolic link or file where the inputs folder should be)');
+  refused(
+    s.work.pw(['fixtures', 'verify', '--worktree']),
+    'fixtures/input  (a symbolic link or file where the inputs folder should be)',
+  );
   const before = s.refs();
   refused(s.push(['main']), '[fixtures]', 'fixtures/input');
   assert.is(s.refs(), before);
@@ -119,8 +138,14 @@ test('a parent of the inputs folder that is a link is refused from objects and o
   symlinkSync('elsewhere', path.join(s.work.dir, 'fixtures'), 'dir');
   s.work.git(['add', '-A']);
   s.work.git(['commit', '-q', '--no-verify', '-m', 'fixtures behind a link']);
-  refused(s.work.pw(['fixtures', 'verify', '--rev', 'HEAD']), 'fixtures  (a symbolic link or file where the inputs folder should be)');
-  refused(s.work.pw(['fixtures', 'verify', '--worktree']), 'fixtures  (a symbolic link or file where the inputs folder should be)');
+  refused(
+    s.work.pw(['fixtures', 'verify', '--rev', 'HEAD']),
+    'fixtures  (a symbolic link or file where the inputs folder should be)',
+  );
+  refused(
+    s.work.pw(['fixtures', 'verify', '--worktree']),
+    'fixtures  (a symbolic link or file where the inputs folder should be)',
+  );
 });
 
 test.run();

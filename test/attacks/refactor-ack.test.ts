@@ -15,13 +15,16 @@ function pushed(): TempRepo {
   const repo = tempRepo();
   repo.git(['remote', 'add', 'origin', remote.dir]);
   installPrePush(repo);
-  repo.commit({
-    '.gitignore': 'build/\n',
-    '.patchwarden.yml': config(NODE_TEST),
-    'spec/invariants.yaml': registry(ID),
-    'spec/properties/bill.test.mjs': jsProperty(ID),
-    'src/bill.mjs': FIXED_JS,
-  }, 'start');
+  repo.commit(
+    {
+      '.gitignore': 'build/\n',
+      '.patchwarden.yml': config(NODE_TEST),
+      'spec/invariants.yaml': registry(ID),
+      'spec/properties/bill.test.mjs': jsProperty(ID),
+      'src/bill.mjs': FIXED_JS,
+    },
+    'start',
+  );
   assert.is(push(repo).code, 0);
   return repo;
 }
@@ -31,7 +34,8 @@ const push = (repo: TempRepo) => {
   return { code: r.code, said: r.stdout + r.stderr };
 };
 
-const ack = (digest: string, owner = 'Dana Owner') => `version: 1\nrefactors:\n  - diff: ${digest}\n    owner: ${owner}\n    reason: adds a constant nothing reads yet\n`;
+const ack = (digest: string, owner = 'Dana Owner') =>
+  `version: 1\nrefactors:\n  - diff: ${digest}\n    owner: ${owner}\n    reason: adds a constant nothing reads yet\n`;
 
 /** Pushes the refactor and returns the digest its refusal names. */
 function refusedDigest(repo: TempRepo): string {
@@ -65,7 +69,7 @@ test('attack: the patch acknowledges its own diff in the same push; refused', ()
   assert.match(same.said, /refused \[revert\] revert check does_not_describe/);
 });
 
-test('an owner\'s row for this diff, landed first, lets exactly this refactor through; another diff is still refused', () => {
+test("an owner's row for this diff, landed first, lets exactly this refactor through; another diff is still refused", () => {
   const repo = pushed();
   repo.commit({ 'src/bill.mjs': REFACTOR }, 'refactor');
   const digest = refusedDigest(repo);
@@ -82,10 +86,16 @@ test('an owner\'s row for this diff, landed first, lets exactly this refactor th
   assert.match(revert.summary, /^acknowledged refactor [0-9a-f]{12} by Dana Owner/);
   // pre-push's JSON names the row too, beside the revert check's own status.
   const line = `refs/heads/main ${repo.head()} refs/heads/main ${repo.git(['rev-parse', 'origin/main']).stdout.trim()}\n`;
-  const json = repo.json(['pre-push', 'origin', repo.git(['remote', 'get-url', 'origin']).stdout.trim()], { input: line });
+  const json = repo.json(['pre-push', 'origin', repo.git(['remote', 'get-url', 'origin']).stdout.trim()], {
+    input: line,
+  });
   assert.is(json.code, 0, JSON.stringify(json.out));
   assert.is(json.out.refs[0].revert, 'acknowledged', 'looked up before any run');
-  assert.equal(json.out.refs[0].acknowledged, { diff: digest, owner: 'Dana Owner', reason: 'adds a constant nothing reads yet' });
+  assert.equal(json.out.refs[0].acknowledged, {
+    diff: digest,
+    owner: 'Dana Owner',
+    reason: 'adds a constant nothing reads yet',
+  });
   const r = push(repo);
   assert.is(r.code, 0, r.said);
   assert.match(r.said, new RegExp(`${digest.slice(0, 12)} is acknowledged as a refactor by Dana Owner`));
@@ -96,7 +106,10 @@ test('an owner\'s row for this diff, landed first, lets exactly this refactor th
 
 test('a malformed acknowledgment file fails closed with its line', () => {
   const repo = pushed();
-  repo.commit({ '.patchwarden/refactors.yaml': 'version: 1\nrefactors:\n  - diff: abc\n    owner: o\n    reason: r\n' }, 'bad row');
+  repo.commit(
+    { '.patchwarden/refactors.yaml': 'version: 1\nrefactors:\n  - diff: abc\n    owner: o\n    reason: r\n' },
+    'bad row',
+  );
   assert.is(push(repo).code, 0);
   repo.commit({ 'src/bill.mjs': REFACTOR }, 'refactor');
   const r = push(repo);

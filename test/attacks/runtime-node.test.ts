@@ -52,7 +52,9 @@ test('process.exit of the process module from a dynamic import(): refused at the
 });
 
 test('process.exit handed to a timer, so no production frame is on the stack: refused, answering to nobody', () => {
-  const reason = refused('setTimeout(process.exit, 0, 0);\nexport const total = (xs) => xs.reduce((a, b) => a + b, 0) - 1;\n');
+  const reason = refused(
+    'setTimeout(process.exit, 0, 0);\nexport const total = (xs) => xs.reduce((a, b) => a + b, 0) - 1;\n',
+  );
   assert.match(reason, /runtime guard: process\.exit at \(no caller: a callback Node itself runs\): exit\(0\)/);
 });
 

@@ -50,7 +50,10 @@ def total(xs):
 py('attack 1, skips raised from production code: refused at the import and at the skip', () => {
   const reason = refused({ 'src/bill.py': SKIPPING });
   assert.match(reason, /runtime guard: import at src\/bill\.py:1: imports the test framework module doctest/);
-  assert.match(reason, /runtime guard: skip at src\/bill\.py:6: SkipTest raised from production code made spec\/properties\/test_bill\.py::test_total_non_negative read as skipped/);
+  assert.match(
+    reason,
+    /runtime guard: skip at src\/bill\.py:6: SkipTest raised from production code made spec\/properties\/test_bill\.py::test_total_non_negative read as skipped/,
+  );
 });
 
 // 2. The property's own code swapped in memory.
@@ -108,12 +111,18 @@ def total(xs):
     return sum(xs) - 1
 `;
 
-py('attack 3, a weakref.finalize hook that rewrites the report and leaves with posix._exit(0): refused three ways', () => {
-  const reason = refused({ 'src/bill.py': FINALIZING });
-  assert.match(reason, /runtime guard: finalizer at src\/bill\.py:26: a finalizer started by production code is still pending after the session/);
-  assert.match(reason, /runtime guard: open at src\/bill\.py:16: writes the test report/);
-  assert.match(reason, /ended without the guard's final record/);
-});
+py(
+  'attack 3, a weakref.finalize hook that rewrites the report and leaves with posix._exit(0): refused three ways',
+  () => {
+    const reason = refused({ 'src/bill.py': FINALIZING });
+    assert.match(
+      reason,
+      /runtime guard: finalizer at src\/bill\.py:26: a finalizer started by production code is still pending after the session/,
+    );
+    assert.match(reason, /runtime guard: open at src\/bill\.py:16: writes the test report/);
+    assert.match(reason, /ended without the guard's final record/);
+  },
+);
 
 // 4. Unicode spellings the interpreter folds (NFKC) and a call hidden in an f-string, at exit.
 const FOLDED = `import atexit as _a, os, pathlib
@@ -132,51 +141,82 @@ def total(xs):
     return sum(xs) - 1
 `;
 
-py('attack 4, os._ｅxit (NFKC) in an f-string after a report rewrite at exit: refused at the hook and the write', () => {
-  const reason = refused({ 'src/bill.py': FOLDED });
-  assert.match(reason, /runtime guard: atexit\.register at src\/bill\.py:10: registers _tidy to run at exit/);
-  assert.match(reason, /runtime guard: open at src\/bill\.py:6: writes the test report/);
-});
+py(
+  'attack 4, os._ｅxit (NFKC) in an f-string after a report rewrite at exit: refused at the hook and the write',
+  () => {
+    const reason = refused({ 'src/bill.py': FOLDED });
+    assert.match(reason, /runtime guard: atexit\.register at src\/bill\.py:10: registers _tidy to run at exit/);
+    assert.match(reason, /runtime guard: open at src\/bill\.py:6: writes the test report/);
+  },
+);
 
 // 5. Code the scanner cannot read: the forging module compiled to .pyc, imported from a one-line src/bill.py.
 function compiled(source: string): Buffer {
-  const r = spawnSync('python3', ['-c', 'import sys, importlib._bootstrap_external as e; src = sys.stdin.read(); sys.stdout.buffer.write(e._code_to_timestamp_pyc(compile(src, "bill_impl.py", "exec"), 0, len(src)))'], { input: source });
+  const r = spawnSync(
+    'python3',
+    [
+      '-c',
+      'import sys, importlib._bootstrap_external as e; src = sys.stdin.read(); sys.stdout.buffer.write(e._code_to_timestamp_pyc(compile(src, "bill_impl.py", "exec"), 0, len(src)))',
+    ],
+    { input: source },
+  );
   assert.is(r.status, 0, String(r.stderr));
   return r.stdout;
 }
 
 py('attack 5, the patch shipped as src/_impl.pyc and imported from src/bill.py: refused at the import', () => {
-  const reason = refused({ 'src/bill.py': 'from _impl import total  # noqa\n', 'src/_impl.pyc': compiled(FINALIZING) }, { '.gitignore': '__pycache__/\n' });
+  const reason = refused(
+    { 'src/bill.py': 'from _impl import total  # noqa\n', 'src/_impl.pyc': compiled(FINALIZING) },
+    { '.gitignore': '__pycache__/\n' },
+  );
   assert.match(reason, /runtime guard: import at src\/_impl\.pyc: loads a compiled module without its source/);
 });
 
 // Bytecode shipped beside its source: an unchecked-hash .pyc in src/__pycache__ stands in for a src/bill.py that keeps the bug.
 function cachedBytecode(source: string): { file: string; bytes: Buffer } {
-  const script = 'import importlib.util, py_compile, sys, tempfile, os\nd = tempfile.mkdtemp()\np = os.path.join(d, "bill.py")\nopen(p, "w").write(sys.stdin.read())\nout = py_compile.compile(p, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)\nprint(os.path.basename(out))\nsys.stdout.flush()\nsys.stderr.buffer.write(open(out, "rb").read())';
+  const script =
+    'import importlib.util, py_compile, sys, tempfile, os\nd = tempfile.mkdtemp()\np = os.path.join(d, "bill.py")\nopen(p, "w").write(sys.stdin.read())\nout = py_compile.compile(p, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)\nprint(os.path.basename(out))\nsys.stdout.flush()\nsys.stderr.buffer.write(open(out, "rb").read())';
   const r = spawnSync('python3', ['-c', script], { input: source });
   assert.is(r.status, 0);
   return { file: `src/__pycache__/${r.stdout.toString().trim()}`, bytes: r.stderr };
 }
 
-py('a committed __pycache__ .pyc (unchecked hash) standing in for the source: never read, the bug shows, refused', () => {
-  const pyc = cachedBytecode(FIXED_PY);
-  const { repo, base, head } = project(baseFiles({ '.gitignore': 'build/\n' }), { 'src/bill.py': BUGGY_PY + '# tidied\n', [pyc.file]: pyc.bytes });
-  const plain = spawnSync('sh', ['-c', PYTEST.replace('{junit}', '/dev/null')], { cwd: repo.dir, env: repo.env });
-  assert.is(plain.status, 0, 'the attack is real: a plain pytest run in the checkout reads the bytecode and passes');
-  const r = repo.json(['revert-check', '--base', base, '--head', head]);
-  assert.is(r.code, 1, r.stderr);
-  assert.is(r.out.status, 'pending_unmarked', r.out.reason);
-  assert.match(r.out.reason, /the base itself fails bill\.total_non_negative \("test_total_non_negative" fail with and without the production diff\)/);
-});
+py(
+  'a committed __pycache__ .pyc (unchecked hash) standing in for the source: never read, the bug shows, refused',
+  () => {
+    const pyc = cachedBytecode(FIXED_PY);
+    const { repo, base, head } = project(baseFiles({ '.gitignore': 'build/\n' }), {
+      'src/bill.py': BUGGY_PY + '# tidied\n',
+      [pyc.file]: pyc.bytes,
+    });
+    const plain = spawnSync('sh', ['-c', PYTEST.replace('{junit}', '/dev/null')], { cwd: repo.dir, env: repo.env });
+    assert.is(plain.status, 0, 'the attack is real: a plain pytest run in the checkout reads the bytecode and passes');
+    const r = repo.json(['revert-check', '--base', base, '--head', head]);
+    assert.is(r.code, 1, r.stderr);
+    assert.is(r.out.status, 'pending_unmarked', r.out.reason);
+    assert.match(
+      r.out.reason,
+      /the base itself fails bill\.total_non_negative \("test_total_non_negative" fail with and without the production diff\)/,
+    );
+  },
+);
 
 // 6. The base's root conftest.py holds the strict cases; the patch turns it into a submodule pointer.
 const CASES_CONFTEST = 'def pytest_configure(config):\n    config.bill_cases = [[], [1, 2], [0, 5]]\n';
 const EXACT = `def test_total_exact(record_property, pytestconfig):\n    record_property("invariant", "${ID}")\n    for xs in getattr(pytestconfig, "bill_cases", [[1, 2]]):\n        assert total(xs) == sum(xs)\n\nfrom bill import total\n`;
 const NONEMPTY_ONLY = 'def total(xs):\n    return sum(xs) if xs else -1\n';
 
-py('attack 6, a root conftest.py turned into a submodule pointer: both runs read the base\'s conftest, refused', () => {
+py("attack 6, a root conftest.py turned into a submodule pointer: both runs read the base's conftest, refused", () => {
   const repo = tempRepo();
-  const base = repo.commit({ '.gitignore': '__pycache__/\n', 'pytest.ini': '[pytest]\npythonpath = src\n', 'conftest.py': CASES_CONFTEST, ...baseFiles({ 'spec/properties/test_bill.py': EXACT }) }, 'base');
+  const base = repo.commit(
+    {
+      '.gitignore': '__pycache__/\n',
+      'pytest.ini': '[pytest]\npythonpath = src\n',
+      'conftest.py': CASES_CONFTEST,
+      ...baseFiles({ 'spec/properties/test_bill.py': EXACT }),
+    },
+    'base',
+  );
   repo.git(['rm', '-q', 'conftest.py']);
   repo.git(['update-index', '--add', '--cacheinfo', `160000,${base},conftest.py`]);
   repo.write('src/bill.py', NONEMPTY_ONLY);
@@ -187,7 +227,10 @@ py('attack 6, a root conftest.py turned into a submodule pointer: both runs read
   const r = repo.json(['revert-check', '--base', base, '--head', head]);
   assert.is(r.code, 1, r.stderr);
   assert.is(r.out.status, 'pending_unmarked', r.out.reason);
-  assert.match(r.out.reason, /the base itself fails bill\.total_non_negative \("test_total_exact" fail with and without the production diff\)/);
+  assert.match(
+    r.out.reason,
+    /the base itself fails bill\.total_non_negative \("test_total_exact" fail with and without the production diff\)/,
+  );
   assert.match(r.out.reason, /outside the src zone \(conftest\.py\)/);
 });
 
@@ -222,19 +265,27 @@ if __name__ == "__main__":
 `;
 const TEMP_FILES_PROPERTY = `import os, tempfile\nfrom bill import total\n\ndef test_total_non_negative(record_property, tmp_path):\n    record_property("invariant", "${ID}")\n    with tempfile.TemporaryDirectory() as d:\n        with open(os.path.join(d, "cases.txt"), "w") as f:\n            f.write("1 2\\n0 5\\n")\n    (tmp_path / "seen.txt").write_text("ok")\n    for xs in ([], [1, 2], [0, 5]):\n        assert total(xs) >= 0\n`;
 
-py('honest controls pass with the guard on: temp files, gc.collect, functools.wraps, logging, inspect.signature, signal in an unused CLI', () => {
-  const { repo, base, head } = project(baseFiles({ 'spec/properties/test_bill.py': TEMP_FILES_PROPERTY }), { 'src/bill.py': HONEST });
-  const r = repo.json(['revert-check', '--base', base, '--head', head]);
-  assert.is(r.code, 0, `${r.out.reason}\n${r.stderr}`);
-  assert.is(r.out.status, 'describes_patch');
-});
+py(
+  'honest controls pass with the guard on: temp files, gc.collect, functools.wraps, logging, inspect.signature, signal in an unused CLI',
+  () => {
+    const { repo, base, head } = project(baseFiles({ 'spec/properties/test_bill.py': TEMP_FILES_PROPERTY }), {
+      'src/bill.py': HONEST,
+    });
+    const r = repo.json(['revert-check', '--base', base, '--head', head]);
+    assert.is(r.code, 0, `${r.out.reason}\n${r.stderr}`);
+    assert.is(r.out.status, 'describes_patch');
+  },
+);
 
 py('git push: attack 2 is refused by the pre-push hook, and the gate refuses attack 3', () => {
   const remote = tempRepo({ bare: true });
   const repo = tempRepo();
   repo.git(['remote', 'add', 'origin', remote.dir]);
   installPrePush(repo);
-  repo.commit({ '.gitignore': '__pycache__/\n', 'pytest.ini': '[pytest]\npythonpath = src\n', ...baseFiles() }, 'start');
+  repo.commit(
+    { '.gitignore': '__pycache__/\n', 'pytest.ini': '[pytest]\npythonpath = src\n', ...baseFiles() },
+    'start',
+  );
   assert.is(repo.git(['push', '-q', 'origin', 'main'], { allowFail: true }).code, 0);
   const tip = remote.git(['rev-parse', 'main']).stdout.trim();
   repo.commit({ 'src/bill.py': SWAPPING }, 'fix totals');
@@ -248,7 +299,9 @@ py('git push: attack 2 is refused by the pre-push hook, and the gate refuses att
   repo.commit({ 'src/bill.py': FINALIZING }, 'fix totals, again');
   const g = repo.json(['gate', '--base', 'main']);
   assert.is(g.code, 1, g.stderr);
-  const props = (g.out.layers as { layer: string; status: string; violations: { message: string }[] }[]).find((l) => l.layer === 'properties')!;
+  const props = (g.out.layers as { layer: string; status: string; violations: { message: string }[] }[]).find(
+    (l) => l.layer === 'properties',
+  )!;
   assert.is(props.status, 'refused');
   assert.match(props.violations[0].message, /runtime guard: open at src\/bill\.py:16: writes the test report/);
 });

@@ -37,43 +37,50 @@ if "pytest" in sys.modules:
 
 test.after.each(cleanup);
 
-testUnless(pytestMissing)('report rewritten at exit + os._exit(0): the runtime guard refuses it, and so does the tamper layer', () => {
-  const repo = tempRepo();
-  const remote = tempRepo({ bare: true });
-  const base = repo.commit({
-    '.gitignore': '__pycache__/\n*.pyc\n.pytest_cache/\n',
-    'pytest.ini': '[pytest]\npythonpath = src\n',
-    '.patchwarden.yml': config(PYTEST),
-    'spec/invariants.yaml': registry(ID),
-    'spec/properties/test_bill.py': pyProperty(ID),
-    'src/bill.py': BUGGY_PY,
-  }, 'base: total is off by one');
-  repo.git(['remote', 'add', 'origin', remote.dir]);
-  repo.git(['push', '-q', 'origin', 'main']);
-  const head = repo.commit({ 'src/bill.py': FORGING_PATCH }, 'fix: totals are never negative');
+testUnless(pytestMissing)(
+  'report rewritten at exit + os._exit(0): the runtime guard refuses it, and so does the tamper layer',
+  () => {
+    const repo = tempRepo();
+    const remote = tempRepo({ bare: true });
+    const base = repo.commit(
+      {
+        '.gitignore': '__pycache__/\n*.pyc\n.pytest_cache/\n',
+        'pytest.ini': '[pytest]\npythonpath = src\n',
+        '.patchwarden.yml': config(PYTEST),
+        'spec/invariants.yaml': registry(ID),
+        'spec/properties/test_bill.py': pyProperty(ID),
+        'src/bill.py': BUGGY_PY,
+      },
+      'base: total is off by one',
+    );
+    repo.git(['remote', 'add', 'origin', remote.dir]);
+    repo.git(['push', '-q', 'origin', 'main']);
+    const head = repo.commit({ 'src/bill.py': FORGING_PATCH }, 'fix: totals are never negative');
 
-  // The revert check: its runtime guard sees what the patch does at run time.
-  const revert = repo.json(['revert-check', '--base', base, '--head', head]);
-  assert.is(revert.code, 1, revert.stderr);
-  assert.is(revert.out.status, 'fails_on_head');
-  assert.match(revert.out.reason, /runtime guard: atexit\.register at src\/bill\.py:21/);
-  assert.match(revert.out.reason, /runtime guard: open at src\/bill\.py:15: writes the test report/);
+    // The revert check: its runtime guard sees what the patch does at run time.
+    const revert = repo.json(['revert-check', '--base', base, '--head', head]);
+    assert.is(revert.code, 1, revert.stderr);
+    assert.is(revert.out.status, 'fails_on_head');
+    assert.match(revert.out.reason, /runtime guard: atexit\.register at src\/bill\.py:21/);
+    assert.match(revert.out.reason, /runtime guard: open at src\/bill\.py:15: writes the test report/);
 
-  // The tamper layer reads what the patch does.
-  const t = repo.json(['tamper', '--range', `${base}..${head}`]);
-  assert.is(t.code, 1);
-  const rules = new Set(t.out.hits.map((h: { rule: string }) => h.rule));
-  for (const rule of ['exit.process', 'exit.hook', 'env.sniff', 'report.write']) assert.ok(rules.has(rule), `${rule} in ${[...rules]}`);
+    // The tamper layer reads what the patch does.
+    const t = repo.json(['tamper', '--range', `${base}..${head}`]);
+    assert.is(t.code, 1);
+    const rules = new Set(t.out.hits.map((h: { rule: string }) => h.rule));
+    for (const rule of ['exit.process', 'exit.hook', 'env.sniff', 'report.write'])
+      assert.ok(rules.has(rule), `${rule} in ${[...rules]}`);
 
-  // A real git push through the pre-push hook: both refuse.
-  installPrePush(repo);
-  const push = repo.git(['push', '-q', 'origin', 'main'], { allowFail: true });
-  const said = push.stdout + push.stderr;
-  assert.is(push.code, 1, said);
-  assert.match(said, /revert-check: done: fails_on_head/);
-  assert.match(said, /\[exit\.process\]/);
-  assert.match(said, /src\/bill\.py\s+\(line 17: os\._exit\(0\)\)/);
-  assert.is(remote.git(['rev-parse', 'main']).stdout.trim(), base);
-});
+    // A real git push through the pre-push hook: both refuse.
+    installPrePush(repo);
+    const push = repo.git(['push', '-q', 'origin', 'main'], { allowFail: true });
+    const said = push.stdout + push.stderr;
+    assert.is(push.code, 1, said);
+    assert.match(said, /revert-check: done: fails_on_head/);
+    assert.match(said, /\[exit\.process\]/);
+    assert.match(said, /src\/bill\.py\s+\(line 17: os\._exit\(0\)\)/);
+    assert.is(remote.git(['rev-parse', 'main']).stdout.trim(), base);
+  },
+);
 
 test.run();

@@ -14,7 +14,16 @@ import * as assert from 'uvu/assert';
 import { cleanup, sh, type TempRepo } from '../helpers/repo.js';
 import { gate, sample } from '../gate/sample.js';
 import { guardedServer } from '../prereceive/server.js';
-import { BUGGY_JS, BUGGY_PY, config, jsProperty, NODE_TEST, pyProperty, PYTEST, registry } from '../properties/projects.js';
+import {
+  BUGGY_JS,
+  BUGGY_PY,
+  config,
+  jsProperty,
+  NODE_TEST,
+  pyProperty,
+  PYTEST,
+  registry,
+} from '../properties/projects.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
 
 const ID = 'bill.total_non_negative';
@@ -25,10 +34,20 @@ const py = testUnless(pytestMissing);
 
 /** main holds a pytest (or node:test) project with a registered property and a buggy src; HEAD is a topic branch. */
 function pyProject(): TempRepo {
-  return sample(config(PYTEST), { '.gitignore': '__pycache__/\n.pytest_cache/\n', 'pytest.ini': '[pytest]\npythonpath = src\n', 'spec/invariants.yaml': registry(ID), 'spec/properties/test_bill.py': pyProperty(ID), 'src/bill.py': BUGGY_PY });
+  return sample(config(PYTEST), {
+    '.gitignore': '__pycache__/\n.pytest_cache/\n',
+    'pytest.ini': '[pytest]\npythonpath = src\n',
+    'spec/invariants.yaml': registry(ID),
+    'spec/properties/test_bill.py': pyProperty(ID),
+    'src/bill.py': BUGGY_PY,
+  });
 }
 function jsProject(): TempRepo {
-  return sample(config(NODE_TEST), { 'spec/invariants.yaml': registry(ID), 'spec/properties/bill.test.mjs': jsProperty(ID), 'src/bill.mjs': BUGGY_JS });
+  return sample(config(NODE_TEST), {
+    'spec/invariants.yaml': registry(ID),
+    'spec/properties/bill.test.mjs': jsProperty(ID),
+    'src/bill.mjs': BUGGY_JS,
+  });
 }
 
 type Hit = { path: string; line: number; rule: string };
@@ -42,7 +61,10 @@ function refusedAtGate(repo: TempRepo, patch: Record<string, string | Buffer>, e
   assert.is(row.status, 'refused', JSON.stringify(row));
   const hits = row.details!.hits as Hit[];
   for (const [path, rule, line] of expected) {
-    assert.ok(hits.some((h) => h.path === path && h.rule === rule && h.line === line), `${path}:${line} ${rule} in ${JSON.stringify(hits.map((h) => `${h.path}:${h.line} ${h.rule}`))}`);
+    assert.ok(
+      hits.some((h) => h.path === path && h.rule === rule && h.line === line),
+      `${path}:${line} ${rule} in ${JSON.stringify(hits.map((h) => `${h.path}:${h.line} ${h.rule}`))}`,
+    );
   }
   return g;
 }
@@ -50,7 +72,10 @@ function refusedAtGate(repo: TempRepo, patch: Record<string, string | Buffer>, e
 /** The attack is real: pytest trusted on the patched tree exits 0 with a report that shows no failure, the bug still in. */
 function greenWhenTrusted(repo: TempRepo): void {
   const junit = path.join(repo.dir, '.git', 'trusted.xml');
-  const r = sh('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'spec/properties', `--junitxml=${junit}`], { cwd: repo.dir, env: { ...repo.env, PYTHONDONTWRITEBYTECODE: '1' } });
+  const r = sh('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'spec/properties', `--junitxml=${junit}`], {
+    cwd: repo.dir,
+    env: { ...repo.env, PYTHONDONTWRITEBYTECODE: '1' },
+  });
   assert.is(r.code, 0, r.stdout + r.stderr);
   assert.not.match(readFileSync(junit, 'utf8'), '<failure');
 }
@@ -90,50 +115,93 @@ weakref.finalize(_anchor, _tidy)
 
 py('attack 3: weakref.finalize as the exit hook and posix._exit(0), refused at the gate', () => {
   const repo = pyProject();
-  refusedAtGate(repo, { 'src/bill.py': FINALIZE_FORGERY }, [['src/bill.py', 'exit.process', 26], ['src/bill.py', 'exit.hook', 30]]);
+  refusedAtGate(repo, { 'src/bill.py': FINALIZE_FORGERY }, [
+    ['src/bill.py', 'exit.process', 26],
+    ['src/bill.py', 'exit.hook', 30],
+  ]);
   greenWhenTrusted(repo);
 });
 
 py('attack 4 (Python): a name folded by NFKC, a utf-7 "comment", an exit inside an f-string', () => {
-  refusedAtGate(pyProject(), {
-    'src/bill.py': 'import atexit, os\n\n\ndef total(xs):\n    return sum(xs) - 1\n\n\natexit.register(lambda: os._\uff45xit(0))\n',
-    'src/fold.py': '# -*- coding: utf-7 -*-\nx = 1\n# +AAo-import os+AAo-os._exit(0)\n',
-    'src/fmt.py': 'import os\n\nlabel = f"{os._exit(0)}"\n',
-  }, [['src/bill.py', 'exit.process', 8], ['src/bill.py', 'exit.hook', 8], ['src/fold.py', 'source.opaque', 1], ['src/fmt.py', 'exit.process', 3]]);
+  refusedAtGate(
+    pyProject(),
+    {
+      'src/bill.py':
+        'import atexit, os\n\n\ndef total(xs):\n    return sum(xs) - 1\n\n\natexit.register(lambda: os._\uff45xit(0))\n',
+      'src/fold.py': '# -*- coding: utf-7 -*-\nx = 1\n# +AAo-import os+AAo-os._exit(0)\n',
+      'src/fmt.py': 'import os\n\nlabel = f"{os._exit(0)}"\n',
+    },
+    [
+      ['src/bill.py', 'exit.process', 8],
+      ['src/bill.py', 'exit.hook', 8],
+      ['src/fold.py', 'source.opaque', 1],
+      ['src/fmt.py', 'exit.process', 3],
+    ],
+  );
 });
 
 test('attack 4 (JavaScript): an escaped name, an exit inside a template literal, no-break and em spaces', () => {
-  refusedAtGate(jsProject(), {
-    'src/bill.mjs': BUGGY_JS + 'process.\\u0065xit(0);\n',
-    'src/tpl.mjs': 'export const label = `${process.exit(0)}`;\n',
-    'src/space.mjs': 'process\u00a0.exit\u2003(0);\n',
-  }, [['src/bill.mjs', 'exit.process', 2], ['src/tpl.mjs', 'exit.process', 1], ['src/space.mjs', 'exit.process', 1]]);
+  refusedAtGate(
+    jsProject(),
+    {
+      'src/bill.mjs': BUGGY_JS + 'process.\\u0065xit(0);\n',
+      'src/tpl.mjs': 'export const label = `${process.exit(0)}`;\n',
+      'src/space.mjs': 'process\u00a0.exit\u2003(0);\n',
+    },
+    [
+      ['src/bill.mjs', 'exit.process', 2],
+      ['src/tpl.mjs', 'exit.process', 1],
+      ['src/space.mjs', 'exit.process', 1],
+    ],
+  );
 });
 
 /** The forging code compiled to bytecode, as `python3 -m py_compile` writes it. */
 function compiled(): Buffer | null {
-  const r = spawnSync('python3', ['-c', 'import sys, marshal, importlib.util as u; sys.stdout.buffer.write(u.MAGIC_NUMBER + bytes(12) + marshal.dumps(compile(sys.stdin.read(), "_impl.py", "exec")))'], { input: FINALIZE_FORGERY });
+  const r = spawnSync(
+    'python3',
+    [
+      '-c',
+      'import sys, marshal, importlib.util as u; sys.stdout.buffer.write(u.MAGIC_NUMBER + bytes(12) + marshal.dumps(compile(sys.stdin.read(), "_impl.py", "exec")))',
+    ],
+    { input: FINALIZE_FORGERY },
+  );
   return r.status === 0 ? r.stdout : null;
 }
 
 py('attack 5 (Python): the forgery compiled to src/_impl.pyc and imported from a one-line src/bill.py', () => {
   const repo = pyProject();
-  const g = refusedAtGate(repo, { 'src/_impl.pyc': compiled()!, 'src/bill.py': 'from _impl import *\n' }, [['src/_impl.pyc', 'source.opaque', 0]]);
+  const g = refusedAtGate(repo, { 'src/_impl.pyc': compiled()!, 'src/bill.py': 'from _impl import *\n' }, [
+    ['src/_impl.pyc', 'source.opaque', 0],
+  ]);
   assert.match(g.layers.tamper.violations[0].message, /\[source\.opaque\]/);
   greenWhenTrusted(repo);
 });
 
 test('attack 5 (JavaScript): require("./x.dat") runs a .dat file as JavaScript', () => {
-  refusedAtGate(jsProject(), {
-    'src/x.dat': 'process.on("exit", () => { process.exitCode = 0; });\n',
-    'src/load.cjs': 'require("./x.dat");\n',
-  }, [['src/x.dat', 'source.opaque', 0]]);
+  refusedAtGate(
+    jsProject(),
+    {
+      'src/x.dat': 'process.on("exit", () => { process.exitCode = 0; });\n',
+      'src/load.cjs': 'require("./x.dat");\n',
+    },
+    [['src/x.dat', 'source.opaque', 0]],
+  );
 });
 
 py('attack 7: __eq__ returning (True), 1 and not None', () => {
-  refusedAtGate(pyProject(), {
-    'src/money.py': 'class A:\n    def __eq__(self, other):\n        return (True)\n\n\nclass B:\n    def __eq__(self, other):\n        return 1\n\n\nclass C:\n    def __eq__(self, other):\n        return not None\n',
-  }, [['src/money.py', 'eq.always', 2], ['src/money.py', 'eq.always', 7], ['src/money.py', 'eq.always', 12]]);
+  refusedAtGate(
+    pyProject(),
+    {
+      'src/money.py':
+        'class A:\n    def __eq__(self, other):\n        return (True)\n\n\nclass B:\n    def __eq__(self, other):\n        return 1\n\n\nclass C:\n    def __eq__(self, other):\n        return not None\n',
+    },
+    [
+      ['src/money.py', 'eq.always', 2],
+      ['src/money.py', 'eq.always', 7],
+      ['src/money.py', 'eq.always', 12],
+    ],
+  );
 });
 
 /** The single spellings, one file each: [file, source, rule, line]. */
@@ -156,27 +224,55 @@ const PY_SPELLINGS: [string, string, string, number][] = [
 ];
 
 py('each single Python spelling is refused at the gate', () => {
-  refusedAtGate(pyProject(), Object.fromEntries(PY_SPELLINGS.map(([f, s]) => [f, s])), PY_SPELLINGS.map(([f, , rule, line]) => [f, rule, line]));
+  refusedAtGate(
+    pyProject(),
+    Object.fromEntries(PY_SPELLINGS.map(([f, s]) => [f, s])),
+    PY_SPELLINGS.map(([f, , rule, line]) => [f, rule, line]),
+  );
 });
 
 const JS_SPELLINGS: [string, string, string, number][] = [
   ['src/s_binding.mjs', 'process.binding("process_methods").reallyExit(0);\n', 'exit.process', 1],
-  ['src/s_import.mjs', 'export async function end() {\n  (await import("node:process")).default.exit(0);\n}\n', 'exit.process', 2],
+  [
+    'src/s_import.mjs',
+    'export async function end() {\n  (await import("node:process")).default.exit(0);\n}\n',
+    'exit.process',
+    2,
+  ],
   ['src/s_proto.mjs', 'Object.getPrototypeOf(process).exit(0);\n', 'exit.process', 1],
   ['src/s_kill.mjs', 'process.kill(0, "SIGKILL");\n', 'exit.process', 1],
   ['src/s_equals.mjs', 'export class Money {\n  equals(other) {\n    return 1;\n  }\n}\n', 'eq.always', 2],
 ];
 
 test('each single JavaScript spelling is refused at the gate', () => {
-  refusedAtGate(jsProject(), Object.fromEntries(JS_SPELLINGS.map(([f, s]) => [f, s])), JS_SPELLINGS.map(([f, , rule, line]) => [f, rule, line]));
+  refusedAtGate(
+    jsProject(),
+    Object.fromEntries(JS_SPELLINGS.map(([f, s]) => [f, s])),
+    JS_SPELLINGS.map(([f, , rule, line]) => [f, rule, line]),
+  );
 });
 
 test('a real push: a compiled file and a name folded by NFKC are refused by pre-receive, and the server keeps its tip', () => {
   const pyc = compiled();
   for (const [what, files, expect] of [
-    ['a folded name', { 'src/a.py': 'import os\n\n\ndef f():\n    os._\uff45xit(0)\n' }, /\[exit\.process\][\s\S]*src\/a\.py  \(line 5: os\._ｅxit\(0\)\)/],
-    ['a compiled file', { 'src/_impl.pyc': pyc ?? Buffer.from([0xa7, 0x0d, 0x0d, 0x0a, 0, 0, 0, 0]), 'src/bill.py': 'from _impl import *\n' }, /\[source\.opaque\][\s\S]*src\/_impl\.pyc  \(a \.pyc file, sha256 [0-9a-f]{64}\)/],
-    ['a .dat run as JavaScript', { 'src/x.dat': 'process.exit(0);\n', 'src/load.cjs': 'require("./x.dat");\n' }, /\[source\.opaque\][\s\S]*src\/x\.dat  \(run as code by src\/load\.cjs line 1/],
+    [
+      'a folded name',
+      { 'src/a.py': 'import os\n\n\ndef f():\n    os._\uff45xit(0)\n' },
+      /\[exit\.process\][\s\S]*src\/a\.py {2}\(line 5: os\._ｅxit\(0\)\)/,
+    ],
+    [
+      'a compiled file',
+      {
+        'src/_impl.pyc': pyc ?? Buffer.from([0xa7, 0x0d, 0x0d, 0x0a, 0, 0, 0, 0]),
+        'src/bill.py': 'from _impl import *\n',
+      },
+      /\[source\.opaque\][\s\S]*src\/_impl\.pyc {2}\(a \.pyc file, sha256 [0-9a-f]{64}\)/,
+    ],
+    [
+      'a .dat run as JavaScript',
+      { 'src/x.dat': 'process.exit(0);\n', 'src/load.cjs': 'require("./x.dat");\n' },
+      /\[source\.opaque\][\s\S]*src\/x\.dat {2}\(run as code by src\/load\.cjs line 1/,
+    ],
   ] as [string, Record<string, string | Buffer>, RegExp][]) {
     const s = guardedServer();
     const before = s.ref('refs/heads/main');

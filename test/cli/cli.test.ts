@@ -7,7 +7,21 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CLI, PROJECT, sh } from '../helpers/repo.js';
 
-const COMMANDS = ['init', 'doctor', 'check', 'pre-commit', 'pre-push', 'pre-receive', 'signatures', 'freeze', 'fixtures', 'revert-check', 'recover', 'replay', 'gate'];
+const COMMANDS = [
+  'init',
+  'doctor',
+  'check',
+  'pre-commit',
+  'pre-push',
+  'pre-receive',
+  'signatures',
+  'freeze',
+  'fixtures',
+  'revert-check',
+  'recover',
+  'replay',
+  'gate',
+];
 const pw = (args: string[], cwd = process.cwd()) => sh(process.execPath, [CLI, ...args], { cwd });
 
 test('every command answers --help with its usage and exit 0', () => {
@@ -45,7 +59,10 @@ test('usage errors exit 2 with one line and a pointer to --help', () => {
 test('outside a repository: exit 2, and JSON output is still one object', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'pw-norepo-'));
   try {
-    const r = sh(process.execPath, [CLI, 'check', '--format', 'json'], { cwd: dir, env: { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(dir) } });
+    const r = sh(process.execPath, [CLI, 'check', '--format', 'json'], {
+      cwd: dir,
+      env: { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(dir) },
+    });
     assert.is(r.code, 2);
     const out = JSON.parse(r.stdout);
     assert.is(out.ok, false);

@@ -38,23 +38,42 @@ test('install-server-hook.sh --help exits 0 with its usage on stdout, and warns 
   assert.is(sh('sh', [script]).code, 2, 'no repository: still a usage error');
 });
 
-testUnless(pytestMissing)('freeze apply: the hint names the real signature, prunes an expired row first, and works when followed', () => {
-  const repo = tempRepo();
-  repo.commit({ 'pytest.ini': '[pytest]\npythonpath = src\n', 'src/calc.py': 'def total(items):\n    return sum(items) + 1\n', 'tests/test_total.py': 'from calc import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n' });
-  const run = sh('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests', '--junitxml=report.xml'], { cwd: repo.dir, env: cleanEnv({ PYTHONDONTWRITEBYTECODE: '1' }) });
-  assert.is(run.code, 1, run.stdout);
-  const sig = repo.json(['signatures', 'report.xml']).out.failures[0].sig;
-  const env = { PATCHWARDEN_NOW: '2026-12-02T00:00:00Z' };
-  repo.write('freeze/signatures.yaml', `version: 1\nrecords:\n  - sig: ${sig}\n    reason: old flake\n    owner: qa\n    expires: 2026-11-30T00:00:00Z\n`);
-  const refused = repo.pw(['freeze', 'apply', 'report.xml'], { env });
-  assert.is(refused.code, 1);
-  const hint = refused.stdout.split('\n').filter((l) => /^ {4}patchwarden /.test(l)).map((l) => l.replace(/#.*/, '').trim());
-  assert.equal(hint, ['patchwarden freeze prune --expired', `patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d`]);
-  for (const line of hint) {
-    const r = repo.pw(line.split(' ').slice(1), { env });
-    assert.is(r.code, 0, `${line}\n${r.stdout}${r.stderr}`);
-  }
-  assert.is(repo.pw(['freeze', 'apply', 'report.xml'], { env }).code, 0);
-});
+testUnless(pytestMissing)(
+  'freeze apply: the hint names the real signature, prunes an expired row first, and works when followed',
+  () => {
+    const repo = tempRepo();
+    repo.commit({
+      'pytest.ini': '[pytest]\npythonpath = src\n',
+      'src/calc.py': 'def total(items):\n    return sum(items) + 1\n',
+      'tests/test_total.py': 'from calc import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n',
+    });
+    const run = sh('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests', '--junitxml=report.xml'], {
+      cwd: repo.dir,
+      env: cleanEnv({ PYTHONDONTWRITEBYTECODE: '1' }),
+    });
+    assert.is(run.code, 1, run.stdout);
+    const sig = repo.json(['signatures', 'report.xml']).out.failures[0].sig;
+    const env = { PATCHWARDEN_NOW: '2026-12-02T00:00:00Z' };
+    repo.write(
+      'freeze/signatures.yaml',
+      `version: 1\nrecords:\n  - sig: ${sig}\n    reason: old flake\n    owner: qa\n    expires: 2026-11-30T00:00:00Z\n`,
+    );
+    const refused = repo.pw(['freeze', 'apply', 'report.xml'], { env });
+    assert.is(refused.code, 1);
+    const hint = refused.stdout
+      .split('\n')
+      .filter((l) => /^ {4}patchwarden /.test(l))
+      .map((l) => l.replace(/#.*/, '').trim());
+    assert.equal(hint, [
+      'patchwarden freeze prune --expired',
+      `patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d`,
+    ]);
+    for (const line of hint) {
+      const r = repo.pw(line.split(' ').slice(1), { env });
+      assert.is(r.code, 0, `${line}\n${r.stdout}${r.stderr}`);
+    }
+    assert.is(repo.pw(['freeze', 'apply', 'report.xml'], { env }).code, 0);
+  },
+);
 
 test.run();

@@ -31,7 +31,10 @@ test('freeze check: each broken rule exits 1 naming the row by its line', () => 
     [`  - reason: r\n    owner: o\n    expires: 2026-12-09T00:00:00Z\n`, /signatures\.yaml:3: the row has no sig/],
     [ROW.replace(SIG, SIG.toUpperCase()), /:3: sig "7C1A9E2B44D0AF13" must be lowercase/],
     [ROW.replace(SIG, 'abc123'), /:3: sig "abc123" must be 16 lowercase hex digits/],
-    [ROW.replace(`sig: ${SIG}`, 'nodeid: tests/test_a.py::test_x'), /:3: the row is keyed by a test name or node id alone/],
+    [
+      ROW.replace(`sig: ${SIG}`, 'nodeid: tests/test_a.py::test_x'),
+      /:3: the row is keyed by a test name or node id alone/,
+    ],
     [ROW.replace(SIG, 'tests/test_a.py::test_x'), /:3: sig "tests\/test_a\.py::test_x" is a test name or node id/],
     [ROW.replace('    reason: clock skew\n', ''), /:3: the row has no reason/],
     [ROW.replace('    owner: qa\n', ''), /:3: the row has no owner/],
@@ -56,12 +59,25 @@ test('freeze check: each broken rule exits 1 naming the row by its line', () => 
 
 test('freeze check: files that cannot be judged exit 2 naming file and line', () => {
   const bomb = ['a: &a [x,x,x,x,x,x,x,x,x]'];
-  for (let i = 1; i < 7; i++) bomb.push(`l${i}: &l${i} [${Array(9).fill(i === 1 ? '*a' : `*l${i - 1}`).join(',')}]`);
+  for (let i = 1; i < 7; i++)
+    bomb.push(
+      `l${i}: &l${i} [${Array(9)
+        .fill(i === 1 ? '*a' : `*l${i - 1}`)
+        .join(',')}]`,
+    );
   const cases: [string, string, RegExp][] = [
-    [LEDGER, 'version: 3\nrecords: []\n', /^patchwarden: freeze\/signatures\.yaml:1: unknown version "3"; this patchwarden reads versions 1 and 2$/m],
+    [
+      LEDGER,
+      'version: 3\nrecords: []\n',
+      /^patchwarden: freeze\/signatures\.yaml:1: unknown version "3"; this patchwarden reads versions 1 and 2$/m,
+    ],
     [LEDGER, 'records: []\n', /freeze\/signatures\.yaml:1: missing `version: 2` \(or 1\)/],
     [LEDGER, 'version: 1\nrecords:\n  - sig: "open\n', /freeze\/signatures\.yaml:\d+: not valid YAML/],
-    [LEDGER, `version: 1\n${bomb.join('\n')}\nrecords: []\n`, /freeze\/signatures\.yaml: cannot be read: Excessive alias count/],
+    [
+      LEDGER,
+      `version: 1\n${bomb.join('\n')}\nrecords: []\n`,
+      /freeze\/signatures\.yaml: cannot be read: Excessive alias count/,
+    ],
     ['freeze/signatures.json', '{"version": 1, "records": [}', /freeze\/signatures\.json:1: not valid JSON/],
   ];
   for (const [file, text, message] of cases) {
@@ -90,30 +106,77 @@ test('freeze check: a symbolic link as the ledger cannot be judged', () => {
 
 test('a ledger with broken rows stops list, add and prune with exit 2', () => {
   const repo = withLedger(`version: 1\nrecords:\n${ROW.replace('    owner: qa\n', '')}`);
-  for (const args of [['list'], ['prune', '--expired'], ['add', '--sig', '0000000000000000', '--reason', 'r', '--owner', 'o', '--ttl', '1d']]) {
+  for (const args of [
+    ['list'],
+    ['prune', '--expired'],
+    ['add', '--sig', '0000000000000000', '--reason', 'r', '--owner', 'o', '--ttl', '1d'],
+  ]) {
     const r = repo.pw(['freeze', ...args], { env: NOW });
     assert.is(r.code, 2, args.join(' '));
-    assert.match(r.stderr, /the freeze ledger has 1 broken row \(run patchwarden freeze check\); first: freeze\/signatures\.yaml:3: the row has no owner/);
+    assert.match(
+      r.stderr,
+      /the freeze ledger has 1 broken row \(run patchwarden freeze check\); first: freeze\/signatures\.yaml:3: the row has no owner/,
+    );
   }
 });
 
 test('freeze add creates the ledger, writes issued and expires, and keeps comments', () => {
   const repo = tempRepo();
-  let r = repo.json(['freeze', 'add', '--sig', SIG, '--reason', 'clock skew', '--owner', 'qa', '--ttl', '3d', '--last-name', 'test_roundtrip', '--ticket', 'QA-1', '--seed', '20260917', '--env-class', 'remote'], { env: NOW });
+  let r = repo.json(
+    [
+      'freeze',
+      'add',
+      '--sig',
+      SIG,
+      '--reason',
+      'clock skew',
+      '--owner',
+      'qa',
+      '--ttl',
+      '3d',
+      '--last-name',
+      'test_roundtrip',
+      '--ticket',
+      'QA-1',
+      '--seed',
+      '20260917',
+      '--env-class',
+      'remote',
+    ],
+    { env: NOW },
+  );
   assert.is(r.code, 0, JSON.stringify(r.out));
   assert.is(r.out.created, true);
-  assert.equal(r.out.record, { sig: SIG, reason: 'clock skew', owner: 'qa', last_name: 'test_roundtrip', ticket: 'QA-1', seed: '20260917', env_class: 'remote', line: 5, expires: '2026-12-05T00:00:00Z', issued: '2026-12-02T00:00:00Z', expired: false });
+  assert.equal(r.out.record, {
+    sig: SIG,
+    reason: 'clock skew',
+    owner: 'qa',
+    last_name: 'test_roundtrip',
+    ticket: 'QA-1',
+    seed: '20260917',
+    env_class: 'remote',
+    line: 5,
+    expires: '2026-12-05T00:00:00Z',
+    issued: '2026-12-02T00:00:00Z',
+    expired: false,
+  });
   let text = readFileSync(path.join(repo.dir, LEDGER), 'utf8');
   assert.match(text, /^version: 1$/m);
   // A human's comment survives the next add.
   repo.write(LEDGER, text.replace('records:\n', 'records:\n  # reviewed by qa on Monday\n'));
-  r = repo.json(['freeze', 'add', '--sig', '1234567890123456', '--reason', 'slow disk', '--owner', 'infra', '--ttl', '12h'], { env: NOW });
+  r = repo.json(
+    ['freeze', 'add', '--sig', '1234567890123456', '--reason', 'slow disk', '--owner', 'infra', '--ttl', '12h'],
+    { env: NOW },
+  );
   assert.is(r.code, 0);
   assert.is(r.out.created, false);
   text = readFileSync(path.join(repo.dir, LEDGER), 'utf8');
   assert.match(text, /# reviewed by qa on Monday\n {2}- sig: 7c1a9e2b44d0af13/);
   assert.match(text, /# Freeze ledger/);
-  assert.match(text, /- sig: 1234567890123456\n {4}reason: slow disk\n {4}owner: infra\n {4}issued: 2026-12-02T00:00:00Z\n {4}expires: 2026-12-02T12:00:00Z\n/);
+  assert.match(
+    text,
+    /- sig: 1234567890123456\n {4}reason: slow disk\n {4}owner: infra\n {4}issued: 2026-12-02T00:00:00Z\n {4}expires: 2026-12-02T12:00:00Z\n/,
+  );
   assert.is(repo.json(['freeze', 'check'], { env: NOW }).out.rows, 2);
 });
 
@@ -123,11 +186,27 @@ test('freeze add validates before writing: nothing changes on a refusal', () => 
   const refusals: [string[], number, RegExp][] = [
     [['--sig', 'test_roundtrip', '--reason', 'r', '--owner', 'o', '--ttl', '1d'], 1, /is a test name or node id/],
     [['--sig', SIG, '--reason', 'r', '--owner', 'o', '--ttl', '1d'], 1, /repeats the row at line 3/],
-    [['--sig', '0a1b2c3d4e5f6071', '--reason', 'r', '--owner', 'o', '--ttl', '1d'], 1, /sig 0a1b2c3d4e5f6071 is an ineligible failure's \(its first digit is 0\)/],
-    [['--sig', '1000000000000000', '--reason', 'r', '--owner', 'o', '--ttl', '31d'], 1, /further than freeze\.max_ttl \(30d\)/],
+    [
+      ['--sig', '0a1b2c3d4e5f6071', '--reason', 'r', '--owner', 'o', '--ttl', '1d'],
+      1,
+      /sig 0a1b2c3d4e5f6071 is an ineligible failure's \(its first digit is 0\)/,
+    ],
+    [
+      ['--sig', '1000000000000000', '--reason', 'r', '--owner', 'o', '--ttl', '31d'],
+      1,
+      /further than freeze\.max_ttl \(30d\)/,
+    ],
     [['--sig', '1000000000000000', '--reason', ' ', '--owner', 'o', '--ttl', '1d'], 1, /the row has no reason/],
-    [['--sig', '1000000000000000', '--reason', 'r', '--owner', 'o', '--ttl', '1d', '--fixture', 'x.json'], 1, /must be a fixture id/],
-    [['--sig', '1000000000000000', '--reason', 'r', '--owner', 'o', '--ttl', 'soon'], 2, /--ttl "soon" is not a duration/],
+    [
+      ['--sig', '1000000000000000', '--reason', 'r', '--owner', 'o', '--ttl', '1d', '--fixture', 'x.json'],
+      1,
+      /must be a fixture id/,
+    ],
+    [
+      ['--sig', '1000000000000000', '--reason', 'r', '--owner', 'o', '--ttl', 'soon'],
+      2,
+      /--ttl "soon" is not a duration/,
+    ],
     [['--sig', '1000000000000000', '--reason', 'r', '--ttl', '1d'], 2, /freeze add needs --owner/],
   ];
   for (const [args, code, message] of refusals) {
@@ -139,10 +218,18 @@ test('freeze add validates before writing: nothing changes on a refusal', () => 
 });
 
 test('freeze list marks expired rows; prune --expired drops them and keeps comments', () => {
-  const repo = withLedger(`# the ledger\nversion: 1\nrecords:\n${ROW}\n  # expired one\n${ROW.replace(SIG, '1234567890123456').replace('2026-12-09', '2026-11-30')}# end\n`);
+  const repo = withLedger(
+    `# the ledger\nversion: 1\nrecords:\n${ROW}\n  # expired one\n${ROW.replace(SIG, '1234567890123456').replace('2026-12-09', '2026-11-30')}# end\n`,
+  );
   let r = repo.json(['freeze', 'list'], { env: NOW });
   assert.is(r.code, 0);
-  assert.equal(r.out.records.map((x: { sig: string; expired: boolean; line: number }) => [x.sig, x.expired, x.line]), [[SIG, false, 4], ['1234567890123456', true, 10]]);
+  assert.equal(
+    r.out.records.map((x: { sig: string; expired: boolean; line: number }) => [x.sig, x.expired, x.line]),
+    [
+      [SIG, false, 4],
+      ['1234567890123456', true, 10],
+    ],
+  );
   const text = repo.pw(['freeze', 'list'], { env: NOW });
   assert.match(text.stdout, /1234567890123456\s+2026-11-30T00:00:00Z EXPIRED/);
   assert.not.match(text.stdout, /7c1a9e2b44d0af13\s+\S+ EXPIRED/);
@@ -150,7 +237,10 @@ test('freeze list marks expired rows; prune --expired drops them and keeps comme
   assert.is(repo.pw(['freeze', 'prune'], { env: NOW }).code, 2);
   r = repo.json(['freeze', 'prune', '--expired'], { env: NOW });
   assert.is(r.code, 0);
-  assert.equal(r.out.removed.map((x: { sig: string }) => x.sig), ['1234567890123456']);
+  assert.equal(
+    r.out.removed.map((x: { sig: string }) => x.sig),
+    ['1234567890123456'],
+  );
   const after = readFileSync(path.join(repo.dir, LEDGER), 'utf8');
   assert.match(after, /^# the ledger\n/);
   assert.match(after, /# end/);
@@ -162,12 +252,19 @@ test('freeze list marks expired rows; prune --expired drops them and keeps comme
 test('a .json ledger works the same way', () => {
   const repo = tempRepo();
   repo.write('.patchwarden.yml', 'version: 1\nfreeze:\n  ledger: freeze/signatures.json\n');
-  assert.is(repo.pw(['freeze', 'add', '--sig', SIG, '--reason', 'r', '--owner', 'o', '--ttl', '1d'], { env: NOW }).code, 0);
+  assert.is(
+    repo.pw(['freeze', 'add', '--sig', SIG, '--reason', 'r', '--owner', 'o', '--ttl', '1d'], { env: NOW }).code,
+    0,
+  );
   const data = JSON.parse(readFileSync(path.join(repo.dir, 'freeze/signatures.json'), 'utf8'));
   assert.is(data.version, 1);
   assert.is(data.records[0].sig, SIG);
   assert.is(repo.json(['freeze', 'check'], { env: NOW }).out.rows, 1);
-  assert.is(repo.json(['freeze', 'prune', '--expired'], { env: { PATCHWARDEN_NOW: '2026-12-04T00:00:00Z' } }).out.removed.length, 1);
+  assert.is(
+    repo.json(['freeze', 'prune', '--expired'], { env: { PATCHWARDEN_NOW: '2026-12-04T00:00:00Z' } }).out.removed
+      .length,
+    1,
+  );
 });
 
 test('freeze add refuses an agent identity and writes nothing', () => {
@@ -176,7 +273,10 @@ test('freeze add refuses an agent identity and writes nothing', () => {
   const args = ['freeze', 'add', '--sig', SIG, '--reason', 'r', '--owner', 'qa', '--ttl', '3d'];
   const bot = repo.json(args, { env: { GIT_AUTHOR_EMAIL: 'coder[bot]@agents.example.com' } });
   assert.is(bot.code, 1);
-  assert.match(bot.out.violations[0].message, /the git identity coder\[bot\]@agents\.example\.com matches owners\.agents/);
+  assert.match(
+    bot.out.violations[0].message,
+    /the git identity coder\[bot\]@agents\.example\.com matches owners\.agents/,
+  );
   assert.not.ok(existsSync(path.join(repo.dir, LEDGER)), 'nothing written');
   assert.is(repo.json(args).code, 0, 'a human identity may');
 });
@@ -215,7 +315,10 @@ test('pre-commit refuses a staged ledger with a broken row and leaves HEAD and t
   const index = repo.git(['ls-files', '-s']).stdout;
   const r = repo.git(['commit', '-q', '-m', 'freeze by name'], { allowFail: true, env: NOW });
   assert.is(r.code, 1, r.stdout + r.stderr);
-  assert.match(r.stdout + r.stderr, /refused \[ledger\] freeze\/signatures\.yaml:3: the row is keyed by a test name or node id alone/);
+  assert.match(
+    r.stdout + r.stderr,
+    /refused \[ledger\] freeze\/signatures\.yaml:3: the row is keyed by a test name or node id alone/,
+  );
   assert.is(repo.head(), head);
   assert.is(repo.git(['ls-files', '-s']).stdout, index);
 });

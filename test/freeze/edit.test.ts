@@ -9,7 +9,13 @@ import { parseLedger } from '../../src/freeze/ledger.js';
 const NOW = new Date('2026-12-02T00:00:00Z');
 const config = defaults();
 const parse = (text: string, source = 'freeze/signatures.yaml') => parseLedger(text, source, config, NOW);
-const fields = (sig: string) => ({ sig, reason: 'flaky clock', owner: 'qa', issued: '2026-12-02T00:00:00Z', expires: '2026-12-05T00:00:00Z' });
+const fields = (sig: string) => ({
+  sig,
+  reason: 'flaky clock',
+  owner: 'qa',
+  issued: '2026-12-02T00:00:00Z',
+  expires: '2026-12-05T00:00:00Z',
+});
 
 const LEDGER = `# Freeze ledger, reviewed by qa
 version: 1
@@ -36,7 +42,11 @@ records:
 # end of ledger
 `;
 
-const comments = (text: string) => text.split('\n').filter((l) => l.trim().startsWith('#')).map((l) => l.trim());
+const comments = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.trim().startsWith('#'))
+    .map((l) => l.trim());
 
 test('a new ledger starts at version 1 with the row', () => {
   const text = addRow(null, false, fields('00000000000000aa'));
@@ -52,7 +62,10 @@ test('adding keeps every comment and row, and appends the new one last', () => {
   const text = addRow(LEDGER, false, { ...fields('00000000000000aa'), seed: '20260917', last_name: 'test_x[a-b]' });
   assert.equal(comments(text), comments(LEDGER));
   const l = parse(text);
-  assert.equal(l.rows.map((r) => r.sig), ['7c1a9e2b44d0af13', '1234567890123456', 'abcdefabcdefabcd', '00000000000000aa']);
+  assert.equal(
+    l.rows.map((r) => r.sig),
+    ['7c1a9e2b44d0af13', '1234567890123456', 'abcdefabcdefabcd', '00000000000000aa'],
+  );
   assert.is(l.rows[1].seed, '0012');
   assert.is(l.rows[1].reason, 'network: sometimes slow');
   assert.is(l.rows[3].seed, '20260917');
@@ -72,15 +85,27 @@ test('adding to `records: []` or a ledger with no records key writes a block lis
 test('dropping a row drops its own comment and keeps the others', () => {
   const text = dropRows(LEDGER, false, new Set([1]));
   assert.not.match(text, /QA-4412|1234567890123456/);
-  assert.equal(comments(text), comments(LEDGER).filter((c) => !c.includes('QA-4412')));
-  assert.equal(parse(text).rows.map((r) => r.sig), ['7c1a9e2b44d0af13', 'abcdefabcdefabcd']);
+  assert.equal(
+    comments(text),
+    comments(LEDGER).filter((c) => !c.includes('QA-4412')),
+  );
+  assert.equal(
+    parse(text).rows.map((r) => r.sig),
+    ['7c1a9e2b44d0af13', 'abcdefabcdefabcd'],
+  );
 });
 
 test('dropping the first row keeps the header set apart by a blank line', () => {
   const text = dropRows(LEDGER, false, new Set([0]));
   assert.not.match(text, /leap smear/);
-  assert.equal(comments(text), comments(LEDGER).filter((c) => !c.includes('leap smear')));
-  assert.equal(parse(text).rows.map((r) => r.sig), ['1234567890123456', 'abcdefabcdefabcd']);
+  assert.equal(
+    comments(text),
+    comments(LEDGER).filter((c) => !c.includes('leap smear')),
+  );
+  assert.equal(
+    parse(text).rows.map((r) => r.sig),
+    ['1234567890123456', 'abcdefabcdefabcd'],
+  );
 });
 
 test('dropping every row leaves an empty ledger that still reads', () => {
@@ -100,7 +125,10 @@ test('a .json ledger stays JSON of the same shape', () => {
   assert.is(data.records[1].seed, 42);
   assert.is(parse(added, 'l.json').rows.length, 2);
   const dropped = JSON.parse(dropRows(added, true, new Set([0])));
-  assert.equal(dropped.records.map((r: { sig: string }) => r.sig), ['00000000000000aa']);
+  assert.equal(
+    dropped.records.map((r: { sig: string }) => r.sig),
+    ['00000000000000aa'],
+  );
   assert.is(JSON.parse(addRow(null, true, fields('00000000000000aa'))).version, 1);
 });
 

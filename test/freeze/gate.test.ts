@@ -49,13 +49,22 @@ const NOW = '2026-12-02T00:00:00Z';
 
 function project(): TempRepo {
   const repo = tempRepo();
-  repo.commit({ 'pytest.ini': '[pytest]\npythonpath = src\n', 'src/calc/__init__.py': CALC, 'tests/test_total.py': TOTAL, 'tests/test_fetch.py': FETCH, '.gitignore': 'report.xml\n' });
+  repo.commit({
+    'pytest.ini': '[pytest]\npythonpath = src\n',
+    'src/calc/__init__.py': CALC,
+    'tests/test_total.py': TOTAL,
+    'tests/test_fetch.py': FETCH,
+    '.gitignore': 'report.xml\n',
+  });
   return repo;
 }
 
 /** Runs the real suite with the flake switched on; returns the report path (relative). No colour codes in the report. */
 function runSuite(repo: TempRepo, flake = true): string {
-  const r = sh('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests', '--junitxml=report.xml'], { cwd: repo.dir, env: cleanEnv({ PYTHONDONTWRITEBYTECODE: '1', PY_COLORS: '0', ...(flake ? { PW_FLAKE: '1' } : {}) }) });
+  const r = sh('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests', '--junitxml=report.xml'], {
+    cwd: repo.dir,
+    env: cleanEnv({ PYTHONDONTWRITEBYTECODE: '1', PY_COLORS: '0', ...(flake ? { PW_FLAKE: '1' } : {}) }),
+  });
   assert.ok(r.code === 0 || r.code === 1, `pytest could not run: ${r.stdout}${r.stderr}`);
   return 'report.xml';
 }
@@ -68,7 +77,24 @@ function sigOf(repo: TempRepo, report: string, name: string): string {
 }
 
 function freeze(repo: TempRepo, sig: string, lastName: string, extra: string[] = []) {
-  const r = repo.pw(['freeze', 'add', '--sig', sig, '--reason', 'stand-in flake', '--owner', 'qa', '--ttl', '7d', '--last-name', lastName, ...extra], { env: { PATCHWARDEN_NOW: NOW } });
+  const r = repo.pw(
+    [
+      'freeze',
+      'add',
+      '--sig',
+      sig,
+      '--reason',
+      'stand-in flake',
+      '--owner',
+      'qa',
+      '--ttl',
+      '7d',
+      '--last-name',
+      lastName,
+      ...extra,
+    ],
+    { env: { PATCHWARDEN_NOW: NOW } },
+  );
   assert.is(r.code, 0, r.stdout + r.stderr);
 }
 
@@ -81,7 +107,10 @@ gate('a frozen flake passes the gate; the same run without a row is refused as n
   const report = runSuite(repo);
   let r = apply(repo, report);
   assert.is(r.code, 1);
-  assert.equal(r.out.failures.map((f: { action: string }) => f.action), ['new', 'new']);
+  assert.equal(
+    r.out.failures.map((f: { action: string }) => f.action),
+    ['new', 'new'],
+  );
   freeze(repo, sigOf(repo, report, 'test_total'), 'test_total');
   freeze(repo, sigOf(repo, report, 'test_fetch'), 'test_fetch');
   r = apply(repo, report);
@@ -139,7 +168,13 @@ gate('an assertion changed from == to pytest.raises is a new failure, refused', 
   const sig = sigOf(repo, report, 'test_total');
   freeze(repo, sig, 'test_total');
   freeze(repo, sigOf(repo, report, 'test_fetch'), 'test_fetch');
-  repo.commit({ 'tests/test_total.py': 'import pytest\nfrom calc import total\n\n\ndef test_total():\n    with pytest.raises(ValueError):\n        total([1, 2])\n' }, 'weaken');
+  repo.commit(
+    {
+      'tests/test_total.py':
+        'import pytest\nfrom calc import total\n\n\ndef test_total():\n    with pytest.raises(ValueError):\n        total([1, 2])\n',
+    },
+    'weaken',
+  );
   const changed = runSuite(repo);
   const r = apply(repo, changed);
   assert.is(r.code, 1);
@@ -158,7 +193,10 @@ gate('an expired row no longer freezes: refused as expired', () => {
   assert.is(apply(repo, report, '2026-12-08T23:59:59Z').code, 0);
   const r = apply(repo, report, '2026-12-09T00:00:00Z');
   assert.is(r.code, 1);
-  assert.equal(r.out.failures.map((f: { action: string }) => f.action), ['expired', 'expired']);
+  assert.equal(
+    r.out.failures.map((f: { action: string }) => f.action),
+    ['expired', 'expired'],
+  );
   assert.match(r.out.failures[0].note, /expired at 2026-12-09T00:00:00Z/);
 });
 
@@ -173,10 +211,15 @@ gate('a failure with nothing stable to bind to is ineligible and never frozen', 
   freeze(repo, sigOf(repo, report, 'test_fetch'), 'test_fetch');
   // freeze add refuses it by its first digit; a row written by hand freezes nothing either.
   assert.match(boom.sig, /^0/);
-  const add = repo.pw(['freeze', 'add', '--sig', boom.sig, '--reason', 'r', '--owner', 'qa', '--ttl', '7d'], { env: { PATCHWARDEN_NOW: NOW } });
+  const add = repo.pw(['freeze', 'add', '--sig', boom.sig, '--reason', 'r', '--owner', 'qa', '--ttl', '7d'], {
+    env: { PATCHWARDEN_NOW: NOW },
+  });
   assert.is(add.code, 1);
   assert.match(add.stdout, /is an ineligible failure's \(its first digit is 0\)/);
-  repo.write('freeze/signatures.yaml', `${readFileSync(path.join(repo.dir, 'freeze/signatures.yaml'), 'utf8')}  - sig: ${boom.sig}\n    reason: r\n    owner: qa\n    expires: 2026-12-09T00:00:00Z\n`);
+  repo.write(
+    'freeze/signatures.yaml',
+    `${readFileSync(path.join(repo.dir, 'freeze/signatures.yaml'), 'utf8')}  - sig: ${boom.sig}\n    reason: r\n    owner: qa\n    expires: 2026-12-09T00:00:00Z\n`,
+  );
   const r = apply(repo, report);
   assert.is(r.code, 1);
   const f = r.out.failures.find((x: { name: string }) => x.name === 'test_boom');
@@ -206,10 +249,16 @@ gate('a row bound to a fixture whose bytes changed is void', () => {
 gate('a ledger with broken rows stops apply with exit 2; unreadable reports too', () => {
   const repo = project();
   const report = runSuite(repo);
-  repo.write('freeze/signatures.yaml', 'version: 1\nrecords:\n  - name: test_total\n    reason: r\n    owner: o\n    expires: 2026-12-09T00:00:00Z\n');
+  repo.write(
+    'freeze/signatures.yaml',
+    'version: 1\nrecords:\n  - name: test_total\n    reason: r\n    owner: o\n    expires: 2026-12-09T00:00:00Z\n',
+  );
   let r = apply(repo, report);
   assert.is(r.code, 2);
-  assert.match(r.out.error, /freeze ledger has 1 broken row .*freeze\/signatures\.yaml:3: the row is keyed by a test name/);
+  assert.match(
+    r.out.error,
+    /freeze ledger has 1 broken row .*freeze\/signatures\.yaml:3: the row is keyed by a test name/,
+  );
   repo.write('freeze/signatures.yaml', 'version: 1\n');
   r = apply(repo, 'missing.xml');
   assert.is(r.code, 2);

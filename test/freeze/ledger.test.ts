@@ -14,7 +14,9 @@ function ledger(rows: string, cfg: Config = config, source = 'freeze/signatures.
   return parseLedger(`version: 1\nrecords:\n${rows}`, source, cfg, NOW);
 }
 function row(fields: Record<string, string>): string {
-  return Object.entries(fields).map(([k, v], i) => `${i ? '    ' : '  - '}${k}: ${v}\n`).join('');
+  return Object.entries(fields)
+    .map(([k, v], i) => `${i ? '    ' : '  - '}${k}: ${v}\n`)
+    .join('');
 }
 const good = { sig: SIG, reason: 'clock skew', owner: 'parser-team', expires: '2026-12-09T00:00:00Z' };
 function onlyProblem(text: string, cfg?: Config): string {
@@ -35,7 +37,17 @@ function cannot(text: string, source = 'freeze/signatures.yaml'): CannotJudge {
 }
 
 test('a sound ledger gives its rows with lines, values as written', () => {
-  const l = ledger(row(good) + row({ ...good, sig: '1234567890123456', issued: '2026-12-01T00:00:00Z', seed: '0012', last_name: 'test_roundtrip', fixture: 'a1b2c3d4e5f60789' }));
+  const l = ledger(
+    row(good) +
+      row({
+        ...good,
+        sig: '1234567890123456',
+        issued: '2026-12-01T00:00:00Z',
+        seed: '0012',
+        last_name: 'test_roundtrip',
+        fixture: 'a1b2c3d4e5f60789',
+      }),
+  );
   assert.equal(l.problems, []);
   assert.is(l.rows.length, 2);
   assert.is(l.rows[0].line, 3);
@@ -65,19 +77,34 @@ test('a row without sig', () => {
 
 test('a row keyed by a test name or node id alone', () => {
   const { sig: _, ...rest } = good;
-  assert.match(onlyProblem(row({ name: 'test_roundtrip', ...rest })), /:3: the row is keyed by a test name or node id alone \(`name`\)/);
-  assert.match(onlyProblem(row({ nodeid: 'tests/test_a.py::test_x', ...rest })), /keyed by a test name or node id alone \(`nodeid`\)/);
-  assert.match(onlyProblem(row({ last_name: 'test_roundtrip', ...rest })), /keyed by a test name or node id alone \(`last_name`\)/);
+  assert.match(
+    onlyProblem(row({ name: 'test_roundtrip', ...rest })),
+    /:3: the row is keyed by a test name or node id alone \(`name`\)/,
+  );
+  assert.match(
+    onlyProblem(row({ nodeid: 'tests/test_a.py::test_x', ...rest })),
+    /keyed by a test name or node id alone \(`nodeid`\)/,
+  );
+  assert.match(
+    onlyProblem(row({ last_name: 'test_roundtrip', ...rest })),
+    /keyed by a test name or node id alone \(`last_name`\)/,
+  );
 });
 
 test('a sig that is a test id, not a signature', () => {
-  assert.match(onlyProblem(row({ ...good, sig: 'tests/test_a.py::test_x' })), /:3: sig "tests\/test_a\.py::test_x" is a test name or node id/);
+  assert.match(
+    onlyProblem(row({ ...good, sig: 'tests/test_a.py::test_x' })),
+    /:3: sig "tests\/test_a\.py::test_x" is a test name or node id/,
+  );
   assert.match(onlyProblem(row({ ...good, sig: 'test_roundtrip' })), /is a test name or node id/);
 });
 
 test('a sig that is not lowercase hex of signature.length', () => {
   assert.match(onlyProblem(row({ ...good, sig: SIG.toUpperCase() })), /sig "7C1A9E2B44D0AF13" must be lowercase/);
-  assert.match(onlyProblem(row({ ...good, sig: SIG.slice(0, 12) })), /must be 16 lowercase hex digits \(signature\.length\)/);
+  assert.match(
+    onlyProblem(row({ ...good, sig: SIG.slice(0, 12) })),
+    /must be 16 lowercase hex digits \(signature\.length\)/,
+  );
   assert.match(onlyProblem(row({ ...good, sig: SIG.slice(0, 15) + 'z' })), /must be 16 lowercase hex digits/);
   const eight = { ...config, signature: { ...config.signature, length: 8 } };
   assert.is(ledger(row({ ...good, sig: SIG.slice(0, 8) }), eight).problems.length, 0);
@@ -99,7 +126,10 @@ test('missing reason, owner or expires, and empty or null values count as missin
 });
 
 test('times must be ISO 8601 UTC, real dates', () => {
-  assert.match(onlyProblem(row({ ...good, expires: 'next tuesday' })), /expires "next tuesday" is not an ISO 8601 UTC time/);
+  assert.match(
+    onlyProblem(row({ ...good, expires: 'next tuesday' })),
+    /expires "next tuesday" is not an ISO 8601 UTC time/,
+  );
   assert.match(onlyProblem(row({ ...good, expires: '2026-12-09T00:00:00+02:00' })), /is not an ISO 8601 UTC time/);
   assert.match(onlyProblem(row({ ...good, expires: '2026-02-30' })), /is not an ISO 8601 UTC time/);
   assert.match(onlyProblem(row({ ...good, issued: 'yesterday' })), /issued "yesterday" is not/);
@@ -107,8 +137,14 @@ test('times must be ISO 8601 UTC, real dates', () => {
 });
 
 test('an expiry further than freeze.max_ttl from issued or from now', () => {
-  assert.match(onlyProblem(row({ ...good, issued: '2026-10-01T00:00:00Z', expires: '2026-12-03T00:00:00Z' })), /:3: expires is further than freeze\.max_ttl \(30d\) from issued/);
-  assert.match(onlyProblem(row({ ...good, expires: '2027-06-01T00:00:00Z' })), /expires is further than freeze\.max_ttl \(30d\) from now/);
+  assert.match(
+    onlyProblem(row({ ...good, issued: '2026-10-01T00:00:00Z', expires: '2026-12-03T00:00:00Z' })),
+    /:3: expires is further than freeze\.max_ttl \(30d\) from issued/,
+  );
+  assert.match(
+    onlyProblem(row({ ...good, expires: '2027-06-01T00:00:00Z' })),
+    /expires is further than freeze\.max_ttl \(30d\) from now/,
+  );
   assert.match(onlyProblem(row({ ...good, issued: '2026-12-10T00:00:00Z' })), /expires is before issued/);
   // Exactly max_ttl is allowed.
   assert.is(ledger(row({ ...good, expires: '2027-01-01T00:00:00Z' })).problems.length, 0);
@@ -127,18 +163,34 @@ test('unknown keys, values that are lists, rows that are not mappings, malformed
   assert.match(onlyProblem(row({ ...good, expire: 'x' })), /unknown key `expire` in the row/);
   assert.match(onlyProblem(row({ ...good, owner: '[a, b]' })), /`owner` must be a single value, not a list/);
   assert.match(onlyProblem('  - just a string\n'), /:3: a row must be a mapping/);
-  assert.match(onlyProblem(row({ ...good, fixture: 'fixtures/input/a.json' })), /fixture "fixtures\/input\/a\.json" must be a fixture id/);
+  assert.match(
+    onlyProblem(row({ ...good, fixture: 'fixtures/input/a.json' })),
+    /fixture "fixtures\/input\/a\.json" must be a fixture id/,
+  );
 });
 
 test('every broken row is reported, each by its own line', () => {
-  const l = ledger(row({ ...good, owner: '~' }) + row({ ...good, sig: 'abc' }) + row({ ...good, sig: '0000000000000000', reason: '~' }));
-  assert.equal(l.problems.map((p) => p.message.split(':')[1]), ['3', '7', '11']);
-  assert.equal(l.problems.map((p) => p.detail![0].note), ['line 3', 'line 7', 'line 11']);
+  const l = ledger(
+    row({ ...good, owner: '~' }) +
+      row({ ...good, sig: 'abc' }) +
+      row({ ...good, sig: '0000000000000000', reason: '~' }),
+  );
+  assert.equal(
+    l.problems.map((p) => p.message.split(':')[1]),
+    ['3', '7', '11'],
+  );
+  assert.equal(
+    l.problems.map((p) => p.detail![0].note),
+    ['line 3', 'line 7', 'line 11'],
+  );
 });
 
 test('unknown or missing version, unknown top-level keys, records not a list: cannot judge', () => {
   let e = cannot('version: 3\nrecords: []\n');
-  assert.match(e.describe(), /^freeze\/signatures\.yaml:1: unknown version "3"; this patchwarden reads versions 1 and 2$/);
+  assert.match(
+    e.describe(),
+    /^freeze\/signatures\.yaml:1: unknown version "3"; this patchwarden reads versions 1 and 2$/,
+  );
   e = cannot('records: []\n');
   assert.match(e.describe(), /missing `version: 2` \(or 1\)/);
   e = cannot('version: 1\nrows: []\n');
@@ -160,13 +212,23 @@ test('text that is not YAML names file and line', () => {
 
 test('a YAML alias bomb is refused before it expands', () => {
   const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-  for (let i = 1; i < 9; i++) levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill('*' + String.fromCharCode(96 + i)).join(',')}]`);
+  for (let i = 1; i < 9; i++)
+    levels.push(
+      `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+        .fill('*' + String.fromCharCode(96 + i))
+        .join(',')}]`,
+    );
   const e = cannot(`version: 1\n${levels.join('\n')}\nrecords: []\n`);
   assert.match(e.describe(), /^freeze\/signatures\.yaml: cannot be read: Excessive alias count/);
 });
 
 test('a few plain aliases are fine: an owner written once', () => {
-  const l = parseLedger(`version: 1\nrecords:\n  - sig: ${SIG}\n    owner: &team parser-team\n    reason: r\n    expires: 2026-12-09T00:00:00Z\n  - sig: ${SIG.replace('7', '8')}\n    owner: *team\n    reason: r\n    expires: 2026-12-09T00:00:00Z\n`, 'l.yaml', config, NOW);
+  const l = parseLedger(
+    `version: 1\nrecords:\n  - sig: ${SIG}\n    owner: &team parser-team\n    reason: r\n    expires: 2026-12-09T00:00:00Z\n  - sig: ${SIG.replace('7', '8')}\n    owner: *team\n    reason: r\n    expires: 2026-12-09T00:00:00Z\n`,
+    'l.yaml',
+    config,
+    NOW,
+  );
   assert.equal(l.problems, []);
   assert.is(l.rows[1].owner, 'parser-team');
 });

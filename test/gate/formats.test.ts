@@ -44,17 +44,38 @@ test('sarif: valid SARIF 2.1.0; one result per refused path with its rule id, me
   assert.ok(valid(sarifSchema, log), JSON.stringify(sarifSchema.errors, null, 1));
   const results = log.runs[0].results as any[];
   const mix = results.filter((r) => r.ruleId === 'mix');
-  assert.equal(mix.map((r) => decodeURIComponent(r.locations[0].physicalLocation.artifactLocation.uri)).sort(), [ODD, 'spec/b.yaml', 'src/app.js'].sort());
-  assert.ok(mix.every((r) => r.level === 'error' && /this commit changes production code/.test(r.message.text) && /fix: split the commit/.test(r.message.text)));
-  assert.ok(mix.some((r) => r.locations[0].physicalLocation.artifactLocation.uri === 'spec/odd%20%231%C3%A9%20%2520.yaml'));
-  assert.ok(results.some((r) => r.ruleId === 'properties.error' && !r.locations), 'the layer that could not judge is a result');
+  assert.equal(
+    mix.map((r) => decodeURIComponent(r.locations[0].physicalLocation.artifactLocation.uri)).sort(),
+    [ODD, 'spec/b.yaml', 'src/app.js'].sort(),
+  );
+  assert.ok(
+    mix.every(
+      (r) =>
+        r.level === 'error' &&
+        /this commit changes production code/.test(r.message.text) &&
+        /fix: split the commit/.test(r.message.text),
+    ),
+  );
+  assert.ok(
+    mix.some((r) => r.locations[0].physicalLocation.artifactLocation.uri === 'spec/odd%20%231%C3%A9%20%2520.yaml'),
+  );
+  assert.ok(
+    results.some((r) => r.ruleId === 'properties.error' && !r.locations),
+    'the layer that could not judge is a result',
+  );
   assert.is(log.runs[0].invocations[0].executionSuccessful, false);
-  assert.equal(log.runs[0].tool.driver.rules.map((r: { id: string }) => r.id).sort(), [...new Set(results.map((r) => r.ruleId))].sort());
+  assert.equal(
+    log.runs[0].tool.driver.rules.map((r: { id: string }) => r.id).sort(),
+    [...new Set(results.map((r) => r.ruleId))].sort(),
+  );
 });
 
 test('junit: valid against the JUnit XSD; a test case per layer, refused a failure, unjudged an error, skipped skipped', async () => {
   const xml = gateReport('junit');
-  const v = await validateXML({ xml: [{ fileName: 'gate.xml', contents: xml }], schema: [{ fileName: 'junit-10.xsd', contents: JUNIT_XSD }] });
+  const v = await validateXML({
+    xml: [{ fileName: 'gate.xml', contents: xml }],
+    schema: [{ fileName: 'junit-10.xsd', contents: JUNIT_XSD }],
+  });
   assert.ok(v.valid, v.rawOutput);
   assert.match(xml, /<testcase classname="patchwarden" name="mixing">\n +<failure type="refused" message="[^"]+">/);
   assert.match(xml, /<testcase classname="patchwarden" name="properties">\n +<error type="error"/);
@@ -66,10 +87,22 @@ test('junit: valid against the JUnit XSD; a test case per layer, refused a failu
 test('codequality: valid GitLab Code Quality; one issue per refused path, stable fingerprints, unplaced findings on the config', () => {
   const issues = JSON.parse(gateReport('codequality')) as any[];
   assert.ok(valid(codeQualitySchema, issues), JSON.stringify(codeQualitySchema.errors, null, 1));
-  assert.equal(issues.filter((i) => i.check_name === 'patchwarden.mix').map((i) => i.location.path).sort(), [ODD, 'spec/b.yaml', 'src/app.js'].sort());
-  assert.ok(issues.some((i) => i.check_name === 'patchwarden.properties.error' && i.location.path === '.patchwarden.yml'));
+  assert.equal(
+    issues
+      .filter((i) => i.check_name === 'patchwarden.mix')
+      .map((i) => i.location.path)
+      .sort(),
+    [ODD, 'spec/b.yaml', 'src/app.js'].sort(),
+  );
+  assert.ok(
+    issues.some((i) => i.check_name === 'patchwarden.properties.error' && i.location.path === '.patchwarden.yml'),
+  );
   assert.is(new Set(issues.map((i) => i.fingerprint)).size, issues.length, 'fingerprints are unique');
-  assert.equal(JSON.parse(gateReport('codequality')).map((i: any) => i.fingerprint), issues.map((i) => i.fingerprint), 'and the same for the same findings on other commits');
+  assert.equal(
+    JSON.parse(gateReport('codequality')).map((i: any) => i.fingerprint),
+    issues.map((i) => i.fingerprint),
+    'and the same for the same findings on other commits',
+  );
 });
 
 test('a passing gate gives empty reports that are still valid', async () => {
@@ -82,14 +115,26 @@ test('a passing gate gives empty reports that are still valid', async () => {
   const cq = repo.pw(['gate', '--base', 'main', '--format', 'codequality']);
   assert.equal(JSON.parse(cq.stdout), []);
   const junit = repo.pw(['gate', '--base', 'main', '--format', 'junit']);
-  const v = await validateXML({ xml: [{ fileName: 'gate.xml', contents: junit.stdout }], schema: [{ fileName: 'junit-10.xsd', contents: JUNIT_XSD }] });
+  const v = await validateXML({
+    xml: [{ fileName: 'gate.xml', contents: junit.stdout }],
+    schema: [{ fileName: 'junit-10.xsd', contents: JUNIT_XSD }],
+  });
   assert.ok(v.valid, v.rawOutput);
 });
 
 test('the schema checks can fail: a report missing what its format requires is refused', async () => {
-  assert.not.ok(valid(sarifSchema, { version: '2.1.0', runs: [{ tool: { driver: {} }, results: [{ ruleId: 'mix' }] }] }));
-  assert.not.ok(valid(codeQualitySchema, [{ description: 'x', check_name: 'y', fingerprint: 'z', severity: 'fatal', location: { path: 'a' } }]));
-  const v = await validateXML({ xml: [{ fileName: 'bad.xml', contents: '<testsuites><testsuite name="x"><testcase/></testsuite></testsuites>' }], schema: [{ fileName: 'junit-10.xsd', contents: JUNIT_XSD }] });
+  assert.not.ok(
+    valid(sarifSchema, { version: '2.1.0', runs: [{ tool: { driver: {} }, results: [{ ruleId: 'mix' }] }] }),
+  );
+  assert.not.ok(
+    valid(codeQualitySchema, [
+      { description: 'x', check_name: 'y', fingerprint: 'z', severity: 'fatal', location: { path: 'a' } },
+    ]),
+  );
+  const v = await validateXML({
+    xml: [{ fileName: 'bad.xml', contents: '<testsuites><testsuite name="x"><testcase/></testsuite></testsuites>' }],
+    schema: [{ fileName: 'junit-10.xsd', contents: JUNIT_XSD }],
+  });
   assert.not.ok(v.valid);
 });
 

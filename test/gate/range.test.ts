@@ -11,7 +11,10 @@ test('json: ok and layers, each with layer, ok and status, in table order', () =
   const repo = sample();
   repo.commit({ 'src/app.js': 'export const a = 2;\n' }, 'code');
   const r = gate(repo);
-  assert.equal(r.out.layers.map((l: { layer: string }) => l.layer), ['mixing', 'owners', 'ledger', 'fixtures', 'tamper', 'properties', 'revert', 'suite']);
+  assert.equal(
+    r.out.layers.map((l: { layer: string }) => l.layer),
+    ['mixing', 'owners', 'ledger', 'fixtures', 'tamper', 'properties', 'revert', 'suite'],
+  );
   for (const l of r.out.layers) {
     assert.type(l.ok, 'boolean');
     assert.type(l.status, 'string');
@@ -21,12 +24,18 @@ test('json: ok and layers, each with layer, ok and status, in table order', () =
   assert.is(r.layers.mixing.status, 'pass');
   assert.is(r.layers.owners.status, 'skipped');
   assert.match(r.layers.owners.summary, 'owners.signers and owners.agents are not set');
-  assert.is(r.out.ok, r.out.layers.every((l: { ok: boolean }) => l.ok));
+  assert.is(
+    r.out.ok,
+    r.out.layers.every((l: { ok: boolean }) => l.ok),
+  );
 });
 
 test('mixing: a mixed commit is refused, exit 1', () => {
   const repo = sample();
-  repo.commit({ 'src/app.js': 'export const a = 2;\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n' }, 'mixed');
+  repo.commit(
+    { 'src/app.js': 'export const a = 2;\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n' },
+    'mixed',
+  );
   const r = gate(repo);
   assert.is(r.code, 1);
   assert.is(r.out.ok, false);
@@ -77,7 +86,13 @@ test('ledger: well-formed rows pass; a row without an owner is refused; bad YAML
   assert.is(r.layers.ledger.status, 'pass', r.layers.ledger.summary);
   assert.match(r.layers.ledger.summary, '1 well-formed row');
 
-  repo.commit({ 'freeze/signatures.yaml': 'version: 1\nrecords:\n  - sig: 7c1a9e2b44d0af13\n    reason: r\n    expires: 2026-12-09T00:00:00Z\n' }, 'no owner');
+  repo.commit(
+    {
+      'freeze/signatures.yaml':
+        'version: 1\nrecords:\n  - sig: 7c1a9e2b44d0af13\n    reason: r\n    expires: 2026-12-09T00:00:00Z\n',
+    },
+    'no owner',
+  );
   r = gate(repo);
   assert.is(r.layers.ledger.status, 'refused');
   assert.is(r.code, 1);
@@ -106,11 +121,14 @@ test('text: one decision table and one verdict line; github: annotations', () =>
   repo.commit({ 'src/app.js': 'x\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n' }, 'mixed');
   const t = repo.pw(['gate', '--base', 'main']);
   assert.is(t.code, 1);
-  assert.match(t.stdout, /^  layer +status +summary$/m);
-  assert.match(t.stdout, /^  mixing +refused /m);
+  assert.match(t.stdout, /^ {2}layer +status +summary$/m);
+  assert.match(t.stdout, /^ {2}mixing +refused /m);
   assert.match(t.stdout, /^patchwarden gate: refused \(mixing\)/m);
   const g = repo.pw(['gate', '--base', 'main', '--format', 'github']);
-  assert.match(g.stdout, /^::error file=(src\/app\.js|spec\/invariants\.yaml),title=patchwarden mixing%3A mix::commit [0-9a-f]{12}: /m);
+  assert.match(
+    g.stdout,
+    /^::error file=(src\/app\.js|spec\/invariants\.yaml),title=patchwarden mixing%3A mix::commit [0-9a-f]{12}: /m,
+  );
 });
 
 test('usage: --base is required, and must name a commit', () => {

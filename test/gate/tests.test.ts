@@ -17,7 +17,8 @@ suite:
 const BUGGY = 'def total(xs):\n    return -1 if xs else 0\n';
 const FIXED = 'def total(xs):\n    return sum(xs)\n';
 const PROJECT = {
-  'spec/invariants.yaml': 'version: 1\ninvariants:\n  - id: bill.total_non_negative\n    description: totals never go negative\n',
+  'spec/invariants.yaml':
+    'version: 1\ninvariants:\n  - id: bill.total_non_negative\n    description: totals never go negative\n',
   'spec/properties/test_bill.py': [
     'import os, sys',
     "sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', '..', 'src'))",
@@ -88,15 +89,24 @@ t('suite: a failure frozen by the base ledger passes; a new failure is refused',
   const run = spawnSync('sh', ['-c', `${PYTEST} tests --junitxml=report.xml`], { cwd: repo.dir });
   assert.is(run.status, 1);
   const sig = repo.json(['signatures', 'report.xml']).out.failures[0].sig as string;
-  repo.commit({ 'freeze/signatures.yaml': `version: 1\nrecords:\n${row(sig, '    last_name: test_clock\n')}` }, 'freeze the clock failure');
+  repo.commit(
+    { 'freeze/signatures.yaml': `version: 1\nrecords:\n${row(sig, '    last_name: test_clock\n')}` },
+    'freeze the clock failure',
+  );
   repo.git(['checkout', '-q', 'topic']);
   repo.git(['reset', '-q', '--hard', 'main']);
   repo.commit({ 'src/app.js': 'x\n' }, 'code');
   let r = gate(repo);
   assert.is(r.layers.suite.status, 'pass', JSON.stringify(r.layers.suite));
-  assert.equal(r.layers.suite.details!.failures.map((f: any) => f.action), ['frozen']);
+  assert.equal(
+    r.layers.suite.details!.failures.map((f: any) => f.action),
+    ['frozen'],
+  );
 
-  repo.commit({ 'tests/test_tax.py': 'def test_tax():\n    raise LookupError("no tax table")\n' }, 'a new failing test');
+  repo.commit(
+    { 'tests/test_tax.py': 'def test_tax():\n    raise LookupError("no tax table")\n' },
+    'a new failing test',
+  );
   r = gate(repo);
   assert.is(r.layers.suite.status, 'refused');
   const actions = r.layers.suite.details!.failures.map((f: any) => `${f.name}:${f.action}`).sort();

@@ -7,7 +7,10 @@ export function advice(refusal: string, marker = 'split it:'): string[] {
   const lines = refusal.split('\n');
   const start = lines.findIndex((l) => l.includes(marker));
   assert.ok(start >= 0, refusal);
-  return lines.slice(start + 1).filter((l) => /^ {4}git /.test(l)).map((l) => l.trim());
+  return lines
+    .slice(start + 1)
+    .filter((l) => /^ {4}git /.test(l))
+    .map((l) => l.trim());
 }
 
 /** Runs each command in `dir`; any failure fails the test with its output. */

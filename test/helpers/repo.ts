@@ -1,7 +1,17 @@
 // Real git repositories in temporary folders, and the built CLI run against
 // them as a user would run it.
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +26,8 @@ export const BIN = path.join(PROJECT, 'node_modules/.cache/patchwarden-test-bin'
 /** An environment free of the caller's git identity and config. */
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_') && !k.startsWith('PATCHWARDEN_') && k !== 'HUSKY') env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('GIT_') && !k.startsWith('PATCHWARDEN_') && k !== 'HUSKY') env[k] = v;
   return {
     ...env,
     GIT_CONFIG_GLOBAL: '/dev/null',
@@ -57,10 +68,17 @@ export class TempRepo {
   }
   /** Runs the built CLI in this repository. */
   pw(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): Run {
-    return sh(process.execPath, [CLI, ...args], { cwd: this.dir, input: opts.input, env: { ...this.env, ...opts.env } });
+    return sh(process.execPath, [CLI, ...args], {
+      cwd: this.dir,
+      input: opts.input,
+      env: { ...this.env, ...opts.env },
+    });
   }
   /** Parses the JSON object the CLI prints with --format json. */
-  json(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): { code: number; out: Record<string, any>; stderr: string } {
+  json(
+    args: string[],
+    opts: { input?: string; env?: NodeJS.ProcessEnv } = {},
+  ): { code: number; out: Record<string, any>; stderr: string } {
     const r = this.pw([...args, '--format', 'json'], opts);
     let out: Record<string, any>;
     try {

@@ -19,4 +19,5 @@ export function testUnless(missing: string | null, register: Register = test): R
 }
 
 /** Why pytest cannot run here, or null when `python3 -m pytest` works. */
-export const pytestMissing = spawnSync('python3', ['-m', 'pytest', '--version']).status === 0 ? null : 'python3 -m pytest is not installed';
+export const pytestMissing =
+  spawnSync('python3', ['-m', 'pytest', '--version']).status === 0 ? null : 'python3 -m pytest is not installed';

@@ -22,7 +22,10 @@ export const CORPUS_MISSING = `the JUnit corpus is absent (${CORPUS}; JUNIT_CORP
 export function corpus(): Entry[] | null {
   const manifest = path.join(CORPUS, 'MANIFEST.tsv');
   if (!existsSync(manifest)) return null;
-  const [head, ...rows] = readFileSync(manifest, 'utf8').trimEnd().split('\n').map((l) => l.split('\t'));
+  const [head, ...rows] = readFileSync(manifest, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split('\t'));
   const col = (name: string) => head.indexOf(name);
   return rows.map((r) => ({
     file: path.join(CORPUS, r[col('file')]),

@@ -29,12 +29,18 @@ test('the deliberately corrupt corpus report is refused with its line and column
     assert.unreachable('should refuse');
   } catch (err) {
     assert.instance(err, CannotJudge);
-    assert.match((err as CannotJudge).describe(), /corrupt-unclosed-cdata\.xml:\d+: not well-formed XML at line \d+, column \d+: a CDATA section is never closed/);
+    assert.match(
+      (err as CannotJudge).describe(),
+      /corrupt-unclosed-cdata\.xml:\d+: not well-formed XML at line \d+, column \d+: a CDATA section is never closed/,
+    );
   }
 });
 
 test('a suite-level <error> with no testcase is kept as a case', async () => {
-  const r = parseReport('<testsuite name="com.acme.BillTest" tests="0"><error type="java.lang.NoClassDefFoundError" message="boom">java.lang.NoClassDefFoundError: boom\n\tat x.Y.z(Y.java:1)</error></testsuite>', 'r.xml');
+  const r = parseReport(
+    '<testsuite name="com.acme.BillTest" tests="0"><error type="java.lang.NoClassDefFoundError" message="boom">java.lang.NoClassDefFoundError: boom\n\tat x.Y.z(Y.java:1)</error></testsuite>',
+    'r.xml',
+  );
   assert.is(r.cases.length, 1);
   assert.is(r.cases[0].status, 'error');
   assert.is(r.cases[0].suiteLevel, true);
@@ -51,7 +57,10 @@ test('nested suites, properties, skipped, system-out/err, CDATA and character re
   assert.equal(a.suites, ['outer', 'inner']);
   assert.is(a.file, 't.py');
   assert.is(a.status, 'failed');
-  assert.equal(a.properties, [{ name: 'invariant', value: 'bill.total' }, { name: 'note', value: 'text <v>' }]);
+  assert.equal(a.properties, [
+    { name: 'invariant', value: 'bill.total' },
+    { name: 'note', value: 'text <v>' },
+  ]);
   assert.is(a.failures[0].message, 'AssertionError: x\nassert 1 == 2');
   assert.is(a.failures[0].text, 'line1\nline2 A <raw> &amp; ');
   assert.is(a.systemOut, 'out');
@@ -65,9 +74,15 @@ test('Surefire: flaky records leave the case passed; reruns follow the primary f
 <testcase name="broken" classname="C"><failure message="m" type="java.lang.AssertionError">trace</failure><rerunFailure message="m2" type="java.lang.AssertionError"><stackTrace>t2</stackTrace></rerunFailure><rerunError message="m3" type="java.lang.IllegalStateException"><stackTrace>t3</stackTrace></rerunError></testcase></testsuite>`;
   const [flaky, broken] = parseReport(xml, 'r.xml').cases;
   assert.is(flaky.status, 'passed');
-  assert.equal(flaky.failures.map((f) => [f.tag, f.text, f.systemOut]), [['flakyFailure', 'java.lang.AssertionError: m1\n\tat C.f(C.java:3)', 'o1']]);
+  assert.equal(
+    flaky.failures.map((f) => [f.tag, f.text, f.systemOut]),
+    [['flakyFailure', 'java.lang.AssertionError: m1\n\tat C.f(C.java:3)', 'o1']],
+  );
   assert.is(broken.status, 'failed');
-  assert.equal(broken.failures.map((f) => f.tag), ['failure', 'rerunFailure', 'rerunError']);
+  assert.equal(
+    broken.failures.map((f) => f.tag),
+    ['failure', 'rerunFailure', 'rerunError'],
+  );
 });
 
 const refused = (xml: string, pattern: RegExp) => {
@@ -87,22 +102,40 @@ test('hostile: billion laughs is refused, nothing expanded', () => {
 });
 
 test('hostile: an external entity is refused and never loaded', () => {
-  refused('<!DOCTYPE t [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><testsuite><testcase name="&xxe;"/></testsuite>', /DOCTYPE declares entities/);
-  refused('<!DOCTYPE t [<!ENTITY % p SYSTEM "http://example.invalid/x.dtd"> %p;]><testsuite/>', /DOCTYPE declares entities/);
+  refused(
+    '<!DOCTYPE t [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><testsuite><testcase name="&xxe;"/></testsuite>',
+    /DOCTYPE declares entities/,
+  );
+  refused(
+    '<!DOCTYPE t [<!ENTITY % p SYSTEM "http://example.invalid/x.dtd"> %p;]><testsuite/>',
+    /DOCTYPE declares entities/,
+  );
 });
 
 test('hostile: an undeclared entity is never expanded', () => {
-  refused('<testsuite><testcase name="&nbsp;"/></testsuite>', /entity &nbsp; is not one of XML's five predefined entities/);
-  refused('<testsuite><testcase name="a"><failure>x &copy; y</failure></testcase></testsuite>', /line 1, column \d+: entity &copy;/);
+  refused(
+    '<testsuite><testcase name="&nbsp;"/></testsuite>',
+    /entity &nbsp; is not one of XML's five predefined entities/,
+  );
+  refused(
+    '<testsuite><testcase name="a"><failure>x &copy; y</failure></testcase></testsuite>',
+    /line 1, column \d+: entity &copy;/,
+  );
 });
 
 test('a DOCTYPE without entity declarations is skipped', () => {
-  const r = parseReport('<!DOCTYPE testsuite SYSTEM "junit.dtd">\n<testsuite name="s"><testcase name="a"/></testsuite>', 'r.xml');
+  const r = parseReport(
+    '<!DOCTYPE testsuite SYSTEM "junit.dtd">\n<testsuite name="s"><testcase name="a"/></testsuite>',
+    'r.xml',
+  );
   assert.is(r.cases.length, 1);
 });
 
 test('malformed XML names the line and column', () => {
-  refused('<testsuite>\n  <testcase name="a">\n  </testsuite>', /^hostile\.xml:3: not well-formed XML at line 3, column 3: <\/testsuite> closes <testcase>/);
+  refused(
+    '<testsuite>\n  <testcase name="a">\n  </testsuite>',
+    /^hostile\.xml:3: not well-formed XML at line 3, column 3: <\/testsuite> closes <testcase>/,
+  );
   refused('<testsuite>\n<testcase name="a></testsuite>', /line 2, column 10: <testcase> has a malformed attribute/);
   refused('<testsuite><testcase name="a" name="b"/></testsuite>', /attribute name repeated/);
   refused('<testsuite>a & b</testsuite>', /a bare &/);
@@ -112,7 +145,10 @@ test('malformed XML names the line and column', () => {
 });
 
 test('a truncated report is refused', () => {
-  refused('<testsuites><testsuite name="a"><testcase name="x"><failure message="m">trace', /the file ends before <failure> is closed \(truncated\?\)/);
+  refused(
+    '<testsuites><testsuite name="a"><testcase name="x"><failure message="m">trace',
+    /the file ends before <failure> is closed \(truncated\?\)/,
+  );
   refused('<testsuites><testsuite name="a"><testcase name="x', /the file ends inside <testcase>/);
 });
 
@@ -123,7 +159,10 @@ test('not a JUnit report', () => {
 test('a missing file or a folder is CannotJudge naming it', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'pw-junit-'));
   try {
-    for (const [file, re] of [[path.join(dir, 'nope.xml'), /nope\.xml: no such report/], [dir, /is a folder, not a report/]] as const) {
+    for (const [file, re] of [
+      [path.join(dir, 'nope.xml'), /nope\.xml: no such report/],
+      [dir, /is a folder, not a report/],
+    ] as const) {
       try {
         await readReport(file);
         assert.unreachable();
@@ -142,7 +181,8 @@ test('a missing file or a folder is CannotJudge naming it', async () => {
 test('the well-formedness pass is linear: a 10 MB report with one reference at its end', () => {
   // 20,000 text nodes before the only `&`: searching to it from each one took seconds.
   const parts = ['<testsuite name="s">'];
-  for (let i = 0; i < 20_000; i++) parts.push(`<testcase name="t${i}"><system-out>${'x'.repeat(500)}</system-out></testcase>`);
+  for (let i = 0; i < 20_000; i++)
+    parts.push(`<testcase name="t${i}"><system-out>${'x'.repeat(500)}</system-out></testcase>`);
   parts.push('<testcase name="a &amp; b"/></testsuite>');
   const xml = parts.join('');
   const t = process.hrtime.bigint();
@@ -154,11 +194,23 @@ test('the well-formedness pass is linear: a 10 MB report with one reference at i
 });
 
 test('read whole or refused: a test case or failure the reader would skip is refused with its position', () => {
-  refused('<testsuites>\n<testsuite name="s">\n<testcase name="outer">\n  <testcase name="inner"><failure message="m">boom</failure></testcase>\n</testcase></testsuite></testsuites>', /^hostile\.xml:4: not well-formed XML at line 4, column 3: a <testcase> inside another <testcase>: its result would never be read/);
-  refused('<testsuites>\n <group name="g">\n  <testsuite name="s"><testcase name="t"><failure>boom</failure></testcase></testsuite>\n </group>\n</testsuites>', /line 3, column 23: a <testcase> inside <group>, which a JUnit report does not have there/);
-  refused('<testsuite name="s">\n<testcase name="t"><result><failure message="m">boom</failure></result></testcase></testsuite>', /line 2, column 28: a <failure> inside <result>, which a JUnit report does not have there: the failure would never be read/);
+  refused(
+    '<testsuites>\n<testsuite name="s">\n<testcase name="outer">\n  <testcase name="inner"><failure message="m">boom</failure></testcase>\n</testcase></testsuite></testsuites>',
+    /^hostile\.xml:4: not well-formed XML at line 4, column 3: a <testcase> inside another <testcase>: its result would never be read/,
+  );
+  refused(
+    '<testsuites>\n <group name="g">\n  <testsuite name="s"><testcase name="t"><failure>boom</failure></testcase></testsuite>\n </group>\n</testsuites>',
+    /line 3, column 23: a <testcase> inside <group>, which a JUnit report does not have there/,
+  );
+  refused(
+    '<testsuite name="s">\n<testcase name="t"><result><failure message="m">boom</failure></result></testcase></testsuite>',
+    /line 2, column 28: a <failure> inside <result>, which a JUnit report does not have there: the failure would never be read/,
+  );
   // Elements it does not know are fine where they hold no case or failure; markup inside raw text is text.
-  const r = parseReport('<testsuite name="s"><testcase name="t"><attachments><a>x</a></attachments><system-out><testcase name="log"/></system-out></testcase></testsuite>', 'r.xml');
+  const r = parseReport(
+    '<testsuite name="s"><testcase name="t"><attachments><a>x</a></attachments><system-out><testcase name="log"/></system-out></testcase></testsuite>',
+    'r.xml',
+  );
   assert.is(r.cases.length, 1);
 });
 

@@ -12,7 +12,9 @@ import { testUnless } from '../helpers/skip.js';
 test.after.each(cleanup);
 
 const withBats = testUnless(sh('bats', ['--version']).code === 0 ? null : 'bats is not installed');
-const withPerl = testUnless(sh('perl', ['-MTest::More', '-e', '1']).code === 0 ? null : "perl's Test::More is not installed");
+const withPerl = testUnless(
+  sh('perl', ['-MTest::More', '-e', '1']).code === 0 ? null : "perl's Test::More is not installed",
+);
 
 const BILL = `export function total(xs) {
   if (xs.length > 2) throw new RangeError('too many items: ' + xs.length);
@@ -40,22 +42,47 @@ test('parent', async (t) => {
 test("node's tap reporter and its junit reporter, one run: the same cases and the same signatures", () => {
   const repo = tempRepo();
   repo.commit({ 'src/bill.js': BILL, 'test/bill.test.js': TESTS, 'package.json': '{"type":"module"}\n' });
-  const run = sh(process.execPath, ['--test', '--test-reporter=junit', '--test-reporter-destination=r.xml', '--test-reporter=tap', '--test-reporter-destination=r.tap', 'test/'], { cwd: repo.dir });
+  const run = sh(
+    process.execPath,
+    [
+      '--test',
+      '--test-reporter=junit',
+      '--test-reporter-destination=r.xml',
+      '--test-reporter=tap',
+      '--test-reporter-destination=r.tap',
+      'test/',
+    ],
+    { cwd: repo.dir },
+  );
   assert.is(run.code, 1, run.stdout + run.stderr);
   const tap = parseReport(readFileSync(path.join(repo.dir, 'r.tap')), 'r.tap');
   const byName = Object.fromEntries(tap.cases.map((c) => [c.name, c.status]));
-  assert.equal(byName, { sums: 'failed', 'too many': 'failed', passes: 'passed', later: 'skipped', known: 'failed', discounts: 'failed', 'nested ok': 'passed', 'child fails': 'failed' });
+  assert.equal(byName, {
+    sums: 'failed',
+    'too many': 'failed',
+    passes: 'passed',
+    later: 'skipped',
+    known: 'failed',
+    discounts: 'failed',
+    'nested ok': 'passed',
+    'child fails': 'failed',
+  });
   assert.equal(tap.cases.find((c) => c.name === 'discounts')!.suites, ['bill']);
   const sigs = (file: string) => {
     const r = repo.json(['signatures', file]);
     assert.is(r.code, 0, r.stderr);
-    return r.out.failures.map((f: Record<string, unknown>) => [f.name, f.sig, f.exc, f.kind, f.frames, f.eligible]).sort();
+    return r.out.failures
+      .map((f: Record<string, unknown>) => [f.name, f.sig, f.exc, f.kind, f.frames, f.eligible])
+      .sort();
   };
   const fromTap = sigs('r.tap');
   assert.equal(fromTap, sigs('r.xml'));
   assert.is(fromTap.length, 5);
   // Eligible where the JUnit reading is: the project frame, and the asserting expression read from the checkout.
-  assert.ok(fromTap.filter((f: unknown[]) => f[0] !== 'known').every((f: unknown[]) => f[5] === true), JSON.stringify(fromTap));
+  assert.ok(
+    fromTap.filter((f: unknown[]) => f[0] !== 'known').every((f: unknown[]) => f[5] === true),
+    JSON.stringify(fromTap),
+  );
   // freeze apply reads TAP too, and a row written from the JUnit signature freezes the TAP failure.
   const sig = fromTap.find((f: unknown[]) => f[0] === 'too many')[1];
   assert.is(repo.pw(['freeze', 'add', '--sig', sig, '--reason', 'r', '--owner', 'qa', '--ttl', '1d']).code, 0);
@@ -65,22 +92,48 @@ test("node's tap reporter and its junit reporter, one run: the same cases and th
 
 withBats('bats: its report-formatter tap file', () => {
   const repo = tempRepo();
-  repo.commit({ 'test/a.bats': '@test "addition" {\n  [ "$((2 + 2))" -eq 4 ]\n}\n@test "subtraction" {\n  result="$((2 - 2))"\n  [ "$result" -eq 1 ]\n}\n@test "later" {\n  skip "not yet"\n}\n' });
+  repo.commit({
+    'test/a.bats':
+      '@test "addition" {\n  [ "$((2 + 2))" -eq 4 ]\n}\n@test "subtraction" {\n  result="$((2 - 2))"\n  [ "$result" -eq 1 ]\n}\n@test "later" {\n  skip "not yet"\n}\n',
+  });
   sh('bats', ['--report-formatter', 'tap', '--output', '.', 'test/a.bats'], { cwd: repo.dir });
   const r = parseReport(readFileSync(path.join(repo.dir, 'report.tap')), 'report.tap');
-  assert.equal(r.cases.map((c) => [c.name, c.status]), [['addition', 'passed'], ['subtraction', 'failed'], ['later', 'skipped']]);
-  assert.match(r.cases[1].failures[0].text, /\(in test file test\/a\.bats, line 6\)\n\s*`\[ "\$result" -eq 1 \]' failed/);
+  assert.equal(
+    r.cases.map((c) => [c.name, c.status]),
+    [
+      ['addition', 'passed'],
+      ['subtraction', 'failed'],
+      ['later', 'skipped'],
+    ],
+  );
+  assert.match(
+    r.cases[1].failures[0].text,
+    /\(in test file test\/a\.bats, line 6\)\n\s*`\[ "\$result" -eq 1 \]' failed/,
+  );
   const s = repo.json(['signatures', 'report.tap']);
-  assert.equal(s.out.failures.map((f: { name: string }) => f.name), ['subtraction']);
+  assert.equal(
+    s.out.failures.map((f: { name: string }) => f.name),
+    ['subtraction'],
+  );
 });
 
 withPerl('Test::More, the stream prove reads: diagnostics after the line, a skip', () => {
   const repo = tempRepo();
-  repo.commit({ 't/a.t': "use Test::More tests => 3;\nok(1, 'first');\nis(1+1, 3, 'sum of two');\nSKIP: { skip 'no network', 1; ok(0, 'net'); }\n" });
+  repo.commit({
+    't/a.t':
+      "use Test::More tests => 3;\nok(1, 'first');\nis(1+1, 3, 'sum of two');\nSKIP: { skip 'no network', 1; ok(0, 'net'); }\n",
+  });
   // Test::More writes diagnostics to stderr; prove --merge (and this redirection) puts them after their line.
   sh('sh', ['-c', 'perl t/a.t > a.tap 2>&1'], { cwd: repo.dir });
   const r = parseReport(readFileSync(path.join(repo.dir, 'a.tap')), 'a.tap');
-  assert.equal(r.cases.map((c) => [c.name, c.status]), [['first', 'passed'], ['sum of two', 'failed'], ['', 'skipped']]);
+  assert.equal(
+    r.cases.map((c) => [c.name, c.status]),
+    [
+      ['first', 'passed'],
+      ['sum of two', 'failed'],
+      ['', 'skipped'],
+    ],
+  );
   assert.match(r.cases[1].failures[0].message, /Failed test 'sum of two'/);
   assert.match(r.cases[1].failures[0].text, /got: '2'\n\s+expected: '3'/);
 });
@@ -104,15 +157,32 @@ test('a TAP 14 stream with subtests and YAML (node-tap shape); cut-off streams a
     '',
   ].join('\n');
   const r = parseReport(tap14, 'x.tap');
-  assert.equal(r.cases.map((c) => [c.name, c.status, c.suites]), [['totals add up', 'failed', ['bill']], ['empty', 'failed', ['bill']], ['bill', 'failed', []]]);
+  assert.equal(
+    r.cases.map((c) => [c.name, c.status, c.suites]),
+    [
+      ['totals add up', 'failed', ['bill']],
+      ['empty', 'failed', ['bill']],
+      ['bill', 'failed', []],
+    ],
+  );
   assert.is(r.cases[0].failures[0].message, 'should be equal');
   assert.match(r.cases[0].failures[0].text, /stack: \|\n\s+Test\.<anonymous> \(test\/bill\.js:5:7\)/);
-  const refused = (text: string, message: RegExp) => assert.throws(() => parseReport(text, 'cut.tap'), (e: Error) => message.test(e.message));
+  const refused = (text: string, message: RegExp) =>
+    assert.throws(
+      () => parseReport(text, 'cut.tap'),
+      (e: Error) => message.test(e.message),
+    );
   refused('TAP version 13\nok 1 - a\nnot ok 2 - b\n', /no plan \(1\.\.N\)/);
   refused('1..3\nok 1 - a\nok 2 - b\n', /the plan says 1\.\.3 but 2 test lines follow/);
   refused('1..1\nnot ok 1 - a\n  ---\n  message: x\n', /never closed/);
   const bailed = parseReport('1..2\nok 1 - a\nBail out! database down\n', 'b.tap');
-  assert.equal(bailed.cases.map((c) => [c.name, c.status]), [['a', 'passed'], ['Bail out!', 'error']]);
+  assert.equal(
+    bailed.cases.map((c) => [c.name, c.status]),
+    [
+      ['a', 'passed'],
+      ['Bail out!', 'error'],
+    ],
+  );
 });
 
 test.run();

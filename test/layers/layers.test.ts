@@ -33,7 +33,10 @@ test('an upward import from a rule into the outer layer fails, named with its fi
     prepend(root, 'owners/rule.ts', "import { parseRefLines } from '../hooks/ref-lines.js';");
     const r = sh(process.execPath, [SCRIPT, root]);
     assert.is(r.code, 1);
-    assert.match(r.stderr, "src/owners/rule.ts imports '../hooks/ref-lines.js': owners/ may not import hooks/, which sits above it");
+    assert.match(
+      r.stderr,
+      "src/owners/rule.ts imports '../hooks/ref-lines.js': owners/ may not import hooks/, which sits above it",
+    );
     assert.match(r.stderr, /folder cycle: .*hooks.*owners/);
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -58,7 +61,7 @@ test('a folder the order does not name fails until it is placed', () => {
   const root = copyOfSrc();
   try {
     mkdirSync(path.join(root, 'src/extra'));
-    writeFileSync(path.join(root, 'src/extra/a.ts'), "export const a = 1;\n");
+    writeFileSync(path.join(root, 'src/extra/a.ts'), 'export const a = 1;\n');
     const r = sh(process.execPath, [SCRIPT, root]);
     assert.is(r.code, 1);
     assert.match(r.stderr, 'src/extra/ is not in the layer order');

@@ -59,7 +59,7 @@ test('after git commit -a (nothing staged): the advice works the same', () => {
   assertSplitPushed(repo, origin, 'spec/test_p.py', 'src/app.py');
 });
 
-test('on a repository\'s first commit (no HEAD): the advice works, free paths go with the production code', () => {
+test("on a repository's first commit (no HEAD): the advice works, free paths go with the production code", () => {
   const { repo, origin } = guardedClone();
   repo.write('src/app.py', 'x = 1\n').write('spec/test_p.py', 'p = 1\n').write('README.md', 'app\n');
   repo.git(['add', 'src', 'spec', 'README.md']);
@@ -85,7 +85,10 @@ test('a push whose range mixes across commits: the printed pushes, oracle first,
   assert.is(r.code, 1, said);
   assert.match(said, /refused \[mix-range\]/);
   const commands = advice(said, 'push the oracle commits on their own first');
-  assert.equal(commands.map((c) => c.split(' ').slice(0, 3).join(' ')), ['git push origin', 'git push origin']);
+  assert.equal(
+    commands.map((c) => c.split(' ').slice(0, 3).join(' ')),
+    ['git push origin', 'git push origin'],
+  );
   follow(repo.dir, repo.env, commands);
   assertSplitPushed(repo, origin, 'spec/test_p.py', 'src/app.py');
 });

@@ -8,7 +8,18 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { advice, follow } from '../helpers/advice.js';
 import { cleanup, PROJECT, type TempRepo } from '../helpers/repo.js';
-import { AGENT, configFor, DISCOUNT, evidenceSite, gate, JS_BILL_FIXED, JS_DISCOUNT, MARK, registryOf, TOTAL } from '../properties/evidence-site.js';
+import {
+  AGENT,
+  configFor,
+  DISCOUNT,
+  evidenceSite,
+  gate,
+  JS_BILL_FIXED,
+  JS_DISCOUNT,
+  MARK,
+  registryOf,
+  TOTAL,
+} from '../properties/evidence-site.js';
 
 test.after.each(cleanup);
 
@@ -21,7 +32,10 @@ function installPreCommit(repo: TempRepo): void {
 /** A fix and the owner's pending property for it, staged together on a feature branch. */
 function mixed(work: TempRepo): { code: number; said: string } {
   work.git(['switch', '-q', '-c', 'fix-discount']);
-  work.write('src/bill.mjs', JS_BILL_FIXED).write('spec/properties/discount.test.mjs', JS_DISCOUNT).write('spec/invariants.yaml', registryOf([{ id: TOTAL }, { id: DISCOUNT, pending: MARK }]));
+  work
+    .write('src/bill.mjs', JS_BILL_FIXED)
+    .write('spec/properties/discount.test.mjs', JS_DISCOUNT)
+    .write('spec/invariants.yaml', registryOf([{ id: TOTAL }, { id: DISCOUNT, pending: MARK }]));
   work.git(['add', '-A']);
   const r = work.git(['commit', '-q', '-m', 'fix discounts, with their property'], { allowFail: true });
   return { code: r.code, said: r.stdout + r.stderr };
@@ -33,7 +47,10 @@ test('on a feature branch: a pull request with only the oracle change, then the 
   installPreCommit(work);
   const r = mixed(work);
   assert.is(r.code, 1, r.said);
-  assert.match(r.said, 'open a pull request with only the oracle change against main; rebase this branch once it lands');
+  assert.match(
+    r.said,
+    'open a pull request with only the oracle change against main; rebase this branch once it lands',
+  );
   const [now, later] = r.said.split('once fix-discount-oracle has landed on main:');
   follow(work.dir, work.env, advice(now));
   assert.is(work.git(['symbolic-ref', '--short', 'HEAD']).stdout.trim(), 'fix-discount');
@@ -63,7 +80,11 @@ test('an agent committing the same mix is told a human owner must make the oracl
   const commands = advice(r.said);
   assert.equal(commands, ["git commit -m 'production change' -- src/bill.mjs"]);
   follow(work.dir, work.env, commands);
-  assert.match(work.git(['status', '--porcelain']).stdout, 'spec/invariants.yaml', 'the oracle change is left for the owner');
+  assert.match(
+    work.git(['status', '--porcelain']).stdout,
+    'spec/invariants.yaml',
+    'the oracle change is left for the owner',
+  );
 });
 
 test.run();

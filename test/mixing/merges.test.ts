@@ -86,7 +86,14 @@ test('Graph: the sole base inside the walk, none when a side leaves the walk fir
 });
 
 test('sameChanges: the same records in any order; another path, blob or mode is not the same', () => {
-  const ch = (path: string, from: string, to: string, mode = '100644') => ({ status: 'M', path, oldMode: '100644', oldOid: from, newMode: mode, newOid: to });
+  const ch = (path: string, from: string, to: string, mode = '100644') => ({
+    status: 'M',
+    path,
+    oldMode: '100644',
+    oldOid: from,
+    newMode: mode,
+    newOid: to,
+  });
   assert.ok(sameChanges([ch('a', '1', '2'), ch('b', '1', '3')], [ch('b', '1', '3'), ch('a', '1', '2')]));
   assert.ok(sameChanges([], []));
   assert.not.ok(sameChanges(undefined, []), 'no diff known');
@@ -107,7 +114,9 @@ test('both sides making the same change: the quick path declines and merge-tree 
   // The same tree with the side's test left out is a merge that undid it.
   repo.git(['rm', '-q', 'tests/t.py']);
   const tree = repo.git(['write-tree']).stdout.trim();
-  const evil = repo.git(['commit-tree', tree, '-p', `${merge}^1`, '-p', `${merge}^2`, '-m', 'drops the test']).stdout.trim();
+  const evil = repo
+    .git(['commit-tree', tree, '-p', `${merge}^1`, '-p', `${merge}^2`, '-m', 'drops the test'])
+    .stdout.trim();
   assert.equal(await authored(repo, evil, root), ['D tests/t.py']);
 });
 
@@ -123,7 +132,18 @@ test('a topic branch of several commits, merged: the side is put together from t
   const merge = repo.head();
   assert.equal(await authored(repo, merge, root), []);
   assert.equal(await authored(repo, merge, `${merge}^@`), []);
-  const theirs = repo.git(['commit-tree', repo.git(['rev-parse', 'topic^{tree}']).stdout.trim(), '-p', main, '-p', 'topic', '-m', 'theirs']).stdout.trim();
+  const theirs = repo
+    .git([
+      'commit-tree',
+      repo.git(['rev-parse', 'topic^{tree}']).stdout.trim(),
+      '-p',
+      main,
+      '-p',
+      'topic',
+      '-m',
+      'theirs',
+    ])
+    .stdout.trim();
   assert.equal(await authored(repo, theirs, root), ['M spec/s.py']);
 });
 
@@ -144,10 +164,27 @@ test('a side whose first parents pass below the base is asked of git, and agrees
 });
 
 test('netChange: each path from its first old side to its last new side; a path put back is no change', () => {
-  const ch = (path: string, from: string, to: string, oldMode = '100644', newMode = '100644') => ({ status: '?', path, oldMode, oldOid: from, newMode, newOid: to });
-  const net = netChange([[ch('a', '1', '2'), ch('t', '0', '5', '000000')], [ch('a', '2', '3'), ch('t', '5', '0', '100644', '000000')], [ch('a', '3', '1'), ch('b', '1', '4'), ch('l', '1', '6', '100644', '120000')]]);
-  assert.equal(net.map((c) => `${c.status} ${c.path} ${c.oldOid}->${c.newOid}`), ['M b 1->4', 'T l 1->6']);
-  assert.equal(netChange([[ch('n', '0', '7', '000000')]]).map((c) => c.status), ['A']);
+  const ch = (path: string, from: string, to: string, oldMode = '100644', newMode = '100644') => ({
+    status: '?',
+    path,
+    oldMode,
+    oldOid: from,
+    newMode,
+    newOid: to,
+  });
+  const net = netChange([
+    [ch('a', '1', '2'), ch('t', '0', '5', '000000')],
+    [ch('a', '2', '3'), ch('t', '5', '0', '100644', '000000')],
+    [ch('a', '3', '1'), ch('b', '1', '4'), ch('l', '1', '6', '100644', '120000')],
+  ]);
+  assert.equal(
+    net.map((c) => `${c.status} ${c.path} ${c.oldOid}->${c.newOid}`),
+    ['M b 1->4', 'T l 1->6'],
+  );
+  assert.equal(
+    netChange([[ch('n', '0', '7', '000000')]]).map((c) => c.status),
+    ['A'],
+  );
 });
 
 test('Graph.firstParentChain: the first-parent line from a base to a tip, or null when it does not reach it', () => {

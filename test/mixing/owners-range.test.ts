@@ -12,7 +12,14 @@ const CONFIG = 'version: 1\nowners:\n  signers: .patchwarden/allowed_signers\n';
 
 function ownedRepo() {
   const repo = tempRepo();
-  const base = repo.commit({ '.patchwarden.yml': CONFIG, '.patchwarden/allowed_signers': `owner@example.com ${owner.pub}\n`, 'src/app.ts': 'export const a = 1;\n' }, 'start');
+  const base = repo.commit(
+    {
+      '.patchwarden.yml': CONFIG,
+      '.patchwarden/allowed_signers': `owner@example.com ${owner.pub}\n`,
+      'src/app.ts': 'export const a = 1;\n',
+    },
+    'start',
+  );
   return { repo, base };
 }
 
@@ -33,7 +40,10 @@ test('the same range with the spec commit unsigned is refused by owners and by t
   commitAs(repo, { 'src/app.ts': 'export const a = 2;\n' }, 'src');
   const r = repo.json(['check', '--range', `${base}..HEAD`]);
   assert.is(r.code, 1);
-  assert.equal(r.out.violations.map((v: { rule: string }) => v.rule), ['owners-signature', 'mix-range']);
+  assert.equal(
+    r.out.violations.map((v: { rule: string }) => v.rule),
+    ['owners-signature', 'mix-range'],
+  );
 });
 
 test.run();

@@ -6,7 +6,16 @@ import { cleanup, tempRepo, type TempRepo } from '../helpers/repo.js';
 /** A repository with patchwarden's hooks installed and one commit. */
 function guarded(config?: string): TempRepo {
   const repo = tempRepo();
-  repo.commit({ 'src/app.py': 'x = 1\n', 'spec/props.py': 'p = 1\n', 'tests/test_app.py': 't = 1\n', 'freeze/signatures.yaml': 'version: 1\nrecords: []\n', ...(config ? { '.patchwarden.yml': config } : {}) }, 'start');
+  repo.commit(
+    {
+      'src/app.py': 'x = 1\n',
+      'spec/props.py': 'p = 1\n',
+      'tests/test_app.py': 't = 1\n',
+      'freeze/signatures.yaml': 'version: 1\nrecords: []\n',
+      ...(config ? { '.patchwarden.yml': config } : {}),
+    },
+    'start',
+  );
   const init = repo.pw(['init', '--yes']);
   assert.is(init.code, 0, init.stderr);
   if (!config) repo.commit({}, 'guard config');
@@ -144,12 +153,19 @@ test('a range that splits a mixed change is refused; mix.range: allow on the bas
   repo.commit({ 'spec/props.py': 'p = 10\n' }, 'spec');
   const { code, out } = repo.json(['check', '--range', `${base}..HEAD`]);
   assert.is(code, 1);
-  assert.equal(out.violations.map((v: { rule: string }) => v.rule), ['mix-range']);
+  assert.equal(
+    out.violations.map((v: { rule: string }) => v.rule),
+    ['mix-range'],
+  );
   assert.equal(out.commits.length, 2);
   assert.is(repo.pw(['check', '--commit', 'HEAD']).code, 0, 'each commit alone is clean');
   repo.write('.patchwarden.yml', 'version: 1\nmix:\n  range: allow\n');
   assert.is(repo.pw(['check', '--range', `${base}..HEAD`]).code, 1, 'the working tree does not judge');
-  assert.is(repo.pw(['check', '--range', `${base}..HEAD`, '--config', '.patchwarden.yml']).code, 0, '--config names the judge');
+  assert.is(
+    repo.pw(['check', '--range', `${base}..HEAD`, '--config', '.patchwarden.yml']).code,
+    0,
+    '--config names the judge',
+  );
   const relaxed = repo.commit({}, 'relax the range rule');
   assert.is(repo.pw(['check', '--range', `${base}..HEAD`]).code, 1, 'a config in the range does not judge it');
   repo.commit({ 'src/app.py': 'x = 11\n' }, 'src');
@@ -162,7 +178,10 @@ test('a malformed config stops the commit with exit 2 and names file, line and k
   repo.write('.patchwarden.yml', 'version: 1\nzones:\n  src: [src/**]\n  sorce: [x/**]\n');
   repo.git(['add', '-A']);
   const r = refusedCommit(repo);
-  assert.match(r.stderr, /patchwarden: \.patchwarden\.yml:4: unknown key `zones\.sorce`.*; correct it and stage it again \(git add -- \.patchwarden\.yml\), or leave it out of this commit \(git restore --staged -- \.patchwarden\.yml\)/);
+  assert.match(
+    r.stderr,
+    /patchwarden: \.patchwarden\.yml:4: unknown key `zones\.sorce`.*; correct it and stage it again \(git add -- \.patchwarden\.yml\), or leave it out of this commit \(git restore --staged -- \.patchwarden\.yml\)/,
+  );
   assert.is(repo.pw(['pre-commit']).code, 2);
   repo.git(['commit', '-q', '--no-verify', '-m', 'malformed']);
   assert.is(repo.pw(['check']).code, 2);
@@ -182,7 +201,10 @@ test('a missing binary fails closed with a clear message', () => {
   repo.write('tests/test_app.py', 't = 4\n');
   repo.git(['add', '-A']);
   const before = snapshot(repo);
-  const r = repo.git(['commit', '-q', '-m', 'clean but unguarded'], { allowFail: true, env: { PATH: '/usr/bin:/bin' } });
+  const r = repo.git(['commit', '-q', '-m', 'clean but unguarded'], {
+    allowFail: true,
+    env: { PATH: '/usr/bin:/bin' },
+  });
   assert.is(r.code, 1, 'git reports the hook failed');
   assert.match(r.stderr, /the pre-commit hook is installed but patchwarden is not/);
   assert.equal(snapshot(repo), before);

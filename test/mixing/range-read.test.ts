@@ -29,7 +29,13 @@ test('a long range arrives in many chunks and reads as git lists it, oldest firs
   const lines = [];
   for (let c = 1; c <= 3000; c++) {
     const text = `${c}\n`;
-    lines.push('commit refs/heads/main', `committer T <t@example.com> ${1700000000 + c} +0000`, 'data 1', 'c', ...(c === 1 ? [`from ${base}`] : []));
+    lines.push(
+      'commit refs/heads/main',
+      `committer T <t@example.com> ${1700000000 + c} +0000`,
+      'data 1',
+      'c',
+      ...(c === 1 ? [`from ${base}`] : []),
+    );
     const name = names[c % names.length];
     lines.push(`M 100644 inline "${name.replace(/\n/g, '\\n')}"`, `data ${Buffer.byteLength(text)}`, text);
   }
@@ -37,7 +43,10 @@ test('a long range arrives in many chunks and reads as git lists it, oldest firs
   const r = await rangeChanges(await openRepo(repo.dir), ['main', '--not', base]);
   const listed = repo.git(['log', '--reverse', '--format=%H', 'main', '--not', base]).stdout.trim().split('\n');
   assert.equal(r.commits, listed);
-  assert.equal(r.commits.map((c) => r.changes.get(c)!.map((ch) => `${ch.status} ${ch.path}`)), listed.map((_, i) => [`${i < names.length ? 'A' : 'M'} ${names[(i + 1) % names.length]}`]));
+  assert.equal(
+    r.commits.map((c) => r.changes.get(c)!.map((ch) => `${ch.status} ${ch.path}`)),
+    listed.map((_, i) => [`${i < names.length ? 'A' : 'M'} ${names[(i + 1) % names.length]}`]),
+  );
 });
 
 test.run();

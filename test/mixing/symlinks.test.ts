@@ -7,7 +7,7 @@ import { zoneClassifier } from '../../src/config/zone-rules.js';
 
 const classify = zoneClassifier(defaults());
 
-test('linkTarget: resolved from the link\'s folder; null outside the repository', () => {
+test("linkTarget: resolved from the link's folder; null outside the repository", () => {
   assert.is(linkTarget('src/a.py', 'b.py'), 'src/b.py');
   assert.is(linkTarget('src/pkg/a.py', '../../lib/a.py'), 'lib/a.py');
   assert.is(linkTarget('src/a.py', '../../etc/passwd'), null);
@@ -25,7 +25,11 @@ test('linkCrossing: null inside the zone or outside every zone; the reason other
   assert.is(linkCrossing('src/a.py', '../../x', classify), 'outside the repository');
   assert.is(linkCrossing('fixtures/in', '..', classify), 'the top of the repository, in no zone');
   assert.is(linkCrossing('.husky/pre-commit', '../lib/noop.sh', classify), 'lib/noop.sh, in no zone');
-  assert.match(linkCrossing('src/a.py', 'd/../lib/a.py', classify) ?? '', 'climbs (..) after a name', 'd may be a link');
+  assert.match(
+    linkCrossing('src/a.py', 'd/../lib/a.py', classify) ?? '',
+    'climbs (..) after a name',
+    'd may be a link',
+  );
   assert.match(linkCrossing('src/a.py', './d/../b.py', classify) ?? '', 'climbs (..) after a name');
   assert.is(linkCrossing('src/pkg/a.py', '../../src/b.py', classify), null, 'leading climbs start from a real folder');
 });

@@ -28,7 +28,8 @@ const push = (repo: TempRepo, ...args: string[]) => {
   const r = repo.git(['push', '-q', 'origin', ...args], { allowFail: true });
   return { code: r.code, said: r.stdout + r.stderr };
 };
-const remoteHead = (remote: TempRepo, ref = 'main') => remote.git(['rev-parse', '--verify', '--quiet', ref], { allowFail: true }).stdout.trim();
+const remoteHead = (remote: TempRepo, ref = 'main') =>
+  remote.git(['rev-parse', '--verify', '--quiet', ref], { allowFail: true }).stdout.trim();
 
 test.after.each(cleanup);
 
@@ -46,24 +47,36 @@ test('git push: a new history is accepted (no base to revert to), then a fix who
   assert.is(remoteHead(remote), fix);
   // The push changed nothing of the user's but the remote-tracking ref it is meant to.
   const now = fingerprint(repo);
-  for (const k of Object.keys(after)) if (!k.startsWith('.git/refs/remotes') && k !== '(refs)' && !k.startsWith('.git/logs/refs/remotes')) assert.is(now[k], after[k], k);
+  for (const k of Object.keys(after))
+    if (!k.startsWith('.git/refs/remotes') && k !== '(refs)' && !k.startsWith('.git/logs/refs/remotes'))
+      assert.is(now[k], after[k], k);
 });
 
 test('git push by URL, or to a remote never fetched: refused while the remote holds refs this clone has not seen; an empty one is a first push', () => {
   const { repo, remote } = pushable({ ...START, 'src/bill.mjs': FIXED_JS });
   assert.is(push(repo, 'main').code, 0);
   // Another clone moves main; this one pushes a mixed branch and a forced main by URL and through a second name.
-  const elsewhere = remote.git(['commit-tree', 'main^{tree}', '-p', 'main', '-m', 'pushed from another clone']).stdout.trim();
+  const elsewhere = remote
+    .git(['commit-tree', 'main^{tree}', '-p', 'main', '-m', 'pushed from another clone'])
+    .stdout.trim();
   remote.git(['update-ref', 'refs/heads/main', elsewhere]);
   repo.git(['checkout', '-q', '-b', 'topic']);
   repo.commit({ 'spec/invariants.yaml': registry(ID) + '# loosened\n' }, 'spec');
   repo.commit({ 'src/bill.mjs': FIXED_JS + '// more\n' }, 'code');
   repo.git(['remote', 'add', 'mirror', remote.dir]);
-  for (const args of [[remote.dir, 'topic:refs/heads/topic-url'], [remote.dir, '--force', 'topic:main'], ['mirror', 'topic']]) {
+  for (const args of [
+    [remote.dir, 'topic:refs/heads/topic-url'],
+    [remote.dir, '--force', 'topic:main'],
+    ['mirror', 'topic'],
+  ]) {
     const before = remote.git(['for-each-ref']).stdout;
     const r = repo.git(['push', '-q', ...args], { allowFail: true });
     assert.is.not(r.code, 0, r.stdout + r.stderr);
-    assert.match(r.stdout + r.stderr, 'holds refs this clone has never fetched', `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+    assert.match(
+      r.stdout + r.stderr,
+      'holds refs this clone has never fetched',
+      `${args.join(' ')}: ${r.stdout}${r.stderr}`,
+    );
     assert.is(remote.git(['for-each-ref']).stdout, before);
   }
   const empty = tempRepo({ bare: true });
@@ -72,11 +85,18 @@ test('git push by URL, or to a remote never fetched: refused while the remote ho
   assert.match(first.stdout + first.stderr, 'the first push of this history');
 });
 
-test('an orphan history that brings its own looser config is judged by the remote default branch\'s', () => {
+test("an orphan history that brings its own looser config is judged by the remote default branch's", () => {
   const { repo, remote } = pushable({ ...START, 'src/bill.mjs': FIXED_JS });
   assert.is(push(repo, 'main').code, 0);
   repo.git(['checkout', '-q', '--orphan', 'fresh']);
-  repo.commit({ '.patchwarden.yml': 'version: 1\nzones:\n  src: [nothing/**]\n', 'src/bill.mjs': FIXED_JS + '// more\n', 'spec/invariants.yaml': registry(ID) + '# loosened\n' }, 'a fresh start');
+  repo.commit(
+    {
+      '.patchwarden.yml': 'version: 1\nzones:\n  src: [nothing/**]\n',
+      'src/bill.mjs': FIXED_JS + '// more\n',
+      'spec/invariants.yaml': registry(ID) + '# loosened\n',
+    },
+    'a fresh start',
+  );
   const r = push(repo, 'fresh');
   assert.is.not(r.code, 0, r.said);
   assert.match(r.said, 'refused [mix]');
@@ -147,7 +167,9 @@ test('pre-push --format json: the base side judges, so a pushed `pre_push.revert
   const base = repo.head();
   repo.commit({ '.patchwarden.yml': config(NODE_TEST, 'pre_push:\n  revert: false\n') }, 'loosen');
   const tip = repo.commit({ 'src/bill.mjs': FIXED_JS + 'export const y = 2;\n' }, 'undescribed');
-  const r = repo.json(['pre-push', 'origin', remote.dir], { input: `refs/heads/main ${tip} refs/heads/main ${base}\n` });
+  const r = repo.json(['pre-push', 'origin', remote.dir], {
+    input: `refs/heads/main ${tip} refs/heads/main ${base}\n`,
+  });
   assert.is(r.code, 1);
   const rules = r.out.violations.map((v: { rule: string }) => v.rule);
   assert.ok(rules.includes('revert'), JSON.stringify(r.out.violations));
@@ -159,11 +181,17 @@ test('pre-push --format json: the base side judges, so a pushed `pre_push.revert
 });
 
 test('pre-push: pre_push.revert false on the base side skips the revert check', () => {
-  const { repo, remote } = pushable({ ...START, '.patchwarden.yml': config(NODE_TEST, 'pre_push:\n  revert: false\n'), 'src/bill.mjs': FIXED_JS });
+  const { repo, remote } = pushable({
+    ...START,
+    '.patchwarden.yml': config(NODE_TEST, 'pre_push:\n  revert: false\n'),
+    'src/bill.mjs': FIXED_JS,
+  });
   assert.is(push(repo, 'main').code, 0);
   const base = repo.head();
   const tip = repo.commit({ 'src/bill.mjs': FIXED_JS + 'export const y = 2;\n' }, 'undescribed');
-  const r = repo.json(['pre-push', 'origin', remote.dir], { input: `refs/heads/main ${tip} refs/heads/main ${base}\n` });
+  const r = repo.json(['pre-push', 'origin', remote.dir], {
+    input: `refs/heads/main ${tip} refs/heads/main ${base}\n`,
+  });
   assert.is(r.code, 0, r.stderr);
   assert.is(r.out.refs[0].revert, null);
 });
@@ -171,7 +199,9 @@ test('pre-push: pre_push.revert false on the base side skips the revert check', 
 test('pre-push: a deletion passes, a malformed line cannot judge (exit 2)', () => {
   const { repo, remote } = pushable();
   const zero = '0'.repeat(40);
-  const del = repo.json(['pre-push', 'origin', remote.dir], { input: `(delete) ${zero} refs/heads/old ${repo.head()}\n` });
+  const del = repo.json(['pre-push', 'origin', remote.dir], {
+    input: `(delete) ${zero} refs/heads/old ${repo.head()}\n`,
+  });
   assert.is(del.code, 0);
   assert.equal(del.out.violations, []);
   const bad = repo.json(['pre-push', 'origin', remote.dir], { input: 'refs/heads/main nothex refs/heads/main\n' });

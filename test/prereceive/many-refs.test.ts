@@ -14,7 +14,13 @@ function branches(s: Server, count: number, mixed = -1): void {
   const lines: string[] = [];
   for (let r = 0; r < count; r++) {
     const subject = r === mixed ? `mixed ${r}` : `branch ${r}`;
-    lines.push(`commit refs/heads/b${r}`, `committer Test <test@example.com> ${1700000000 + r} +0000`, `data ${subject.length}`, subject, `from ${main}`);
+    lines.push(
+      `commit refs/heads/b${r}`,
+      `committer Test <test@example.com> ${1700000000 + r} +0000`,
+      `data ${subject.length}`,
+      subject,
+      `from ${main}`,
+    );
     lines.push(file(`src/m${r % 50}.ts`, `export const v = ${r};\n`));
     if (r === mixed) lines.push(file('spec/invariants.yaml', 'version: 1\ninvariants: [] # loosened\n'));
     else if (r % 10 === 0) lines.push(file(`test/t${r}.test.ts`, `ok ${r}\n`));
@@ -48,7 +54,10 @@ test('a clean push of 1,000 refs is accepted and counts each new commit once', (
 
 test('a mixed commit brought by two refs at once is refused for both', () => {
   const s = guardedServer();
-  const bad = s.work.commit({ 'src/app.ts': 'export const a = 2;\n', 'spec/invariants.yaml': 'version: 1\ninvariants: [] # loosened\n' }, 'tweak both');
+  const bad = s.work.commit(
+    { 'src/app.ts': 'export const a = 2;\n', 'spec/invariants.yaml': 'version: 1\ninvariants: [] # loosened\n' },
+    'tweak both',
+  );
   const r = s.push('main', 'main:refs/heads/copy');
   assert.is.not(r.code, 0);
   for (const ref of ['refs/heads/main', 'refs/heads/copy']) {
@@ -79,7 +88,10 @@ test('the tamper layer judges each ref of one push on what that ref adds: a new 
   s.work.git(['checkout', '-q', '-b', 'exits', base]);
   s.work.commit({ 'src/load.py': 'import sys\n\ndef load(path):\n    sys.exit(0)\n' }, 'exits');
   s.work.git(['checkout', '-q', 'main']);
-  s.work.commit({ 'src/app.ts': 'export const a = 1;\nprocess.on("exit", () => { process.exitCode = 0; });\n' }, 'hooks exit');
+  s.work.commit(
+    { 'src/app.ts': 'export const a = 1;\nprocess.on("exit", () => { process.exitCode = 0; });\n' },
+    'hooks exit',
+  );
   const r = s.push('clean', 'exits', 'main');
   assert.is(r.code, 1, r.stderr);
   const refused = r.stderr.match(/refusing the push to \S+/g) ?? [];

@@ -26,7 +26,10 @@ test.after(() => keys.rm());
 
 test('an oracle commit signed by a listed owner is accepted', () => {
   const s = ownedServer();
-  const c = commitAs(s.work, { 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# signed\n' }, 'spec, signed', { sign: owner.file, email: 'owner@example.com' });
+  const c = commitAs(s.work, { 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# signed\n' }, 'spec, signed', {
+    sign: owner.file,
+    email: 'owner@example.com',
+  });
   const r = s.push('main');
   assert.is(r.code, 0, r.stderr);
   assert.is(s.ref('main'), c);
@@ -38,14 +41,20 @@ test('an unsigned oracle commit is refused', () => {
   commitAs(s.work, { 'freeze/signatures.yaml': 'version: 1\nrecords: []\n' }, 'ledger, unsigned');
   const r = s.push('main');
   assert.is.not(r.code, 0);
-  assert.match(r.stderr, /\[owners-signature\] commit [0-9a-f]{12} "ledger, unsigned": this commit touches freeze and is not signed/);
+  assert.match(
+    r.stderr,
+    /\[owners-signature\] commit [0-9a-f]{12} "ledger, unsigned": this commit touches freeze and is not signed/,
+  );
   assert.match(r.stderr, 'freeze/signatures.yaml  (freeze)');
   assert.is(s.ref('main'), before);
 });
 
 test('an oracle commit signed by a key not in the signers file is refused', () => {
   const s = ownedServer();
-  commitAs(s.work, { 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# stranger\n' }, 'spec, stranger', { sign: stranger.file, email: 'owner@example.com' });
+  commitAs(s.work, { 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# stranger\n' }, 'spec, stranger', {
+    sign: stranger.file,
+    email: 'owner@example.com',
+  });
   const r = s.push('main');
   assert.is.not(r.code, 0);
   assert.match(r.stderr, 'is signed, but not by a key in the allowed-signers file');
@@ -53,7 +62,12 @@ test('an oracle commit signed by a key not in the signers file is refused', () =
 
 test('a signed change to the signers file itself needs an owner too', () => {
   const s = ownedServer();
-  commitAs(s.work, { '.patchwarden/allowed_signers': `owner@example.com ${owner.pub}\nme@example.com ${stranger.pub}\n` }, 'add myself', { sign: stranger.file, email: 'me@example.com' });
+  commitAs(
+    s.work,
+    { '.patchwarden/allowed_signers': `owner@example.com ${owner.pub}\nme@example.com ${stranger.pub}\n` },
+    'add myself',
+    { sign: stranger.file, email: 'me@example.com' },
+  );
   const r = s.push('main');
   assert.is.not(r.code, 0);
   assert.match(r.stderr, 'this commit touches guard');
@@ -61,14 +75,22 @@ test('a signed change to the signers file itself needs an owner too', () => {
 
 test('an agent identity is refused even when the commit is signed by an owner', () => {
   const s = ownedServer();
-  commitAs(s.work, { 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# agent\n' }, 'spec by agent', { sign: owner.file, email: AGENT });
+  commitAs(s.work, { 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# agent\n' }, 'spec by agent', {
+    sign: owner.file,
+    email: AGENT,
+  });
   let r = s.push('main');
   assert.is.not(r.code, 0);
   assert.match(r.stderr, `[owners-agent]`);
   assert.match(r.stderr, `names the agent identity ${AGENT}`);
 
   s.work.git(['reset', '-q', '--hard', 'HEAD~1']);
-  commitAs(s.work, { 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# pair\n' }, `spec, paired\n\nCo-authored-by: Coder <${AGENT}>`, { sign: owner.file, email: 'owner@example.com' });
+  commitAs(
+    s.work,
+    { 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# pair\n' },
+    `spec, paired\n\nCo-authored-by: Coder <${AGENT}>`,
+    { sign: owner.file, email: 'owner@example.com' },
+  );
   r = s.push('main');
   assert.is.not(r.code, 0);
   assert.match(r.stderr, `names the agent identity ${AGENT}`);
@@ -84,13 +106,21 @@ test('an agent may change production code', () => {
 
 test('owner-signed oracle commits may share a range with production commits', () => {
   const s = ownedServer();
-  commitAs(s.work, { 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# reviewed\n' }, 'spec, signed', { sign: owner.file, email: 'owner@example.com' });
+  commitAs(s.work, { 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# reviewed\n' }, 'spec, signed', {
+    sign: owner.file,
+    email: 'owner@example.com',
+  });
   const c = commitAs(s.work, { 'src/app.ts': 'v2\n' }, 'code', { email: AGENT });
   let r = s.push('main');
   assert.is(r.code, 0, r.stderr);
   assert.is(s.ref('main'), c);
   // Signed or not, one commit still may not hold both.
-  commitAs(s.work, { 'src/app.ts': 'v3\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# both\n' }, 'both, signed', { sign: owner.file, email: 'owner@example.com' });
+  commitAs(
+    s.work,
+    { 'src/app.ts': 'v3\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# both\n' },
+    'both, signed',
+    { sign: owner.file, email: 'owner@example.com' },
+  );
   r = s.push('main');
   assert.is.not(r.code, 0);
   assert.match(r.stderr, '[mix]');
@@ -106,10 +136,16 @@ test('without a signers file, agents are still kept out of the oracles', () => {
 
 test('a signers file named in the config but missing blocks the push', () => {
   const s = guardedServer(CONFIG);
-  commitAs(s.work, { 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# x\n' }, 'spec', { sign: owner.file, email: 'owner@example.com' });
+  commitAs(s.work, { 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# x\n' }, 'spec', {
+    sign: owner.file,
+    email: 'owner@example.com',
+  });
   const r = s.push('main');
   assert.is.not(r.code, 0);
-  assert.match(r.stderr, 'owners.signers names .patchwarden/allowed_signers, which is not in the commit the config comes from');
+  assert.match(
+    r.stderr,
+    'owners.signers names .patchwarden/allowed_signers, which is not in the commit the config comes from',
+  );
 });
 
 test.run();

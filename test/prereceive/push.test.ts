@@ -11,7 +11,10 @@ test.after.each(cleanup);
 test('a mixed commit is refused and the server ref stays where it was', () => {
   const s = guardedServer();
   const before = s.ref('main');
-  s.work.commit({ 'src/app.ts': 'export const a = 2;\n', 'spec/invariants.yaml': 'version: 1\ninvariants: [] # loosened\n' }, 'tweak both');
+  s.work.commit(
+    { 'src/app.ts': 'export const a = 2;\n', 'spec/invariants.yaml': 'version: 1\ninvariants: [] # loosened\n' },
+    'tweak both',
+  );
   const r = s.push('main');
   assert.is.not(r.code, 0);
   assert.match(r.stderr, 'remote: patchwarden: refusing the push to refs/heads/main');
@@ -84,7 +87,10 @@ test('a force push is judged by the commits it brings', () => {
   assert.is(s.push('main').code, 0);
   const before = s.ref('main');
   s.work.git(['reset', '-q', '--hard', 'HEAD~1']);
-  s.work.commit({ 'src/app.ts': 'v3\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# v3\n' }, 'rewritten, mixed');
+  s.work.commit(
+    { 'src/app.ts': 'v3\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# v3\n' },
+    'rewritten, mixed',
+  );
   let r = s.push('--force', 'main');
   assert.is.not(r.code, 0);
   assert.match(r.stderr, '"rewritten, mixed"');
@@ -159,7 +165,13 @@ test('the server parses its config once; a damaged or foreign cache entry is par
   const lax = { build: 'another-build', key: oid, config: { zones: [] }, rules: { exact: [], folded: [] } };
   for (const entry of [JSON.stringify(lax), '{"build":']) {
     writeFileSync(path.join(cache, `${oid}.json`), entry);
-    s.work.commit({ 'src/app.ts': `export const a = ${entry.length};\n`, 'spec/invariants.yaml': `version: 1\ninvariants: []\n# ${entry.length}\n` }, 'both');
+    s.work.commit(
+      {
+        'src/app.ts': `export const a = ${entry.length};\n`,
+        'spec/invariants.yaml': `version: 1\ninvariants: []\n# ${entry.length}\n`,
+      },
+      'both',
+    );
     const r = s.push('main');
     assert.is.not(r.code, 0, r.stderr);
     assert.match(r.stderr, '[mix]');
@@ -170,7 +182,10 @@ test('the server parses its config once; a damaged or foreign cache entry is par
 test('the server reads paths as its core.ignorecase says: SRC/ is production code only where case is ignored', () => {
   const s = guardedServer();
   const before = s.ref('main');
-  s.work.commit({ 'SRC/Other.ts': 'export const o = 1;\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# more\n' }, 'both, in other case');
+  s.work.commit(
+    { 'SRC/Other.ts': 'export const o = 1;\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# more\n' },
+    'both, in other case',
+  );
   s.bare.git(['config', 'core.ignorecase', 'yes']);
   const r = s.push('main');
   assert.is.not(r.code, 0, r.stderr);
@@ -199,7 +214,10 @@ test('--format json gives ok, refs and violations with ref, rule and paths', () 
   const s = guardedServer();
   const main = s.ref('main')!;
   // Objects on the server but on no ref, as in git's quarantine.
-  const mixed = s.work.commit({ 'src/app.ts': 'v2\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# x\n' }, 'mixed');
+  const mixed = s.work.commit(
+    { 'src/app.ts': 'v2\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n# x\n' },
+    'mixed',
+  );
   s.work.git(['push', '-q', '--no-verify', 'origin', 'main:refs/parked/x'], { env: { PATCHWARDEN_BIN: 'true' } });
   s.bare.git(['update-ref', '-d', 'refs/parked/x']);
   const r = s.bare.json(['pre-receive'], { input: `${main} ${mixed} refs/heads/main\n` });

@@ -37,7 +37,16 @@ export const CONFIG = 'version: 1\n';
 export function guardedServer(config = CONFIG, files: Record<string, string> = {}): Server {
   const s = server();
   s.bare.git(['config', 'patchwarden.bootstrap', 'true']);
-  s.work.commit({ '.patchwarden.yml': config, 'src/app.ts': 'export const a = 1;\n', 'spec/invariants.yaml': 'version: 1\ninvariants: []\n', 'README.md': 'hi\n', ...files }, 'start');
+  s.work.commit(
+    {
+      '.patchwarden.yml': config,
+      'src/app.ts': 'export const a = 1;\n',
+      'spec/invariants.yaml': 'version: 1\ninvariants: []\n',
+      'README.md': 'hi\n',
+      ...files,
+    },
+    'start',
+  );
   const r = s.push('main');
   if (r.code !== 0) throw new Error(`first push failed: ${r.stderr}`);
   s.bare.git(['config', '--unset', 'patchwarden.bootstrap']);
@@ -59,11 +68,18 @@ export class Keys {
 }
 
 /** Writes, stages and commits, with extra git options (signing) and identity. */
-export function commitAs(repo: TempRepo, files: Record<string, string>, message: string, opts: { sign?: string; email?: string } = {}): string {
+export function commitAs(
+  repo: TempRepo,
+  files: Record<string, string>,
+  message: string,
+  opts: { sign?: string; email?: string } = {},
+): string {
   for (const [f, c] of Object.entries(files)) repo.write(f, c);
   repo.git(['add', '-A']);
   const sign = opts.sign ? ['-c', 'gpg.format=ssh', '-c', `user.signingkey=${opts.sign}`] : [];
   const env = opts.email ? { GIT_AUTHOR_EMAIL: opts.email, GIT_COMMITTER_EMAIL: opts.email } : {};
-  repo.git([...sign, 'commit', '-q', '--no-verify', '--allow-empty', ...(opts.sign ? ['-S'] : []), '-m', message], { env });
+  repo.git([...sign, 'commit', '-q', '--no-verify', '--allow-empty', ...(opts.sign ? ['-S'] : []), '-m', message], {
+    env,
+  });
   return repo.head();
 }

@@ -9,7 +9,11 @@ import { guardedServer } from './server.js';
 test.after.each(cleanup);
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
-const lock = (files: Record<string, string>) => Object.keys(files).sort().map((f) => `${sha(files[f])}  ${f}\n`).join('');
+const lock = (files: Record<string, string>) =>
+  Object.keys(files)
+    .sort()
+    .map((f) => `${sha(files[f])}  ${f}\n`)
+    .join('');
 
 test('fixtures that match their lock are accepted', () => {
   const s = guardedServer();
@@ -51,7 +55,8 @@ test('a malformed lock blocks the push and names the line', () => {
 });
 
 const NOW = { PATCHWARDEN_NOW: '2026-12-02T00:00:00Z' };
-const ROW = '  - sig: 7c1a9e2b44d0af13\n    reason: clock skew\n    owner: qa-team\n    expires: 2026-12-09T00:00:00Z\n';
+const ROW =
+  '  - sig: 7c1a9e2b44d0af13\n    reason: clock skew\n    owner: qa-team\n    expires: 2026-12-09T00:00:00Z\n';
 
 test('a well-formed ledger is accepted; a row without an owner is refused', () => {
   const s = guardedServer();
@@ -59,7 +64,10 @@ test('a well-formed ledger is accepted; a row without an owner is refused', () =
   let r = s.work.git(['push', 'origin', 'main'], { allowFail: true, env: NOW });
   assert.is(r.code, 0, r.stderr);
   const before = s.ref('main');
-  s.work.commit({ 'freeze/signatures.yaml': `version: 1\nrecords:\n${ROW.replace('    owner: qa-team\n', '')}` }, 'drop the owner');
+  s.work.commit(
+    { 'freeze/signatures.yaml': `version: 1\nrecords:\n${ROW.replace('    owner: qa-team\n', '')}` },
+    'drop the owner',
+  );
   r = s.work.git(['push', 'origin', 'main'], { allowFail: true, env: NOW });
   assert.is.not(r.code, 0);
   assert.match(r.stderr, 'owner');

@@ -15,12 +15,19 @@ import { testUnless } from '../helpers/skip.js';
 const hasPython = sh('python3', ['-c', 'pass']).code === 0;
 
 /** The verdict for base → head, each a set of files (null deletes). */
-async function judge(base: Record<string, string>, head: Record<string, string | null>, opts: { ignoreDocstrings?: boolean; setup?: (dir: string) => void } = {}) {
+async function judge(
+  base: Record<string, string>,
+  head: Record<string, string | null>,
+  opts: { ignoreDocstrings?: boolean; setup?: (dir: string) => void } = {},
+) {
   const repo = tempRepo();
   const b = repo.commit(base, 'base');
   for (const [f, v] of Object.entries(head)) if (v === null) repo.git(['rm', '-q', '--', f]);
   opts.setup?.(repo.dir);
-  const h = repo.commit(Object.fromEntries(Object.entries(head).filter(([, v]) => v !== null)) as Record<string, string>, 'head');
+  const h = repo.commit(
+    Object.fromEntries(Object.entries(head).filter(([, v]) => v !== null)) as Record<string, string>,
+    'head',
+  );
   const config = defaults();
   config.revert.ignore_docstrings = opts.ignoreDocstrings ?? false;
   return productionBehaviour(await openRepo(repo.dir), config, b, h);
@@ -42,36 +49,72 @@ const py = testUnless(hasPython ? null : 'python3 is not installed');
 const PY = 'import os\n\n\ndef total(xs):\n    """Sum of xs."""\n    return sum(xs) + RATE\n\n\nRATE = 0\n';
 
 py('Python: comments, blank lines and formatting are no behaviour change', async () => {
-  await same({ 'src/bill.py': PY }, { 'src/bill.py': '# billing\nimport os\ndef total( xs ):  # the total\n    """Sum of xs."""\n    return (sum(xs)\n            + RATE)\nRATE = 0  # none yet\n' });
+  await same(
+    { 'src/bill.py': PY },
+    {
+      'src/bill.py':
+        '# billing\nimport os\ndef total( xs ):  # the total\n    """Sum of xs."""\n    return (sum(xs)\n            + RATE)\nRATE = 0  # none yet\n',
+    },
+  );
 });
 
-py('Python: a changed constant, a coding line, pragmas and directives are behaviour; linter comments are not', async () => {
-  await differs({ 'src/bill.py': PY }, { 'src/bill.py': PY.replace('RATE = 0', 'RATE = 1') }, /syntax tree differs/);
-  await differs({ 'src/bill.py': PY }, { 'src/bill.py': `# -*- coding: latin-1 -*-\n${PY}` }, /coding: latin-1/);
-  await differs({ 'src/bill.py': PY }, { 'src/bill.py': PY.replace('return sum(xs) + RATE', 'return sum(xs) + RATE  # pragma: no cover') }, /pragma: no cover/);
-  await differs({ 'src/bill.py': PY }, { 'src/bill.py': PY.replace('import os', 'import os  # type: ignore') }, /type: ignore/);
-  await differs({ 'src/bill.py': `#!/usr/bin/env python3\n${PY}` }, { 'src/bill.py': `#!/usr/bin/env python2\n${PY}` }, /env python/);
-  // The same pragma on another statement is a move.
-  const moved = PY.replace('import os', 'import os  # type: ignore');
-  await differs({ 'src/bill.py': moved }, { 'src/bill.py': PY.replace('RATE = 0', 'RATE = 0  # type: ignore') }, /type: ignore/);
-  await same({ 'src/bill.py': PY }, { 'src/bill.py': PY.replace('import os', 'import os  # noqa: F401') });
-});
+py(
+  'Python: a changed constant, a coding line, pragmas and directives are behaviour; linter comments are not',
+  async () => {
+    await differs({ 'src/bill.py': PY }, { 'src/bill.py': PY.replace('RATE = 0', 'RATE = 1') }, /syntax tree differs/);
+    await differs({ 'src/bill.py': PY }, { 'src/bill.py': `# -*- coding: latin-1 -*-\n${PY}` }, /coding: latin-1/);
+    await differs(
+      { 'src/bill.py': PY },
+      { 'src/bill.py': PY.replace('return sum(xs) + RATE', 'return sum(xs) + RATE  # pragma: no cover') },
+      /pragma: no cover/,
+    );
+    await differs(
+      { 'src/bill.py': PY },
+      { 'src/bill.py': PY.replace('import os', 'import os  # type: ignore') },
+      /type: ignore/,
+    );
+    await differs(
+      { 'src/bill.py': `#!/usr/bin/env python3\n${PY}` },
+      { 'src/bill.py': `#!/usr/bin/env python2\n${PY}` },
+      /env python/,
+    );
+    // The same pragma on another statement is a move.
+    const moved = PY.replace('import os', 'import os  # type: ignore');
+    await differs(
+      { 'src/bill.py': moved },
+      { 'src/bill.py': PY.replace('RATE = 0', 'RATE = 0  # type: ignore') },
+      /type: ignore/,
+    );
+    await same({ 'src/bill.py': PY }, { 'src/bill.py': PY.replace('import os', 'import os  # noqa: F401') });
+  },
+);
 
 py('Python: a docstring is code unless revert.ignore_docstrings', async () => {
   const edited = { 'src/bill.py': PY.replace('Sum of xs.', 'The sum of xs.') };
   await differs({ 'src/bill.py': PY }, edited, /syntax tree differs/);
   await same({ 'src/bill.py': PY }, edited, { ignoreDocstrings: true });
   // An ordinary string statement further down stays code either way.
-  await differs({ 'src/bill.py': `${PY}"note"\n` }, { 'src/bill.py': `${PY}"other"\n` }, /syntax tree differs/, { ignoreDocstrings: true });
+  await differs({ 'src/bill.py': `${PY}"note"\n` }, { 'src/bill.py': `${PY}"other"\n` }, /syntax tree differs/, {
+    ignoreDocstrings: true,
+  });
 });
 
 py('Python: an ast.py, tokenize.py and PYTHONPATH in the repository do not reach the parser', async () => {
-  const fake = 'def parse(*a, **k):\n    return None\ndef dump(*a, **k):\n    return ""\ndef compile(*a, **k):\n    return None\n';
+  const fake =
+    'def parse(*a, **k):\n    return None\ndef dump(*a, **k):\n    return ""\ndef compile(*a, **k):\n    return None\n';
   const prior = process.env.PYTHONPATH;
   try {
-    await differs({ 'ast.py': fake, 'tokenize.py': fake, 'src/ast.py': fake, 'src/bill.py': PY }, { 'src/bill.py': PY.replace('RATE = 0', 'RATE = 1') }, /syntax tree differs/, {
-      setup: (dir: string) => { process.env.PYTHONPATH = `${dir}:${dir}/src`; process.chdir(dir); },
-    });
+    await differs(
+      { 'ast.py': fake, 'tokenize.py': fake, 'src/ast.py': fake, 'src/bill.py': PY },
+      { 'src/bill.py': PY.replace('RATE = 0', 'RATE = 1') },
+      /syntax tree differs/,
+      {
+        setup: (dir: string) => {
+          process.env.PYTHONPATH = `${dir}:${dir}/src`;
+          process.chdir(dir);
+        },
+      },
+    );
   } finally {
     process.chdir(new URL('../..', import.meta.url).pathname);
     if (prior === undefined) delete process.env.PYTHONPATH;
@@ -84,25 +127,49 @@ py('a file either side of which does not parse is behaviour', async () => {
   await differs({ 'src/app.ts': 'const a = ;\n' }, { 'src/app.ts': 'const a = ; // x\n' }, /base side does not parse/);
 });
 
-const TS = 'import { h } from "./h";\n\nexport function total(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 0) + RATE;\n}\n\nexport const RATE = 0;\nexport const view = () => <div>{total([1])}</div>;\n';
+const TS =
+  'import { h } from "./h";\n\nexport function total(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 0) + RATE;\n}\n\nexport const RATE = 0;\nexport const view = () => <div>{total([1])}</div>;\n';
 
 test('TypeScript: comments and formatting are no behaviour change', async () => {
-  await same({ 'src/app.tsx': TS }, { 'src/app.tsx': "// billing\nimport {h} from './h'\n/** The total. */\nexport function total (xs: number[]): number { return xs.reduce((a, b) => a + b, 0) + RATE }\nexport const RATE = 0 // none yet\nexport const view = () => (\n  <div>{total([1])}</div>\n)\n" });
+  await same(
+    { 'src/app.tsx': TS },
+    {
+      'src/app.tsx':
+        "// billing\nimport {h} from './h'\n/** The total. */\nexport function total (xs: number[]): number { return xs.reduce((a, b) => a + b, 0) + RATE }\nexport const RATE = 0 // none yet\nexport const view = () => (\n  <div>{total([1])}</div>\n)\n",
+    },
+  );
 });
 
 test('TypeScript: a changed constant, pragmas and magic comments are behaviour; eslint-disable is not', async () => {
   await differs({ 'src/app.tsx': TS }, { 'src/app.tsx': TS.replace('RATE = 0', 'RATE = 1') }, /syntax tree differs/);
   await differs({ 'src/app.tsx': TS }, { 'src/app.tsx': `/** @jsx h */\n${TS}` }, /@jsx h/);
   await differs({ 'src/app.tsx': TS }, { 'src/app.tsx': TS.replace('+ RATE;', '+ /*#__PURE__*/ RATE;') }, /#__PURE__/);
-  await differs({ 'src/app.tsx': TS }, { 'src/app.tsx': TS.replace('return xs', '/* istanbul ignore next */\n  return xs') }, /istanbul ignore next/);
-  await differs({ 'src/load.js': 'export const load = () => import("./x.js");\n' }, { 'src/load.js': 'export const load = () => import(/* webpackIgnore: true */ "./x.js");\n' }, /webpackIgnore/);
-  await same({ 'src/app.tsx': TS }, { 'src/app.tsx': `/* eslint-disable no-console */\n${TS.replace('return xs', '// eslint-disable-next-line prefer-const\n  return xs')}` });
+  await differs(
+    { 'src/app.tsx': TS },
+    { 'src/app.tsx': TS.replace('return xs', '/* istanbul ignore next */\n  return xs') },
+    /istanbul ignore next/,
+  );
+  await differs(
+    { 'src/load.js': 'export const load = () => import("./x.js");\n' },
+    { 'src/load.js': 'export const load = () => import(/* webpackIgnore: true */ "./x.js");\n' },
+    /webpackIgnore/,
+  );
+  await same(
+    { 'src/app.tsx': TS },
+    {
+      'src/app.tsx': `/* eslint-disable no-console */\n${TS.replace('return xs', '// eslint-disable-next-line prefer-const\n  return xs')}`,
+    },
+  );
 });
 
 test('renames, mode changes, added and deleted files, links, submodules and other languages are behaviour', async () => {
   await differs({ 'src/a.py': PY }, { 'src/a.py': null, 'src/b.py': PY }, /deleted|added/);
   await differs({ 'src/a.ts': TS }, { 'src/a.ts': TS, 'src/new.ts': 'export {};\n' }, /added/);
-  await differs({ 'src/a.go': 'package a\n' }, { 'src/a.go': 'package a // x\n' }, /not Python, JavaScript or TypeScript/);
+  await differs(
+    { 'src/a.go': 'package a\n' },
+    { 'src/a.go': 'package a // x\n' },
+    /not Python, JavaScript or TypeScript/,
+  );
   const repo = tempRepo();
   const base = repo.commit({ 'src/run.py': PY }, 'base');
   repo.git(['update-index', '--chmod=+x', 'src/run.py']);
@@ -123,9 +190,30 @@ test('renames, mode changes, added and deleted files, links, submodules and othe
 function module(lang: 'py' | 'ts', lines: number): string {
   const out: string[] = [];
   for (let i = 0; out.length + 9 <= lines; i++) {
-    out.push(...(lang === 'py'
-      ? [`def f${i}(a, b):`, `    # step ${i}`, `    x = a * ${i} + len(b)`, '    if x > 10:', '        return x - 1', '    for s in b:', `        print(f"{s}:${i}")`, '    return sum(n + x for n in [1, 2, 3])', '']
-      : [`export function f${i}(a: number, b: string[]): number {`, `  // step ${i}`, `  const x = a * ${i} + b.length;`, '  if (x > 10) { return x - 1; }', `  for (const s of b) { console.log(\`\${s}:${i}\`); }`, '  return [1, 2, 3].map((n) => n + x).reduce((p, q) => p + q, 0);', '}', '']));
+    out.push(
+      ...(lang === 'py'
+        ? [
+            `def f${i}(a, b):`,
+            `    # step ${i}`,
+            `    x = a * ${i} + len(b)`,
+            '    if x > 10:',
+            '        return x - 1',
+            '    for s in b:',
+            `        print(f"{s}:${i}")`,
+            '    return sum(n + x for n in [1, 2, 3])',
+            '',
+          ]
+        : [
+            `export function f${i}(a: number, b: string[]): number {`,
+            `  // step ${i}`,
+            `  const x = a * ${i} + b.length;`,
+            '  if (x > 10) { return x - 1; }',
+            `  for (const s of b) { console.log(\`\${s}:${i}\`); }`,
+            '  return [1, 2, 3].map((n) => n + x).reduce((p, q) => p + q, 0);',
+            '}',
+            '',
+          ]),
+    );
   }
   while (out.length < lines) out.push(lang === 'py' ? '# end' : '// end');
   return out.join('\n') + '\n';
@@ -138,13 +226,20 @@ function module(lang: 'py' | 'ts', lines: number): string {
  */
 function cpuMs(): number | null {
   if (!existsSync('/proc/self/stat')) return null;
-  const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /, '').split(' ');
+  const fields = readFileSync('/proc/self/stat', 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
   // utime, stime, cutime, cstime: fields 14 to 17 of proc(5), counted after the command name.
   return fields.slice(11, 15).reduce((sum, f) => sum + Number(f), 0) * 10;
 }
 
 /** Wall and CPU milliseconds of the real call on a 2,000-line file whose every comment changed (so both sides parse whole), in fresh repositories. */
-async function timed(file: string, text: string, comment: string, times: number): Promise<{ wall: number; cpu: number | null }[]> {
+async function timed(
+  file: string,
+  text: string,
+  comment: string,
+  times: number,
+): Promise<{ wall: number; cpu: number | null }[]> {
   const ms: { wall: number; cpu: number | null }[] = [];
   for (let i = 0; i < times; i++) {
     const repo = tempRepo();
@@ -164,11 +259,15 @@ py('speed: a 2,000-line Python or TypeScript file is compared in under 150 ms', 
   // The first TypeScript call loads the parser (once per process, as in a hook); the best of the rest is the comparison itself.
   const [cold, ...ts] = await timed('src/big.ts', module('ts', 2000), '// step', 4);
   const python = await timed('src/big.py', module('py', 2000), '# step', 3);
-  const show = (xs: { wall: number; cpu: number | null }[]) => xs.map((x) => `${x.wall.toFixed(0)}${x.cpu === null ? '' : ` (cpu ${x.cpu})`}`).join(', ');
+  const show = (xs: { wall: number; cpu: number | null }[]) =>
+    xs.map((x) => `${x.wall.toFixed(0)}${x.cpu === null ? '' : ` (cpu ${x.cpu})`}`).join(', ');
   const load = loadavg()[0] / availableParallelism();
-  console.log(`behaviour: 2,000-line TypeScript file ${show(ts)} ms (first call, loading the parser: ${show([cold])} ms); Python file ${show(python)} ms; load ${load.toFixed(1)} per core`);
+  console.log(
+    `behaviour: 2,000-line TypeScript file ${show(ts)} ms (first call, loading the parser: ${show([cold])} ms); Python file ${show(python)} ms; load ${load.toFixed(1)} per core`,
+  );
   // Time says little on a machine busy with other work (CPU time too grows with contention): the bound holds where the cores are free.
-  if (load > 1) return console.log('note: more runnable processes than cores; the 150 ms bound is reported, not asserted');
+  if (load > 1)
+    return console.log('note: more runnable processes than cores; the 150 ms bound is reported, not asserted');
   assert.ok(Math.min(...ts.map((x) => x.wall)) < 150, `TypeScript took ${show(ts)} ms`);
   assert.ok(Math.min(...python.map((x) => x.wall)) < 150, `Python took ${show(python)} ms`);
 });

@@ -20,12 +20,16 @@ const ids = (id: string, names: string[]) => JSON.stringify(names.map((n) => `[i
 export const PY_TOTAL = `import pytest\nfrom bill import total\n\n\n@pytest.mark.parametrize('xs', [[], [1, 2], [0, 5]], ids=${ids(TOTAL, ['empty', 'two', 'zero'])})\ndef test_total(xs):\n    assert total(xs) >= 0\n`;
 export const PY_DISCOUNT = `import pytest\nfrom bill import discount\n\n\n@pytest.mark.parametrize('price', [0, 50, 150], ids=${ids(DISCOUNT, ['0', '50', '150'])})\ndef test_discount(price):\n    assert discount(price) >= 0\n`;
 
-export const JS_BILL = 'export const total = (xs) => xs.reduce((a, b) => a + b, 0);\nexport const discount = (price) => 100 - price;\n';
+export const JS_BILL =
+  'export const total = (xs) => xs.reduce((a, b) => a + b, 0);\nexport const discount = (price) => 100 - price;\n';
 export const JS_BILL_FIXED = JS_BILL.replace('100 - price', 'Math.max(0, 100 - price)');
 export const JS_TOTAL = `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { total } from '../../src/bill.mjs';\n\nfor (const xs of [[], [1, 2]]) test(\`total of \${xs.length} [invariant:${TOTAL}]\`, () => assert.ok(total(xs) >= 0));\n`;
 export const JS_DISCOUNT = `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { discount } from '../../src/bill.mjs';\n\nfor (const price of [0, 50, 150]) test(\`discount at \${price} [invariant:${DISCOUNT}]\`, () => assert.ok(discount(price) >= 0));\n`;
 
-export interface Row { id: string; pending?: { since?: string; owner: string; reason: string } }
+export interface Row {
+  id: string;
+  pending?: { since?: string; owner: string; reason: string };
+}
 
 export function registryOf(rows: Row[]): string {
   return `version: 1\ninvariants:\n${rows.map((r) => `  - id: ${r.id}\n    description: ${r.id} holds\n${r.pending ? `    pending: {since: ${r.pending.since ?? TODAY}, owner: ${r.pending.owner}, reason: ${r.pending.reason}}\n` : ''}`).join('')}`;
@@ -45,20 +49,37 @@ export function projectFiles(lang: Lang, opts: { pending?: boolean } = {}): Reco
   const rows: Row[] = [{ id: TOTAL }, ...(opts.pending ? [{ id: DISCOUNT, pending: MARK }] : [])];
   const common = { '.gitignore': '__pycache__/\n*.pyc\n.pytest_cache/\n', 'spec/invariants.yaml': registryOf(rows) };
   if (lang === 'py') {
-    return { ...common, 'pytest.ini': '[pytest]\npythonpath = src\n', 'src/bill.py': BILL, 'spec/properties/test_total.py': PY_TOTAL, ...(opts.pending ? { 'spec/properties/test_discount.py': PY_DISCOUNT } : {}) };
+    return {
+      ...common,
+      'pytest.ini': '[pytest]\npythonpath = src\n',
+      'src/bill.py': BILL,
+      'spec/properties/test_total.py': PY_TOTAL,
+      ...(opts.pending ? { 'spec/properties/test_discount.py': PY_DISCOUNT } : {}),
+    };
   }
-  return { ...common, 'src/bill.mjs': JS_BILL, 'spec/properties/total.test.mjs': JS_TOTAL, ...(opts.pending ? { 'spec/properties/discount.test.mjs': JS_DISCOUNT } : {}) };
+  return {
+    ...common,
+    'src/bill.mjs': JS_BILL,
+    'spec/properties/total.test.mjs': JS_TOTAL,
+    ...(opts.pending ? { 'spec/properties/discount.test.mjs': JS_DISCOUNT } : {}),
+  };
 }
 
 export const SRC = (lang: Lang) => (lang === 'py' ? 'src/bill.py' : 'src/bill.mjs');
 
 /** A site whose main holds the project; the site's own sample files are left out of the property run. */
-export function evidenceSite(lang: Lang, opts: { pending?: boolean; config?: string; files?: Record<string, string> } = {}): Site {
+export function evidenceSite(
+  lang: Lang,
+  opts: { pending?: boolean; config?: string; files?: Record<string, string> } = {},
+): Site {
   return site(opts.config ?? configFor(lang), { ...projectFiles(lang, opts), ...opts.files });
 }
 
 /** `gate --base origin/main --format json` after a fetch, with each layer by name. */
-export function gate(work: TempRepo, env: NodeJS.ProcessEnv = {}): { code: number; layers: Record<string, any>; out: Record<string, any>; stderr: string } {
+export function gate(
+  work: TempRepo,
+  env: NodeJS.ProcessEnv = {},
+): { code: number; layers: Record<string, any>; out: Record<string, any>; stderr: string } {
   work.git(['fetch', '-q', 'origin']);
   const r = work.json(['gate', '--base', 'origin/main'], { env });
   return { ...r, layers: Object.fromEntries(r.out.layers.map((l: any) => [l.layer, l])) };
@@ -68,7 +89,9 @@ export function gate(work: TempRepo, env: NodeJS.ProcessEnv = {}): { code: numbe
 export function commitBy(work: TempRepo, email: string, files: Record<string, string>, message: string): string {
   for (const [f, c] of Object.entries(files)) work.write(f, c);
   work.git(['add', '-A']);
-  work.git(['commit', '-q', '--no-verify', '-m', message], { env: { GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_EMAIL: email, GIT_AUTHOR_NAME: 'Coder', GIT_COMMITTER_NAME: 'Coder' } });
+  work.git(['commit', '-q', '--no-verify', '-m', message], {
+    env: { GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_EMAIL: email, GIT_AUTHOR_NAME: 'Coder', GIT_COMMITTER_NAME: 'Coder' },
+  });
   return work.head();
 }
 

@@ -7,7 +7,18 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cleanup, type TempRepo } from '../helpers/repo.js';
-import { BUGGY_JS, config, fingerprint, FIXED_JS, jsProperty, NODE_TEST, project, registry, startPw, waitForFile } from './projects.js';
+import {
+  BUGGY_JS,
+  config,
+  fingerprint,
+  FIXED_JS,
+  jsProperty,
+  NODE_TEST,
+  project,
+  registry,
+  startPw,
+  waitForFile,
+} from './projects.js';
 
 const ID = 'bill.total_non_negative';
 const REF = 'refs/patchwarden/snapshot';
@@ -17,15 +28,22 @@ const STOPPABLE = `phase=head; grep -q -- '- 1' src/bill.mjs && phase=revert; if
 const IN_PLACE = 'revert:\n  mode: in-place\n';
 
 // The patch also adds a file outside the src zone, which both runs take from the base side (absent).
-function inPlaceProject(extraBase: Record<string, string> = {}, head: Record<string, string | null> = { 'src/bill.mjs': FIXED_JS, 'docs/patch-notes.md': 'outside src\n' }) {
-  const p = project({
-    '.patchwarden.yml': config(STOPPABLE, IN_PLACE),
-    'spec/invariants.yaml': registry(ID),
-    'spec/properties/bill.test.mjs': jsProperty(ID),
-    'src/bill.mjs': BUGGY_JS,
-    'src/legacy.mjs': 'export const legacy = true;\n',
-    ...extraBase,
-  }, { 'src/legacy.mjs': null, 'src/added.mjs': 'export const added = 1;\n', ...head }, { clean: true });
+function inPlaceProject(
+  extraBase: Record<string, string> = {},
+  head: Record<string, string | null> = { 'src/bill.mjs': FIXED_JS, 'docs/patch-notes.md': 'outside src\n' },
+) {
+  const p = project(
+    {
+      '.patchwarden.yml': config(STOPPABLE, IN_PLACE),
+      'spec/invariants.yaml': registry(ID),
+      'spec/properties/bill.test.mjs': jsProperty(ID),
+      'src/bill.mjs': BUGGY_JS,
+      'src/legacy.mjs': 'export const legacy = true;\n',
+      ...extraBase,
+    },
+    { 'src/legacy.mjs': null, 'src/added.mjs': 'export const added = 1;\n', ...head },
+    { clean: true },
+  );
   // More of the user's own state: an untracked symlink and script, and an
   // ignored file sitting where the revert will write the base's src/legacy.mjs.
   symlinkSync('scratch.txt', path.join(p.repo.dir, 'link-to-scratch'));
@@ -51,7 +69,10 @@ function workInProgress(repo: TempRepo): void {
   repo.git(['add', 'docs/new.md']);
   repo.git(['rm', '-q', '--cached', 'pytest.ini']);
   repo.git(['rm', '-q', 'src/added.mjs']); // staged deletion, gone from disk too
-  repo.write('spec/properties/wip.test.mjs', "import { test } from 'node:test';\ntest('unfinished [invariant:bill.total_non_negative]', () => { throw new Error('wip'); });\n");
+  repo.write(
+    'spec/properties/wip.test.mjs',
+    "import { test } from 'node:test';\ntest('unfinished [invariant:bill.total_non_negative]', () => { throw new Error('wip'); });\n",
+  );
   repo.write('wip/deep/notes.txt', 'untracked, in new folders\n');
 }
 
@@ -72,7 +93,10 @@ test('in-place: describes_patch, and every byte is back afterwards', () => {
 });
 
 test('in-place: does_not_describe is refused and the tree is restored', () => {
-  const { repo, base, head } = inPlaceProject({ 'src/bill.mjs': FIXED_JS }, { 'src/bill.mjs': FIXED_JS + 'export const x = 1;\n' });
+  const { repo, base, head } = inPlaceProject(
+    { 'src/bill.mjs': FIXED_JS },
+    { 'src/bill.mjs': FIXED_JS + 'export const x = 1;\n' },
+  );
   const before = fingerprint(repo);
   const r = repo.json(['revert-check', '--base', base, '--head', head]);
   assert.is(r.code, 1);
@@ -125,7 +149,11 @@ for (const phase of ['head', 'revert'] as const) {
       const run = startPw(repo, ['revert-check', '--base', base, '--head', head], { PW_STOP: phase, PW_MARK: mark });
       if (phase === 'head') {
         assert.ok(await waitForFile(mark, run.done));
-        assert.is(readFileSync(path.join(repo.dir, 'src/bill.mjs'), 'utf8'), FIXED_JS, 'the head run sees the committed fix, not the unfinished edit');
+        assert.is(
+          readFileSync(path.join(repo.dir, 'src/bill.mjs'), 'utf8'),
+          FIXED_JS,
+          'the head run sees the committed fix, not the unfinished edit',
+        );
         assert.not.ok(existsSync(path.join(repo.dir, 'wip/deep/notes.txt')), 'untracked files are set aside');
       }
       assert.ok(await waitForFile(mark, run.done), 'the command reached its stop');
@@ -136,7 +164,11 @@ for (const phase of ['head', 'revert'] as const) {
       assert.ok(hasRef(repo), 'the snapshot survived the kill');
       if (phase === 'revert') {
         assert.is(readFileSync(path.join(repo.dir, 'src/bill.mjs'), 'utf8'), BUGGY_JS);
-        assert.is(readFileSync(path.join(repo.dir, 'src/legacy.mjs'), 'utf8'), 'export const legacy = true;\n', 'the base file was written over the ignored one');
+        assert.is(
+          readFileSync(path.join(repo.dir, 'src/legacy.mjs'), 'utf8'),
+          'export const legacy = true;\n',
+          'the base file was written over the ignored one',
+        );
       }
       const again = repo.json(['revert-check', '--base', base, '--head', head]);
       assert.is(again.code, 2);
@@ -160,20 +192,34 @@ for (const phase of ['head', 'revert'] as const) {
 }
 
 // Kills at the moment a phase starts, wherever in it the kill lands.
-for (const line of ['snapshot of the working tree', 'setting aside', 'outside the production diff from the base side', 'running the properties on head', 'reverting the production paths', 'restoring the working tree']) {
+for (const line of [
+  'snapshot of the working tree',
+  'setting aside',
+  'outside the production diff from the base side',
+  'running the properties on head',
+  'reverting the production paths',
+  'restoring the working tree',
+]) {
   test(`in-place: kill -9 as "${line}" starts, then recover`, async () => {
     const { repo, base, head } = inPlaceProject();
     workInProgress(repo);
     const before = fingerprint(repo);
     const run = startPw(repo, ['revert-check', '--base', base, '--head', head]);
     await run.waitFor(line);
-    try { process.kill(run.pid, 'SIGKILL'); } catch { /* it may have finished */ }
+    try {
+      process.kill(run.pid, 'SIGKILL');
+    } catch {
+      /* it may have finished */
+    }
     await run.done;
     const rec = repo.json(['recover']);
     assert.is(rec.code, 0, rec.stderr);
     assert.equal(fingerprint(repo), before);
     assert.not.ok(hasRef(repo));
-    assert.not.ok(existsSync(path.join(repo.dir, '.git/patchwarden')), 'recover leaves no scratch in the git directory');
+    assert.not.ok(
+      existsSync(path.join(repo.dir, '.git/patchwarden')),
+      'recover leaves no scratch in the git directory',
+    );
   });
 }
 

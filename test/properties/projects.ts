@@ -7,7 +7,8 @@ import path from 'node:path';
 import { CLI, tempRepo, type TempRepo } from '../helpers/repo.js';
 
 /** pytest without caches, so in-place runs write nothing into the tree. */
-export const PYTEST = 'PYTHONDONTWRITEBYTECODE=1 python3 -m pytest -q -p no:cacheprovider spec/properties --junitxml={junit}';
+export const PYTEST =
+  'PYTHONDONTWRITEBYTECODE=1 python3 -m pytest -q -p no:cacheprovider spec/properties --junitxml={junit}';
 export const NODE_TEST = 'node --test --test-reporter=junit --test-reporter-destination={junit} spec/properties/';
 
 export function config(command: string, extra = ''): string {
@@ -43,10 +44,25 @@ export function jsProperty(id = 'bill.total_non_negative', mod = 'bill.mjs'): st
  * and (unless `clean`) staged and unstaged state that the check must not
  * disturb. Returns the repo, base and head.
  */
-export function project(base: Record<string, string | Buffer>, head: Record<string, string | Buffer | null>, opts: { clean?: boolean } = {}): { repo: TempRepo; base: string; head: string } {
+export function project(
+  base: Record<string, string | Buffer>,
+  head: Record<string, string | Buffer | null>,
+  opts: { clean?: boolean } = {},
+): { repo: TempRepo; base: string; head: string } {
   const repo = tempRepo();
-  const b = repo.commit({ '.gitignore': 'build/\n__pycache__/\n*.pyc\n.pytest_cache/\n', 'pytest.ini': '[pytest]\npythonpath = src\n', 'docs/notes.md': 'notes\n', ...base }, 'base');
-  const files = Object.fromEntries(Object.entries(head).filter(([, v]) => v !== null)) as Record<string, string | Buffer>;
+  const b = repo.commit(
+    {
+      '.gitignore': 'build/\n__pycache__/\n*.pyc\n.pytest_cache/\n',
+      'pytest.ini': '[pytest]\npythonpath = src\n',
+      'docs/notes.md': 'notes\n',
+      ...base,
+    },
+    'base',
+  );
+  const files = Object.fromEntries(Object.entries(head).filter(([, v]) => v !== null)) as Record<
+    string,
+    string | Buffer
+  >;
   for (const [f, v] of Object.entries(head)) if (v === null) repo.git(['rm', '-q', '--', f]);
   const h = repo.commit(files, 'patch');
   // State the check must leave alone: untracked, ignored, and a staged change.
@@ -70,7 +86,8 @@ export function fingerprint(repo: TempRepo): Record<string, string> {
       const st = lstatSync(full);
       if (st.isSymbolicLink()) out[rel] = `link ${readlinkSync(full)}`;
       else if (st.isDirectory()) walk(full);
-      else out[rel] = `${(st.mode & 0o777).toString(8)} ${createHash('sha256').update(readFileSync(full)).digest('hex')}`;
+      else
+        out[rel] = `${(st.mode & 0o777).toString(8)} ${createHash('sha256').update(readFileSync(full)).digest('hex')}`;
     }
   };
   walk(repo.dir);
@@ -89,24 +106,36 @@ export interface Started {
 
 /** Starts the built CLI without waiting, watching its stderr. */
 export function startPw(repo: TempRepo, args: string[], env: NodeJS.ProcessEnv = {}): Started {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: repo.dir, env: { ...repo.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: repo.dir,
+    env: { ...repo.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const waiters: { text: string; resolve: () => void }[] = [];
-  child.stdout.on('data', (b: Buffer) => { stdout += b; });
+  child.stdout.on('data', (b: Buffer) => {
+    stdout += b;
+  });
   child.stderr.on('data', (b: Buffer) => {
     stderr += b;
-    for (const w of waiters.splice(0)) (stderr.includes(w.text) ? w.resolve() : waiters.push(w));
+    for (const w of waiters.splice(0)) stderr.includes(w.text) ? w.resolve() : waiters.push(w);
   });
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
-    child.on('close', (code, signal) => {
-      for (const w of waiters.splice(0)) w.resolve(); // it ended: nothing more will come
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve) => {
+      child.on('close', (code, signal) => {
+        for (const w of waiters.splice(0)) w.resolve(); // it ended: nothing more will come
+        resolve({ code, signal, stdout, stderr });
+      });
+    },
+  );
   return {
     pid: child.pid!,
-    waitFor: (text) => new Promise((resolve) => { if (stderr.includes(text)) resolve(); else waiters.push({ text, resolve }); }),
+    waitFor: (text) =>
+      new Promise((resolve) => {
+        if (stderr.includes(text)) resolve();
+        else waiters.push({ text, resolve });
+      }),
     done,
   };
 }
@@ -114,7 +143,9 @@ export function startPw(repo: TempRepo, args: string[], env: NodeJS.ProcessEnv =
 /** Waits until a file exists (a step of a test command marks where it is). */
 export async function waitForFile(file: string, until: Promise<unknown>): Promise<boolean> {
   let ended = false;
-  until.then(() => { ended = true; });
+  until.then(() => {
+    ended = true;
+  });
   while (!existsSync(file)) {
     if (ended) return false;
     await new Promise((r) => setTimeout(r, 20));

@@ -15,7 +15,6 @@ import { sh } from '../helpers/repo.js';
 import { pytestMissing, skip, testUnless } from '../helpers/skip.js';
 import { CORPUS, CORPUS_MISSING } from '../junit/corpus.js';
 
-
 function refused(text: string, pattern: RegExp, line?: number) {
   try {
     parseRegistry(text, 'spec/invariants.yaml');
@@ -29,8 +28,14 @@ function refused(text: string, pattern: RegExp, line?: number) {
 }
 
 test('a well-formed registry lists its invariants in order', () => {
-  const r = parseRegistry('version: 1\ninvariants:\n  - id: bill.total_non_negative\n    description: totals never go negative\n  - id: parse/roundtrip:v2\n    description: parse(show(x)) == x\n', 'spec/invariants.yaml');
-  assert.equal(r.invariants.map((i) => i.id), ['bill.total_non_negative', 'parse/roundtrip:v2']);
+  const r = parseRegistry(
+    'version: 1\ninvariants:\n  - id: bill.total_non_negative\n    description: totals never go negative\n  - id: parse/roundtrip:v2\n    description: parse(show(x)) == x\n',
+    'spec/invariants.yaml',
+  );
+  assert.equal(
+    r.invariants.map((i) => i.id),
+    ['bill.total_non_negative', 'parse/roundtrip:v2'],
+  );
 });
 
 test('malformed registries are refused with file and line', () => {
@@ -42,7 +47,11 @@ test('malformed registries are refused with file and line', () => {
   refused('version: 1\ninvariants:\n  - description: b\n', /without `id`/, 3);
   refused('version: 1\ninvariants:\n  - id: a b\n    description: c\n', /without spaces or brackets/, 3);
   refused('version: 1\ninvariants:\n  - id: "a]"\n    description: c\n', /without spaces or brackets/);
-  refused('version: 1\ninvariants:\n  - id: a\n    description: x\n  - id: a\n    description: y\n', /listed twice \(first on line 3\)/, 5);
+  refused(
+    'version: 1\ninvariants:\n  - id: a\n    description: x\n  - id: a\n    description: y\n',
+    /listed twice \(first on line 3\)/,
+    5,
+  );
   refused('version: 1\ninvariants:\n  - id: a\n    description: x\n    owner: me\n', /unknown key `owner`/, 5);
   refused('version: 1\nrules: []\n', /unknown key `rules`/, 2);
   refused('version: 1\nversion: 1\ninvariants: []\n', /not valid YAML|unique/i);
@@ -51,7 +60,13 @@ test('malformed registries are refused with file and line', () => {
 });
 
 test('an alias bomb is refused, not expanded', () => {
-  const bomb = ['version: 1', 'a: &a ["x","x","x","x","x","x","x","x","x"]', 'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]', 'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]', 'invariants: [*c]'].join('\n');
+  const bomb = [
+    'version: 1',
+    'a: &a ["x","x","x","x","x","x","x","x","x"]',
+    'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]',
+    'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]',
+    'invariants: [*c]',
+  ].join('\n');
   refused(bomb, /unknown key `a`/);
   refused('version: 1\ninvariants:\n  - &x {id: a, description: b}\n  - *x\n', /must be a mapping/);
 });
@@ -59,49 +74,110 @@ test('an alias bomb is refused, not expanded', () => {
 const tmp = mkdtempSync(path.join(tmpdir(), 'pw-registry-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
 
-testUnless(pytestMissing)('pytest record_property and [invariant:ID] ids map; unknown ids and unmapped failures are named', async () => {
-  writeFileSync(path.join(tmp, 'test_p.py'), [
-    'import pytest',
-    'def test_prop(record_property):',
-    '    record_property("invariant", "a.one")',
-    '    assert True',
-    '@pytest.mark.parametrize("x", [1], ids=["[invariant:a.two]"])',
-    'def test_tok(x):',
-    '    assert x == 2',
-    'def test_stranger(record_property):',
-    '    record_property("invariant", "z.unknown")',
-    'def test_plain():',
-    '    assert False',
-  ].join('\n') + '\n');
-  const xml = path.join(tmp, 'r.xml');
-  sh('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `--junitxml=${xml}`, 'test_p.py'], { cwd: tmp, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
-  const report = await readReport(xml);
-  const registry = parseRegistry('version: 1\ninvariants:\n  - id: a.one\n    description: x\n  - id: a.two\n    description: y\n  - id: a.three\n    description: z\n', 'reg.yaml');
-  const m = mapCases(report.cases, registry, { root: tmp, inSpec: () => true, exists: () => false });
-  assert.equal(m.invariants.map((i) => [i.id, i.status]), [['a.one', 'passed'], ['a.two', 'failed'], ['a.three', 'missing']]);
-  assert.equal(m.unregistered.map((u) => u.id), ['z.unknown']);
-  assert.equal(m.strays.map((s) => s.name), ['test_plain']);
-  const problems = headProblems(m, registry).join('\n');
-  assert.match(problems, /names invariant z\.unknown, which reg\.yaml does not register/);
-  assert.match(problems, /outside any invariant did not pass: test_plain/);
-  // Judged against itself (no production diff): a.two fails in both runs, a.three has no case.
-  const ev = judgeStates(m.invariants, null, registry, new Date(), 90 * 86_400_000);
-  assert.equal(ev.invariants.map((i) => [i.id, i.state]), [['a.one', 'holds'], ['a.two', 'pending'], ['a.three', 'missing']]);
-  assert.match(ev.refusals.map((r) => r.message).join('\n'), /the base itself fails a\.two/);
-});
+testUnless(pytestMissing)(
+  'pytest record_property and [invariant:ID] ids map; unknown ids and unmapped failures are named',
+  async () => {
+    writeFileSync(
+      path.join(tmp, 'test_p.py'),
+      [
+        'import pytest',
+        'def test_prop(record_property):',
+        '    record_property("invariant", "a.one")',
+        '    assert True',
+        '@pytest.mark.parametrize("x", [1], ids=["[invariant:a.two]"])',
+        'def test_tok(x):',
+        '    assert x == 2',
+        'def test_stranger(record_property):',
+        '    record_property("invariant", "z.unknown")',
+        'def test_plain():',
+        '    assert False',
+      ].join('\n') + '\n',
+    );
+    const xml = path.join(tmp, 'r.xml');
+    sh('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `--junitxml=${xml}`, 'test_p.py'], {
+      cwd: tmp,
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+    });
+    const report = await readReport(xml);
+    const registry = parseRegistry(
+      'version: 1\ninvariants:\n  - id: a.one\n    description: x\n  - id: a.two\n    description: y\n  - id: a.three\n    description: z\n',
+      'reg.yaml',
+    );
+    const m = mapCases(report.cases, registry, { root: tmp, inSpec: () => true, exists: () => false });
+    assert.equal(
+      m.invariants.map((i) => [i.id, i.status]),
+      [
+        ['a.one', 'passed'],
+        ['a.two', 'failed'],
+        ['a.three', 'missing'],
+      ],
+    );
+    assert.equal(
+      m.unregistered.map((u) => u.id),
+      ['z.unknown'],
+    );
+    assert.equal(
+      m.strays.map((s) => s.name),
+      ['test_plain'],
+    );
+    const problems = headProblems(m, registry).join('\n');
+    assert.match(problems, /names invariant z\.unknown, which reg\.yaml does not register/);
+    assert.match(problems, /outside any invariant did not pass: test_plain/);
+    // Judged against itself (no production diff): a.two fails in both runs, a.three has no case.
+    const ev = judgeStates(m.invariants, null, registry, new Date(), 90 * 86_400_000);
+    assert.equal(
+      ev.invariants.map((i) => [i.id, i.state]),
+      [
+        ['a.one', 'holds'],
+        ['a.two', 'pending'],
+        ['a.three', 'missing'],
+      ],
+    );
+    assert.match(ev.refusals.map((r) => r.message).join('\n'), /the base itself fails a\.two/);
+  },
+);
 
-const kase = (name: string, status: 'passed' | 'failed' | 'error' | 'skipped', skipType?: string) => ({ name, classname: 'spec.p', status, ...(skipType ? { skipType } : {}), failures: [], properties: [{ name: 'invariant', value: 'a' }], systemOut: '', systemErr: '', suites: [] });
+const kase = (name: string, status: 'passed' | 'failed' | 'error' | 'skipped', skipType?: string) => ({
+  name,
+  classname: 'spec.p',
+  status,
+  ...(skipType ? { skipType } : {}),
+  failures: [],
+  properties: [{ name: 'invariant', value: 'a' }],
+  systemOut: '',
+  systemErr: '',
+  suites: [],
+});
 
 test('each case is judged against its own outcome in the reverted run', () => {
   const registry = parseRegistry('version: 1\ninvariants:\n  - id: a\n    description: x\n', 'reg.yaml');
   const place = { root: '/', inSpec: () => true, exists: () => false };
   const judge = (head: ReturnType<typeof kase>[], reverted: ReturnType<typeof kase>[]) =>
-    judgeStates(mapCases(head, registry, place).invariants, mapCases(reverted, registry, place).invariants, registry, new Date(), 1).invariants[0];
-  const states = (head: ReturnType<typeof kase>[], reverted: ReturnType<typeof kase>[]) => judge(head, reverted).cases.map((c) => c.state);
-  assert.equal(states([kase('p', 'passed'), kase('f', 'passed'), kase('r', 'failed'), kase('q', 'error')], [kase('p', 'passed'), kase('f', 'failed'), kase('r', 'passed'), kase('q', 'failed')]), ['holds', 'fixed', 'regressed', 'pending']);
+    judgeStates(
+      mapCases(head, registry, place).invariants,
+      mapCases(reverted, registry, place).invariants,
+      registry,
+      new Date(),
+      1,
+    ).invariants[0];
+  const states = (head: ReturnType<typeof kase>[], reverted: ReturnType<typeof kase>[]) =>
+    judge(head, reverted).cases.map((c) => c.state);
+  assert.equal(
+    states(
+      [kase('p', 'passed'), kase('f', 'passed'), kase('r', 'failed'), kase('q', 'error')],
+      [kase('p', 'passed'), kase('f', 'failed'), kase('r', 'passed'), kase('q', 'failed')],
+    ),
+    ['holds', 'fixed', 'regressed', 'pending'],
+  );
   // Skip is not pass: skipping on head only regresses, skipping in both is neutral, all skipped never passes.
-  assert.is(judge([kase('s', 'skipped'), kase('p', 'passed')], [kase('s', 'failed'), kase('p', 'passed')]).state, 'regressed');
-  assert.is(judge([kase('s', 'skipped'), kase('p', 'passed')], [kase('s', 'skipped'), kase('p', 'passed')]).state, 'holds');
+  assert.is(
+    judge([kase('s', 'skipped'), kase('p', 'passed')], [kase('s', 'failed'), kase('p', 'passed')]).state,
+    'regressed',
+  );
+  assert.is(
+    judge([kase('s', 'skipped'), kase('p', 'passed')], [kase('s', 'skipped'), kase('p', 'passed')]).state,
+    'holds',
+  );
   assert.is(judge([kase('s', 'skipped')], [kase('s', 'skipped')]).state, 'skipped');
   // A case that ran on revert and is missing on head fails; xfail is the failure it is.
   assert.is(judge([kase('p', 'passed')], [kase('p', 'passed'), kase('gone', 'passed')]).state, 'regressed');
@@ -113,8 +189,16 @@ test('a pending mark needs since, owner and reason; it holds for properties.pend
   const row = (mark: string) => `version: 1\ninvariants:\n  - id: a\n    description: x\n    pending: ${mark}\n`;
   const r = parseRegistry(row('{since: 2026-12-01, owner: Dana, reason: the base fails it}'), 'reg.yaml');
   assert.equal(r.invariants[0].pending, { since: '2026-12-01', owner: 'Dana', reason: 'the base fails it', line: 5 });
-  refused(row('{since: 2026-12-01, owner: Dana}'), /pending: must be \{since: YYYY-MM-DD, owner: NAME, reason: TEXT\}; reason is missing/, 5);
-  refused(row('{since: 2026-02-30, owner: Dana, reason: r}'), /pending\.since: "2026-02-30" is not a date YYYY-MM-DD/, 5);
+  refused(
+    row('{since: 2026-12-01, owner: Dana}'),
+    /pending: must be \{since: YYYY-MM-DD, owner: NAME, reason: TEXT\}; reason is missing/,
+    5,
+  );
+  refused(
+    row('{since: 2026-02-30, owner: Dana, reason: r}'),
+    /pending\.since: "2026-02-30" is not a date YYYY-MM-DD/,
+    5,
+  );
   refused(row('{since: 2026-12-01, owner: Dana, reason: r, by: me}'), /unknown key `by` in pending/, 5);
   const place = { root: '/', inSpec: () => true, exists: () => false };
   const red = mapCases([kase('f', 'failed')], r, place).invariants;
@@ -126,7 +210,19 @@ test('a pending mark needs since, owner and reason; it holds for properties.pend
 });
 
 test('a case named by property and token at once counts once per id', () => {
-  const c = { name: 'x [invariant:a] [invariant:b]', classname: '', status: 'passed' as const, failures: [], properties: [{ name: 'invariant', value: 'a' }, { name: 'other', value: 'c' }], systemOut: '', systemErr: '', suites: [] };
+  const c = {
+    name: 'x [invariant:a] [invariant:b]',
+    classname: '',
+    status: 'passed' as const,
+    failures: [],
+    properties: [
+      { name: 'invariant', value: 'a' },
+      { name: 'other', value: 'c' },
+    ],
+    systemOut: '',
+    systemErr: '',
+    suites: [],
+  };
   assert.equal(invariantIds(c), ['a', 'b']);
 });
 
@@ -134,19 +230,54 @@ test('only cases from spec files count: file attribute, dotted classname, or (no
   const registry = parseRegistry('version: 1\ninvariants:\n  - id: a.one\n    description: x\n', 'reg.yaml');
   const files = new Set(['spec/properties/test_bill.py', 'tests/test_extra.py']);
   const place = { root: '/repo', inSpec: (f: string) => f.startsWith('spec/'), exists: (f: string) => files.has(f) };
-  const kase = (name: string, classname: string, file?: string) => ({ name, classname, file, status: 'passed' as const, failures: [], properties: [{ name: 'invariant', value: 'a.one' }], systemOut: '', systemErr: '', suites: [] });
+  const kase = (name: string, classname: string, file?: string) => ({
+    name,
+    classname,
+    file,
+    status: 'passed' as const,
+    failures: [],
+    properties: [{ name: 'invariant', value: 'a.one' }],
+    systemOut: '',
+    systemErr: '',
+    suites: [],
+  });
   assert.is(caseFile(kase('t', 'spec.properties.test_bill'), place), 'spec/properties/test_bill.py');
-  assert.is(caseFile(kase('t', 'spec.properties.test_bill.TestTotals'), place), 'spec/properties/test_bill.py', 'a class after the module');
+  assert.is(
+    caseFile(kase('t', 'spec.properties.test_bill.TestTotals'), place),
+    'spec/properties/test_bill.py',
+    'a class after the module',
+  );
   assert.is(caseFile(kase('t', 'x', '/repo/spec/p.test.mjs'), place), 'spec/p.test.mjs');
   assert.is(caseFile(kase('t', 'x', './tests/test_extra.py'), place), 'tests/test_extra.py');
   assert.is(caseFile(kase('t', 'test'), place), null, "node's runner says nothing of the file");
-  const cases = [kase('honest', 'spec.properties.test_bill'), kase('sneaky', 'tests.test_extra'), kase('abs', 'x', '/elsewhere/t.py'), kase('deep', 'sub.test_x')];
+  const cases = [
+    kase('honest', 'spec.properties.test_bill'),
+    kase('sneaky', 'tests.test_extra'),
+    kase('abs', 'x', '/elsewhere/t.py'),
+    kase('deep', 'sub.test_x'),
+  ];
   const m = mapCases(cases, registry, place);
-  assert.equal(m.invariants.map((i) => [i.id, i.status, i.cases]), [['a.one', 'passed', ['honest']]]);
-  assert.equal(m.outside.map((o) => [o.name, o.file, o.placed]), [['sneaky', 'tests/test_extra.py', true], ['abs', '../elsewhere/t.py', false], ['deep', 'sub/test_x.py', false]]);
+  assert.equal(
+    m.invariants.map((i) => [i.id, i.status, i.cases]),
+    [['a.one', 'passed', ['honest']]],
+  );
+  assert.equal(
+    m.outside.map((o) => [o.name, o.file, o.placed]),
+    [
+      ['sneaky', 'tests/test_extra.py', true],
+      ['abs', '../elsewhere/t.py', false],
+      ['deep', 'sub/test_x.py', false],
+    ],
+  );
   const problems = headProblems(m, registry).join('\n');
-  assert.match(problems, /test case "sneaky" in tests\/test_extra\.py names invariant a\.one, but tests\/test_extra\.py is outside the spec zone/);
-  assert.match(problems, /test case "deep" names invariant a\.one, but its report places it in sub\/test_x\.py, which is no file of the tree/);
+  assert.match(
+    problems,
+    /test case "sneaky" in tests\/test_extra\.py names invariant a\.one, but tests\/test_extra\.py is outside the spec zone/,
+  );
+  assert.match(
+    problems,
+    /test case "deep" names invariant a\.one, but its report places it in sub\/test_x\.py, which is no file of the tree/,
+  );
 });
 
 test('every corpus report: no case maps, so a property run of it is refused and a revert of it is revert_broken', async () => {

@@ -7,7 +7,18 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cleanup, type TempRepo } from '../helpers/repo.js';
-import { BUGGY_JS, config, fingerprint, FIXED_JS, jsProperty, NODE_TEST, project, registry, startPw, waitForFile } from './projects.js';
+import {
+  BUGGY_JS,
+  config,
+  fingerprint,
+  FIXED_JS,
+  jsProperty,
+  NODE_TEST,
+  project,
+  registry,
+  startPw,
+  waitForFile,
+} from './projects.js';
 
 const ID = 'bill.total_non_negative';
 const baseFiles = (extra: Record<string, string> = {}) => ({
@@ -40,14 +51,19 @@ test('node --test: a fix whose property fails on revert is describes_patch', () 
 });
 
 test('node --test: an unrelated property is does_not_describe, exit 1', () => {
-  const { repo, base, head } = project(baseFiles({ 'src/bill.mjs': FIXED_JS }), { 'src/bill.mjs': FIXED_JS + 'export const name = "bill";\n' });
+  const { repo, base, head } = project(baseFiles({ 'src/bill.mjs': FIXED_JS }), {
+    'src/bill.mjs': FIXED_JS + 'export const name = "bill";\n',
+  });
   const r = check(repo, base, head);
   assert.is(r.code, 1);
   assert.is(r.out.status, 'does_not_describe');
 });
 
 test('node --test: a test whose name has no [invariant:ID] maps to nothing, refused', () => {
-  const { repo, base, head } = project(baseFiles({ 'spec/properties/bill.test.mjs': jsProperty(ID).replace(` [invariant:${ID}]`, '') }), { 'src/bill.mjs': FIXED_JS });
+  const { repo, base, head } = project(
+    baseFiles({ 'spec/properties/bill.test.mjs': jsProperty(ID).replace(` [invariant:${ID}]`, '') }),
+    { 'src/bill.mjs': FIXED_JS },
+  );
   const r = check(repo, base, head);
   assert.is(r.code, 1);
   assert.is(r.out.status, 'fails_on_head');
@@ -78,12 +94,29 @@ test('two checks at once in one repository do not collide', async () => {
   assert.equal(fingerprint(repo), before);
 });
 
-const LOCK = (version: string) => JSON.stringify({ name: 'bill', lockfileVersion: 3, packages: { '': { name: 'bill' }, 'node_modules/dep': { version, integrity: `sha512-${version}` } } });
-const INSTALLED = (version: string) => JSON.stringify({ name: 'bill', lockfileVersion: 3, packages: { 'node_modules/dep': { version, integrity: `sha512-${version}` } } });
+const LOCK = (version: string) =>
+  JSON.stringify({
+    name: 'bill',
+    lockfileVersion: 3,
+    packages: { '': { name: 'bill' }, 'node_modules/dep': { version, integrity: `sha512-${version}` } },
+  });
+const INSTALLED = (version: string) =>
+  JSON.stringify({
+    name: 'bill',
+    lockfileVersion: 3,
+    packages: { 'node_modules/dep': { version, integrity: `sha512-${version}` } },
+  });
 
 test('revert.link links node_modules from the main tree into the temporary one', () => {
   const cmd = `test -f node_modules/dep/marker.txt || { echo no node_modules; exit 3; }; ${NODE_TEST}`;
-  const { repo, base, head } = project(baseFiles({ '.patchwarden.yml': config(cmd, 'revert:\n  link: [node_modules]\n'), '.gitignore': 'node_modules/\nbuild/\n', 'package-lock.json': LOCK('1.0.0') }), { 'src/bill.mjs': FIXED_JS });
+  const { repo, base, head } = project(
+    baseFiles({
+      '.patchwarden.yml': config(cmd, 'revert:\n  link: [node_modules]\n'),
+      '.gitignore': 'node_modules/\nbuild/\n',
+      'package-lock.json': LOCK('1.0.0'),
+    }),
+    { 'src/bill.mjs': FIXED_JS },
+  );
   repo.write('node_modules/dep/marker.txt', 'dependency\n');
   repo.write('node_modules/.package-lock.json', INSTALLED('1.0.0'));
   const r = check(repo, base, head);
@@ -92,18 +125,34 @@ test('revert.link links node_modules from the main tree into the temporary one',
   assert.ok(existsSync(path.join(repo.dir, 'node_modules/dep/marker.txt')), 'the linked folder itself is untouched');
 });
 
-test('revert.link: node_modules installed for another lock than the base\'s is refused, nothing runs', () => {
+test("revert.link: node_modules installed for another lock than the base's is refused, nothing runs", () => {
   const cmd = `touch "$PW_RAN"; ${NODE_TEST}`;
-  const { repo, base, head } = project(baseFiles({ '.patchwarden.yml': config(cmd, 'revert:\n  link: [node_modules, .venv]\n'), '.gitignore': 'node_modules/\n.venv/\nbuild/\n', 'package-lock.json': LOCK('1.0.0') }), { 'src/bill.mjs': FIXED_JS });
+  const { repo, base, head } = project(
+    baseFiles({
+      '.patchwarden.yml': config(cmd, 'revert:\n  link: [node_modules, .venv]\n'),
+      '.gitignore': 'node_modules/\n.venv/\nbuild/\n',
+      'package-lock.json': LOCK('1.0.0'),
+    }),
+    { 'src/bill.mjs': FIXED_JS },
+  );
   repo.write('node_modules/.package-lock.json', INSTALLED('1.0.1'));
   repo.write('.venv/pyvenv.cfg', 'home = /usr/bin\n');
-  repo.write('.venv/lib/python3.11/site-packages/evil-1.0.dist-info/METADATA', 'Metadata-Version: 2.1\nName: evil\nVersion: 1.0\n');
+  repo.write(
+    '.venv/lib/python3.11/site-packages/evil-1.0.dist-info/METADATA',
+    'Metadata-Version: 2.1\nName: evil\nVersion: 1.0\n',
+  );
   const ran = path.join(repo.dir, 'ran');
   const r = check(repo, base, head, { PW_RAN: ran });
   assert.is(r.code, 1, r.stderr);
   assert.is(r.out.status, 'fails_on_head');
-  assert.match(r.out.reason, /dependencies differ from the base: node_modules holds packages the base's lock does not: dep@1\.0\.1 \(the base locks 1\.0\.0\)/);
-  assert.match(r.out.reason, /\.venv: the base has no uv\.lock, poetry\.lock or requirements\*\.txt to check it against/);
+  assert.match(
+    r.out.reason,
+    /dependencies differ from the base: node_modules holds packages the base's lock does not: dep@1\.0\.1 \(the base locks 1\.0\.0\)/,
+  );
+  assert.match(
+    r.out.reason,
+    /\.venv: the base has no uv\.lock, poetry\.lock or requirements\*\.txt to check it against/,
+  );
   assert.not.ok(existsSync(ran), 'the property command never ran');
 });
 

@@ -45,7 +45,9 @@ pyTest('a bug fix whose property fails without it: describes_patch, exit 0', () 
 });
 
 pyTest('the [invariant:ID] token in pytest case ids maps cases too', () => {
-  const { repo, base, head } = project(baseFiles({ 'spec/properties/test_bill.py': pyProperty(ID, { token: true }) }), { 'src/bill.py': FIXED_PY });
+  const { repo, base, head } = project(baseFiles({ 'spec/properties/test_bill.py': pyProperty(ID, { token: true }) }), {
+    'src/bill.py': FIXED_PY,
+  });
   const r = check(repo, base, head);
   assert.is(r.code, 0, r.stderr);
   assert.is(r.out.status, 'describes_patch');
@@ -53,7 +55,9 @@ pyTest('the [invariant:ID] token in pytest case ids maps cases too', () => {
 });
 
 pyTest('a patch the property does not describe: does_not_describe, exit 1', () => {
-  const { repo, base, head } = project(baseFiles({ 'src/bill.py': FIXED_PY }), { 'src/bill.py': FIXED_PY + '\ndef fmt(x):\n    return f"{x:.2f}"\n' });
+  const { repo, base, head } = project(baseFiles({ 'src/bill.py': FIXED_PY }), {
+    'src/bill.py': FIXED_PY + '\ndef fmt(x):\n    return f"{x:.2f}"\n',
+  });
   const r = check(repo, base, head);
   assert.is(r.code, 1);
   assert.is(r.out.ok, false);
@@ -71,13 +75,18 @@ pyTest('a patch that does not fix a red base: pending_unmarked, exit 1, the row 
   assert.is(r.out.status, 'pending_unmarked');
   assert.match(r.out.reason, /the base itself fails bill\.total_non_negative .*: mark it pending, reviewed, or fix it/);
   assert.match(r.out.fix, /pending: \{since: \d{4}-\d{2}-\d{2}, owner: NAME, reason: WHY THE BASE FAILS IT\}/);
-  assert.equal(r.out.states.map((i: any) => [i.id, i.state]), [[ID, 'pending']]);
+  assert.equal(
+    r.out.states.map((i: any) => [i.id, i.state]),
+    [[ID, 'pending']],
+  );
   assert.match(r.stderr, /the property command said/);
   assert.match(r.stderr, /assert -1 >= 0/);
 });
 
 pyTest('a registered invariant no case exercises is refused, naming it', () => {
-  const { repo, base, head } = project(baseFiles({ 'spec/invariants.yaml': registry(ID, 'bill.rounding') }), { 'src/bill.py': FIXED_PY });
+  const { repo, base, head } = project(baseFiles({ 'spec/invariants.yaml': registry(ID, 'bill.rounding') }), {
+    'src/bill.py': FIXED_PY,
+  });
   const r = check(repo, base, head);
   assert.is(r.code, 1);
   assert.is(r.out.status, 'fails_on_head');
@@ -85,31 +94,58 @@ pyTest('a registered invariant no case exercises is refused, naming it', () => {
 });
 
 pyTest('a case naming an unregistered invariant is refused, naming it', () => {
-  const { repo, base, head } = project(baseFiles({ 'spec/properties/test_extra.py': pyProperty('bill.made_up') }), { 'src/bill.py': FIXED_PY });
+  const { repo, base, head } = project(baseFiles({ 'spec/properties/test_extra.py': pyProperty('bill.made_up') }), {
+    'src/bill.py': FIXED_PY,
+  });
   const r = check(repo, base, head);
   assert.is(r.code, 1);
   assert.is(r.out.status, 'fails_on_head');
-  assert.match(r.out.reason, /names invariant bill\.made_up, which [0-9a-f]{12}:spec\/invariants\.yaml does not register/);
+  assert.match(
+    r.out.reason,
+    /names invariant bill\.made_up, which [0-9a-f]{12}:spec\/invariants\.yaml does not register/,
+  );
 });
 
-pyTest('the registry and the properties come from the base side: dropping an id and its property in the patch changes nothing', () => {
-  const { repo, base, head } = project(
-    baseFiles({ 'spec/invariants.yaml': registry(ID, 'bill.rounding'), 'spec/properties/test_round.py': pyProperty('bill.rounding') }),
-    { 'src/bill.py': FIXED_PY, 'spec/invariants.yaml': registry(ID), 'spec/properties/test_round.py': null },
-  );
-  const r = check(repo, base, head);
-  assert.is(r.code, 0, r.stderr);
-  assert.equal(r.out.head_run.invariants.map((i: any) => [i.id, i.status]), [[ID, 'passed'], ['bill.rounding', 'passed']]);
-  assert.equal(r.out.failing_on_revert, [ID, 'bill.rounding']);
-  assert.equal(r.out.outside_src, ['spec/invariants.yaml', 'spec/properties/test_round.py']);
-});
+pyTest(
+  'the registry and the properties come from the base side: dropping an id and its property in the patch changes nothing',
+  () => {
+    const { repo, base, head } = project(
+      baseFiles({
+        'spec/invariants.yaml': registry(ID, 'bill.rounding'),
+        'spec/properties/test_round.py': pyProperty('bill.rounding'),
+      }),
+      { 'src/bill.py': FIXED_PY, 'spec/invariants.yaml': registry(ID), 'spec/properties/test_round.py': null },
+    );
+    const r = check(repo, base, head);
+    assert.is(r.code, 0, r.stderr);
+    assert.equal(
+      r.out.head_run.invariants.map((i: any) => [i.id, i.status]),
+      [
+        [ID, 'passed'],
+        ['bill.rounding', 'passed'],
+      ],
+    );
+    assert.equal(r.out.failing_on_revert, [ID, 'bill.rounding']);
+    assert.equal(r.out.outside_src, ['spec/invariants.yaml', 'spec/properties/test_round.py']);
+  },
+);
 
 pyTest('a patch that adds and renames src files: the reverted tree is the base tree in src', () => {
   const listing = path.join(mkdtempSync(path.join(tmpdir(), 'pw-listing-')), 'listing.txt');
   const cmd = `find src -type f | LC_ALL=C sort >> "$PW_LISTING"; echo --- >> "$PW_LISTING"; ${PYTEST}`;
   const { repo, base, head } = project(
-    baseFiles({ '.patchwarden.yml': config(cmd), 'src/bill.py': 'from helpers_old import offset\n\ndef total(xs):\n    return sum(xs) - offset\n', 'src/helpers_old.py': 'offset = 1\n', 'src/keep me.py': 'x = 1\n' }),
-    { 'src/helpers_old.py': null, 'src/helpers.py': 'offset = 0\n', 'src/pkg/extra.py': 'y = 2\n', 'src/bill.py': 'from helpers import offset\n\ndef total(xs):\n    return sum(xs) - offset\n' },
+    baseFiles({
+      '.patchwarden.yml': config(cmd),
+      'src/bill.py': 'from helpers_old import offset\n\ndef total(xs):\n    return sum(xs) - offset\n',
+      'src/helpers_old.py': 'offset = 1\n',
+      'src/keep me.py': 'x = 1\n',
+    }),
+    {
+      'src/helpers_old.py': null,
+      'src/helpers.py': 'offset = 0\n',
+      'src/pkg/extra.py': 'y = 2\n',
+      'src/bill.py': 'from helpers import offset\n\ndef total(xs):\n    return sum(xs) - offset\n',
+    },
   );
   try {
     const r = check(repo, base, head, [], { PW_LISTING: listing });
@@ -119,14 +155,21 @@ pyTest('a patch that adds and renames src files: the reverted tree is the base t
     assert.is(onHead, 'src/bill.py\nsrc/helpers.py\nsrc/keep me.py\nsrc/pkg/extra.py\n');
     assert.is(onRevert, 'src/bill.py\nsrc/helpers_old.py\nsrc/keep me.py\n');
     const actions = Object.fromEntries(r.out.reverted.map((x: { path: string; action: string }) => [x.path, x.action]));
-    assert.equal(actions, { 'src/bill.py': 'restored', 'src/helpers.py': 'removed', 'src/helpers_old.py': 'restored', 'src/pkg/extra.py': 'removed' });
+    assert.equal(actions, {
+      'src/bill.py': 'restored',
+      'src/helpers.py': 'removed',
+      'src/helpers_old.py': 'restored',
+      'src/pkg/extra.py': 'removed',
+    });
   } finally {
     rmSync(path.dirname(listing), { recursive: true, force: true });
   }
 });
 
 pyTest('properties that cannot even be imported on the reverted tree: revert_broken, exit 1', () => {
-  const { repo, base, head } = project(baseFiles({ 'src/bill.py': 'def subtotal(xs):\n    return sum(xs)\n' }), { 'src/bill.py': FIXED_PY });
+  const { repo, base, head } = project(baseFiles({ 'src/bill.py': 'def subtotal(xs):\n    return sum(xs)\n' }), {
+    'src/bill.py': FIXED_PY,
+  });
   const r = check(repo, base, head);
   assert.is(r.code, 1);
   assert.is(r.out.status, 'revert_broken');
@@ -135,7 +178,10 @@ pyTest('properties that cannot even be imported on the reverted tree: revert_bro
 });
 
 pyTest('a range without production code: not_applicable, exit 0, nothing run', () => {
-  const { repo, base, head } = project(baseFiles(), { 'docs/guide.md': 'words\n', 'tests/test_x.py': 'def test_x():\n    pass\n' });
+  const { repo, base, head } = project(baseFiles(), {
+    'docs/guide.md': 'words\n',
+    'tests/test_x.py': 'def test_x():\n    pass\n',
+  });
   const r = check(repo, base, head);
   assert.is(r.code, 0);
   assert.is(r.out.status, 'not_applicable');
@@ -144,7 +190,9 @@ pyTest('a range without production code: not_applicable, exit 0, nothing run', (
 
 pyTest('a command past properties.timeout is killed and refused', () => {
   const cmd = `sleep 60; ${PYTEST}`;
-  const { repo, base, head } = project(baseFiles({ '.patchwarden.yml': config(cmd, '  timeout: 1s\n') }), { 'src/bill.py': FIXED_PY });
+  const { repo, base, head } = project(baseFiles({ '.patchwarden.yml': config(cmd, '  timeout: 1s\n') }), {
+    'src/bill.py': FIXED_PY,
+  });
   const r = check(repo, base, head);
   assert.is(r.code, 1);
   assert.is(r.out.status, 'fails_on_head');
@@ -152,7 +200,9 @@ pyTest('a command past properties.timeout is killed and refused', () => {
 });
 
 pyTest('a command that writes no report is refused, saying so', () => {
-  const { repo, base, head } = project(baseFiles({ '.patchwarden.yml': config('echo ran without a report') }), { 'src/bill.py': FIXED_PY });
+  const { repo, base, head } = project(baseFiles({ '.patchwarden.yml': config('echo ran without a report') }), {
+    'src/bill.py': FIXED_PY,
+  });
   const r = check(repo, base, head);
   assert.is(r.code, 1);
   assert.match(r.out.reason, /without writing its JUnit report/);
@@ -160,7 +210,12 @@ pyTest('a command that writes no report is refused, saying so', () => {
 });
 
 pyTest('a malformed registry cannot judge: exit 2 naming the file and line', () => {
-  const { repo, base, head } = project(baseFiles({ 'spec/invariants.yaml': 'version: 1\ninvariants:\n  - id: a\n    description: x\n  - id: a\n    description: y\n' }), { 'src/bill.py': FIXED_PY });
+  const { repo, base, head } = project(
+    baseFiles({
+      'spec/invariants.yaml': 'version: 1\ninvariants:\n  - id: a\n    description: x\n  - id: a\n    description: y\n',
+    }),
+    { 'src/bill.py': FIXED_PY },
+  );
   const r = check(repo, base, head);
   assert.is(r.code, 2);
   assert.match(r.out.error, /spec\/invariants\.yaml:5: invariant a is listed twice/);

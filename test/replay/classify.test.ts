@@ -14,13 +14,41 @@ const FIX = 'a1b2c3d4e5f60789';
 const SIG = '7c1a9e2b44d0af13';
 
 function run(n: number, cases: Observation[], report = true): RunRecord {
-  return { run: n, exit_code: report ? 1 : 137, signal: null, timed_out: false, report, elapsed_ms: 1, cases: report ? cases : [], ...(report ? {} : { error: 'wrote no report' }) };
+  return {
+    run: n,
+    exit_code: report ? 1 : 137,
+    signal: null,
+    timed_out: false,
+    report,
+    elapsed_ms: 1,
+    cases: report ? cases : [],
+    ...(report ? {} : { error: 'wrote no report' }),
+  };
 }
-const failSig = (sig = SIG, name = 'test_x', eligible = true): Observation => ({ key: `sig:${sig}`, kind: 'signature', name, outcome: 'fail', sig, eligible });
-const fixture = (outcome: Observation['outcome'], name = 'test_fix'): Observation => ({
-  key: `fixture:${FIX}`, kind: 'fixture', name, outcome, fixture: FIX, ...(outcome === 'fail' && { sig: SIG, eligible: true }),
+const failSig = (sig = SIG, name = 'test_x', eligible = true): Observation => ({
+  key: `sig:${sig}`,
+  kind: 'signature',
+  name,
+  outcome: 'fail',
+  sig,
+  eligible,
 });
-const ctx = (envClass: 'local' | 'remote', seed = '20260917'): PromotionContext => ({ seed, envClass, ttlMs: 7 * 86_400_000, now: new Date('2026-12-02T10:00:00.123Z'), ci: null, frozenBy: () => null });
+const fixture = (outcome: Observation['outcome'], name = 'test_fix'): Observation => ({
+  key: `fixture:${FIX}`,
+  kind: 'fixture',
+  name,
+  outcome,
+  fixture: FIX,
+  ...(outcome === 'fail' && { sig: SIG, eligible: true }),
+});
+const ctx = (envClass: 'local' | 'remote', seed = '20260917'): PromotionContext => ({
+  seed,
+  envClass,
+  ttlMs: 7 * 86_400_000,
+  now: new Date('2026-12-02T10:00:00.123Z'),
+  ci: null,
+  frozenBy: () => null,
+});
 const only = (runs: RunRecord[]) => {
   const all = classify(runs);
   assert.is(all.length, 1, JSON.stringify(all));
@@ -35,10 +63,16 @@ test('a signature-keyed failure absent from a run that wrote a report counts as 
 });
 
 test('skip is not pass: a case of an id-keyed key that skips in some runs fails those runs; one skipped in every run is neutral; all skipped never passes', () => {
-  const partial = only([run(1, [fixture('pass', 'a'), fixture('pass', 'b')]), run(2, [fixture('pass', 'a'), fixture('skipped', 'b')])]);
+  const partial = only([
+    run(1, [fixture('pass', 'a'), fixture('pass', 'b')]),
+    run(2, [fixture('pass', 'a'), fixture('skipped', 'b')]),
+  ]);
   assert.is(partial.status, 'flicker');
   assert.equal([partial.passes, partial.fails, partial.missing], [1, 1, 1]);
-  const platform = only([run(1, [fixture('pass', 'a'), fixture('skipped', 'b')]), run(2, [fixture('pass', 'a'), fixture('skipped', 'b')])]);
+  const platform = only([
+    run(1, [fixture('pass', 'a'), fixture('skipped', 'b')]),
+    run(2, [fixture('pass', 'a'), fixture('skipped', 'b')]),
+  ]);
   assert.is(platform.status, 'stable_pass');
   const none = only([run(1, [fixture('skipped', 'b')]), run(2, [fixture('skipped', 'b')])]);
   assert.is(none.status, 'stable_fail');
@@ -74,7 +108,10 @@ test('a run without a report is a failed run for every key, never a pass', () =>
 });
 
 test('several cases with one key in one run: any failure fails that run', () => {
-  const s = only([run(1, [fixture('pass', 'a'), fixture('fail', 'b')]), run(2, [fixture('pass', 'a'), fixture('pass', 'b')])]);
+  const s = only([
+    run(1, [fixture('pass', 'a'), fixture('fail', 'b')]),
+    run(2, [fixture('pass', 'a'), fixture('pass', 'b')]),
+  ]);
   assert.is(s.status, 'flicker');
   assert.is(s.name, 'b', 'the name it failed under');
 });
@@ -101,11 +138,24 @@ test('a remote flicker yields a ledger row for a human, with the exact freeze ad
   assert.is(row.last_name, "-it's");
   assert.match(row.reason, /2 of 3 runs failed under seed 20260917/);
   // The line must survive the shell: run it through sh with OWNER set and read the words back.
-  const echoed = spawnSync('sh', ['-c', row.command.replace(/^patchwarden freeze add/, 'printf "%s\\n"')], { encoding: 'utf8', env: { ...process.env, OWNER: 'team-a' } });
+  const echoed = spawnSync('sh', ['-c', row.command.replace(/^patchwarden freeze add/, 'printf "%s\\n"')], {
+    encoding: 'utf8',
+    env: { ...process.env, OWNER: 'team-a' },
+  });
   assert.equal(echoed.stdout.trimEnd().split('\n'), [
-    `--sig=${SIG}`, `--reason=${row.reason}`, '--owner=team-a', '--ttl=7d', "--last-name=-it's", `--fixture=${FIX}`, '--seed=20260917', '--env-class=remote',
+    `--sig=${SIG}`,
+    `--reason=${row.reason}`,
+    '--owner=team-a',
+    '--ttl=7d',
+    "--last-name=-it's",
+    `--fixture=${FIX}`,
+    '--seed=20260917',
+    '--env-class=remote',
   ]);
-  const unset = spawnSync('sh', ['-c', row.command.replace(/^patchwarden freeze add/, 'printf "%s\\n"')], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+  const unset = spawnSync('sh', ['-c', row.command.replace(/^patchwarden freeze add/, 'printf "%s\\n"')], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH },
+  });
   assert.is.not(unset.status, 0, 'without OWNER the pasted line stops');
   assert.match(unset.stderr, /set OWNER/);
 });
@@ -134,25 +184,69 @@ test('a seed that is not a plain integer stays a string in the row', () => {
 });
 
 const tc = (over: Partial<TestCase>): TestCase => ({
-  name: 't', classname: 'c', status: 'passed', failures: [], properties: [], systemOut: '', systemErr: '', suites: [], ...over,
+  name: 't',
+  classname: 'c',
+  status: 'passed',
+  failures: [],
+  properties: [],
+  systemOut: '',
+  systemErr: '',
+  suites: [],
+  ...over,
 });
-const signer = (tcase: TestCase): Signed => ({ sig: SIG, exc: 'AssertionError', kind: 'equal', frames: [], files: [], message: 'm', name: tcase.name, eligible: true });
+const signer = (tcase: TestCase): Signed => ({
+  sig: SIG,
+  exc: 'AssertionError',
+  kind: 'equal',
+  frames: [],
+  files: [],
+  message: 'm',
+  name: tcase.name,
+  eligible: true,
+});
 
 test('ids: fixture property first, then invariant property, then [invariant:ID] in the name', () => {
-  assert.equal(caseIds(tc({ properties: [{ name: 'fixture', value: FIX }, { name: 'invariant', value: 'a.b' }] }), 'r.xml'), { fixture: FIX, invariant: 'a.b' });
-  assert.equal(caseIds(tc({ name: 'test_total[invariant:bill.total_non_negative]' }), 'r.xml'), { invariant: 'bill.total_non_negative' });
+  assert.equal(
+    caseIds(
+      tc({
+        properties: [
+          { name: 'fixture', value: FIX },
+          { name: 'invariant', value: 'a.b' },
+        ],
+      }),
+      'r.xml',
+    ),
+    { fixture: FIX, invariant: 'a.b' },
+  );
+  assert.equal(caseIds(tc({ name: 'test_total[invariant:bill.total_non_negative]' }), 'r.xml'), {
+    invariant: 'bill.total_non_negative',
+  });
   assert.equal(caseIds(tc({ name: 'test_plain' }), 'r.xml'), {});
-  assert.throws(() => caseIds(tc({ properties: [{ name: 'fixture', value: 'test_name' }] }), 'r.xml'), /not a fixture id/);
+  assert.throws(
+    () => caseIds(tc({ properties: [{ name: 'fixture', value: 'test_name' }] }), 'r.xml'),
+    /not a fixture id/,
+  );
 });
 
 test('observations: passing cases without an id are left out; failing ones keyed by signature, never by name', () => {
-  const obs = observeCases([
-    tc({ name: 'test_pass' }),
-    tc({ name: 'test_fail', status: 'failed' }),
-    tc({ name: 'test_err', status: 'error', properties: [{ name: 'invariant', value: 'x.y' }] }),
-    tc({ name: 'test_skip', status: 'skipped', properties: [{ name: 'fixture', value: FIX }] }),
-  ], signer, 'r.xml');
-  assert.equal(obs.map((o) => [o.key, o.outcome]), [[`sig:${SIG}`, 'fail'], ['invariant:x.y', 'fail'], [`fixture:${FIX}`, 'skipped']]);
+  const obs = observeCases(
+    [
+      tc({ name: 'test_pass' }),
+      tc({ name: 'test_fail', status: 'failed' }),
+      tc({ name: 'test_err', status: 'error', properties: [{ name: 'invariant', value: 'x.y' }] }),
+      tc({ name: 'test_skip', status: 'skipped', properties: [{ name: 'fixture', value: FIX }] }),
+    ],
+    signer,
+    'r.xml',
+  );
+  assert.equal(
+    obs.map((o) => [o.key, o.outcome]),
+    [
+      [`sig:${SIG}`, 'fail'],
+      ['invariant:x.y', 'fail'],
+      [`fixture:${FIX}`, 'skipped'],
+    ],
+  );
   assert.ok(obs.every((o) => !o.key.includes('test_')));
 });
 

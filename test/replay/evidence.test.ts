@@ -13,10 +13,18 @@ import { pytestMissing, testUnless } from '../helpers/skip.js';
 
 test.after.each(cleanup);
 const t = testUnless(pytestMissing);
-const withHypothesis = testUnless(pytestMissing ?? (sh('python3', ['-c', 'import hypothesis']).code === 0 ? null : 'hypothesis is not installed'));
+const withHypothesis = testUnless(
+  pytestMissing ?? (sh('python3', ['-c', 'import hypothesis']).code === 0 ? null : 'hypothesis is not installed'),
+);
 
 const PYTEST = 'python3 -B -m pytest -q -p no:cacheprovider tests --junitxml={junit}';
-const GITHUB = { GITHUB_ACTIONS: 'true', GITHUB_RUN_ID: '4242', GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'acme/shop', GITHUB_RUN_ATTEMPT: '1' };
+const GITHUB = {
+  GITHUB_ACTIONS: 'true',
+  GITHUB_RUN_ID: '4242',
+  GITHUB_SERVER_URL: 'https://github.com',
+  GITHUB_REPOSITORY: 'acme/shop',
+  GITHUB_RUN_ATTEMPT: '1',
+};
 const COUNTER = `import pathlib
 HERE = pathlib.Path(__file__).parent
 
@@ -47,11 +55,20 @@ def test_moving_pinned(record_property):
     record_property("fixture", "a1b2c3d4e5f60789")
     run(bump("moving-pinned"))
 `;
-const SHOP = 'def charge(x):\n    if x < 0:\n        raise ValueError("negative charge")\n\n\ndef refund(x):\n    if x < 0:\n        raise ValueError("negative refund")\n';
+const SHOP =
+  'def charge(x):\n    if x < 0:\n        raise ValueError("negative charge")\n\n\ndef refund(x):\n    if x < 0:\n        raise ValueError("negative refund")\n';
 
 function project(files: Record<string, string>): TempRepo {
   const repo = tempRepo();
-  repo.commit({ 'src/__init__.py': '', 'src/shop.py': SHOP, 'tests/__init__.py': '', 'tests/counter.py': COUNTER, 'tests/conftest.py': 'import sys, pathlib\nsys.path.insert(0, str(pathlib.Path(__file__).parent.parent))\n', '.gitignore': 'tests/moving*\ntests/flake*\n', ...files });
+  repo.commit({
+    'src/__init__.py': '',
+    'src/shop.py': SHOP,
+    'tests/__init__.py': '',
+    'tests/counter.py': COUNTER,
+    'tests/conftest.py': 'import sys, pathlib\nsys.path.insert(0, str(pathlib.Path(__file__).parent.parent))\n',
+    '.gitignore': 'tests/moving*\ntests/flake*\n',
+    ...files,
+  });
   return repo;
 }
 
@@ -64,61 +81,89 @@ function replay(repo: TempRepo, args: string[], env: NodeJS.ProcessEnv = {}) {
   }
 }
 
-t('a flake whose failing frames differ between runs is unpinned entropy: it fails, with or without a fixture id, and no candidate', () => {
-  const repo = project({ 'tests/test_moving.py': MOVING });
-  const r = replay(repo, ['--runs', '6', '--seed', '7', '--env-class', 'remote', '--', PYTEST]);
-  assert.is(r.code, 1, JSON.stringify(r.out));
-  const moving = r.out.cases.filter((c: { name: string }) => c.name === 'test_moving');
-  assert.is(moving.length, 2, 'two signatures, one per frame');
-  const pinned = r.out.cases.filter((c: { name: string }) => c.name === 'test_moving_pinned');
-  assert.equal(pinned.map((c: { key: string }) => c.key), ['fixture:a1b2c3d4e5f60789']);
-  for (const c of [...moving, ...pinned]) {
-    assert.is(c.status, 'flicker');
-    assert.is(c.action, 'unpinned_entropy');
-    assert.is(c.freeze_candidate, null);
-    assert.match(c.note, /^unpinned entropy: fail\./);
-  }
-  assert.match(pinned[0].note, /charge \| refund|refund \| charge/);
-});
+t(
+  'a flake whose failing frames differ between runs is unpinned entropy: it fails, with or without a fixture id, and no candidate',
+  () => {
+    const repo = project({ 'tests/test_moving.py': MOVING });
+    const r = replay(repo, ['--runs', '6', '--seed', '7', '--env-class', 'remote', '--', PYTEST]);
+    assert.is(r.code, 1, JSON.stringify(r.out));
+    const moving = r.out.cases.filter((c: { name: string }) => c.name === 'test_moving');
+    assert.is(moving.length, 2, 'two signatures, one per frame');
+    const pinned = r.out.cases.filter((c: { name: string }) => c.name === 'test_moving_pinned');
+    assert.equal(
+      pinned.map((c: { key: string }) => c.key),
+      ['fixture:a1b2c3d4e5f60789'],
+    );
+    for (const c of [...moving, ...pinned]) {
+      assert.is(c.status, 'flicker');
+      assert.is(c.action, 'unpinned_entropy');
+      assert.is(c.freeze_candidate, null);
+      assert.match(c.note, /^unpinned entropy: fail\./);
+    }
+    assert.match(pinned[0].note, /charge \| refund|refund \| charge/);
+  },
+);
 
-t('in CI: remote by the provider, its run recorded in the candidate; the owner adds it to a version 2 ledger; replayed again it is already frozen', () => {
+t(
+  'in CI: remote by the provider, its run recorded in the candidate; the owner adds it to a version 2 ledger; replayed again it is already frozen',
+  () => {
+    const repo = project({
+      'tests/test_flake.py':
+        'from tests.counter import bump\nfrom src.shop import charge\n\n\ndef test_flake(record_property):\n    record_property("fixture", FIXTURE)\n    if bump("flake") % 2 == 0:\n        charge(-1)\n',
+      'freeze/signatures.yaml': 'version: 2\nrecords: []\n',
+    });
+    const add = repo.json(['fixtures', 'add', '-'], { input: '{"amount": -1}' });
+    const fixture = add.out.id;
+    repo.write(
+      'tests/test_flake.py',
+      readFileSync(path.join(repo.dir, 'tests/test_flake.py'), 'utf8').replace('FIXTURE', JSON.stringify(fixture)),
+    );
+    repo.git(['add', '-A']);
+    repo.git(['commit', '-qm', 'pin the input']);
+    const r = replay(repo, ['--runs', '4', '--seed', '20260917', '--out', 'results.json', '--', PYTEST], GITHUB);
+    assert.is(r.code, 0, JSON.stringify(r.out));
+    assert.is(r.out.env_class, 'remote', 'GITHUB_ACTIONS makes it remote without --env-class');
+    assert.equal(r.out.ci, { provider: 'github', run: 'https://github.com/acme/shop/actions/runs/4242' });
+    assert.equal(r.out.env, {
+      TZ: 'UTC',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      PYTHONHASHSEED: '0',
+      PROP_SEED: '20260917',
+    });
+    const [c] = r.out.cases;
+    assert.is(c.action, 'freeze_candidate');
+    const cand = c.freeze_candidate;
+    assert.equal(
+      [cand.fixture, cand.ci, cand.run, cand.env_class],
+      [fixture, 'github', 'https://github.com/acme/shop/actions/runs/4242', 'remote'],
+    );
+    assert.match(cand.command, /--ci=github --run=https:\/\/github\.com\/acme\/shop\/actions\/runs\/4242$/);
+    const results = JSON.parse(readFileSync(path.join(repo.dir, 'results.json'), 'utf8'));
+    assert.equal([results.ci.run, results.env.TZ], ['https://github.com/acme/shop/actions/runs/4242', 'UTC']);
+    // The template reason is refused by the version 2 ledger; with the cause said, the printed line writes the row.
+    const pasted = sh('sh', ['-c', `OWNER=qa-team; ${cand.command}`], { cwd: repo.dir, env: repo.env });
+    assert.is(pasted.code, 1, pasted.stdout);
+    assert.match(pasted.stdout, /its reason still says TODO/);
+    const said = cand.command.replace(/--reason='[^']*'/, "--reason='charges race the ledger clock'");
+    const written = sh('sh', ['-c', `OWNER=qa-team; ${said}`], { cwd: repo.dir, env: repo.env });
+    assert.is(written.code, 0, written.stdout + written.stderr);
+    // Replayed again, the flake gets no second row.
+    const again = replay(repo, ['--runs', '4', '--seed', '20260917', '--', PYTEST], GITHUB);
+    assert.is(again.out.cases[0].action, 'already_frozen');
+    assert.is(again.out.cases[0].freeze_candidate, null);
+    assert.match(
+      again.out.cases[0].note,
+      /already frozen by line 3 of freeze\/signatures\.yaml until \S+Z; to renew it, its owner runs patchwarden freeze extend --sig [0-9a-f]{16} --ttl 7d/,
+    );
+  },
+);
+
+withHypothesis("--pin: a stable failure's shrunk counterexample is written as a fixture and locked", () => {
   const repo = project({
-    'tests/test_flake.py': 'from tests.counter import bump\nfrom src.shop import charge\n\n\ndef test_flake(record_property):\n    record_property("fixture", FIXTURE)\n    if bump("flake") % 2 == 0:\n        charge(-1)\n',
-    'freeze/signatures.yaml': 'version: 2\nrecords: []\n',
+    'tests/test_prop.py':
+      'from hypothesis import given, settings, strategies as st\n\n\n@settings(database=None, derandomize=True)\n@given(st.integers())\ndef test_total(n):\n    assert n < 10\n',
   });
-  const add = repo.json(['fixtures', 'add', '-'], { input: '{"amount": -1}' });
-  const fixture = add.out.id;
-  repo.write('tests/test_flake.py', readFileSync(path.join(repo.dir, 'tests/test_flake.py'), 'utf8').replace('FIXTURE', JSON.stringify(fixture)));
-  repo.git(['add', '-A']);
-  repo.git(['commit', '-qm', 'pin the input']);
-  const r = replay(repo, ['--runs', '4', '--seed', '20260917', '--out', 'results.json', '--', PYTEST], GITHUB);
-  assert.is(r.code, 0, JSON.stringify(r.out));
-  assert.is(r.out.env_class, 'remote', 'GITHUB_ACTIONS makes it remote without --env-class');
-  assert.equal(r.out.ci, { provider: 'github', run: 'https://github.com/acme/shop/actions/runs/4242' });
-  assert.equal(r.out.env, { TZ: 'UTC', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', PYTHONHASHSEED: '0', PROP_SEED: '20260917' });
-  const [c] = r.out.cases;
-  assert.is(c.action, 'freeze_candidate');
-  const cand = c.freeze_candidate;
-  assert.equal([cand.fixture, cand.ci, cand.run, cand.env_class], [fixture, 'github', 'https://github.com/acme/shop/actions/runs/4242', 'remote']);
-  assert.match(cand.command, /--ci=github --run=https:\/\/github\.com\/acme\/shop\/actions\/runs\/4242$/);
-  const results = JSON.parse(readFileSync(path.join(repo.dir, 'results.json'), 'utf8'));
-  assert.equal([results.ci.run, results.env.TZ], ['https://github.com/acme/shop/actions/runs/4242', 'UTC']);
-  // The template reason is refused by the version 2 ledger; with the cause said, the printed line writes the row.
-  const pasted = sh('sh', ['-c', `OWNER=qa-team; ${cand.command}`], { cwd: repo.dir, env: repo.env });
-  assert.is(pasted.code, 1, pasted.stdout);
-  assert.match(pasted.stdout, /its reason still says TODO/);
-  const said = cand.command.replace(/--reason='[^']*'/, "--reason='charges race the ledger clock'");
-  const written = sh('sh', ['-c', `OWNER=qa-team; ${said}`], { cwd: repo.dir, env: repo.env });
-  assert.is(written.code, 0, written.stdout + written.stderr);
-  // Replayed again, the flake gets no second row.
-  const again = replay(repo, ['--runs', '4', '--seed', '20260917', '--', PYTEST], GITHUB);
-  assert.is(again.out.cases[0].action, 'already_frozen');
-  assert.is(again.out.cases[0].freeze_candidate, null);
-  assert.match(again.out.cases[0].note, /already frozen by line 3 of freeze\/signatures\.yaml until \S+Z; to renew it, its owner runs patchwarden freeze extend --sig [0-9a-f]{16} --ttl 7d/);
-});
-
-withHypothesis('--pin: a stable failure\'s shrunk counterexample is written as a fixture and locked', () => {
-  const repo = project({ 'tests/test_prop.py': 'from hypothesis import given, settings, strategies as st\n\n\n@settings(database=None, derandomize=True)\n@given(st.integers())\ndef test_total(n):\n    assert n < 10\n' });
   const r = replay(repo, ['--runs', '2', '--seed', '1', '--pin', '--', PYTEST]);
   assert.is(r.code, 1);
   const [c] = r.out.cases;
@@ -129,7 +174,8 @@ withHypothesis('--pin: a stable failure\'s shrunk counterexample is written as a
 });
 
 t('every run gets the pinned TZ, locale and hash seed, whatever the caller has; runner.env changes them', () => {
-  const check = 'import os\n\n\ndef test_env():\n    got = {k: os.environ.get(k) for k in ("TZ", "LANG", "LC_ALL", "PYTHONHASHSEED", "PROP_SEED")}\n    assert got == {"TZ": "UTC", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0", "PROP_SEED": "3"}, got\n';
+  const check =
+    'import os\n\n\ndef test_env():\n    got = {k: os.environ.get(k) for k in ("TZ", "LANG", "LC_ALL", "PYTHONHASHSEED", "PROP_SEED")}\n    assert got == {"TZ": "UTC", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0", "PROP_SEED": "3"}, got\n';
   const repo = project({ 'tests/test_env.py': check });
   const caller = { TZ: 'America/New_York', LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8', PYTHONHASHSEED: '123' };
   const r = replay(repo, ['--runs', '2', '--seed', '3', '--', PYTEST], caller);

@@ -24,7 +24,14 @@ export interface Variant {
   kind: 'equal' | 'compare';
 }
 
-export const BASE: Variant = { suffix: '', moved: false, inserted: 0, exc: 'InventoryError', origin: 'reserve', kind: 'equal' };
+export const BASE: Variant = {
+  suffix: '',
+  moved: false,
+  inserted: 0,
+  exc: 'InventoryError',
+  origin: 'reserve',
+  kind: 'equal',
+};
 export const BUGS = ['total', 'discount', 'parse', 'checkout', 'load'] as const;
 
 export interface Runner {
@@ -38,7 +45,8 @@ export interface Runner {
   report?: string;
 }
 
-const lines = (n: number, comment: string) => Array.from({ length: n }, (_, i) => `${comment} inserted ${i}\n`).join('');
+const lines = (n: number, comment: string) =>
+  Array.from({ length: n }, (_, i) => `${comment} inserted ${i}\n`).join('');
 const has = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
 
 // ---------------------------------------------------------------- Python
@@ -106,13 +114,24 @@ def test_load${v.suffix}():
 export const pytest = (tb: string): Runner => ({
   name: `pytest --tb=${tb}`,
   unavailable: () => (has('python3', ['-m', 'pytest', '--version']) ? null : 'python3 -m pytest is not installed'),
-  files: (v) => ({ 'pytest.ini': '[pytest]\npythonpath = src\n', 'src/shop/__init__.py': pyProject(v), [v.moved ? 'tests/unit/test_moved.py' : 'tests/test_shop.py']: pyTests(v) }),
-  command: (junit) => ({ cmd: 'python3', args: ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `--tb=${tb}`, 'tests', `--junitxml=${junit}`], env: { PYTHONDONTWRITEBYTECODE: '1', PY_COLORS: '0' } }),
+  files: (v) => ({
+    'pytest.ini': '[pytest]\npythonpath = src\n',
+    'src/shop/__init__.py': pyProject(v),
+    [v.moved ? 'tests/unit/test_moved.py' : 'tests/test_shop.py']: pyTests(v),
+  }),
+  command: (junit) => ({
+    cmd: 'python3',
+    args: ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `--tb=${tb}`, 'tests', `--junitxml=${junit}`],
+    env: { PYTHONDONTWRITEBYTECODE: '1', PY_COLORS: '0' },
+  }),
 });
 
 // ---------------------------------------------------------------- JavaScript
 
-const jsProject = (v: Variant, esm: boolean) => `${lines(v.inserted, '//')}${esm ? "import fs from 'node:fs';\nimport os from 'node:os';\nimport path from 'node:path';" : "const fs = require('node:fs');\nconst os = require('node:os');\nconst path = require('node:path');"}
+const jsProject = (
+  v: Variant,
+  esm: boolean,
+) => `${lines(v.inserted, '//')}${esm ? "import fs from 'node:fs';\nimport os from 'node:os';\nimport path from 'node:path';" : "const fs = require('node:fs');\nconst os = require('node:os');\nconst path = require('node:path');"}
 
 class ${v.exc} extends Error {
   constructor(message) {
@@ -202,14 +221,18 @@ export const nodeTest: Runner = {
     'package.json': '{"type":"module"}\n',
     'src/shop.js': jsProject(v, true),
     [jsTestFile(v)]: jsTests(v, {
-      head: (from) => `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { total, discount, parse, checkout, load } from '${from}';`,
+      head: (from) =>
+        `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { total, discount, parse, checkout, load } from '${from}';`,
       test: 'test',
       equal: (a, n) => `assert.strictEqual(${a}, ${n})`,
       less: (a, n) => `assert.ok(${a} < ${n})`,
       throws: (fn) => `assert.throws(${fn}, TypeError)`,
     }),
   }),
-  command: (junit) => ({ cmd: process.execPath, args: ['--test', '--test-reporter=junit', `--test-reporter-destination=${junit}`, 'test/'] }),
+  command: (junit) => ({
+    cmd: process.execPath,
+    args: ['--test', '--test-reporter=junit', `--test-reporter-destination=${junit}`, 'test/'],
+  }),
 };
 
 /** The npm packages the JS runners need, installed once per test run; null with a note when the registry cannot be reached. */
@@ -219,9 +242,29 @@ export function npmModules(): string | null {
   if (modules !== undefined) return modules;
   const dir = (modulesDir = mkdtempSync(path.join(tmpdir(), 'pw-runners-npm-')));
   writeFileSync(path.join(dir, 'package.json'), '{"name":"runners","private":true}\n');
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', 'jest@30', 'jest-junit@16', 'vitest@3', 'vite@7', 'mocha@11', 'mocha-junit-reporter@2', 'chai@5'], { cwd: dir, encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      '--loglevel=error',
+      'jest@30',
+      'jest-junit@16',
+      'vitest@3',
+      'vite@7',
+      'mocha@11',
+      'mocha-junit-reporter@2',
+      'chai@5',
+    ],
+    { cwd: dir, encoding: 'utf8', timeout: 300_000 },
+  );
   modules = r.status === 0 && existsSync(path.join(dir, 'node_modules/jest')) ? path.join(dir, 'node_modules') : null;
-  if (!modules) console.log(`note: npm install of jest, vitest and mocha failed (${(r.stderr || String(r.error ?? '')).trim().split('\n').pop()}); their runner tests are skipped`);
+  if (!modules)
+    console.log(
+      `note: npm install of jest, vitest and mocha failed (${(r.stderr || String(r.error ?? '')).trim().split('\n').pop()}); their runner tests are skipped`,
+    );
   return modules;
 }
 
@@ -237,9 +280,18 @@ export const jest: Runner = {
   files: (v) => ({
     'package.json': '{"name":"shop","private":true}\n',
     'src/shop.js': jsProject(v, false),
-    [jsTestFile(v)]: jsTests(v, expectStyle((from) => `const { total, discount, parse, checkout, load } = require('${from.replace(/\.js$/, '')}');`)),
+    [jsTestFile(v)]: jsTests(
+      v,
+      expectStyle(
+        (from) => `const { total, discount, parse, checkout, load } = require('${from.replace(/\.js$/, '')}');`,
+      ),
+    ),
   }),
-  command: (junit) => ({ cmd: process.execPath, args: [path.join(npmModules()!, 'jest/bin/jest.js'), '--ci', '--reporters=jest-junit', '--rootDir', '.'], env: { JEST_JUNIT_OUTPUT_FILE: junit } }),
+  command: (junit) => ({
+    cmd: process.execPath,
+    args: [path.join(npmModules()!, 'jest/bin/jest.js'), '--ci', '--reporters=jest-junit', '--rootDir', '.'],
+    env: { JEST_JUNIT_OUTPUT_FILE: junit },
+  }),
 };
 
 export const vitest: Runner = {
@@ -248,9 +300,18 @@ export const vitest: Runner = {
   files: (v) => ({
     'package.json': '{"type":"module"}\n',
     'src/shop.js': jsProject(v, true),
-    [jsTestFile(v)]: jsTests(v, expectStyle((from) => `import { test, expect } from 'vitest';\nimport { total, discount, parse, checkout, load } from '${from}';`)),
+    [jsTestFile(v)]: jsTests(
+      v,
+      expectStyle(
+        (from) =>
+          `import { test, expect } from 'vitest';\nimport { total, discount, parse, checkout, load } from '${from}';`,
+      ),
+    ),
   }),
-  command: (junit) => ({ cmd: process.execPath, args: [path.join(npmModules()!, 'vitest/vitest.mjs'), 'run', '--reporter=junit', `--outputFile=${junit}`] }),
+  command: (junit) => ({
+    cmd: process.execPath,
+    args: [path.join(npmModules()!, 'vitest/vitest.mjs'), 'run', '--reporter=junit', `--outputFile=${junit}`],
+  }),
 };
 
 export const mocha: Runner = {
@@ -260,14 +321,26 @@ export const mocha: Runner = {
     'package.json': '{"name":"shop","private":true}\n',
     'src/shop.js': jsProject(v, false),
     [jsTestFile(v)]: jsTests(v, {
-      head: (from) => `const { expect } = require('chai');\nconst { total, discount, parse, checkout, load } = require('${from.replace(/\.js$/, '')}');`,
+      head: (from) =>
+        `const { expect } = require('chai');\nconst { total, discount, parse, checkout, load } = require('${from.replace(/\.js$/, '')}');`,
       test: 'it',
       equal: (a, n) => `expect(${a}).to.equal(${n})`,
       less: (a, n) => `expect(${a}).to.be.below(${n})`,
       throws: (fn) => `expect(${fn}).to.throw(TypeError)`,
     }),
   }),
-  command: (junit) => ({ cmd: process.execPath, args: [path.join(npmModules()!, 'mocha/bin/mocha.js'), '--recursive', '--reporter', 'mocha-junit-reporter', '--reporter-options', `mochaFile=${junit}`, 'test'] }),
+  command: (junit) => ({
+    cmd: process.execPath,
+    args: [
+      path.join(npmModules()!, 'mocha/bin/mocha.js'),
+      '--recursive',
+      '--reporter',
+      'mocha-junit-reporter',
+      '--reporter-options',
+      `mochaFile=${junit}`,
+      'test',
+    ],
+  }),
 };
 
 // ---------------------------------------------------------------- Go
@@ -339,7 +412,10 @@ func TestCheckout${Cap(v.suffix)}(t *testing.T) {
 
 export const gotestsum: Runner = {
   name: 'go + gotestsum',
-  unavailable: () => (has('go', ['version']) && has('gotestsum', ['--version']) ? null : 'go or gotestsum is not installed (Debian: golang-go gotestsum)'),
+  unavailable: () =>
+    has('go', ['version']) && has('gotestsum', ['--version'])
+      ? null
+      : 'go or gotestsum is not installed (Debian: golang-go gotestsum)',
   files: (v) => ({
     'go.mod': 'module example.com/shop\n\ngo 1.19\n',
     '.patchwarden.yml': 'version: 1\nsignature:\n  project: ["shop/**"]\n',
@@ -435,9 +511,10 @@ class ${cls} extends TestCase
 export const phpunit: Runner = {
   name: 'phpunit',
   unavailable: () => (has('phpunit', ['--version']) ? null : 'phpunit is not installed (Debian: phpunit)'),
-  files: (v): Record<string, string> => (v.moved
-    ? { 'src/Bill.php': phpProject(v), 'tests/Unit/MovedTest.php': phpTests(v, 'MovedTest', '/../..') }
-    : { 'src/Bill.php': phpProject(v), 'tests/BillTest.php': phpTests(v, 'BillTest', '/..') }),
+  files: (v): Record<string, string> =>
+    v.moved
+      ? { 'src/Bill.php': phpProject(v), 'tests/Unit/MovedTest.php': phpTests(v, 'MovedTest', '/../..') }
+      : { 'src/Bill.php': phpProject(v), 'tests/BillTest.php': phpTests(v, 'BillTest', '/..') },
   command: (junit) => ({ cmd: 'phpunit', args: ['--log-junit', junit, 'tests'] }),
 };
 
@@ -526,7 +603,11 @@ export const maven: Runner = {
   unavailable: () => {
     if (!has('mvn', ['-v'])) return 'mvn is not installed';
     const repo = path.join(process.env.HOME ?? '', '.m2/repository');
-    const needs = ['org/apache/maven/plugins/maven-surefire-plugin/3.2.5', 'org/apache/maven/plugins/maven-compiler-plugin/3.13.0', 'org/junit/jupiter/junit-jupiter/5.10.2'];
+    const needs = [
+      'org/apache/maven/plugins/maven-surefire-plugin/3.2.5',
+      'org/apache/maven/plugins/maven-compiler-plugin/3.13.0',
+      'org/junit/jupiter/junit-jupiter/5.10.2',
+    ];
     const missing = needs.find((n) => !existsSync(path.join(repo, n)));
     return missing ? `${missing} is not in the local Maven repository (the test runs offline)` : null;
   },
@@ -539,7 +620,18 @@ export const maven: Runner = {
       : { 'src/test/java/com/acme/BillTest.java': javaTests(v, 'com.acme', 'BillTest') }),
   }),
   // The default lifecycle would resolve plugins the offline repository may lack: the three goals by their coordinates.
-  command: () => ({ cmd: 'mvn', args: ['-o', '-q', `${MVN('maven-compiler-plugin')}:3.13.0:compile`, `${MVN('maven-compiler-plugin')}:3.13.0:testCompile`, `${MVN('maven-surefire-plugin')}:3.2.5:test`, '-Dsurefire.failIfNoSpecifiedTests=false', '-Dmaven.test.failure.ignore=true'] }),
+  command: () => ({
+    cmd: 'mvn',
+    args: [
+      '-o',
+      '-q',
+      `${MVN('maven-compiler-plugin')}:3.13.0:compile`,
+      `${MVN('maven-compiler-plugin')}:3.13.0:testCompile`,
+      `${MVN('maven-surefire-plugin')}:3.2.5:test`,
+      '-Dsurefire.failIfNoSpecifiedTests=false',
+      '-Dmaven.test.failure.ignore=true',
+    ],
+  }),
   report: 'target/surefire-reports',
 };
 

@@ -19,10 +19,18 @@ const PATCHES: [string, string, string][] = [
   ['exit.hook', 'src/app.ts', 'export const a = 1;\nprocess.on("exit", () => { process.exitCode = 0; });\n'],
   ['framework.import', 'src/hooks.py', 'from _pytest import runner as r\n'],
   ['env.sniff', 'src/app.ts', 'export const a = process.env.JEST_WORKER_ID ? 2 : 1;\n'],
-  ['caller.read', 'src/who.py', 'import inspect\n\ndef total(xs):\n    if inspect.stack()[1].function == "test_total":\n        return 6\n    return sum(xs)\n'],
+  [
+    'caller.read',
+    'src/who.py',
+    'import inspect\n\ndef total(xs):\n    if inspect.stack()[1].function == "test_total":\n        return 6\n    return sum(xs)\n',
+  ],
   ['hook.replace', 'src/out.py', 'import sys\nsys.stdout = open("/dev/null", "w")\n'],
   ['eq.always', 'src/money.py', 'class Money:\n    def __eq__(self, other):\n        return True\n'],
-  ['report.write', 'src/app.ts', 'import { writeFileSync } from "node:fs";\nwriteFileSync("build/junit.xml", "<testsuites/>");\n'],
+  [
+    'report.write',
+    'src/app.ts',
+    'import { writeFileSync } from "node:fs";\nwriteFileSync("build/junit.xml", "<testsuites/>");\n',
+  ],
 ];
 
 for (const [rule, file, content] of PATCHES) {
@@ -32,7 +40,10 @@ for (const [rule, file, content] of PATCHES) {
     s.work.commit({ [file]: content }, `patch: ${rule}`);
     const r = s.work.json(['tamper', '--range', 'main..topic']);
     assert.is(r.code, 1, JSON.stringify(r.out));
-    assert.ok(r.out.hits.some((h: { rule: string; path: string }) => h.rule === rule && h.path === file), JSON.stringify(r.out.hits));
+    assert.ok(
+      r.out.hits.some((h: { rule: string; path: string }) => h.rule === rule && h.path === file),
+      JSON.stringify(r.out.hits),
+    );
     assert.is(r.out.violations[0].rule, 'tamper');
     const push = s.push('topic');
     assert.is(push.code, 1, push.stderr);
@@ -52,7 +63,10 @@ test('an alias imported on an untouched line still names what an added line call
   s.work.git(['checkout', '-q', '-b', 'topic']);
   s.work.commit({ 'src/keep.py': 'import posix as p\n\n\ndef f():\n    p._exit(0)\n' }, 'patch');
   const r = s.work.json(['tamper', '--range', 'main..topic']);
-  assert.equal(r.out.hits.map((h: { path: string; line: number; rule: string }) => `${h.path}:${h.line} ${h.rule}`), ['src/keep.py:5 exit.process']);
+  assert.equal(
+    r.out.hits.map((h: { path: string; line: number; rule: string }) => `${h.path}:${h.line} ${h.rule}`),
+    ['src/keep.py:5 exit.process'],
+  );
   const push = s.push('topic');
   assert.is(push.code, 1, push.stderr);
   assert.match(push.stderr, 'src/keep.py  (line 5: p._exit(0))');
@@ -61,7 +75,14 @@ test('an alias imported on an untouched line still names what an added line call
 test('ordinary code passes everywhere and a change with no production lines is not scanned', () => {
   const s = guardedServer();
   s.work.git(['checkout', '-q', '-b', 'topic']);
-  s.work.commit({ 'src/app.ts': 'export const a = 1;\nchild.on("exit", done);\nif (process.env.NODE_ENV === "production") log();\n', 'docs/x.md': 'os._exit(0)\n', 'tests/t.py': 'import pytest\n' }, 'ordinary');
+  s.work.commit(
+    {
+      'src/app.ts': 'export const a = 1;\nchild.on("exit", done);\nif (process.env.NODE_ENV === "production") log();\n',
+      'docs/x.md': 'os._exit(0)\n',
+      'tests/t.py': 'import pytest\n',
+    },
+    'ordinary',
+  );
   const r = s.work.json(['tamper', '--range', 'main..topic']);
   assert.is(r.code, 0, JSON.stringify(r.out));
   assert.equal(r.out.hits, []);
@@ -77,7 +98,10 @@ test('an allow row committed on the base side lets the reviewed line through; an
   s.work.commit({ 'src/report.py': patch }, 'probe');
   const printed = s.work.pw(['tamper', '--range', 'main..probe', '--allow-line']);
   assert.is(printed.code, 1);
-  const row = printed.stdout.slice(printed.stdout.indexOf('  - path:')).replace('OWNER', 'platform-team').replace('REASON', 'the worker ends itself on purpose, reviewed');
+  const row = printed.stdout
+    .slice(printed.stdout.indexOf('  - path:'))
+    .replace('OWNER', 'platform-team')
+    .replace('REASON', 'the worker ends itself on purpose, reviewed');
   s.work.git(['checkout', '-q', 'main']);
   s.work.commit({ [ALLOW]: `version: 1\nallow:\n${row}` }, 'allow a reviewed exit');
   assert.is(s.push('main').code, 0);
@@ -100,7 +124,12 @@ test('an allow row pushed together with the production change is refused by the 
   const s = guardedServer();
   s.work.git(['checkout', '-q', '-b', 'topic']);
   s.work.commit({ 'src/report.py': 'import os\nos._exit(0)\n' }, 'patch');
-  s.work.commit({ [ALLOW]: 'version: 1\nallow:\n  - path: "src/**"\n    rule: exit.process\n    owner: me\n    reason: trust me\n' }, 'allow it myself');
+  s.work.commit(
+    {
+      [ALLOW]: 'version: 1\nallow:\n  - path: "src/**"\n    rule: exit.process\n    owner: me\n    reason: trust me\n',
+    },
+    'allow it myself',
+  );
   const push = s.push('topic');
   assert.is(push.code, 1);
   assert.match(push.stderr, /\[mix-range\]/);
@@ -110,7 +139,12 @@ test('an allow row pushed together with the production change is refused by the 
 });
 
 test('tamper.mode warn and off, and tamper.rules.disable, are read from the base side', () => {
-  for (const [config, code] of [['tamper:\n  mode: warn\n', 0], ['tamper:\n  mode: off\n', 0], ['tamper:\n  rules:\n    disable: [exit.process]\n', 0], ['', 1]] as const) {
+  for (const [config, code] of [
+    ['tamper:\n  mode: warn\n', 0],
+    ['tamper:\n  mode: off\n', 0],
+    ['tamper:\n  rules:\n    disable: [exit.process]\n', 0],
+    ['', 1],
+  ] as const) {
     const s = guardedServer(`version: 1\n${config}`);
     s.work.git(['checkout', '-q', '-b', 'topic']);
     // The patch also tries to switch the layer off for itself: the base side's config judges.
@@ -144,7 +178,10 @@ test('--staged reads the index; new files count whole; the guard starts a push h
   repo.git(['add', 'src/new.py']);
   const r = repo.json(['tamper', '--staged']);
   assert.is(r.code, 1);
-  assert.equal(r.out.hits.map((h: { path: string; line: number; rule: string }) => `${h.path}:${h.line} ${h.rule}`), ['src/new.py:2 hook.replace']);
+  assert.equal(
+    r.out.hits.map((h: { path: string; line: number; rule: string }) => `${h.path}:${h.line} ${h.rule}`),
+    ['src/new.py:2 hook.replace'],
+  );
   // pre-push: a real push through hooks/pre-push
   const remote = tempRepo({ bare: true });
   repo.git(['remote', 'add', 'origin', remote.dir]);
@@ -159,11 +196,21 @@ test('--staged reads the index; new files count whole; the guard starts a push h
 
 test('line numbers survive content that looks like diff headers, blank lines, CRLF and no final newline', () => {
   const repo = tempRepo();
-  const before = 'import os\n\nHEADERS = """\ndiff --git a/x b/x\n@@ -1 +1 @@\n--- a/x\n+++ b/x\n"""\n\n\ndef f():\n    return 1\n';
+  const before =
+    'import os\n\nHEADERS = """\ndiff --git a/x b/x\n@@ -1 +1 @@\n--- a/x\n+++ b/x\n"""\n\n\ndef f():\n    return 1\n';
   repo.commit({ '.patchwarden.yml': 'version: 1\n', 'src/h.py': before, 'src/w.py': 'x = 1\r\ny = 2\r\n' }, 'base');
-  repo.commit({ 'src/h.py': before.replace('    return 1\n', '    os._exit(0)') + '\n\n\n\n-- \n', 'src/w.py': 'x = 1\r\nimport sys\r\nsys.settrace(None)\r\ny = 2' }, 'patch');
+  repo.commit(
+    {
+      'src/h.py': before.replace('    return 1\n', '    os._exit(0)') + '\n\n\n\n-- \n',
+      'src/w.py': 'x = 1\r\nimport sys\r\nsys.settrace(None)\r\ny = 2',
+    },
+    'patch',
+  );
   const r = repo.json(['tamper', '--commit', 'HEAD']);
-  assert.equal(r.out.hits.map((h: { path: string; line: number; rule: string }) => `${h.path}:${h.line} ${h.rule}`), ['src/h.py:12 exit.process', 'src/w.py:3 hook.replace']);
+  assert.equal(
+    r.out.hits.map((h: { path: string; line: number; rule: string }) => `${h.path}:${h.line} ${h.rule}`),
+    ['src/h.py:12 exit.process', 'src/w.py:3 hook.replace'],
+  );
 });
 
 test('paths git quotes (quote, newline, non-ASCII, spaces) are read back exactly; links are not source', () => {
@@ -174,9 +221,17 @@ test('paths git quotes (quote, newline, non-ASCII, spaces) are read back exactly
   repo.git(['rm', '-q', '--cached', '--', odd]); // keep the next commit to the link alone
   const r = repo.json(['tamper', '--commit', 'HEAD']);
   assert.is(r.code, 1);
-  assert.equal(r.out.hits.map((h: { path: string }) => h.path), [odd]);
+  assert.equal(
+    r.out.hits.map((h: { path: string }) => h.path),
+    [odd],
+  );
   repo.git(['commit', '-q', '--no-verify', '-m', 'drop it']);
-  repo.git(['update-index', '--add', '--cacheinfo', `120000,${repo.git(['hash-object', '-w', '--stdin'], { input: 'import os; os._exit(0)' }).stdout.trim()},src/link.py`]);
+  repo.git([
+    'update-index',
+    '--add',
+    '--cacheinfo',
+    `120000,${repo.git(['hash-object', '-w', '--stdin'], { input: 'import os; os._exit(0)' }).stdout.trim()},src/link.py`,
+  ]);
   repo.git(['commit', '-q', '--no-verify', '-m', 'a link whose target text looks like code']);
   assert.is(repo.json(['tamper', '--commit', 'HEAD']).code, 0);
 });

@@ -7,7 +7,8 @@ import * as assert from 'uvu/assert';
 import { hitsIn } from '../../src/tamper/hits.js';
 import { langOf } from '../../src/tamper/lang.js';
 
-const hits = (path: string, text: string, disabled: string[] = []) => hitsIn(path, text, langOf(path)!, null, new Set(disabled)).map((h) => `${h.line} ${h.rule}`);
+const hits = (path: string, text: string, disabled: string[] = []) =>
+  hitsIn(path, text, langOf(path)!, null, new Set(disabled)).map((h) => `${h.line} ${h.rule}`);
 
 /** [file, source, expected "line rule" hits] */
 const CASES: [string, string, string[]][] = [
@@ -35,7 +36,11 @@ const CASES: [string, string, string[]][] = [
   ['src/a.ts', 'const { exit: quit } = require("node:process");\nquit(0);\n', ['1 exit.process', '2 exit.process']],
   ['src/a.ts', 'import proc from "node:process";\nproc\n  .exit(0);\n', ['2 exit.process']],
   ['src/a.ts', 'import { exit as bye } from "process";\nbye(0);\n', ['1 exit.process', '2 exit.process']],
-  ['src/a.ts', 'process["exit"](0);\nglobalThis.process.exit(1);\nReflect.get(process, "exit")(2);\n', ['1 exit.process', '2 exit.process', '3 exit.process']],
+  [
+    'src/a.ts',
+    'process["exit"](0);\nglobalThis.process.exit(1);\nReflect.get(process, "exit")(2);\n',
+    ['1 exit.process', '2 exit.process', '3 exit.process'],
+  ],
   ['src/a.ts', 'process.on("exit", () => rewrite());\n', ['1 exit.hook']],
   ['src/a.ts', 'process.exitCode = 0;\n', ['1 exit.hook']],
   ['src/a.ts', 'child.on("exit", (code) => done(code));\nserver.on("close", stop);\n', []],
@@ -63,7 +68,11 @@ const CASES: [string, string, string[]][] = [
   ['src/a.ts', 'if (process.env.NODE_ENV === "test") x = 1;\n', ['1 env.sniff']],
   ['src/a.ts', 'const { NODE_ENV } = process.env;\nif (\n  NODE_ENV == "test"\n) x = 1;\n', ['3 env.sniff']],
   ['src/a.ts', 'if (process.env.NODE_ENV === "production") x = 1;\n', []],
-  ['src/a.ts', 'if (process.env.JEST_WORKER_ID) x = 1;\nif (process.env.VITEST) x = 2;\nif (process.env.NODE_TEST_CONTEXT) x = 3;\n', ['1 env.sniff', '2 env.sniff', '3 env.sniff']],
+  [
+    'src/a.ts',
+    'if (process.env.JEST_WORKER_ID) x = 1;\nif (process.env.VITEST) x = 2;\nif (process.env.NODE_TEST_CONTEXT) x = 3;\n',
+    ['1 env.sniff', '2 env.sniff', '3 env.sniff'],
+  ],
   ['src/a.ts', 'if (typeof jest !== "undefined") x = 1;\n', ['1 env.sniff']],
   ['src/a.ts', 'const junit = process.env.PATCHWARDEN_JUNIT;\n', ['1 env.sniff']],
   ['src/a.go', 'package lib\n\nimport "flag"\n\nvar testing = flag.Lookup("test.v") != nil\n', ['5 env.sniff']],
@@ -75,10 +84,22 @@ const CASES: [string, string, string[]][] = [
   ['src/a.ts', 'const where = new Error().stack;\n', ['1 caller.read']],
   ['src/a.ts', 'const where = (new Error).stack;\n', ['1 caller.read']],
   ['src/a.ts', 'const o = {};\nError.captureStackTrace(o);\n', ['2 caller.read']],
-  ['src/a.ts', 'class E extends Error {\n  constructor() {\n    super();\n    Error.captureStackTrace(this, E);\n  }\n}\n', []],
+  [
+    'src/a.ts',
+    'class E extends Error {\n  constructor() {\n    super();\n    Error.captureStackTrace(this, E);\n  }\n}\n',
+    [],
+  ],
   ['src/a.ts', 'function log(err) {\n  console.error(err.stack);\n}\n', []],
-  ['src/a.go', 'package lib\n\nimport "runtime"\n\nfunc F() {\n\t_, file, _, _ := runtime.Caller(1)\n\t_ = file\n}\n', ['6 caller.read']],
-  ['src/A.java', 'class A {\n  void f() {\n    var s = Thread.currentThread().getStackTrace();\n  }\n}\n', ['3 caller.read']],
+  [
+    'src/a.go',
+    'package lib\n\nimport "runtime"\n\nfunc F() {\n\t_, file, _, _ := runtime.Caller(1)\n\t_ = file\n}\n',
+    ['6 caller.read'],
+  ],
+  [
+    'src/A.java',
+    'class A {\n  void f() {\n    var s = Thread.currentThread().getStackTrace();\n  }\n}\n',
+    ['3 caller.read'],
+  ],
   // replacing process-wide hooks and streams
   ['src/a.py', 'import sys\nsys.stdout = Forged()\n', ['2 hook.replace']],
   ['src/a.py', 'import sys\nsetattr(sys, "stdout", Forged())\n', ['2 hook.replace']],
@@ -96,14 +117,26 @@ const CASES: [string, string, string[]][] = [
   ['src/a.py', 'class A:\n    def __eq__(self, other):\n        """Equal."""\n        return True\n', ['2 eq.always']],
   ['src/a.py', 'class A:\n    def __ne__(self, other): return False\n', ['2 eq.always']],
   ['src/a.py', 'class A:\n    __eq__ = lambda self, other: True\n', ['2 eq.always']],
-  ['src/a.py', 'class A:\n    def __eq__(self, other):\n        if not isinstance(other, A):\n            return NotImplemented\n        return self.x == other.x\n', []],
-  ['src/a.py', 'class A:\n    def __eq__(self, other):\n        if type(other) is not A:\n            return False\n        return True\n', []],
+  [
+    'src/a.py',
+    'class A:\n    def __eq__(self, other):\n        if not isinstance(other, A):\n            return NotImplemented\n        return self.x == other.x\n',
+    [],
+  ],
+  [
+    'src/a.py',
+    'class A:\n    def __eq__(self, other):\n        if type(other) is not A:\n            return False\n        return True\n',
+    [],
+  ],
   ['src/a.ts', 'export const anything = { asymmetricMatch: () => true };\n', ['1 eq.always']],
   ['src/A.java', 'class A {\n  @Override public boolean equals(Object o) { return true; }\n}\n', ['2 eq.always']],
   ['src/A.java', 'class A {\n  @Override public boolean equals(Object o) { return o instanceof A; }\n}\n', []],
   // writing report-shaped files
   ['src/a.py', 'with open("build/junit.xml", "w") as f:\n    f.write(forged)\n', ['1 report.write']],
-  ['src/a.py', 'import os\nreport = os.path.join(out, "results.xml")\nopen(\n    report,\n    mode="w",\n)\n', ['3 report.write']],
+  [
+    'src/a.py',
+    'import os\nreport = os.path.join(out, "results.xml")\nopen(\n    report,\n    mode="w",\n)\n',
+    ['3 report.write'],
+  ],
   ['src/a.py', 'with open("settings.xml") as f:\n    cfg = f.read()\n', []],
   ['src/a.ts', 'import { writeFileSync as w } from "node:fs";\nw("reports/TEST-all.xml", xml);\n', ['2 report.write']],
   ['src/a.ts', 'const doc = parse(readFileSync("pom.xml", "utf8"));\n', []],
@@ -113,7 +146,11 @@ const CASES: [string, string, string[]][] = [
   ['src/a.py', 'x = 1\n# coding: utf-7\n', []],
   ['src/a.py', '# coding: utf-8\nx = 1\n', []],
   ['src/a.py', '# -*- coding: UTF8 -*-\nx = 1\n', []],
-  ['src/a.js', 'require("./x.dat");\nrequire("./y.json");\nrequire("./z");\nimport w from "../w.wasm";\nrequire("lodash.merge");\n', ['1 source.opaque', '4 source.opaque']],
+  [
+    'src/a.js',
+    'require("./x.dat");\nrequire("./y.json");\nrequire("./z");\nimport w from "../w.wasm";\nrequire("lodash.merge");\n',
+    ['1 source.opaque', '4 source.opaque'],
+  ],
   // what the runtime reads: Unicode names and spaces, code inside strings
   ['src/a.py', 'import os\nos._\uff45xit(0)\n', ['2 exit.process']],
   ['src/a.py', 'import \uff4fs\n\uff4fs.abort()\n', ['2 exit.process']],
@@ -134,7 +171,7 @@ const CASES: [string, string, string[]][] = [
   ['src/a.ts', '// note\u2028process.exit(0);\n', ['1 exit.process']],
   ['src/a.ts', 'const q = a.in / process.exit(0) / 2;\n', ['1 exit.process']],
   ['src/a.js', 'if (a) /"/.test(b); process.exit(0); //"\n', ['1 exit.process']],
-  ['src/a.jsx', 'export const A = () => <p>Don\'t {process.exit(0)}</p>;\n', ['1 exit.process']],
+  ['src/a.jsx', "export const A = () => <p>Don't {process.exit(0)}</p>;\n", ['1 exit.process']],
   ['src/a.tsx', 'export const A = () => <p>see http://x.org {process.exit(0)}</p>;\n', ['1 exit.process']],
   ['src/a.js', 'function f() {}\n/"/.test(b); process.exit(0); //"\n', ['2 exit.process']],
   ['src/a.js', 'const x = {} / "abc"; process.exit(0); "/";\n', ['1 exit.process']],
@@ -146,14 +183,26 @@ const CASES: [string, string, string[]][] = [
   ['src/a.py', 'import sys\nsys.modules["os"]._exit(0)\n', ['2 exit.process']],
   ['src/a.py', 'import os\nvars(os)["_exit"](0)\nos.__dict__["abort"]()\n', ['2 exit.process', '3 exit.process']],
   ['src/a.py', 'from os import *\nabort()\n', ['2 exit.process']],
-  ['src/a.ts', 'const p = (await import("node:process")).default;\np.exit(0);\n(await import("node:process")).default.exit(1);\n', ['2 exit.process', '3 exit.process']],
-  ['src/a.ts', 'Object.getPrototypeOf(process).exit(0);\nprocess.__proto__.reallyExit(0);\n', ['1 exit.process', '2 exit.process']],
+  [
+    'src/a.ts',
+    'const p = (await import("node:process")).default;\np.exit(0);\n(await import("node:process")).default.exit(1);\n',
+    ['2 exit.process', '3 exit.process'],
+  ],
+  [
+    'src/a.ts',
+    'Object.getPrototypeOf(process).exit(0);\nprocess.__proto__.reallyExit(0);\n',
+    ['1 exit.process', '2 exit.process'],
+  ],
   ['src/a.ts', 'process.binding("process_methods").reallyExit(0);\n', ['1 exit.process']],
   ['src/a.ts', 'process.kill(0, "SIGKILL");\nprocess.kill(child.pid);\n', ['1 exit.process']],
   // more exits and exit hooks
   ['src/a.py', 'import os\nos.kill(0, 9)\nos.killpg(os.getpgrp(), 9)\n', ['2 exit.process', '3 exit.process']],
   ['src/a.py', 'import os\npid = os.getpid()\nos.kill(pid, 9)\n', ['3 exit.process']],
-  ['src/a.py', 'import ctypes\nctypes.CDLL(None)._exit(0)\nlibc = ctypes.CDLL("libc.so.6")\nlibc.exit(0)\n', ['2 exit.process', '4 exit.process']],
+  [
+    'src/a.py',
+    'import ctypes\nctypes.CDLL(None)._exit(0)\nlibc = ctypes.CDLL("libc.so.6")\nlibc.exit(0)\n',
+    ['2 exit.process', '4 exit.process'],
+  ],
   ['src/a.py', 'import ctypes\nbuf = ctypes.create_string_buffer(8)\n', []],
   ['src/a.py', 'import _thread\n_thread.interrupt_main()\n', ['2 exit.process']],
   ['src/a.py', 'import weakref\nweakref.finalize(obj, rewrite)\n', ['2 exit.hook']],
@@ -167,25 +216,46 @@ const CASES: [string, string, string[]][] = [
   ['src/a.py', 'import sys\nsys.monitoring.use_tool_id(3, "x")\n', ['2 hook.replace']],
   // rewriting other code in memory
   ['src/a.py', 'import gc\nfor o in gc.get_objects():\n    pass\n', ['2 code.swap']],
-  ['src/a.py', 'def f():\n    pass\ntarget.__code__ = f.__code__\nsetattr(target, "__globals__", {})\n', ['3 code.swap', '4 code.swap']],
+  [
+    'src/a.py',
+    'def f():\n    pass\ntarget.__code__ = f.__code__\nsetattr(target, "__globals__", {})\n',
+    ['3 code.swap', '4 code.swap'],
+  ],
   ['src/a.py', 'import gc\ngc.collect()\ncode = f.__code__\n', []],
   // comparisons that do not look at their argument
   ['src/a.py', 'class A:\n    def __eq__(self, other):\n        return (True)\n', ['2 eq.always']],
   ['src/a.py', 'class A:\n    def __eq__(self, other):\n        return 1\n', ['2 eq.always']],
   ['src/a.py', 'class A:\n    def __eq__(self, other):\n        return not None\n', ['2 eq.always']],
   ['src/a.py', 'class A:\n    def __eq__(self, other):\n        x = self.x\n        return x == x\n', ['2 eq.always']],
-  ['src/a.py', 'class A:\n    def __eq__(self, other):\n        return NotImplemented\n    def __ne__(self, other):\n        raise TypeError("no")\n', []],
+  [
+    'src/a.py',
+    'class A:\n    def __eq__(self, other):\n        return NotImplemented\n    def __ne__(self, other):\n        raise TypeError("no")\n',
+    [],
+  ],
   ['src/a.py', 'class A:\n    __eq__ = lambda s, o: 1\n', ['2 eq.always']],
   ['src/a.py', 'def same(a, b):\n    return True\nclass A:\n    __eq__ = same\n', ['4 eq.always']],
   ['src/a.py', 'A = type("A", (), {"__eq__": lambda s, o: not None})\n', ['1 eq.always']],
   ['src/a.ts', 'class A {\n  equals(other: A): boolean {\n    return 1 === 1;\n  }\n}\n', ['2 eq.always']],
-  ['src/a.ts', 'class A {\n  equals(other: A): boolean {\n    return this.id === other.id;\n  }\n}\nif (a.equals(b)) { return true; }\n', []],
-  ['src/a.ts', 'class A {\n  static [Symbol.hasInstance](x) { return true; }\n  [Symbol.toPrimitive]() { return 3; }\n}\n', ['2 eq.always', '3 eq.always']],
+  [
+    'src/a.ts',
+    'class A {\n  equals(other: A): boolean {\n    return this.id === other.id;\n  }\n}\nif (a.equals(b)) { return true; }\n',
+    [],
+  ],
+  [
+    'src/a.ts',
+    'class A {\n  static [Symbol.hasInstance](x) { return true; }\n  [Symbol.toPrimitive]() { return 3; }\n}\n',
+    ['2 eq.always', '3 eq.always'],
+  ],
   ['src/A.java', 'class A {\n  public boolean equals(Object o) { return this == this; }\n}\n', ['2 eq.always']],
 ];
 
 for (const [file, source, expected] of CASES) {
-  test(`${file}: ${JSON.stringify(source.split('\n').find((l) => l.trim() && !/^(import|from|package|class)\b/.test(l))?.trim() ?? source.trim())} -> ${expected.join(', ') || 'no hit'}`, () => {
+  test(`${file}: ${JSON.stringify(
+    source
+      .split('\n')
+      .find((l) => l.trim() && !/^(import|from|package|class)\b/.test(l))
+      ?.trim() ?? source.trim(),
+  )} -> ${expected.join(', ') || 'no hit'}`, () => {
     assert.equal(hits(file, source), expected);
   });
 }
@@ -193,7 +263,10 @@ for (const [file, source, expected] of CASES) {
 test('only added lines count; a match over several lines counts when any of its lines is added', () => {
   const src = 'import os\n\ndef f():\n    os._exit(\n        0)\n';
   assert.equal(hitsIn('src/a.py', src, 'python', new Set([1, 2]), new Set()).length, 0);
-  assert.equal(hitsIn('src/a.py', src, 'python', new Set([5]), new Set()).map((h) => h.line), [5]);
+  assert.equal(
+    hitsIn('src/a.py', src, 'python', new Set([5]), new Set()).map((h) => h.line),
+    [5],
+  );
 });
 
 test('tamper.rules.disable switches a rule off', () => {

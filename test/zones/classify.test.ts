@@ -7,11 +7,60 @@ import { globMatcher, globPattern } from '../../src/zones/glob.js';
 import { zoneClassifier } from '../../src/config/zone-rules.js';
 import { defaults } from '../../src/config/schema.js';
 
-const GLOBS = ['src/**', 'lib', 'Makefile', '.patchwarden.yml', '.github/workflows/**', 'packages/*/src/**', '**/*.snap', 'docs/{a,b}/**', 'src/**/*.py', 'ü/**', '[Ss]pec/**', '**', 'a.b/c+d/**'];
+const GLOBS = [
+  'src/**',
+  'lib',
+  'Makefile',
+  '.patchwarden.yml',
+  '.github/workflows/**',
+  'packages/*/src/**',
+  '**/*.snap',
+  'docs/{a,b}/**',
+  'src/**/*.py',
+  'ü/**',
+  '[Ss]pec/**',
+  '**',
+  'a.b/c+d/**',
+];
 const PATHS = [
-  'src', 'src/a', 'src/a/b.py', 'srcx/a', 'SRC/a', 'Src/A.PY', 'a/src/b', 'src/.hidden', 'src/a\nb', 'src/é', 'lib', 'lib/x', 'LIB', 'Makefile', 'makefile', 'a/Makefile',
-  '.patchwarden.yml', '.PATCHWARDEN.YML', '.github/workflows/ci.yml', '.GitHub/Workflows/x', 'packages/x/src/y', 'packages/x/y/src/z', 'PACKAGES/X/SRC/Y', 'x.snap', 'a/b/c.SNAP',
-  'docs/a/x', 'docs/c/x', 'ü/x', 'Ü/x', 'spec/p', 'Spec/p', 'SPEC/p', 'a.b/c+d/e', 'aXb/c+d/e', '\u212Aey', '-dash', 'sp ace/x', 'new\nline',
+  'src',
+  'src/a',
+  'src/a/b.py',
+  'srcx/a',
+  'SRC/a',
+  'Src/A.PY',
+  'a/src/b',
+  'src/.hidden',
+  'src/a\nb',
+  'src/é',
+  'lib',
+  'lib/x',
+  'LIB',
+  'Makefile',
+  'makefile',
+  'a/Makefile',
+  '.patchwarden.yml',
+  '.PATCHWARDEN.YML',
+  '.github/workflows/ci.yml',
+  '.GitHub/Workflows/x',
+  'packages/x/src/y',
+  'packages/x/y/src/z',
+  'PACKAGES/X/SRC/Y',
+  'x.snap',
+  'a/b/c.SNAP',
+  'docs/a/x',
+  'docs/c/x',
+  'ü/x',
+  'Ü/x',
+  'spec/p',
+  'Spec/p',
+  'SPEC/p',
+  'a.b/c+d/e',
+  'aXb/c+d/e',
+  '\u212Aey',
+  '-dash',
+  'sp ace/x',
+  'new\nline',
 ];
 
 test('each glob as a Pattern matches exactly the paths its micromatch regex matches, in both case modes', () => {
@@ -19,7 +68,8 @@ test('each glob as a Pattern matches exactly the paths its micromatch regex matc
     for (const glob of GLOBS) {
       const fast = classifierFrom([{ zone: 'src', fold: ignoreCase, patterns: [globPattern(glob, { ignoreCase })] }]);
       const slow = globMatcher([glob], { ignoreCase });
-      for (const p of PATHS) assert.is(fast(p) === 'src', slow(p), `${glob} on ${JSON.stringify(p)}, ignoreCase ${ignoreCase}`);
+      for (const p of PATHS)
+        assert.is(fast(p) === 'src', slow(p), `${glob} on ${JSON.stringify(p)}, ignoreCase ${ignoreCase}`);
     }
   }
 });

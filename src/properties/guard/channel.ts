@@ -21,9 +21,14 @@ export function openChannel(file: string): Channel {
   let text = '';
   let ended = false;
   socket.setEncoding('utf8');
-  socket.on('data', (d: string) => { text += d; });
+  socket.on('data', (d: string) => {
+    text += d;
+  });
   const end = new Promise<void>((resolve) => {
-    socket.on('end', () => { ended = true; resolve(); });
+    socket.on('end', () => {
+      ended = true;
+      resolve();
+    });
     socket.on('error', () => resolve());
   });
   return {
@@ -31,7 +36,12 @@ export function openChannel(file: string): Channel {
     async drain(ms) {
       closeSync(holder);
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([end, new Promise<void>((r) => { timer = setTimeout(r, ms); })]);
+      await Promise.race([
+        end,
+        new Promise<void>((r) => {
+          timer = setTimeout(r, ms);
+        }),
+      ]);
       clearTimeout(timer);
       socket.destroy();
       return { lines: text.split('\n').filter((l) => l !== ''), ended };

@@ -20,11 +20,21 @@
   const stringify = JSON.stringify;
   const id = threadId ? `${process.pid}.${threadId}` : String(process.pid);
   const send = (rec) => {
-    try { writeSync(fd, stringify({ ...rec, pid: id }) + '\n'); } catch { /* the channel is gone: no final record, the run fails closed */ }
+    try {
+      writeSync(fd, stringify({ ...rec, pid: id }) + '\n');
+    } catch {
+      /* the channel is gone: no final record, the run fails closed */
+    }
   };
   send({ t: 'start', rt: 'node', v: process.versions.node });
   if (Number(process.versions.node.split('.')[0]) < 20) {
-    send({ t: 'finding', event: 'node', detail: `Node ${process.versions.node} is older than 20, which the guard needs`, file: '', line: 0 });
+    send({
+      t: 'finding',
+      event: 'node',
+      detail: `Node ${process.versions.node} is older than 20, which the guard needs`,
+      file: '',
+      line: 0,
+    });
     return;
   }
   const trusted = new Set(cfg.trusted);
@@ -41,11 +51,21 @@
     if (!file) return 'internal';
     let k = kinds.get(file);
     if (k) return k;
-    if (file.startsWith('node:')) k = file.startsWith('node:internal/test_runner/') || file === 'node:test' ? 'framework' : 'internal';
+    if (file.startsWith('node:'))
+      k = file.startsWith('node:internal/test_runner/') || file === 'node:test' ? 'framework' : 'internal';
     else {
       let p = file;
-      try { p = fs.realpathSync(file.startsWith('file:') ? fileURLToPath(file) : file); } catch { /* gone: judged by its name */ }
-      const rel = p.startsWith(tree + path.sep) ? p.slice(tree.length + 1).split(path.sep).join('/') : null;
+      try {
+        p = fs.realpathSync(file.startsWith('file:') ? fileURLToPath(file) : file);
+      } catch {
+        /* gone: judged by its name */
+      }
+      const rel = p.startsWith(tree + path.sep)
+        ? p
+            .slice(tree.length + 1)
+            .split(path.sep)
+            .join('/')
+        : null;
       // Inside the tree only the root's node_modules is installed code: a
       // node_modules folder the patch adds under src is the patch's.
       if (p === guardFile) k = 'guard';
@@ -91,13 +111,24 @@
   function show(file) {
     if (!file) return '';
     let p = file;
-    try { p = file.startsWith('file:') ? fileURLToPath(file) : file; } catch { /* as written */ }
-    return p.startsWith(tree + path.sep) ? p.slice(tree.length + 1).split(path.sep).join('/') : p;
+    try {
+      p = file.startsWith('file:') ? fileURLToPath(file) : file;
+    } catch {
+      /* as written */
+    }
+    return p.startsWith(tree + path.sep)
+      ? p
+          .slice(tree.length + 1)
+          .split(path.sep)
+          .join('/')
+      : p;
   }
 
   function refuse(event, detail, a) {
     send({ t: 'finding', event, detail: String(detail).slice(0, 300), file: a.file, line: a.line });
-    throw new Error(`patchwarden: refused in a property run: ${event} from production code (${a.file}:${a.line}): ${detail}`);
+    throw new Error(
+      `patchwarden: refused in a property run: ${event} from production code (${a.file}:${a.line}): ${detail}`,
+    );
   }
 
   function guarded(owner, name, event, judge) {
@@ -108,7 +139,16 @@
         // The stack is read only when the arguments make it matter.
         let a = null;
         const who = () => (a ??= actor());
-        if (judge(args, who)) refuse(event, `${name}(${args.filter((x) => typeof x !== 'function').map((x) => String(x)).join(', ').slice(0, 120)})`, who());
+        if (judge(args, who))
+          refuse(
+            event,
+            `${name}(${args
+              .filter((x) => typeof x !== 'function')
+              .map((x) => String(x))
+              .join(', ')
+              .slice(0, 120)})`,
+            who(),
+          );
         return Reflect.apply(real, this, args);
       },
     }[name];
@@ -116,13 +156,18 @@
   }
 
   const always = (_, who) => who().kind === 'patch' || who().kind === 'none';
-  for (const name of ['exit', 'reallyExit', 'kill', 'abort', 'binding', '_linkedBinding', 'dlopen']) guarded(process, name, `process.${name}`, always);
+  for (const name of ['exit', 'reallyExit', 'kill', 'abort', 'binding', '_linkedBinding', 'dlopen'])
+    guarded(process, name, `process.${name}`, always);
 
   const resolved = (p) => {
     if (typeof p !== 'string' && !(p instanceof URL) && !Buffer.isBuffer(p)) return null;
     let s = p instanceof URL ? fileURLToPath(p) : String(p);
     s = path.resolve(s);
-    try { return path.join(fs.realpathSync(path.dirname(s)), path.basename(s)); } catch { return s; }
+    try {
+      return path.join(fs.realpathSync(path.dirname(s)), path.basename(s));
+    } catch {
+      return s;
+    }
   };
   // By name first, so most calls cost no system call; a link to the report
   // under another name cannot be made (link and symlink are judged too).
@@ -134,16 +179,20 @@
   // stream the runner itself made.
   let streams = 0;
   const writesReport = (n, flagsAt) => (args, who) => {
-    for (let i = 0; i < n; i++) if (isReport(args[i])) {
-      const a = who();
-      if (flagsAt !== undefined) {
-        const flags = args[flagsAt];
-        const writes = typeof flags === 'number' ? (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR)) !== 0 : flags !== undefined && WRITE_FLAGS.test(String(flags));
-        if (!writes) return false;
-        if (a.kind === 'none' && streams > 0) return streams--, false;
+    for (let i = 0; i < n; i++)
+      if (isReport(args[i])) {
+        const a = who();
+        if (flagsAt !== undefined) {
+          const flags = args[flagsAt];
+          const writes =
+            typeof flags === 'number'
+              ? (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR)) !== 0
+              : flags !== undefined && WRITE_FLAGS.test(String(flags));
+          if (!writes) return false;
+          if (a.kind === 'none' && streams > 0) return (streams--, false);
+        }
+        return a.kind === 'patch' || a.kind === 'none';
       }
-      return a.kind === 'patch' || a.kind === 'none';
-    }
     return false;
   };
   // Every write stream, the runner's too (it holds fs.createWriteStream from
@@ -153,7 +202,8 @@
     constructor(file, options) {
       if (isReport(file)) {
         const a = actor();
-        if (a.kind === 'patch' || a.kind === 'none') refuse('fs.WriteStream on the test report', `WriteStream(${String(file)})`, a);
+        if (a.kind === 'patch' || a.kind === 'none')
+          refuse('fs.WriteStream on the test report', `WriteStream(${String(file)})`, a);
         streams++;
       }
       super(file, options);
@@ -161,9 +211,19 @@
   }
   fs.WriteStream = WriteStream;
   const fileOps = {
-    writeFile: writesReport(1), appendFile: writesReport(1), truncate: writesReport(1),
-    rm: writesReport(1), unlink: writesReport(1), copyFile: writesReport(2), cp: writesReport(2), rename: writesReport(2),
-    link: writesReport(2), symlink: writesReport(2), open: writesReport(1, 1), utimes: writesReport(1), chmod: writesReport(1),
+    writeFile: writesReport(1),
+    appendFile: writesReport(1),
+    truncate: writesReport(1),
+    rm: writesReport(1),
+    unlink: writesReport(1),
+    copyFile: writesReport(2),
+    cp: writesReport(2),
+    rename: writesReport(2),
+    link: writesReport(2),
+    symlink: writesReport(2),
+    open: writesReport(1, 1),
+    utimes: writesReport(1),
+    chmod: writesReport(1),
   };
   for (const [op, judge] of Object.entries(fileOps)) {
     for (const name of [op, `${op}Sync`]) guarded(fs, name, `fs.${name} on the test report`, judge);
@@ -171,7 +231,12 @@
   }
 
   // What the run is judged by cannot be swapped: the process object, and node:test's exports.
-  Object.defineProperty(globalThis, 'process', { value: process, writable: false, configurable: false, enumerable: false });
+  Object.defineProperty(globalThis, 'process', {
+    value: process,
+    writable: false,
+    configurable: false,
+    enumerable: false,
+  });
   Object.freeze(require('node:test'));
 
   process.on('exit', () => send({ t: 'final' }));

@@ -32,7 +32,9 @@ export function guardProblems(lines: string[], ended: boolean): string[] {
   for (const line of lines) {
     const r = parse(line);
     if (!r) {
-      problems.push(`the runtime guard's channel carried a line that is not one of its records (${JSON.stringify(line.slice(0, 120))}): something else wrote to it`);
+      problems.push(
+        `the runtime guard's channel carried a line that is not one of its records (${JSON.stringify(line.slice(0, 120))}): something else wrote to it`,
+      );
       continue;
     }
     const pid = String(r.pid);
@@ -46,8 +48,14 @@ export function guardProblems(lines: string[], ended: boolean): string[] {
     }
   }
   for (const [pid, rt] of started) {
-    if (!finished.has(pid)) problems.push(`runtime guard: the ${rt} process ${pid} ended without the guard's final record, so what it did last went unseen (it left through os._exit, a signal, or a closed channel)`);
+    if (!finished.has(pid))
+      problems.push(
+        `runtime guard: the ${rt} process ${pid} ended without the guard's final record, so what it did last went unseen (it left through os._exit, a signal, or a closed channel)`,
+      );
   }
-  if (!ended) problems.push(`runtime guard: the guard's channel was still held open after the command's process group had ended (a process that left the group holds it)`);
+  if (!ended)
+    problems.push(
+      `runtime guard: the guard's channel was still held open after the command's process group had ended (a process that left the group holds it)`,
+    );
   return problems;
 }

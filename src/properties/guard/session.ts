@@ -16,7 +16,18 @@ export interface GuardSources {
 }
 
 /** The modules whose import or frames belong to the test framework (Python). */
-const PY_FRAMEWORK = ['pytest', '_pytest', 'pluggy', 'unittest', 'doctest', 'hypothesis', '_hypothesis_pytestplugin', 'xdist', 'execnet', 'nose'];
+const PY_FRAMEWORK = [
+  'pytest',
+  '_pytest',
+  'pluggy',
+  'unittest',
+  'doctest',
+  'hypothesis',
+  '_hypothesis_pytestplugin',
+  'xdist',
+  'execnet',
+  'nose',
+];
 
 /** How long the channel may take to reach its end once the process group is gone. */
 const DRAIN_MS = 2000;
@@ -59,9 +70,23 @@ export function openGuard(setup: GuardSetup, sources: GuardSources): GuardSessio
     const junit = path.join(dir, 'report', 'report.xml');
     mkdirSync(path.dirname(junit));
     const config = path.join(dir, 'guard.json');
-    writeFileSync(config, JSON.stringify({ channel: channel.path, tree: setup.tree, trusted: setup.trusted, writable: setup.writable, report: junit, framework: PY_FRAMEWORK }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        channel: channel.path,
+        tree: setup.tree,
+        trusted: setup.trusted,
+        writable: setup.writable,
+        report: junit,
+        framework: PY_FRAMEWORK,
+      }),
+    );
     return {
-      config, pythonPath, nodePreload, junit, dispose,
+      config,
+      pythonPath,
+      nodePreload,
+      junit,
+      dispose,
       finish: async () => {
         const { lines, ended } = await channel.drain(DRAIN_MS);
         return guardProblems(lines, ended);
