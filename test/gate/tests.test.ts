@@ -51,7 +51,7 @@ t('properties and revert pass when the patch is what makes the invariant hold', 
 
 t('revert: a property that stays green without the patch is refused', () => {
   const repo = sample(CONFIG, { ...PROJECT, 'src/bill.py': FIXED });
-  repo.commit({ 'src/bill.py': `# reformatted\n${FIXED}` }, 'cosmetic');
+  repo.commit({ 'src/bill.py': `${FIXED}\nROUNDING = 2\n` }, 'an unused constant');
   const r = gate(repo);
   assert.is(r.layers.properties.status, 'pass');
   assert.is(r.layers.revert.status, 'refused');

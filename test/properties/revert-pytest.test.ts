@@ -69,7 +69,7 @@ pyTest('a patch the property does not describe: does_not_describe, exit 1', () =
 });
 
 pyTest('a patch that does not fix a red base: pending_unmarked, exit 1, the row edit and pytest output shown', () => {
-  const { repo, base, head } = project(baseFiles(), { 'src/bill.py': BUGGY_PY + '# tried\n' });
+  const { repo, base, head } = project(baseFiles(), { 'src/bill.py': BUGGY_PY + 'TRIED = 1\n' });
   const r = check(repo, base, head);
   assert.is(r.code, 1);
   assert.is(r.out.status, 'pending_unmarked');
