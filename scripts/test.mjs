@@ -34,13 +34,13 @@ try {
 const queue = [...files].sort((a, b) => (times[b] ?? Infinity) - (times[a] ?? Infinity));
 const jobs = Math.max(1, Number(process.env.TEST_JOBS) || availableParallelism());
 
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const plain = (s) => s.replace(/\x1b\[[0-9;]*m/g, '');
 
 /** Runs one file; resolves with its counts and its whole output. */
 function runFile(file) {
   const started = Date.now();
-  const args = ['--import', 'tsx', 'node_modules/uvu/bin.js', path.dirname(file), `^${escape(path.basename(file))}$`];
+  const args = ['--import', 'tsx', 'node_modules/uvu/bin.js', path.dirname(file), `^${escapeRe(path.basename(file))}$`];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';

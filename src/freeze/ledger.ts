@@ -202,7 +202,7 @@ function readRow(
     if (v !== null && !isScalar(v)) {
       misshapen.add(key);
       fail(`\`${key}\` must be a single value, not a ${isSeq(v) ? 'list' : 'mapping'}`);
-    } else if (s !== null && s.trim()) fields.set(key, s.trim());
+    } else if (s?.trim()) fields.set(key, s.trim());
   }
   const text = (key: string) => fields.get(key);
   /** Absent or empty; a misshapen value has its own message already. */

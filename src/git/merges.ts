@@ -75,7 +75,9 @@ export async function mergeChanges(
     repo,
     rest.map((m, k) => [trees[k], m.tree]),
   );
-  rest.forEach((m, k) => result.set(m.id, authored[k]));
+  rest.forEach((m, k) => {
+    result.set(m.id, authored[k]);
+  });
   return result;
 }
 

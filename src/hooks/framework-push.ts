@@ -35,7 +35,7 @@ const VALUED = new Set(['--repo', '--receive-pack', '--exec', '--push-option', '
  */
 export function pushesOneRef(argv: string[] | null = gitAncestor()): boolean | null {
   const sub = argv && subcommand(argv);
-  if (!sub || sub.name !== 'push') return null;
+  if (sub?.name !== 'push') return null;
   const words: string[] = [];
   for (let i = 0; i < sub.args.length; i++) {
     const a = sub.args[i];

@@ -197,7 +197,7 @@ export async function run(args: string[]): Promise<number> {
     );
     v.commits = commits;
     if (overrides.length) v.overrides = overrides;
-    overrideLines(overrides).forEach((l) => say(`${ref.remoteRef}: ${l}`));
+    for (const l of overrideLines(overrides)) say(`${ref.remoteRef}: ${l}`);
     if (baselined.length)
       say(
         `${ref.remoteRef}: ${counted(baselined.length, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`,

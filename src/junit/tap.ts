@@ -66,7 +66,7 @@ export function parseTap(text: string, file: string): Report {
     const c = text[first];
     const lineEnd = end > pos && text.charCodeAt(end - 1) === 13 ? end - 1 : end;
     const p = current as Pending | null;
-    if (inYaml && p && p.ok) {
+    if (inYaml && p?.ok) {
       // A passing test's block says nothing but whether it was a suite: passed over uncut.
       pos = next;
       if (indent === yamlIndent && text.startsWith('...', first) && lineEnd - first === 3) inYaml = false;

@@ -78,13 +78,11 @@ async function linkViolations(
     const crossing = linkCrossing(change.path, target, classify);
     if (!crossing) continue;
     if (!byCommit.has(commit)) byCommit.set(commit, []);
-    byCommit
-      .get(commit)!
-      .push({
-        path: change.path,
-        zone: classify(change.path)!,
-        note: `symbolic link to ${JSON.stringify(target)}: ${crossing}`,
-      });
+    byCommit.get(commit)!.push({
+      path: change.path,
+      zone: classify(change.path)!,
+      note: `symbolic link to ${JSON.stringify(target)}: ${crossing}`,
+    });
   }
   return [...byCommit].map(([commit, detail]) => ({
     rule: 'symlink',

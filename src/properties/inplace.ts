@@ -172,7 +172,9 @@ export async function takeSnapshot(
     regular.map((r) => r.path),
     true,
   );
-  regular.forEach((r, i) => entries.push({ mode: r.mode, oid: oids[i], path: r.path }));
+  regular.forEach((r, i) => {
+    entries.push({ mode: r.mode, oid: oids[i], path: r.path });
+  });
 
   const tmp = mkdtempSync(path.join(scratch, 'snapshot-'));
   try {
@@ -297,7 +299,7 @@ export async function restoreSnapshot(repo: Repo, snap: Snapshot): Promise<Resto
     } catch {
       /* gone */
     }
-    if (saved && (!current || !current.equals(saved))) {
+    if (saved && !current?.equals(saved)) {
       const tmp = `${indexPath(repo)}.patchwarden-restore`;
       writeFileSync(tmp, saved);
       renameSync(tmp, indexPath(repo));

@@ -272,8 +272,12 @@ export async function tamperPush(
   const late = [...new Set(createdLines)];
   const added = new Map<string, Added[]>();
   const [first, second] = await Promise.all([early, addedLinesOf(repo, late)]);
-  [...new Set(updatedLines)].forEach((l, k) => added.set(l, first[k]));
-  late.forEach((l, k) => added.set(l, second[k]));
+  [...new Set(updatedLines)].forEach((l, k) => {
+    added.set(l, first[k]);
+  });
+  late.forEach((l, k) => {
+    added.set(l, second[k]);
+  });
   // Each distinct change is judged once.
   const classify = await zones;
   await scanner;

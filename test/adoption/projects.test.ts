@@ -63,7 +63,7 @@ test("husky + lint-staged: the guard runs before the project's own hook commands
   adopt(p, (out) => assert.match(out, /\.husky\/pre-commit: added the guard before your commands/));
   assert.match(
     readFileSync(path.join(p.dir, '.husky/pre-commit'), 'utf8'),
-    /^# patchwarden-managed[^]*\nnpx lint-staged\n$/,
+    /^# patchwarden-managed[\s\S]*\nnpx lint-staged\n$/,
   );
 });
 

@@ -33,7 +33,7 @@ test("a topic branch forked before main's config grew is judged by main's config
   p.ok('git', ['commit', '-q', '-m', 'lib and its spec']);
   const push = p.run('git', ['push', '-u', 'origin', 'topic']);
   assert.is(push.code, 1, push.stdout + push.stderr);
-  assert.match(push.stdout + push.stderr, /refused \[mix\][^]*lib\/util\.py {2}\(src, modified\)/);
+  assert.match(push.stdout + push.stderr, /refused \[mix\][\s\S]*lib\/util\.py {2}\(src, modified\)/);
 });
 
 test.run();

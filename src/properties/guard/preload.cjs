@@ -189,7 +189,10 @@
               ? (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR)) !== 0
               : flags !== undefined && WRITE_FLAGS.test(String(flags));
           if (!writes) return false;
-          if (a.kind === 'none' && streams > 0) return (streams--, false);
+          if (a.kind === 'none' && streams > 0) {
+            streams--;
+            return false;
+          }
         }
         return a.kind === 'patch' || a.kind === 'none';
       }
