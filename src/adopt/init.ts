@@ -11,6 +11,7 @@ import { loadConfig, parseConfig } from '../config/load.js';
 import { openRepo, worktreeRoot, type Repo } from '../git/repo.js';
 import { BASELINE_FILE, baselineText, currentTips } from '../mixing/baseline.js';
 import { HOOKS, hookSetup, installHook, sharedHooksPath, type HookSetup } from './install.js';
+import { editPackageJson } from './package-json.js';
 import { installManager, wireManager } from './managers.js';
 import { starterConfig } from './starter.js';
 import { ownerLines, uncovered, usesSections } from './codeowners.js';
@@ -169,20 +170,15 @@ async function ignoreInstallFolder(repo: Repo, root: string): Promise<string[]> 
 
 /** A fresh clone has no hooks; npm runs "prepare" on every install, so it puts them back. */
 function addPrepare(root: string): string[] {
-  const file = path.join(root, 'package.json');
-  if (!existsSync(file)) return [];
-  const text = readFileSync(file, 'utf8');
-  let pkg: { scripts?: Record<string, string> };
-  try {
-    pkg = JSON.parse(text);
-  } catch {
+  const edit = editPackageJson(root);
+  if (edit === null) return [];
+  if (edit === 'invalid')
     return [`package.json does not parse; add "prepare": "${PREPARE}" to its scripts so every clone gets the hooks`];
-  }
+  const { pkg } = edit;
   const prepare = pkg.scripts?.prepare;
   if (prepare?.includes('patchwarden init')) return [];
   pkg.scripts = { ...pkg.scripts, prepare: prepare ? `${prepare} && ${PREPARE}` : PREPARE };
-  const indent = /^\{\n([ \t]+)/.exec(text)?.[1] ?? '  ';
-  writeFileSync(file, JSON.stringify(pkg, null, indent) + '\n');
+  edit.save();
   return [`package.json: "prepare": "${pkg.scripts.prepare}" installs the hooks on every clone's npm install`];
 }
 

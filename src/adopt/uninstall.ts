@@ -11,6 +11,7 @@ import { openRepo, worktreeRoot } from '../git/repo.js';
 import { PREPARE } from './init.js';
 import { CHAINED, HOOKS, MARKER, hookSetup, isOurs } from './install.js';
 import { yamlStyle, type Manager } from './managers.js';
+import { editPackageJson } from './package-json.js';
 
 export const help = `usage: patchwarden uninstall [--format text|json] [-C DIR]
 
@@ -106,22 +107,15 @@ function unwireManager(root: string, m: Manager): string[] {
 }
 
 function removePrepare(root: string): string[] {
-  const file = path.join(root, 'package.json');
-  if (!existsSync(file)) return [];
-  const text = readFileSync(file, 'utf8');
-  let pkg: { scripts?: Record<string, string> };
-  try {
-    pkg = JSON.parse(text);
-  } catch {
-    return [];
-  }
+  const edit = editPackageJson(root);
+  if (edit === null || edit === 'invalid') return [];
+  const { pkg } = edit;
   const prepare = pkg.scripts?.prepare;
   if (!prepare?.includes(PREPARE)) return [];
   const rest = prepare.replace(` && ${PREPARE}`, '').replace(PREPARE, '').trim();
   if (rest) pkg.scripts!.prepare = rest;
   else delete pkg.scripts!.prepare;
   if (!Object.keys(pkg.scripts!).length) delete pkg.scripts;
-  const indent = /^\{\n([ \t]+)/.exec(text)?.[1] ?? '  ';
-  writeFileSync(file, JSON.stringify(pkg, null, indent) + '\n');
+  edit.save();
   return [`package.json: removed "${PREPARE}" from "prepare"`];
 }
