@@ -233,18 +233,19 @@ function toCase(p: Pending): TestCase | null {
   const y = p.yaml;
   // node: a suite (describe) and a parent whose subtests failed are no cases of their own; their tests are.
   if (y.get('type') === 'suite' || y.get('failureType') === 'subtestsFailed') return null;
-  const base = {
+  // One literal, not a spread of a shared base: spreading 50,000 cases cost more than reading the stream.
+  const status = p.directive === 'skip' ? 'skipped' : p.ok ? 'passed' : 'failed';
+  return {
     name: p.name,
     classname: p.suites.join('.'),
+    // A SKIP ran nothing. A failing TODO test still failed: judged like a failure, as node's JUnit reporter writes it.
+    status,
+    failures: status === 'failed' ? [record(p)] : [],
     properties: [],
     systemOut: '',
     systemErr: '',
     suites: p.suites,
   };
-  // A SKIP ran nothing. A failing TODO test still failed: judged like a failure, as node's JUnit reporter writes it.
-  if (p.directive === 'skip') return { ...base, status: 'skipped', failures: [] };
-  if (p.ok) return { ...base, status: 'passed', failures: [] };
-  return { ...base, status: 'failed', failures: [record(p)] };
 }
 
 /**
