@@ -253,7 +253,26 @@ testUnless(existsSync(mocha.bin) ? null : 'mocha is not installed in node_module
 );
 
 const jest = RUNNERS[0]!;
-testUnless(existsSync(jest.bin) ? null : 'jest is not installed in node_modules (npm ci)')(
+const withJest = testUnless(existsSync(jest.bin) ? null : 'jest is not installed in node_modules (npm ci)');
+
+withJest("jest: the base's own setup file may still set jest's globals; an honest fix passes", () => {
+  const files = {
+    ...baseFiles(jest),
+    'package.json':
+      '{"name":"bill","private":true,"jest":{"transform":{},"setupFilesAfterEnv":["<rootDir>/spec/setup.js"]}}\n',
+    'spec/setup.js':
+      'const real = expect;\nglobalThis.wrapped = Object.assign((v) => real(v), real);\nglobalThis.expect = globalThis.wrapped;\n',
+    [jest.spec]: jest.property.replace(
+      "test('",
+      "test('the setup file set expect', () => expect(globalThis.expect === globalThis.wrapped).toBe(true));\ntest('",
+    ),
+  };
+  const { repo, base, head } = project(files, { [jest.src]: jest.module('', '', true) });
+  const out = repo.json(['revert-check', '--base', base, '--head', head]);
+  assert.is(out.code, 0, `${out.stderr}\n${out.out.reason}`);
+  assert.is(out.out.status, 'describes_patch', out.out.reason);
+});
+withJest(
   'git push: a destructured exit under jest is refused by the pre-push hook, and the remote keeps its tip',
   () => {
     const remote = tempRepo({ bare: true });

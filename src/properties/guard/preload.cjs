@@ -355,16 +355,15 @@
 
   // Test code compiled into a vm context: jest's test environments compile
   // each module with vm.compileFunction (ES modules: vm.SourceTextModule).
-  // Before a file of the tree (not an installed package) is compiled there,
-  // the context's process and the framework globals it has by then are made
-  // read-only, so the test file (compiled after jest set its globals) sees
-  // jest's own. Contexts vitest's vm pools make are refused: they run
+  // Before a file of production code is compiled there, the context's
+  // process and the framework globals it has by then are made read-only, so
+  // the test file sees jest's own (the base's setup files, compiled earlier,
+  // may still set them). Contexts vitest's vm pools make are refused: they run
   // modules the guard does not lock.
   const vm = require('node:vm');
   const locked = new WeakMap();
   function lockContext(ctx, file) {
-    const k = kind(file);
-    if (k === 'lib' || k === 'internal') return;
+    if (kind(file) !== 'patch') return;
     let state = locked.get(ctx);
     if (!state) locked.set(ctx, (state = { g: vm.runInContext('globalThis', ctx), done: new Set() }));
     const { g, done } = state;
