@@ -215,6 +215,16 @@ for (const pool of ['vmThreads', 'vmForks'])
     assert.match(reason, /pass --pool=forks \(or --pool=threads\) to vitest in properties.command/);
   });
 
+// The pool's own end of a worker closes it for the guard; any other end does not.
+withVitest('vitest: a worker killed from production code ends without the final record: refused', () => {
+  const patch = vitest.module(
+    "import { execSync } from 'node:child_process';",
+    'if (t < 0) execSync(`kill -9 ${process.pid}`);',
+  );
+  const reason = refused(vitest, patch);
+  assert.match(reason, /ended without the guard's final record/, reason);
+});
+
 withVitest('vitest --pool=threads: an honest fix passes', () => {
   const command = vitest.command.replace(' run ', ' run --pool=threads ');
   const { repo, base, head } = project(baseFiles(vitest, command), { [vitest.src]: vitest.module('', '', true) });

@@ -14,7 +14,7 @@
   const fs = require('node:fs');
   const path = require('node:path');
   const { fileURLToPath } = require('node:url');
-  const { isMainThread, threadId } = require('node:worker_threads');
+  const { threadId } = require('node:worker_threads');
   const where = process.env.PATCHWARDEN_GUARD;
   if (!where) return;
   const cfg = JSON.parse(fs.readFileSync(where, 'utf8'));
@@ -243,8 +243,6 @@
       }
   }
 
-  // Before the wrappers: what the guard itself uses to pass a SIGTERM on.
-  const killSelf = process.kill;
   const always = (_, who) => who().kind === 'patch' || who().kind === 'none';
   for (const name of ['exit', 'reallyExit', 'kill', 'abort', 'binding', '_linkedBinding', 'dlopen'])
     guarded(process, name, `process.${name}`, always);
@@ -410,25 +408,26 @@
   Object.freeze(require('node:test'));
 
   process.on('exit', () => send({ t: 'final' }));
-  // Worker pools (vitest's tinypool, jest-worker) end their workers with
-  // SIGTERM: that is an end the guard saw, so it closes with its final record
-  // and then lets the signal do what it would have done. A process that
-  // handles SIGTERM itself keeps doing so.
-  if (isMainThread) {
-    const onTerm = () => {
-      send({ t: 'final', signal: 'SIGTERM' });
-      if (process.listenerCount('SIGTERM') > 1) return;
-      process.removeListener('SIGTERM', onTerm);
-      Reflect.apply(killSelf, process, [process.pid, 'SIGTERM']);
-    };
-    process.on('SIGTERM', onTerm);
-  }
-  // A worker thread its pool terminates (vitest's threads pool) gets no exit
-  // event: the thread that ends it sends its final record.
+  // Worker pools (vitest's tinypool, jest-worker) end their worker processes
+  // with a signal, and their threads by terminating them: neither gets to
+  // send its final record, so the process that ends it sends one for it when
+  // the runner (not production code) asks. A worker that dies any other way
+  // still ends without one.
+  const ended = (pid, how) => {
+    const a = actor();
+    if (a.kind !== 'patch' && a.kind !== 'none') send({ t: 'final', ended: how }, pid);
+  };
+  const { ChildProcess } = require('node:child_process');
+  const childKill = ChildProcess.prototype.kill;
+  ChildProcess.prototype.kill = function (...args) {
+    if (this.pid && args[0] !== 0 && this.exitCode === null && this.signalCode === null)
+      ended(String(this.pid), 'killed by its pool');
+    return Reflect.apply(childKill, this, args);
+  };
   const { Worker } = require('node:worker_threads');
   const terminate = Worker.prototype.terminate;
   Worker.prototype.terminate = function (...args) {
-    if (this.threadId >= 0) send({ t: 'final', terminated: true }, `${process.pid}.${this.threadId}`);
+    if (this.threadId >= 0) ended(`${process.pid}.${this.threadId}`, 'terminated by its pool');
     return Reflect.apply(terminate, this, args);
   };
 })();
