@@ -263,6 +263,40 @@ testUnless(existsSync(mocha.bin) ? null : 'mocha is not installed in node_module
 );
 
 const jest = RUNNERS[0]!;
+
+// Worker processes: jest with several test files and two workers, mocha --parallel.
+const pooled: [Runner, string, Record<string, string>][] = [
+  [
+    jest,
+    jest.command.replace(' --ci ', ' --ci --maxWorkers=2 '),
+    Object.fromEntries(
+      [1, 2, 3, 4].map((n) => [
+        `spec/properties/more${n}.test.js`,
+        `test('more ${n}', () => expect(${n}).toBe(${n}));\n`,
+      ]),
+    ),
+  ],
+  [
+    mocha,
+    mocha.command.replace(' --reporter ', ' --parallel --jobs 2 --reporter '),
+    { 'spec/properties/more.test.js': "it('more', () => {});\n" },
+  ],
+];
+for (const [r, command, more] of pooled) {
+  const it = testUnless(existsSync(r.bin) ? null : `${r.name} is not installed in node_modules (npm ci)`);
+  const run = (patch: string) => {
+    const { repo, base, head } = project({ ...baseFiles(r, command), ...more }, { [r.src]: patch });
+    return repo.json(['revert-check', '--base', base, '--head', head]);
+  };
+  it(`${r.name} in worker processes: a destructured exit is refused, an honest fix passes`, () => {
+    const out = run(r.module('const { exit } = process;', 'if (t < 0) exit(0);'));
+    assert.is(out.code, 1, out.stderr);
+    assert.match(out.out.reason, /runtime guard: process\.exit at src\/bill\.js:4: exit\(0\)/, out.out.reason);
+    const fixed = run(r.module('', '', true));
+    assert.is(fixed.code, 0, `${fixed.stderr}\n${fixed.out.reason}`);
+    assert.is(fixed.out.status, 'describes_patch', fixed.out.reason);
+  });
+}
 const withJest = testUnless(existsSync(jest.bin) ? null : 'jest is not installed in node_modules (npm ci)');
 
 withJest("jest: the base's own setup file may still set jest's globals; an honest fix passes", () => {
