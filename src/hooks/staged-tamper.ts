@@ -6,15 +6,13 @@
 // load only for a commit that stages production files, and no more of them
 // than the bound.
 import type { Config } from '../config/schema.js';
-import { SYMLINK, type RawChange } from '../git/raw-diff.js';
+import { GITLINK, SYMLINK, type RawChange } from '../git/raw-diff.js';
 import type { Repo } from '../git/repo.js';
 import type { TamperVerdict } from '../tamper/judge.js';
 import type { Classify } from '../zones/classify.js';
 
 export const MAX_FILES = 20;
 export const MAX_BYTES = 128 * 1024;
-
-const GITLINK = '160000';
 
 /** The verdict on the staged production files, or why they were left to pre-push; null when nothing is there to scan. */
 export async function stagedTamper(
