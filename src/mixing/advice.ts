@@ -174,12 +174,13 @@ export function stagedAdvice(oracle: string[], rest: string[], l: Landing | null
   const whole = e
     ? ` (${earlierNote(e)}, so the whole branch is split: its commits since ${l.defaultBranch} become one oracle commit and one production commit)`
     : '';
+  // The owner signs the oracle only: a production commit they signed would be vouched for, owing no evidence.
   if (l.signers) {
     return [
       `split it: an owner signs the oracle commit and pushes it to this branch beside the production commit${whole} (owners.signers; run by the owner, with their signing key):`,
       ...reset,
       `  git commit -S -m 'oracle change' -- ${q(all.oracle)}`,
-      `  git commit -m 'production change' -- ${q(all.rest)}`,
+      `  git commit --no-gpg-sign -m 'production change' -- ${q(all.rest)}`,
       `  ${e ? forcePush(l) : push(l)}`,
     ].join('\n');
   }
@@ -239,13 +240,14 @@ export function rangeAdvice(s: RangeSplit, l: Landing): string {
     ].join('\n');
   }
   const local = /^refs\/heads\//.test(s.local) ? s.local.slice('refs/heads/'.length) : l.branch!;
+  // The production commits are replayed unsigned (commit.gpgSign aside): the owner vouches for the oracle only.
   if (l.signers) {
     const why = `an owner signs the oracle commits (up to ${tip}) on this branch with a key in the allowed-signers file (owners.signers); signed, they may share it with the production commits`;
     if (!s.base) return why;
     return [
       `${why} (run by the owner, with their signing key, in a clone that has this branch${note}):`,
       `  git rebase -q -x 'git commit -q --amend --no-edit -S' ${s.base} ${s.oracleTip}`,
-      `  git rebase -q --onto HEAD ${s.oracleTip} ${shellQuote(local)}`,
+      `  git rebase -q --no-gpg-sign --onto HEAD ${s.oracleTip} ${shellQuote(local)}`,
       `  ${forcePush(l, local)}`,
     ].join('\n');
   }

@@ -144,6 +144,11 @@ for (const earlier of [false, true]) {
       assert.is(g.code, 0, JSON.stringify(g.out));
       assert.is(g.layers.revert.details.status, 'describes_patch');
       assert.is(g.layers.properties.details.owner_commits.length, 1);
+      assert.is(
+        g.layers.revert.details.evidence.owed,
+        true,
+        'the production commit is not signed: it owes its fixed case',
+      );
       assert.is(s.ref('refs/heads/fix-discount'), work.head(), 'pushed as printed');
     } finally {
       keys.rm();
