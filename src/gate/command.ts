@@ -14,7 +14,7 @@ import { mergeBase, openRepo, resolveCommit } from '../git/repo.js';
 import { baselined, BASELINE_FILE } from '../mixing/baseline.js';
 import { classifierFor } from '../mixing/check.js';
 import { commitWith } from '../properties/tree.js';
-import { judgeOverrides, overrideClaims, overrideLines } from '../owners/override.js';
+import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, overrideLines } from '../owners/override.js';
 import { exitCode, type LayerResult } from './layer.js';
 import { enforceRequired, requirements } from './require.js';
 import { fixturesLayer, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
@@ -73,7 +73,7 @@ export async function run(args: string[]): Promise<number> {
   // A base whose config does not parse is judged by its last one that does, so a correction can merge.
   const { config } = await judgingConfig(repo, common.config, base, progress);
   const required = requirements(config, values.require);
-  const walked = await rangeChanges(repo, [head, '--not', base]);
+  const walked = await rangeChanges(repo, [head, '--not', base], { trailer: OVERRIDE_TRAILER });
   // Commits that predate the guard (the adoption baseline at the base) are not judged.
   const old = await baselined(repo, base, [base], walked.commits);
   if (old.size) progress(`${counted(old.size, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`);
@@ -93,7 +93,7 @@ export async function run(args: string[]): Promise<number> {
     repo,
     config,
     base,
-    await overrideClaims(repo, commits),
+    overrideClaims(walked, commits),
     commits,
     forkPoint,
     clockNow(),

@@ -15,6 +15,8 @@ export interface RangeChanges {
   changes: Map<string, RawChange[]>;
   /** Each commit's parents. */
   parents: Map<string, string[]>;
+  /** The values of the trailer asked for, for each commit whose message carries it. */
+  trailers: Map<string, string[]>;
 }
 
 /**
@@ -25,13 +27,20 @@ export interface RangeChanges {
  * merge lists what it authored: every path where its tree differs from git's
  * own merge of its parents (mergeChanges, which starts from every commit's
  * diff against its first parent, listed by the same process). Each commit's
- * header field starts with \x01, so no path can pass for one.
+ * header field starts with \x01, so no path can pass for one. With
+ * `trailer`, the same walk reads that trailer's values from each message
+ * (git matches the key in any case), so a long push is not walked twice.
  */
-export async function rangeChanges(repo: Repo, revs: string[], tips: string[] = []): Promise<RangeChanges> {
+export async function rangeChanges(
+  repo: Repo,
+  revs: string[],
+  opts: { tips?: string[]; trailer?: string } = {},
+): Promise<RangeChanges> {
   // Newest first, read as git writes it: --reverse would hold every line back until the walk ends.
   const walked: Walked[] = [];
   // Each commit's diff against its first parent (a root's against nothing); a merge's is replaced below.
   const changes = new Map<string, RawChange[]>();
+  const trailers = new Map<string, string[]>();
   let current: RawChange[] = [];
   let meta: string | null = null;
   const onStdout = nulFields((f) => {
@@ -39,9 +48,22 @@ export async function rangeChanges(repo: Repo, revs: string[], tips: string[] = 
       current.push(rawChange(meta, f));
       meta = null;
     } else if (f.startsWith('\x01')) {
-      const [id, tree, ...parents] = f.slice(1).trim().split(' ');
+      const cut = f.indexOf('\x1f');
+      const [id, tree, ...parents] = f
+        .slice(1, cut < 0 ? f.length : cut)
+        .trim()
+        .split(' ');
       walked.push({ id, tree, parents });
       changes.set(id, (current = []));
+      const values =
+        cut < 0
+          ? []
+          : f
+              .slice(cut + 1)
+              .split('\x1e')
+              .map((v) => v.trim())
+              .filter(Boolean);
+      if (values.length) trailers.set(id, values);
     } else {
       // git puts a newline between a commit's header and its first entry.
       const raw = f.replace(/^\n/, '');
@@ -53,7 +75,7 @@ export async function rangeChanges(repo: Repo, revs: string[], tips: string[] = 
       '-c',
       'log.showSignature=false',
       'log',
-      '--format=%x01%H %T %P',
+      `--format=%x01%H %T %P${opts.trailer ? `%x1f%(trailers:key=${opts.trailer},valueonly,unfold,separator=%x1e)` : ''}`,
       '--diff-merges=first-parent',
       '-r',
       '--root',
@@ -61,11 +83,16 @@ export async function rangeChanges(repo: Repo, revs: string[], tips: string[] = 
       ...revs,
       '--',
     ],
-    { onStdout, input: tips.map((t) => `${t}\n`).join('') },
+    { onStdout, input: (opts.tips ?? []).map((t) => `${t}\n`).join('') },
   );
   walked.reverse();
   for (const [id, list] of await mergeChanges(repo, walked, changes)) changes.set(id, list);
-  return { commits: walked.map((c) => c.id), changes, parents: new Map(walked.map((c) => [c.id, c.parents])) };
+  return {
+    commits: walked.map((c) => c.id),
+    changes,
+    parents: new Map(walked.map((c) => [c.id, c.parents])),
+    trailers,
+  };
 }
 
 /** Every path that differs between two trees, with both sides' modes and blob ids. */

@@ -20,7 +20,7 @@ import { agentInRange, fitRangeAdvice, rangeAdvice, type Landing } from '../mixi
 import { judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
-import { judgeOverrides, overrideClaims, overrideLines, type Override } from '../owners/override.js';
+import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, overrideLines, type Override } from '../owners/override.js';
 import { authenticatedPusher, TYPED_IDENTITY, type Pusher } from '../owners/pusher.js';
 import { tamperPush, type TamperVerdict } from '../tamper/judge.js';
 import { classifierFrom, type Classify } from '../zones/classify.js';
@@ -105,6 +105,8 @@ export interface Pushed {
   changes: Map<string, RawChange[]>;
   /** Each new commit's parents. */
   parents: Map<string, string[]>;
+  /** Each new commit's override claims (OVERRIDE_TRAILER), read by the same walk. */
+  trailers: Map<string, string[]>;
 }
 
 /** The push, read: `peeled` as soon as the pushed objects are peeled, `push` once the walk is read. */
@@ -125,11 +127,19 @@ export function readPush(
   const push = peeled.then(async (commitOf) => {
     const tips = [...new Set(pushed.flatMap((u) => (commitOf.has(u.new) ? [commitOf.get(u.new)!] : [])))];
     const walk = tips.length
-      ? await rangeChanges(repo, ['--stdin', '--not', '--all'], tips)
-      : { commits: [], changes: new Map(), parents: new Map() };
+      ? await rangeChanges(repo, ['--stdin', '--not', '--all'], { tips, trailer: OVERRIDE_TRAILER })
+      : { commits: [], changes: new Map(), parents: new Map(), trailers: new Map() };
     const reach = new Reach(walk, tips);
     const commits = new Map(pushed.map((u) => [u.ref, commitOf.has(u.new) ? reach.commits(commitOf.get(u.new)!) : []]));
-    return { peeled: commitOf, all: walk.commits, commits, reach, changes: walk.changes, parents: walk.parents };
+    return {
+      peeled: commitOf,
+      all: walk.commits,
+      commits,
+      reach,
+      changes: walk.changes,
+      parents: walk.parents,
+      trailers: walk.trailers,
+    };
   });
   return { peeled, push };
 }
@@ -237,7 +247,7 @@ export async function judgePush(
   for (const v of verdicts) v.commits = v.commits.filter((c) => !old.has(c));
   const all = push.all.filter((c) => !old.has(c));
   // An owner's override commit, admitted for its ref's range, is left out of the mixing rule.
-  const claimed = await overrideClaims(repo, all);
+  const claimed = overrideClaims(push, all);
   for (const v of claimed.length ? verdicts : []) {
     const mine = claimed.filter((o) => v.commits.includes(o.commit));
     if (isZeroId(v.new) || !mine.length) continue;

@@ -98,10 +98,13 @@ export async function readReport(file: string): Promise<Report> {
 }
 
 /** Parses report text, JUnit XML or a TAP stream; `file` names it in messages and in the Report. */
-export function parseReport(xml: string | Buffer, file: string): Report {
-  let text = typeof xml === 'string' ? xml : xml.toString('utf8');
+export function parseReport(input: string | Buffer, file: string): Report {
+  // A TAP stream is read from its bytes, which are decoded only where they matter.
+  const head = typeof input === 'string' ? input.slice(0, 4096) : input.toString('utf8', 0, 4096);
+  if (looksLikeTap(head.replace(/^\uFEFF/, '')))
+    return parseTap(typeof input === 'string' ? Buffer.from(input, 'utf8') : input, file);
+  let text = typeof input === 'string' ? input : input.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (looksLikeTap(text)) return parseTap(text, file);
   checkWellFormed(text, file, whole);
   let tree: Node;
   try {

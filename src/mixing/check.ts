@@ -3,7 +3,7 @@ import type { Config } from '../config/schema.js';
 import type { Violation } from '../common/verdict.js';
 import { rangeChanges, type Change, type RawChange } from '../git/changes.js';
 import { checkOwners } from '../owners/check.js';
-import { judgeOverrides, overrideClaims, type Override } from '../owners/override.js';
+import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, type Override } from '../owners/override.js';
 import { configBool, type Repo } from '../git/repo.js';
 import { isOracle, type Classify } from '../zones/classify.js';
 import { baselined } from './baseline.js';
@@ -111,7 +111,9 @@ export async function checkRange(
 ): Promise<RangeVerdict> {
   const classify = await classifierFor(repo, config);
   const exclude = from ? [from].flat() : [];
-  const walked = await rangeChanges(repo, [to, ...(exclude.length ? ['--not', ...exclude] : [])]);
+  const walked = await rangeChanges(repo, [to, ...(exclude.length ? ['--not', ...exclude] : [])], {
+    trailer: OVERRIDE_TRAILER,
+  });
   // Commits that predate the guard (the adoption baseline at judgeRev) are not judged.
   const old = await baselined(repo, judgeRev, exclude, walked.commits);
   const commits = walked.commits.filter((c) => !old.has(c));
@@ -131,7 +133,7 @@ export async function checkRange(
   // An override is judged against the range's merge base: the first revision excluded, where that is a commit (pre-push adds the remote's other branches).
   const start = exclude[0] && /^[0-9a-f]{40,64}$/.test(exclude[0]) ? exclude[0] : null;
   const override = start
-    ? await judgeOverrides(repo, config, judgeRev, await overrideClaims(repo, commits), commits, start, now)
+    ? await judgeOverrides(repo, config, judgeRev, overrideClaims(walked, commits), commits, start, now)
     : { granted: [], violations: [] };
   const granted = new Set(override.granted.map((o) => o.commit));
   const paths = new Set([...changes.values()].flatMap((list) => list.map((c) => c.path)));

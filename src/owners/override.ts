@@ -10,7 +10,7 @@
 import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
-import { splitNul } from '../git/run.js';
+import type { RangeChanges } from '../git/changes.js';
 import { admitOwnerCommits } from './admission.js';
 
 export const OVERRIDE_TRAILER = 'Patchwarden-Override';
@@ -27,31 +27,12 @@ export interface Overrides {
   violations: Violation[];
 }
 
-/** The commits among `commits` that carry the trailer, with its reason (git matches the key in any case); one git process. */
-export async function overrideClaims(repo: Repo, commits: string[]): Promise<Override[]> {
-  if (!commits.length) return [];
-  const out = await repo.run(
-    [
-      'log',
-      '--no-walk=unsorted',
-      '--stdin',
-      '-z',
-      `--format=%H%x1f%(trailers:key=${OVERRIDE_TRAILER},valueonly,unfold,separator=%x1e)`,
-    ],
-    { input: commits.join('\n') + '\n' },
-  );
-  const found: Override[] = [];
-  for (const record of splitNul(out.stdout)) {
-    const [commit, reasons] = record.split('\x1f');
-    const reason = reasons
-      ?.split('\x1e')
-      .map((r) => r.trim())
-      .filter(Boolean)
-      .join('; ');
-    if (reason) found.push({ commit, reason });
-  }
-  const order = new Map(commits.map((c, i) => [c, i]));
-  return found.sort((a, b) => order.get(a.commit)! - order.get(b.commit)!);
+/** The commits among `commits` that carry the trailer, with its reason, oldest first; `walk` read it (rangeChanges with `trailer: OVERRIDE_TRAILER`). */
+export function overrideClaims(walk: Pick<RangeChanges, 'trailers'>, commits: string[]): Override[] {
+  return commits.flatMap((commit) => {
+    const reason = walk.trailers.get(commit)?.join('; ');
+    return reason ? [{ commit, reason }] : [];
+  });
 }
 
 /**

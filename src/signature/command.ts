@@ -39,10 +39,14 @@ export interface Row extends Omit<Signed, 'files'> {
 export async function run(args: string[]): Promise<number> {
   const { common, positionals } = parse(args, {});
   if (!positionals.length) throw new UsageError('name at least one report (JUnit XML or TAP)');
-  const opts = await options(common);
+  // The reports are read while git answers for the config: neither waits on the other.
+  const [opts, ...reports] = await Promise.all([
+    options(common),
+    ...positionals.map((file) => readReport(path.resolve(process.cwd(), file))),
+  ]);
   const rows: Row[] = [];
-  for (const file of positionals) {
-    const report = await readReport(path.resolve(process.cwd(), file));
+  for (const [i, report] of reports.entries()) {
+    const file = positionals[i];
     for (const tc of report.cases) {
       const signed = signCase(tc, opts);
       // The frames' files only serve freeze.forbid; the row shows the function names.

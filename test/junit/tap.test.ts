@@ -185,4 +185,33 @@ test('a TAP 14 stream with subtests and YAML (node-tap shape); cut-off streams a
   );
 });
 
+test('a stream is read from its bytes: a BOM, CRLF line ends and UTF-8 names and diagnostics read whole', () => {
+  const text = [
+    '\uFEFFTAP version 13',
+    '# Subtest: Größe ✓',
+    'ok 1 - Größe ✓',
+    '  ---',
+    '  duration_ms: 0.5',
+    '  ...',
+    '# Subtest: naïve',
+    'not ok 2 - naïve # time=1ms',
+    '  ---',
+    "  message: 'expected 「a」'",
+    '  ...',
+    '1..2',
+    '',
+  ].join('\r\n');
+  for (const input of [text, Buffer.from(text, 'utf8')]) {
+    const r = parseReport(input, 'u.tap');
+    assert.equal(
+      r.cases.map((c) => [c.name, c.status]),
+      [
+        ['Größe ✓', 'passed'],
+        ['naïve', 'failed'],
+      ],
+    );
+    assert.is(r.cases[1].failures[0].message, 'expected 「a」');
+  }
+});
+
 test.run();

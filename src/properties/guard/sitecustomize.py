@@ -281,7 +281,13 @@ def _guard():
             return
         busy.add(me)
         try:
-            h(args, sys._getframe(1), ev)
+            try:
+                f = sys._getframe(1)
+            except ValueError:
+                # No Python frame at all: the interpreter itself, compiling the
+                # command of `python -c` (how xdist starts its workers).
+                f = None
+            h(args, f, ev)
         except Exception as e:  # the guard must never be the reason a run passes
             send({"t": "finding", "event": "guard", "detail": "the guard failed on %s: %r" % (ev, e), "file": "", "line": 0})
         finally:
