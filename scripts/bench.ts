@@ -59,6 +59,7 @@ function print(r: Row): void {
     console.log(
       `  paired       ratio median ${median(pairs).toFixed(2)}, from ${Math.min(...pairs).toFixed(2)} to ${Math.max(...pairs).toFixed(2)}`,
     );
+  for (const line of r.note ?? []) console.log(`  note         ${line}`);
   if (r.limit)
     console.log(
       `  limit        ${fmt(r.limit.ms)}, ${r.limit.name}: patchwarden at ${(median(ours) / r.limit.ms).toFixed(2)} of it, the baseline at ${(median(base) / r.limit.ms).toFixed(2)}`,

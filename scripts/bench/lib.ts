@@ -37,6 +37,8 @@ export interface Row {
   /** Extra units allowed on top of target × baseline (e.g. "plus one second"). */
   slack?: number;
   unit?: 'ms' | 'MB';
+  /** Lines printed under the row: figures that say what part of it is not patchwarden's. */
+  note?: string[];
 }
 
 export interface Cmd {

@@ -33,7 +33,7 @@ const commands: Record<string, { summary: string; load: Loader }> = {
   fixtures: { summary: 'the fixture lock: lock, verify, add', load: () => import('../fixtures/command.js') },
   'revert-check': {
     summary: 'properties must fail with the production diff reverted',
-    load: () => import('../properties/command.js'),
+    load: () => import('../refactors/command.js'),
   },
   recover: {
     summary: 'restore the tree after a killed in-place revert check',

@@ -105,6 +105,7 @@ export async function run(args: string[]): Promise<number> {
     repo,
     config,
     base,
+    baseName: values.base,
     head,
     mergeBase: forkPoint,
     commits,

@@ -8,6 +8,7 @@ import { freezePolicy } from '../freeze/policy.js';
 import type { RawChange } from '../git/changes.js';
 import type { Repo } from '../git/repo.js';
 import { guardFileProblems, guardFileViolations, touchedGuardFiles } from './guard-files.js';
+import { fitRangeAdvice, judgedRangeAdvice } from '../mixing/advice.js';
 import { judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
@@ -20,8 +21,9 @@ import { counted } from '../common/text.js';
 export interface GateContext {
   repo: Repo;
   config: Config;
-  /** The base commit the rules come from, and the commit judged. */
+  /** The base commit the rules come from (and --base as given), and the commit judged. */
   base: string;
+  baseName: string;
   head: string;
   /** Where head left base: the production diff is mergeBase..head. */
   mergeBase: string;
@@ -68,6 +70,14 @@ export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> 
       ),
       ...(await symlinkViolations(ctx.repo, ctx.commits, ctx.changes, ctx.classify)),
     ];
+    await fitRangeAdvice(v, (oracleTip) =>
+      judgedRangeAdvice(ctx.repo, ctx.config, ctx.baseName, {
+        oracleTip,
+        base: ctx.mergeBase,
+        head: ctx.head,
+        commits: ctx.commits,
+      }),
+    );
     // A guard file that does not parse would judge every later change once it merges.
     const guard = touchedGuardFiles(
       [...ctx.changes.values()].flatMap((list) => list.map((c) => c.path)),

@@ -17,15 +17,16 @@ export async function tamperLayer(ctx: GateContext): Promise<LayerResult> {
     for (const w of v.warnings) ctx.progress(w);
     const allowed = v.hits.filter((h) => h.allowed_by).length;
     const files = `${counted(v.files, 'production file')} with added lines`;
-    const pass = v.warnings.length
-      ? `${files}; ${v.warnings.length} hit(s) stand but tamper.mode is warn`
-      : `${files}, ${v.hits.length} hit(s)${allowed ? `, ${allowed} allowed` : ''}`;
+    const warned = v.warnings.length;
+    const pass = warned
+      ? `${files}; ${counted(warned, 'hit')} ${warned === 1 ? 'stands' : 'stand'}, but tamper.mode is warn`
+      : `${files}, ${counted(v.hits.length, 'hit')}${allowed ? (allowed === 1 ? ', allowed' : ', all allowed') : ''}`;
     const standing = v.hits.length - allowed;
     return judged(
       'tamper',
       v.violations,
       pass,
-      `${counted(standing, 'added line')} of production code game the test run`,
+      `production code the range adds games the test run (${counted(standing, 'hit')} not allowed)`,
       { mode: v.mode, hits: v.hits },
     );
   });

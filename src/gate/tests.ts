@@ -150,7 +150,7 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
                     violations: [
                       {
                         rule: 'revert',
-                        paths: [],
+                        paths: r.reverted.map((p) => p.path),
                         message: `${r.status}: ${r.reason} (${r.evidence?.why ?? ''})`,
                         fix: r.fix ?? undefined,
                       },

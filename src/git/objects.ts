@@ -3,6 +3,7 @@
 import type { Repo } from './repo.js';
 import { streamBlobs } from './blob-stream.js';
 import { splitNul } from './run.js';
+import { GITLINK } from './raw-diff.js';
 
 export interface TreeEntry {
   mode: string;
@@ -32,7 +33,7 @@ export async function listIndex(repo: Repo, prefix?: string): Promise<TreeEntry[
   return splitNul(out.stdout).map((rec) => {
     const tab = rec.indexOf('\t');
     const [mode, oid] = rec.slice(0, tab).split(' ');
-    return { mode, type: mode === '160000' ? 'commit' : 'blob', oid, path: rec.slice(tab + 1) };
+    return { mode, type: mode === GITLINK ? 'commit' : 'blob', oid, path: rec.slice(tab + 1) };
   });
 }
 

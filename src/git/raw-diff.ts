@@ -20,6 +20,8 @@ export interface RawChange extends Change {
 
 /** The mode of a symbolic link. */
 export const SYMLINK = '120000';
+/** The mode of a submodule pointer (gitlink). */
+export const GITLINK = '160000';
 
 /** Raw output, whole ids, no renames, no user diff drivers, submodules as they are. */
 export const rawFlags = [

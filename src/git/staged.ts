@@ -20,6 +20,11 @@ export interface Staged {
   changes: RawChange[];
   /** The judging config: its blob id (null when there is none) and how messages name it. */
   config: { oid: string | null; shown: string };
+  /**
+   * What the changes are against (a commit or tree; null: the empty tree),
+   * and the commit on the base side (null on a first commit).
+   */
+  base: { from: string | null; rev: string | null };
 }
 
 export async function readStaged(dir: string, amend: boolean): Promise<Staged> {
@@ -40,14 +45,23 @@ export async function readStaged(dir: string, amend: boolean): Promise<Staged> {
     const oid = info.code === 0 ? lines[REPO_FLAGS.length] : null;
     const config = { oid, shown: `HEAD:${CONFIG_FILE}` };
     const merging = mergeHeads(repo);
-    if (merging)
+    if (merging) {
+      const merged = await resolution(repo, merging);
       return {
         repo,
         merging: true,
-        changes: (await resolution(repo, merging)) ?? parseRaw(splitNul(diff.stdout)),
+        changes: merged?.changes ?? parseRaw(splitNul(diff.stdout)),
         config,
+        base: { from: merged?.tree ?? 'HEAD', rev: 'HEAD' },
       };
-    return { repo, merging: false, changes: parseRaw(splitNul(diff.stdout)), config };
+    }
+    return {
+      repo,
+      merging: false,
+      changes: parseRaw(splitNul(diff.stdout)),
+      config,
+      base: { from: 'HEAD', rev: 'HEAD' },
+    };
   }
   const head = await repo.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { okCodes: [1] });
   if (head.code === 0) throw new CannotJudge(`git diff-index against HEAD failed: ${diff.stderr.trim()}`);
@@ -57,7 +71,7 @@ export async function readStaged(dir: string, amend: boolean): Promise<Staged> {
 /** No commit yet: everything staged is new, and the config judging it is the one staged with it. */
 async function firstCommit(repo: Repo): Promise<Staged> {
   const [changes, oid] = await Promise.all([emptyTree(repo).then((t) => diffIndex(repo, t)), blobAt(repo, ':')]);
-  return { repo, merging: false, changes, config: { oid, shown: `:${CONFIG_FILE}` } };
+  return { repo, merging: false, changes, config: { oid, shown: `:${CONFIG_FILE}` }, base: { from: null, rev: null } };
 }
 
 /**
@@ -83,6 +97,7 @@ async function readAmend(dir: string): Promise<Staged> {
     merging: false,
     changes: diffs[0].filter((c) => others.every((o) => o.has(c.path))),
     config: { oid, shown: `HEAD^1:${CONFIG_FILE}` },
+    base: { from: parents[0], rev: parents[0] },
   };
 }
 
@@ -102,10 +117,10 @@ function mergeHeads(repo: Repo): string[] | null {
  * markers where it conflicts, so each resolved conflict counts). Null for
  * an octopus or histories git will not merge: then everything against HEAD.
  */
-async function resolution(repo: Repo, heads: string[]): Promise<RawChange[] | null> {
+async function resolution(repo: Repo, heads: string[]): Promise<{ changes: RawChange[]; tree: string } | null> {
   if (heads.length !== 1) return null;
   const tree = await mergeTree(repo, 'HEAD', heads[0]);
-  return tree ? diffIndex(repo, tree) : null;
+  return tree ? { changes: await diffIndex(repo, tree), tree } : null;
 }
 
 async function diffIndex(repo: Repo, base: string): Promise<RawChange[]> {

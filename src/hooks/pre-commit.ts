@@ -18,15 +18,18 @@ import { readStaged } from '../git/staged.js';
 import { checkStaged } from '../mixing/staged.js';
 import { amendingCommit } from './amend.js';
 import { stagedInstallFolders } from './generated.js';
+import { MAX_BYTES, MAX_FILES, stagedTamper } from './staged-tamper.js';
 
 export const help = `usage: patchwarden pre-commit [--format text|json|github] [--config PATH] [-C DIR]
 
 The pre-commit hook. On the staged set it applies the mixing rule (production
 code and oracles in separate commits), refuses a symbolic link in a zone that
-points out of it, checks the freeze ledger's shape when the ledger is staged,
-and verifies the fixture lock when fixtures or the lock are staged. The
-config that judges is the one committed at HEAD (the staged one on a
-repository's first commit), never the working tree's. An amend
+points out of it, runs the tamper scan on the staged production files when
+they are few and small (at most ${MAX_FILES} files, ${MAX_BYTES / 1024} KiB together; above that it
+says so, and pre-push scans them), checks the freeze ledger's shape when the
+ledger is staged, and verifies the fixture lock when fixtures or the lock are
+staged. The config that judges is the one committed at HEAD (the staged
+one on a repository's first commit), never the working tree's. An amend
 (\`git commit --amend\`) is judged with the commit it amends: the index
 against that commit's parent. The commit that concludes a merge (MERGE_HEAD)
 is judged by what its resolution authors, as a pushed merge is: the index
@@ -78,7 +81,7 @@ export function run(args: string[]): Promise<number> {
 async function judgeIndex(args: string[], automaticMerge: boolean): Promise<number> {
   const { common } = parse(args, {}, false);
   const amend = !automaticMerge && (await amendingCommit(common.dir));
-  const { repo, changes, merging, config: at } = await readStaged(common.dir, amend);
+  const { repo, changes, merging, config: at, base } = await readStaged(common.dir, amend);
   const { config, rules } = common.config
     ? await explicitJudge(repo, common.config, layers)
     : await baseJudge(repo, at);
@@ -114,13 +117,23 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
   let mixed = automaticMerge ? [] : checkStaged(changes, classify, kind);
   // The split advice fits the branch and the committer: read only for a commit that mixes.
   if (mixed.length && kind === 'commit')
-    mixed = checkStaged(changes, classify, kind, await (await layers()).landingOf(repo, config));
+    mixed = checkStaged(changes, classify, kind, await (await layers()).landingOf(repo, config, {}, classify));
   // git's own merge authors nothing: what it brings was judged commit by commit, and is again on push.
   const violations = automaticMerge ? [] : [...(await stagedInstallFolders(repo, changes)), ...mixed];
   // The link check (and its git process) loads only when a link in a zone is staged.
   if (!automaticMerge && changes.some((c) => c.newMode === SYMLINK && classify(c.path) !== null)) {
     const { stagedLinkViolations } = await layers();
     violations.push(...(await stagedLinkViolations(repo, changes, classify)));
+  }
+  // The tamper scan when it is cheap; its modules load only for staged production files within the bound.
+  const tamper = automaticMerge ? null : await stagedTamper(repo, config, changes, classify, base);
+  if (tamper && 'left' in tamper)
+    process.stderr.write(
+      `patchwarden: tamper scan left to pre-push (${tamper.left} a commit scans); \`patchwarden tamper --staged\` scans them now\n`,
+    );
+  else if (tamper) {
+    for (const w of tamper.warnings) process.stderr.write(`patchwarden: ${w}\n`);
+    violations.push(...tamper.violations);
   }
   // The ledger and fixture layers load only for a commit that reaches them.
   if (changes.some((c) => c.path === config.freeze.ledger && c.status !== 'D')) {

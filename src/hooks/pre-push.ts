@@ -6,11 +6,11 @@ import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { judgingConfig } from '../config/judging.js';
-import { counted, shellQuote } from '../common/text.js';
+import { counted } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { commitOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
-import { landingOf, rangeAdvice } from '../mixing/advice.js';
+import { fitRangeAdvice, landingOf, rangeAdvice } from '../mixing/advice.js';
 import { BASELINE_FILE } from '../mixing/baseline.js';
 import { checkRange } from '../mixing/check.js';
 import { clockNow } from '../freeze/clock.js';
@@ -202,23 +202,13 @@ export async function run(args: string[]): Promise<number> {
       say(
         `${ref.remoteRef}: ${counted(baselined.length, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`,
       );
-    // The range advice's push commands, for this remote and ref, fitted to the branch and the pusher.
-    for (const x of violations) {
-      const tip =
-        x.rule === 'mix-range' ? /git push <remote> ([0-9a-f]{40,64}):<branch>/.exec(x.fix ?? '')?.[1] : undefined;
-      if (tip)
-        x.fix = rangeAdvice(
-          tip,
-          ref.localRef,
-          ref.remoteRef,
-          await landingOf(repo, config, { branch: ref.remoteRef.replace(/^refs\/heads\//, ''), remote }),
-        );
-      else
-        x.fix = x.fix
-          ?.replaceAll('<remote>', shellQuote(remote))
-          .replaceAll('<local>', ref.localRef)
-          .replaceAll('<branch>', ref.remoteRef);
-    }
+    // The whole-range advice's commands, for this remote and ref, fitted to the branch and the pusher.
+    await fitRangeAdvice(violations, async (oracleTip) =>
+      rangeAdvice(
+        { oracleTip, base: range.base, local: ref.localRef, remoteRef: ref.remoteRef },
+        await landingOf(repo, config, { branch: ref.remoteRef.replace(/^refs\/heads\//, ''), remote }),
+      ),
+    );
     v.violations.push(...violations);
     if (!commits.length) continue;
     // A guard file that does not parse would judge every later push once it lands.

@@ -16,6 +16,7 @@ import { rangeChanges, type RawChange } from '../git/changes.js';
 import { Reach } from '../git/reach.js';
 import { isZeroId, openRepo, type Repo } from '../git/repo.js';
 import { baselined, BASELINE_FILE } from '../mixing/baseline.js';
+import { agentInRange, fitRangeAdvice, rangeAdvice, type Landing } from '../mixing/advice.js';
 import { judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
@@ -191,6 +192,9 @@ interface PushFacts {
   /** Symbolic links that leave their zone, by commit. */
   linkFault: Map<string, Violation>;
   tamper: Map<string, TamperVerdict>;
+  /** For the advice: where the default branch is, and who pushed. */
+  branch: JudgingBranch;
+  pushers: Pusher[];
 }
 
 export async function judgePush(
@@ -275,6 +279,8 @@ export async function judgePush(
     ownerExempt: owners.exempt,
     linkFault: new Map(links.map((l) => [l.commit!, l])),
     tamper: await early.tampering,
+    branch,
+    pushers,
   };
   const blamed = new Set<string>();
   for (const v of verdicts) {
@@ -308,6 +314,7 @@ async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
     classify,
     facts.ownerExempt,
   );
+  await fitRangeAdvice(out, (oracleTip) => splitAdvice(facts, v, oracleTip));
   for (const c of v.commits) {
     const link = facts.linkFault.get(c);
     if (link) out.push(link);
@@ -330,6 +337,34 @@ async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
     for (const w of tamper.warnings) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
   }
   return out;
+}
+
+/**
+ * How to land a ref whose oracle commits come first, from this server's side:
+ * it knows the ref, the judging branch and who pushed, not what the clone
+ * calls it (origin, as git clone names it).
+ */
+async function splitAdvice(facts: PushFacts, v: RefVerdict, oracleTip: string): Promise<string> {
+  const { repo, config, push } = facts;
+  const from = push.reach.boundary(v.commits);
+  const landing: Landing = {
+    branch: v.ref.startsWith('refs/heads/') ? v.ref.slice('refs/heads/'.length) : null,
+    remote: 'origin',
+    defaultBranch: facts.branch.ref.replace(/^refs\/heads\//, ''),
+    upstream: false,
+    signers: config.owners.signers !== null,
+    agent: await agentInRange(
+      repo,
+      config,
+      v.commits,
+      facts.pushers.map((p) => p.name),
+    ),
+    remoteNote: 'origin: what your clone calls this server',
+  };
+  return rangeAdvice(
+    { oracleTip, base: from.length === 1 ? from[0] : null, local: push.peeled.get(v.new) ?? v.new, remoteRef: v.ref },
+    landing,
+  );
 }
 
 /**

@@ -7,11 +7,11 @@ import { emit, violationsOutcome } from '../common/output.js';
 import { UsageError } from '../common/errors.js';
 import { classifierForPaths, explicitJudge, judgeOf } from '../config/judge.js';
 import { judgingConfig } from '../config/judging.js';
-import { commitOrNull, openRepo, resolveCommit } from '../git/repo.js';
+import { commitOrNull, mergeBase, openRepo, resolveCommit } from '../git/repo.js';
 import { readStaged } from '../git/staged.js';
 import { checkRange } from './check.js';
 import { checkStaged } from './staged.js';
-import { landingOf } from './advice.js';
+import { fitRangeAdvice, judgedRangeAdvice, landingOf } from './advice.js';
 import { stagedLinkViolations } from './symlinks.js';
 
 export const help = `usage: patchwarden check [--staged | --commit REV | --range A..B] [--format text|json|github] [--config PATH] [-C DIR]
@@ -59,7 +59,9 @@ export async function run(args: string[]): Promise<number> {
     const kind = merging ? 'merge' : 'commit';
     const mixed = checkStaged(changes, classify, kind);
     const fitted =
-      mixed.length && kind === 'commit' ? checkStaged(changes, classify, kind, await landingOf(repo, config)) : mixed;
+      mixed.length && kind === 'commit'
+        ? checkStaged(changes, classify, kind, await landingOf(repo, config, {}, classify))
+        : mixed;
     return emit(
       common.format,
       violationsOutcome([...fitted, ...(await stagedLinkViolations(repo, changes, classify))]),
@@ -80,5 +82,13 @@ export async function run(args: string[]): Promise<number> {
   const to = await resolveCommit(repo, m[2]);
   const { config } = await judgingConfig(repo, common.config, from);
   const { commits, violations } = await checkRange(repo, config, from, to, from);
+  await fitRangeAdvice(violations, async (oracleTip) =>
+    judgedRangeAdvice(repo, config, m[1] || 'HEAD', {
+      oracleTip,
+      base: await mergeBase(repo, from, to),
+      head: to,
+      commits,
+    }),
+  );
   return emit(common.format, violationsOutcome(violations, { commits }));
 }

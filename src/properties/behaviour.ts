@@ -11,6 +11,7 @@
 import type { Config } from '../config/schema.js';
 import { treeDiff, type RawChange } from '../git/changes.js';
 import { readBlobs } from '../git/objects.js';
+import { GITLINK } from '../git/raw-diff.js';
 import type { Repo } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
 import { compareScript, scriptKind } from './js-syntax.js';
@@ -30,7 +31,7 @@ function plainChange(c: RawChange): string | null {
   if (/^0+$/.test(c.oldMode)) return 'added';
   if (/^0+$/.test(c.newMode)) return 'deleted';
   if (c.oldMode !== c.newMode) return `mode ${c.oldMode} becomes ${c.newMode}`;
-  if (c.newMode === '160000') return 'a submodule (gitlink) that moves';
+  if (c.newMode === GITLINK) return 'a submodule (gitlink) that moves';
   if (!REGULAR.has(c.newMode)) return 'a symbolic link whose target changes';
   if (!isPython(c.path) && !scriptKind(c.path)) return 'not Python, JavaScript or TypeScript, so any change counts';
   return null;

@@ -39,7 +39,8 @@ import { propertyCommand, runProperties, type PropertyRun } from './run.js';
 import { dropScratch, makeScratch } from './scratch.js';
 import { describeBehaviour, productionBehaviour } from './behaviour.js';
 import { judgeStates, markAdvice, type InvariantVerdict } from './states.js';
-import { codeFiles, GITLINK, revertable, revertPaths, treeWith, type Reverted } from './tree.js';
+import { codeFiles, revertable, revertPaths, treeWith, type Reverted } from './tree.js';
+import { GITLINK } from '../git/raw-diff.js';
 import { addTempWorktree, linkEntries, type TempTree } from './worktree.js';
 import { counted } from '../common/text.js';
 

@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, rmdirSync, rmSync, lstatSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { RawChange } from '../git/changes.js';
+import { GITLINK } from '../git/raw-diff.js';
 import type { Repo } from '../git/repo.js';
 import { runGit, splitNul } from '../git/run.js';
 
@@ -20,9 +21,6 @@ export interface Reverted {
   /** What the revert did to it: restored to base, or removed (the patch added it). */
   action: 'restored' | 'removed';
 }
-
-/** A submodule pointer's mode. */
-export const GITLINK = '160000';
 
 /** The changes `revertPaths` can undo in a working tree; submodule pointers are left as they are. */
 export function revertable(changes: RawChange[]): RawChange[] {

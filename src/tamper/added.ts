@@ -37,11 +37,26 @@ const FLAGS = [
   '--diff-filter=AMT',
 ];
 
-/** What `to` adds over `from` (commits or trees; null `from` is the empty tree); `to` null is the index. Files that gain no line are left out. */
-export async function addedLines(repo: Repo, from: string | null, to: string | null): Promise<Added[]> {
+/**
+ * What `to` adds over `from` (commits or trees; null `from` is the empty
+ * tree); `to` null is the index; `paths`, when given, limits the diff to
+ * those paths, taken literally. Files that gain no line are left out.
+ */
+export async function addedLines(
+  repo: Repo,
+  from: string | null,
+  to: string | null,
+  paths?: string[],
+): Promise<Added[]> {
   const base = from ?? (await emptyTree(repo));
-  const args = [...PINNED, 'diff', ...FLAGS, ...(to === null ? ['--cached', base] : [base, to])];
-  const out = (await repo.run([...args, '--'])).stdout.toString('utf8');
+  const args = [
+    ...(paths ? ['--literal-pathspecs'] : []),
+    ...PINNED,
+    'diff',
+    ...FLAGS,
+    ...(to === null ? ['--cached', base] : [base, to]),
+  ];
+  const out = (await repo.run([...args, '--', ...(paths ?? [])])).stdout.toString('utf8');
   return parsePatches(out, false)[0];
 }
 

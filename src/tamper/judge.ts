@@ -8,7 +8,6 @@ import path from 'node:path';
 import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
-import { classifierFor } from '../mixing/check.js';
 import { configBool, emptyTree, isZeroId, mergeBase } from '../git/repo.js';
 import { readBlobs, readFileAt } from '../git/objects.js';
 import { addedLines, addedLinesOf, type Added } from './added.js';
@@ -43,6 +42,8 @@ export interface TamperRange {
   to: string | null;
   /** Where the allow rows are read from (the base side); null: none. */
   judgeRev: string | null;
+  /** Only these paths (the pre-commit hook's staged production files); all when absent. */
+  paths?: string[];
 }
 
 export async function judgeTamper(
@@ -53,13 +54,14 @@ export async function judgeTamper(
 ): Promise<TamperVerdict> {
   if (config.tamper.mode === 'off') return nothing(config);
   // The diff and the scanner start at once, while the zones are still being read.
-  const diffing = addedLines(repo, range.from, range.to);
+  const diffing = addedLines(repo, range.from, range.to, range.paths);
   const scanner = import('./hits.js');
   for (const p of [diffing, scanner])
     p.catch(() => {
       /* thrown below, where it is awaited */
     });
-  const classify = await (zones ?? classifierFor(repo, config));
+  // The glob compiler loads only when no classifier is handed in (the pre-commit hook has one).
+  const classify = await (zones ?? import('../mixing/check.js').then((m) => m.classifierFor(repo, config)));
   let allowed: Promise<AllowRow[]> | undefined;
   return judgeAdded(
     repo,

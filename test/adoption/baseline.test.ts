@@ -3,11 +3,15 @@
 // the commits reachable from them out of the commit rules. An open branch
 // with an old mixed commit pushes again; every new commit is still judged,
 // whatever date it carries, and a baseline edited in the range counts for
-// nothing (it is read from the base side).
+// nothing (it is read from the base side). The last test takes the route a
+// user takes: the packed tarball installed into a project, its hooks and
+// its server hook.
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/repo.js';
 import { server, type Server } from '../prereceive/server.js';
+import { Project, removeProjects } from './project.js';
 
 /**
  * A server and a clone with history from before the guard: main pushed, and
@@ -49,7 +53,10 @@ function adopted(baseline: boolean): Server {
   return s;
 }
 
-test.after.each(cleanup);
+test.after.each(() => {
+  cleanup();
+  removeProjects();
+});
 
 test("without a baseline, the open branch's old mixed commit stops its next push", () => {
   const s = adopted(false);
@@ -120,6 +127,73 @@ test('a baseline line that is not "<commit> <ref>" is refused before it lands, n
     /\[guard-file\].*\.patchwarden\/baseline:2: "not-a-commit refs\/heads\/x" is not "<commit id> <ref>"/s,
     r.stderr,
   );
+});
+
+test('from the installed tarball: the open branch pushes again past both hooks, a new mixed commit is refused', () => {
+  // A flat Python package with history on its remote, and an open branch whose old commit mixes code and its spec.
+  const p = new Project({
+    'pyproject.toml': '[project]\nname = "shop"\n',
+    'shop/__init__.py': '',
+    'shop/price.py': 'def price(n):\n    return n\n',
+    'spec/test_price.py': 'def test_price():\n    assert True\n',
+    'package.json': '{"name": "shop", "private": true}\n',
+  });
+  p.ok('git', ['checkout', '-q', '-b', 'feature']);
+  p.write({
+    'shop/price.py': 'def price(n):\n    return n * 2\n',
+    'spec/test_price.py': 'def test_price():\n    assert 2\n',
+  });
+  p.ok('git', ['commit', '-q', '-am', 'old work: code and spec together']);
+  const old = p.ok('git', ['rev-parse', 'HEAD']).stdout.trim();
+  p.ok('git', ['checkout', '-q', 'main']);
+  // Adoption on main, from the package as npm installs it.
+  p.npmInstall();
+  const bin = path.join(p.dir, 'node_modules/.bin/patchwarden');
+  const init = p.ok(bin, ['init', '--yes', '--baseline']);
+  assert.match(init.stdout, /\.patchwarden\/baseline: written with \d+ branch and tag tips/);
+  p.write({ '.patchwarden.yml': 'version: 1\nzones:\n  src: [shop/**]\n  spec: [spec/**]\n' });
+  p.ok('git', ['add', '-A']);
+  p.ok('git', ['commit', '-q', '-m', 'Adopt patchwarden']);
+  assert.match(p.ok('git', ['show', 'HEAD:.patchwarden/baseline']).stdout, `${old} refs/heads/feature`);
+  p.ok('git', ['push', '-q']);
+  p.ok('sh', [
+    path.join(p.dir, 'node_modules/patchwarden/scripts/install-server-hook.sh'),
+    '--bin',
+    bin,
+    '--branch',
+    'main',
+    p.origin,
+  ]);
+  // The open branch takes main in, adds new work, and pushes: pre-push and pre-receive both pass it.
+  p.ok('git', ['checkout', '-q', 'feature']);
+  p.ok('git', ['merge', '-q', '--no-edit', 'main']);
+  p.write({ 'shop/price.py': 'def price(n):\n    return n * 3\n' });
+  p.ok('git', ['commit', '-q', '-am', 'new work, production only']);
+  const push = p.run('git', ['push', '-u', 'origin', 'feature']);
+  assert.is(push.code, 0, push.stdout + push.stderr);
+  assert.match(
+    push.stderr,
+    /^patchwarden: refs\/heads\/feature: 1 commit of the adoption baseline \(\.patchwarden\/baseline\) not judged/m,
+  );
+  assert.match(
+    push.stderr,
+    /^remote: patchwarden: 1 commit of the adoption baseline[\s\S]*^remote: patchwarden: pre-receive ok/m,
+  );
+  // A new mixed commit is judged: refused by pre-push and, with the local hooks skipped, by the server.
+  p.write({
+    'shop/price.py': 'def price(n):\n    return n * 4\n',
+    'spec/test_price.py': 'def test_price():\n    assert 4\n',
+  });
+  p.ok('git', ['commit', '-q', '--no-verify', '-am', 'new mixed work']);
+  const mixed = p.ok('git', ['rev-parse', 'HEAD']).stdout.trim();
+  const refused = p.run('git', ['push']);
+  assert.is(refused.code, 1, refused.stdout + refused.stderr);
+  assert.match(refused.stdout + refused.stderr, `refused [mix] commit ${mixed.slice(0, 12)}: this commit changes`);
+  const server = p.run('git', ['push', '--no-verify']);
+  assert.is(server.code, 1, server.stderr);
+  assert.match(server.stderr, `[mix] commit ${mixed.slice(0, 12)} "new mixed work"`);
+  assert.match(server.stderr, '(pre-receive hook declined)');
+  assert.is.not(p.ok('git', ['rev-parse', 'feature'], p.origin).stdout.trim(), mixed, 'nothing landed');
 });
 
 test.run();

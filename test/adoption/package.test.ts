@@ -1,6 +1,6 @@
 // The package as published: the files the docs point at, no runtime
 // dependencies (esbuild bundles them), no install step in a user's project.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -95,6 +95,61 @@ test("installing the tarball prints no install-scripts warning, and packing leav
     assert.not.match(r.stdout + r.stderr, /install-scripts|npm warn/);
   } finally {
     rmSync(project, { recursive: true, force: true });
+  }
+});
+
+test("the README's tarball route: the tarball kept in the project installs in a teammate's clone elsewhere, hooks and all; packing leaves git status clean", () => {
+  const tarball = packed();
+  const name = path.basename(tarball);
+  // `npm pack` in a checkout writes the tarball at its root, which git ignores.
+  assert.is(sh('git', ['check-ignore', '-q', name], { cwd: PROJECT }).code, 0, `${name} is ignored by git`);
+  const top = mkdtempSync(path.join(tmpdir(), 'pw-vendored-'));
+  const env = userEnv();
+  const ok = (cmd: string, args: string[], cwd: string) => {
+    const r = sh(cmd, args, { cwd, env });
+    assert.is(r.code, 0, `${cmd} ${args.join(' ')}\n${r.stdout}${r.stderr}`);
+    return r;
+  };
+  try {
+    const origin = path.join(top, 'origin.git');
+    const project = path.join(top, 'project');
+    mkdirSync(path.join(project, 'vendor'), { recursive: true });
+    ok('git', ['init', '-q', '--bare', '-b', 'main', origin], top);
+    ok('git', ['init', '-q', '-b', 'main'], project);
+    writeFileSync(path.join(project, 'package.json'), '{\n  "name": "shop",\n  "private": true\n}\n');
+    writeFileSync(path.join(project, '.gitignore'), 'node_modules/\n');
+    mkdirSync(path.join(project, 'shop'));
+    writeFileSync(path.join(project, 'shop/price.py'), 'def price(n):\n    return n\n');
+    ok('git', ['add', '-A'], project);
+    ok('git', ['commit', '-q', '-m', 'the project so far'], project);
+    // The README's commands, from the copy into vendor/ on.
+    copyFileSync(tarball, path.join(project, 'vendor', name));
+    ok('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', `./vendor/${name}`], project);
+    assert.is(
+      JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8')).devDependencies.patchwarden,
+      `file:vendor/${name}`,
+      'package.json names the tarball by a path inside the project',
+    );
+    ok(path.join(project, 'node_modules/.bin/patchwarden'), ['init', '--yes', '--src', 'shop/**'], project);
+    ok('git', ['add', '-A'], project);
+    ok('git', ['commit', '-q', '-m', 'patchwarden'], project);
+    assert.match(ok('git', ['ls-files'], project).stdout, `vendor/${name}`);
+    ok('git', ['push', '-q', origin, 'main'], project);
+    // A teammate elsewhere: a clone, `npm ci`, and the guard is installed and runs.
+    const clone = path.join(top, 'elsewhere', 'shop');
+    mkdirSync(path.dirname(clone));
+    ok('git', ['clone', '-q', origin, clone], top);
+    ok('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], clone);
+    assert.match(ok(path.join(clone, 'node_modules/.bin/patchwarden'), ['--version'], clone).stdout, /^patchwarden /);
+    mkdirSync(path.join(clone, 'spec'));
+    writeFileSync(path.join(clone, 'shop/price.py'), 'def price(n):\n    return n * 2\n');
+    writeFileSync(path.join(clone, 'spec/test_price.py'), 'def test_price():\n    assert True\n');
+    ok('git', ['add', '-A'], clone);
+    const mixed = sh('git', ['commit', '-q', '-m', 'mixed'], { cwd: clone, env });
+    assert.is(mixed.code, 1, mixed.stdout + mixed.stderr);
+    assert.match(mixed.stderr, 'refused [mix]');
+  } finally {
+    rmSync(top, { recursive: true, force: true });
   }
 });
 

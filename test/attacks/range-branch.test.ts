@@ -108,6 +108,15 @@ test('deleting main is refused even where the server itself only warns (receive.
   const r = s.push([':main']);
   refused(r, '[judging-branch] deleting refs/heads/main is refused');
   assert.is(s.refs(), before);
+  // The fix fits a deletion: an administrator records another judging branch on the server, then main goes.
+  assert.match(
+    r.stderr,
+    'keep refs/heads/main; to retire it, an administrator first records another judging branch on the server (git config patchwarden.branch refs/heads/NAME), then deletes it',
+  );
+  assert.is(s.push(['main:refs/heads/release']).code, 0);
+  s.bare.git(['config', 'patchwarden.branch', 'refs/heads/release']);
+  const retired = s.push([':main']);
+  assert.is(retired.code, 0, retired.stderr);
 });
 
 test('install: a bare repository whose HEAD names master with no commits is refused without --branch', () => {

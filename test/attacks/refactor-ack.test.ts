@@ -104,6 +104,38 @@ test("an owner's row for this diff, landed first, lets exactly this refactor thr
   assert.is.not(refusedDigest(repo), digest);
 });
 
+test('revert-check on its own consults the same row before any run: refused with the digest without it, acknowledged with it', () => {
+  const repo = pushed();
+  repo.commit({ 'src/bill.mjs': REFACTOR }, 'refactor');
+  const refactor = repo.head();
+  const before = repo.json(['revert-check', '--base', 'origin/main']);
+  assert.is(before.code, 1, JSON.stringify(before.out));
+  assert.is(before.out.status, 'does_not_describe');
+  const digest = before.out.digest;
+  assert.match(before.out.fix, `- diff: ${digest}`);
+  assert.is(refusedDigest(repo), digest, 'the digest pre-push names');
+  repo.git(['reset', '-q', '--hard', 'HEAD~1']);
+  repo.commit({ '.patchwarden/refactors.yaml': ack(digest) }, 'acknowledge the currency refactor');
+  assert.is(push(repo).code, 0);
+  repo.git(['cherry-pick', refactor], { env: { GIT_EDITOR: 'true' } });
+  const after = repo.json(['revert-check', '--base', 'origin/main']);
+  assert.is(after.code, 0, JSON.stringify(after.out));
+  assert.is(after.out.status, 'acknowledged');
+  assert.equal(after.out.acknowledged, {
+    diff: digest,
+    owner: 'Dana Owner',
+    reason: 'adds a constant nothing reads yet',
+  });
+  assert.is(after.out.head_run, null, 'no property run');
+  assert.is(after.out.revert_run, null, 'no property run');
+  assert.match(after.stderr, 'no property run');
+  // Its base defaults to the upstream's merge base, where the row is too.
+  repo.git(['branch', '-q', '--set-upstream-to', 'origin/main']);
+  const text = repo.pw(['revert-check']);
+  assert.is(text.code, 0, text.stdout + text.stderr);
+  assert.match(text.stdout, /revert check passed for [0-9a-f]{12}\.\.[0-9a-f]{12} \(acknowledged\)/);
+});
+
 test('a malformed acknowledgment file fails closed with its line', () => {
   const repo = pushed();
   repo.commit(

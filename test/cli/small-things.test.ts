@@ -1,13 +1,27 @@
 // Small things a new user trips on: -v, replay without a report path, the
-// server hook script's --help, and freeze apply's hint when followed.
-import { existsSync } from 'node:fs';
+// server hook script's --help, freeze apply's hint when followed, and gate
+// --help naming every flag the CI templates pass.
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanEnv, cleanup, PROJECT, sh, tempRepo } from '../helpers/repo.js';
+import { CLI, cleanEnv, cleanup, PROJECT, sh, tempRepo } from '../helpers/repo.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
 
 test.after.each(cleanup);
+
+test('gate --help lists every flag the GitHub action and the GitLab template pass', () => {
+  const help = sh(process.execPath, [CLI, 'gate', '--help']).stdout;
+  for (const file of ['action.yml', 'ci/gitlab/patchwarden.gitlab-ci.yml']) {
+    const calls = [
+      ...readFileSync(path.join(PROJECT, file), 'utf8').matchAll(/(?:\/patchwarden"|"\$pw") gate ([^\n]*)/g),
+    ];
+    assert.ok(calls.length, `${file} runs patchwarden gate`);
+    for (const [, args] of calls)
+      for (const [flag] of args.matchAll(/--[a-z][\w-]*/g))
+        assert.match(help, new RegExp(`^ +${flag}\\b`, 'm'), `${file} passes ${flag}, which gate --help lists`);
+  }
+});
 
 test('-v and --version print the version', () => {
   const repo = tempRepo();

@@ -23,3 +23,25 @@ export function follow(dir: string, env: NodeJS.ProcessEnv, commands: string[]):
 
 /** The commit message editor of a person following the advice. */
 export const EDITOR = 'sh -c \'echo "split by the advice" >"$1"\' -';
+
+/**
+ * The environment of an owner running the advice addressed to them: their
+ * identity and their SSH signing key, with commit.gpgSign on, as many owners
+ * have it (the advice must not make them sign production commits).
+ */
+export function ownerEnv(env: NodeJS.ProcessEnv, email: string, key: string): NodeJS.ProcessEnv {
+  return {
+    ...env,
+    GIT_AUTHOR_NAME: 'Dana Owner',
+    GIT_AUTHOR_EMAIL: email,
+    GIT_COMMITTER_NAME: 'Dana Owner',
+    GIT_COMMITTER_EMAIL: email,
+    GIT_CONFIG_COUNT: '3',
+    GIT_CONFIG_KEY_0: 'gpg.format',
+    GIT_CONFIG_VALUE_0: 'ssh',
+    GIT_CONFIG_KEY_1: 'user.signingkey',
+    GIT_CONFIG_VALUE_1: key,
+    GIT_CONFIG_KEY_2: 'commit.gpgSign',
+    GIT_CONFIG_VALUE_2: 'true',
+  };
+}

@@ -6,7 +6,8 @@ import { chmodSync, copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { advice, follow } from '../helpers/advice.js';
+import { advice, follow, ownerEnv } from '../helpers/advice.js';
+import { Keys } from '../prereceive/server.js';
 import { cleanup, PROJECT, type TempRepo } from '../helpers/repo.js';
 import {
   AGENT,
@@ -68,6 +69,92 @@ test('on a feature branch: a pull request with only the oracle change, then the 
   assert.is(g.layers.revert.details.status, 'describes_patch');
   assert.is(s.localPush(['fix-discount']).code, 0);
 });
+
+test('a branch that already changed the oracle in an earlier commit: the whole branch is split as printed, and the gate accepts each state', () => {
+  const s = evidenceSite('js');
+  const { work } = s;
+  installPreCommit(work);
+  // Made from origin/main, so it tracks origin/main: a bare `git push` of it would be refused.
+  work.git(['switch', '-q', '-c', 'fix-discount', 'origin/main']);
+  work.write('spec/properties/discount.test.mjs', JS_DISCOUNT);
+  work.git(['add', '-A']);
+  work.git(['commit', '-q', '-m', 'property: discounts never go negative']);
+  const earlier = work.head();
+  work
+    .write('src/bill.mjs', JS_BILL_FIXED)
+    .write('spec/invariants.yaml', registryOf([{ id: TOTAL }, { id: DISCOUNT, pending: MARK }]));
+  work.git(['add', '-A']);
+  const r = work.git(['commit', '-q', '-m', 'fix discounts, with their row'], { allowFail: true });
+  const said = r.stdout + r.stderr;
+  assert.is(r.code, 1, said);
+  assert.match(said, `this branch already changes the oracle in commit ${earlier.slice(0, 12)}`);
+  const [now, later] = said.split('once fix-discount-oracle has landed on main:');
+  const commands = advice(now);
+  assert.is(commands[0], `git reset --soft ${work.git(['rev-parse', 'origin/main']).stdout.trim()}`);
+  follow(work.dir, work.env, commands);
+  assert.is(work.git(['status', '--porcelain', '--untracked-files=no']).stdout, '', 'nothing left behind');
+  // The oracle pull request holds the earlier property and the new row: the gate accepts it, pending listed.
+  work.git(['switch', '-q', 'fix-discount-oracle']);
+  assert.equal(work.git(['diff', '--name-only', 'origin/main', 'HEAD']).stdout.trim().split('\n'), [
+    'spec/invariants.yaml',
+    'spec/properties/discount.test.mjs',
+  ]);
+  let g = gate(work);
+  assert.is(g.code, 0, JSON.stringify(g.out));
+  assert.equal(g.layers.properties.details.pending, [DISCOUNT]);
+  assert.is(s.localPush(['fix-discount-oracle:main']).code, 0);
+  work.git(['switch', '-q', 'fix-discount']);
+  follow(work.dir, work.env, advice(`once:\n${later}`, 'once:'));
+  g = gate(work);
+  assert.is(g.code, 0, JSON.stringify(g.out));
+  assert.is(g.layers.mixing.status, 'pass');
+  assert.is(g.layers.revert.details.status, 'describes_patch');
+  assert.is(s.ref('refs/heads/fix-discount'), work.head(), 'pushed as printed');
+});
+
+for (const earlier of [false, true]) {
+  test(`with owners.signers${earlier ? ', on a branch that already changed the oracle' : ''}: the owner runs the printed commands with their key; the push and the gate accept it`, () => {
+    const keys = new Keys();
+    const owner = keys.make('owner');
+    try {
+      const s = evidenceSite('js', {
+        config: configFor('js', 'owners:\n  signers: .patchwarden/allowed_signers\n'),
+        files: { '.patchwarden/allowed_signers': `owner@example.com ${owner.pub}\n` },
+      });
+      const { work } = s;
+      installPreCommit(work);
+      work.git(['switch', '-q', '-c', 'fix-discount', 'origin/main']);
+      if (earlier) {
+        work.write('spec/properties/discount.test.mjs', JS_DISCOUNT);
+        work.git(['add', '-A']);
+        work.git(['commit', '-q', '-m', 'property: discounts never go negative']);
+      }
+      work
+        .write('src/bill.mjs', JS_BILL_FIXED)
+        .write('spec/properties/discount.test.mjs', JS_DISCOUNT)
+        .write('spec/invariants.yaml', registryOf([{ id: TOTAL }, { id: DISCOUNT }]));
+      work.git(['add', '-A']);
+      const r = work.git(['commit', '-q', '-m', 'fix discounts, with their property'], { allowFail: true });
+      assert.is(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stderr, 'split it: an owner signs the oracle commit');
+      const commands = advice(r.stderr);
+      assert.is(commands.length, earlier ? 4 : 3, r.stderr);
+      follow(work.dir, ownerEnv(work.env, 'owner@example.com', owner.file), commands);
+      const g = gate(work);
+      assert.is(g.code, 0, JSON.stringify(g.out));
+      assert.is(g.layers.revert.details.status, 'describes_patch');
+      assert.is(g.layers.properties.details.owner_commits.length, 1);
+      assert.is(
+        g.layers.revert.details.evidence.owed,
+        true,
+        'the production commit is not signed: it owes its fixed case',
+      );
+      assert.is(s.ref('refs/heads/fix-discount'), work.head(), 'pushed as printed');
+    } finally {
+      keys.rm();
+    }
+  });
+}
 
 test('an agent committing the same mix is told a human owner must make the oracle change, and given no oracle command', () => {
   const s = evidenceSite('js', { config: configFor('js', 'owners:\n  agents: ["*[bot]@*"]\n') });

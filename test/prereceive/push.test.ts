@@ -78,6 +78,15 @@ test('ref deletions pass by default and are refused with pre_receive.deletions: 
   assert.is.not(r.code, 0);
   assert.match(r.stderr, '[delete] deleting refs/heads/old is refused (pre_receive.deletions: refuse');
   assert.ok(t.ref('refs/heads/old'));
+  // The fix fits a deletion: the judging branch's config lets deletions through.
+  assert.match(
+    r.stderr,
+    'keep refs/heads/old; where deleting refs is wanted, pre_receive.deletions: allow in .patchwarden.yml on refs/heads/main lets deletions through',
+  );
+  t.work.commit({ '.patchwarden.yml': 'version: 1\npre_receive:\n  deletions: allow\n' }, 'deletions allowed');
+  assert.is(t.push('main').code, 0);
+  assert.is(t.push(':refs/heads/old').code, 0);
+  assert.is(t.ref('refs/heads/old'), null);
 });
 
 test('a force push is judged by the commits it brings', () => {

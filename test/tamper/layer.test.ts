@@ -111,13 +111,19 @@ test('an allow row committed on the base side lets the reviewed line through; an
   assert.is(r.code, 0, JSON.stringify(r.out));
   assert.match(r.out.hits[0].allowed_by, ALLOW);
   assert.is(s.push('topic').code, 0);
-  assert.is(gate(s.work).layers.tamper.status, 'pass');
+  const passed = gate(s.work).layers.tamper;
+  assert.is(passed.status, 'pass');
+  assert.is(passed.summary, '1 production file with added lines, 1 hit, allowed');
   // The same rule on an edited line: the row pins the old line's digest.
   s.work.commit({ 'src/report.py': patch.replace('_exit(0)', '_exit(3)') }, 'edited');
   assert.is(s.work.json(['tamper', '--range', 'main..topic']).code, 1);
   const push = s.push('topic');
   assert.is(push.code, 1);
   assert.match(push.stderr, '[exit.process]');
+  assert.is(
+    gate(s.work).layers.tamper.summary,
+    'production code the range adds games the test run (1 hit not allowed)',
+  );
 });
 
 test('an allow row pushed together with the production change is refused by the mixing rule, and does not judge it', () => {
@@ -151,7 +157,13 @@ test('tamper.mode warn and off, and tamper.rules.disable, are read from the base
     s.work.commit({ 'src/report.py': 'import os\nos._exit(0)\n' }, 'patch');
     const r = s.work.json(['tamper', '--range', 'main..topic']);
     assert.is(r.code, code, `${config}: ${JSON.stringify(r.out)}`);
-    if (config.includes('warn')) assert.match(r.stderr, 'tamper warning [exit.process]');
+    if (config.includes('warn')) {
+      assert.match(r.stderr, 'tamper warning [exit.process]');
+      assert.is(
+        gate(s.work).layers.tamper.summary,
+        '1 production file with added lines; 1 hit stands, but tamper.mode is warn',
+      );
+    }
     assert.is(s.push('topic').code, code, config);
   }
 });

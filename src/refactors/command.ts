@@ -1,6 +1,8 @@
 // `patchwarden revert-check`: the properties must pass on head and fail with
-// the production diff reverted. Judged by the config and the registry on the
-// base side (unless --config names another file).
+// the production diff reverted. Judged by the config, the registry and the
+// owners' refactor rows on the base side (unless --config names another
+// file). It lives above the revert check to consult those rows before any
+// run, as pre-push and the gate do.
 import { parse } from '../common/args.js';
 import { emit } from '../common/output.js';
 import { CannotJudge } from '../common/errors.js';
@@ -8,8 +10,9 @@ import { showPath } from '../common/text.js';
 import { judgingConfig } from '../config/judging.js';
 import { mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
 import { clockNow } from '../freeze/clock.js';
-import { stateLines } from './report.js';
-import { revertCheck, revertPasses, type RevertResult } from './revert.js';
+import { stateLines } from '../properties/report.js';
+import { revertCheck, revertPasses, type RevertResult } from '../properties/revert.js';
+import { refactorExemption } from './ack.js';
 
 export const help = `usage: patchwarden revert-check [--base REV] [--head REV] [--format text|json] [--config PATH] [-C DIR]
 
@@ -51,6 +54,7 @@ export async function run(args: string[]): Promise<number> {
   const result = await revertCheck(repo, config, base, head, {
     progress: (line) => process.stderr.write(`patchwarden: ${line}\n`),
     now: clockNow(),
+    exemption: (patch) => refactorExemption(repo, base, patch),
   });
   if (!revertPasses(result.status) && result.output) showOutput(result.output);
   return emit(common.format, {
