@@ -2,7 +2,9 @@
 // NODE_OPTIONS (--require) in every Node process of the run, before any
 // project code. It keeps production code from ending the process, killing,
 // aborting or loading bindings (process.exit, reallyExit, kill, abort,
-// binding, _linkedBinding) and from writing the test report, and keeps
+// binding, _linkedBinding), from starting processes, from touching the test
+// report or the guard's folder, and from replacing node:assert or a worker's
+// IPC to its pool, and keeps
 // globalThis.process, those methods and the test frameworks' globals and
 // exports (node:test, mocha, jest, vitest) from being rebound, inside the vm
 // contexts jest runs tests in too; vitest's vm pools are refused. Each
@@ -247,40 +249,48 @@
   for (const name of ['exit', 'reallyExit', 'kill', 'abort', 'binding', '_linkedBinding', 'dlopen'])
     guarded(process, name, `process.${name}`, always);
 
+  // The guard's private folder (its configuration, the channel, the report
+  // and the report's folder) is the run's judge: production code may change
+  // nothing in it, through any name. A path is judged by where it really
+  // leads (a link, `/proc/self/fd/N`, a relative path), and a rename or
+  // removal of the report's folder counts like one of the report.
+  const runDir = path.dirname(where);
   const resolved = (p) => {
     if (typeof p !== 'string' && !(p instanceof URL) && !Buffer.isBuffer(p)) return null;
-    let s = p instanceof URL ? fileURLToPath(p) : String(p);
-    s = path.resolve(s);
+    const s = path.resolve(p instanceof URL ? fileURLToPath(p) : String(p));
     try {
-      return path.join(fs.realpathSync(path.dirname(s)), path.basename(s));
+      return fs.realpathSync.native(s);
+    } catch {
+      /* not there (yet): its folder is */
+    }
+    try {
+      return path.join(fs.realpathSync.native(path.dirname(s)), path.basename(s));
     } catch {
       return s;
     }
   };
-  // By name first, so most calls cost no system call; a link to the report
-  // under another name cannot be made (link and symlink are judged too).
-  const reportName = path.basename(report);
-  const isReport = (p) => (typeof p === 'string' ? path.basename(p) === reportName : true) && resolved(p) === report;
+  const inRun = (p) => {
+    const r = resolved(p);
+    return r !== null && (r === runDir || r.startsWith(runDir + path.sep));
+  };
+  const isReport = (p) => resolved(p) === report;
   const WRITE_FLAGS = /[wa+]/;
+  const opensForWrite = (flags) =>
+    typeof flags === 'number'
+      ? (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR)) !== 0
+      : typeof flags === 'string' && WRITE_FLAGS.test(flags);
   // A write stream opens its file a tick after it is made, when no caller is
   // left on the stack: one such open of the report is allowed for each report
   // stream the runner itself made.
   let streams = 0;
-  const writesReport = (n, flagsAt) => (args, who) => {
+  const writesRun = (n, flagsAt) => (args, who) => {
+    if (flagsAt !== undefined && !opensForWrite(args[flagsAt])) return false;
     for (let i = 0; i < n; i++)
-      if (isReport(args[i])) {
+      if (inRun(args[i])) {
         const a = who();
-        if (flagsAt !== undefined) {
-          const flags = args[flagsAt];
-          const writes =
-            typeof flags === 'number'
-              ? (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR)) !== 0
-              : flags !== undefined && WRITE_FLAGS.test(String(flags));
-          if (!writes) return false;
-          if (a.kind === 'none' && streams > 0) {
-            streams--;
-            return false;
-          }
+        if (flagsAt !== undefined && a.kind === 'none' && streams > 0 && isReport(args[i])) {
+          streams--;
+          return false;
         }
         return a.kind === 'patch' || a.kind === 'none';
       }
@@ -302,19 +312,21 @@
   }
   fs.WriteStream = WriteStream;
   const fileOps = {
-    writeFile: writesReport(1),
-    appendFile: writesReport(1),
-    truncate: writesReport(1),
-    rm: writesReport(1),
-    unlink: writesReport(1),
-    copyFile: writesReport(2),
-    cp: writesReport(2),
-    rename: writesReport(2),
-    link: writesReport(2),
-    symlink: writesReport(2),
-    open: writesReport(1, 1),
-    utimes: writesReport(1),
-    chmod: writesReport(1),
+    writeFile: writesRun(1),
+    appendFile: writesRun(1),
+    truncate: writesRun(1),
+    rm: writesRun(1),
+    rmdir: writesRun(1),
+    mkdir: writesRun(1),
+    unlink: writesRun(1),
+    copyFile: writesRun(2),
+    cp: writesRun(2),
+    rename: writesRun(2),
+    link: writesRun(2),
+    symlink: writesRun(2),
+    open: writesRun(1, 1),
+    utimes: writesRun(1),
+    chmod: writesRun(1),
   };
   for (const [op, judge] of Object.entries(fileOps)) {
     for (const name of [op, `${op}Sync`]) guarded(fs, name, `fs.${name} on the test report`, judge);
@@ -406,6 +418,36 @@
     return Reflect.apply(realCreateContext, this, args);
   };
   Object.freeze(require('node:test'));
+  // node:assert is what node:test and mocha properties assert with: an
+  // assert.ok replaced from production code passes every case.
+  const never = () => false;
+  for (const [mod, label] of [
+    ['node:assert', 'assert'],
+    ['node:assert/strict', 'assert.strict'],
+  ]) {
+    const exported = require(mod);
+    // Its classes (AssertionError, CallTracker) and assert.strict stay as they are, frozen.
+    for (const name of Object.keys(exported))
+      if (typeof exported[name] === 'function' && name !== 'strict' && !/^[A-Z]/.test(name))
+        guarded(exported, name, `${label}.${name}`, never);
+    Object.freeze(exported);
+  }
+
+  // Production code starts no process: a child outside every guard (a shell,
+  // `cp`) could write the report, or outlive the run's process group.
+  const childProcess = require('node:child_process');
+  for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'])
+    guarded(childProcess, name, `child_process.${name}`, always);
+  guarded(childProcess.ChildProcess.prototype, 'spawn', 'child_process.spawn', always);
+
+  // A worker's results reach its pool over IPC (process.send, a
+  // MessagePort): production code may not wrap it, nor send on a worker
+  // process's channel. (Node posts a worker thread's console output through
+  // a MessagePort on the caller's stack, so posting stays allowed.)
+  const fromPatch = (_, who) => who().kind === 'patch';
+  for (const name of ['send', '_send']) guarded(process, name, `process.${name}`, fromPatch);
+  const { MessagePort } = require('node:worker_threads');
+  guarded(MessagePort.prototype, 'postMessage', 'MessagePort.postMessage', never);
 
   process.on('exit', () => send({ t: 'final' }));
   // Worker pools (vitest's tinypool, jest-worker) end their worker processes
