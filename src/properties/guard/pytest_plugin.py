@@ -23,6 +23,16 @@ def _bound(module):
     return {k: v for k, v in vars(module).items() if not k.startswith("__") and (callable(v) or isinstance(v, type(sys)))}
 
 
+def _methods(module):
+    # The methods of the classes a module defines: a class changed in place
+    # (TestReport.__init__ made to turn failures into passes) keeps its identity.
+    out = {}
+    for k, v in vars(module).items():
+        if isinstance(v, type) and v.__module__ == module.__name__:
+            out[k] = (v, {a: m for a, m in vars(v).items() if callable(m) or hasattr(m, "__get__")})
+    return out
+
+
 def _functions_of(item):
     fn = getattr(item, "obj", None)
     fn = getattr(fn, "__func__", fn)
@@ -34,12 +44,26 @@ def _state(fn):
     return (fn.__code__, fn.__defaults__, fn.__kwdefaults__)
 
 
+def _snapshot():
+    # Each module as first seen: the framework's once it has configured
+    # itself (plugins add methods to its classes) and before collection
+    # imports the spec and production code; the rest (the spec's) at
+    # collection's end.
+    for name, module in _watched():
+        if name not in _modules:
+            _modules[name] = (module, _bound(module), _methods(module))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    _g.quiet(_snapshot)()
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session):
     @_g.quiet
     def take():
-        for name, module in _watched():
-            _modules[name] = (module, _bound(module))
+        _snapshot()
         for item in session.items:
             _functions[item.nodeid] = [(fn, _state(fn)) for fn in _functions_of(item)]
     take()
@@ -83,10 +107,16 @@ def pytest_runtest_makereport(item, call):
 def pytest_unconfigure(config):
     @_g.quiet
     def compare():
-        for name, (module, before) in _modules.items():
+        for name, (module, before, methods) in _modules.items():
             now = vars(module)
+            file = _g.where_path(getattr(module, "__file__", "") or "")
             for key, value in before.items():
                 if now.get(key) is not value:
-                    _g.send({"t": "finding", "event": "rebound", "detail": "%s.%s was rebound during the session" % (name, key), "file": _g.where_path(getattr(module, "__file__", "") or ""), "line": 0})
+                    _g.send({"t": "finding", "event": "rebound", "detail": "%s.%s was rebound during the session" % (name, key), "file": file, "line": 0})
+            for key, (cls, was) in methods.items():
+                has = {a: m for a, m in vars(cls).items() if callable(m) or hasattr(m, "__get__")}
+                for attr in sorted(set(was) | set(has)):
+                    if was.get(attr) is not has.get(attr):
+                        _g.send({"t": "finding", "event": "rebound", "detail": "%s.%s.%s was changed during the session" % (name, key, attr), "file": file, "line": 0})
     compare()
     _g.session_over()
