@@ -206,6 +206,38 @@ const CASES_CONFTEST = 'def pytest_configure(config):\n    config.bill_cases = [
 const EXACT = `def test_total_exact(record_property, pytestconfig):\n    record_property("invariant", "${ID}")\n    for xs in getattr(pytestconfig, "bill_cases", [[1, 2]]):\n        assert total(xs) == sum(xs)\n\nfrom bill import total\n`;
 const NONEMPTY_ONLY = 'def total(xs):\n    return sum(xs) if xs else -1\n';
 
+// A class of the framework changed in place keeps its identity, and setting
+// a class's attribute raises no audit event: the guard compares the methods
+// of the framework's classes at the session's end with those it had before
+// collection imported production code.
+const REPORT_CLASS = `import sys
+
+
+def total(xs):
+    return sum(xs) - 1
+
+
+reports = sys.modules.get("_pytest.reports")
+if reports is not None:
+    made = reports.TestReport.__init__
+
+    def passing(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        if self.outcome == "failed":
+            self.outcome, self.longrepr = "passed", None
+
+    reports.TestReport.__init__ = passing
+`;
+
+py("pytest's TestReport.__init__ replaced through sys.modules to turn failures into passes: refused", () => {
+  const reason = refused({ 'src/bill.py': REPORT_CLASS });
+  assert.match(
+    reason,
+    /runtime guard: rebound at .*_pytest\/reports\.py: _pytest\.reports\.TestReport\.__init__ was changed during the session/,
+    reason,
+  );
+});
+
 py("attack 6, a root conftest.py turned into a submodule pointer: both runs read the base's conftest, refused", () => {
   const repo = tempRepo();
   const base = repo.commit(
