@@ -5,6 +5,8 @@
 // an owner signs it on this branch). An agent is never told to make or push
 // an oracle change: a human owner must. Every command works when run exactly
 // as printed, by the person it is addressed to (test/mixing/*advice*).
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
@@ -47,6 +49,8 @@ export interface SplitTrees {
   oracle: string;
   rest: string;
   side?: string;
+  /** Production paths deleted but kept on disk (`git rm --cached`): rebased onto the default branch, which has them, git would refuse to write over them (or overwrite them, ignored). */
+  kept?: string[];
 }
 
 /** A feature branch's own oracle commits: a pull request may not hold them beside production code. */
@@ -131,8 +135,12 @@ export async function stagedLanding(
   const from = e ? e.base : head;
   l.trees = { staged, oracle: await treeWith(repo, from, oracle), rest: await treeWith(repo, from, rest) };
   // The branch changed no oracle since `base` (or is split from there): the oracle part applies to it as it is.
-  if (!onDefault(l) && !l.signers && !l.agent && l.base)
+  if (!onDefault(l) && !l.signers && !l.agent && l.base) {
     l.trees.side = e ? l.trees.oracle : await treeWith(repo, l.base, oracle);
+    const root = repo.root;
+    if (root)
+      l.trees.kept = rest.filter((c) => c.status === 'D' && existsSync(path.join(root, c.path))).map((c) => c.path);
+  }
   return l;
 }
 
@@ -242,6 +250,8 @@ export function stagedAdvice(oracle: string[], l: Landing | null): string {
     return `split it: the oracle change goes to ${l.defaultBranch} in a pull request of its own; fetch ${l.remote}/${l.defaultBranch} (this clone shares no history with it) and commit again for the commands`;
   // The oracle pull request is one commit on `base`, made without switching branches (nothing in the working tree is in the way).
   const side = `${l.branch}-oracle`;
+  // Files the rebase would write over are put aside for it (--all: an ignored one too).
+  const kept = t.kept ?? [];
   return [
     `split it: open a pull request with only the oracle change against ${l.defaultBranch}; rebase this branch once it lands${whole} (a property that fails on ${l.defaultBranch} until this fix lands needs a pending mark on its registry row)${exact}:`,
     ...reset,
@@ -251,7 +261,9 @@ export function stagedAdvice(oracle: string[], l: Landing | null): string {
     "  git commit -m 'oracle change'",
     `  git push ${shellQuote(l.remote!)} "$(git commit-tree ${t.side} -p ${l.base} -m 'oracle change')":${shellQuote(`refs/heads/${side}`)}`,
     `once ${side} has landed on ${l.defaultBranch}:`,
+    ...(kept.length ? [`  git stash push --all -- ${kept.map((p) => shellQuote(p)).join(' ')}`] : []),
     `  git pull --rebase --autostash ${shellQuote(l.remote!)} ${shellQuote(l.defaultBranch!)}`,
+    ...(kept.length ? ['  git stash pop'] : []),
     `  ${forcePush(l)}`,
   ].join('\n');
 }
