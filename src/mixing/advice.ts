@@ -209,8 +209,7 @@ export function stagedAdvice(oracle: string[], l: Landing | null): string {
   const t = l?.trees;
   if (!l || !t) return 'split it: commit the oracle change and the production code separately';
   const e = l.earlier ?? null;
-  const exact =
-    ' (git read-tree sets the index to a tree this hook wrote from what you staged, so each commit holds exactly its part; your working tree is left as it is)';
+  const exact = '; each commit takes its part of what you staged (git read-tree), your working tree is left alone';
   if (l.agent) {
     return [
       `split it: a human owner must make the oracle change (${oracle.join(', ')}); an agent may not commit or push it. Leave it staged for them (they land it on ${l.defaultBranch ?? 'the default branch'} first${l.signers ? ', or sign it on this branch' : ''}) and commit the production code alone${e ? ` (${earlierNote(e)}: a human owner takes those over too, before this branch can land)` : ''}${exact}:`,
