@@ -64,9 +64,23 @@ const hookOnItsOwn = {
     );
   },
 };
+// The hook scans staged production code with the tamper layer, whose own
+// lazy imports would split the hook's bundle into many small chunks that
+// every commit loads: the hook reaches it in the main build instead
+// (dist/tamper-judge.js), only for a commit within the scan's bound.
+const tamperFromMain = {
+  name: 'tamper-from-main',
+  setup(b) {
+    b.onResolve({ filter: /\/tamper\/judge\.js$/ }, (args) =>
+      args.importer.endsWith(path.join('src', 'hooks', 'staged-tamper.ts'))
+        ? { path: './tamper-judge.js', external: true }
+        : undefined,
+    );
+  },
+};
 await build({
   ...shared,
-  entryPoints: { main: 'src/cli/main.ts' },
+  entryPoints: { main: 'src/cli/main.ts', 'tamper-judge': 'src/tamper/judge.ts' },
   chunkNames: 'chunks/[name]-[hash]',
   plugins: [hookOnItsOwn, guardSources],
 });
@@ -74,7 +88,7 @@ await build({
   ...shared,
   entryPoints: { 'pre-commit': 'src/hooks/pre-commit.ts' },
   chunkNames: 'pre-commit-chunks/[name]-[hash]',
-  plugins: [guardSources],
+  plugins: [tamperFromMain, guardSources],
 });
 chmodSync(path.join(tmp, 'main.js'), 0o755);
 // A build the same to the byte as the one in place leaves it alone: tests

@@ -3,9 +3,12 @@
 // project code. It keeps production code from ending the process, killing,
 // aborting or loading bindings (process.exit, reallyExit, kill, abort,
 // binding, _linkedBinding) and from writing the test report, and keeps
-// globalThis.process, those methods and node:test's exports from being
-// redefined. Each refusal is a record on the run's channel and an error
-// thrown at the call; the last record says the process ended through the guard.
+// globalThis.process, those methods and the test frameworks' globals and
+// exports (node:test, mocha, jest, vitest) from being rebound, inside the vm
+// contexts jest runs tests in too; vitest's vm pools are refused. Each
+// refusal is a record on the run's channel and an error thrown at the call;
+// the last record says the process ended through the guard (or was ended by
+// its pool).
 'use strict';
 (() => {
   const fs = require('node:fs');
@@ -19,9 +22,9 @@
   const writeSync = fs.writeSync;
   const stringify = JSON.stringify;
   const id = threadId ? `${process.pid}.${threadId}` : String(process.pid);
-  const send = (rec) => {
+  const send = (rec, pid = id) => {
     try {
-      writeSync(fd, stringify({ ...rec, pid: id }) + '\n');
+      writeSync(fd, stringify({ ...rec, pid }) + '\n');
     } catch {
       /* the channel is gone: no final record, the run fails closed */
     }
@@ -37,6 +40,34 @@
     });
     return;
   }
+  // The names mocha, jest and vitest (with `globals`) give tests.
+  const FRAMEWORK_GLOBALS = [
+    'describe',
+    'context',
+    'suite',
+    'it',
+    'test',
+    'specify',
+    'expect',
+    'vi',
+    'before',
+    'after',
+    'beforeEach',
+    'afterEach',
+    'beforeAll',
+    'afterAll',
+    'setup',
+    'teardown',
+    'suiteSetup',
+    'suiteTeardown',
+    'xdescribe',
+    'xcontext',
+    'xit',
+    'xtest',
+    'xspecify',
+    'fdescribe',
+    'fit',
+  ];
   const trusted = new Set(cfg.trusted);
   const tree = cfg.tree;
   const report = cfg.report;
@@ -108,6 +139,18 @@
     return { kind: 'none', file: '(no caller: a callback Node itself runs)', line: 0 };
   }
 
+  // The vitest file that asks for a vm context itself, if one does (a
+  // jsdom environment making its window is not a pool).
+  function vmMaker() {
+    for (const c of sites() ?? []) {
+      const file = c.getFileName() ?? '';
+      const k = kind(file);
+      if (k === 'internal' || k === 'guard') continue;
+      return /[\\/]node_modules[\\/](vitest|@vitest[\\/][^\\/]+)[\\/]/.test(file) ? show(file) : null;
+    }
+    return null;
+  }
+
   function show(file) {
     if (!file) return '';
     let p = file;
@@ -131,28 +174,73 @@
     );
   }
 
+  // A guarded method is an accessor that cannot be redefined. Its getter
+  // returns the guard's wrapper in front of the method in force; a runner may
+  // put its own method behind the wrapper (vitest and jest assign their own
+  // process.exit, graceful-fs its fs calls, jest copies process into each
+  // test context: each object, the copies too, keeps its own), while
+  // production code assigning one is refused.
   function guarded(owner, name, event, judge) {
     const real = owner[name];
     if (typeof real !== 'function') return;
-    const wrapper = {
-      [name](...args) {
-        // The stack is read only when the arguments make it matter.
-        let a = null;
-        const who = () => (a ??= actor());
-        if (judge(args, who))
-          refuse(
-            event,
-            `${name}(${args
-              .filter((x) => typeof x !== 'function')
-              .map((x) => String(x))
-              .join(', ')
-              .slice(0, 120)})`,
-            who(),
-          );
-        return Reflect.apply(real, this, args);
+    const behind = new WeakMap();
+    const fronts = new WeakMap();
+    const front = (fn) => {
+      let w = fronts.get(fn);
+      if (w) return w;
+      w = {
+        [name](...args) {
+          // The stack is read only when the arguments make it matter.
+          let a = null;
+          const who = () => (a ??= actor());
+          if (judge(args, who))
+            refuse(
+              event,
+              `${name}(${args
+                .filter((x) => typeof x !== 'function')
+                .map((x) => String(x))
+                .join(', ')
+                .slice(0, 120)})`,
+              who(),
+            );
+          return Reflect.apply(fn, this, args);
+        },
+      }[name];
+      fronts.set(fn, w);
+      return w;
+    };
+    Object.defineProperty(owner, name, {
+      get() {
+        const fn =
+          (this !== null && typeof this === 'object') || typeof this === 'function' ? behind.get(this) : undefined;
+        return front(fn ?? real);
       },
-    }[name];
-    Object.defineProperty(owner, name, { value: wrapper, writable: false, configurable: false, enumerable: true });
+      set(fn) {
+        replaced(`${event} replaced`, name);
+        if (typeof fn === 'function' && this !== null && (typeof this === 'object' || typeof this === 'function'))
+          behind.set(this, fn);
+      },
+      configurable: false,
+      enumerable: true,
+    });
+  }
+
+  // Production code may not rebind what the run is judged by; the runner may.
+  function replaced(event, name) {
+    const a = actor();
+    if (a.kind === 'patch' || a.kind === 'none') refuse(event, `${name} = …`, a);
+  }
+
+  // mocha's exports (what `import { it } from 'mocha'` reads) are frozen once
+  // it has loaded, which it has when it first sets the globals of a test file.
+  let mochaFrozen = false;
+  function freezeMocha() {
+    if (mochaFrozen) return;
+    for (const [file, m] of Object.entries(require.cache))
+      if (m?.loaded && /[\\/]mocha[\\/]lib[\\/]mocha\.js$/.test(file)) {
+        Object.freeze(m.exports);
+        mochaFrozen = true;
+      }
   }
 
   const always = (_, who) => who().kind === 'patch' || who().kind === 'none';
@@ -233,14 +321,113 @@
     guarded(fs.promises, op, `fs.promises.${op} on the test report`, judge);
   }
 
-  // What the run is judged by cannot be swapped: the process object, and node:test's exports.
-  Object.defineProperty(globalThis, 'process', {
-    value: process,
-    writable: false,
-    configurable: false,
-    enumerable: false,
-  });
+  // What the run is judged by cannot be rebound by production code: the
+  // process object, and the globals the test frameworks define (mocha's,
+  // jest's, vitest's with `globals`). Each is an accessor that keeps a value
+  // for each object holding it, as jest copies them into every test context.
+  const objectish = (o) => o !== null && (typeof o === 'object' || typeof o === 'function');
+  function bound(name, initial) {
+    const values = new WeakMap();
+    Object.defineProperty(globalThis, name, {
+      get() {
+        return objectish(this) && values.has(this) ? values.get(this) : initial;
+      },
+      set(value) {
+        replaced(`globalThis.${name} replaced`, name);
+        if (objectish(this)) values.set(this, value);
+        freezeMocha();
+      },
+      configurable: false,
+      enumerable: false,
+    });
+  }
+  // jest runs each test file in a vm context of its own, whose globals it
+  // copies from this one (a locked global here breaks it) and then sets: its
+  // processes lock them inside each context instead (below).
+  const main = process.argv[1] || '';
+  const jest = /[\\/](jest-cli|jest-worker)[\\/]|[\\/]jest[\\/]bin[\\/]|[\\/]jest(\.js)?$/.test(main);
+  if (!jest) {
+    bound('process', process);
+    for (const name of FRAMEWORK_GLOBALS) if (!(name in globalThis)) bound(name, undefined);
+  }
+
+  // Test code compiled into a vm context: jest's test environments compile
+  // each module with vm.compileFunction (ES modules: vm.SourceTextModule).
+  // Before a file of production code is compiled there, the context's
+  // process and the framework globals it has by then are made read-only, so
+  // the test file sees jest's own (the base's setup files, compiled earlier,
+  // may still set them). Contexts vitest's vm pools make are refused: they run
+  // modules the guard does not lock.
+  const vm = require('node:vm');
+  const locked = new WeakMap();
+  function lockContext(ctx, file) {
+    if (kind(file) !== 'patch') return;
+    let state = locked.get(ctx);
+    if (!state) locked.set(ctx, (state = { g: vm.runInContext('globalThis', ctx), done: new Set() }));
+    const { g, done } = state;
+    for (const name of ['process', ...FRAMEWORK_GLOBALS]) {
+      if (done.has(name)) continue;
+      const d = Object.getOwnPropertyDescriptor(g, name);
+      if (!d || !('value' in d) || d.value === undefined) continue;
+      Object.defineProperty(g, name, {
+        value: d.value,
+        writable: false,
+        configurable: false,
+        enumerable: d.enumerable,
+      });
+      done.add(name);
+    }
+  }
+  const realCompile = vm.compileFunction;
+  vm.compileFunction = function compileFunction(...args) {
+    const options = args[2];
+    const ctx = options?.parsingContext;
+    if (ctx && typeof options.filename === 'string' && vm.isContext(ctx)) lockContext(ctx, options.filename);
+    return Reflect.apply(realCompile, this, args);
+  };
+  const RealSourceTextModule = vm.SourceTextModule;
+  if (typeof RealSourceTextModule === 'function')
+    vm.SourceTextModule = class SourceTextModule extends RealSourceTextModule {
+      constructor(code, options) {
+        const ctx = options?.context;
+        if (ctx && typeof options.identifier === 'string' && vm.isContext(ctx)) lockContext(ctx, options.identifier);
+        super(code, options);
+      }
+    };
+  const realCreateContext = vm.createContext;
+  vm.createContext = function createContext(...args) {
+    const a = vmMaker();
+    if (a)
+      refuse(
+        'vitest vm pool',
+        "vitest's vm pools (vmThreads, vmForks) run tests in vm contexts the guard does not reach; pass --pool=forks (or --pool=threads) to vitest in properties.command, an owner's change on the base side",
+        { file: a, line: 0 },
+      );
+    return Reflect.apply(realCreateContext, this, args);
+  };
   Object.freeze(require('node:test'));
 
   process.on('exit', () => send({ t: 'final' }));
+  // Worker pools (vitest's tinypool, jest-worker) end their worker processes
+  // with a signal, and their threads by terminating them: neither gets to
+  // send its final record, so the process that ends it sends one for it when
+  // the runner (not production code) asks. A worker that dies any other way
+  // still ends without one.
+  const ended = (pid, how) => {
+    const a = actor();
+    if (a.kind !== 'patch' && a.kind !== 'none') send({ t: 'final', ended: how }, pid);
+  };
+  const { ChildProcess } = require('node:child_process');
+  const childKill = ChildProcess.prototype.kill;
+  ChildProcess.prototype.kill = function (...args) {
+    if (this.pid && args[0] !== 0 && this.exitCode === null && this.signalCode === null)
+      ended(String(this.pid), 'killed by its pool');
+    return Reflect.apply(childKill, this, args);
+  };
+  const { Worker } = require('node:worker_threads');
+  const terminate = Worker.prototype.terminate;
+  Worker.prototype.terminate = function (...args) {
+    if (this.threadId >= 0) ended(`${process.pid}.${this.threadId}`, 'terminated by its pool');
+    return Reflect.apply(terminate, this, args);
+  };
 })();
