@@ -83,7 +83,9 @@ export async function rangeChanges(
       ...revs,
       '--',
     ],
-    { onStdout, input: (opts.tips ?? []).map((t) => `${t}\n`).join('') },
+    // GIT_FLUSH=0: into a pipe git flushes after every commit, and 50,000
+    // small writes cost both processes more than the walk itself.
+    { onStdout, input: (opts.tips ?? []).map((t) => `${t}\n`).join(''), env: { GIT_FLUSH: '0' } },
   );
   walked.reverse();
   for (const [id, list] of await mergeChanges(repo, walked, changes)) changes.set(id, list);

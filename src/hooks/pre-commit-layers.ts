@@ -9,6 +9,6 @@ export { checkLedgerAt } from '../freeze/ledger.js';
 export { clockNow } from '../freeze/clock.js';
 export { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 export { stagedLinkViolations } from '../mixing/symlinks.js';
-export { landingOf } from '../mixing/advice.js';
+export { stagedLanding } from '../mixing/advice.js';
 export { fallbackNote, lastValidConfig } from '../config/judging.js';
 export { guardFileProblems, touchedGuardFiles } from '../gate/guard-files.js';

@@ -117,7 +117,7 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
   let mixed = automaticMerge ? [] : checkStaged(changes, classify, kind);
   // The split advice fits the branch and the committer: read only for a commit that mixes.
   if (mixed.length && kind === 'commit')
-    mixed = checkStaged(changes, classify, kind, await (await layers()).landingOf(repo, config, {}, classify));
+    mixed = checkStaged(changes, classify, kind, await (await layers()).stagedLanding(repo, config, changes, classify));
   // git's own merge authors nothing: what it brings was judged commit by commit, and is again on push.
   const violations = automaticMerge ? [] : [...(await stagedInstallFolders(repo, changes)), ...mixed];
   // The link check (and its git process) loads only when a link in a zone is staged.

@@ -5,11 +5,14 @@
 // an owner signs it on this branch). An agent is never told to make or push
 // an oracle change: a human owner must. Every command works when run exactly
 // as printed, by the person it is addressed to (test/mixing/*advice*).
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
-import { rangeChanges, treeDiff } from '../git/changes.js';
-import { mergeBase, type Repo } from '../git/repo.js';
+import { rangeChanges, treeDiff, type RawChange } from '../git/changes.js';
+import { commitOrNull, mergeBase, type Repo } from '../git/repo.js';
+import { treeWith } from '../git/trees.js';
 import { addressOf, identityMatcher } from '../owners/identity.js';
 import { isOracle, type Classify } from '../zones/classify.js';
 
@@ -24,10 +27,30 @@ export interface Landing {
   signers: boolean;
   /** The committer matches owners.agents. */
   agent: boolean;
-  /** What the branch already changed since it left the default branch, when that touches an oracle. */
+  /** Where a feature branch left the default branch (with `classify`), and what it changed since, when that touches an oracle. */
+  base?: string | null;
   earlier?: Earlier | null;
+  /** The trees the split commits of a staged mix take. */
+  trees?: SplitTrees;
   /** Said of `remote` where it is a guess (the server does not know what a clone calls it). */
   remoteNote?: string;
+}
+
+/**
+ * The split of a staged mix as trees, so each commit holds exactly its part
+ * of what was staged: `git commit -- PATHS` would take the working tree's
+ * files instead (a partly staged file whole, a `git rm --cached` file not
+ * deleted). `oracle` and `rest` are the start (HEAD; `base` for a branch
+ * split whole) with only the oracle part or only the rest; `side` the oracle
+ * part on `base`, for a pull request of its own.
+ */
+export interface SplitTrees {
+  staged: string;
+  oracle: string;
+  rest: string;
+  side?: string;
+  /** Production paths deleted but kept on disk (`git rm --cached`): rebased onto the default branch, which has them, git would refuse to write over them (or overwrite them, ignored). */
+  kept?: string[];
 }
 
 /** A feature branch's own oracle commits: a pull request may not hold them beside production code. */
@@ -85,17 +108,45 @@ export async function landingOf(
     signers: config.owners.signers !== null,
     agent: config.owners.agents.length > 0 && who.some(isAgent),
   };
-  if (classify && !onDefault(l))
-    l.earlier = await earlierChanges(repo, `refs/remotes/${remote}/${defaultBranch}`, classify);
+  if (classify && !onDefault(l)) {
+    const head = await text(repo, ['rev-parse', '--verify', '--quiet', 'HEAD']);
+    const tip = await text(repo, ['rev-parse', '--verify', '--quiet', `refs/remotes/${remote}/${defaultBranch}`]);
+    l.base = head && tip ? await mergeBase(repo, head, tip) : null;
+    l.earlier = l.base ? await earlierChanges(repo, head, l.base, classify) : null;
+  }
   return l;
 }
 
-/** HEAD's own oracle commits since it left `defaultRef`, with every path it changed; null when it has none. */
-async function earlierChanges(repo: Repo, defaultRef: string, classify: Classify): Promise<Earlier | null> {
-  const head = await text(repo, ['rev-parse', '--verify', '--quiet', 'HEAD']);
-  const tip = await text(repo, ['rev-parse', '--verify', '--quiet', defaultRef]);
-  const base = head && tip ? await mergeBase(repo, head, tip) : null;
-  if (!head || !base || base === head) return null;
+/** Where a staged mix lands, with the trees of its split: written from `changes` (HEAD to the index), never from the working tree. */
+export async function stagedLanding(
+  repo: Repo,
+  config: Config,
+  changes: RawChange[],
+  classify: Classify,
+): Promise<Landing> {
+  const l = await landingOf(repo, config, {}, classify);
+  const head = await commitOrNull(repo, 'HEAD');
+  const staged = await treeWith(repo, head, changes);
+  // A branch split whole starts where it left the default branch (an agent does not take it apart).
+  const e = l.agent ? null : (l.earlier ?? null);
+  const all = e ? await treeDiff(repo, e.base, staged) : changes;
+  const oracle = all.filter((c) => isOracle(classify(c.path)));
+  const rest = all.filter((c) => !isOracle(classify(c.path)));
+  const from = e ? e.base : head;
+  l.trees = { staged, oracle: await treeWith(repo, from, oracle), rest: await treeWith(repo, from, rest) };
+  // The branch changed no oracle since `base` (or is split from there): the oracle part applies to it as it is.
+  if (!onDefault(l) && !l.signers && !l.agent && l.base) {
+    l.trees.side = e ? l.trees.oracle : await treeWith(repo, l.base, oracle);
+    const root = repo.root;
+    if (root)
+      l.trees.kept = rest.filter((c) => c.status === 'D' && existsSync(path.join(root, c.path))).map((c) => c.path);
+  }
+  return l;
+}
+
+/** HEAD's own oracle commits since `base`, with every path it changed; null when it has none. */
+async function earlierChanges(repo: Repo, head: string, base: string, classify: Classify): Promise<Earlier | null> {
+  if (base === head) return null;
   const walked = await rangeChanges(repo, [head, '--not', base]);
   const commits = walked.commits.filter((c) => (walked.changes.get(c) ?? []).some((ch) => isOracle(classify(ch.path))));
   if (!commits.length) return null;
@@ -130,9 +181,6 @@ export function onDefault(l: Landing): boolean {
   return !l.remote || !l.defaultBranch || !l.branch || l.branch === l.defaultBranch;
 }
 
-const q = (paths: string[]) => paths.map((p) => shellQuote(p)).join(' ');
-const uniq = (...lists: string[][]) => [...new Set(lists.flat())];
-
 /** The push of the current branch, with -u where it does not track its own name yet. */
 function push(l: Landing): string {
   return l.upstream || !l.remote || !l.branch
@@ -150,26 +198,37 @@ function forcePush(l: Landing, local = l.branch!): string {
 const earlierNote = (e: Earlier) =>
   `this branch already changes the oracle in ${e.commits.length === 1 ? 'commit' : 'commits'} ${e.commits.map((c) => c.slice(0, 12)).join(', ')}`;
 
-/** A staged change that mixes: `oracle` paths, and `rest` (production code and free paths). */
-export function stagedAdvice(oracle: string[], rest: string[], l: Landing | null): string {
-  const e = l?.earlier ?? null;
-  if (l?.agent) {
+/** Sets the index to a tree of the split, leaving the working tree alone. */
+const readTree = (tree: string) => `  git read-tree ${tree}`;
+
+/**
+ * A staged change that mixes, its `oracle` paths named. Each printed commit takes one tree of `l.trees`, so it holds
+ * exactly its part of what was staged, whatever the working tree holds.
+ */
+export function stagedAdvice(oracle: string[], l: Landing | null): string {
+  const t = l?.trees;
+  if (!l || !t) return 'split it: commit the oracle change and the production code separately';
+  const e = l.earlier ?? null;
+  const exact = '; each commit takes its part of what you staged (git read-tree), your working tree is left alone';
+  if (l.agent) {
     return [
-      `split it: a human owner must make the oracle change (${oracle.join(', ')}); an agent may not commit or push it. Leave it uncommitted for them (they land it on ${l.defaultBranch ?? 'the default branch'} first${l.signers ? ', or sign it on this branch' : ''}) and commit the production code alone${e ? ` (${earlierNote(e)}: a human owner takes those over too, before this branch can land)` : ''}:`,
-      `  git commit -m 'production change' -- ${q(rest)}`,
+      `split it: a human owner must make the oracle change (${oracle.join(', ')}); an agent may not commit or push it. Leave it staged for them (they land it on ${l.defaultBranch ?? 'the default branch'} first${l.signers ? ', or sign it on this branch' : ''}) and commit the production code alone${e ? ` (${earlierNote(e)}: a human owner takes those over too, before this branch can land)` : ''}${exact}:`,
+      readTree(t.rest),
+      "  git commit -m 'production change'",
+      readTree(t.staged),
     ].join('\n');
   }
-  const oracleCommit = `git commit -m 'oracle change' -- ${q(oracle)}`;
-  if (!l || onDefault(l)) {
+  if (onDefault(l)) {
     return [
-      'split it: the oracle change first, committed and pushed on its own (a push may not mix them either), then the production code:',
-      `  ${oracleCommit}`,
-      `  ${l ? push(l) : 'git push'}`,
-      `  git commit -m 'production change' -- ${q(rest)}`,
+      `split it: the oracle change first, committed and pushed on its own (a push may not mix them either), then the production code${exact}:`,
+      readTree(t.oracle),
+      "  git commit -m 'oracle change'",
+      `  ${push(l)}`,
+      readTree(t.staged),
+      "  git commit -m 'production change'",
     ].join('\n');
   }
   // A branch that already changed the oracle is split whole: back to where it left the default branch, everything staged.
-  const all = e ? { oracle: uniq(e.oracle, oracle), rest: uniq(e.rest, rest) } : { oracle, rest };
   const reset = e ? [`  git reset --soft ${e.base}`] : [];
   const whole = e
     ? ` (${earlierNote(e)}, so the whole branch is split: its commits since ${l.defaultBranch} become one oracle commit and one production commit)`
@@ -177,25 +236,33 @@ export function stagedAdvice(oracle: string[], rest: string[], l: Landing | null
   // The owner signs the oracle only: a production commit they signed would be vouched for, owing no evidence.
   if (l.signers) {
     return [
-      `split it: an owner signs the oracle commit and pushes it to this branch beside the production commit${whole} (owners.signers; run by the owner, with their signing key):`,
+      `split it: an owner signs the oracle commit and pushes it to this branch beside the production commit${whole} (owners.signers; run by the owner, with their signing key)${exact}:`,
       ...reset,
-      `  git commit -S -m 'oracle change' -- ${q(all.oracle)}`,
-      `  git commit --no-gpg-sign -m 'production change' -- ${q(all.rest)}`,
+      readTree(t.oracle),
+      "  git commit -S -m 'oracle change'",
+      readTree(t.staged),
+      "  git commit --no-gpg-sign -m 'production change'",
       `  ${e ? forcePush(l) : push(l)}`,
     ].join('\n');
   }
+  if (!t.side || !l.base)
+    return `split it: the oracle change goes to ${l.defaultBranch} in a pull request of its own; fetch ${l.remote}/${l.defaultBranch} (this clone shares no history with it) and commit again for the commands`;
+  // The oracle pull request is one commit on `base`, made without switching branches (nothing in the working tree is in the way).
   const side = `${l.branch}-oracle`;
+  // Files the rebase would write over are put aside for it (--all: an ignored one too).
+  const kept = t.kept ?? [];
   return [
-    `split it: open a pull request with only the oracle change against ${l.defaultBranch}; rebase this branch once it lands${whole} (a property that fails on ${l.defaultBranch} until this fix lands needs a pending mark on its registry row):`,
+    `split it: open a pull request with only the oracle change against ${l.defaultBranch}; rebase this branch once it lands${whole} (a property that fails on ${l.defaultBranch} until this fix lands needs a pending mark on its registry row)${exact}:`,
     ...reset,
-    `  git commit -m 'production change' -- ${q(all.rest)}`,
-    `  git commit -m 'oracle change' -- ${q(all.oracle)}`,
-    `  git switch -c ${shellQuote(side)} ${shellQuote(`${l.remote}/${l.defaultBranch}`)}`,
-    `  git cherry-pick ${shellQuote(l.branch!)}`,
-    `  git push -u ${shellQuote(l.remote!)} ${shellQuote(side)}`,
-    `  git switch ${shellQuote(l.branch!)}`,
+    readTree(t.rest),
+    "  git commit -m 'production change'",
+    readTree(t.staged),
+    "  git commit -m 'oracle change'",
+    `  git push ${shellQuote(l.remote!)} "$(git commit-tree ${t.side} -p ${l.base} -m 'oracle change')":${shellQuote(`refs/heads/${side}`)}`,
     `once ${side} has landed on ${l.defaultBranch}:`,
-    `  git pull --rebase ${shellQuote(l.remote!)} ${shellQuote(l.defaultBranch!)}`,
+    ...(kept.length ? [`  git stash push --all -- ${kept.map((p) => shellQuote(p)).join(' ')}`] : []),
+    `  git pull --rebase --autostash ${shellQuote(l.remote!)} ${shellQuote(l.defaultBranch!)}`,
+    ...(kept.length ? ['  git stash pop'] : []),
     `  ${forcePush(l)}`,
   ].join('\n');
 }

@@ -11,7 +11,7 @@ import { commitOrNull, mergeBase, openRepo, resolveCommit } from '../git/repo.js
 import { readStaged } from '../git/staged.js';
 import { checkRange } from './check.js';
 import { checkStaged } from './staged.js';
-import { fitRangeAdvice, judgedRangeAdvice, landingOf } from './advice.js';
+import { fitRangeAdvice, judgedRangeAdvice, stagedLanding } from './advice.js';
 import { stagedLinkViolations } from './symlinks.js';
 
 export const help = `usage: patchwarden check [--staged | --commit REV | --range A..B] [--format text|json|github] [--config PATH] [-C DIR]
@@ -60,7 +60,7 @@ export async function run(args: string[]): Promise<number> {
     const mixed = checkStaged(changes, classify, kind);
     const fitted =
       mixed.length && kind === 'commit'
-        ? checkStaged(changes, classify, kind, await landingOf(repo, config, {}, classify))
+        ? checkStaged(changes, classify, kind, await stagedLanding(repo, config, changes, classify))
         : mixed;
     return emit(
       common.format,

@@ -47,14 +47,10 @@ export function checkStaged(
     ].join('\n');
     return [v];
   }
-  // Paths, not the index: the advice works after `git commit -a` (which stages
-  // nothing) and on a first commit (no HEAD to restore from).
-  const { oracle, src } = zonedPaths(changes, classify);
-  const zoned = new Set([...oracle, ...src].map((z) => z.path));
-  const free = [...new Set(changes.map((c) => c.path))].filter((p) => !zoned.has(p));
+  // Trees written from the changes judged (landing.trees): the advice works after `git commit -a`
+  // (which stages nothing) and on a first commit, and takes exactly what was staged.
   v.fix = stagedAdvice(
-    oracle.map((z) => z.path),
-    [...src.map((z) => z.path), ...free],
+    zonedPaths(changes, classify).oracle.map((z) => z.path),
     landing,
   );
   return [v];

@@ -10,7 +10,16 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { cleanup, installPrePush, tempRepo } from '../helpers/repo.js';
-import { BUGGY_PY, config, FIXED_PY, project, pyProperty, PYTEST, registry } from '../properties/projects.js';
+import {
+  BUGGY_PY,
+  config,
+  FIXED_PY,
+  GC_SWAP_PY,
+  project,
+  pyProperty,
+  PYTEST,
+  registry,
+} from '../properties/projects.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
 
 const ID = 'bill.total_non_negative';
@@ -57,24 +66,9 @@ py('attack 1, skips raised from production code: refused at the import and at th
 });
 
 // 2. The property's own code swapped in memory.
-const SWAPPING = `import gc
-
-
-def _passes(*args, **kwargs):
-    return None
-
-
-for _o in gc.get_objects():
-    if getattr(_o, "__name__", "") == "test_total_non_negative" and hasattr(_o, "__code__"):
-        _o.__code__ = _passes.__code__
-
-
-def total(xs):
-    return sum(xs) - 1
-`;
 
 py('attack 2, the test function found through gc and its __code__ replaced: refused at gc.get_objects', () => {
-  const reason = refused({ 'src/bill.py': SWAPPING });
+  const reason = refused({ 'src/bill.py': GC_SWAP_PY });
   assert.match(reason, /runtime guard: gc\.get_objects at src\/bill\.py:8/);
 });
 
@@ -320,7 +314,7 @@ py('git push: attack 2 is refused by the pre-push hook, and the gate refuses att
   );
   assert.is(repo.git(['push', '-q', 'origin', 'main'], { allowFail: true }).code, 0);
   const tip = remote.git(['rev-parse', 'main']).stdout.trim();
-  repo.commit({ 'src/bill.py': SWAPPING }, 'fix totals');
+  repo.commit({ 'src/bill.py': GC_SWAP_PY }, 'fix totals');
   const push = repo.git(['push', '-q', 'origin', 'main'], { allowFail: true });
   assert.is.not(push.code, 0, push.stdout + push.stderr);
   assert.match(push.stdout + push.stderr, /runtime guard: gc\.get_objects at src\/bill\.py:8/);

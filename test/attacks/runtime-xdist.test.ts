@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/repo.js';
 import { testUnless } from '../helpers/skip.js';
-import { BUGGY_PY, config, FIXED_PY, project, registry } from '../properties/projects.js';
+import { BUGGY_PY, config, FIXED_PY, GC_SWAP_PY, project, registry } from '../properties/projects.js';
 
 const ID = 'bill.total_non_negative';
 
@@ -52,23 +52,7 @@ xdist('an honest fix run on two xdist workers passes with the guard in each', ()
 });
 
 xdist('the test function swapped through gc inside a worker: refused, naming the event and the line', () => {
-  const r = revertCheck({
-    'src/bill.py': `import gc
-
-
-def _passes(*args, **kwargs):
-    return None
-
-
-for _o in gc.get_objects():
-    if getattr(_o, "__name__", "") == "test_total_non_negative" and hasattr(_o, "__code__"):
-        _o.__code__ = _passes.__code__
-
-
-def total(xs):
-    return sum(xs) - 1
-`,
-  });
+  const r = revertCheck({ 'src/bill.py': GC_SWAP_PY });
   assert.is(r.code, 1, r.stderr);
   assert.match(r.out.reason, /runtime guard: gc\.get_objects at src\/bill\.py:8/);
 });

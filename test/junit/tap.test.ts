@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseReport } from '../../src/junit/read.js';
+import { parseReport } from '../../src/junit/parse.js';
 import { cleanup, sh, tempRepo } from '../helpers/repo.js';
 import { testUnless } from '../helpers/skip.js';
 

@@ -138,7 +138,7 @@ for (const earlier of [false, true]) {
       assert.is(r.code, 1, r.stdout + r.stderr);
       assert.match(r.stderr, 'split it: an owner signs the oracle commit');
       const commands = advice(r.stderr);
-      assert.is(commands.length, earlier ? 4 : 3, r.stderr);
+      assert.is(commands.length, earlier ? 6 : 5, r.stderr);
       follow(work.dir, ownerEnv(work.env, 'owner@example.com', owner.file), commands);
       const g = gate(work);
       assert.is(g.code, 0, JSON.stringify(g.out));
@@ -164,14 +164,24 @@ test('an agent committing the same mix is told a human owner must make the oracl
   const r = mixed(work);
   assert.is(r.code, 1, r.said);
   assert.match(r.said, 'a human owner must make the oracle change');
+  const staged = work.git(['write-tree']).stdout.trim();
+  const start = work.head();
   const commands = advice(r.said);
-  assert.equal(commands, ["git commit -m 'production change' -- src/bill.mjs"]);
-  follow(work.dir, work.env, commands);
-  assert.match(
-    work.git(['status', '--porcelain']).stdout,
-    'spec/invariants.yaml',
-    'the oracle change is left for the owner',
+  assert.equal(
+    commands.map((c) => c.replace(/[0-9a-f]{40}/, 'TREE')),
+    ['git read-tree TREE', "git commit -m 'production change'", 'git read-tree TREE'],
   );
+  follow(work.dir, work.env, commands);
+  assert.equal(work.git(['diff', '--name-only', start, 'HEAD']).stdout.trim().split('\n'), ['src/bill.mjs']);
+  assert.is(
+    work.git(['write-tree']).stdout.trim(),
+    staged,
+    'the oracle change is left staged for the owner, as it was',
+  );
+  assert.equal(work.git(['diff', '--cached', '--name-only']).stdout.trim().split('\n'), [
+    'spec/invariants.yaml',
+    'spec/properties/discount.test.mjs',
+  ]);
 });
 
 test.run();

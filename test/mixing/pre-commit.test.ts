@@ -1,6 +1,7 @@
 // The mixing rule through real `git commit` with the installed hook.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { advice, follow } from '../helpers/advice.js';
 import { cleanup, tempRepo, type TempRepo } from '../helpers/repo.js';
 
 /** A repository with patchwarden's hooks installed and one commit. */
@@ -50,7 +51,7 @@ test('src and spec in one commit is refused, naming each path, its zone and how 
   assert.match(r.stdout, /refused \[mix\]/);
   assert.match(r.stdout, /src\/app\.py {2}\(src, modified\)/);
   assert.match(r.stdout, /spec\/props\.py {2}\(spec, modified\)/);
-  assert.match(r.stdout, /git commit -m 'oracle change' -- spec\/props\.py\n/);
+  assert.match(r.stdout, /git read-tree [0-9a-f]{40}\n {4}git commit -m 'oracle change'\n/);
 });
 
 test('src and tests together are allowed; spec alone is allowed', () => {
@@ -104,7 +105,15 @@ test('paths with a newline, quotes, non-ASCII and a leading dash are read and sh
   assert.ok(out.violations[0].paths.includes('spec/-dash.py'));
   const r = refusedCommit(repo);
   assert.match(r.stdout, /"src\/new\\nline \\"q\\" ü\.py"/);
-  assert.match(r.stdout, /git commit -m 'oracle change' -- spec\/-dash\.py\n/);
+  // The printed trees hold each path whole: followed, the oracle commit holds the dash path alone.
+  const start = repo.head();
+  follow(
+    repo.dir,
+    repo.env,
+    advice(r.stdout).filter((c) => c !== 'git push'),
+  );
+  assert.is(repo.git(['diff', '--name-only', start, 'HEAD~1']).stdout, 'spec/-dash.py\n');
+  assert.equal(repo.git(['diff', '-z', '--name-only', 'HEAD~1', 'HEAD']).stdout, `${odd}\0`);
 });
 
 test('a mode change and a submodule entry count as changes to their zone', () => {

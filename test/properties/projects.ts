@@ -21,6 +21,22 @@ export function registry(...ids: string[]): string {
 
 export const BUGGY_PY = 'def total(xs):\n    return sum(xs) - 1\n';
 export const FIXED_PY = 'def total(xs):\n    return sum(xs)\n';
+/** An attack on the property run: production code finds the property's test function through gc and swaps its code. */
+export const GC_SWAP_PY = `import gc
+
+
+def _passes(*args, **kwargs):
+    return None
+
+
+for _o in gc.get_objects():
+    if getattr(_o, "__name__", "") == "test_total_non_negative" and hasattr(_o, "__code__"):
+        _o.__code__ = _passes.__code__
+
+
+def total(xs):
+    return sum(xs) - 1
+`;
 export const BUGGY_JS = 'export const total = (xs) => xs.reduce((a, b) => a + b, 0) - 1;\n';
 export const FIXED_JS = 'export const total = (xs) => xs.reduce((a, b) => a + b, 0);\n';
 

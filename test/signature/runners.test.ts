@@ -11,7 +11,6 @@ import { skip } from '../helpers/skip.js';
 import {
   BASE,
   BUGS,
-  disposeModules,
   gotestsum,
   jest,
   maven,
@@ -41,12 +40,8 @@ interface Row {
 function run(runner: Runner, v: Variant): Record<Bug, Row> {
   const repo = tempRepo();
   writeProject(repo.dir, runner.files(v));
-  if (
-    npmModules() &&
-    existsSync(path.join(repo.dir, 'package.json')) &&
-    !existsSync(path.join(repo.dir, 'node_modules'))
-  )
-    symlinkSync(npmModules()!, path.join(repo.dir, 'node_modules'));
+  if (existsSync(path.join(repo.dir, 'package.json')) && !existsSync(path.join(repo.dir, 'node_modules')))
+    symlinkSync(npmModules(), path.join(repo.dir, 'node_modules'));
   writeFileSync(path.join(repo.dir, '.git/info/exclude'), 'node_modules\nreport*.xml\ntarget/\n');
   const junit = path.join(repo.dir, `report-${Math.random().toString(36).slice(2)}.xml`);
   const { cmd, args, env } = runner.command(junit);
@@ -180,8 +175,5 @@ test('pytest: --tb=auto, long, short and native give every failure the same sign
     );
 });
 
-test.after(() => {
-  cleanup();
-  disposeModules();
-});
+test.after(cleanup);
 test.run();

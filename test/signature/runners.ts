@@ -5,8 +5,8 @@
 // timestamp and an address in its message. A Variant renames, moves and
 // shifts the tests (cosmetic) or changes the failure itself (real).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 export interface Variant {
@@ -235,44 +235,15 @@ export const nodeTest: Runner = {
   }),
 };
 
-/** The npm packages the JS runners need, installed once per test run; null with a note when the registry cannot be reached. */
-let modules: string | null | undefined;
-let modulesDir: string | undefined;
-export function npmModules(): string | null {
-  if (modules !== undefined) return modules;
-  const dir = (modulesDir = mkdtempSync(path.join(tmpdir(), 'pw-runners-npm-')));
-  writeFileSync(path.join(dir, 'package.json'), '{"name":"runners","private":true}\n');
-  const r = spawnSync(
-    'npm',
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-      '--loglevel=error',
-      'jest@30',
-      'jest-junit@16',
-      'vitest@3',
-      'vite@7',
-      'mocha@11',
-      'mocha-junit-reporter@2',
-      'chai@5',
-    ],
-    { cwd: dir, encoding: 'utf8', timeout: 300_000 },
-  );
-  modules = r.status === 0 && existsSync(path.join(dir, 'node_modules/jest')) ? path.join(dir, 'node_modules') : null;
-  if (!modules)
-    console.log(
-      `note: npm install of jest, vitest and mocha failed (${(r.stderr || String(r.error ?? '')).trim().split('\n').pop()}); their runner tests are skipped`,
-    );
-  return modules;
-}
+/** The JS runners and their reporters: the project's own devDependencies. */
+export const npmModules = (): string => fileURLToPath(new URL('../../node_modules', import.meta.url));
 
-export function disposeModules(): void {
-  if (modulesDir) rmSync(modulesDir, { recursive: true, force: true });
-}
-
-const npmNote = () => (npmModules() ? null : 'the npm packages could not be installed');
+const npmNote = () =>
+  ['jest', 'jest-junit', 'vitest', 'mocha', 'mocha-junit-reporter', 'chai'].every((m) =>
+    existsSync(path.join(npmModules(), m, 'package.json')),
+  )
+    ? null
+    : "jest, vitest or mocha is missing from the project's node_modules (run npm ci)";
 
 export const jest: Runner = {
   name: 'jest + jest-junit',
@@ -289,7 +260,7 @@ export const jest: Runner = {
   }),
   command: (junit) => ({
     cmd: process.execPath,
-    args: [path.join(npmModules()!, 'jest/bin/jest.js'), '--ci', '--reporters=jest-junit', '--rootDir', '.'],
+    args: [path.join(npmModules(), 'jest/bin/jest.js'), '--ci', '--reporters=jest-junit', '--rootDir', '.'],
     env: { JEST_JUNIT_OUTPUT_FILE: junit },
   }),
 };
@@ -310,7 +281,7 @@ export const vitest: Runner = {
   }),
   command: (junit) => ({
     cmd: process.execPath,
-    args: [path.join(npmModules()!, 'vitest/vitest.mjs'), 'run', '--reporter=junit', `--outputFile=${junit}`],
+    args: [path.join(npmModules(), 'vitest/vitest.mjs'), 'run', '--reporter=junit', `--outputFile=${junit}`],
   }),
 };
 
@@ -332,7 +303,7 @@ export const mocha: Runner = {
   command: (junit) => ({
     cmd: process.execPath,
     args: [
-      path.join(npmModules()!, 'mocha/bin/mocha.js'),
+      path.join(npmModules(), 'mocha/bin/mocha.js'),
       '--recursive',
       '--reporter',
       'mocha-junit-reporter',

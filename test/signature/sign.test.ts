@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import { parseReport, readReport } from '../../src/junit/read.js';
+import { parseReport } from '../../src/junit/parse.js';
+import { readReport } from '../../src/junit/read.js';
 import { defaults } from '../../src/config/schema.js';
 import { signCase, signOptions, signRecord, SIGNATURE_VERSION } from '../../src/signature/sign.js';
 import { extractFrames } from '../../src/signature/frames.js';

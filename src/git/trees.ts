@@ -1,0 +1,27 @@
+// Trees written from a tree and a set of changes, without touching the index
+// or the working tree: through a temporary index of their own.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { RawChange } from './raw-diff.js';
+import type { Repo } from './repo.js';
+
+/**
+ * The tree `base` (null: the empty tree) with each of `changes` taken at its
+ * new side: its new mode and object, or gone where it was deleted.
+ */
+export async function treeWith(repo: Repo, base: string | null, changes: RawChange[]): Promise<string> {
+  const tmp = await mkdtemp(path.join(tmpdir(), 'patchwarden-tree-'));
+  try {
+    const env = { GIT_INDEX_FILE: path.join(tmp, 'index') };
+    await repo.run(base ? ['read-tree', base] : ['read-tree', '--empty'], { env });
+    // Mode 0 removes the entry.
+    const info = changes.map((c) =>
+      c.status === 'D' ? `0 ${c.oldOid}\t${c.path}\0` : `${c.newMode} ${c.newOid}\t${c.path}\0`,
+    );
+    if (info.length) await repo.run(['update-index', '-z', '--index-info'], { env, input: info.join('') });
+    return await repo.text(['write-tree'], { env });
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
