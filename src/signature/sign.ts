@@ -220,7 +220,24 @@ function sameNamespace(f: Frame, classname: string): boolean {
   return f.file === null || !(THIRD_PARTY.test(f.file) || TEST_FOLDER.test(f.file) || TEST_FILE.test(f.file));
 }
 
+// Each project matcher's answers by frame: a report's failures share most of their frames' files.
+const answers = new WeakMap<(path: string) => boolean, Map<string, boolean>>();
+
 function isProject(file: string, project: (path: string) => boolean, homePrefix: string, byNamespace = false): boolean {
+  let known = answers.get(project);
+  if (!known) answers.set(project, (known = new Map()));
+  const key = `${byNamespace ? 'n' : '-'}${homePrefix}\0${file}`;
+  let answer = known.get(key);
+  if (answer === undefined) known.set(key, (answer = projectFile(file, project, homePrefix, byNamespace)));
+  return answer;
+}
+
+function projectFile(
+  file: string,
+  project: (path: string) => boolean,
+  homePrefix: string,
+  byNamespace: boolean,
+): boolean {
   const path = file.replace(/^[A-Za-z]:\//, '/').replace(/^\.\//, '');
   if (THIRD_PARTY.test(path) || TEST_FOLDER.test(path) || TEST_FILE.test(path)) return false;
   const segments = path.split('/').filter((s) => s && s !== '.');
