@@ -7,7 +7,6 @@ import { parse, type Common } from '../common/args.js';
 import { emit } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { showPath } from '../common/text.js';
-import { loadConfig, parseConfig } from '../config/load.js';
 import { defaults, type Config } from '../config/schema.js';
 import { configBool, openRepo } from '../git/repo.js';
 import { readReport } from '../junit/read.js';
@@ -66,7 +65,7 @@ async function options(common: Common): Promise<SignOptions> {
   let source: SourceReader | undefined;
   try {
     const repo = await openRepo(common.dir);
-    config = await loadConfig(repo, common.config);
+    config = await (await configLoader()).loadConfig(repo, common.config);
     ignoreCase = await configBool(repo, 'core.ignorecase');
     // A bare repository has no checkout: signed without source, never refused.
     if (repo.root) source = await checkoutSource(repo.root);
@@ -84,8 +83,11 @@ async function configFile(file: string): Promise<Config> {
   } catch (err) {
     throw new CannotJudge(`cannot read the config: ${(err as Error).message}`, { file });
   }
-  return parseConfig(text, file);
+  return (await configLoader()).parseConfig(text, file);
 }
+
+/** The config reader (and its YAML parser) loads only where a config is read: reports signed outside a repository need neither. */
+const configLoader = () => import('../config/load.js');
 
 function table(rows: Row[]): string[] {
   if (!rows.length) return ['patchwarden: no failing or erroring test cases'];
