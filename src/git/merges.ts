@@ -19,7 +19,7 @@
 // path both sides changed, a base outside the walk, a criss-cross, a rename
 // that met an edit) goes to merge-tree.
 import type { Repo } from './repo.js';
-import { diffPairs, type RawChange } from './raw-diff.js';
+import { ABSENT, diffPairs, type RawChange } from './raw-diff.js';
 
 /** A commit of the walk: its tree and its parents. */
 export interface Walked {
@@ -27,9 +27,6 @@ export interface Walked {
   tree: string;
   parents: string[];
 }
-
-/** The mode git's raw diff gives a path that is absent on one side. */
-const ABSENT = '000000';
 
 /** How many `git merge-tree` processes run at once. */
 const MERGE_JOBS = 4;

@@ -18,6 +18,8 @@ export interface RawChange extends Change {
   newOid: string;
 }
 
+/** The mode of a side where the path is absent (added on the new side, deleted on the old). */
+export const ABSENT = '000000';
 /** The mode of a symbolic link. */
 export const SYMLINK = '120000';
 /** The mode of a submodule pointer (gitlink). */

@@ -3,22 +3,27 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { RawChange } from './raw-diff.js';
+import { ABSENT, type RawChange } from './raw-diff.js';
 import type { Repo } from './repo.js';
 
 /**
  * The tree `base` (null: the empty tree) with each of `changes` taken at its
- * new side: its new mode and object, or gone where it was deleted.
+ * new side (added, changed, removed; any mode: files, links, submodule
+ * pointers), as a git object. The temporary index goes in `scratch`.
  */
-export async function treeWith(repo: Repo, base: string | null, changes: RawChange[]): Promise<string> {
-  const tmp = await mkdtemp(path.join(tmpdir(), 'patchwarden-tree-'));
+export async function treeWith(
+  repo: Repo,
+  base: string | null,
+  changes: RawChange[],
+  scratch = tmpdir(),
+): Promise<string> {
+  if (base && !changes.length) return repo.text(['rev-parse', '--verify', '--end-of-options', `${base}^{tree}`]);
+  const tmp = await mkdtemp(path.join(scratch, 'patchwarden-index-'));
   try {
     const env = { GIT_INDEX_FILE: path.join(tmp, 'index') };
     await repo.run(base ? ['read-tree', base] : ['read-tree', '--empty'], { env });
-    // Mode 0 removes the entry.
-    const info = changes.map((c) =>
-      c.status === 'D' ? `0 ${c.oldOid}\t${c.path}\0` : `${c.newMode} ${c.newOid}\t${c.path}\0`,
-    );
+    // Mode 0 takes a path out of the index.
+    const info = changes.map((c) => `${c.newMode === ABSENT ? '0' : c.newMode} ${c.newOid}\t${c.path}\0`);
     if (info.length) await repo.run(['update-index', '-z', '--index-info'], { env, input: info.join('') });
     return await repo.text(['write-tree'], { env });
   } finally {

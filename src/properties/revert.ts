@@ -39,8 +39,9 @@ import { propertyCommand, runProperties, type PropertyRun } from './run.js';
 import { dropScratch, makeScratch } from './scratch.js';
 import { describeBehaviour, productionBehaviour } from './behaviour.js';
 import { judgeStates, markAdvice, type InvariantVerdict } from './states.js';
-import { codeFiles, revertable, revertPaths, treeWith, type Reverted } from './tree.js';
-import { GITLINK } from '../git/raw-diff.js';
+import { treeWith } from '../git/trees.js';
+import { codeFiles, revertable, revertPaths, type Reverted } from './tree.js';
+import { ABSENT, GITLINK } from '../git/raw-diff.js';
 import { addTempWorktree, linkEntries, type TempTree } from './worktree.js';
 import { counted } from '../common/text.js';
 
@@ -381,8 +382,6 @@ export async function revertCheck(
   say(`done: ${result.status}`);
   return result;
 }
-
-const ABSENT = '000000';
 
 interface Steps {
   /** One run of the properties: on the base plus the production diff, or with it reverted. */

@@ -1,6 +1,6 @@
-// The trees the revert check judges. `treeWith` builds one as a git object
-// (the base with some paths taken from head), for a fresh checkout of each
-// run. `revertPaths` puts paths of a checked-out tree back to the old side of
+// The trees the revert check judges. `commitWith` makes a commit of the
+// base with some paths taken from head (git/trees.ts writes the tree).
+// `revertPaths` puts paths of a checked-out tree back to the old side of
 // a diff: files the new side added are removed, changed and deleted ones come
 // back at their old bytes and modes (a rename is both, so it is undone);
 // in-place mode builds its judged tree so, and sets work in progress aside.
@@ -10,11 +10,10 @@ import { mkdtempSync, readdirSync, rmdirSync, rmSync, lstatSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { RawChange } from '../git/changes.js';
-import { GITLINK } from '../git/raw-diff.js';
+import { ABSENT, GITLINK } from '../git/raw-diff.js';
+import { treeWith } from '../git/trees.js';
 import type { Repo } from '../git/repo.js';
 import { runGit, splitNul } from '../git/run.js';
-
-const ABSENT = '000000';
 
 export interface Reverted {
   path: string;
@@ -25,27 +24,6 @@ export interface Reverted {
 /** The changes `revertPaths` can undo in a working tree; submodule pointers are left as they are. */
 export function revertable(changes: RawChange[]): RawChange[] {
   return changes.filter((c) => c.oldMode !== GITLINK && c.newMode !== GITLINK);
-}
-
-/**
- * The tree `onto` with each of `changes` at its new side (added, changed,
- * removed; any mode: files, links, submodule pointers), as a git object.
- */
-export async function treeWith(repo: Repo, onto: string, changes: RawChange[], scratch = tmpdir()): Promise<string> {
-  if (!changes.length) return repo.text(['rev-parse', '--verify', '--end-of-options', `${onto}^{tree}`]);
-  const dir = mkdtempSync(path.join(scratch, 'patchwarden-index-'));
-  try {
-    const env = { GIT_INDEX_FILE: path.join(dir, 'index') };
-    await repo.run(['read-tree', onto], { env });
-    // Mode 0 takes a path out of the index.
-    await repo.run(['update-index', '-z', '--index-info'], {
-      env,
-      input: changes.map((c) => `${c.newMode === ABSENT ? '0' : c.newMode} ${c.newOid}\t${c.path}\0`).join(''),
-    });
-    return await repo.text(['write-tree'], { env });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** A fixed identity and date: the same inputs give the same commit, whoever runs the hook. */
