@@ -304,6 +304,16 @@ export async function revertCheck(
     `${counted(tree.production.length, 'production path')} to revert, ${counted(registry.invariants.length, 'registered invariant')}, mode ${mode}; ${owed.owed ? 'owes a fixed case' : 'vouched for'}: ${owed.why}`,
   );
   const guard = guardSignals((line) => say(line));
+  // What both modes judge their two runs by.
+  const judging = {
+    registry,
+    guard,
+    say,
+    owed: owed.owed,
+    now,
+    ttl: config.properties.pending_ttl,
+    advice: exemption?.advice ?? null,
+  };
   try {
     if (mode === 'in-place') {
       const judged = [...tree.harness, ...tree.production];
@@ -333,13 +343,7 @@ export async function revertCheck(
               return runProperties(root, config, registry, { classify, signal: guard.signal, guard: { tmp, trusted } });
             },
             revert: () => revertPaths(root, tree.production, env, scratch),
-            registry,
-            guard,
-            say,
-            owed: owed.owed,
-            now,
-            ttl: config.properties.pending_ttl,
-            advice: exemption?.advice ?? null,
+            ...judging,
           });
         },
       });
@@ -366,13 +370,7 @@ export async function revertCheck(
             ),
           revert: async () =>
             tree.production.map((c) => ({ path: c.path, action: c.oldMode === ABSENT ? 'removed' : 'restored' })),
-          registry,
-          guard,
-          say,
-          owed: owed.owed,
-          now,
-          ttl: config.properties.pending_ttl,
-          advice: exemption?.advice ?? null,
+          ...judging,
         });
       }
     }
