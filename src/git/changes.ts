@@ -83,9 +83,7 @@ export async function rangeChanges(
       ...revs,
       '--',
     ],
-    // GIT_FLUSH=0: into a pipe git flushes after every commit, and 50,000
-    // small writes cost both processes more than the walk itself.
-    { onStdout, input: (opts.tips ?? []).map((t) => `${t}\n`).join(''), env: { GIT_FLUSH: '0' } },
+    { onStdout, input: (opts.tips ?? []).map((t) => `${t}\n`).join('') },
   );
   walked.reverse();
   for (const [id, list] of await mergeChanges(repo, walked, changes)) changes.set(id, list);

@@ -38,11 +38,19 @@ const pinned = [
  */
 const realObjects = { GIT_NO_REPLACE_OBJECTS: '1', GIT_GRAFT_FILE: '/dev/null' };
 
+/**
+ * Into a pipe git flushes after every record (each commit of a walk, each
+ * answer of a --stdin batch): 50,000 small writes cost both processes more
+ * than the walk itself. Every call here hands git its whole input at once,
+ * so none waits on an answer, and git's output can be fully buffered.
+ */
+const buffered = { GIT_FLUSH: '0' };
+
 export function runGit(cwd: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', [...pinned, ...args], {
       cwd,
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...opts.env, ...realObjects },
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...buffered, ...opts.env, ...realObjects },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];
@@ -73,7 +81,7 @@ export function runGit(cwd: string, args: string[], opts: RunOptions = {}): Prom
 export function runGitSync(cwd: string, args: string[], opts: Pick<RunOptions, 'env' | 'okCodes'> = {}): RunResult {
   const r = spawnSync('git', [...pinned, ...args], {
     cwd,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...opts.env, ...realObjects },
+    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...buffered, ...opts.env, ...realObjects },
     stdio: ['ignore', 'pipe', 'pipe'],
     maxBuffer: 2 ** 31,
   });
