@@ -219,11 +219,12 @@ export function stagedAdvice(oracle: string[], l: Landing | null): string {
     ].join('\n');
   }
   if (onDefault(l)) {
+    // A clone with no remote yet (a new project) has nothing to push to: the two commits alone keep them apart.
     return [
-      `split it: the oracle change first, committed and pushed on its own (a push may not mix them either), then the production code${exact}:`,
+      `split it: the oracle change first, committed${l.remote ? ' and pushed' : ''} on its own (a push may not mix them either), then the production code${exact}:`,
       readTree(t.oracle),
       "  git commit -m 'oracle change'",
-      `  ${push(l)}`,
+      ...(l.remote ? [`  ${push(l)}`] : []),
       readTree(t.staged),
       "  git commit -m 'production change'",
     ].join('\n');

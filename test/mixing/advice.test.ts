@@ -94,4 +94,23 @@ test('a push whose range mixes across commits: the printed pushes, oracle first,
 });
 
 test.after.each(cleanup);
+test("a new project's first commit, with no remote yet: the advice prints no push, and its commands all run", () => {
+  const repo = tempRepo();
+  assert.is(repo.pw(['init', '--yes']).code, 0);
+  repo.write('src/app.py', 'x = 1\n').write('spec/test_p.py', 'p = 1\n');
+  repo.git(['add', '-A']);
+  const r = repo.git(['commit', '-q', '-m', 'start'], { allowFail: true });
+  assert.is(r.code, 1);
+  const commands = advice(r.stderr);
+  assert.not.ok(
+    commands.some((c) => c.startsWith('git push')),
+    commands.join('\n'),
+  );
+  follow(repo.dir, repo.env, commands);
+  const log = repo.git(['log', '--format=%s']).stdout.trim().split('\n');
+  assert.equal(log, ['production change', 'oracle change']);
+  assert.match(repo.git(['show', '--format=', '--name-only', 'HEAD~1']).stdout, /spec\/test_p\.py/);
+  assert.not.match(repo.git(['show', '--format=', '--name-only', 'HEAD~1']).stdout, /src\/app\.py/);
+});
+
 test.run();
