@@ -1,16 +1,39 @@
-// Reads a report file: a TAP stream straight from its bytes; anything else
-// through the XML reader (parse.ts), which loads only then, since its XML
-// parser is most of what reading a report would otherwise load.
-import { readFile } from 'node:fs/promises';
+// Reads a report file: a TAP stream line by line as its chunks arrive, the
+// next chunk read while this one is parsed; anything else whole, through the
+// XML reader (parse.ts), which loads only then, since its XML parser is most
+// of what reading a report would otherwise load.
+import { type FileHandle, open } from 'node:fs/promises';
 import { CannotJudge } from '../common/errors.js';
-import { isTapStream, parseTap } from './tap.js';
+import { isTapStream, tapReader } from './tap.js';
 import type { Report } from './types.js';
 
+/** Bytes read at a time, into two buffers reused in turn: a large stream is never held whole. */
+export const CHUNK = 1 << 20;
+const LF = 10;
+
+export interface ReadOptions {
+  /**
+   * Only the cases that failed or errored or carry a failure record (a
+   * Surefire rerun): all that signing reads. A large stream's passing tests
+   * are then never kept.
+   */
+  failingOnly?: boolean;
+}
+
 /** Reads and parses a report file; a missing or unreadable file is CannotJudge. */
-export async function readReport(file: string): Promise<Report> {
-  let bytes: Buffer;
+export async function readReport(file: string, opts: ReadOptions = {}): Promise<Report> {
+  const handle = await io(open(file, 'r'), file);
   try {
-    bytes = await readFile(file);
+    return await readOpen(handle, file, opts.failingOnly ?? false);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** An I/O step; its error as CannotJudge naming the file. */
+async function io<T>(step: Promise<T>, file: string): Promise<T> {
+  try {
+    return await step;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new CannotJudge(
@@ -22,7 +45,48 @@ export async function readReport(file: string): Promise<Report> {
       { file },
     );
   }
-  if (isTapStream(bytes)) return parseTap(bytes, file);
-  const { parseReport } = await import('./parse.js');
-  return parseReport(bytes, file);
+}
+
+async function readOpen(handle: FileHandle, file: string, failingOnly: boolean): Promise<Report> {
+  // Fills `into` from the file, short only at its end: the number of bytes read.
+  const fill = async (into: Buffer) => {
+    let size = 0;
+    for (let n = -1; n !== 0 && size < into.length; size += n)
+      n = (await handle.read(into, size, into.length - size, null)).bytesRead;
+    return size;
+  };
+  let buf = Buffer.allocUnsafe(CHUNK);
+  let spare = Buffer.allocUnsafe(CHUNK);
+  let size = await io(fill(buf), file);
+  if (!isTapStream(buf.subarray(0, size))) {
+    // XML is parsed whole.
+    const rest = await io(handle.readFile(), file);
+    const { parseReport } = await import('./parse.js');
+    const report = parseReport(Buffer.concat([buf.subarray(0, size), rest]), file);
+    if (failingOnly)
+      report.cases = report.cases.filter((c) => c.status === 'failed' || c.status === 'error' || c.failures.length);
+    return report;
+  }
+  const reader = tapReader(file, failingOnly);
+  // The unfinished last line of the chunks read so far, copied out of the buffer that is reused.
+  let carry: Buffer | null = null;
+  let reading = size > 0;
+  while (reading) {
+    const next = io(fill(spare), file);
+    let from = 0;
+    if (carry) {
+      const lf = buf.subarray(0, size).indexOf(LF);
+      from = lf < 0 ? size : lf + 1;
+      const joined: Buffer = Buffer.concat([carry, buf.subarray(0, from)]);
+      carry = lf < 0 ? joined : null;
+      if (lf >= 0) reading = reader.lines(joined, 0, joined.length);
+    }
+    const last = buf.lastIndexOf(LF, size - 1) + 1;
+    if (reading && last > from) reading = reader.lines(buf, from, last);
+    if (reading && Math.max(from, last) < size) carry = Buffer.from(buf.subarray(Math.max(from, last), size));
+    size = await next;
+    reading &&= size > 0;
+    [buf, spare] = [spare, buf];
+  }
+  return carry ? reader.finish(carry, 0, carry.length) : reader.finish(buf, 0, 0);
 }
