@@ -69,23 +69,34 @@ async function readOpen(handle: FileHandle, file: string, failingOnly: boolean):
   }
   const reader = tapReader(file, failingOnly);
   // The unfinished last line of the chunks read so far, copied out of the buffer that is reused.
-  let carry: Buffer | null = null;
-  let reading = size > 0;
-  while (reading) {
-    const next = io(fill(spare), file);
+  let carry = null as Buffer | null;
+  // Reads the whole lines of buf[0, size); false once the stream is done.
+  const feed = (): boolean => {
     let from = 0;
     if (carry) {
       const lf = buf.subarray(0, size).indexOf(LF);
       from = lf < 0 ? size : lf + 1;
       const joined: Buffer = Buffer.concat([carry, buf.subarray(0, from)]);
       carry = lf < 0 ? joined : null;
-      if (lf >= 0) reading = reader.lines(joined, 0, joined.length);
+      if (lf >= 0 && !reader.lines(joined, 0, joined.length)) return false;
     }
-    const last = buf.lastIndexOf(LF, size - 1) + 1;
-    if (reading && last > from) reading = reader.lines(buf, from, last);
-    if (reading && Math.max(from, last) < size) carry = Buffer.from(buf.subarray(Math.max(from, last), size));
+    const last = Math.max(from, buf.lastIndexOf(LF, size - 1) + 1);
+    if (last > from && !reader.lines(buf, from, last)) return false;
+    if (last < size) carry = Buffer.from(buf.subarray(last, size));
+    return true;
+  };
+  while (size > 0) {
+    const next = io(fill(spare), file);
+    let more: boolean;
+    try {
+      more = feed();
+    } catch (err) {
+      // The read under way ends before the file is closed.
+      await next.catch(() => 0);
+      throw err;
+    }
     size = await next;
-    reading &&= size > 0;
+    if (!more) break;
     [buf, spare] = [spare, buf];
   }
   return carry ? reader.finish(carry, 0, carry.length) : reader.finish(buf, 0, 0);

@@ -43,6 +43,17 @@ function at(bytes: Buffer, i: number, end: number, s: string): boolean {
   return true;
 }
 
+/** Whether bytes[from, to) hold no CR and no byte that may start U+2028 or U+2029 (0xE2). */
+function plain(bytes: Buffer, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (bytes[i] === CR || bytes[i] === 0xe2) return false;
+  return true;
+}
+
+/** Whether byte `b` (when `present`) is an ASCII word character, as `\b` reads one. */
+function word(b: number, present: boolean): boolean {
+  return present && ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x5f);
+}
+
 export interface TapReader {
   /** Reads the lines of bytes[start, end), each ending in a line feed; false once the stream is done (bailed out). */
   lines(bytes: Buffer, start: number, end: number): boolean;
@@ -69,7 +80,20 @@ export function parseTap(bytes: Buffer, file: string, failingOnly = false): Repo
 export function tapReader(file: string, failingOnly = false): TapReader {
   const cases: TestCase[] = [];
   // The names announced by `# Subtest:` at each indent: a test's parents.
+  // Most are never asked for (a test at indent 0 has none), so a name is
+  // decoded only when a test below it is kept; until then `spans` holds where
+  // it lies in `spanBytes` (start and end per level, start -1 once decoded),
+  // the chunk being read, before which is let go every name is decoded.
   const announced: string[] = [];
+  const spans: number[] = [];
+  let spanBytes: Buffer | null = null;
+  const decodeNames = () => {
+    for (let l = 0; l < announced.length; l++)
+      if (spans[2 * l] >= 0) {
+        announced[l] = spanBytes!.toString('utf8', spans[2 * l], spans[2 * l + 1]).trim();
+        spans[2 * l] = -1;
+      }
+  };
   const plans = new Map<number, number>();
   const counted = new Map<number, number>();
   // The test line read last, until the next one (or the end) makes it a case.
@@ -98,6 +122,21 @@ export function tapReader(file: string, failingOnly = false): TapReader {
     }
     open = false;
     failing = null;
+  };
+
+  // A test line: the one before it made a case, this one counted against its plan.
+  const test = (indent: number, passed: boolean) => {
+    flush();
+    counted.set(indent, (counted.get(indent) ?? 0) + 1);
+    for (const k of counted.keys())
+      if (k > indent) {
+        checkPlan(plans, counted, k, file, lineNo);
+        counted.delete(k);
+        plans.delete(k);
+      }
+    ok = passed;
+    open = !ok || !failingOnly;
+    blockNext = true;
   };
 
   // One line, bytes[pos, end) without its line feed.
@@ -157,13 +196,31 @@ export function tapReader(file: string, failingOnly = false): TapReader {
       return;
     }
     // Only lines that start like TAP are read; a comment only after a failing test.
-    const maybe =
-      c === 0x6f /* o */ ||
-      c === 0x6e /* n */ ||
-      c === 0x31 /* 1 */ ||
-      c === 0x42 /* B */ ||
-      (c === HASH && (f !== null || at(bytes, first, end, '# Subtest:')));
-    if (!maybe) return;
+    const subtest = c === HASH && at(bytes, first, end, '# Subtest:');
+    const maybe = c === 0x6f /* o */ || c === 0x6e /* n */ || c === 0x31 /* 1 */ || c === 0x42 /* B */ || subtest;
+    if (!maybe && !(c === HASH && f !== null)) return;
+    // The lines every test has, read from their bytes where nothing in them needs decoding
+    // (no CR, no U+2028/U+2029 that would keep the patterns below from matching them).
+    if (subtest && plain(bytes, first + 10, lineEnd)) {
+      flush();
+      announced.length = indent / 4;
+      announced[indent / 4] = '';
+      spans[indent / 2] = first + 10;
+      spans[indent / 2 + 1] = lineEnd;
+      spanBytes = bytes;
+      return;
+    }
+    if (
+      failingOnly &&
+      c === 0x6f &&
+      bytes[first + 1] === 0x6b /* k */ &&
+      !word(bytes[first + 2], first + 2 < lineEnd)
+    ) {
+      if (plain(bytes, first + 2, lineEnd)) {
+        test(indent, true);
+        return;
+      }
+    }
     const text = bytes.toString('utf8', pos, lineEnd);
     const bail = c === 0x42 ? BAIL.exec(text) : null;
     if (bail) {
@@ -178,6 +235,7 @@ export function tapReader(file: string, failingOnly = false): TapReader {
       flush();
       announced.length = indent / 4;
       announced[indent / 4] = sub[1].trim();
+      spans[indent / 2] = -1;
       return;
     }
     const plan = c === 0x31 ? PLAN.exec(text) : null;
@@ -187,21 +245,12 @@ export function tapReader(file: string, failingOnly = false): TapReader {
     }
     const t = c === 0x6f || c === 0x6e ? TEST_LINE.exec(text) : null;
     if (t) {
-      flush();
-      counted.set(indent, (counted.get(indent) ?? 0) + 1);
-      for (const k of counted.keys())
-        if (k > indent) {
-          checkPlan(plans, counted, k, file, lineNo);
-          counted.delete(k);
-          plans.delete(k);
-        }
-      ok = !t[2];
-      open = !ok || !failingOnly;
-      blockNext = true;
+      test(indent, !t[2]);
       if (!open) return;
       const d = description(t[4]);
       name = d.name;
       directive = d.directive;
+      if (indent >= 4) decodeNames();
       suites = indent < 4 ? [] : announced.slice(0, Math.floor(indent / 4)).filter(Boolean);
       suite = false;
       failing = ok ? null : { yaml: new Map(), yamlText: [], comments: [] };
@@ -219,6 +268,7 @@ export function tapReader(file: string, failingOnly = false): TapReader {
         line(bytes, pos, lf);
         pos = lf + 1;
       }
+      decodeNames();
       return !done;
     },
     finish(bytes, start, end) {

@@ -218,7 +218,7 @@ test('a stream is read from its bytes: a BOM, CRLF line ends and UTF-8 names and
 
 test('a file is read chunk by chunk as if whole: lines, characters and CRLF split between chunks', async () => {
   // A failing test whose block straddles each chunk boundary, a multi-byte name cut at the first, a CR and its LF at the second.
-  const failing = (n: number, name: string) =>
+  const failing = (n: number, name: string, indent = '') =>
     [
       `# Subtest: ${name}`,
       `not ok ${n} - ${name}`,
@@ -229,7 +229,9 @@ test('a file is read chunk by chunk as if whole: lines, characters and CRLF spli
       '  stack: |-',
       `    total (file:///w/src/bill${n}.js:3:9)`,
       '  ...',
-    ].join('\r\n') + '\r\n';
+    ]
+      .map((l) => indent + l)
+      .join('\r\n') + '\r\n';
   const parts: string[] = ['TAP version 13\r\n'];
   let size = parts[0].length;
   let n = 0;
@@ -242,9 +244,11 @@ test('a file is read chunk by chunk as if whole: lines, characters and CRLF spli
     while (size < end - 400) push(`ok ${++n} - case ${n}\r\n# ${'x'.repeat(60)}\r\n`);
     push(`# ${'y'.repeat(end - size - 4)}\r\n`);
   };
-  // The first boundary cuts the `✓` (3 bytes) of "Größe ✓" after its first byte.
+  // The first boundary cuts the `✓` (3 bytes) of "Größe ✓" after its first byte: a subtest whose test fails.
   fillTo(CHUNK - 1 - Buffer.byteLength('# Subtest: Größe '));
-  push(failing(++n, 'Größe ✓'));
+  push('# Subtest: Größe ✓\r\n');
+  push(`${failing(1, 'inner', '    ')}    1..1\r\n`);
+  push(`not ok ${++n} - Größe ✓\r\n  ---\r\n  failureType: 'subtestsFailed'\r\n  ...\r\n`);
   // The second falls between the CR and the LF of a test line.
   const next = `not ok ${n + 1} - over the edge`;
   fillTo(2 * CHUNK - 1 - Buffer.byteLength(`# Subtest: over the edge\r\n${next}`));
@@ -260,8 +264,11 @@ test('a file is read chunk by chunk as if whole: lines, characters and CRLF spli
     const whole = parseReport(bytes, file);
     assert.equal(await readReport(file), whole);
     assert.equal(
-      whole.cases.filter((c) => c.status === 'failed').map((c) => c.name),
-      ['Größe ✓', 'over the edge'],
+      whole.cases.filter((c) => c.status === 'failed').map((c) => [c.name, c.suites]),
+      [
+        ['inner', ['Größe ✓']],
+        ['over the edge', []],
+      ],
     );
     // Signing reads the failing cases alone: the same ones, and nothing else.
     assert.equal(
@@ -281,6 +288,22 @@ test('a file is read chunk by chunk as if whole: lines, characters and CRLF spli
     assert.equal(
       (await readReport(path.join(dir, 'r.xml'), { failingOnly: true })).cases.map((c) => c.name),
       all.cases.filter((c) => c.status === 'failed').map((c) => c.name),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a stream refused in its first chunk is refused whole, its next chunk still being read', async () => {
+  // A subtest whose plan its tests do not meet, then more than a chunk of passing tests.
+  const text = `TAP version 13\n# Subtest: s\n    ok 1 - a\n    1..2\nok 1 - s\n${'ok 2 - more\n'.repeat(CHUNK / 12 + 1000)}1..2\n`;
+  const dir = mkdtempSync(path.join(tmpdir(), 'pw-tap-'));
+  try {
+    const file = path.join(dir, 'r.tap');
+    writeFileSync(file, text);
+    await readReport(file).then(
+      () => assert.unreachable('should refuse'),
+      (err: Error) => assert.match(err.message, /the plan says 1\.\.2 but 1 test line follows in a subtest/),
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
