@@ -1,13 +1,13 @@
-// Reads a report file: a TAP stream line by line as its chunks arrive, the
-// next chunk read while this one is parsed; anything else whole, through the
-// XML reader (parse.ts), which loads only then, since its XML parser is most
-// of what reading a report would otherwise load.
-import { type FileHandle, open } from 'node:fs/promises';
+// Reads a report file: a TAP stream line by line, a chunk at a time into one
+// buffer, so that a large stream is never held whole; anything else whole,
+// through the XML reader (parse.ts), which loads only then, since its XML
+// parser is most of what reading a report would otherwise load.
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { CannotJudge } from '../common/errors.js';
 import { isTapStream, tapReader } from './tap.js';
 import type { Report } from './types.js';
 
-/** Bytes read at a time, into two buffers reused in turn: a large stream is never held whole. */
+/** Bytes read at a time (more where one line is longer). */
 export const CHUNK = 1 << 20;
 const LF = 10;
 
@@ -22,18 +22,18 @@ export interface ReadOptions {
 
 /** Reads and parses a report file; a missing or unreadable file is CannotJudge. */
 export async function readReport(file: string, opts: ReadOptions = {}): Promise<Report> {
-  const handle = await io(open(file, 'r'), file);
+  const fd = io(() => openSync(file, 'r'), file);
   try {
-    return await readOpen(handle, file, opts.failingOnly ?? false);
+    return await readOpen(fd, file, opts.failingOnly ?? false);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
 /** An I/O step; its error as CannotJudge naming the file. */
-async function io<T>(step: Promise<T>, file: string): Promise<T> {
+function io<T>(step: () => T, file: string): T {
   try {
-    return await step;
+    return step();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new CannotJudge(
@@ -47,20 +47,19 @@ async function io<T>(step: Promise<T>, file: string): Promise<T> {
   }
 }
 
-async function readOpen(handle: FileHandle, file: string, failingOnly: boolean): Promise<Report> {
-  // Fills `into` from the file, short only at its end: the number of bytes read.
-  const fill = async (into: Buffer) => {
-    let size = 0;
-    for (let n = -1; n !== 0 && size < into.length; size += n)
-      n = (await handle.read(into, size, into.length - size, null)).bytesRead;
-    return size;
-  };
+async function readOpen(fd: number, file: string, failingOnly: boolean): Promise<Report> {
+  // Fills buf[from, buf.length) from the file, short only at its end: where the bytes read end.
+  const fill = (buf: Buffer, from: number) =>
+    io(() => {
+      let end = from;
+      for (let n = -1; n !== 0 && end < buf.length; end += n) n = readSync(fd, buf, end, buf.length - end, null);
+      return end;
+    }, file);
   let buf = Buffer.allocUnsafe(CHUNK);
-  let spare = Buffer.allocUnsafe(CHUNK);
-  let size = await io(fill(buf), file);
+  let size = fill(buf, 0);
   if (!isTapStream(buf.subarray(0, size))) {
-    // XML is parsed whole.
-    const rest = await io(handle.readFile(), file);
+    // XML is parsed whole: this first chunk and the rest of the file.
+    const rest = io(() => readFileSync(fd), file);
     const { parseReport } = await import('./parse.js');
     const report = parseReport(Buffer.concat([buf.subarray(0, size), rest]), file);
     if (failingOnly)
@@ -68,36 +67,16 @@ async function readOpen(handle: FileHandle, file: string, failingOnly: boolean):
     return report;
   }
   const reader = tapReader(file, failingOnly);
-  // The unfinished last line of the chunks read so far, copied out of the buffer that is reused.
-  let carry = null as Buffer | null;
-  // Reads the whole lines of buf[0, size); false once the stream is done.
-  const feed = (): boolean => {
-    let from = 0;
-    if (carry) {
-      const lf = buf.subarray(0, size).indexOf(LF);
-      from = lf < 0 ? size : lf + 1;
-      const joined: Buffer = Buffer.concat([carry, buf.subarray(0, from)]);
-      carry = lf < 0 ? joined : null;
-      if (lf >= 0 && !reader.lines(joined, 0, joined.length)) return false;
-    }
-    const last = Math.max(from, buf.lastIndexOf(LF, size - 1) + 1);
-    if (last > from && !reader.lines(buf, from, last)) return false;
-    if (last < size) carry = Buffer.from(buf.subarray(last, size));
-    return true;
-  };
-  while (size > 0) {
-    const next = io(fill(spare), file);
-    let more: boolean;
-    try {
-      more = feed();
-    } catch (err) {
-      // The read under way ends before the file is closed.
-      await next.catch(() => 0);
-      throw err;
-    }
-    size = await next;
-    if (!more) break;
-    [buf, spare] = [spare, buf];
+  // buf[0, size): the lines read from the file and not yet parsed, the last one perhaps unfinished.
+  for (;;) {
+    const last = size ? buf.lastIndexOf(LF, size - 1) + 1 : 0;
+    if (last && !reader.lines(buf, 0, last)) break;
+    if (size < buf.length) return reader.finish(buf, last, size);
+    // The unfinished line moves to the front, in a buffer twice the size where it fills this one.
+    const rest = size - last;
+    if (rest === buf.length) buf = Buffer.concat([buf], 2 * buf.length);
+    else buf.copyWithin(0, last, size);
+    size = fill(buf, rest);
   }
-  return carry ? reader.finish(carry, 0, carry.length) : reader.finish(buf, 0, 0);
+  return reader.finish(buf, 0, 0);
 }

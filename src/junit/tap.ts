@@ -139,88 +139,36 @@ export function tapReader(file: string, failingOnly = false): TapReader {
     blockNext = true;
   };
 
-  // One line, bytes[pos, end) without its line feed.
-  const line = (bytes: Buffer, pos: number, end: number) => {
-    lineNo++;
-    if (bom) {
-      bom = false;
-      if (end - pos >= 3 && bytes[pos] === 0xef && bytes[pos + 1] === 0xbb && bytes[pos + 2] === 0xbf) pos += 3;
-    }
-    const lineEnd = end > pos && bytes[end - 1] === CR ? end - 1 : end;
-    if (blockNext) {
-      blockNext = false;
-      let q = pos;
-      while (q < lineEnd && bytes[q] === SPACE) q++;
-      if (lineEnd - q === 3 && at(bytes, q, end, '---')) {
-        inYaml = true;
-        yamlIndent = q - pos;
-        return;
-      }
-    }
-    let first = pos;
-    while (first < end && (bytes[first] === SPACE || bytes[first] === TAB)) first++;
-    const indent = first - pos;
-    const c = first < end ? bytes[first] : -1;
-    if (inYaml && !failing) {
-      // A passing test's block says nothing but whether it was a suite: passed over undecoded.
-      if (indent === yamlIndent && lineEnd - first === 3 && at(bytes, first, end, '...')) inYaml = false;
-      else if (indent === yamlIndent && at(bytes, first, end, "type: 'suite'")) suite = true;
-      return;
-    }
-    const f = failing as Failing | null;
-    if (inYaml && f) {
-      const text = bytes.toString('utf8', pos, lineEnd);
-      if (indent === yamlIndent && text.trim() === '...') {
-        inYaml = false;
-        blockKey = null;
-        return;
-      }
-      f.yamlText.push(text.slice(Math.min(indent, yamlIndent)));
-      if (blockKey !== null && (first === lineEnd || indent > blockIndent)) {
-        const body = text.slice(blockIndent + 2);
-        f.yaml.set(blockKey, blockFirst ? body : `${f.yaml.get(blockKey)}\n${body}`);
-        blockFirst = false;
-        return;
-      }
+  // A line of a failing test's block, decoded and read as `key: value`.
+  const blockLine = (f: Failing, bytes: Buffer, pos: number, first: number, lineEnd: number, indent: number) => {
+    const text = bytes.toString('utf8', pos, lineEnd);
+    if (indent === yamlIndent && text.trim() === '...') {
+      inYaml = false;
       blockKey = null;
-      const kv = indent === yamlIndent ? /^\s*([\w-]+):(?:\s+(.*))?$/.exec(text) : null;
-      if (kv) {
-        const value = kv[2] ?? '';
-        if (/^[|>][-+]?$/.test(value) || value === '') {
-          blockKey = kv[1];
-          blockIndent = yamlIndent;
-          blockFirst = true;
-          f.yaml.set(kv[1], '');
-        } else f.yaml.set(kv[1], scalar(value));
-      }
       return;
     }
-    // Only lines that start like TAP are read; a comment only after a failing test.
-    const subtest = c === HASH && at(bytes, first, end, '# Subtest:');
-    const maybe = c === 0x6f /* o */ || c === 0x6e /* n */ || c === 0x31 /* 1 */ || c === 0x42 /* B */ || subtest;
-    if (!maybe && !(c === HASH && f !== null)) return;
-    // The lines every test has, read from their bytes where nothing in them needs decoding
-    // (no CR, no U+2028/U+2029 that would keep the patterns below from matching them).
-    if (subtest && plain(bytes, first + 10, lineEnd)) {
-      flush();
-      announced.length = indent / 4;
-      announced[indent / 4] = '';
-      spans[indent / 2] = first + 10;
-      spans[indent / 2 + 1] = lineEnd;
-      spanBytes = bytes;
+    f.yamlText.push(text.slice(Math.min(indent, yamlIndent)));
+    if (blockKey !== null && (first === lineEnd || indent > blockIndent)) {
+      const body = text.slice(blockIndent + 2);
+      f.yaml.set(blockKey, blockFirst ? body : `${f.yaml.get(blockKey)}\n${body}`);
+      blockFirst = false;
       return;
     }
-    if (
-      failingOnly &&
-      c === 0x6f &&
-      bytes[first + 1] === 0x6b /* k */ &&
-      !word(bytes[first + 2], first + 2 < lineEnd)
-    ) {
-      if (plain(bytes, first + 2, lineEnd)) {
-        test(indent, true);
-        return;
-      }
+    blockKey = null;
+    const kv = indent === yamlIndent ? /^\s*([\w-]+):(?:\s+(.*))?$/.exec(text) : null;
+    if (kv) {
+      const value = kv[2] ?? '';
+      if (/^[|>][-+]?$/.test(value) || value === '') {
+        blockKey = kv[1];
+        blockIndent = yamlIndent;
+        blockFirst = true;
+        f.yaml.set(kv[1], '');
+      } else f.yaml.set(kv[1], scalar(value));
     }
+  };
+
+  // A line that may be TAP, decoded: a bail out, a subtest, a plan, a test line, or a failing test's comment.
+  const tapLine = (bytes: Buffer, pos: number, lineEnd: number, indent: number, c: number) => {
     const text = bytes.toString('utf8', pos, lineEnd);
     const bail = c === 0x42 ? BAIL.exec(text) : null;
     if (bail) {
@@ -258,7 +206,68 @@ export function tapReader(file: string, failingOnly = false): TapReader {
     }
     // Comments after a failing test line are its diagnostics (Test::More, bats).
     const comment = /^\s*#\s?(.*)$/.exec(text);
-    if (comment && f) f.comments.push(comment[1]);
+    if (comment && failing) failing.comments.push(comment[1]);
+  };
+
+  // One line, bytes[pos, end) without its line feed. Kept small, the rare
+  // lines read by the functions above: this one runs for every line.
+  const line = (bytes: Buffer, pos: number, end: number) => {
+    lineNo++;
+    if (bom) {
+      bom = false;
+      if (end - pos >= 3 && bytes[pos] === 0xef && bytes[pos + 1] === 0xbb && bytes[pos + 2] === 0xbf) pos += 3;
+    }
+    const lineEnd = end > pos && bytes[end - 1] === CR ? end - 1 : end;
+    if (blockNext) {
+      blockNext = false;
+      let q = pos;
+      while (q < lineEnd && bytes[q] === SPACE) q++;
+      if (lineEnd - q === 3 && at(bytes, q, end, '---')) {
+        inYaml = true;
+        yamlIndent = q - pos;
+        return;
+      }
+    }
+    let first = pos;
+    while (first < end && (bytes[first] === SPACE || bytes[first] === TAB)) first++;
+    const indent = first - pos;
+    if (inYaml) {
+      // A passing test's block says nothing but whether it was a suite: passed over undecoded.
+      if (failing) blockLine(failing, bytes, pos, first, lineEnd, indent);
+      else if (indent === yamlIndent && lineEnd - first === 3 && at(bytes, first, end, '...')) inYaml = false;
+      else if (indent === yamlIndent && at(bytes, first, end, "type: 'suite'")) suite = true;
+      return;
+    }
+    const c = first < end ? bytes[first] : -1;
+    // Only lines that start like TAP are read; a comment only after a failing test.
+    if (c === HASH) {
+      if (!at(bytes, first, end, '# Subtest:')) {
+        if (failing) tapLine(bytes, pos, lineEnd, indent, c);
+        return;
+      }
+      // The lines every test has are read from their bytes where nothing in them needs decoding
+      // (no CR, no U+2028/U+2029 that would keep the patterns from matching them).
+      if (plain(bytes, first + 10, lineEnd)) {
+        flush();
+        announced.length = indent / 4;
+        announced[indent / 4] = '';
+        spans[indent / 2] = first + 10;
+        spans[indent / 2 + 1] = lineEnd;
+        spanBytes = bytes;
+        return;
+      }
+    } else if (c === 0x6f /* o */) {
+      const passed =
+        failingOnly &&
+        bytes[first + 1] === 0x6b /* k */ &&
+        !word(bytes[first + 2], first + 2 < lineEnd) &&
+        plain(bytes, first + 2, lineEnd);
+      if (passed) {
+        test(indent, true);
+        return;
+      }
+    } else if (c !== 0x6e /* n */ && c !== 0x31 /* 1 */ && c !== 0x42 /* B */) return;
+    tapLine(bytes, pos, lineEnd, indent, c);
   };
 
   return {

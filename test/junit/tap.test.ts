@@ -216,7 +216,7 @@ test('a stream is read from its bytes: a BOM, CRLF line ends and UTF-8 names and
   }
 });
 
-test('a file is read chunk by chunk as if whole: lines, characters and CRLF split between chunks', async () => {
+test('a file is read chunk by chunk as if whole: lines, characters and CRLF split between chunks, a line longer than one', async () => {
   // A failing test whose block straddles each chunk boundary, a multi-byte name cut at the first, a CR and its LF at the second.
   const failing = (n: number, name: string, indent = '') =>
     [
@@ -253,6 +253,9 @@ test('a file is read chunk by chunk as if whole: lines, characters and CRLF spli
   const next = `not ok ${n + 1} - over the edge`;
   fillTo(2 * CHUNK - 1 - Buffer.byteLength(`# Subtest: over the edge\r\n${next}`));
   push(failing(++n, 'over the edge'));
+  // A line longer than a chunk (a test's output), then a failure after it.
+  push(`ok ${++n} - talkative\r\n# ${'z'.repeat(CHUNK + 100)}\r\n`);
+  push(failing(++n, 'after the long line'));
   push(`1..${n}\r\n`);
   const text = parts.join('');
   const bytes = Buffer.from(text, 'utf8');
@@ -268,6 +271,7 @@ test('a file is read chunk by chunk as if whole: lines, characters and CRLF spli
       [
         ['inner', ['Größe ✓']],
         ['over the edge', []],
+        ['after the long line', []],
       ],
     );
     // Signing reads the failing cases alone: the same ones, and nothing else.
@@ -294,7 +298,7 @@ test('a file is read chunk by chunk as if whole: lines, characters and CRLF spli
   }
 });
 
-test('a stream refused in its first chunk is refused whole, its next chunk still being read', async () => {
+test('a stream refused in its first chunk is refused, the file closed', async () => {
   // A subtest whose plan its tests do not meet, then more than a chunk of passing tests.
   const text = `TAP version 13\n# Subtest: s\n    ok 1 - a\n    1..2\nok 1 - s\n${'ok 2 - more\n'.repeat(CHUNK / 12 + 1000)}1..2\n`;
   const dir = mkdtempSync(path.join(tmpdir(), 'pw-tap-'));
