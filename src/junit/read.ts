@@ -4,7 +4,7 @@
 // parser is most of what reading a report would otherwise load.
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { CannotJudge } from '../common/errors.js';
-import { isTapStream, tapReader } from './tap.js';
+import { HEAD_BYTES, isTapStream, tapReader } from './tap.js';
 import type { Report } from './types.js';
 
 /** Bytes read at a time (more where one line is longer). */
@@ -55,17 +55,26 @@ async function readOpen(fd: number, file: string, failingOnly: boolean): Promise
       for (let n = -1; n !== 0 && end < buf.length; end += n) n = readSync(fd, buf, end, buf.length - end, null);
       return end;
     }, file);
-  let buf = Buffer.allocUnsafe(CHUNK);
-  let size = fill(buf, 0);
-  if (!isTapStream(buf.subarray(0, size))) {
-    // XML is parsed whole: this first chunk and the rest of the file.
-    const rest = io(() => readFileSync(fd), file);
+  // The kind of report by its first bytes, read at offset 0 without moving the file's position.
+  const head = Buffer.allocUnsafe(HEAD_BYTES);
+  if (
+    !isTapStream(
+      head.subarray(
+        0,
+        io(() => readSync(fd, head, 0, head.length, 0), file),
+      ),
+    )
+  ) {
+    // XML is parsed whole.
+    const bytes = io(() => readFileSync(fd), file);
     const { parseReport } = await import('./parse.js');
-    const report = parseReport(Buffer.concat([buf.subarray(0, size), rest]), file);
+    const report = parseReport(bytes, file);
     if (failingOnly)
       report.cases = report.cases.filter((c) => c.status === 'failed' || c.status === 'error' || c.failures.length);
     return report;
   }
+  let buf = Buffer.allocUnsafe(CHUNK);
+  let size = fill(buf, 0);
   const reader = tapReader(file, failingOnly);
   // buf[0, size): the lines read from the file and not yet parsed, the last one perhaps unfinished.
   for (;;) {
