@@ -131,12 +131,14 @@ export function tapReader(file: string, failingOnly = false): TapReader {
   const test = (indent: number, passed: boolean) => {
     flush();
     counted.set(indent, (counted.get(indent) ?? 0) + 1);
-    for (const k of counted.keys())
-      if (k > indent) {
-        checkPlan(plans, counted, k, file, lineNo);
-        counted.delete(k);
-        plans.delete(k);
-      }
+    // Deeper subtests end here, their plans checked (none where this indent is the only one counted).
+    if (counted.size > 1)
+      for (const k of counted.keys())
+        if (k > indent) {
+          checkPlan(plans, counted, k, file, lineNo);
+          counted.delete(k);
+          plans.delete(k);
+        }
     ok = passed;
     open = !ok || !failingOnly;
     blockNext = true;
@@ -252,7 +254,8 @@ export function tapReader(file: string, failingOnly = false): TapReader {
       // (no CR, no U+2028/U+2029 that would keep the patterns from matching them).
       if (plain(bytes, first + 10, lineEnd)) {
         flush();
-        announced.length = indent / 4;
+        // The names deeper than this one are dropped (the length left as is where it is already right).
+        if (announced.length !== indent / 4 + 1) announced.length = indent / 4;
         announced[indent / 4] = '';
         spans[indent / 2] = first + 10;
         spans[indent / 2 + 1] = lineEnd;
