@@ -2,9 +2,9 @@
 // buffer, so that a large stream is never held whole; anything else whole,
 // through the XML reader (parse.ts), which loads only then, since its XML
 // parser is most of what reading a report would otherwise load.
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { CannotJudge } from '../common/errors.js';
-import { HEAD_BYTES, isTapStream, tapReader } from './tap.js';
+import { isTapStream, tapReader } from './tap.js';
 import type { Report } from './types.js';
 
 /** Bytes read at a time (more where one line is longer). */
@@ -55,26 +55,26 @@ async function readOpen(fd: number, file: string, failingOnly: boolean): Promise
       for (let n = -1; n !== 0 && end < buf.length; end += n) n = readSync(fd, buf, end, buf.length - end, null);
       return end;
     }, file);
-  // The kind of report by its first bytes, read at offset 0 without moving the file's position.
-  const head = Buffer.allocUnsafe(HEAD_BYTES);
-  if (
-    !isTapStream(
-      head.subarray(
-        0,
-        io(() => readSync(fd, head, 0, head.length, 0), file),
-      ),
-    )
-  ) {
-    // XML is parsed whole.
-    const bytes = io(() => readFileSync(fd), file);
+  // XML is parsed whole: its first chunk and the rest, in one buffer of the file's size (joining
+  // two buffers of a large report cost more than reading it); a pipe, which has no size, to its end.
+  const whole = (first: Buffer, size: number): Buffer => {
+    if (size < first.length) return first.subarray(0, size);
+    const total = io(() => fstatSync(fd).size, file);
+    if (total <= size) return Buffer.concat([first, io(() => readFileSync(fd), file)]);
+    const all = Buffer.allocUnsafe(total);
+    first.copy(all);
+    return all.subarray(0, fill(all, size));
+  };
+  // The first chunk tells a TAP stream from XML.
+  let buf = Buffer.allocUnsafe(CHUNK);
+  let size = fill(buf, 0);
+  if (!isTapStream(buf.subarray(0, size))) {
     const { parseReport } = await import('./parse.js');
-    const report = parseReport(bytes, file);
+    const report = parseReport(whole(buf, size), file);
     if (failingOnly)
       report.cases = report.cases.filter((c) => c.status === 'failed' || c.status === 'error' || c.failures.length);
     return report;
   }
-  let buf = Buffer.allocUnsafe(CHUNK);
-  let size = fill(buf, 0);
   const reader = tapReader(file, failingOnly);
   // buf[0, size): the lines read from the file and not yet parsed, the last one perhaps unfinished.
   for (;;) {

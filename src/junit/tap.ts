@@ -15,12 +15,9 @@ const PLAN = /^(\s*)1\.\.(\d+)\b/;
 const SUBTEST = /^\s*# Subtest:\s*(.*)$/;
 const BAIL = /^\s*Bail out!\s*(.*)$/;
 
-/** How many of a report's first bytes tell a TAP stream from XML. */
-export const HEAD_BYTES = 4096;
-
 /** Whether a report's bytes are a TAP stream (by its first meaningful line), not XML. */
 export function isTapStream(bytes: Buffer): boolean {
-  const head = bytes.toString('utf8', 0, HEAD_BYTES).replace(/^\uFEFF/, '');
+  const head = bytes.toString('utf8', 0, 4096).replace(/^\uFEFF/, '');
   const first = /^\s*(\S[^\n]*)/.exec(head)?.[1] ?? '';
   return /^(?:TAP version 1[34]\b|1\.\.\d|(?:not )?ok\b|# Subtest:)/.test(first);
 }
