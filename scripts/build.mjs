@@ -54,14 +54,21 @@ const shared = {
 // shared graph as a module of its own (about 2 ms apiece): the hook is built
 // on its own into one file, dist/pre-commit.js, which main.js loads; only its
 // rarely needed layers (config parsing, ledger, fixtures) stay lazy chunks.
-const hookOnItsOwn = {
-  name: 'pre-commit-on-its-own',
+// The fixtures command likewise (dist/fixtures.js): `verify --worktree` is
+// measured against a single `openssl dgst`, start-up included.
+const ON_THEIR_OWN = [
+  ['pre-commit', /\/hooks\/pre-commit\.js$/, 'src/hooks/pre-commit.ts'],
+  ['fixtures', /\/fixtures\/command\.js$/, 'src/fixtures/command.ts'],
+];
+const onTheirOwn = {
+  name: 'commands-on-their-own',
   setup(b) {
-    b.onResolve({ filter: /\/hooks\/pre-commit\.js$/ }, (args) =>
-      args.importer.endsWith(path.join('src', 'cli', 'main.ts'))
-        ? { path: './pre-commit.js', external: true }
-        : undefined,
-    );
+    for (const [name, filter] of ON_THEIR_OWN)
+      b.onResolve({ filter }, (args) =>
+        args.importer.endsWith(path.join('src', 'cli', 'main.ts'))
+          ? { path: `./${name}.js`, external: true }
+          : undefined,
+      );
   },
 };
 // The hook scans staged production code with the tamper layer, whose own
@@ -82,14 +89,15 @@ await build({
   ...shared,
   entryPoints: { main: 'src/cli/main.ts', 'tamper-judge': 'src/tamper/judge.ts' },
   chunkNames: 'chunks/[name]-[hash]',
-  plugins: [hookOnItsOwn, guardSources],
+  plugins: [onTheirOwn, guardSources],
 });
-await build({
-  ...shared,
-  entryPoints: { 'pre-commit': 'src/hooks/pre-commit.ts' },
-  chunkNames: 'pre-commit-chunks/[name]-[hash]',
-  plugins: [tamperFromMain, guardSources],
-});
+for (const [name, , entry] of ON_THEIR_OWN)
+  await build({
+    ...shared,
+    entryPoints: { [name]: entry },
+    chunkNames: `${name}-chunks/[name]-[hash]`,
+    plugins: [tamperFromMain, guardSources],
+  });
 chmodSync(path.join(tmp, 'main.js'), 0o755);
 // A build the same to the byte as the one in place leaves it alone: tests
 // running in parallel (and `npm pack` among them) keep a dist/ that is never
