@@ -181,7 +181,11 @@ function applyZones(config: Config, order: ZoneName[], globs: Record<ZoneName, s
 
 /** The config of the working tree (or `--config PATH`); defaults when absent. */
 export async function loadConfig(repo: Repo, explicit?: string): Promise<Config> {
-  const root = repo.root ?? repo.cwd;
+  return loadConfigIn(repo.root ?? repo.cwd, explicit);
+}
+
+/** The same, for the repository whose top (or git directory, when bare) is `root`. */
+export async function loadConfigIn(root: string, explicit?: string): Promise<Config> {
   const file = explicit ? path.resolve(process.cwd(), explicit) : path.join(root, CONFIG_FILE);
   const shown = explicit ?? CONFIG_FILE;
   let text: string;
