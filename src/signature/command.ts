@@ -1,7 +1,6 @@
 // `patchwarden signatures REPORT.xml...`: one row per failing or erroring
 // test case with its signature. Exit 0 when every report was read, whatever
 // they hold; 2 when one cannot be read.
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse, type Common } from '../common/args.js';
 import { emit } from '../common/output.js';
@@ -77,13 +76,7 @@ async function options(common: Common): Promise<SignOptions> {
 }
 
 async function configFile(file: string): Promise<Config> {
-  let text: string;
-  try {
-    text = await readFile(path.resolve(process.cwd(), file), 'utf8');
-  } catch (err) {
-    throw new CannotJudge(`cannot read the config: ${(err as Error).message}`, { file });
-  }
-  return (await configLoader()).parseConfig(text, file);
+  return (await configLoader()).loadConfigIn(process.cwd(), file);
 }
 
 /** The config reader (and its YAML parser) loads only where a config is read: reports signed outside a repository need neither. */

@@ -44,9 +44,9 @@ export function literalPattern(file: string, opts: GlobOptions = {}): Pattern {
 
 /** A predicate that is true when a path matches any of the globs. */
 export function globMatcher(globs: string[], opts: GlobOptions = {}): (path: string) => boolean {
-  const res = globs.map((g) => {
-    const re = micromatch.makeRe(g, { dot: true, nocase: opts.ignoreCase });
-    return new RegExp(re.source, re.flags.includes('s') ? re.flags : re.flags + 's');
-  });
-  return (p) => res.some((re) => re.test(p));
+  if (!globs.length) return () => false;
+  // One pattern of alternatives, each anchored: one test per path, however many globs.
+  const res = globs.map((g) => micromatch.makeRe(g, { dot: true, nocase: opts.ignoreCase }));
+  const re = new RegExp(res.map((r) => `(?:${r.source})`).join('|'), opts.ignoreCase ? 'is' : 's');
+  return (p) => re.test(p);
 }

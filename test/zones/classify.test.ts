@@ -74,6 +74,21 @@ test('each glob as a Pattern matches exactly the paths its micromatch regex matc
   }
 });
 
+test('a matcher over many globs matches where one of them alone does', () => {
+  const globs = GLOBS.filter((g) => g !== '**');
+  for (const ignoreCase of [false, true]) {
+    const all = globMatcher(globs, { ignoreCase });
+    const each = globs.map((g) => globMatcher([g], { ignoreCase }));
+    for (const p of PATHS)
+      assert.is(
+        all(p),
+        each.some((m) => m(p)),
+        `${JSON.stringify(p)}, ignoreCase ${ignoreCase}`,
+      );
+  }
+  assert.is(globMatcher([])('anything'), false);
+});
+
 test('common globs need no regular expression; others keep their literal prefix', () => {
   assert.equal(globPattern('src/**'), { under: 'src' });
   assert.equal(globPattern('Makefile', { ignoreCase: true }), { exact: 'makefile' });
