@@ -26,7 +26,8 @@
   const id = threadId ? `${process.pid}.${threadId}` : String(process.pid);
   const send = (rec, pid = id) => {
     try {
-      writeSync(fd, stringify({ ...rec, pid }) + '\n');
+      // No prototype: an Object.prototype.toJSON cannot rewrite a record.
+      writeSync(fd, stringify({ __proto__: null, ...rec, pid }) + '\n');
     } catch {
       /* the channel is gone: no final record, the run fails closed */
     }
@@ -375,7 +376,10 @@
   function lockContext(ctx, file) {
     if (kind(file) !== 'patch') return;
     let state = locked.get(ctx);
-    if (!state) locked.set(ctx, (state = { g: vm.runInContext('globalThis', ctx), done: new Set() }));
+    if (!state) {
+      locked.set(ctx, (state = { g: vm.runInContext('globalThis', ctx), done: new Set() }));
+      lockCircus(state.g);
+    }
     const { g, done } = state;
     for (const name of ['process', ...FRAMEWORK_GLOBALS]) {
       if (done.has(name)) continue;
@@ -390,6 +394,139 @@
       done.add(name);
     }
   }
+
+  // jest-circus keeps what decides each result on the test context's global:
+  // the list of event handlers it calls with every event (a handler added
+  // there can clear a failed test's errors), its state (every test, the
+  // running one, their errors), and expect's matchers. Before the first file
+  // of production code is compiled in a context (jest and the base's setup
+  // files have set them up by then), the list gets the guard's own handler
+  // and is frozen, and the globals holding the list, the state and the
+  // matchers become read-only, as do the matchers defined by then. The
+  // guard's handler makes each test's errors append-only as it starts, and
+  // its `failing` flag the runner's to set; once collection ends it freezes
+  // every describe block's children, after checking none was removed. (A
+  // status or mode changed makes a test skipped at most: the revert check
+  // refuses a case skipped on head only.)
+  const define = Object.defineProperty;
+  const { ownKeys, set: reflectSet, defineProperty: reflectDefine } = Reflect;
+  const freeze = Object.freeze;
+  const { isProxy } = require('node:util').types;
+  const readOnly = (o, key) => {
+    const d = Object.getOwnPropertyDescriptor(o, key);
+    if (d && 'value' in d)
+      define(o, key, { value: d.value, writable: false, configurable: false, enumerable: d.enumerable });
+  };
+  const CIRCUS = '(jest-circus state)';
+  function lockCircus(g) {
+    const HANDLERS = Symbol.for('EVENT_HANDLERS');
+    const handlers = g[HANDLERS];
+    const STATE = Object.getOwnPropertySymbols(g).find((s) => s.description === 'JEST_STATE_SYMBOL');
+    if (!Array.isArray(handlers) || !STATE) return;
+    const state = g[STATE];
+    const CtxArray = g.Array;
+    let tests = count(state.rootDescribeBlock);
+    handlers.push((event, st) => {
+      if (event.name === 'add_test') tests++;
+      else if (event.name === 'test_start') lockTest(event.test, CtxArray);
+      else if (event.name === 'run_start') {
+        const now = count(st.rootDescribeBlock);
+        if (now < tests)
+          refuse('jest test removed', `${tests - now} of ${tests} tests gone from their describe blocks`, {
+            file: CIRCUS,
+            line: 0,
+          });
+        lockChildren(st.rootDescribeBlock);
+      }
+    });
+    freeze(handlers);
+    readOnly(g, HANDLERS);
+    readOnly(g, STATE);
+    const MATCHERS = Symbol.for('$$jest-matchers-object');
+    const jm = g[MATCHERS];
+    if (jm && typeof jm === 'object' && jm.matchers) {
+      readOnly(jm, 'matchers');
+      for (const name of ownKeys(jm.matchers)) readOnly(jm.matchers, name);
+    }
+  }
+  // Walked by index: the context's array iterator is production code's to replace.
+  function children(block) {
+    const ch = block?.children;
+    if (ch === undefined) return [];
+    if (!Array.isArray(ch) || isProxy(ch))
+      refuse('jest test tree replaced', "a describe block's children are not jest's array", { file: CIRCUS, line: 0 });
+    return ch;
+  }
+  function count(block) {
+    const ch = children(block);
+    let n = 0;
+    for (let i = 0; i < ch.length; i++) n += ch[i].type === 'test' ? 1 : count(ch[i]);
+    return n;
+  }
+  function lockChildren(block) {
+    const ch = children(block);
+    for (let i = 0; i < ch.length; i++) if (ch[i].type !== 'test') lockChildren(ch[i]);
+    freeze(ch);
+    readOnly(block, 'children');
+  }
+  // A result field is the runner's to set: refused when production code asks,
+  // or is anywhere on the stack (calling one of jest's handlers itself).
+  function byRunner(event, name) {
+    replaced(event, name);
+    for (const c of sites() ?? []) {
+      const file = c.getFileName();
+      const k = kind(file);
+      if (k === 'patch' || (c.isEval() && k !== 'lib' && k !== 'base' && k !== 'framework'))
+        refuse(event, `${name} = … through the runner's own code`, { file: show(file), line: c.getLineNumber() ?? 0 });
+    }
+  }
+  const isIndex = (k) => typeof k === 'string' && /^(0|[1-9]\d*)$/.test(k);
+  // An array production code can only append to. Replaced (jest maps a test's
+  // errors to formatted ones as it ends, and clears them to retry it), it is
+  // the runner that replaces it.
+  function lockTest(test, CtxArray) {
+    const changed = (what) => refuse('jest test errors changed', `${what} on the running test's errors`, actor());
+    const appendOnly = (from) => {
+      const target = new CtxArray();
+      for (let i = 0; i < from.length; i++)
+        define(target, i, { value: from[i], writable: true, enumerable: true, configurable: true });
+      return new Proxy(target, {
+        set(t, k, v) {
+          if (isIndex(k) ? Number(k) < t.length : k !== 'length' || v < t.length) changed(`${String(k)} = …`);
+          return reflectSet(t, k, v);
+        },
+        defineProperty(t, k, d) {
+          if (!isIndex(k) || Number(k) < t.length || !('value' in d)) changed(`defineProperty(${String(k)})`);
+          return reflectDefine(t, k, d);
+        },
+        deleteProperty: (_, k) => changed(`delete ${String(k)}`),
+        setPrototypeOf: () => changed('setPrototypeOf'),
+        preventExtensions: () => changed('preventExtensions'),
+      });
+    };
+    let errors = appendOnly(Array.isArray(test.errors) ? test.errors : []);
+    define(test, 'errors', {
+      get: () => errors,
+      set(value) {
+        byRunner('jest test errors replaced', 'errors');
+        errors = appendOnly(Array.isArray(value) ? value : []);
+      },
+      enumerable: true,
+      configurable: false,
+    });
+    // Whether a failure is the one expected (`test.failing`), which passes.
+    let failing = test.failing;
+    define(test, 'failing', {
+      get: () => failing,
+      set(v) {
+        byRunner('jest test failing replaced', 'failing');
+        failing = v;
+      },
+      enumerable: true,
+      configurable: false,
+    });
+  }
+
   const realCompile = vm.compileFunction;
   vm.compileFunction = function compileFunction(...args) {
     const options = args[2];
@@ -418,6 +555,46 @@
     return Reflect.apply(realCreateContext, this, args);
   };
   Object.freeze(require('node:test'));
+
+  // A test file's process sends its results to the runner v8-serialized
+  // (node's IPC for vitest's and jest's workers, node --test's per-file child
+  // over its stdout): the serializer classes and node:v8's exports are frozen,
+  // so production code cannot rewrite a result inside them.
+  const v8 = require('node:v8');
+  // node --test's child serializes each result in order, children before their
+  // parent; the guard sends each failure of a test without subtests (a
+  // testcase in the report) on its channel as it is serialized, and the run is
+  // refused unless the report shows it failed: whatever the bytes meet on
+  // their way to the runner (stdout, streams, a descriptor, the exit code),
+  // the report must agree with what the guard saw.
+  if (process.env.NODE_TEST_CONTEXT === 'child-v8') {
+    const writeValue = v8.Serializer.prototype.writeValue;
+    const apply = Reflect.apply;
+    const parents = [];
+    const seen = (item) => {
+      const data = item.data;
+      if (item.type !== 'test:pass' && item.type !== 'test:fail') return;
+      const n = data.nesting;
+      const leaf = parents[n] !== true;
+      parents[n] = false;
+      if (n > 0) parents[n - 1] = true;
+      if (item.type === 'test:fail' && leaf && data.skip === undefined && data.todo === undefined)
+        send({ t: 'failed', name: String(data.name) });
+    };
+    v8.Serializer.prototype.writeValue = {
+      writeValue(value) {
+        try {
+          if (value !== null && typeof value === 'object') seen(value);
+        } catch {
+          /* not a test event */
+        }
+        return apply(writeValue, this, [value]);
+      },
+    }.writeValue;
+  }
+  for (const C of [v8.Serializer, v8.Deserializer, v8.DefaultSerializer, v8.DefaultDeserializer])
+    Object.freeze(C.prototype);
+  Object.freeze(v8);
   // node:assert is what node:test and mocha properties assert with: an
   // assert.ok replaced from production code passes every case.
   const never = () => false;
