@@ -117,6 +117,33 @@ test("node --test: a test file's results rewritten in v8.Serializer.prototype.wr
   withoutEffect(nodeTest, buggy(nodeTest, WRITE_VALUE));
 });
 
+// Not seen: a vitest worker sends each v8-serialized message through
+// process.send as JSON, so Node's IPC calls Buffer.prototype.toJSON on it
+// after the frozen serializer has run (docs/tamper.md, "It cannot see").
+// Kept so that a guard that comes to see it says so here.
+withVitest(
+  "vitest: a worker's results rewritten in Buffer.prototype.toJSON: NOT SEEN, the property turns green",
+  () => {
+    const patch = buggy(
+      vitest,
+      `import v8 from 'node:v8';
+${PASS}
+const toJSON = Buffer.prototype.toJSON;
+Buffer.prototype.toJSON = function () {
+  try {
+    const data = v8.deserialize(this);
+    pass(data);
+    return toJSON.call(v8.serialize(data));
+  } catch {
+    return toJSON.call(this);
+  }
+};`,
+    );
+    const out = check(vitest, patch);
+    assert.is(out.out.status, 'describes_patch', out.out.reason);
+  },
+);
+
 // jest-circus calls every handler on this list with each event and the test it concerns.
 withJest(
   "jest: an event handler pushed onto circus's handler list clears the errors at test_done: without effect",
