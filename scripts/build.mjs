@@ -1,8 +1,13 @@
-// Bundles the CLI into dist/ with esbuild: hooks start on every commit, and one
-// bundled ESM entry with lazily loaded command chunks starts fastest.
+// Bundles the CLI into dist/ with esbuild, in two builds. dist/main.js is
+// CommonJS: the entry, its commands' table and the pre-commit hook's common
+// path, which node loads synchronously (an ES module graph costs the hook,
+// which starts on every commit, a round trip through the event loop per
+// module). Everything it loads lazily (each other command, the hook's rarer
+// layers) is an ES module entry of the second build, dist/lazy/, whose
+// entries share their chunks.
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 // PATCHWARDEN_BUILD_DIR lets parallel test runs each build their own copy.
@@ -34,8 +39,6 @@ const guardSources = {
 const shared = {
   outdir: tmp,
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   define: {
@@ -44,52 +47,51 @@ const shared = {
     ),
     PATCHWARDEN_BUILD: JSON.stringify(buildId.digest('hex').slice(0, 16)),
   },
-  // CommonJS dependencies (micromatch) inside an ESM bundle need a require().
-  banner: {
-    js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-  },
   logLevel: 'warning',
 };
-// The pre-commit hook runs on every commit, and node loads each chunk of a
-// shared graph as a module of its own (about 2 ms apiece): the hook is built
-// on its own into one file, dist/pre-commit.js, which main.js loads; only its
-// rarely needed layers (config parsing, ledger, fixtures) stay lazy chunks.
-const hookOnItsOwn = {
-  name: 'pre-commit-on-its-own',
+// What main.js imports lazily becomes an entry of the ES module build, named
+// for its source (src/mixing/command.ts: lazy/mixing-command.mjs). The hook
+// main.js runs itself, pre-commit, is bundled in.
+const HOOK = path.resolve('src/hooks/pre-commit.ts');
+const lazy = {};
+const lazyEntries = {
+  name: 'lazy-entries',
   setup(b) {
-    b.onResolve({ filter: /\/hooks\/pre-commit\.js$/ }, (args) =>
-      args.importer.endsWith(path.join('src', 'cli', 'main.ts'))
-        ? { path: './pre-commit.js', external: true }
-        : undefined,
-    );
-  },
-};
-// The hook scans staged production code with the tamper layer, whose own
-// lazy imports would split the hook's bundle into many small chunks that
-// every commit loads: the hook reaches it in the main build instead
-// (dist/tamper-judge.js), only for a commit within the scan's bound.
-const tamperFromMain = {
-  name: 'tamper-from-main',
-  setup(b) {
-    b.onResolve({ filter: /\/tamper\/judge\.js$/ }, (args) =>
-      args.importer.endsWith(path.join('src', 'hooks', 'staged-tamper.ts'))
-        ? { path: './tamper-judge.js', external: true }
-        : undefined,
-    );
+    b.onResolve({ filter: /^\./ }, async (args) => {
+      if (args.kind !== 'dynamic-import' || args.pluginData === lazy) return undefined;
+      const { path: file, errors } = await b.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        pluginData: lazy, // resolved by esbuild, not again here
+      });
+      if (errors.length || file === HOOK) return undefined;
+      const name = path.relative('src', file).replace(/\.ts$/, '').replaceAll(path.sep, '-');
+      lazy[`lazy/${name}`] = file;
+      return { path: `./lazy/${name}.mjs`, external: true };
+    });
   },
 };
 await build({
   ...shared,
-  entryPoints: { main: 'src/cli/main.ts', 'tamper-judge': 'src/tamper/judge.ts' },
-  chunkNames: 'chunks/[name]-[hash]',
-  plugins: [hookOnItsOwn, guardSources],
+  format: 'cjs',
+  entryPoints: { main: 'src/cli/main.ts' },
+  banner: { js: '#!/usr/bin/env node' },
+  plugins: [lazyEntries, guardSources],
 });
 await build({
   ...shared,
-  entryPoints: { 'pre-commit': 'src/hooks/pre-commit.ts' },
-  chunkNames: 'pre-commit-chunks/[name]-[hash]',
-  plugins: [tamperFromMain, guardSources],
+  format: 'esm',
+  splitting: true,
+  entryPoints: lazy,
+  chunkNames: 'lazy/chunk-[hash]',
+  outExtension: { '.js': '.mjs' },
+  // CommonJS dependencies (micromatch) inside an ES module bundle need a require().
+  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  plugins: [guardSources],
 });
+// dist/ is a package of its own kind: its .js files are CommonJS (the
+// project's package.json says "module" for the sources and scripts).
+writeFileSync(path.join(tmp, 'package.json'), '{ "type": "commonjs" }\n');
 chmodSync(path.join(tmp, 'main.js'), 0o755);
 // A build the same to the byte as the one in place leaves it alone: tests
 // running in parallel (and `npm pack` among them) keep a dist/ that is never

@@ -32,9 +32,10 @@ export class UsageError extends CannotJudge {
 }
 
 /**
- * Whether `err` is a CannotJudge (or UsageError) by its name: the pre-commit
- * hook is bundled on its own (dist/pre-commit.js) with its own copy of these
- * classes, so `instanceof` would miss the errors it throws.
+ * Whether `err` is a CannotJudge (or UsageError) by its name: the CLI entry
+ * (dist/main.js, with the pre-commit hook) and the lazily loaded commands are
+ * bundled apart, each with its own copy of these classes, so `instanceof`
+ * would miss the errors one throws to the other.
  */
 export function isCannotJudge(err: unknown): err is CannotJudge {
   return (

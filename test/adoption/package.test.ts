@@ -19,6 +19,7 @@ test('the tarball carries the CLI, the hook shims and every file the docs point 
   const pkg = unpacked();
   for (const f of [
     'dist/main.js',
+    'dist/package.json', // without it node reads main.js as an ES module
     'hooks/pre-commit',
     'hooks/pre-push',
     'hooks/pre-receive',
@@ -57,15 +58,15 @@ test('no runtime dependencies and no install step: the bundle holds them, and im
   assert.is(manifest.devDependencies, undefined);
   const files = [
     path.join(pkg, 'dist/main.js'),
-    ...readdirSync(path.join(pkg, 'dist/chunks')).map((f) => path.join(pkg, 'dist/chunks', f)),
+    ...readdirSync(path.join(pkg, 'dist/lazy')).map((f) => path.join(pkg, 'dist/lazy', f)),
   ];
-  // esbuild writes one static import per line, and dynamic ones as import("...").
+  // esbuild writes one static import per line, dynamic ones as import("..."), and CommonJS ones as require("...").
   const imports = new Set(
     files
       .flatMap((f) =>
         [
           ...readFileSync(f, 'utf8').matchAll(
-            /^import\b[^;\n]*?from\s*["']([^"']+)["'];?$|\bimport\(\s*["']([^"']+)["']\s*\)/gm,
+            /^import\b[^;\n]*?from\s*["']([^"']+)["'];?$|\b(?:import|require)\(\s*["']([^"']+)["']\s*\)/gm,
           ),
         ].map((m) => m[1] ?? m[2]),
       )
