@@ -470,15 +470,24 @@
     readOnly(block, 'children');
   }
   // A result field is the runner's to set: refused when production code asks,
-  // or is anywhere on the stack (calling one of jest's handlers itself).
+  // or is anywhere on the stack (calling one of jest's handlers itself), or
+  // nobody's code is (a callback Node runs). One walk of the stack.
   function byRunner(event, name) {
-    replaced(event, name);
-    for (const c of sites() ?? []) {
+    const cs = sites();
+    if (!cs) refuse(event, `${name} = …`, { file: '(stack unreadable: Error.prepareStackTrace is held)', line: 0 });
+    let runner = false;
+    for (const c of cs) {
       const file = c.getFileName();
-      const k = kind(file);
-      if (k === 'patch' || (c.isEval() && k !== 'lib' && k !== 'base' && k !== 'framework'))
-        refuse(event, `${name} = … through the runner's own code`, { file: show(file), line: c.getLineNumber() ?? 0 });
+      let k = kind(file);
+      if (c.isEval() && k !== 'lib' && k !== 'base' && k !== 'framework') k = 'patch';
+      if (k === 'patch')
+        refuse(event, runner ? `${name} = … through the runner's own code` : `${name} = …`, {
+          file: show(file),
+          line: c.getLineNumber() ?? 0,
+        });
+      if (k !== 'internal' && k !== 'guard') runner = true;
     }
+    if (!runner) refuse(event, `${name} = …`, { file: '(no caller: a callback Node itself runs)', line: 0 });
   }
   const isIndex = (k) => typeof k === 'string' && /^(0|[1-9]\d*)$/.test(k);
   // An array production code can only append to. Replaced (jest maps a test's
