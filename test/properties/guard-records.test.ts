@@ -68,6 +68,8 @@ test('failures the guard saw are no problem of the records, and must each show f
   assert.match(changed[0]!, /sent "a" as failed, and the report does not show it failed/);
   assert.match(changed[1]!, /sent "b" as failed/);
   assert.equal(unreported(['gone'], []).length, 1);
+  // As a reporter spells it: line breaks dropped, the suites' names added.
+  assert.equal(unreported(['two\nlines', 'c'], [tc('twolines', 'failed'), tc('suite > c', 'failed')]), []);
 });
 
 test.run();

@@ -75,19 +75,21 @@ export function guardFailures(lines: string[]): string[] {
   });
 }
 
+/** A name as a report may spell it: reporters drop or escape line breaks and other white space. */
+const canon = (name: string) => name.replace(/[\s\\]/g, '');
+
 /**
  * Failures the guard saw that the report does not show: for each name, the
- * report must hold at least as many failed cases of that name as the guard
- * saw fail (a pass, a skip or no case at all is a result changed on its way).
+ * report must hold at least as many failed cases whose name holds it (a
+ * reporter may add the suites' names) as the guard saw fail; a pass, a skip
+ * or no case at all is a result changed on its way.
  */
 export function unreported(failures: string[], cases: TestCase[]): string[] {
-  const failed = new Map<string, number>();
-  for (const c of cases)
-    if (c.status === 'failed' || c.status === 'error') failed.set(c.name, (failed.get(c.name) ?? 0) + 1);
+  const failed = cases.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => canon(c.name));
   const seen = new Map<string, number>();
   for (const name of failures) seen.set(name, (seen.get(name) ?? 0) + 1);
   return [...seen]
-    .filter(([name, n]) => (failed.get(name) ?? 0) < n)
+    .filter(([name, n]) => failed.filter((f) => f.includes(canon(name))).length < n)
     .map(
       ([name]) =>
         `runtime guard: results changed on their way to the report: a test file's process sent ${JSON.stringify(name)} as failed, and the report does not show it failed`,
