@@ -52,7 +52,7 @@ const jestTwo: Runner = {
 
 /** src/bill.js: `prelude`, then total() with the bug left in (`body` runs before it returns). */
 function buggy(r: Runner, prelude: string, body = ''): string {
-  const head = r.property.startsWith('const') ? 'exports.total = ' : 'export const total = ';
+  const head = r.package.includes('"jest"') ? 'exports.total = ' : 'export const total = ';
   return `${prelude}\n${head}(xs) => {\n  const t = xs.reduce((a, b) => a + b, 0) - 1;\n  ${body}\n  return t;\n};\n`;
 }
 
@@ -163,6 +163,15 @@ const STATE = `const state = () => globalThis[Object.getOwnPropertySymbols(globa
 withJest("jest: the running test's errors emptied through circus's state: refused", () => {
   const patch = buggy(jest, STATE, 'if (t < 0) state().currentlyRunningTest.errors.push = function () { return 0; };');
   refused(jest, patch, /runtime guard: jest test errors changed at src\/bill\.js:\d+/);
+});
+
+// Production code first loaded inside the running test: its errors are locked all the same.
+withJest('jest: production code required inside the test empties its errors: refused', () => {
+  const patch = buggy(jest, STATE, 'if (t < 0) state().currentlyRunningTest.errors.push = function () { return 0; };');
+  const property = jest.property
+    .replace("const { total } = require('../../src/bill');\n", '')
+    .replace('=> {\n', "=> {\n  const { total } = require('../../src/bill');\n");
+  refused({ ...jest, property }, patch, /runtime guard: jest test errors changed at src\/bill\.js:\d+/);
 });
 
 withJest("jest: the running test's errors replaced through circus's state: refused", () => {

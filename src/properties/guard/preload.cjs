@@ -439,6 +439,12 @@
         lockChildren(st.rootDescribeBlock);
       }
     });
+    // Production code first loaded from inside a test (a require in its
+    // body): the tests are collected and one is running.
+    if (state.hasStarted) {
+      lockChildren(state.rootDescribeBlock);
+      if (state.currentlyRunningTest) lockTest(state.currentlyRunningTest, CtxArray);
+    }
     freeze(handlers);
     readOnly(g, HANDLERS);
     readOnly(g, STATE);
