@@ -117,32 +117,44 @@ test("node --test: a test file's results rewritten in v8.Serializer.prototype.wr
   withoutEffect(nodeTest, buggy(nodeTest, WRITE_VALUE));
 });
 
-// Not seen: a vitest worker sends each v8-serialized message through
-// process.send as JSON, so Node's IPC calls Buffer.prototype.toJSON on it
-// after the frozen serializer has run (docs/tamper.md, "It cannot see").
-// Kept so that a guard that comes to see it says so here.
-withVitest(
-  "vitest: a worker's results rewritten in Buffer.prototype.toJSON: NOT SEEN, the property turns green",
-  () => {
-    const patch = buggy(
-      vitest,
-      `import v8 from 'node:v8';
+// Below the serializer, a vitest worker's messages cross Node's IPC as JSON:
+// JSON.stringify calls Buffer.prototype.toJSON on each, and Node writes the
+// text through the channel's pipe handle, which hangs on process under a
+// symbol. The guard hands Node a plain copy of the message, and freezes the
+// handle's prototypes.
+const RESULT = `import v8 from 'node:v8';
 ${PASS}
+const rewrite = (buf) => { const data = v8.deserialize(buf); pass(data); return v8.serialize(data); };`;
+withVitest("vitest: a worker's results rewritten in Buffer.prototype.toJSON: without effect", () => {
+  const patch = buggy(
+    vitest,
+    `${RESULT}
 const toJSON = Buffer.prototype.toJSON;
 Buffer.prototype.toJSON = function () {
-  try {
-    const data = v8.deserialize(this);
-    pass(data);
-    return toJSON.call(v8.serialize(data));
-  } catch {
-    return toJSON.call(this);
-  }
+  try { return toJSON.call(rewrite(this)); } catch { return toJSON.call(this); }
 };`,
-    );
-    const out = check(vitest, patch);
-    assert.is(out.out.status, 'describes_patch', out.out.reason);
-  },
-);
+  );
+  withoutEffect(vitest, patch);
+});
+withVitest("vitest: a worker's results rewritten in the IPC pipe handle's writeUtf8String: without effect", () => {
+  const patch = buggy(
+    vitest,
+    `${RESULT}
+const key = Object.getOwnPropertySymbols(process).find((s) => s.description === 'kChannelHandle');
+const proto = key && Object.getPrototypeOf(process[key]);
+const write = proto?.writeUtf8String;
+try {
+  proto.writeUtf8String = function (req, text, ...rest) {
+    try {
+      const msg = JSON.parse(text);
+      if (msg?.type === 'Buffer') text = JSON.stringify(rewrite(Buffer.from(msg.data))) + '\\n';
+    } catch {}
+    return write.call(this, req, text, ...rest);
+  };
+} catch {}`,
+  );
+  withoutEffect(vitest, patch);
+});
 
 // jest-circus calls every handler on this list with each event and the test it concerns.
 withJest(

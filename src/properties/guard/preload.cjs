@@ -3,14 +3,16 @@
 // project code. It keeps production code from ending the process, killing,
 // aborting or loading bindings (process.exit, reallyExit, kill, abort,
 // binding, _linkedBinding), from starting processes, from touching the test
-// report or the guard's folder, and from replacing node:assert or a worker's
-// IPC to its pool, and keeps
-// globalThis.process, those methods and the test frameworks' globals and
-// exports (node:test, mocha, jest, vitest) from being rebound, inside the vm
-// contexts jest runs tests in too; vitest's vm pools are refused. Each
-// refusal is a record on the run's channel and an error thrown at the call;
-// the last record says the process ended through the guard (or was ended by
-// its pool).
+// report or the guard's folder, from replacing node:assert, and from
+// rewriting the results a worker sends its pool (its IPC, v8's serializer,
+// the channel's pipe) or jest-circus's state; it keeps globalThis.process,
+// those methods and the test frameworks' globals and exports (node:test,
+// mocha, jest, vitest) from being rebound, inside the vm contexts jest runs
+// tests in too; vitest's vm pools are refused. Each refusal is a record on
+// the run's channel and an error thrown at the call; under node --test each
+// failure a test file's process sends is a record too, which the report
+// must agree with; the last record says the process ended through the guard
+// (or was ended by its pool).
 'use strict';
 (() => {
   const fs = require('node:fs');
@@ -76,6 +78,7 @@
   const report = cfg.report;
   const guardFile = __filename;
   const capture = Error.captureStackTrace;
+  const apply = Reflect.apply;
   const kinds = new Map();
 
   // 'internal' Node itself, 'framework' node's test runner, 'lib' an
@@ -584,7 +587,6 @@
   // the report must agree with what the guard saw.
   if (process.env.NODE_TEST_CONTEXT === 'child-v8') {
     const writeValue = v8.Serializer.prototype.writeValue;
-    const apply = Reflect.apply;
     const parents = [];
     const seen = (item) => {
       const data = item.data;
@@ -632,12 +634,125 @@
     guarded(childProcess, name, `child_process.${name}`, always);
   guarded(childProcess.ChildProcess.prototype, 'spawn', 'child_process.spawn', always);
 
+  // A value as JSON.stringify reads it, copied into objects and arrays with no
+  // prototype: a Buffer as its own toJSON makes it (read byte by byte), a
+  // Date as its ISO string; a toJSON on the value itself or on a class of
+  // the runner's is called as JSON would, one on a built-in prototype (Node
+  // defines none there but Buffer's and Date's) is not. Built only of what
+  // the guard took before project code loaded: production code may have
+  // replaced any prototype's method since.
+  const BUILTIN = new Set(
+    [Object, Array, Function, Error, Map, Set, RegExp, Promise, Number, String, Boolean, ArrayBuffer, DataView, Date]
+      .map((C) => C.prototype)
+      .concat(Object.getPrototypeOf(Uint8Array.prototype), Uint8Array.prototype, Buffer.prototype),
+  );
+  const builtin = (o) => apply(Set.prototype.has, BUILTIN, [o]);
+  const { getPrototypeOf, keys, setPrototypeOf, getOwnPropertyDescriptor } = Object;
+  const isArray = Array.isArray;
+  const { isDate, isUint8Array } = require('node:util').types;
+  const byteLength = getOwnPropertyDescriptor(getPrototypeOf(Uint8Array.prototype), 'length').get;
+  const { getTime, toISOString } = Date.prototype;
+  const BufferProto = Buffer.prototype;
+  const item = { writable: true, enumerable: true, configurable: true };
+  const put = (a, i, value) => define(a, i, { ...item, value });
+  function toJSONOf(v) {
+    for (let o = v; o !== null; o = getPrototypeOf(o)) {
+      const d = getOwnPropertyDescriptor(o, 'toJSON');
+      if (!d) continue;
+      if (o !== v && builtin(o)) return undefined;
+      return 'value' in d ? d.value : d.get ? apply(d.get, v, []) : undefined;
+    }
+    return undefined;
+  }
+  function plainData(v, stack) {
+    if (v === null || typeof v !== 'object') return v;
+    for (let i = 0; i < stack.length; i++) if (stack[i] === v) return v;
+    if (isUint8Array(v) && getPrototypeOf(v) === BufferProto) {
+      const data = [];
+      const n = apply(byteLength, v, []);
+      for (let i = 0; i < n; i++) put(data, i, v[i]);
+      setPrototypeOf(data, null);
+      const out = { __proto__: null, type: 'Buffer' };
+      out.data = data;
+      return out;
+    }
+    if (isDate(v)) {
+      const t = apply(getTime, v, []);
+      return t - t === 0 ? apply(toISOString, v, []) : null;
+    }
+    const toJSON = toJSONOf(v);
+    if (typeof toJSON === 'function') return plainData(apply(toJSON, v, ['']), stack);
+    put(stack, stack.length, v);
+    let out;
+    if (isArray(v)) {
+      out = [];
+      for (let i = 0; i < v.length; i++) {
+        const x = v[i];
+        put(out, i, x === undefined || typeof x === 'function' || typeof x === 'symbol' ? null : plainData(x, stack));
+      }
+      setPrototypeOf(out, null);
+    } else {
+      out = { __proto__: null };
+      const ks = keys(v);
+      for (let i = 0; i < ks.length; i++) {
+        const x = v[ks[i]];
+        if (x !== undefined && typeof x !== 'function' && typeof x !== 'symbol') out[ks[i]] = plainData(x, stack);
+      }
+    }
+    stack.length--;
+    return out;
+  }
+
   // A worker's results reach its pool over IPC (process.send, a
   // MessagePort): production code may not wrap it, nor send on a worker
   // process's channel. (Node posts a worker thread's console output through
   // a MessagePort on the caller's stack, so posting stays allowed.)
   const fromPatch = (_, who) => who().kind === 'patch';
-  for (const name of ['send', '_send']) guarded(process, name, `process.${name}`, fromPatch);
+  // Below process.send, Node writes each message through the channel's pipe
+  // handle, which hangs on process under a symbol: its write methods are
+  // fixed and the property made read-only. On a JSON channel (vitest's
+  // tinypool, mocha's workerpool; jest-worker's is v8-serialized)
+  // JSON.stringify would call every toJSON it finds on the message's way, on
+  // prototypes production code can reach (Buffer's, Object's, Array's): the
+  // message is handed to Node as a copy of plain data instead, with no
+  // prototype, so that what the runner sends is what arrives.
+  const handleKey = Object.getOwnPropertySymbols(process).find((s) => s.description === 'kChannelHandle');
+  const channel = handleKey ? process[handleKey] : null;
+  let json = false;
+  if (channel && typeof channel === 'object') {
+    readOnly(process, handleKey);
+    // Its write methods, fixed on the handle and its prototypes up to the one
+    // that holds each (Node assigns other methods, such as onread, on each
+    // handle it makes, so the prototypes are not frozen whole).
+    const WRITES = [
+      'writev',
+      'writeBuffer',
+      'writeUtf8String',
+      'writeLatin1String',
+      'writeAsciiString',
+      'writeUcs2String',
+    ];
+    for (const name of WRITES) {
+      const fn = channel[name];
+      if (typeof fn !== 'function') continue;
+      for (let p = channel; p !== null; p = Object.getPrototypeOf(p)) {
+        const owns = Object.hasOwn(p, name);
+        define(p, name, { value: fn, writable: false, configurable: false, enumerable: false });
+        if (owns) break;
+      }
+    }
+    json = Object.getOwnPropertySymbols(channel).some((s) => s.description === 'kJSONBuffer');
+  }
+  const sendJudge = json
+    ? (args, who) => {
+        if (fromPatch(args, who)) return true;
+        // The message the runner sends, as JSON would read it (the call's own argument list).
+        args[0] = plainData(args[0], []);
+        return false;
+      }
+    : fromPatch;
+  guarded(process, 'send', 'process.send', fromPatch);
+  guarded(process, '_send', 'process._send', sendJudge);
   const { MessagePort } = require('node:worker_threads');
   guarded(MessagePort.prototype, 'postMessage', 'MessagePort.postMessage', never);
 
