@@ -86,10 +86,14 @@ const canon = (name: string) => name.replace(/[\s\\]/g, '');
  */
 export function unreported(failures: string[], cases: TestCase[]): string[] {
   const failed = cases.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => canon(c.name));
+  const exact = new Map<string, number>();
+  for (const f of failed) exact.set(f, (exact.get(f) ?? 0) + 1);
   const seen = new Map<string, number>();
   for (const name of failures) seen.set(name, (seen.get(name) ?? 0) + 1);
+  // The same name is the common case; a name held in a longer one is looked for only past it.
+  const shown = (name: string) => exact.get(canon(name)) ?? 0;
   return [...seen]
-    .filter(([name, n]) => failed.filter((f) => f.includes(canon(name))).length < n)
+    .filter(([name, n]) => shown(name) < n && failed.filter((f) => f.includes(canon(name))).length < n)
     .map(
       ([name]) =>
         `runtime guard: results changed on their way to the report: a test file's process sent ${JSON.stringify(name)} as failed, and the report does not show it failed`,
