@@ -653,8 +653,8 @@
   const byteLength = getOwnPropertyDescriptor(getPrototypeOf(Uint8Array.prototype), 'length').get;
   const { getTime, toISOString } = Date.prototype;
   const BufferProto = Buffer.prototype;
-  const item = { writable: true, enumerable: true, configurable: true };
-  const put = (a, i, value) => define(a, i, { ...item, value });
+  // An array with no prototype: set by index, it meets no setter.
+  const list = () => setPrototypeOf([], null);
   function toJSONOf(v) {
     for (let o = v; o !== null; o = getPrototypeOf(o)) {
       const d = getOwnPropertyDescriptor(o, 'toJSON');
@@ -668,10 +668,9 @@
     if (v === null || typeof v !== 'object') return v;
     for (let i = 0; i < stack.length; i++) if (stack[i] === v) return v;
     if (isUint8Array(v) && getPrototypeOf(v) === BufferProto) {
-      const data = [];
       const n = apply(byteLength, v, []);
-      for (let i = 0; i < n; i++) put(data, i, v[i]);
-      setPrototypeOf(data, null);
+      const data = list();
+      for (let i = 0; i < n; i++) data[i] = v[i];
       const out = { __proto__: null, type: 'Buffer' };
       out.data = data;
       return out;
@@ -682,15 +681,14 @@
     }
     const toJSON = toJSONOf(v);
     if (typeof toJSON === 'function') return plainData(apply(toJSON, v, ['']), stack);
-    put(stack, stack.length, v);
+    stack[stack.length] = v;
     let out;
     if (isArray(v)) {
-      out = [];
+      out = list();
       for (let i = 0; i < v.length; i++) {
         const x = v[i];
-        put(out, i, x === undefined || typeof x === 'function' || typeof x === 'symbol' ? null : plainData(x, stack));
+        out[i] = x === undefined || typeof x === 'function' || typeof x === 'symbol' ? null : plainData(x, stack);
       }
-      setPrototypeOf(out, null);
     } else {
       out = { __proto__: null };
       const ks = keys(v);
@@ -747,7 +745,7 @@
     ? (args, who) => {
         if (fromPatch(args, who)) return true;
         // The message the runner sends, as JSON would read it (the call's own argument list).
-        args[0] = plainData(args[0], []);
+        args[0] = plainData(args[0], list());
         return false;
       }
     : fromPatch;
