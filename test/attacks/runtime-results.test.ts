@@ -221,14 +221,6 @@ const FRAMES: [string, string][] = [
     'const w = process.stdout.write;\nprocess.stdout.write = function (c, ...r) { return w.call(this, flip(c), ...r); };',
   ],
   [
-    'stream.Writable.prototype.write (and Duplex, which sockets inherit from)',
-    `import stream from 'node:stream';
-for (const P of [stream.Writable.prototype, stream.Duplex.prototype]) {
-  const w = P.write;
-  P.write = function (c, ...r) { return w.call(this, this === process.stdout ? flip(c) : c, ...r); };
-}`,
-  ],
-  [
     'fs.writeSync(1, …) at exit with stdout swallowed and ended',
     `import fs from 'node:fs';
 const frames = [];
@@ -244,6 +236,21 @@ for (const [route, code] of FRAMES)
       /runtime guard: results changed on their way to the report: a test file's process sent "total is never negative \[invariant:bill\.total_non_negative\]" as failed, and the report does not show it failed/,
     );
   });
+
+// The stream prototypes themselves are locked: replacing one's method is refused where it happens.
+test("node --test: a test file's frames rewritten through stream.Writable.prototype.write, exit code 0: refused", () => {
+  refused(
+    nodeTest,
+    buggy(
+      nodeTest,
+      `${FLIP}
+import stream from 'node:stream';
+const w = stream.Writable.prototype.write;
+stream.Writable.prototype.write = function (c, ...r) { return w.call(this, this === process.stdout ? flip(c) : c, ...r); };`,
+    ),
+    /runtime guard: stream\.Writable\.prototype\.write replaced at src\/bill\.js:\d+: stream\.Writable\.prototype\.write = …/,
+  );
+});
 
 // An honest fix passes: the failures the guard saw in the reverted run (cases
 // in a describe block and subtests) are the report's; a suite, a test with
@@ -271,10 +278,10 @@ test('sums', async (t) => {
   assert.is(out.out.status, 'describes_patch', out.out.reason);
 });
 
-// Not seen: the result changed before the runner's serializer takes it, in
-// the stream it passes through inside the test file's process (docs/tamper.md,
-// "It cannot see"). Kept so that a guard that comes to see it says so here.
-test('node --test: a result changed in stream.Readable.prototype.push before it is serialized: NOT SEEN, the property turns green', () => {
+// The result changed before the runner's serializer takes it, in the stream
+// it passes through inside the test file's process: node's stream prototypes
+// are locked.
+test('node --test: a result changed in stream.Readable.prototype.push before it is serialized, exit code 0: refused', () => {
   const patch = buggy(
     nodeTest,
     `import { Readable } from 'node:stream';
@@ -285,8 +292,28 @@ Readable.prototype.push = function (c, ...r) {
 };
 process.on('exit', () => { process.exitCode = 0; });`,
   );
-  const out = check(nodeTest, patch);
-  assert.is(out.out.status, 'describes_patch', out.out.reason);
+  refused(
+    nodeTest,
+    patch,
+    /runtime guard: stream\.Readable\.prototype\.push replaced at src\/bill\.js:\d+: stream\.Readable\.prototype\.push = …/,
+  );
+});
+
+// The event emitter every stream reports through, redefined rather than assigned.
+test('node --test: a result changed in EventEmitter.prototype.emit, defined over it: without effect', () => {
+  const patch = buggy(
+    nodeTest,
+    `import { EventEmitter } from 'node:events';
+const emit = EventEmitter.prototype.emit;
+try {
+  Object.defineProperty(EventEmitter.prototype, 'emit', { value: function (n, c, ...r) {
+    if (c?.type === 'test:fail') { c.type = 'test:pass'; delete c.data.details.error; }
+    return emit.call(this, n, c, ...r);
+  } });
+} catch {}
+process.on('exit', () => { process.exitCode = 0; });`,
+  );
+  withoutEffect(nodeTest, patch);
 });
 
 // Fresh routes through jest-circus's state: the tree of tests, a test's
@@ -347,10 +374,8 @@ kids.push = function (c) { if (c.name?.includes('never negative')) c.mode = 'ski
 });
 
 // circus's own handler, called by production code with a `test_retry` event,
-// clears a failed test's errors: refused, production code being on the stack.
-// Not seen: the same call queued with its arguments bound, so that no frame
-// of production code is on the stack when it runs (docs/tamper.md, "It cannot
-// see"). Kept so that a guard that comes to see it says so here.
+// clears a failed test's errors: refused, as a handler of circus's list runs
+// only when circus's dispatch calls it, with no production code on the stack.
 const RETRY = `${STATE}\nconst handlers = globalThis[Symbol.for('EVENT_HANDLERS')];\nlet failed = null;`;
 const retried = (call: string) =>
   buggy(
@@ -362,19 +387,18 @@ withJest("jest: circus's own handler called to retry the failed case: refused", 
   refused(
     jestTwo,
     retried("handlers[0]({ name: 'test_retry', test: failed }, state())"),
-    /runtime guard: jest test errors replaced at src\/bill\.js:\d+: errors = … through the runner's own code/,
+    /runtime guard: jest event handler called at src\/bill\.js:\d+: one of jest-circus's event handlers called outside circus's dispatch/,
   );
 });
-withJest(
-  "jest: circus's own handler queued with bound arguments to retry the failed case: NOT SEEN, the property turns green",
-  () => {
-    const out = check(
-      jestTwo,
-      retried("queueMicrotask(handlers[0].bind(null, { name: 'test_retry', test: failed }, state()))"),
-    );
-    assert.is(out.out.status, 'describes_patch', out.out.reason);
-  },
-);
+// The same call queued with its arguments bound: no frame of production code
+// is on the stack when it runs, nor circus's dispatch.
+withJest("jest: circus's own handler queued with bound arguments to retry the failed case: refused", () => {
+  refused(
+    jestTwo,
+    retried("queueMicrotask(handlers[0].bind(null, { name: 'test_retry', test: failed }, state()))"),
+    /runtime guard: jest event handler called at \(no caller: a callback Node itself runs\): one of jest-circus's event handlers called outside circus's dispatch/,
+  );
+});
 
 withJest("jest: expect.extend overriding the built-in toBe: without effect (jest's matchers are fixed)", () => {
   const patch = buggy(jest, "try { expect.extend({ toBe: () => ({ pass: true, message: () => '' }) }); } catch {}");

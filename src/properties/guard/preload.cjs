@@ -5,7 +5,7 @@
 // binding, _linkedBinding), from starting processes, from touching the test
 // report or the guard's folder, from replacing node:assert, and from
 // rewriting the results a worker sends its pool (its IPC, v8's serializer,
-// the channel's pipe) or jest-circus's state; it keeps globalThis.process,
+// the channel's pipe, node's stream prototypes) or jest-circus's state; it keeps globalThis.process,
 // those methods and the test frameworks' globals and exports (node:test,
 // mocha, jest, vitest) from being rebound, inside the vm contexts jest runs
 // tests in too; vitest's vm pools are refused. Each refusal is a record on
@@ -429,6 +429,7 @@
     const state = g[STATE];
     const CtxArray = g.Array;
     let tests = count(state.rootDescribeBlock);
+    for (let i = 0; i < handlers.length; i++) handlers[i] = circusOnly(handlers[i]);
     handlers.push((event, st) => {
       if (event.name === 'add_test') tests++;
       else if (event.name === 'test_start') lockTest(event.test, CtxArray);
@@ -457,6 +458,32 @@
       readOnly(jm, 'matchers');
       for (const name of ownKeys(jm.matchers)) readOnly(jm.matchers, name);
     }
+  }
+  // circus calls each handler of its list from its own dispatch. Called any
+  // other way (by production code, or queued with its arguments bound so that
+  // no frame of production code is on the stack when it runs) a handler can
+  // clear a failed test's errors: it runs only when the first frame under it
+  // outside Node is jest-circus's and none is production code's.
+  const CIRCUS_FILE = /[\\/]node_modules[\\/]jest-circus[\\/]/;
+  function circusOnly(handler) {
+    if (typeof handler !== 'function') return handler;
+    const event = 'jest event handler called';
+    const detail = "one of jest-circus's event handlers called outside circus's dispatch";
+    return function circusHandler(...args) {
+      const cs = sites();
+      if (!cs) refuse(event, detail, { file: '(stack unreadable: Error.prepareStackTrace is held)', line: 0 });
+      let caller = null;
+      for (const c of cs) {
+        const file = c.getFileName();
+        let k = kind(file);
+        if (c.isEval() && k !== 'lib' && k !== 'base' && k !== 'framework') k = 'patch';
+        if (k === 'patch') refuse(event, detail, { file: show(file), line: c.getLineNumber() ?? 0 });
+        if (k !== 'internal' && k !== 'guard') caller ??= file;
+      }
+      if (caller === null) refuse(event, detail, { file: '(no caller: a callback Node itself runs)', line: 0 });
+      if (!CIRCUS_FILE.test(caller)) refuse(event, detail, { file: show(caller), line: 0 });
+      return apply(handler, this, args);
+    };
   }
   // Walked by index: the context's array iterator is production code's to replace.
   function children(block) {
@@ -612,6 +639,54 @@
   for (const C of [v8.Serializer, v8.Deserializer, v8.DefaultSerializer, v8.DefaultDeserializer])
     Object.freeze(C.prototype);
   Object.freeze(v8);
+  // Before the serializer, node --test's child pushes each result into a
+  // Readable (its test stream) and reads it back through the stream and
+  // event-emitter machinery: a method replaced on one of their prototypes
+  // (push, read, emit) changes a result where the guard does not look. Their
+  // methods are locked: reading one gives the original, production code
+  // assigning one there is refused, other code's assignment is kept, and
+  // nothing can be redefined or added there (an `emit` added on
+  // Readable.prototype would shadow EventEmitter's). Assigned on an instance
+  // or a subclass's prototype (Node sets `_read` on its own streams, libraries
+  // `process.emit`), a method becomes that object's own, as it always does.
+  const stream = require('node:stream');
+  const EventEmitter = require('node:events');
+  for (const [C, label] of [
+    [EventEmitter, 'EventEmitter'],
+    [stream.Stream, 'stream.Stream'],
+    [stream.Readable, 'stream.Readable'],
+    [stream.Writable, 'stream.Writable'],
+    [stream.Duplex, 'stream.Duplex'],
+    [stream.Transform, 'stream.Transform'],
+    [stream.PassThrough, 'stream.PassThrough'],
+  ])
+    lockMethods(C.prototype, `${label}.prototype`);
+  function lockMethods(owner, label) {
+    for (const key of Reflect.ownKeys(owner)) {
+      const d = Object.getOwnPropertyDescriptor(owner, key);
+      if (!d.configurable) continue;
+      if (key === 'constructor' || !('value' in d) || typeof d.value !== 'function') {
+        define(owner, key, { configurable: false });
+        continue;
+      }
+      const name = typeof key === 'symbol' ? `[${key.description}]` : key;
+      let current = d.value;
+      define(owner, key, {
+        get: () => current,
+        set(fn) {
+          if (this !== owner) {
+            if (objectish(this)) define(this, key, { value: fn, writable: true, enumerable: true, configurable: true });
+            return;
+          }
+          replaced(`${label}.${name} replaced`, `${label}.${name}`);
+          current = fn;
+        },
+        enumerable: d.enumerable,
+        configurable: false,
+      });
+    }
+    Object.preventExtensions(owner);
+  }
   // node:assert is what node:test and mocha properties assert with: an
   // assert.ok replaced from production code passes every case.
   const never = () => false;
