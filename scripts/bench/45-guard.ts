@@ -108,7 +108,7 @@ async function timed(p: Project, tree: string, tmp: string, guarded: boolean): P
       encoding: 'utf8',
     });
     if (r.status !== 0) throw new Error(`bench: ${p.command} exited ${r.status}: ${r.stdout}${r.stderr}`);
-    const problems = guard ? await guard.finish() : [];
+    const problems = guard ? (await guard.finish()).problems : [];
     if (problems.length) throw new Error(`bench: the guard refused an honest run: ${problems.join('; ')}`);
     return Number(process.hrtime.bigint() - t) / 1e6;
   } finally {

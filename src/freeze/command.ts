@@ -378,7 +378,7 @@ async function apply(args: string[]): Promise<number> {
   const signed: Signed[] = [];
   const reportOf: string[] = [];
   for (const file of positionals) {
-    const report = await readReport(file);
+    const report = await readReport(file, { failingOnly: true });
     for (const tc of report.cases) {
       const s = signCase(tc, options);
       if (!s) continue;

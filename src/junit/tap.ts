@@ -22,177 +22,281 @@ export function isTapStream(bytes: Buffer): boolean {
   return /^(?:TAP version 1[34]\b|1\.\.\d|(?:not )?ok\b|# Subtest:)/.test(first);
 }
 
-interface Pending {
-  indent: number;
-  ok: boolean;
-  name: string;
-  directive: 'skip' | 'todo' | null;
+/** A failing test's block and comments, kept until the next test line closes it. */
+interface Failing {
   yaml: Map<string, string>;
   yamlText: string[];
   comments: string[];
-  suites: string[];
 }
 
-// ASCII bytes the loop looks for.
+// ASCII bytes the reader looks for.
 const LF = 10;
 const CR = 13;
 const SPACE = 32;
 const TAB = 9;
 const HASH = 35;
 
-export function parseTap(bytes: Buffer, file: string): Report {
+/** Whether the ASCII text `s` is at byte `i`, before `end`. */
+function at(bytes: Buffer, i: number, end: number, s: string): boolean {
+  if (i + s.length > end) return false;
+  for (let k = 0; k < s.length; k++) if (bytes[i + k] !== s.charCodeAt(k)) return false;
+  return true;
+}
+
+/** Whether bytes[from, to) hold no CR and no byte that may start U+2028 or U+2029 (0xE2). */
+function plain(bytes: Buffer, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (bytes[i] === CR || bytes[i] === 0xe2) return false;
+  return true;
+}
+
+/** Whether byte `b` (when `present`) is an ASCII word character, as `\b` reads one. */
+function word(b: number, present: boolean): boolean {
+  return present && ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x5f);
+}
+
+export interface TapReader {
+  /** Reads the lines of bytes[start, end), each ending in a line feed; false once the stream is done (bailed out). */
+  lines(bytes: Buffer, start: number, end: number): boolean;
+  /** Reads the last line, bytes[start, end) (no line feed, possibly empty), and returns the report, or refuses a stream that is not whole. */
+  finish(bytes: Buffer, start: number, end: number): Report;
+}
+
+/** Parses a whole TAP stream held in memory. */
+export function parseTap(bytes: Buffer, file: string, failingOnly = false): Report {
+  const reader = tapReader(file, failingOnly);
+  const last = bytes.lastIndexOf(LF) + 1;
+  reader.lines(bytes, 0, last);
+  return reader.finish(bytes, last, bytes.length);
+}
+
+/**
+ * A TAP stream read line by line as its bytes arrive (read.ts feeds it a
+ * file chunk by chunk). A line is decoded only when it may matter: most of a
+ * large stream is the tests' own output, passed over undecoded, and a test
+ * that passed keeps no block, only whether it was a suite. `failingOnly`
+ * (what signing reads) keeps the failing cases alone: a passing test is then
+ * counted against its plan and nothing more.
+ */
+export function tapReader(file: string, failingOnly = false): TapReader {
   const cases: TestCase[] = [];
   // The names announced by `# Subtest:` at each indent: a test's parents.
+  // Most are never asked for (a test at indent 0 has none), so a name is
+  // decoded only when a test below it is kept; until then `spans` holds where
+  // it lies in `spanBytes` (start and end per level, start -1 once decoded),
+  // the chunk being read, before which is let go every name is decoded.
   const announced: string[] = [];
+  const spans: number[] = [];
+  let spanBytes: Buffer | null = null;
+  const decodeNames = () => {
+    for (let l = 0; l < announced.length; l++)
+      if (spans[2 * l] >= 0) {
+        announced[l] = spanBytes!.toString('utf8', spans[2 * l], spans[2 * l + 1]).trim();
+        spans[2 * l] = -1;
+      }
+  };
   const plans = new Map<number, number>();
   const counted = new Map<number, number>();
-  let current: Pending | null = null;
+  // The test line read last, until the next one (or the end) makes it a case.
+  let open = false;
+  let ok = false;
+  let name = '';
+  let directive: 'skip' | 'todo' | null = null;
+  let suites: string[] = [];
+  let suite = false;
+  let failing: Failing | null = null;
+  // The line after a test line may open its YAML block (`---`, two spaces in).
+  let blockNext = false;
   let inYaml = false;
   let yamlIndent = 0;
   let blockKey: string | null = null;
   let blockIndent = -1;
   let blockFirst = false;
   let lineNo = 0;
-  const length = bytes.length;
-  // Whether the ASCII text `s` is at byte `i`.
-  const at = (i: number, s: string) => {
-    if (i + s.length > length) return false;
-    for (let k = 0; k < s.length; k++) if (bytes[i + k] !== s.charCodeAt(k)) return false;
-    return true;
-  };
+  let bom = true;
+  let done = false;
 
   const flush = () => {
-    if (current) {
-      const c = toCase(current);
-      if (c) cases.push(c);
+    if (open) {
+      const c = toCase(ok, name, directive, suites, suite, failing);
+      if (c && (!failingOnly || c.status === 'failed')) cases.push(c);
     }
-    current = null;
+    open = false;
+    failing = null;
   };
 
-  // Line by line over the bytes; a line is decoded only when it may matter
-  // (most of a large stream is the tests' own output, passed over undecoded).
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  for (let pos = bom; pos <= length; ) {
-    let end = bytes.indexOf(LF, pos);
-    if (end < 0) end = length;
-    const next = end + 1;
-    lineNo++;
-    let first = pos;
-    while (first < end && (bytes[first] === SPACE || bytes[first] === TAB)) first++;
-    const indent = first - pos;
-    const c = bytes[first];
-    const lineEnd = end > pos && bytes[end - 1] === CR ? end - 1 : end;
-    const p = current as Pending | null;
-    if (inYaml && p?.ok) {
-      // A passing test's block says nothing but whether it was a suite: passed over undecoded.
-      pos = next;
-      if (indent === yamlIndent && lineEnd - first === 3 && at(first, '...')) inYaml = false;
-      else if (indent === yamlIndent && at(first, "type: 'suite'")) p.yaml.set('type', 'suite');
-      continue;
-    }
-    if (inYaml && p) {
-      const line = bytes.toString('utf8', pos, lineEnd);
-      pos = next;
-      if (indent === yamlIndent && line.trim() === '...') {
-        inYaml = false;
-        blockKey = null;
-        continue;
-      }
-      p.yamlText.push(line.slice(Math.min(indent, yamlIndent)));
-      if (blockKey !== null && (first === lineEnd || indent > blockIndent)) {
-        const body = line.slice(blockIndent + 2);
-        p.yaml.set(blockKey, blockFirst ? body : `${p.yaml.get(blockKey)}\n${body}`);
-        blockFirst = false;
-        continue;
-      }
-      blockKey = null;
-      const kv = indent === yamlIndent ? /^\s*([\w-]+):(?:\s+(.*))?$/.exec(line) : null;
-      if (kv) {
-        const value = kv[2] ?? '';
-        if (/^[|>][-+]?$/.test(value) || value === '') {
-          blockKey = kv[1];
-          blockIndent = yamlIndent;
-          blockFirst = true;
-          p.yaml.set(kv[1], '');
-        } else p.yaml.set(kv[1], scalar(value));
-      }
-      continue;
-    }
-    // Only lines that start like TAP are read; a comment only after a failing test.
-    const maybe =
-      c === 0x6f /* o */ ||
-      c === 0x6e /* n */ ||
-      c === 0x31 /* 1 */ ||
-      c === 0x42 /* B */ ||
-      (c === HASH && ((p !== null && !p.ok) || at(first, '# Subtest:')));
-    if (!maybe) {
-      pos = next;
-      continue;
-    }
-    const line = bytes.toString('utf8', pos, lineEnd);
-    pos = next;
-    const bail = c === 0x42 ? BAIL.exec(line) : null;
-    if (bail) {
-      flush();
-      // A stream that bailed out stopped: its unrun tests must not read as passes.
-      cases.push(errorCase('Bail out!', bail[1] || 'the TAP stream bailed out', []));
-      return { file, cases };
-    }
-    const sub = c === HASH ? SUBTEST.exec(line) : null;
-    if (sub) {
-      flush();
-      announced.length = indent / 4;
-      announced[indent / 4] = sub[1].trim();
-      continue;
-    }
-    const plan = c === 0x31 ? PLAN.exec(line) : null;
-    if (plan) {
-      plans.set(indent, Number(plan[2]));
-      continue;
-    }
-    const t = c === 0x6f || c === 0x6e ? TEST_LINE.exec(line) : null;
-    if (t) {
-      flush();
-      counted.set(indent, (counted.get(indent) ?? 0) + 1);
+  // A test line: the one before it made a case, this one counted against its plan.
+  const test = (indent: number, passed: boolean) => {
+    flush();
+    counted.set(indent, (counted.get(indent) ?? 0) + 1);
+    // Deeper subtests end here, their plans checked (none where this indent is the only one counted).
+    if (counted.size > 1)
       for (const k of counted.keys())
         if (k > indent) {
           checkPlan(plans, counted, k, file, lineNo);
           counted.delete(k);
           plans.delete(k);
         }
-      const { name, directive } = description(t[4]);
-      current = {
-        indent,
-        ok: !t[2],
-        name,
-        directive,
-        yaml: new Map(),
-        yamlText: [],
-        comments: [],
-        suites: indent < 4 ? [] : announced.slice(0, Math.floor(indent / 4)).filter(Boolean),
-      };
-      // The YAML block opens on the next line, two spaces in from its test line.
-      let q = next;
-      while (bytes[q] === SPACE) q++;
-      const after = q + 3 < length && bytes[q + 3] === CR ? q + 4 : q + 3;
-      if (at(q, '---') && (after >= length || bytes[after] === LF)) {
-        inYaml = true;
-        yamlIndent = q - next;
-        pos = after + 1;
-        lineNo++;
-      }
-      continue;
+    ok = passed;
+    open = !ok || !failingOnly;
+    blockNext = true;
+  };
+
+  // A line of a failing test's block, decoded and read as `key: value`.
+  const blockLine = (f: Failing, bytes: Buffer, pos: number, first: number, lineEnd: number, indent: number) => {
+    const text = bytes.toString('utf8', pos, lineEnd);
+    if (indent === yamlIndent && text.trim() === '...') {
+      inYaml = false;
+      blockKey = null;
+      return;
+    }
+    f.yamlText.push(text.slice(Math.min(indent, yamlIndent)));
+    if (blockKey !== null && (first === lineEnd || indent > blockIndent)) {
+      const body = text.slice(blockIndent + 2);
+      f.yaml.set(blockKey, blockFirst ? body : `${f.yaml.get(blockKey)}\n${body}`);
+      blockFirst = false;
+      return;
+    }
+    blockKey = null;
+    const kv = indent === yamlIndent ? /^\s*([\w-]+):(?:\s+(.*))?$/.exec(text) : null;
+    if (kv) {
+      const value = kv[2] ?? '';
+      if (/^[|>][-+]?$/.test(value) || value === '') {
+        blockKey = kv[1];
+        blockIndent = yamlIndent;
+        blockFirst = true;
+        f.yaml.set(kv[1], '');
+      } else f.yaml.set(kv[1], scalar(value));
+    }
+  };
+
+  // A line that may be TAP, decoded: a bail out, a subtest, a plan, a test line, or a failing test's comment.
+  const tapLine = (bytes: Buffer, pos: number, lineEnd: number, indent: number, c: number) => {
+    const text = bytes.toString('utf8', pos, lineEnd);
+    const bail = c === 0x42 ? BAIL.exec(text) : null;
+    if (bail) {
+      flush();
+      // A stream that bailed out stopped: its unrun tests must not read as passes.
+      cases.push(errorCase('Bail out!', bail[1] || 'the TAP stream bailed out', []));
+      done = true;
+      return;
+    }
+    const sub = c === HASH ? SUBTEST.exec(text) : null;
+    if (sub) {
+      flush();
+      announced.length = indent / 4;
+      announced[indent / 4] = sub[1].trim();
+      spans[indent / 2] = -1;
+      return;
+    }
+    const plan = c === 0x31 ? PLAN.exec(text) : null;
+    if (plan) {
+      plans.set(indent, Number(plan[2]));
+      return;
+    }
+    const t = c === 0x6f || c === 0x6e ? TEST_LINE.exec(text) : null;
+    if (t) {
+      test(indent, !t[2]);
+      if (!open) return;
+      const d = description(t[4]);
+      name = d.name;
+      directive = d.directive;
+      if (indent >= 4) decodeNames();
+      suites = indent < 4 ? [] : announced.slice(0, Math.floor(indent / 4)).filter(Boolean);
+      suite = false;
+      failing = ok ? null : { yaml: new Map(), yamlText: [], comments: [] };
+      return;
     }
     // Comments after a failing test line are its diagnostics (Test::More, bats).
-    const comment = /^\s*#\s?(.*)$/.exec(line);
-    if (comment && current && !current.ok) current.comments.push(comment[1]);
-  }
-  flush();
-  if (inYaml) throw new CannotJudge('a diagnostic block (---) is never closed (...): the stream was cut off', { file });
-  for (const k of counted.keys()) checkPlan(plans, counted, k, file, lineNo);
-  if (!plans.has(0) && counted.size)
-    throw new CannotJudge('the TAP stream has no plan (1..N): it may have been cut off, so it is not read', { file });
-  return { file, cases };
+    const comment = /^\s*#\s?(.*)$/.exec(text);
+    if (comment && failing) failing.comments.push(comment[1]);
+  };
+
+  // One line, bytes[pos, end) without its line feed. Kept small, the rare
+  // lines read by the functions above: this one runs for every line.
+  const line = (bytes: Buffer, pos: number, end: number) => {
+    lineNo++;
+    if (bom) {
+      bom = false;
+      if (end - pos >= 3 && bytes[pos] === 0xef && bytes[pos + 1] === 0xbb && bytes[pos + 2] === 0xbf) pos += 3;
+    }
+    const lineEnd = end > pos && bytes[end - 1] === CR ? end - 1 : end;
+    if (blockNext) {
+      blockNext = false;
+      let q = pos;
+      while (q < lineEnd && bytes[q] === SPACE) q++;
+      if (lineEnd - q === 3 && at(bytes, q, end, '---')) {
+        inYaml = true;
+        yamlIndent = q - pos;
+        return;
+      }
+    }
+    let first = pos;
+    while (first < end && (bytes[first] === SPACE || bytes[first] === TAB)) first++;
+    const indent = first - pos;
+    if (inYaml) {
+      // A passing test's block says nothing but whether it was a suite: passed over undecoded.
+      if (failing) blockLine(failing, bytes, pos, first, lineEnd, indent);
+      else if (indent === yamlIndent && lineEnd - first === 3 && at(bytes, first, end, '...')) inYaml = false;
+      else if (indent === yamlIndent && at(bytes, first, end, "type: 'suite'")) suite = true;
+      return;
+    }
+    const c = first < end ? bytes[first] : -1;
+    // Only lines that start like TAP are read; a comment only after a failing test.
+    if (c === HASH) {
+      if (!at(bytes, first, end, '# Subtest:')) {
+        if (failing) tapLine(bytes, pos, lineEnd, indent, c);
+        return;
+      }
+      // The lines every test has are read from their bytes where nothing in them needs decoding
+      // (no CR, no U+2028/U+2029 that would keep the patterns from matching them).
+      if (plain(bytes, first + 10, lineEnd)) {
+        flush();
+        // The names deeper than this one are dropped (the length left as is where it is already right).
+        if (announced.length !== indent / 4 + 1) announced.length = indent / 4;
+        announced[indent / 4] = '';
+        spans[indent / 2] = first + 10;
+        spans[indent / 2 + 1] = lineEnd;
+        spanBytes = bytes;
+        return;
+      }
+    } else if (c === 0x6f /* o */) {
+      const passed =
+        failingOnly &&
+        bytes[first + 1] === 0x6b /* k */ &&
+        !word(bytes[first + 2], first + 2 < lineEnd) &&
+        plain(bytes, first + 2, lineEnd);
+      if (passed) {
+        test(indent, true);
+        return;
+      }
+    } else if (c !== 0x6e /* n */ && c !== 0x31 /* 1 */ && c !== 0x42 /* B */) return;
+    tapLine(bytes, pos, lineEnd, indent, c);
+  };
+
+  return {
+    lines(bytes, start, end) {
+      for (let pos = start; pos < end && !done; ) {
+        const lf = bytes.indexOf(LF, pos);
+        line(bytes, pos, lf);
+        pos = lf + 1;
+      }
+      decodeNames();
+      return !done;
+    },
+    finish(bytes, start, end) {
+      if (!done) line(bytes, start, end);
+      if (done) return { file, cases };
+      flush();
+      if (inYaml)
+        throw new CannotJudge('a diagnostic block (---) is never closed (...): the stream was cut off', { file });
+      for (const k of counted.keys()) checkPlan(plans, counted, k, file, lineNo);
+      if (!plans.has(0) && counted.size)
+        throw new CannotJudge('the TAP stream has no plan (1..N): it may have been cut off, so it is not read', {
+          file,
+        });
+      return { file, cases };
+    },
+  };
 }
 
 function checkPlan(
@@ -246,22 +350,29 @@ function errorCase(name: string, message: string, suites: string[]): TestCase {
   };
 }
 
-function toCase(p: Pending): TestCase | null {
-  const y = p.yaml;
+function toCase(
+  ok: boolean,
+  name: string,
+  directive: 'skip' | 'todo' | null,
+  suites: string[],
+  suite: boolean,
+  failing: Failing | null,
+): TestCase | null {
+  const y = failing?.yaml;
   // node: a suite (describe) and a parent whose subtests failed are no cases of their own; their tests are.
-  if (y.get('type') === 'suite' || y.get('failureType') === 'subtestsFailed') return null;
+  if (suite || y?.get('type') === 'suite' || y?.get('failureType') === 'subtestsFailed') return null;
   // One literal, not a spread of a shared base: spreading 50,000 cases cost more than reading the stream.
-  const status = p.directive === 'skip' ? 'skipped' : p.ok ? 'passed' : 'failed';
+  const status = directive === 'skip' ? 'skipped' : ok ? 'passed' : 'failed';
   return {
-    name: p.name,
-    classname: p.suites.join('.'),
+    name,
+    classname: suites.join('.'),
     // A SKIP ran nothing. A failing TODO test still failed: judged like a failure, as node's JUnit reporter writes it.
     status,
-    failures: status === 'failed' ? [record(p)] : [],
+    failures: status === 'failed' && failing ? [record(name, failing)] : [],
     properties: [],
     systemOut: '',
     systemErr: '',
-    suites: p.suites,
+    suites,
   };
 }
 
@@ -270,7 +381,7 @@ function toCase(p: Pending): TestCase | null {
  * operator, stack) is laid out as its JUnit reporter prints the same error,
  * so one failure has one signature whichever reporter wrote it.
  */
-function record(p: Pending): FailureRecord {
+function record(name: string, p: Failing): FailureRecord {
   const y = p.yaml;
   if (y.has('error') && y.has('failureType')) {
     const error = y.get('error')!;
@@ -294,7 +405,7 @@ function record(p: Pending): FailureRecord {
     return { tag: 'failure', type: y.get('failureType')!, message: error.replace(/\n/g, ''), text };
   }
   // node-tap and others: a message and a stack in the block, else the comments after the line.
-  const message = y.get('message') ?? p.comments.find((c) => c.trim()) ?? p.name;
+  const message = y.get('message') ?? p.comments.find((c) => c.trim()) ?? name;
   const text = [...p.yamlText, ...p.comments].join('\n');
   return { tag: 'failure', type: '', message: message.trim(), text: text || message };
 }

@@ -16,6 +16,7 @@ import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
 import { runEnv } from '../runner/env.js';
 import type { Classify } from '../zones/classify.js';
+import { unreported } from './guard/records.js';
 import { openGuard } from './guard/session.js';
 import { GUARD_SOURCES } from './guard/sources.js';
 import { mapCases, type Mapping, type Placement } from './mapping.js';
@@ -81,6 +82,7 @@ export async function runProperties(
     : null;
   let run;
   let refused: string[] = [];
+  let failures: string[] = [];
   try {
     const env = { ...(guard ? propertyRunEnv(opts.guard!.tmp, guard) : TREE_ENV), ...runEnv(config) };
     run = await runTestCommand(command, {
@@ -91,11 +93,14 @@ export async function runProperties(
       junit: guard?.junit,
     });
     // Read only now that the whole process group has ended.
-    if (guard)
+    if (guard) {
+      const said = await guard.finish();
       refused = [
         ...(run.groupGone ? [] : ['runtime guard: processes of the run outlived it and could not be ended']),
-        ...(await guard.finish()),
+        ...said.problems,
       ];
+      failures = said.failures;
+    }
   } catch (err) {
     guard?.dispose();
     throw err;
@@ -120,6 +125,9 @@ export async function runProperties(
     }
     try {
       const report = await readReport(run.junit);
+      const changed = unreported(failures, report.cases);
+      if (changed.length)
+        return { ...base, mapping: null, problem: `the runtime guard refused the run: ${changed.join('; ')}` };
       const why = disagreement(run.code, run.signal, report.cases);
       if (why) return { ...base, mapping: null, problem: `properties.command: ${why}` };
       return {

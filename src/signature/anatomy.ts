@@ -69,10 +69,10 @@ function nodeCause(text: string): Anatomy | null {
   const at = text.search(/^\s*cause: /m);
   if (at === -1) return null;
   const cause = text.slice(at).replace(/^\s*cause: /, '');
-  const first = cause.split('\n')[0];
+  const body = cause.split('\n');
+  const first = body[0];
   const h = HEADER.exec(first);
   // The message runs up to the first stack line or the inspected properties.
-  const body = cause.split('\n');
   const end = body.findIndex((l, i) => i > 0 && /^\s*(?:at |\{$|[a-zA-Z]+: )/.test(l));
   const msgLines = [h ? (h[3] ?? '') : first, ...body.slice(1, end === -1 ? body.length : end)];
   return { exc: h ? headerType(h) : '', message: msgLines.join('\n').trim(), trace: cause };

@@ -40,7 +40,7 @@ export async function run(args: string[]): Promise<number> {
   // The reports are read while git answers for the config: neither waits on the other.
   const [opts, ...reports] = await Promise.all([
     options(common),
-    ...positionals.map((file) => readReport(path.resolve(process.cwd(), file))),
+    ...positionals.map((file) => readReport(path.resolve(process.cwd(), file), { failingOnly: true })),
   ]);
   const rows: Row[] = [];
   for (const [i, report] of reports.entries()) {

@@ -22,14 +22,41 @@ export interface Frame {
 /** Frames of one trace, innermost first. */
 export function extractFrames(trace: string): Frame[] {
   const lines = trace.split('\n');
-  for (const reader of READERS) {
-    const frames = reader(lines);
+  for (const { read, needle } of READERS) {
+    if (needle !== null && !trace.includes(needle)) continue;
+    const frames = read(lines);
     if (frames.length) return frames;
   }
   return [];
 }
 
 type Reader = (lines: string[]) => Frame[];
+
+/** Answers kept per line reader: a bound on what a report of unique lines holds. */
+const LINES_KEPT = 10_000;
+
+/**
+ * A reader whose frames each sit on one line. A report's failures share
+ * most of their frames (the same helpers, the same runner), so a line is
+ * read once and its frame (or none) kept by its text; frames are never
+ * changed once read.
+ */
+function lineByLine(frame: (line: string) => Frame | null): Reader {
+  const known = new Map<string, Frame | null>();
+  return (lines) => {
+    const out: Frame[] = [];
+    for (const l of lines) {
+      let f = known.get(l);
+      if (f === undefined) {
+        f = frame(l);
+        if (known.size === LINES_KEPT) known.clear();
+        known.set(l, f);
+      }
+      if (f) out.push(f);
+    }
+    return out;
+  };
+}
 
 const slash = (p: string) => p.replace(/\\/g, '/');
 
@@ -85,27 +112,20 @@ const pytest: Reader = (lines) => {
 };
 
 // V8: `    at name (file:1:2)`, `    at file:1:2`, `at async name (...)`, `at new Name (...)`.
-const v8: Reader = (lines) => {
-  const out: Frame[] = [];
-  for (const l of lines) {
-    const m = /^\s*at (?:async )?(?:new )?(?:(.+?) \((.+?)(?::(\d+))?(?::(\d+))?\)|(.+?):(\d+)(?::(\d+))?)\s*$/.exec(l);
-    if (!m) continue;
-    if (m[1] !== undefined) out.push({ fn: jsName(m[1]), file: jsFile(m[2]), ...lineOf(m[3], m[4]) });
-    else if (/\.(?:[cm]?[jt]sx?|vue|svelte)$/.test(m[5]))
-      out.push({ fn: '<anonymous>', file: jsFile(m[5]), ...lineOf(m[6], m[7]) });
-  }
-  return out;
-};
+const v8 = lineByLine((l) => {
+  const m = /^\s*at (?:async )?(?:new )?(?:(.+?) \((.+?)(?::(\d+))?(?::(\d+))?\)|(.+?):(\d+)(?::(\d+))?)\s*$/.exec(l);
+  if (!m) return null;
+  if (m[1] !== undefined) return { fn: jsName(m[1]), file: jsFile(m[2]), ...lineOf(m[3], m[4]) };
+  if (/\.(?:[cm]?[jt]sx?|vue|svelte)$/.test(m[5]))
+    return { fn: '<anonymous>', file: jsFile(m[5]), ...lineOf(m[6], m[7]) };
+  return null;
+});
 
 // vitest: `❯ name file:L:C` or `❯ file:L:C`; innermost first.
-const vitest: Reader = (lines) => {
-  const out: Frame[] = [];
-  for (const l of lines) {
-    const m = /^\s*❯ (?:(.+?) )?(\S+?):(\d+)(?::(\d+))?\s*$/.exec(l);
-    if (m) out.push({ fn: m[1] ? jsName(m[1]) : '<anonymous>', file: jsFile(m[2]), ...lineOf(m[3], m[4]) });
-  }
-  return out;
-};
+const vitest = lineByLine((l) => {
+  const m = /^\s*❯ (?:(.+?) )?(\S+?):(\d+)(?::(\d+))?\s*$/.exec(l);
+  return m ? { fn: m[1] ? jsName(m[1]) : '<anonymous>', file: jsFile(m[2]), ...lineOf(m[3], m[4]) } : null;
+});
 
 function lineOf(n: string | undefined, col?: string): { line?: number; column?: number } {
   return n ? { line: Number(n), ...(col ? { column: Number(col) } : {}) } : {};
@@ -132,22 +152,18 @@ function jsFile(loc: string): string | null {
 }
 
 // JVM: `\tat com.acme.Bill.total(Bill.java:12)`; innermost first, `Caused by:` sections after.
-const jvm: Reader = (lines) => {
-  const out: Frame[] = [];
-  for (const l of lines) {
-    const m =
-      /^\s*at (?:[\w.$-]+\/)*([\w$.<>]+)\.([\w$<> -]+)\(([\w$-]+\.\w+(?::\d+)?|Unknown Source(?::\d+)?|Native Method|Compiled Code)\)/.exec(
-        l,
-      );
-    if (!m) continue;
-    const cls = m[1];
-    const file = /^([\w$-]+\.(?:java|kt|kts|scala|groovy|clj)):?(\d*)$/.exec(m[3]);
-    const pkg = cls.includes('.') ? cls.slice(0, cls.lastIndexOf('.')).replace(/\./g, '/') + '/' : '';
-    const simple = cls.slice(cls.lastIndexOf('.') + 1);
-    out.push({ fn: jvmName(simple, m[2]), file: file ? pkg + file[1] : null, ...lineOf(file?.[2]) });
-  }
-  return out;
-};
+const jvm = lineByLine((l) => {
+  const m =
+    /^\s*at (?:[\w.$-]+\/)*([\w$.<>]+)\.([\w$<> -]+)\(([\w$-]+\.\w+(?::\d+)?|Unknown Source(?::\d+)?|Native Method|Compiled Code)\)/.exec(
+      l,
+    );
+  if (!m) return null;
+  const cls = m[1];
+  const file = /^([\w$-]+\.(?:java|kt|kts|scala|groovy|clj)):?(\d*)$/.exec(m[3]);
+  const pkg = cls.includes('.') ? cls.slice(0, cls.lastIndexOf('.')).replace(/\./g, '/') + '/' : '';
+  const simple = cls.slice(cls.lastIndexOf('.') + 1);
+  return { fn: jvmName(simple, m[2]), file: file ? pkg + file[1] : null, ...lineOf(file?.[2]) };
+});
 
 function jvmName(cls: string, method: string): string {
   // Lambdas and anonymous classes carry counters that move when code is added.
@@ -230,14 +246,10 @@ const php: Reader = (lines) => {
 };
 
 // PHPUnit 9: path-only lines, `/src/Bill.php:28`, innermost first; PSR-4 names a file after its class.
-const phpPaths: Reader = (lines) => {
-  const out: Frame[] = [];
-  for (const l of lines) {
-    const m = /^\s*((?:[A-Za-z]:)?[^\s:]*?([\w-]+)\.php):(\d+)\s*$/.exec(l);
-    if (m) out.push({ fn: m[2], file: slash(m[1]), line: Number(m[3]), pathOnly: true });
-  }
-  return out;
-};
+const phpPaths = lineByLine((l) => {
+  const m = /^\s*((?:[A-Za-z]:)?[^\s:]*?([\w-]+)\.php):(\d+)\s*$/.exec(l);
+  return m ? { fn: m[2], file: slash(m[1]), line: Number(m[3]), pathOnly: true } : null;
+});
 
 /** The method a line of PHP source sits in, `Class::method`; null outside one. */
 export function phpMethodAt(source: string, cls: string, line: number): string | null {
@@ -254,33 +266,39 @@ function phpName(call: string): string {
 }
 
 // .NET: `   at Acme.Bill.Total(Int32 x) in /src/Bill.cs:line 12`; innermost first.
-const dotnet: Reader = (lines) => {
-  const out: Frame[] = [];
-  for (const l of lines) {
-    const m = /^\s*at ([\w.`<>$+|[\],]+?)\.([\w<>`$|]+)(?:\[[^\]]*\])?\([^)]*\)(?: in (.+?):line (\d+))?\s*$/.exec(l);
-    if (!m) continue;
-    const cls = m[1].slice(m[1].lastIndexOf('.') + 1);
-    // async state machines: <Total>d__3.MoveNext -> Total
-    const sm = /^<(\w+)>d__\d+$/.exec(cls);
-    out.push({
-      fn: sm ? sm[1] : `${cls}.${m[2]}`,
-      file: m[3] ? slash(m[3]) : null,
-      owner: m[1].replace(/\+.*$/, ''),
-      ...lineOf(m[4]),
-    });
-  }
-  return out;
-};
+const dotnet = lineByLine((l) => {
+  const m = /^\s*at ([\w.`<>$+|[\],]+?)\.([\w<>`$|]+)(?:\[[^\]]*\])?\([^)]*\)(?: in (.+?):line (\d+))?\s*$/.exec(l);
+  if (!m) return null;
+  const cls = m[1].slice(m[1].lastIndexOf('.') + 1);
+  // async state machines: <Total>d__3.MoveNext -> Total
+  const sm = /^<(\w+)>d__\d+$/.exec(cls);
+  return {
+    fn: sm ? sm[1] : `${cls}.${m[2]}`,
+    file: m[3] ? slash(m[3]) : null,
+    owner: m[1].replace(/\+.*$/, ''),
+    ...lineOf(m[4]),
+  };
+});
 
 // Ruby: `/app/models/bill.rb:12:in 'Bill#total'` (or a backquote); innermost first.
-const ruby: Reader = (lines) => {
-  const out: Frame[] = [];
-  for (const l of lines) {
-    const m = /^\s*(?:#\s*)?(\S+?\.rb):\d+:in [`']([^']+)'/.exec(l);
-    if (m) out.push({ fn: m[2].replace(/^(?:block|rescue|ensure) (?:\(\d+ levels\) )?in /, ''), file: slash(m[1]) });
-  }
-  return out;
-};
+const ruby = lineByLine((l) => {
+  const m = /^\s*(?:#\s*)?(\S+?\.rb):\d+:in [`']([^']+)'/.exec(l);
+  return m ? { fn: m[2].replace(/^(?:block|rescue|ensure) (?:\(\d+ levels\) )?in /, ''), file: slash(m[1]) } : null;
+});
 
-// Most specific shapes first: each trace is one runtime's.
-const READERS: Reader[] = [pythonNative, jvm, dotnet, v8, vitest, go, rust, php, phpPaths, ruby, pytest];
+// Most specific shapes first: each trace is one runtime's. Each with the
+// text every frame of its shape holds: a trace without it is not read line
+// by line for frames it cannot have.
+const READERS: { read: Reader; needle: string | null }[] = [
+  { read: pythonNative, needle: 'File "' },
+  { read: jvm, needle: 'at ' },
+  { read: dotnet, needle: 'at ' },
+  { read: v8, needle: 'at ' },
+  { read: vitest, needle: '❯ ' },
+  { read: go, needle: '.go:' },
+  { read: rust, needle: null },
+  { read: php, needle: '.php(' },
+  { read: phpPaths, needle: '.php:' },
+  { read: ruby, needle: '.rb:' },
+  { read: pytest, needle: null },
+];

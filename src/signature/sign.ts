@@ -221,14 +221,18 @@ function sameNamespace(f: Frame, classname: string): boolean {
 }
 
 // Each project matcher's answers by frame: a report's failures share most of their frames' files.
-const answers = new WeakMap<(path: string) => boolean, Map<string, boolean>>();
+// Kept by the way a path is judged (byNamespace and homePrefix), then by the path itself, never joined into
+// a new key: a frame read once (frames.ts) brings the same path string, whose hash is then known.
+const answers = new WeakMap<(path: string) => boolean, Map<string, Map<string, boolean>>>();
 
 function isProject(file: string, project: (path: string) => boolean, homePrefix: string, byNamespace = false): boolean {
-  let known = answers.get(project);
-  if (!known) answers.set(project, (known = new Map()));
-  const key = `${byNamespace ? 'n' : '-'}${homePrefix}\0${file}`;
-  let answer = known.get(key);
-  if (answer === undefined) known.set(key, (answer = projectFile(file, project, homePrefix, byNamespace)));
+  let byWay = answers.get(project);
+  if (!byWay) answers.set(project, (byWay = new Map()));
+  const way = `${byNamespace ? 'n' : '-'}${homePrefix}`;
+  let known = byWay.get(way);
+  if (!known) byWay.set(way, (known = new Map()));
+  let answer = known.get(file);
+  if (answer === undefined) known.set(file, (answer = projectFile(file, project, homePrefix, byNamespace)));
   return answer;
 }
 

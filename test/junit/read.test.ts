@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseReport } from '../../src/junit/parse.js';
-import { readReport } from '../../src/junit/read.js';
+import { spawn, spawnSync } from 'node:child_process';
+import { CHUNK, readReport } from '../../src/junit/read.js';
 import { CannotJudge } from '../../src/common/errors.js';
 import { corpus, CORPUS_MISSING, isCorrupt } from './corpus.js';
 import { skip } from '../helpers/skip.js';
@@ -213,6 +214,39 @@ test('read whole or refused: a test case or failure the reader would skip is ref
     'r.xml',
   );
   assert.is(r.cases.length, 1);
+});
+
+test('a report larger than a chunk reads as parsed whole, from a file and from a pipe', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pw-junit-'));
+  try {
+    const cases = Array.from({ length: 30_000 }, (_, i) =>
+      i % 1000
+        ? `<testcase name="t${i}"/>`
+        : `<testcase name="t${i}"><failure message="m${i}">trace</failure></testcase>`,
+    );
+    const xml = Buffer.from(`<testsuite name="s">${cases.join('\n')}${' '.repeat(CHUNK)}</testsuite>`);
+    const n = CHUNK / 10;
+    const tests = Array.from({ length: n }, (_, i) => `${i % 1000 ? 'ok' : 'not ok'} ${i + 1} - t${i}\n# output\n`);
+    const tap = Buffer.from(`TAP version 13\n${tests.join('')}1..${n}\n`);
+    for (const [name, bytes] of [
+      ['r.xml', xml],
+      ['r.tap', tap],
+    ] as const) {
+      assert.ok(bytes.length > CHUNK);
+      const file = path.join(dir, name);
+      writeFileSync(file, bytes);
+      const whole = parseReport(bytes, file);
+      assert.equal(await readReport(file), whole);
+      // A pipe has no size: read to its end all the same.
+      const fifo = path.join(dir, `${name}.fifo`);
+      assert.is(spawnSync('mkfifo', [fifo]).status, 0);
+      const writer = spawn('sh', ['-c', 'cat "$0" > "$1"', file, fifo]);
+      assert.equal((await readReport(fifo)).cases, whole.cases);
+      await new Promise((done) => writer.on('close', done));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();

@@ -1,11 +1,13 @@
 // TAP read from a reporter's file: node's tap reporter, bats and a Test::More
 // stream (what prove reads), each from a real run; the same failures give the
 // same signatures from TAP as from JUnit; a stream cut short is refused.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseReport } from '../../src/junit/parse.js';
+import { CHUNK, readReport } from '../../src/junit/read.js';
 import { cleanup, sh, tempRepo } from '../helpers/repo.js';
 import { testUnless } from '../helpers/skip.js';
 
@@ -211,6 +213,104 @@ test('a stream is read from its bytes: a BOM, CRLF line ends and UTF-8 names and
       ],
     );
     assert.is(r.cases[1].failures[0].message, 'expected 「a」');
+  }
+});
+
+test('a file is read chunk by chunk as if whole: lines, characters and CRLF split between chunks, a line longer than one', async () => {
+  // A failing test whose block straddles each chunk boundary, a multi-byte name cut at the first, a CR and its LF at the second.
+  const failing = (n: number, name: string, indent = '') =>
+    [
+      `# Subtest: ${name}`,
+      `not ok ${n} - ${name}`,
+      '  ---',
+      "  failureType: 'testCodeFailure'",
+      `  error: 'bad ${n}'`,
+      "  code: 'ERR_TEST_FAILURE'",
+      '  stack: |-',
+      `    total (file:///w/src/bill${n}.js:3:9)`,
+      '  ...',
+    ]
+      .map((l) => indent + l)
+      .join('\r\n') + '\r\n';
+  const parts: string[] = ['TAP version 13\r\n'];
+  let size = parts[0].length;
+  let n = 0;
+  const push = (text: string) => {
+    parts.push(text);
+    size += Buffer.byteLength(text);
+  };
+  // Passing tests and comments up to byte `end`, exactly.
+  const fillTo = (end: number) => {
+    while (size < end - 400) push(`ok ${++n} - case ${n}\r\n# ${'x'.repeat(60)}\r\n`);
+    push(`# ${'y'.repeat(end - size - 4)}\r\n`);
+  };
+  // The first boundary cuts the `✓` (3 bytes) of "Größe ✓" after its first byte: a subtest whose test fails.
+  fillTo(CHUNK - 1 - Buffer.byteLength('# Subtest: Größe '));
+  push('# Subtest: Größe ✓\r\n');
+  push(`${failing(1, 'inner', '    ')}    1..1\r\n`);
+  push(`not ok ${++n} - Größe ✓\r\n  ---\r\n  failureType: 'subtestsFailed'\r\n  ...\r\n`);
+  // The second falls between the CR and the LF of a test line.
+  const next = `not ok ${n + 1} - over the edge`;
+  fillTo(2 * CHUNK - 1 - Buffer.byteLength(`# Subtest: over the edge\r\n${next}`));
+  push(failing(++n, 'over the edge'));
+  // A line longer than a chunk (a test's output), then a failure after it.
+  push(`ok ${++n} - talkative\r\n# ${'z'.repeat(CHUNK + 100)}\r\n`);
+  push(failing(++n, 'after the long line'));
+  push(`1..${n}\r\n`);
+  const text = parts.join('');
+  const bytes = Buffer.from(text, 'utf8');
+  assert.equal([bytes[CHUNK - 1], bytes[2 * CHUNK - 1], bytes[2 * CHUNK]], [0xe2, 13, 10]);
+  const dir = mkdtempSync(path.join(tmpdir(), 'pw-tap-'));
+  try {
+    const file = path.join(dir, 'r.tap');
+    writeFileSync(file, bytes);
+    const whole = parseReport(bytes, file);
+    assert.equal(await readReport(file), whole);
+    assert.equal(
+      whole.cases.filter((c) => c.status === 'failed').map((c) => [c.name, c.suites]),
+      [
+        ['inner', ['Größe ✓']],
+        ['over the edge', []],
+        ['after the long line', []],
+      ],
+    );
+    // Signing reads the failing cases alone: the same ones, and nothing else.
+    assert.equal(
+      (await readReport(file, { failingOnly: true })).cases,
+      whole.cases.filter((c) => c.status === 'failed'),
+    );
+    // XML past the first chunk is read whole too.
+    const cases = Array.from({ length: 12_000 }, (_, i) =>
+      i % 1000
+        ? `<testcase name="t${i}"/>`
+        : `<testcase name="t${i}"><failure message="m${i}">trace ${'z'.repeat(90)}</failure></testcase>`,
+    );
+    const xml = Buffer.from(`<testsuite name="s">${cases.join('\n')}${' '.repeat(CHUNK)}</testsuite>`);
+    writeFileSync(path.join(dir, 'r.xml'), xml);
+    const all = parseReport(xml, 'r.xml');
+    assert.is((await readReport(path.join(dir, 'r.xml'))).cases.length, 12_000);
+    assert.equal(
+      (await readReport(path.join(dir, 'r.xml'), { failingOnly: true })).cases.map((c) => c.name),
+      all.cases.filter((c) => c.status === 'failed').map((c) => c.name),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a stream refused in its first chunk is refused, the file closed', async () => {
+  // A subtest whose plan its tests do not meet, then more than a chunk of passing tests.
+  const text = `TAP version 13\n# Subtest: s\n    ok 1 - a\n    1..2\nok 1 - s\n${'ok 2 - more\n'.repeat(CHUNK / 12 + 1000)}1..2\n`;
+  const dir = mkdtempSync(path.join(tmpdir(), 'pw-tap-'));
+  try {
+    const file = path.join(dir, 'r.tap');
+    writeFileSync(file, text);
+    await readReport(file).then(
+      () => assert.unreachable('should refuse'),
+      (err: Error) => assert.match(err.message, /the plan says 1\.\.2 but 1 test line follows in a subtest/),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

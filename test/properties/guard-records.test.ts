@@ -1,7 +1,8 @@
 // The runtime guards' records, judged: what refuses a run besides a finding.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { guardProblems } from '../../src/properties/guard/records.js';
+import { guardFailures, guardProblems, unreported } from '../../src/properties/guard/records.js';
+import type { TestCase } from '../../src/junit/types.js';
 
 const rec = (r: object) => JSON.stringify(r);
 
@@ -37,6 +38,38 @@ test('an interpreter without its final record, a stray line, a channel still ope
   assert.match(problems[0], /carried a line that is not one of its records \("final 7"\)/);
   assert.match(problems[1], /the python process 7 ended without the guard's final record/);
   assert.match(problems[2], /channel was still held open/);
+});
+
+const tc = (name: string, status: TestCase['status']): TestCase => ({
+  name,
+  classname: 'test',
+  status,
+  failures: [],
+  properties: [],
+  systemOut: '',
+  systemErr: '',
+  suites: [],
+});
+
+test('failures the guard saw are no problem of the records, and must each show failed in the report', () => {
+  const lines = [
+    rec({ t: 'start', pid: 7, rt: 'node' }),
+    rec({ t: 'failed', pid: 7, name: 'a' }),
+    rec({ t: 'failed', pid: 7, name: 'a' }),
+    rec({ t: 'failed', pid: 7, name: 'b' }),
+    rec({ t: 'final', pid: 7 }),
+  ];
+  assert.equal(guardProblems(lines, true), []);
+  const failures = guardFailures(lines);
+  assert.equal(failures, ['a', 'a', 'b']);
+  assert.equal(unreported(failures, [tc('a', 'failed'), tc('a', 'error'), tc('b', 'failed'), tc('c', 'passed')]), []);
+  const changed = unreported(failures, [tc('a', 'failed'), tc('a', 'passed'), tc('b', 'skipped')]);
+  assert.equal(changed.length, 2);
+  assert.match(changed[0]!, /sent "a" as failed, and the report does not show it failed/);
+  assert.match(changed[1]!, /sent "b" as failed/);
+  assert.equal(unreported(['gone'], []).length, 1);
+  // As a reporter spells it: line breaks dropped, the suites' names added.
+  assert.equal(unreported(['two\nlines', 'c'], [tc('twolines', 'failed'), tc('suite > c', 'failed')]), []);
 });
 
 test.run();

@@ -3,14 +3,16 @@
 // project code. It keeps production code from ending the process, killing,
 // aborting or loading bindings (process.exit, reallyExit, kill, abort,
 // binding, _linkedBinding), from starting processes, from touching the test
-// report or the guard's folder, and from replacing node:assert or a worker's
-// IPC to its pool, and keeps
-// globalThis.process, those methods and the test frameworks' globals and
-// exports (node:test, mocha, jest, vitest) from being rebound, inside the vm
-// contexts jest runs tests in too; vitest's vm pools are refused. Each
-// refusal is a record on the run's channel and an error thrown at the call;
-// the last record says the process ended through the guard (or was ended by
-// its pool).
+// report or the guard's folder, from replacing node:assert, and from
+// rewriting the results a worker sends its pool (its IPC, v8's serializer,
+// the channel's pipe) or jest-circus's state; it keeps globalThis.process,
+// those methods and the test frameworks' globals and exports (node:test,
+// mocha, jest, vitest) from being rebound, inside the vm contexts jest runs
+// tests in too; vitest's vm pools are refused. Each refusal is a record on
+// the run's channel and an error thrown at the call; under node --test each
+// failure a test file's process sends is a record too, which the report
+// must agree with; the last record says the process ended through the guard
+// (or was ended by its pool).
 'use strict';
 (() => {
   const fs = require('node:fs');
@@ -26,7 +28,8 @@
   const id = threadId ? `${process.pid}.${threadId}` : String(process.pid);
   const send = (rec, pid = id) => {
     try {
-      writeSync(fd, stringify({ ...rec, pid }) + '\n');
+      // No prototype: an Object.prototype.toJSON cannot rewrite a record.
+      writeSync(fd, stringify({ __proto__: null, ...rec, pid }) + '\n');
     } catch {
       /* the channel is gone: no final record, the run fails closed */
     }
@@ -75,6 +78,7 @@
   const report = cfg.report;
   const guardFile = __filename;
   const capture = Error.captureStackTrace;
+  const apply = Reflect.apply;
   const kinds = new Map();
 
   // 'internal' Node itself, 'framework' node's test runner, 'lib' an
@@ -375,7 +379,10 @@
   function lockContext(ctx, file) {
     if (kind(file) !== 'patch') return;
     let state = locked.get(ctx);
-    if (!state) locked.set(ctx, (state = { g: vm.runInContext('globalThis', ctx), done: new Set() }));
+    if (!state) {
+      locked.set(ctx, (state = { g: vm.runInContext('globalThis', ctx), done: new Set() }));
+      lockCircus(state.g);
+    }
     const { g, done } = state;
     for (const name of ['process', ...FRAMEWORK_GLOBALS]) {
       if (done.has(name)) continue;
@@ -390,6 +397,154 @@
       done.add(name);
     }
   }
+
+  // jest-circus keeps what decides each result on the test context's global:
+  // the list of event handlers it calls with every event (a handler added
+  // there can clear a failed test's errors), its state (every test, the
+  // running one, their errors), and expect's matchers. Before the first file
+  // of production code is compiled in a context (jest and the base's setup
+  // files have set them up by then), the list gets the guard's own handler
+  // and is frozen, and the globals holding the list, the state and the
+  // matchers become read-only, as do the matchers defined by then. The
+  // guard's handler makes each test's errors append-only as it starts, and
+  // its `failing` flag the runner's to set; once collection ends it freezes
+  // every describe block's children, after checking none was removed. (A
+  // status or mode changed makes a test skipped at most: the revert check
+  // refuses a case skipped on head only.)
+  const define = Object.defineProperty;
+  const { ownKeys, set: reflectSet, defineProperty: reflectDefine } = Reflect;
+  const freeze = Object.freeze;
+  const { isProxy } = require('node:util').types;
+  const readOnly = (o, key) => {
+    const d = Object.getOwnPropertyDescriptor(o, key);
+    if (d && 'value' in d)
+      define(o, key, { value: d.value, writable: false, configurable: false, enumerable: d.enumerable });
+  };
+  const CIRCUS = '(jest-circus state)';
+  function lockCircus(g) {
+    const HANDLERS = Symbol.for('EVENT_HANDLERS');
+    const handlers = g[HANDLERS];
+    const STATE = Object.getOwnPropertySymbols(g).find((s) => s.description === 'JEST_STATE_SYMBOL');
+    if (!Array.isArray(handlers) || !STATE) return;
+    const state = g[STATE];
+    const CtxArray = g.Array;
+    let tests = count(state.rootDescribeBlock);
+    handlers.push((event, st) => {
+      if (event.name === 'add_test') tests++;
+      else if (event.name === 'test_start') lockTest(event.test, CtxArray);
+      else if (event.name === 'run_start') {
+        const now = count(st.rootDescribeBlock);
+        if (now < tests)
+          refuse('jest test removed', `${tests - now} of ${tests} tests gone from their describe blocks`, {
+            file: CIRCUS,
+            line: 0,
+          });
+        lockChildren(st.rootDescribeBlock);
+      }
+    });
+    // Production code first loaded from inside a test (a require in its
+    // body): the tests are collected and one is running.
+    if (state.hasStarted) {
+      lockChildren(state.rootDescribeBlock);
+      if (state.currentlyRunningTest) lockTest(state.currentlyRunningTest, CtxArray);
+    }
+    freeze(handlers);
+    readOnly(g, HANDLERS);
+    readOnly(g, STATE);
+    const MATCHERS = Symbol.for('$$jest-matchers-object');
+    const jm = g[MATCHERS];
+    if (jm && typeof jm === 'object' && jm.matchers) {
+      readOnly(jm, 'matchers');
+      for (const name of ownKeys(jm.matchers)) readOnly(jm.matchers, name);
+    }
+  }
+  // Walked by index: the context's array iterator is production code's to replace.
+  function children(block) {
+    const ch = block?.children;
+    if (ch === undefined) return [];
+    if (!Array.isArray(ch) || isProxy(ch))
+      refuse('jest test tree replaced', "a describe block's children are not jest's array", { file: CIRCUS, line: 0 });
+    return ch;
+  }
+  function count(block) {
+    const ch = children(block);
+    let n = 0;
+    for (let i = 0; i < ch.length; i++) n += ch[i].type === 'test' ? 1 : count(ch[i]);
+    return n;
+  }
+  function lockChildren(block) {
+    const ch = children(block);
+    for (let i = 0; i < ch.length; i++) if (ch[i].type !== 'test') lockChildren(ch[i]);
+    freeze(ch);
+    readOnly(block, 'children');
+  }
+  // A result field is the runner's to set: refused when production code asks,
+  // or is anywhere on the stack (calling one of jest's handlers itself), or
+  // nobody's code is (a callback Node runs). One walk of the stack.
+  function byRunner(event, name) {
+    const cs = sites();
+    if (!cs) refuse(event, `${name} = …`, { file: '(stack unreadable: Error.prepareStackTrace is held)', line: 0 });
+    let runner = false;
+    for (const c of cs) {
+      const file = c.getFileName();
+      let k = kind(file);
+      if (c.isEval() && k !== 'lib' && k !== 'base' && k !== 'framework') k = 'patch';
+      if (k === 'patch')
+        refuse(event, runner ? `${name} = … through the runner's own code` : `${name} = …`, {
+          file: show(file),
+          line: c.getLineNumber() ?? 0,
+        });
+      if (k !== 'internal' && k !== 'guard') runner = true;
+    }
+    if (!runner) refuse(event, `${name} = …`, { file: '(no caller: a callback Node itself runs)', line: 0 });
+  }
+  const isIndex = (k) => typeof k === 'string' && /^(0|[1-9]\d*)$/.test(k);
+  // An array production code can only append to. Replaced (jest maps a test's
+  // errors to formatted ones as it ends, and clears them to retry it), it is
+  // the runner that replaces it.
+  function lockTest(test, CtxArray) {
+    const changed = (what) => refuse('jest test errors changed', `${what} on the running test's errors`, actor());
+    const appendOnly = (from) => {
+      const target = new CtxArray();
+      for (let i = 0; i < from.length; i++)
+        define(target, i, { value: from[i], writable: true, enumerable: true, configurable: true });
+      return new Proxy(target, {
+        set(t, k, v) {
+          if (isIndex(k) ? Number(k) < t.length : k !== 'length' || v < t.length) changed(`${String(k)} = …`);
+          return reflectSet(t, k, v);
+        },
+        defineProperty(t, k, d) {
+          if (!isIndex(k) || Number(k) < t.length || !('value' in d)) changed(`defineProperty(${String(k)})`);
+          return reflectDefine(t, k, d);
+        },
+        deleteProperty: (_, k) => changed(`delete ${String(k)}`),
+        setPrototypeOf: () => changed('setPrototypeOf'),
+        preventExtensions: () => changed('preventExtensions'),
+      });
+    };
+    let errors = appendOnly(Array.isArray(test.errors) ? test.errors : []);
+    define(test, 'errors', {
+      get: () => errors,
+      set(value) {
+        byRunner('jest test errors replaced', 'errors');
+        errors = appendOnly(Array.isArray(value) ? value : []);
+      },
+      enumerable: true,
+      configurable: false,
+    });
+    // Whether a failure is the one expected (`test.failing`), which passes.
+    let failing = test.failing;
+    define(test, 'failing', {
+      get: () => failing,
+      set(v) {
+        byRunner('jest test failing replaced', 'failing');
+        failing = v;
+      },
+      enumerable: true,
+      configurable: false,
+    });
+  }
+
   const realCompile = vm.compileFunction;
   vm.compileFunction = function compileFunction(...args) {
     const options = args[2];
@@ -418,6 +573,45 @@
     return Reflect.apply(realCreateContext, this, args);
   };
   Object.freeze(require('node:test'));
+
+  // A test file's process sends its results to the runner v8-serialized
+  // (node's IPC for vitest's and jest's workers, node --test's per-file child
+  // over its stdout): the serializer classes and node:v8's exports are frozen,
+  // so production code cannot rewrite a result inside them.
+  const v8 = require('node:v8');
+  // node --test's child serializes each result in order, children before their
+  // parent; the guard sends each failure of a test without subtests (a
+  // testcase in the report) on its channel as it is serialized, and the run is
+  // refused unless the report shows it failed: whatever the bytes meet on
+  // their way to the runner (stdout, streams, a descriptor, the exit code),
+  // the report must agree with what the guard saw.
+  if (process.env.NODE_TEST_CONTEXT === 'child-v8') {
+    const writeValue = v8.Serializer.prototype.writeValue;
+    const parents = [];
+    const seen = (item) => {
+      const data = item.data;
+      if (item.type !== 'test:pass' && item.type !== 'test:fail') return;
+      const n = data.nesting;
+      const leaf = parents[n] !== true;
+      parents[n] = false;
+      if (n > 0) parents[n - 1] = true;
+      if (item.type === 'test:fail' && leaf && data.skip === undefined && data.todo === undefined)
+        send({ t: 'failed', name: String(data.name) });
+    };
+    v8.Serializer.prototype.writeValue = {
+      writeValue(value) {
+        try {
+          if (value !== null && typeof value === 'object') seen(value);
+        } catch {
+          /* not a test event */
+        }
+        return apply(writeValue, this, [value]);
+      },
+    }.writeValue;
+  }
+  for (const C of [v8.Serializer, v8.Deserializer, v8.DefaultSerializer, v8.DefaultDeserializer])
+    Object.freeze(C.prototype);
+  Object.freeze(v8);
   // node:assert is what node:test and mocha properties assert with: an
   // assert.ok replaced from production code passes every case.
   const never = () => false;
@@ -440,12 +634,123 @@
     guarded(childProcess, name, `child_process.${name}`, always);
   guarded(childProcess.ChildProcess.prototype, 'spawn', 'child_process.spawn', always);
 
+  // A value as JSON.stringify reads it, copied into objects and arrays with no
+  // prototype: a Buffer as its own toJSON makes it (read byte by byte), a
+  // Date as its ISO string; a toJSON on the value itself or on a class of
+  // the runner's is called as JSON would, one on a built-in prototype (Node
+  // defines none there but Buffer's and Date's) is not. Built only of what
+  // the guard took before project code loaded: production code may have
+  // replaced any prototype's method since.
+  const BUILTIN = new Set(
+    [Object, Array, Function, Error, Map, Set, RegExp, Promise, Number, String, Boolean, ArrayBuffer, DataView, Date]
+      .map((C) => C.prototype)
+      .concat(Object.getPrototypeOf(Uint8Array.prototype), Uint8Array.prototype, Buffer.prototype),
+  );
+  const builtin = (o) => apply(Set.prototype.has, BUILTIN, [o]);
+  const { getPrototypeOf, keys, setPrototypeOf, getOwnPropertyDescriptor } = Object;
+  const isArray = Array.isArray;
+  const { isDate, isUint8Array } = require('node:util').types;
+  const byteLength = getOwnPropertyDescriptor(getPrototypeOf(Uint8Array.prototype), 'length').get;
+  const { getTime, toISOString } = Date.prototype;
+  const BufferProto = Buffer.prototype;
+  // An array with no prototype: set by index, it meets no setter.
+  const list = () => setPrototypeOf([], null);
+  function toJSONOf(v) {
+    for (let o = v; o !== null; o = getPrototypeOf(o)) {
+      const d = getOwnPropertyDescriptor(o, 'toJSON');
+      if (!d) continue;
+      if (o !== v && builtin(o)) return undefined;
+      return 'value' in d ? d.value : d.get ? apply(d.get, v, []) : undefined;
+    }
+    return undefined;
+  }
+  function plainData(v, stack) {
+    if (v === null || typeof v !== 'object') return v;
+    for (let i = 0; i < stack.length; i++) if (stack[i] === v) return v;
+    if (isUint8Array(v) && getPrototypeOf(v) === BufferProto) {
+      const n = apply(byteLength, v, []);
+      const data = list();
+      for (let i = 0; i < n; i++) data[i] = v[i];
+      const out = { __proto__: null, type: 'Buffer' };
+      out.data = data;
+      return out;
+    }
+    if (isDate(v)) {
+      const t = apply(getTime, v, []);
+      return t - t === 0 ? apply(toISOString, v, []) : null;
+    }
+    const toJSON = toJSONOf(v);
+    if (typeof toJSON === 'function') return plainData(apply(toJSON, v, ['']), stack);
+    stack[stack.length] = v;
+    let out;
+    if (isArray(v)) {
+      out = list();
+      for (let i = 0; i < v.length; i++) {
+        const x = v[i];
+        out[i] = x === undefined || typeof x === 'function' || typeof x === 'symbol' ? null : plainData(x, stack);
+      }
+    } else {
+      out = { __proto__: null };
+      const ks = keys(v);
+      for (let i = 0; i < ks.length; i++) {
+        const x = v[ks[i]];
+        if (x !== undefined && typeof x !== 'function' && typeof x !== 'symbol') out[ks[i]] = plainData(x, stack);
+      }
+    }
+    stack.length--;
+    return out;
+  }
+
   // A worker's results reach its pool over IPC (process.send, a
   // MessagePort): production code may not wrap it, nor send on a worker
   // process's channel. (Node posts a worker thread's console output through
   // a MessagePort on the caller's stack, so posting stays allowed.)
   const fromPatch = (_, who) => who().kind === 'patch';
-  for (const name of ['send', '_send']) guarded(process, name, `process.${name}`, fromPatch);
+  // Below process.send, Node writes each message through the channel's pipe
+  // handle, which hangs on process under a symbol: its write methods are
+  // fixed and the property made read-only. On a JSON channel (vitest's
+  // tinypool, mocha's workerpool; jest-worker's is v8-serialized)
+  // JSON.stringify would call every toJSON it finds on the message's way, on
+  // prototypes production code can reach (Buffer's, Object's, Array's): the
+  // message is handed to Node as a copy of plain data instead, with no
+  // prototype, so that what the runner sends is what arrives.
+  const handleKey = Object.getOwnPropertySymbols(process).find((s) => s.description === 'kChannelHandle');
+  const channel = handleKey ? process[handleKey] : null;
+  let json = false;
+  if (channel && typeof channel === 'object') {
+    readOnly(process, handleKey);
+    // Its write methods, fixed on the handle and its prototypes up to the one
+    // that holds each (Node assigns other methods, such as onread, on each
+    // handle it makes, so the prototypes are not frozen whole).
+    const WRITES = [
+      'writev',
+      'writeBuffer',
+      'writeUtf8String',
+      'writeLatin1String',
+      'writeAsciiString',
+      'writeUcs2String',
+    ];
+    for (const name of WRITES) {
+      const fn = channel[name];
+      if (typeof fn !== 'function') continue;
+      for (let p = channel; p !== null; p = Object.getPrototypeOf(p)) {
+        const owns = Object.hasOwn(p, name);
+        define(p, name, { value: fn, writable: false, configurable: false, enumerable: false });
+        if (owns) break;
+      }
+    }
+    json = Object.getOwnPropertySymbols(channel).some((s) => s.description === 'kJSONBuffer');
+  }
+  const sendJudge = json
+    ? (args, who) => {
+        if (fromPatch(args, who)) return true;
+        // The message the runner sends, as JSON would read it (the call's own argument list).
+        args[0] = plainData(args[0], list());
+        return false;
+      }
+    : fromPatch;
+  guarded(process, 'send', 'process.send', fromPatch);
+  guarded(process, '_send', 'process._send', sendJudge);
   const { MessagePort } = require('node:worker_threads');
   guarded(MessagePort.prototype, 'postMessage', 'MessagePort.postMessage', never);
 

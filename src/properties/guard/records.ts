@@ -1,23 +1,29 @@
 // What the runtime guards said about one run, judged. Every guarded
 // interpreter opens with a `start` record and ends with a `final` one; a
 // `finding` names an event, the file and line of the production code behind
-// it. A run passes only with no finding, every started interpreter's final
-// record, and a channel that ended cleanly. Pure: lines in, problems out.
+// it; a `failed` record names a test the guard saw fail as its process sent
+// the result on. A run passes only with no finding, every started
+// interpreter's final record, a channel that ended cleanly, and a report that
+// shows every failure the guard saw. Pure: lines and cases in, problems out.
+import type { TestCase } from '../../junit/types.js';
 
 interface GuardRecord {
-  t: 'start' | 'final' | 'finding';
+  t: 'start' | 'final' | 'finding' | 'failed';
   pid: string | number;
   rt?: string;
   event?: string;
   detail?: string;
   file?: string;
   line?: number;
+  name?: string;
 }
 
 function parse(line: string): GuardRecord | null {
   try {
     const r = JSON.parse(line) as GuardRecord;
-    return r && typeof r === 'object' && ['start', 'final', 'finding'].includes(r.t) && r.pid !== undefined ? r : null;
+    return r && typeof r === 'object' && ['start', 'final', 'finding', 'failed'].includes(r.t) && r.pid !== undefined
+      ? r
+      : null;
   } catch {
     return null;
   }
@@ -40,6 +46,7 @@ export function guardProblems(lines: string[], ended: boolean): string[] {
     const pid = String(r.pid);
     if (r.t === 'start') started.set(pid, r.rt ?? 'guarded');
     else if (r.t === 'final') finished.add(pid);
+    else if (r.t === 'failed') continue;
     else {
       const at = r.file ? ` at ${r.file}${r.line ? `:${r.line}` : ''}` : '';
       const text = `runtime guard: ${r.event ?? 'event'}${at}: ${r.detail ?? ''}`;
@@ -58,4 +65,37 @@ export function guardProblems(lines: string[], ended: boolean): string[] {
       `runtime guard: the guard's channel was still held open after the command's process group had ended (a process that left the group holds it)`,
     );
   return problems;
+}
+
+/** The names of the tests the guard saw fail, once for each failure. */
+export function guardFailures(lines: string[]): string[] {
+  return lines.flatMap((line) => {
+    const r = parse(line);
+    return r?.t === 'failed' && typeof r.name === 'string' ? [r.name] : [];
+  });
+}
+
+/** A name as a report may spell it: reporters drop or escape line breaks and other white space. */
+const canon = (name: string) => name.replace(/[\s\\]/g, '');
+
+/**
+ * Failures the guard saw that the report does not show: for each name, the
+ * report must hold at least as many failed cases whose name holds it (a
+ * reporter may add the suites' names) as the guard saw fail; a pass, a skip
+ * or no case at all is a result changed on its way.
+ */
+export function unreported(failures: string[], cases: TestCase[]): string[] {
+  const failed = cases.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => canon(c.name));
+  const exact = new Map<string, number>();
+  for (const f of failed) exact.set(f, (exact.get(f) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  for (const name of failures) seen.set(name, (seen.get(name) ?? 0) + 1);
+  // The same name is the common case; a name held in a longer one is looked for only past it.
+  const shown = (name: string) => exact.get(canon(name)) ?? 0;
+  return [...seen]
+    .filter(([name, n]) => shown(name) < n && failed.filter((f) => f.includes(canon(name))).length < n)
+    .map(
+      ([name]) =>
+        `runtime guard: results changed on their way to the report: a test file's process sent ${JSON.stringify(name)} as failed, and the report does not show it failed`,
+    );
 }

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openChannel } from './channel.js';
-import { guardProblems } from './records.js';
+import { guardFailures, guardProblems } from './records.js';
 
 /** The guards' own sources (sources.ts: bundled as text). */
 export interface GuardSources {
@@ -50,8 +50,12 @@ export interface GuardSession {
   nodePreload: string;
   /** Where the command writes its report. */
   junit: string;
-  /** After the command's process group has ended: why the guards refuse the run (empty: it stands). */
-  finish(): Promise<string[]>;
+  /**
+   * After the command's process group has ended: why the guards refuse the
+   * run (empty: it stands), and the tests they saw fail, which the report must
+   * show failed.
+   */
+  finish(): Promise<{ problems: string[]; failures: string[] }>;
   dispose(): void;
 }
 
@@ -89,7 +93,7 @@ export function openGuard(setup: GuardSetup, sources: GuardSources): GuardSessio
       dispose,
       finish: async () => {
         const { lines, ended } = await channel.drain(DRAIN_MS);
-        return guardProblems(lines, ended);
+        return { problems: guardProblems(lines, ended), failures: guardFailures(lines) };
       },
     };
   } catch (err) {
