@@ -78,13 +78,17 @@ await build({
   banner: { js: '#!/usr/bin/env node' },
   plugins: [lazyEntries, guardSources],
 });
-// The fixtures command shares no chunk with the others: node loads each chunk
-// as a module of its own, and `fixtures verify --worktree` is measured against
-// a single `openssl dgst`, start-up included.
-const { 'lazy/fixtures-command': fixtures, ...others } = lazy;
+// The fixtures and signatures commands share no chunk with the others: node
+// loads each chunk as a module of its own, and both are measured start-up
+// included, `fixtures verify --worktree` against a single `openssl dgst`,
+// `signatures` on a large report against reading it line by line.
+const APART = ['fixtures', 'signature'];
+const others = Object.fromEntries(
+  Object.entries(lazy).filter(([name]) => !APART.some((a) => name === `lazy/${a}-command`)),
+);
 for (const [entryPoints, chunkNames] of [
   [others, 'lazy/chunk-[hash]'],
-  [{ 'lazy/fixtures-command': fixtures }, 'lazy/fixtures-chunk-[hash]'],
+  ...APART.map((a) => [{ [`lazy/${a}-command`]: lazy[`lazy/${a}-command`] }, `lazy/${a}-chunk-[hash]`]),
 ])
   await build({
     ...shared,
