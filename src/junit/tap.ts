@@ -183,9 +183,10 @@ export function tapReader(file: string, failingOnly = false): TapReader {
     const sub = c === HASH ? SUBTEST.exec(text) : null;
     if (sub) {
       flush();
-      announced.length = indent / 4;
-      announced[indent / 4] = sub[1].trim();
-      spans[indent / 2] = -1;
+      const level = Math.floor(indent / 4);
+      announced.length = level;
+      announced[level] = sub[1].trim();
+      spans[level * 2] = -1;
       return;
     }
     const plan = c === 0x31 ? PLAN.exec(text) : null;
@@ -252,10 +253,12 @@ export function tapReader(file: string, failingOnly = false): TapReader {
       if (plain(bytes, first + 10, lineEnd)) {
         flush();
         // The names deeper than this one are dropped (the length left as is where it is already right).
-        if (announced.length !== indent / 4 + 1) announced.length = indent / 4;
-        announced[indent / 4] = '';
-        spans[indent / 2] = first + 10;
-        spans[indent / 2 + 1] = lineEnd;
+        // A subtest is four spaces in per level; an odd indent counts as the level it reaches.
+        const level = Math.floor(indent / 4);
+        if (announced.length !== level + 1) announced.length = level;
+        announced[level] = '';
+        spans[level * 2] = first + 10;
+        spans[level * 2 + 1] = lineEnd;
         spanBytes = bytes;
         return;
       }

@@ -187,6 +187,28 @@ test('a TAP 14 stream with subtests and YAML (node-tap shape); cut-off streams a
   );
 });
 
+test('a subtest indented by other than four spaces a level is read at the level it reaches, not a crash', () => {
+  for (const pad of ['  ', '      ']) {
+    const text = [
+      'TAP version 13',
+      `${pad}# Subtest: odd`,
+      `${pad}not ok 1 - inner`,
+      `${pad}1..1`,
+      'not ok 1 - outer',
+      '1..1',
+      '',
+    ];
+    const r = parseReport(text.join('\n'), 'odd.tap');
+    assert.equal(
+      r.cases.map((c) => [c.name, c.status]),
+      [
+        ['inner', 'failed'],
+        ['outer', 'failed'],
+      ],
+    );
+  }
+});
+
 test('a stream is read from its bytes: a BOM, CRLF line ends and UTF-8 names and diagnostics read whole', () => {
   const text = [
     '\uFEFFTAP version 13',
