@@ -7,14 +7,10 @@ import { randomFillSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CLI, PROJECT, benchEnv, paired, spell, type Row, type Cmd } from './lib.js';
+import { CLI, benchEnv, paired, spell, type Row, type Cmd } from './lib.js';
 
 const FILES = 2000;
 const SIZE = 100_000; // 2,000 x 100 kB = 200 MB
-/** The CLI under test: a build folder of one's own when PATCHWARDEN_BUILD_DIR says so. */
-const cli = process.env.PATCHWARDEN_BUILD_DIR
-  ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js')
-  : CLI;
 
 export default async function fixtures(): Promise<Row[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-bench-'));
@@ -30,7 +26,7 @@ export default async function fixtures(): Promise<Row[]> {
       names.push(rel);
     }
     const run = (args: string[]) => {
-      execFileSync(process.execPath, [cli, ...args], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+      execFileSync(process.execPath, [CLI, ...args], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
     };
     run(['fixtures', 'lock']);
     git('add', '-A');
@@ -46,7 +42,7 @@ export default async function fixtures(): Promise<Row[]> {
     // The command as a user starts it: the `patchwarden` npm links into node_modules/.bin.
     const bin = path.join(dir, 'node_modules', '.bin', 'patchwarden');
     mkdirSync(path.dirname(bin), { recursive: true });
-    symlinkSync(cli, bin);
+    symlinkSync(CLI, bin);
     const worktree = cmd('node_modules/.bin/patchwarden', ['fixtures', 'verify', '--worktree']);
     const warm = cmd('node_modules/.bin/patchwarden', ['fixtures', 'verify', '--rev', 'HEAD']);
     const spelled = (c: Cmd) => spell(c.cmd, c.args);

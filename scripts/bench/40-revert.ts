@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CLI, PROJECT, benchEnv, type Row } from './lib.js';
+import { CLI, benchGitEnv, type Row } from './lib.js';
 
 const RUNS = 7;
 const COMMAND = 'node --test --test-reporter=junit --test-reporter-destination={junit} spec/properties/';
@@ -58,20 +58,10 @@ function timed(cmd: string, args: string[], opts: Parameters<typeof spawnSync>[2
 
 export default async function revert(): Promise<Row[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-bench-revert-'));
-  const cli = process.env.PATCHWARDEN_BUILD_DIR
-    ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js')
-    : CLI;
-  const env = benchEnv({
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 'Bench',
-    GIT_AUTHOR_EMAIL: 'bench@example.com',
-    GIT_COMMITTER_NAME: 'Bench',
-    GIT_COMMITTER_EMAIL: 'bench@example.com',
-  });
+  const env = benchGitEnv();
   try {
     project(dir, env);
-    const check = spawnSync(process.execPath, [cli, 'revert-check', '--base', 'HEAD~1', '--format', 'json'], {
+    const check = spawnSync(process.execPath, [CLI, 'revert-check', '--base', 'HEAD~1', '--format', 'json'], {
       cwd: dir,
       env,
       encoding: 'utf8',
@@ -83,10 +73,10 @@ export default async function revert(): Promise<Row[]> {
     const ours: number[] = [];
     const baseline: number[] = [];
     timed('sh', ['-c', twice], { cwd: dir, env }); // warm-up of both
-    timed(process.execPath, [cli, 'revert-check', '--base', 'HEAD~1'], { cwd: dir, env });
+    timed(process.execPath, [CLI, 'revert-check', '--base', 'HEAD~1'], { cwd: dir, env });
     for (let i = 0; i < RUNS; i++) {
       baseline.push(timed('sh', ['-c', twice], { cwd: dir, env }));
-      ours.push(timed(process.execPath, [cli, 'revert-check', '--base', 'HEAD~1'], { cwd: dir, env }));
+      ours.push(timed(process.execPath, [CLI, 'revert-check', '--base', 'HEAD~1'], { cwd: dir, env }));
     }
     return [
       {

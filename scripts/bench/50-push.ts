@@ -76,13 +76,10 @@ export default async function push(): Promise<Row[]> {
 async function pushBench(mergeEvery: number): Promise<Row[]> {
   const kind = mergeEvery ? `, a merge every ${mergeEvery}` : '';
   const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-bench-push-'));
-  const cli = process.env.PATCHWARDEN_BUILD_DIR
-    ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js')
-    : CLI;
   const bin = path.join(dir, 'patchwarden');
   const env = benchEnv({ GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', PATCHWARDEN_BIN: bin });
   try {
-    writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${cli}" "$@"\n`, { mode: 0o755 });
+    writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
     const git = (cwd: string, ...args: string[]) =>
       execFileSync('git', args, { cwd, env, input: '', stdio: ['pipe', 'pipe', 'inherit'] })
         .toString()

@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { benchEnv, CLI, PROJECT, type Row } from './lib.js';
+import { benchEnv, CLI, type Row } from './lib.js';
 
 const COMMITS = 5000;
 const RUNS = 7;
@@ -46,9 +46,6 @@ function history(config: string): string {
 
 export default async function tamper(): Promise<Row[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-bench-tamper-'));
-  const cli = process.env.PATCHWARDEN_BUILD_DIR
-    ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js')
-    : CLI;
   const env = benchEnv({ GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
   try {
     const git = (cwd: string, ...args: string[]) =>
@@ -73,7 +70,7 @@ export default async function tamper(): Promise<Row[]> {
       const { bare } = repos[name];
       git(bare, 'update-ref', 'refs/heads/main', from);
       const t = process.hrtime.bigint();
-      const r = spawnSync(process.execPath, [cli, 'pre-receive'], {
+      const r = spawnSync(process.execPath, [CLI, 'pre-receive'], {
         cwd: bare,
         env,
         input: `${from} ${to} refs/heads/topic\n`,

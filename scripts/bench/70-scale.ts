@@ -87,11 +87,8 @@ export default async function scale(): Promise<Row[]> {
 function shape(top: string, kind: 'refs' | 'commits', history: string): Row[] {
   const dir = path.join(top, kind);
   mkdirSync(dir);
-  const cli = process.env.PATCHWARDEN_BUILD_DIR
-    ? path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR, 'main.js')
-    : CLI;
   const bin = path.join(dir, 'patchwarden');
-  writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${cli}" "$@"\n`, { mode: 0o755 });
+  writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
   const env = benchEnv({ GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', PATCHWARDEN_BIN: bin });
   const git = (cwd: string, args: string[], input = '') =>
     execFileSync('git', args, { cwd, env, input, maxBuffer: 2 ** 30, stdio: ['pipe', 'pipe', 'inherit'] })
@@ -158,7 +155,7 @@ function shape(top: string, kind: 'refs' | 'commits', history: string): Row[] {
     for (const k of order) runs.hook[k].push(k ? plumbingHook() : ourHook());
   }
   reset(servers.ours);
-  const memory = peakMemory(process.execPath, [cli, 'pre-receive'], { cwd: servers.ours, env, input: hookInput });
+  const memory = peakMemory(process.execPath, [CLI, 'pre-receive'], { cwd: servers.ours, env, input: hookInput });
   const what =
     kind === 'refs'
       ? `${REFS.toLocaleString('en')} refs, one new commit each`

@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CLI, benchEnv, median, paired, timeOnce, type Cmd, type Row } from './lib.js';
+import { CLI, benchGitEnv, median, paired, timeOnce, type Cmd, type Row } from './lib.js';
 
 const RUNS = 11;
 /** The bound: a manager costs at most this much over the plain hook. */
@@ -37,15 +37,7 @@ const MANAGERS: Manager[] = [
 export default async function managers(): Promise<Row[]> {
   const top = mkdtempSync(path.join(tmpdir(), 'patchwarden-bench-managers-'));
   // The framework keeps its cache here, not in the user's home.
-  const env = benchEnv({
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 'Bench',
-    GIT_AUTHOR_EMAIL: 'bench@example.com',
-    GIT_COMMITTER_NAME: 'Bench',
-    GIT_COMMITTER_EMAIL: 'bench@example.com',
-    PRE_COMMIT_HOME: path.join(top, 'pre-commit-home'),
-  });
+  const env = benchGitEnv({ PRE_COMMIT_HOME: path.join(top, 'pre-commit-home') });
   try {
     const plain = project(top, 'plain', {}, env).dir;
     const rows: Row[] = [];

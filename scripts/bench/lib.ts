@@ -5,7 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const CLI = path.join(PROJECT, process.env.PATCHWARDEN_BUILD_DIR ?? 'dist', 'main.js');
+/** The CLI under test: a build folder of one's own (relative or absolute) when PATCHWARDEN_BUILD_DIR says so. */
+export const CLI = path.resolve(PROJECT, process.env.PATCHWARDEN_BUILD_DIR ?? 'dist', 'main.js');
 
 /**
  * The environment every measured command runs in: the caller's, less
@@ -17,6 +18,19 @@ export function benchEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env = { ...process.env, ...extra };
   delete env.NODE_EXTRA_CA_CERTS;
   return env;
+}
+
+/** The same, for git that reads no user or system config and commits as one fixed author. */
+export function benchGitEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return benchEnv({
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'Bench',
+    GIT_AUTHOR_EMAIL: 'bench@example.com',
+    GIT_COMMITTER_NAME: 'Bench',
+    GIT_COMMITTER_EMAIL: 'bench@example.com',
+    ...extra,
+  });
 }
 
 export interface Row {
