@@ -1,6 +1,7 @@
 // Following a refusal's advice as a person would: its commands, run as printed.
 import * as assert from 'uvu/assert';
-import { sh } from './repo.js';
+import path from 'node:path';
+import { sh, tempRepo, TempRepo } from './repo.js';
 
 /** The commands of the refusal's advice (after the line with `marker`), in order, as printed. */
 export function advice(refusal: string, marker = 'split it:'): string[] {
@@ -23,6 +24,15 @@ export function follow(dir: string, env: NodeJS.ProcessEnv, commands: string[]):
 
 /** The commit message editor of a person following the advice. */
 export const EDITOR = 'sh -c \'echo "split by the advice" >"$1"\' -';
+
+/** A clone of a bare remote in a fresh folder, its editor one that writes the advice's message. */
+export function cloneOf(origin: TempRepo): TempRepo {
+  const parent = tempRepo();
+  const dir = path.join(parent.dir, 'work');
+  const clone = sh('git', ['clone', '-q', origin.dir, dir], { env: parent.env });
+  assert.is(clone.code, 0, clone.stderr);
+  return new TempRepo(dir, { GIT_EDITOR: EDITOR });
+}
 
 /**
  * The environment of an owner running the advice addressed to them: their

@@ -4,17 +4,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { advice, EDITOR, follow } from '../helpers/advice.js';
-import { cleanup, sh, tempRepo, TempRepo } from '../helpers/repo.js';
+import { advice, cloneOf, follow } from '../helpers/advice.js';
+import { cleanup, tempRepo, type TempRepo } from '../helpers/repo.js';
 
 /** A clone of an empty remote (so `git push` has its upstream), hooks installed by init. */
 function guardedClone(): { repo: TempRepo; origin: TempRepo } {
   const origin = tempRepo({ bare: true });
-  const parent = tempRepo();
-  const dir = path.join(parent.dir, 'work');
-  const clone = sh('git', ['clone', '-q', origin.dir, dir], { env: parent.env });
-  assert.is(clone.code, 0, clone.stderr);
-  const repo = new TempRepo(dir, { GIT_EDITOR: EDITOR });
+  const repo = cloneOf(origin);
   assert.is(repo.pw(['init', '--yes']).code, 0);
   return { repo, origin };
 }

@@ -9,8 +9,8 @@ import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { advice, EDITOR, follow, ownerEnv } from '../helpers/advice.js';
-import { cleanup, sh, tempRepo, TempRepo } from '../helpers/repo.js';
+import { advice, cloneOf, follow, ownerEnv } from '../helpers/advice.js';
+import { cleanup, tempRepo, type TempRepo } from '../helpers/repo.js';
 import { Keys } from '../prereceive/server.js';
 
 test.after.each(cleanup);
@@ -20,17 +20,13 @@ const AGENT = 'helper[bot]@example.com';
 /** A clone of a bare remote, hooks installed by init, `extra` config committed and pushed. */
 function site(extra = '', files: Record<string, string> = {}): { work: TempRepo; origin: TempRepo } {
   const origin = tempRepo({ bare: true });
-  const parent = tempRepo();
-  const dir = path.join(parent.dir, 'work');
-  const clone = sh('git', ['clone', '-q', origin.dir, dir], { env: parent.env });
-  assert.is(clone.code, 0, clone.stderr);
-  const work = new TempRepo(dir, { GIT_EDITOR: EDITOR });
+  const work = cloneOf(origin);
   work.write('src/app.py', 'x = 1\n').write('src/lib.py', 'y = 1\n');
   work.write('spec/test_p.py', 'p = 1\n').write('spec/test_q.py', 'q = 1\n').write('README.md', 'app\n');
   for (const [f, c] of Object.entries(files)) work.write(f, c);
   const init = work.pw(['init', '--yes']);
   assert.is(init.code, 0, init.stdout + init.stderr);
-  work.write('.patchwarden.yml', readFileSync(path.join(dir, '.patchwarden.yml'), 'utf8') + extra);
+  work.write('.patchwarden.yml', readFileSync(path.join(work.dir, '.patchwarden.yml'), 'utf8') + extra);
   work.commit({}, 'start');
   work.git(['branch', '-M', 'main']);
   work.git(['push', '-q', '-u', 'origin', 'main']);
