@@ -6,7 +6,7 @@
 // holds). The static layer is off, the bug is left in; real runners, real git.
 import { test } from 'uvu';
 import { cleanup } from '../helpers/repo.js';
-import { buggy, jest, jestTwo, nodeTest, refused, withJest, withoutEffect } from './runtime-site.js';
+import { BIN, buggy, jest, jestTwo, nodeTest, refused, withJest, withoutEffect } from './runtime-site.js';
 
 test.after.each(cleanup);
 
@@ -121,6 +121,94 @@ let failed = null;`,
   if (xs.length === 1 && failed && dispatch) { queueMicrotask(dispatch.bind(null, { name: 'test_retry', test: failed })); failed = null; }`,
   );
   withoutEffect(jestTwo, patch);
+});
+
+// node:test runs each test inside its Test object's async scope: async_hooks
+// hands that object out, and its `passed` decides the result.
+const PASSED = `Object.defineProperty(r, 'passed', { get: () => true, set() {} });
+    Object.defineProperty(r, 'error', { get: () => null, set() {} });`;
+test("node --test: the running test's own object from executionAsyncResource(), made to pass: refused", () => {
+  const patch = buggy(
+    nodeTest,
+    "import { executionAsyncResource } from 'node:async_hooks';",
+    `if (t < 0) { const r = executionAsyncResource(); if (r && 'passed' in r) { ${PASSED} } }`,
+  );
+  refused(nodeTest, patch, /runtime guard: async_hooks\.executionAsyncResource at src\/bill\.js:\d+/);
+});
+test("node --test: each test's own object from a createHook init, made to pass: refused", () => {
+  const patch = buggy(
+    nodeTest,
+    `import { createHook } from 'node:async_hooks';
+createHook({ init(id, type, trigger, r) {
+  if (r && typeof r.report === 'function' && typeof r.postRun === 'function') { ${PASSED} }
+} }).enable();`,
+  );
+  refused(nodeTest, patch, /runtime guard: async_hooks\.createHook at src\/bill\.js:\d+/);
+});
+
+// Left unlocked for V8's fast paths, the iterators are watched: jest-circus
+// builds its results walking the test tree with array destructuring.
+withJest("jest: the context's array iterator hands circus a copy of the test tree without errors: refused", () => {
+  const patch = buggy(
+    jest,
+    `const AIP = Object.getPrototypeOf([][Symbol.iterator]());
+const next = AIP.next;
+const clean = (b) => ({ ...b, children: b.children.map((c) => (c.type === 'test' ? { ...c, errors: [] } : clean(c))) });
+AIP.next = function () {
+  const r = next.call(this);
+  const v = r.value;
+  if (!r.done && v && v.type === 'describeBlock' && Array.isArray(v.children)) return { value: clean(v), done: false };
+  return r;
+};`,
+  );
+  refused(jest, patch, /runtime guard: Array Iterator\.prototype\.next changed/);
+});
+// An installed package's helper makes the assignment for production code
+// (jest-util's setGlobal): production code is still on the stack.
+withJest("jest: the context's Array.prototype.push replaced through jest-util's setGlobal: refused", () => {
+  const patch = buggy(
+    jest,
+    `const { setGlobal } = require(${JSON.stringify(BIN('jest-util'))});
+const push = Array.prototype.push;
+const failure = (x) => x?.matcherResult || (Array.isArray(x) && x.some(failure));
+setGlobal(Array.prototype, 'push', function (...xs) { return xs.some(failure) ? this.length : push.apply(this, xs); });`,
+  );
+  refused(jest, patch, /runtime guard: Array\.prototype\.push replaced at src\/bill\.js:\d+/);
+});
+withJest("node --test: node:test's reporter's fail replaced through jest-util's setGlobal: refused", () => {
+  const patch = buggy(
+    nodeTest,
+    `import { run } from 'node:test';
+import { createRequire } from 'node:module';
+const { setGlobal } = createRequire(import.meta.url)(${JSON.stringify(BIN('jest-util'))});
+setGlobal(Object.getPrototypeOf(run({ files: [] })), 'fail', function (...args) { return this.ok(...args); });`,
+  );
+  refused(nodeTest, patch, /runtime guard: node:test TestsStream\.prototype\.fail replaced at src\/bill\.js:\d+/);
+});
+
+// The guard's own reading of a path must not meet hooks production code
+// adds: String.prototype[Symbol.split] is called by every split with a
+// string separator, and here would put src/bill.js under node_modules.
+test('node --test: a String.prototype[Symbol.split] that puts src under node_modules, then the reporter replaced: refused', () => {
+  const patch = buggy(
+    nodeTest,
+    `import { run } from 'node:test';
+const split = (s, sep) => {
+  const out = [];
+  let i = 0, j;
+  while ((j = s.indexOf(sep, i)) !== -1) { out[out.length] = s.slice(i, j); i = j + sep.length; }
+  out[out.length] = s.slice(i);
+  return out;
+};
+Object.defineProperty(String.prototype, Symbol.split, { configurable: true, writable: true, value(s) {
+  const sep = String(this), str = String(s);
+  const out = split(str, sep);
+  if (sep === '/' && str.endsWith('src/bill.js')) out.unshift('node_modules');
+  return out;
+} });
+Object.getPrototypeOf(run({ files: [] })).fail = function (...args) { return this.ok(...args); };`,
+  );
+  refused(nodeTest, patch, /runtime guard: node:test TestsStream\.prototype\.fail replaced at src\/bill\.js:\d+/);
 });
 
 test.run();

@@ -85,8 +85,23 @@
   const define = Object.defineProperty;
   const { getPrototypeOf, setPrototypeOf, keys, getOwnPropertyDescriptor } = Object;
   const isArray = Array.isArray;
+  // What the guard calls once project code runs is taken now: production
+  // code may replace a module's exports, and a string method with a
+  // separator or a regular expression meets hooks it can add
+  // (String.prototype[Symbol.split], RegExp.prototype.exec).
   const realpath = fs.realpathSync;
+  const realpathNative = fs.realpathSync.native;
+  const { resolve: resolvePath, dirname, basename, join, isAbsolute } = path;
+  const isBuffer = Buffer.isBuffer;
   const SEP = path.sep;
+  const exec = RegExp.prototype.exec;
+  const matches = (re, text) => apply(exec, re, [text]) !== null;
+  // A path inside the tree, with forward slashes.
+  const inTree = (p) => {
+    let rel = '';
+    for (let i = tree.length + 1; i < p.length; i++) rel += p[i] === SEP ? '/' : p[i];
+    return rel;
+  };
   const kinds = new Map();
   // An array with no prototype: set by index, it meets no setter.
   const list = () => setPrototypeOf([], null);
@@ -110,7 +125,7 @@
     let p;
     try {
       const f = file.startsWith('file:') ? fileURLToPath(file) : file;
-      if (!path.isAbsolute(f)) return 'patch';
+      if (!isAbsolute(f)) return 'patch';
       p = realpath(f);
     } catch {
       return 'patch';
@@ -119,13 +134,10 @@
     // Inside the tree only the root's node_modules is installed code: a
     // node_modules folder the patch adds under src is the patch's.
     if (p.startsWith(tree + SEP)) {
-      const rel = p
-        .slice(tree.length + 1)
-        .split(SEP)
-        .join('/');
+      const rel = inTree(p);
       return trusted.has(rel) ? 'base' : rel.startsWith('node_modules/') ? 'lib' : 'patch';
     }
-    return p.split(SEP).includes('node_modules') ? 'lib' : 'patch';
+    return p.includes(`${SEP}node_modules${SEP}`) ? 'lib' : 'patch';
   }
 
   // Who is calling is read from V8's call sites (whose methods V8 fixes).
@@ -212,7 +224,7 @@
       const file = cs[i].file ?? '';
       const k = kind(file);
       if (k === 'internal' || k === 'guard') continue;
-      return /[\\/]node_modules[\\/](vitest|@vitest[\\/][^\\/]+)[\\/]/.test(file) ? show(file) : null;
+      return matches(/[\\/]node_modules[\\/](vitest|@vitest[\\/][^\\/]+)[\\/]/, file) ? show(file) : null;
     }
     return null;
   }
@@ -225,12 +237,7 @@
     } catch {
       /* as written */
     }
-    return p.startsWith(tree + path.sep)
-      ? p
-          .slice(tree.length + 1)
-          .split(path.sep)
-          .join('/')
-      : p;
+    return p.startsWith(tree + SEP) ? inTree(p) : p;
   }
 
   function refuse(event, detail, a) {
@@ -291,10 +298,26 @@
     });
   }
 
-  // Production code may not rebind what the run is judged by; the runner may.
+  // Production code may not rebind what the run is judged by, nor have a
+  // library do it for it (a helper such as jest-util's setGlobal): refused
+  // when a frame of production code is anywhere on the stack, or no code's
+  // is. The runner may.
   function replaced(event, name) {
-    const a = actor();
-    if (a.kind === 'patch' || a.kind === 'none') refuse(event, `${name} = …`, a);
+    const a = patchOnStack();
+    if (a) refuse(event, `${name} = …`, a);
+  }
+  // The innermost frame of production code on the stack, a stand-in when
+  // the stack is unreadable or holds no one's code, or null.
+  function patchOnStack() {
+    const cs = sites();
+    if (!cs) return UNREADABLE;
+    let someone = false;
+    for (let i = 0; i < cs.length; i++) {
+      const k = frameKind(cs[i]);
+      if (k === 'patch') return { kind: k, file: show(cs[i].file), line: cs[i].line ?? 0 };
+      if (k !== 'internal' && k !== 'guard') someone = true;
+    }
+    return someone ? null : { kind: 'none', file: '(no caller: a callback Node itself runs)', line: 0 };
   }
 
   // mocha's exports (what `import { it } from 'mocha'` reads) are frozen once
@@ -303,7 +326,7 @@
   function freezeMocha() {
     if (mochaFrozen) return;
     for (const [file, m] of Object.entries(require.cache))
-      if (m?.loaded && /[\\/]mocha[\\/]lib[\\/]mocha\.js$/.test(file)) {
+      if (m?.loaded && matches(/[\\/]mocha[\\/]lib[\\/]mocha\.js$/, file)) {
         Object.freeze(m.exports);
         mochaFrozen = true;
       }
@@ -318,31 +341,42 @@
   // nothing in it, through any name. A path is judged by where it really
   // leads (a link, `/proc/self/fd/N`, a relative path), and a rename or
   // removal of the report's folder counts like one of the report.
-  const runDir = path.dirname(where);
-  const resolved = (p) => {
-    if (typeof p !== 'string' && !(p instanceof URL) && !Buffer.isBuffer(p)) return null;
-    const s = path.resolve(p instanceof URL ? fileURLToPath(p) : String(p));
+  const runDir = dirname(where);
+  // A path given as a string, a Buffer or a file: URL (read by Node's own check).
+  const pathOf = (p) => {
+    if (typeof p === 'string') return p;
+    if (isBuffer(p)) return String(p);
     try {
-      return fs.realpathSync.native(s);
+      return fileURLToPath(p);
+    } catch {
+      return null;
+    }
+  };
+  const resolved = (p) => {
+    const given = pathOf(p);
+    if (given === null) return null;
+    const s = resolvePath(given);
+    try {
+      return realpathNative(s);
     } catch {
       /* not there (yet): its folder is */
     }
     try {
-      return path.join(fs.realpathSync.native(path.dirname(s)), path.basename(s));
+      return join(realpathNative(dirname(s)), basename(s));
     } catch {
       return s;
     }
   };
   const inRun = (p) => {
     const r = resolved(p);
-    return r !== null && (r === runDir || r.startsWith(runDir + path.sep));
+    return r !== null && (r === runDir || r.startsWith(runDir + SEP));
   };
   const isReport = (p) => resolved(p) === report;
   const WRITE_FLAGS = /[wa+]/;
   const opensForWrite = (flags) =>
     typeof flags === 'number'
       ? (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR)) !== 0
-      : typeof flags === 'string' && WRITE_FLAGS.test(flags);
+      : typeof flags === 'string' && matches(WRITE_FLAGS, flags);
   // A write stream opens its file a tick after it is made, when no caller is
   // left on the stack: one such open of the report is allowed for each report
   // stream the runner itself made.
@@ -440,7 +474,7 @@
     if (kind(file) !== 'patch') return;
     let state = locked.get(ctx);
     if (!state) {
-      locked.set(ctx, (state = { g: vm.runInContext('globalThis', ctx), done: new Set(), owners: new Map() }));
+      locked.set(ctx, (state = { g: vm.runInContext('globalThis', ctx), done: new Set(), owners: registry() }));
       lockIntrinsics(state.g, state.owners);
       lockCircus(state.g, state.owners);
     }
@@ -493,7 +527,7 @@
     handlers.push((event, st) => {
       if (event.name === 'add_test') tests++;
       else if (event.name === 'test_start') lockTest(event.test, CtxArray);
-      else if (event.name === 'test_done') checkLocked(owners);
+      else if (event.name === 'test_done' || event.name === 'run_finish') checkLocked(owners);
       else if (event.name === 'run_start') {
         const now = count(st.rootDescribeBlock);
         if (now < tests)
@@ -540,7 +574,7 @@
         if (k !== 'internal' && k !== 'guard') caller ??= cs[i].file;
       }
       if (caller === null) refuse(event, detail, { file: '(no caller: a callback Node itself runs)', line: 0 });
-      if (!CIRCUS_FILE.test(caller)) refuse(event, detail, { file: show(caller), line: 0 });
+      if (!matches(CIRCUS_FILE, caller)) refuse(event, detail, { file: show(caller), line: 0 });
       return apply(handler, this, args);
     };
   }
@@ -582,7 +616,7 @@
     }
     if (!runner) refuse(event, `${name} = …`, { file: '(no caller: a callback Node itself runs)', line: 0 });
   }
-  const isIndex = (k) => typeof k === 'string' && /^(0|[1-9]\d*)$/.test(k);
+  const isIndex = (k) => typeof k === 'string' && matches(/^(0|[1-9]\d*)$/, k);
   // An array production code can only append to. Replaced (jest maps a test's
   // errors to formatted ones as it ends, and clears them to retry it), it is
   // the runner that replaces it.
@@ -746,7 +780,8 @@
   // added to one over a method it inherits from another, or an index, is
   // refused at the next result and at the end (below). A jest test context
   // has its own.
-  const mainOwners = new Map();
+  const registry = () => ({ all: list(), byOwner: new Map(), watched: list() });
+  const mainOwners = registry();
   // Left as they are, for V8's fast paths: a lock there would slow every
   // for-of and spread (iterators) and every regular expression.
   const UNLOCKED = new Set([Symbol.iterator, 'next']);
@@ -765,7 +800,9 @@
   // stays open to additions, as polyfills make them.
   function lockMethods(owner, label, sealed, owners = mainOwners) {
     const methods = new Set();
-    owners.set(owner, { label, methods, names: new Set(ownKeys(owner)), proto: getPrototypeOf(owner) });
+    const entry = { owner, label, methods, names: new Set(ownKeys(owner)), proto: getPrototypeOf(owner) };
+    owners.byOwner.set(owner, entry);
+    owners.all[owners.all.length] = entry;
     for (const key of ownKeys(owner)) {
       const d = getOwnPropertyDescriptor(owner, key);
       if (typeof d.value === 'function' && key !== 'constructor') methods.add(key);
@@ -781,7 +818,7 @@
         get: () => current,
         set(fn) {
           // Assigned on another locked prototype, it would shadow this one's.
-          if (this !== owner && !owners.has(this)) {
+          if (this !== owner && !owners.byOwner.has(this)) {
             if (objectish(this))
               reflectDefine(this, key, { value: fn, writable: true, enumerable: true, configurable: true });
             return;
@@ -822,31 +859,75 @@
   function lockIntrinsics(g, owners) {
     for (const name of HOT) define(g.Function.prototype, name, { writable: false, configurable: false });
     for (const name of PROTOS) lockMethods(g[name].prototype, `${name}.prototype`, false, owners);
-    lockMethods(getPrototypeOf(g.Uint8Array.prototype), 'TypedArray.prototype', false, owners);
+    const TypedArray = getPrototypeOf(g.Uint8Array);
+    lockMethods(TypedArray.prototype, 'TypedArray.prototype', false, owners);
     for (const name of STATICS) lockMethods(g[name], name, false, owners);
+    // What is left unlocked for speed is watched instead: the iterators',
+    // RegExp.prototype's, each prototype's constructor and the species
+    // getters (an array iterator's `next` replaced gave jest-circus a copy
+    // of the test tree without its errors, a Map iterator's vitest's
+    // results as passes).
+    const watch = (o, label, key) => {
+      const d = getOwnPropertyDescriptor(o, key);
+      if (d) owners.watched[owners.watched.length] = { o, label, key, value: d.value, get: d.get, set: d.set };
+    };
+    const whole = (o, label) => {
+      const ks = ownKeys(o);
+      for (let i = 0; i < ks.length; i++) watch(o, label, ks[i]);
+    };
+    const arrayIterator = getPrototypeOf(apply(g.Array.prototype[Symbol.iterator], new g.Array(), []));
+    whole(arrayIterator, 'Array Iterator.prototype');
+    whole(getPrototypeOf(arrayIterator), 'Iterator.prototype');
+    whole(getPrototypeOf(apply(g.Map.prototype.entries, new g.Map(), [])), 'Map Iterator.prototype');
+    whole(getPrototypeOf(apply(g.Set.prototype.values, new g.Set(), [])), 'Set Iterator.prototype');
+    whole(getPrototypeOf(apply(g.String.prototype[Symbol.iterator], '', [])), 'String Iterator.prototype');
+    whole(g.RegExp.prototype, 'RegExp.prototype');
+    for (const name of PROTOS) {
+      watch(g[name].prototype, `${name}.prototype`, 'constructor');
+      watch(g[name].prototype, `${name}.prototype`, Symbol.iterator);
+      watch(g[name], name, Symbol.species);
+    }
+    watch(TypedArray.prototype, 'TypedArray.prototype', Symbol.iterator);
+    watch(TypedArray, 'TypedArray', Symbol.species);
+    watch(g.RegExp, 'RegExp', Symbol.species);
   }
-  // A name added to a locked prototype over a method one of its prototypes
-  // holds, an index added, or its prototype swapped, by anyone: each
-  // changes what every runner's call meets.
+  // The well-known symbols: added to a built-in prototype, each changes
+  // what a built-in operation does (a String.prototype[Symbol.split] is
+  // called by every split with a string separator).
+  const WELL_KNOWN = new Set(
+    Object.getOwnPropertyNames(Symbol)
+      .map((k) => Symbol[k])
+      .filter((v) => typeof v === 'symbol'),
+  );
+  const changedAt = { file: '(found at a result)', line: 0 };
+  const nameOfKey = (k) => (typeof k === 'symbol' ? `[${k.description}]` : String(k));
+  // By anyone: a name added to a locked object over a method one of its
+  // prototypes holds, an index or a well-known symbol added, its prototype
+  // swapped, or a watched property changed: each changes what every
+  // runner's call meets.
   function checkLocked(owners) {
-    for (const [owner, { label, names, proto }] of owners) {
-      const now = getPrototypeOf(owner);
-      if (now !== proto)
-        refuse(`${label} changed`, `${label}'s prototype replaced`, { file: '(found at a result)', line: 0 });
+    const all = owners.all;
+    for (let e = 0; e < all.length; e++) {
+      const { owner, label, names, proto } = all[e];
+      if (getPrototypeOf(owner) !== proto) refuse(`${label} changed`, `${label}'s prototype replaced`, changedAt);
       const ks = ownKeys(owner);
       if (ks.length === names.size) continue;
       for (let i = 0; i < ks.length; i++) {
         const k = ks[i];
         if (names.has(k)) continue;
-        let over = isIndex(k);
-        for (let p = proto; !over && p !== null; p = getPrototypeOf(p)) over = owners.get(p)?.methods.has(k) === true;
-        if (over)
-          refuse(`${label} changed`, `${String(typeof k === 'symbol' ? k.description : k)} added to ${label}`, {
-            file: '(found at a result)',
-            line: 0,
-          });
+        let over = isIndex(k) || WELL_KNOWN.has(k);
+        for (let p = proto; !over && p !== null; p = getPrototypeOf(p))
+          over = owners.byOwner.get(p)?.methods.has(k) === true;
+        if (over) refuse(`${label} changed`, `${nameOfKey(k)} added to ${label}`, changedAt);
         names.add(k);
       }
+    }
+    const watched = owners.watched;
+    for (let i = 0; i < watched.length; i++) {
+      const w = watched[i];
+      const d = getOwnPropertyDescriptor(w.o, w.key);
+      if (!d || d.value !== w.value || d.get !== w.get || d.set !== w.set)
+        refuse(`${w.label}.${nameOfKey(w.key)} changed`, `${w.label}.${nameOfKey(w.key)} replaced`, changedAt);
     }
   }
 
@@ -919,6 +1000,19 @@
         guarded(exported, name, `${label}.${name}`, never);
     Object.freeze(exported);
   }
+
+  // node:test runs each test inside its Test object's async scope: the
+  // resource async_hooks hands out (executionAsyncResource, a hook's
+  // `init`) is that object, whose `passed` decides the result. Production
+  // code, or a library it calls, may ask for neither. (AsyncLocalStorage
+  // does not go through them.)
+  const asyncHooks = require('node:async_hooks');
+  for (const name of ['executionAsyncResource', 'createHook'])
+    guarded(asyncHooks, name, `async_hooks.${name}`, () => {
+      const a = patchOnStack();
+      if (a) refuse(`async_hooks.${name}`, `${name}() hands out the running test's own object`, a);
+      return false;
+    });
 
   // Production code starts no process: a child outside every guard (a shell,
   // `cp`) could write the report, or outlive the run's process group.
@@ -1030,14 +1124,20 @@
     }
     json = Object.getOwnPropertySymbols(channel).some((s) => s.description === 'kJSONBuffer');
   }
+  // Each message a worker sends its pool is a result on its way: the locked
+  // built-ins are checked first.
   const sendJudge = json
     ? (args, who) => {
+        checkLocked(mainOwners);
         if (fromPatch(args, who)) return true;
         // The message the runner sends, as JSON would read it (the call's own argument list).
         args[0] = plainData(args[0], list());
         return false;
       }
-    : fromPatch;
+    : (args, who) => {
+        checkLocked(mainOwners);
+        return fromPatch(args, who);
+      };
   guarded(process, 'send', 'process.send', fromPatch);
   guarded(process, '_send', 'process._send', sendJudge);
   const { MessagePort } = require('node:worker_threads');
