@@ -15,9 +15,10 @@ import { CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges, type RawChange } from '../git/changes.js';
 import { Reach } from '../git/reach.js';
 import { isZeroId, openRepo, type Repo } from '../git/repo.js';
-import { baselined, BASELINE_FILE } from '../mixing/baseline.js';
+import { baselined, BASELINE_FILE, readBaseline } from '../mixing/baseline.js';
 import { agentInRange, fitRangeAdvice, rangeAdvice, type Landing } from '../mixing/advice.js';
 import { judgeCommits } from '../mixing/check.js';
+import { CommitSides } from '../mixing/commit-sides.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
 import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, overrideLines, type Override } from '../owners/override.js';
@@ -107,13 +108,20 @@ export interface Pushed {
   parents: Map<string, string[]>;
   /** Each new commit's override claims (OVERRIDE_TRAILER), read by the same walk. */
   trailers: Map<string, string[]>;
+  /** Which sides of the mixing rule each new commit touches, worked out as the walk arrived. */
+  sides: CommitSides;
 }
 
-/** The push, read: `peeled` as soon as the pushed objects are peeled, `push` once the walk is read. */
+/**
+ * The push, read: `peeled` as soon as the pushed objects are peeled, `push`
+ * once the walk is read, and `sides` as the walk goes (once its zones are
+ * started).
+ */
 export function readPush(
   repo: Repo,
   updates: RefUpdate[],
-): { peeled: Promise<Map<string, string>>; push: Promise<Pushed> } {
+): { peeled: Promise<Map<string, string>>; push: Promise<Pushed>; sides: CommitSides } {
+  const sides = new CommitSides();
   const pushed = updates.filter((u) => !isZeroId(u.new));
   // A tag of a tree or blob brings no commits, and a missing object is an error.
   const peeled = peelCommits(
@@ -127,7 +135,11 @@ export function readPush(
   const push = peeled.then(async (commitOf) => {
     const tips = [...new Set(pushed.flatMap((u) => (commitOf.has(u.new) ? [commitOf.get(u.new)!] : [])))];
     const walk = tips.length
-      ? await rangeChanges(repo, ['--stdin', '--not', '--all'], { tips, trailer: OVERRIDE_TRAILER })
+      ? await rangeChanges(repo, ['--stdin', '--not', '--all'], {
+          tips,
+          trailer: OVERRIDE_TRAILER,
+          onCommit: sides.add,
+        })
       : { commits: [], changes: new Map(), parents: new Map(), trailers: new Map() };
     const reach = new Reach(walk, tips);
     const commits = new Map(pushed.map((u) => [u.ref, commitOf.has(u.new) ? reach.commits(commitOf.get(u.new)!) : []]));
@@ -139,9 +151,10 @@ export function readPush(
       changes: walk.changes,
       parents: walk.parents,
       trailers: walk.trailers,
+      sides,
     };
   });
-  return { peeled, push };
+  return { peeled, push, sides };
 }
 
 /** What is judged from the config and the ref lines alone, started while the push is read. */
@@ -151,9 +164,15 @@ export interface Early {
   branchFaults: Promise<Violation[][]>;
   /** The tamper layer's verdict per ref. */
   tampering: Promise<Map<string, TamperVerdict>>;
+  /** The adoption baseline on the judging branch, read while the walk runs. */
+  baseline: Promise<Buffer | null>;
 }
 
-/** `push`: what the push brings, once read (null when reading it failed; that error is thrown where it is awaited). */
+/**
+ * `push`: what the push brings, once read (null when reading it failed; that
+ * error is thrown where it is awaited); `sides` starts judging its commits
+ * as they arrive.
+ */
 export function startEarly(
   repo: Repo,
   judge: Judge,
@@ -161,9 +180,12 @@ export function startEarly(
   updates: RefUpdate[],
   peeled: Promise<Map<string, string>>,
   push: Promise<Pushed | null>,
+  sides: CommitSides,
 ): Early {
   const { config, rules } = judge;
-  const classify = Promise.resolve(classifierFrom(branch.ignoreCase ? rules.folded : rules.exact));
+  const classifier = classifierFrom(branch.ignoreCase ? rules.folded : rules.exact);
+  sides.start(classifier);
+  const classify = Promise.resolve(classifier);
   // A fast-forward shows in the push's own walk (a new commit of the ref grows from the old tip); else git answers.
   const grows = async (u: RefUpdate, old: string) => {
     const p = await push;
@@ -175,9 +197,10 @@ export function startEarly(
     updates.map((u) => branchViolations(u, branch, config, async (a, b) => (await grows(u, a)) || isAncestor(a, b))),
   );
   const tampering = tamperPush(repo, config, branch.id, updates, classify, peeled, push);
+  const baseline = readBaseline(repo, branch.id);
   // Their errors are thrown where they are awaited; until then they are not unhandled.
-  for (const p of [classify, branchFaults, tampering]) p.catch(() => {});
-  return { classify, branchFaults, tampering };
+  for (const p of [classify, branchFaults, tampering, baseline]) p.catch(() => {});
+  return { classify, branchFaults, tampering, baseline };
 }
 
 /** What every ref of the push is judged with: the rules, and the push's facts read once for all refs. */
@@ -239,7 +262,7 @@ export async function judgePush(
     }
   }
   // Commits that predate the guard (the adoption baseline on the judging branch) are left out of the commit rules.
-  const old = await baselined(repo, branch.id, ['--all'], push.all);
+  const old = await baselined(repo, branch.id, ['--all'], push.all, early.baseline);
   if (old.size)
     process.stderr.write(
       `patchwarden: ${counted(old.size, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged\n`,
@@ -313,6 +336,7 @@ async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
     config,
     classify,
     facts.ownerExempt,
+    (c) => push.sides.of(c, push.changes, classify),
   );
   await fitRangeAdvice(out, (oracleTip) => splitAdvice(facts, v, oracleTip));
   for (const c of v.commits) {
@@ -476,6 +500,7 @@ export async function run(args: string[]): Promise<number> {
     updates,
     pushing.peeled,
     reading.then((r) => ('push' in r ? r.push : null)),
+    pushing.sides,
   );
   const read = await reading;
   if ('error' in read) throw read.error;
