@@ -13,6 +13,7 @@ import { explicitJudge, judgeOf, type Judge } from '../config/judge.js';
 import type { Config } from '../config/schema.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges, type RawChange } from '../git/changes.js';
+import { SYMLINK } from '../git/raw-diff.js';
 import { Reach } from '../git/reach.js';
 import { isZeroId, openRepo, type Repo } from '../git/repo.js';
 import { baselined, BASELINE_FILE, readBaseline } from '../mixing/baseline.js';
@@ -110,6 +111,8 @@ export interface Pushed {
   trailers: Map<string, string[]>;
   /** Which sides of the mixing rule each new commit touches, worked out as the walk arrived. */
   sides: CommitSides;
+  /** The new commits that add or change a symbolic link, noted as the walk arrived. */
+  linking: Set<string>;
 }
 
 /**
@@ -122,6 +125,11 @@ export function readPush(
   updates: RefUpdate[],
 ): { peeled: Promise<Map<string, string>>; push: Promise<Pushed>; sides: CommitSides } {
   const sides = new CommitSides();
+  const linking = new Set<string>();
+  const onCommit = (id: string, changes: RawChange[]) => {
+    sides.add(id, changes);
+    if (changes.some((c) => c.newMode === SYMLINK)) linking.add(id);
+  };
   const pushed = updates.filter((u) => !isZeroId(u.new));
   // A tag of a tree or blob brings no commits, and a missing object is an error.
   const peeled = peelCommits(
@@ -138,7 +146,7 @@ export function readPush(
       ? await rangeChanges(repo, ['--stdin', '--not', '--all'], {
           tips,
           trailer: OVERRIDE_TRAILER,
-          onCommit: sides.add,
+          onCommit,
         })
       : { commits: [], changes: new Map(), parents: new Map(), trailers: new Map() };
     const reach = new Reach(walk, tips);
@@ -152,6 +160,7 @@ export function readPush(
       parents: walk.parents,
       trailers: walk.trailers,
       sides,
+      linking,
     };
   });
   return { peeled, push, sides };
@@ -291,7 +300,12 @@ export async function judgePush(
   // What belongs to a commit whichever ref brings it is read once for the push.
   const [owners, links] = await Promise.all([
     checkOwners(repo, config, branch.id, all, changes, classify, pushers),
-    symlinkViolations(repo, all, changes, classify),
+    symlinkViolations(
+      repo,
+      all.filter((c) => push.linking.has(c)),
+      changes,
+      classify,
+    ),
   ]);
   const facts: PushFacts = {
     repo,
