@@ -143,8 +143,8 @@ export async function judgePush(
     process.stderr.write(
       `patchwarden: ${counted(old.size, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged\n`,
     );
-  for (const v of verdicts) v.commits = v.commits.filter((c) => !old.has(c));
-  const all = push.all.filter((c) => !old.has(c));
+  for (const v of old.size ? verdicts : []) v.commits = v.commits.filter((c) => !old.has(c));
+  const all = old.size ? push.all.filter((c) => !old.has(c)) : push.all;
   // An owner's override commit, admitted for its ref's range, is left out of the mixing rule.
   const claimed = overrideClaims(push, all);
   for (const v of claimed.length ? verdicts : []) {
@@ -167,12 +167,7 @@ export async function judgePush(
   // What belongs to a commit whichever ref brings it is read once for the push.
   const [owners, links] = await Promise.all([
     checkOwners(repo, config, branch.id, all, changes, classify, pushers),
-    symlinkViolations(
-      repo,
-      all.filter((c) => push.linking.has(c)),
-      changes,
-      classify,
-    ),
+    symlinkViolations(repo, push.linking.size ? all.filter((c) => push.linking.has(c)) : [], changes, classify),
   ]);
   const facts: PushFacts = {
     repo,
@@ -190,7 +185,7 @@ export async function judgePush(
   for (const v of verdicts) {
     if (isZeroId(v.new)) continue;
     // An owner fault is named once, on the first ref that brings its commit.
-    for (const c of v.commits) {
+    for (const c of facts.ownerFault.size ? v.commits : []) {
       const fault = facts.ownerFault.get(c);
       if (fault && !blamed.has(c)) {
         v.violations.push(fault);
@@ -211,23 +206,28 @@ export async function judgePush(
 async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
   const { repo, config, classify, push } = facts;
   const overridden = new Set(v.overrides.map((o) => o.commit));
-  const out = judgeCommits(
-    v.commits.filter((c) => !overridden.has(c)),
-    push.changes,
-    config,
-    classify,
-    facts.ownerExempt,
-    (c) => push.sides.of(c, push.changes, classify),
-  );
+  // No new commit touching both sides of the mixing rule, neither a commit nor a range of them mixes.
+  const out = push.sides.mayMix
+    ? judgeCommits(
+        v.commits.filter((c) => !overridden.has(c)),
+        push.changes,
+        config,
+        classify,
+        facts.ownerExempt,
+        (c) => push.sides.of(c),
+      )
+    : [];
   await fitRangeAdvice(out, (oracleTip) => splitAdvice(facts, v, oracleTip));
-  for (const c of v.commits) {
+  for (const c of facts.linkFault.size ? v.commits : []) {
     const link = facts.linkFault.get(c);
     if (link) out.push(link);
   }
   const tip = push.peeled.get(v.new);
   if (tip) {
-    const touched = new Set<string>();
-    for (const c of v.commits) for (const change of push.changes.get(c) ?? []) touched.add(change.path);
+    // A ref that brings every new commit (one ref pushed) touches what the whole walk touched.
+    const touched = v.commits.length === push.all.length ? push.paths : new Set<string>();
+    if (touched !== push.paths)
+      for (const c of v.commits) for (const change of push.changes.get(c) ?? []) touched.add(change.path);
     // A guard file that does not parse would judge every later push once it lands.
     const guard = touchedGuardFiles(touched, config);
     const broken = guard.size

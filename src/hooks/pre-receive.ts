@@ -90,6 +90,8 @@ export interface Pushed {
   sides: CommitSides;
   /** The new commits that add or change a symbolic link, noted as the walk arrived. */
   linking: Set<string>;
+  /** Every path a new commit changes. */
+  paths: Set<string>;
 }
 
 /**
@@ -103,9 +105,13 @@ export function readPush(
 ): { peeled: Promise<Map<string, string>>; push: Promise<Pushed>; sides: CommitSides } {
   const sides = new CommitSides();
   const linking = new Set<string>();
+  const paths = new Set<string>();
   const onCommit = (id: string, changes: RawChange[]) => {
     sides.add(id, changes);
-    if (changes.some((c) => c.newMode === SYMLINK)) linking.add(id);
+    for (const c of changes) {
+      paths.add(c.path);
+      if (c.newMode === SYMLINK) linking.add(id);
+    }
   };
   const pushed = updates.filter((u) => !isZeroId(u.new));
   // A tag of a tree or blob brings no commits, and a missing object is an error.
@@ -138,6 +144,7 @@ export function readPush(
       trailers: walk.trailers,
       sides,
       linking,
+      paths,
     };
   });
   return { peeled, push, sides };
