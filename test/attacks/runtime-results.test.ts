@@ -6,91 +6,25 @@
 // stands between each src-only patch (the bug left in) and a green revert
 // check. Real runners from the project's node_modules (and node's own), real
 // git.
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, PROJECT } from '../helpers/repo.js';
-import { testUnless } from '../helpers/skip.js';
-import { config, jsProperty, NODE_TEST, project, registry } from '../properties/projects.js';
-
-const ID = 'bill.total_non_negative';
-const BIN = (p: string) => path.join(PROJECT, 'node_modules', p);
-const JEST = BIN('jest/bin/jest.js');
-const VITEST = BIN('vitest/vitest.mjs');
-const cases = 'for (const xs of [[], [1, 2], [0, 5]])';
-
-interface Runner {
-  command: string;
-  property: string;
-  package: string;
-}
-
-const nodeTest: Runner = {
-  command: NODE_TEST,
-  property: jsProperty(ID, 'bill.js'),
-  package: '{"name":"bill","private":true,"type":"module"}\n',
-};
-const vitest: Runner = {
-  command: `node ${VITEST} run --reporter=junit --outputFile={junit} spec/properties`,
-  property: `import { test, expect } from 'vitest';\nimport { total } from '../../src/bill.js';\n\ntest('total is never negative [invariant:${ID}]', () => {\n  ${cases} expect(total(xs) >= 0).toBe(true);\n});\n`,
-  package: '{"name":"bill","private":true,"type":"module"}\n',
-};
-// No transform, so the lines the guard names are the file's own.
-const jest: Runner = {
-  command: `JEST_JUNIT_OUTPUT_FILE={junit} node ${JEST} --ci --roots spec --reporters=default --reporters=${BIN('jest-junit')}`,
-  property: `const { total } = require('../../src/bill');\n\ntest('total is never negative [invariant:${ID}]', () => {\n  ${cases} expect(total(xs) >= 0).toBe(true);\n});\n`,
-  package: '{"name":"bill","private":true,"jest":{"transform":{}}}\n',
-};
-
-// Two cases of the invariant: one the bug fails, one it passes. A patch that
-// drops the failing one from the run leaves a green invariant.
-const jestTwo: Runner = {
-  ...jest,
-  property: `${jest.property}\ntest('totals add up [invariant:${ID}]', () => {\n  expect(total([1, 2]) - total([1])).toBe(2);\n});\n`,
-};
-
-/** src/bill.js: `prelude`, then total() with the bug left in (`body` runs before it returns). */
-function buggy(r: Runner, prelude: string, body = ''): string {
-  const head = r.package.includes('"jest"') ? 'exports.total = ' : 'export const total = ';
-  return `${prelude}\n${head}(xs) => {\n  const t = xs.reduce((a, b) => a + b, 0) - 1;\n  ${body}\n  return t;\n};\n`;
-}
-
-function check(r: Runner, patch: string) {
-  const { repo, base, head } = project(
-    {
-      '.patchwarden.yml': config(r.command, 'tamper:\n  mode: off\n'),
-      'spec/invariants.yaml': registry(ID),
-      'spec/properties/bill.test.js': r.property,
-      'src/bill.js': buggy(r, ''),
-      'package.json': r.package,
-    },
-    { 'src/bill.js': patch },
-  );
-  return repo.json(['revert-check', '--base', base, '--head', head]);
-}
-
-/** The guard refused the run, naming what it saw. */
-function refused(r: Runner, patch: string, said: RegExp): void {
-  const out = check(r, patch);
-  assert.is(out.code, 1, out.stderr);
-  assert.is(out.out.status, 'fails_on_head', out.out.reason);
-  assert.match(out.out.reason, /the runtime guard refused the run/, out.out.reason);
-  assert.match(out.out.reason, said, out.out.reason);
-}
-
-/** The attack did nothing: the property still fails on head, as it does reverted. */
-function withoutEffect(r: Runner, patch: string): void {
-  const out = check(r, patch);
-  assert.is(out.code, 1, out.stderr);
-  assert.is(out.out.status, 'pending_unmarked', out.out.reason);
-  assert.match(out.out.reason, /fail with and without the production diff/, out.out.reason);
-}
+import { cleanup } from '../helpers/repo.js';
+import {
+  buggy,
+  cases,
+  check,
+  ID,
+  jest,
+  jestTwo,
+  nodeTest,
+  refused,
+  vitest,
+  withJest,
+  withoutEffect,
+  withVitest,
+} from './runtime-site.js';
 
 test.after.each(cleanup);
-
-const withVitest = testUnless(existsSync(VITEST) ? null : 'vitest is not installed in node_modules (npm ci)');
-const withJest = testUnless(existsSync(JEST) ? null : 'jest is not installed in node_modules (npm ci)');
 
 // Turns every failing result in a value into a pass, whatever its runner calls it.
 const PASS = `const pass = (o, seen = new Set()) => {
