@@ -30,12 +30,16 @@ export interface RangeChanges {
  * header field starts with \x01, so no path can pass for one. With
  * `trailer`, the same walk reads that trailer's values from each message
  * (git matches the key in any case), so a long push is not walked twice.
+ * With `onCommit`, each commit is handed over once with its final changes
+ * while git still walks (a merge's once they are worked out, after the walk),
+ * so a caller can judge a long push as it arrives.
  */
 export async function rangeChanges(
   repo: Repo,
   revs: string[],
-  opts: { tips?: string[]; trailer?: string } = {},
+  opts: { tips?: string[]; trailer?: string; onCommit?: (id: string, changes: RawChange[]) => void } = {},
 ): Promise<RangeChanges> {
+  const onCommit = opts.onCommit ?? (() => {});
   // Newest first, read as git writes it: --reverse would hold every line back until the walk ends.
   const walked: Walked[] = [];
   // Each commit's diff against its first parent (a root's against nothing); a merge's is replaced below.
@@ -43,6 +47,11 @@ export async function rangeChanges(
   const trailers = new Map<string, string[]>();
   let current: RawChange[] = [];
   let meta: string | null = null;
+  // A commit's changes are whole once the next commit's header (or the end) arrives.
+  const done = () => {
+    const last = walked.at(-1);
+    if (last && last.parents.length < 2) onCommit(last.id, current);
+  };
   const onStdout = nulFields((f) => {
     if (meta !== null) {
       current.push(rawChange(meta, f));
@@ -53,6 +62,7 @@ export async function rangeChanges(
         .slice(1, cut < 0 ? f.length : cut)
         .trim()
         .split(' ');
+      done();
       walked.push({ id, tree, parents });
       changes.set(id, (current = []));
       const values =
@@ -85,8 +95,12 @@ export async function rangeChanges(
     ],
     { onStdout, input: (opts.tips ?? []).map((t) => `${t}\n`).join('') },
   );
+  done();
   walked.reverse();
-  for (const [id, list] of await mergeChanges(repo, walked, changes)) changes.set(id, list);
+  for (const [id, list] of await mergeChanges(repo, walked, changes)) {
+    changes.set(id, list);
+    onCommit(id, list);
+  }
   return {
     commits: walked.map((c) => c.id),
     changes,

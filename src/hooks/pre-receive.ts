@@ -2,31 +2,17 @@
 // judges every pushed ref from git objects alone (inside git's push
 // quarantine), by the config, ledger, lock and signers on the judging branch
 // (judging-branch.ts): a push that loosens the rules is judged by the old
-// ones. Its text is written for a person reading `remote:` lines.
+// ones. Its text is written for a person reading `remote:` lines. This
+// module reads the push and starts git's walk of it first; the rules
+// (pre-receive-judge.ts) load while git walks.
 import { parse } from '../common/args.js';
-import { emit } from '../common/output.js';
-import { CannotJudge, isCannotJudge } from '../common/errors.js';
-import { counted } from '../common/text.js';
-import { violationLines } from '../common/render.js';
-import type { Violation } from '../common/verdict.js';
-import { explicitJudge, judgeOf, type Judge } from '../config/judge.js';
-import type { Config } from '../config/schema.js';
-import { CONFIG_FILE } from '../zones/names.js';
+import { CannotJudge } from '../common/errors.js';
 import { rangeChanges, type RawChange } from '../git/changes.js';
+import { SYMLINK } from '../git/raw-diff.js';
 import { Reach } from '../git/reach.js';
 import { isZeroId, openRepo, type Repo } from '../git/repo.js';
-import { baselined, BASELINE_FILE } from '../mixing/baseline.js';
-import { agentInRange, fitRangeAdvice, rangeAdvice, type Landing } from '../mixing/advice.js';
-import { judgeCommits } from '../mixing/check.js';
-import { symlinkViolations } from '../mixing/symlinks.js';
-import { checkOwners } from '../owners/check.js';
-import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, overrideLines, type Override } from '../owners/override.js';
-import { authenticatedPusher, TYPED_IDENTITY, type Pusher } from '../owners/pusher.js';
-import { tamperPush, type TamperVerdict } from '../tamper/judge.js';
-import { classifierFrom, type Classify } from '../zones/classify.js';
-import { fallbackNote, lastValidConfig } from '../config/judging.js';
-import { guardFileProblems, guardFileViolations, touchedGuardFiles } from '../gate/guard-files.js';
-import { branchViolations, judgingBranch, unguardedRefusal, type JudgingBranch } from './judging-branch.js';
+import { CommitSides } from '../mixing/commit-sides.js';
+import { OVERRIDE_TRAILER } from '../owners/override.js';
 import { parseRefLines, readHookInput } from './ref-lines.js';
 
 export const help = `usage: patchwarden pre-receive [--format text|json] [--config PATH] [-C DIR]
@@ -58,13 +44,6 @@ export interface RefUpdate {
 /** git's pre-receive input: one `<old> <new> <ref>` line per ref. */
 export function parseUpdates(text: string): RefUpdate[] {
   return parseRefLines(text, ['old', 'new', 'ref'], ['old', 'new']);
-}
-
-interface RefVerdict extends RefUpdate {
-  commits: string[];
-  violations: Violation[];
-  /** Owner override commits honoured: left out of the mixing rule. */
-  overrides: Override[];
 }
 
 /**
@@ -107,13 +86,33 @@ export interface Pushed {
   parents: Map<string, string[]>;
   /** Each new commit's override claims (OVERRIDE_TRAILER), read by the same walk. */
   trailers: Map<string, string[]>;
+  /** Which sides of the mixing rule each new commit touches, worked out as the walk arrived. */
+  sides: CommitSides;
+  /** The new commits that add or change a symbolic link, noted as the walk arrived. */
+  linking: Set<string>;
+  /** Every path a new commit changes. */
+  paths: Set<string>;
 }
 
-/** The push, read: `peeled` as soon as the pushed objects are peeled, `push` once the walk is read. */
+/**
+ * The push, read: `peeled` as soon as the pushed objects are peeled, `push`
+ * once the walk is read, and `sides` as the walk goes (once its zones are
+ * started).
+ */
 export function readPush(
   repo: Repo,
   updates: RefUpdate[],
-): { peeled: Promise<Map<string, string>>; push: Promise<Pushed> } {
+): { peeled: Promise<Map<string, string>>; push: Promise<Pushed>; sides: CommitSides } {
+  const sides = new CommitSides();
+  const linking = new Set<string>();
+  const paths = new Set<string>();
+  const onCommit = (id: string, changes: RawChange[]) => {
+    sides.add(id, changes);
+    for (const c of changes) {
+      paths.add(c.path);
+      if (c.newMode === SYMLINK) linking.add(id);
+    }
+  };
   const pushed = updates.filter((u) => !isZeroId(u.new));
   // A tag of a tree or blob brings no commits, and a missing object is an error.
   const peeled = peelCommits(
@@ -127,7 +126,11 @@ export function readPush(
   const push = peeled.then(async (commitOf) => {
     const tips = [...new Set(pushed.flatMap((u) => (commitOf.has(u.new) ? [commitOf.get(u.new)!] : [])))];
     const walk = tips.length
-      ? await rangeChanges(repo, ['--stdin', '--not', '--all'], { tips, trailer: OVERRIDE_TRAILER })
+      ? await rangeChanges(repo, ['--stdin', '--not', '--all'], {
+          tips,
+          trailer: OVERRIDE_TRAILER,
+          onCommit,
+        })
       : { commits: [], changes: new Map(), parents: new Map(), trailers: new Map() };
     const reach = new Reach(walk, tips);
     const commits = new Map(pushed.map((u) => [u.ref, commitOf.has(u.new) ? reach.commits(commitOf.get(u.new)!) : []]));
@@ -139,374 +142,24 @@ export function readPush(
       changes: walk.changes,
       parents: walk.parents,
       trailers: walk.trailers,
+      sides,
+      linking,
+      paths,
     };
   });
-  return { peeled, push };
-}
-
-/** What is judged from the config and the ref lines alone, started while the push is read. */
-export interface Early {
-  classify: Promise<Classify>;
-  /** The judging branch's rules per update, in the order of the updates. */
-  branchFaults: Promise<Violation[][]>;
-  /** The tamper layer's verdict per ref. */
-  tampering: Promise<Map<string, TamperVerdict>>;
-}
-
-/** `push`: what the push brings, once read (null when reading it failed; that error is thrown where it is awaited). */
-export function startEarly(
-  repo: Repo,
-  judge: Judge,
-  branch: JudgingBranch,
-  updates: RefUpdate[],
-  peeled: Promise<Map<string, string>>,
-  push: Promise<Pushed | null>,
-): Early {
-  const { config, rules } = judge;
-  const classify = Promise.resolve(classifierFrom(branch.ignoreCase ? rules.folded : rules.exact));
-  // A fast-forward shows in the push's own walk (a new commit of the ref grows from the old tip); else git answers.
-  const grows = async (u: RefUpdate, old: string) => {
-    const p = await push;
-    return Boolean(p?.commits.get(u.ref)?.some((c) => p.parents.get(c)?.includes(old)));
-  };
-  const isAncestor = async (a: string, b: string) =>
-    (await repo.run(['merge-base', '--is-ancestor', a, b], { okCodes: [1] })).code === 0;
-  const branchFaults = Promise.all(
-    updates.map((u) => branchViolations(u, branch, config, async (a, b) => (await grows(u, a)) || isAncestor(a, b))),
-  );
-  const tampering = tamperPush(repo, config, branch.id, updates, classify, peeled, push);
-  // Their errors are thrown where they are awaited; until then they are not unhandled.
-  for (const p of [classify, branchFaults, tampering]) p.catch(() => {});
-  return { classify, branchFaults, tampering };
-}
-
-/** What every ref of the push is judged with: the rules, and the push's facts read once for all refs. */
-interface PushFacts {
-  repo: Repo;
-  config: Config;
-  classify: Classify;
-  push: Pushed;
-  /** Owner faults by commit, and the owner-signed commits the whole-range mixing rule leaves out. */
-  ownerFault: Map<string, Violation>;
-  ownerExempt: ReadonlySet<string>;
-  /** Symbolic links that leave their zone, by commit. */
-  linkFault: Map<string, Violation>;
-  tamper: Map<string, TamperVerdict>;
-  /** For the advice: where the default branch is, and who pushed. */
-  branch: JudgingBranch;
-  pushers: Pusher[];
-}
-
-export async function judgePush(
-  repo: Repo,
-  config: Config,
-  branch: JudgingBranch,
-  updates: RefUpdate[],
-  push: Pushed,
-  pushers: Pusher[],
-  early: Early,
-): Promise<RefVerdict[]> {
-  const classify = await early.classify;
-  const { changes } = push;
-  const verdicts: RefVerdict[] = updates.map((u) => ({
-    ...u,
-    commits: push.commits.get(u.ref) ?? [],
-    violations: [],
-    overrides: [],
-  }));
-  const branchFaults = await early.branchFaults;
-  const once = new Set<string>();
-  for (const [i, v] of verdicts.entries()) {
-    v.violations.push(...branchFaults[i]);
-    // git's own client never sends two commands for one ref; a hand-made push
-    // that does would be judged on one and could land the other.
-    if (once.has(v.ref)) {
-      v.violations.push({
-        rule: 'duplicate-ref',
-        paths: [],
-        message: `${v.ref} is updated by more than one command of this push; only one of them could land, so none is judged and the push is refused`,
-        fix: 'push each ref once (git push does)',
-      });
-    }
-    once.add(v.ref);
-    if (isZeroId(v.new) && v.ref !== branch.ref && config.pre_receive.deletions === 'refuse') {
-      v.violations.push({
-        rule: 'delete',
-        paths: [],
-        message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})`,
-        fix: `keep ${v.ref}; where deleting refs is wanted, pre_receive.deletions: allow in ${CONFIG_FILE} on ${branch.ref} lets deletions through`,
-      });
-    }
-  }
-  // Commits that predate the guard (the adoption baseline on the judging branch) are left out of the commit rules.
-  const old = await baselined(repo, branch.id, ['--all'], push.all);
-  if (old.size)
-    process.stderr.write(
-      `patchwarden: ${counted(old.size, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged\n`,
-    );
-  for (const v of verdicts) v.commits = v.commits.filter((c) => !old.has(c));
-  const all = push.all.filter((c) => !old.has(c));
-  // An owner's override commit, admitted for its ref's range, is left out of the mixing rule.
-  const claimed = overrideClaims(push, all);
-  for (const v of claimed.length ? verdicts : []) {
-    const mine = claimed.filter((o) => v.commits.includes(o.commit));
-    if (isZeroId(v.new) || !mine.length) continue;
-    const from = push.reach.boundary(v.commits);
-    const { clockNow } = await import('../freeze/clock.js');
-    const judged = await judgeOverrides(
-      repo,
-      config,
-      branch.id,
-      mine,
-      v.commits,
-      from.length === 1 ? from[0] : null,
-      clockNow(),
-    );
-    v.overrides = judged.granted;
-    v.violations.push(...judged.violations);
-  }
-  // What belongs to a commit whichever ref brings it is read once for the push.
-  const [owners, links] = await Promise.all([
-    checkOwners(repo, config, branch.id, all, changes, classify, pushers),
-    symlinkViolations(repo, all, changes, classify),
-  ]);
-  const facts: PushFacts = {
-    repo,
-    config,
-    classify,
-    push,
-    ownerFault: new Map(owners.violations.map((o) => [o.commit!, o])),
-    ownerExempt: owners.exempt,
-    linkFault: new Map(links.map((l) => [l.commit!, l])),
-    tamper: await early.tampering,
-    branch,
-    pushers,
-  };
-  const blamed = new Set<string>();
-  for (const v of verdicts) {
-    if (isZeroId(v.new)) continue;
-    // An owner fault is named once, on the first ref that brings its commit.
-    for (const c of v.commits) {
-      const fault = facts.ownerFault.get(c);
-      if (fault && !blamed.has(c)) {
-        v.violations.push(fault);
-        blamed.add(c);
-      }
-    }
-    v.violations.push(...(await judgeRef(facts, v)));
-  }
-  return verdicts;
-}
-
-/**
- * The rules on one pushed ref, over every commit new to it (a commit that
- * two refs bring is judged for both): mixing per commit and over the ref's
- * commits, links that leave their zone, the oracle files at its tip, and the
- * tamper layer on what the ref adds.
- */
-async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
-  const { repo, config, classify, push } = facts;
-  const overridden = new Set(v.overrides.map((o) => o.commit));
-  const out = judgeCommits(
-    v.commits.filter((c) => !overridden.has(c)),
-    push.changes,
-    config,
-    classify,
-    facts.ownerExempt,
-  );
-  await fitRangeAdvice(out, (oracleTip) => splitAdvice(facts, v, oracleTip));
-  for (const c of v.commits) {
-    const link = facts.linkFault.get(c);
-    if (link) out.push(link);
-  }
-  const tip = push.peeled.get(v.new);
-  if (tip) {
-    const touched = new Set<string>();
-    for (const c of v.commits) for (const change of push.changes.get(c) ?? []) touched.add(change.path);
-    // A guard file that does not parse would judge every later push once it lands.
-    const guard = touchedGuardFiles(touched, config);
-    const broken = guard.size
-      ? guardFileViolations(await guardFileProblems(repo, tip, guard), `${v.ref} at ${tip.slice(0, 12)}`)
-      : [];
-    out.push(...broken);
-    if (!broken.length) out.push(...(await tipViolations(repo, config, v, tip, touched, classify)));
-  }
-  const tamper = tip && v.commits.length ? facts.tamper.get(v.ref) : undefined;
-  if (tamper) {
-    out.push(...tamper.violations);
-    for (const w of tamper.warnings) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
-  }
-  return out;
-}
-
-/**
- * How to land a ref whose oracle commits come first, from this server's side:
- * it knows the ref, the judging branch and who pushed, not what the clone
- * calls it (origin, as git clone names it).
- */
-async function splitAdvice(facts: PushFacts, v: RefVerdict, oracleTip: string): Promise<string> {
-  const { repo, config, push } = facts;
-  const from = push.reach.boundary(v.commits);
-  const landing: Landing = {
-    branch: v.ref.startsWith('refs/heads/') ? v.ref.slice('refs/heads/'.length) : null,
-    remote: 'origin',
-    defaultBranch: facts.branch.ref.replace(/^refs\/heads\//, ''),
-    upstream: false,
-    signers: config.owners.signers !== null,
-    agent: await agentInRange(
-      repo,
-      config,
-      v.commits,
-      facts.pushers.map((p) => p.name),
-    ),
-    remoteNote: 'origin: what your clone calls this server',
-  };
-  return rangeAdvice(
-    { oracleTip, base: from.length === 1 ? from[0] : null, local: push.peeled.get(v.new) ?? v.new, remoteRef: v.ref },
-    landing,
-  );
-}
-
-/**
- * The oracle files at a new tip, when the ref's new commits touch them: what
- * no new commit touched is what the server already holds and has judged.
- */
-async function tipViolations(
-  repo: Repo,
-  config: Config,
-  ref: RefVerdict,
-  tip: string,
-  touched: Set<string>,
-  classify: Classify,
-): Promise<Violation[]> {
-  const out: Violation[] = [];
-  // Loaded only when needed: most pushes touch neither, and the hook starts on every push.
-  if (touched.has(config.freeze.ledger)) {
-    const [{ checkLedgerAt }, { clockNow }] = await Promise.all([
-      import('../freeze/ledger.js'),
-      import('../freeze/clock.js'),
-    ]);
-    out.push(...(await checkLedgerAt(repo, config, tip, clockNow())));
-  }
-  const { touchesFixtures } = await import('../fixtures/folder.js');
-  if (touchesFixtures([...touched], config, classify)) {
-    const { fixtureViolations, verifyFixtures } = await import('../fixtures/verify.js');
-    const report = await verifyFixtures(repo, config, { kind: 'rev', rev: tip });
-    out.push(...fixtureViolations(report, config, `${ref.ref} at ${tip.slice(0, 12)}`));
-  }
-  return out;
-}
-
-/** The first line of each named commit's message, for people reading the refusal. */
-async function subjects(repo: Repo, commits: string[]): Promise<Map<string, string>> {
-  if (!commits.length) return new Map();
-  const out = await repo.run(['log', '--no-walk=unsorted', '--stdin', '-z', '--format=%H %s'], {
-    input: commits.join('\n') + '\n',
-  });
-  return new Map(
-    out.stdout
-      .toString('utf8')
-      .split('\0')
-      .filter(Boolean)
-      .map((r) => [r.slice(0, r.indexOf(' ')), r.slice(r.indexOf(' ') + 1)]),
-  );
-}
-
-function render(verdicts: RefVerdict[], newCommits: number, subject: Map<string, string>, notes: string[]): string[] {
-  const text: string[] = notes.map((n) => `patchwarden: ${n}`);
-  const first = text.length;
-  for (const r of verdicts) {
-    if (!r.violations.length) continue;
-    text.push(`patchwarden: refusing the push to ${r.ref}`);
-    for (const v of r.violations) text.push(...violationLines(v, 'nested', v.commit && subject.get(v.commit)));
-  }
-  if (text.length === first)
-    text.push(`patchwarden: pre-receive ok (${counted(verdicts.length, 'ref')}, ${counted(newCommits, 'new commit')})`);
-  return text;
+  return { peeled, push, sides };
 }
 
 export async function run(args: string[]): Promise<number> {
   const { common } = parse(args, {}, false);
   const [repo, input] = await Promise.all([openRepo(common.dir), readHookInput()]);
   const updates = parseUpdates(input);
-  // The push is read while the config loads; its errors count only once the repository is guarded.
+  // The push is read while the rules and the config load; its errors count only once the repository is guarded.
   const pushing = readPush(repo, updates);
   const reading = pushing.push.then(
     (push) => ({ push }),
     (error: unknown) => ({ error }),
   );
-  let branch = await judgingBranch(repo);
-  const compiler = () => import('../config/compile.js');
-  const notes: string[] = [];
-  let judge = common.config ? await explicitJudge(repo, common.config, compiler) : null;
-  if (!judge && branch.config) {
-    try {
-      judge = await judgeOf(repo, { oid: branch.config, shown: `${branch.id}:${CONFIG_FILE}` }, compiler);
-    } catch (err) {
-      // A judging branch whose config does not parse is judged by its last one that does: its correction can land.
-      if (!isCannotJudge(err)) throw err;
-      const fallback = await lastValidConfig(repo, branch.id!);
-      if (!fallback) throw err;
-      notes.push(`${fallbackNote(err, fallback)}; push the correction to ${branch.ref}`);
-      const { zoneRules } = await compiler();
-      judge = {
-        config: fallback.config,
-        rules: { exact: zoneRules(fallback.config, false), folded: zoneRules(fallback.config, true) },
-      };
-      branch = { ...branch, id: fallback.rev };
-    }
-  }
-  const config = judge?.config;
-  if (!judge || !config?.present) {
-    // Never unguarded by accident: only an administrator's bootstrap lets a push through unjudged.
-    return emit(common.format, {
-      ok: branch.bootstrap,
-      json: { guarded: false, bootstrap: branch.bootstrap, judging_branch: branch.ref, refs: [], violations: [] },
-      text: branch.bootstrap
-        ? [
-            `patchwarden: bootstrap: ${branch.ref} has no .patchwarden.yml yet, so this push is not judged (git config patchwarden.bootstrap is set on the server; unset it once the config is on ${branch.ref})`,
-          ]
-        : [...notes.map((n) => `patchwarden: ${n}`), ...unguardedRefusal(branch)],
-    });
-  }
-  const early = startEarly(
-    repo,
-    judge,
-    branch,
-    updates,
-    pushing.peeled,
-    reading.then((r) => ('push' in r ? r.push : null)),
-  );
-  const read = await reading;
-  if ('error' in read) throw read.error;
-  const pushers = authenticatedPusher(process.env);
-  if (branch.bootstrap)
-    notes.push(
-      `note: git config patchwarden.bootstrap is still set on the server; ${branch.ref} has its config now, unset it (git config --unset patchwarden.bootstrap)`,
-    );
-  if (config.owners.agents.length && config.owners.signers === null && !pushers.length)
-    notes.push(`warning: ${TYPED_IDENTITY}`);
-  const verdicts = await judgePush(repo, config, branch, updates, read.push, pushers, early);
-  for (const r of verdicts) notes.push(...overrideLines(r.overrides).map((l) => `${r.ref}: ${l}`));
-  const violations = verdicts.flatMap((r) => r.violations.map((v) => ({ ...v, ref: r.ref })));
-  const subject = await subjects(repo, [...new Set(violations.flatMap((v) => (v.commit ? [v.commit] : [])))]);
-  return emit(common.format, {
-    ok: violations.length === 0,
-    json: {
-      guarded: true,
-      judged_by: config.source,
-      judging_branch: branch.ref,
-      notes,
-      refs: verdicts.map((r) => ({
-        ref: r.ref,
-        old: r.old,
-        new: r.new,
-        commits: r.commits.length,
-        ...(r.overrides.length ? { overrides: r.overrides } : {}),
-        ok: r.violations.length === 0,
-      })),
-      violations,
-    },
-    text: render(verdicts, read.push.all.length, subject, notes),
-  });
+  const { judgeReceived } = await import('./pre-receive-judge.js');
+  return judgeReceived(repo, common, updates, pushing, reading);
 }

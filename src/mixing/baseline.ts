@@ -59,17 +59,24 @@ export function parseBaseline(text: string, source: string): string[] {
   return commits;
 }
 
+/** The baseline file at `judgeRev`; null where there is none. */
+export async function readBaseline(repo: Repo, judgeRev: string | null): Promise<Buffer | null> {
+  return judgeRev ? readFileAt(repo, judgeRev, BASELINE_FILE) : null;
+}
+
 /**
  * Which of `commits` (a range: what rev-list lists for its tip `--not`
- * `exclude`) are reachable from a tip recorded in the baseline at `judgeRev`.
+ * `exclude`) are reachable from a tip recorded in the baseline at `judgeRev`;
+ * `file` is that baseline where its reading started earlier.
  */
 export async function baselined(
   repo: Repo,
   judgeRev: string | null,
   exclude: string[],
   commits: string[],
+  file?: Promise<Buffer | null>,
 ): Promise<Set<string>> {
-  const text = judgeRev && commits.length ? await readFileAt(repo, judgeRev, BASELINE_FILE) : null;
+  const text = judgeRev && commits.length ? await (file ?? readBaseline(repo, judgeRev)) : null;
   if (!text) return new Set();
   const tips = parseBaseline(text.toString('utf8'), `${judgeRev!.slice(0, 12)}:${BASELINE_FILE}`);
   // Only tips this repository holds: a branch it never received brings nothing here to exempt.

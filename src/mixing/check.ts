@@ -7,7 +7,7 @@ import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, type Override } from 
 import { configBool, type Repo } from '../git/repo.js';
 import { isOracle, type Classify } from '../zones/classify.js';
 import { baselined } from './baseline.js';
-import { mixViolation } from './rule.js';
+import { mixViolation, touchedSides, type Sides } from './rule.js';
 import { symlinkViolations } from './symlinks.js';
 
 /** The config's zones as this repository reads paths; the glob compiler loads only here (hooks with a cached config never need it). */
@@ -22,7 +22,9 @@ export async function classifierFor(repo: Repo, config: Config): Promise<Classif
 /**
  * Per-commit and whole-range mixing over the commits given (oldest first).
  * Commits in `rangeExempt` (owner-signed oracle commits) still obey the
- * per-commit rule but are left out of the whole-range one.
+ * per-commit rule but are left out of the whole-range one. `sidesOf` says
+ * which sides each commit touches, where they were worked out before
+ * (commit-sides.ts); the changes are read again only to word a refusal.
  */
 export function judgeCommits(
   commits: string[],
@@ -30,10 +32,12 @@ export function judgeCommits(
   config: Config,
   classify: Classify,
   rangeExempt: ReadonlySet<string> = new Set(),
+  sidesOf: (commit: string) => Sides = (c) => touchedSides(changes.get(c) ?? [], classify),
 ): Violation[] {
   const violations: Violation[] = [];
   for (const c of commits) {
-    const v = mixViolation(changes.get(c) ?? [], classify, 'mix', c);
+    const sides = sidesOf(c);
+    const v = sides.src && sides.oracle ? mixViolation(changes.get(c) ?? [], classify, 'mix', c) : null;
     if (v) {
       v.fix =
         'split the commit (git rebase -i, then `edit` it) so production code and oracles land in separate commits';
@@ -41,13 +45,21 @@ export function judgeCommits(
     }
   }
   if (config.mix.range === 'refuse' && commits.length > 1 && !violations.length) {
+    let src = false;
+    let oracle = false;
+    for (const c of commits) {
+      if (rangeExempt.has(c)) continue;
+      const sides = sidesOf(c);
+      src ||= sides.src;
+      oracle ||= sides.oracle;
+    }
     // Read in place, not gathered: a push can bring fifty thousand commits.
     const ranged = {
       *[Symbol.iterator]() {
         for (const c of commits) if (!rangeExempt.has(c)) yield* changes.get(c) ?? [];
       },
     };
-    const v = mixViolation(ranged, classify, 'mix-range');
+    const v = src && oracle ? mixViolation(ranged, classify, 'mix-range') : null;
     if (v) {
       v.message += ' (split across commits)';
       v.fix = rangeSplitAdvice(

@@ -5,17 +5,40 @@ import type { Change } from '../git/changes.js';
 import { isOracle, type Classify } from '../zones/classify.js';
 import { zonedPaths } from '../zones/zoned.js';
 
-/** Whether a change set touches both src and an oracle: asked of every commit of a push, so it builds nothing. */
-function mixes(changes: Iterable<Change>, classify: Classify): boolean {
+/** Which of the two sides of the mixing rule a change set touches. */
+export interface Sides {
+  src: boolean;
+  oracle: boolean;
+}
+
+// The four answers, shared: asked of every commit of a push, touchedSides builds nothing.
+const SIDES: Sides[][] = [
+  [
+    { src: false, oracle: false },
+    { src: false, oracle: true },
+  ],
+  [
+    { src: true, oracle: false },
+    { src: true, oracle: true },
+  ],
+];
+
+/** Whether a change set touches src, and an oracle. */
+export function touchedSides(changes: Iterable<Change>, classify: Classify): Sides {
   let src = false;
   let oracle = false;
   for (const c of changes) {
     const zone = classify(c.path);
     if (zone === 'src') src = true;
     else if (isOracle(zone)) oracle = true;
-    if (src && oracle) return true;
+    if (src && oracle) break;
   }
-  return false;
+  return SIDES[+src][+oracle];
+}
+
+function mixes(changes: Iterable<Change>, classify: Classify): boolean {
+  const { src, oracle } = touchedSides(changes, classify);
+  return src && oracle;
 }
 
 const STATUS: Record<string, string> = { A: 'added', D: 'deleted', M: 'modified', T: 'type changed', U: 'unmerged' };

@@ -229,8 +229,9 @@ export interface PushWalk {
  * adds over where its change starts: the ref's old value, else its
  * merge-base with the judging branch, else (a history that shares nothing
  * with it) the empty tree. `peeled` holds the commit each pushed object (new
- * and old values) peels to. Updated refs are diffed at once, beside the
- * push's walk, in one process; created refs need the walk and take one more.
+ * and old values) peels to. Updated refs are diffed and judged at once,
+ * beside the push's walk; created refs need the walk and take one more
+ * process.
  */
 export async function tamperPush(
   repo: Repo,
@@ -250,9 +251,20 @@ export async function tamperPush(
   const commitOf = await peeled;
   const live = updates.filter((u) => !isZeroId(u.new) && commitOf.has(u.new));
   const updated = live.filter((u) => !isZeroId(u.old) && commitOf.has(u.old));
+  let allowed: Promise<AllowRow[]> | undefined;
+  const rows = () => (allowed ??= allowRows(repo, judgeRev));
+  // Each distinct change is judged once, read at `tipOf` its line: the tip commit, or the tip's tree beside the empty one.
+  const judgeLines = async (lines: string[], tipOf: (line: string) => string) => {
+    const [lists, classify] = await Promise.all([addedLinesOf(repo, lines), zones, scanner]);
+    const judged = await Promise.all(
+      lines.map((line, k) => judgeAdded(repo, config, lists[k], classify, tipOf(line), rows)),
+    );
+    return new Map(lines.map((line, k) => [line, judged[k]]));
+  };
   // diff-tree --stdin: `TIP BASE` diffs two commits; a change with no base diffs the empty tree with the tip's tree.
   const updatedLines = updated.map((u) => `${commitOf.get(u.new)} ${commitOf.get(u.old)}`);
-  const early = addedLinesOf(repo, [...new Set(updatedLines)]);
+  // An updated ref is judged from its old value as soon as that diff is read, beside the walk.
+  const early = judgeLines([...new Set(updatedLines)], (line) => line.split(' ')[0]);
   early.catch(() => {
     /* thrown below, where it is awaited */
   });
@@ -271,32 +283,13 @@ export async function tamperPush(
     const tip = commitOf.get(u.new)!;
     return bases[i] === null ? `${empty} ${trees.get(tip)}` : `${tip} ${bases[i]}`;
   });
-  const late = [...new Set(createdLines)];
-  const added = new Map<string, Added[]>();
-  const [first, second] = await Promise.all([early, addedLinesOf(repo, late)]);
-  [...new Set(updatedLines)].forEach((l, k) => {
-    added.set(l, first[k]);
-  });
-  late.forEach((l, k) => {
-    added.set(l, second[k]);
-  });
-  // Each distinct change is judged once.
-  const classify = await zones;
-  await scanner;
-  let allowed: Promise<AllowRow[]> | undefined;
-  const rows = () => (allowed ??= allowRows(repo, judgeRev));
-  // What the change's files are read at: the tip commit, or the tip's tree beside the empty one.
-  const tipOf = (line: string) => {
+  const late = judgeLines([...new Set(createdLines)], (line) => {
     const [a, b] = line.split(' ');
     return a === empty ? b : a;
-  };
-  const judged = new Map<string, Promise<TamperVerdict>>();
-  for (const [line, list] of added) judged.set(line, judgeAdded(repo, config, list, classify, tipOf(line), rows));
-  const refs: [Update, string][] = [
-    ...updated.map((u, i): [Update, string] => [u, updatedLines[i]]),
-    ...created.map((u, i): [Update, string] => [u, createdLines[i]]),
-  ];
-  for (const [u, line] of refs) verdicts.set(u.ref, await judged.get(line)!);
+  });
+  const [first, second] = await Promise.all([early, late]);
+  for (const [i, u] of updated.entries()) verdicts.set(u.ref, first.get(updatedLines[i])!);
+  for (const [i, u] of created.entries()) verdicts.set(u.ref, second.get(createdLines[i])!);
   return verdicts;
 }
 

@@ -67,6 +67,27 @@ test('a resolution that takes one side whole still authors the conflicted path',
   assert.equal(await authored(repo, repo.head(), `${repo.head()}^@`), ['M spec/s.py']);
 });
 
+test('onCommit hands over each commit once with its final changes: a merge with what it authored, not its first-parent diff', async () => {
+  const { repo, root, main, feature } = forked();
+  const tree = repo.git(['rev-parse', `${feature}^{tree}`]).stdout.trim();
+  const merge = repo.git(['commit-tree', tree, '-p', main, '-p', feature, '-m', 'theirs']).stdout.trim();
+  const handed: [string, string[]][] = [];
+  const r = await rangeChanges(await openRepo(repo.dir), [merge, '--not', root], {
+    onCommit: (id, changes) => handed.push([id, changes.map((c) => `${c.status} ${c.path}`).sort()]),
+  });
+  assert.equal(handed.map(([id]) => id).sort(), [...r.commits].sort());
+  for (const [id, paths] of handed)
+    assert.equal(
+      paths,
+      r.changes
+        .get(id)!
+        .map((c) => `${c.status} ${c.path}`)
+        .sort(),
+      id,
+    );
+  assert.equal(new Map(handed).get(merge), ['M spec/s.py']);
+});
+
 test('Graph: the sole base inside the walk, none when a side leaves the walk first or bases cross', () => {
   const c = (id: string, ...parents: string[]): Walked => ({ id, tree: `t${id}`, parents });
   // x -> (a1 -> a2), (b1): base x.
