@@ -306,15 +306,16 @@
     const a = patchOnStack();
     if (a) refuse(event, `${name} = …`, a);
   }
-  // The innermost frame of production code on the stack, a stand-in when
-  // the stack is unreadable or holds no one's code, or null.
+  // The innermost frame of production code on the stack (`via`: under other
+  // code's), a stand-in when the stack is unreadable or holds no one's code,
+  // or null.
   function patchOnStack() {
     const cs = sites();
     if (!cs) return UNREADABLE;
     let someone = false;
     for (let i = 0; i < cs.length; i++) {
       const k = frameKind(cs[i]);
-      if (k === 'patch') return { kind: k, file: show(cs[i].file), line: cs[i].line ?? 0 };
+      if (k === 'patch') return { kind: k, file: show(cs[i].file), line: cs[i].line ?? 0, via: someone };
       if (k !== 'internal' && k !== 'guard') someone = true;
     }
     return someone ? null : { kind: 'none', file: '(no caller: a callback Node itself runs)', line: 0 };
@@ -602,19 +603,8 @@
   // or is anywhere on the stack (calling one of jest's handlers itself), or
   // nobody's code is (a callback Node runs). One walk of the stack.
   function byRunner(event, name) {
-    const cs = sites();
-    if (!cs) refuse(event, `${name} = …`, UNREADABLE);
-    let runner = false;
-    for (let i = 0; i < cs.length; i++) {
-      const k = frameKind(cs[i]);
-      if (k === 'patch')
-        refuse(event, runner ? `${name} = … through the runner's own code` : `${name} = …`, {
-          file: show(cs[i].file),
-          line: cs[i].line ?? 0,
-        });
-      if (k !== 'internal' && k !== 'guard') runner = true;
-    }
-    if (!runner) refuse(event, `${name} = …`, { file: '(no caller: a callback Node itself runs)', line: 0 });
+    const a = patchOnStack();
+    if (a) refuse(event, a.via ? `${name} = … through the runner's own code` : `${name} = …`, a);
   }
   const isIndex = (k) => typeof k === 'string' && matches(/^(0|[1-9]\d*)$/, k);
   // An array production code can only append to. Replaced (jest maps a test's
@@ -851,7 +841,14 @@
     'Promise',
     'String',
     'Number',
-  ].concat(['Boolean', 'Symbol', 'BigInt', 'Date', 'Error', 'ArrayBuffer', 'DataView']);
+    'Boolean',
+    'Symbol',
+    'BigInt',
+    'Date',
+    'Error',
+    'ArrayBuffer',
+    'DataView',
+  ];
   const STATICS = ['Object', 'Array', 'Promise', 'String', 'Number', 'JSON', 'Reflect'];
   // Called in every hot loop, and never replaced by honest code: fixed
   // rather than locked (an accessor in front of them costs up to 1.7x).
