@@ -72,4 +72,16 @@ test('failures the guard saw are no problem of the records, and must each show f
   assert.equal(unreported(['two\nlines', 'c'], [tc('twolines', 'failed'), tc('suite > c', 'failed')]), []);
 });
 
+test("the guard's stop after a finding excuses the processes it ended; a stop alone excuses none", () => {
+  const start = (pid: number) => rec({ t: 'start', pid, rt: 'node' });
+  const finding = rec({ t: 'finding', pid: 8, event: 'Map Iterator.prototype.next changed', detail: 'replaced' });
+  const stop = rec({ t: 'stop', pid: 8 });
+  assert.equal(guardProblems([start(7), start(8), finding, stop], true), [
+    'runtime guard: Map Iterator.prototype.next changed: replaced',
+  ]);
+  const forged = guardProblems([start(7), stop], true);
+  assert.is(forged.length, 1);
+  assert.match(forged[0], /the node process 7 ended without the guard's final record/);
+});
+
 test.run();

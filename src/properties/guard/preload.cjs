@@ -27,6 +27,7 @@
   const cfg = JSON.parse(fs.readFileSync(where, 'utf8'));
   const fd = fs.openSync(cfg.channel, 'w');
   const writeSync = fs.writeSync;
+  const killGroup = process.kill;
   const stringify = JSON.stringify;
   const id = threadId ? `${process.pid}.${threadId}` : String(process.pid);
   const send = (rec, pid = id) => {
@@ -682,7 +683,11 @@
   // is asked; only a few frames are read, as every module load passes here.
   const nameOf = (options) => (typeof options === 'string' ? options : options?.filename);
   function ownName(call, name) {
-    if (typeof name !== 'string' || kind(name) === 'patch') return;
+    if (typeof name !== 'string') return;
+    if (kind(name) === 'patch') {
+      if (workerState !== undefined) lockVitest();
+      return;
+    }
     const cs = sites(8);
     if (!cs) {
       // A module a library's stack trace hook loads as it runs.
@@ -906,7 +911,7 @@
     const all = owners.all;
     for (let e = 0; e < all.length; e++) {
       const { owner, label, names, proto } = all[e];
-      if (getPrototypeOf(owner) !== proto) refuse(`${label} changed`, `${label}'s prototype replaced`, changedAt);
+      if (getPrototypeOf(owner) !== proto) stopRun(`${label} changed`, `${label}'s prototype replaced`);
       const ks = ownKeys(owner);
       if (ks.length === names.size) continue;
       for (let i = 0; i < ks.length; i++) {
@@ -915,7 +920,7 @@
         let over = isIndex(k) || WELL_KNOWN.has(k);
         for (let p = proto; !over && p !== null; p = getPrototypeOf(p))
           over = owners.byOwner.get(p)?.methods.has(k) === true;
-        if (over) refuse(`${label} changed`, `${nameOfKey(k)} added to ${label}`, changedAt);
+        if (over) stopRun(`${label} changed`, `${nameOfKey(k)} added to ${label}`);
         names.add(k);
       }
     }
@@ -924,8 +929,18 @@
       const w = watched[i];
       const d = getOwnPropertyDescriptor(w.o, w.key);
       if (!d || d.value !== w.value || d.get !== w.get || d.set !== w.set)
-        refuse(`${w.label}.${nameOfKey(w.key)} changed`, `${w.label}.${nameOfKey(w.key)} replaced`, changedAt);
+        stopRun(`${w.label}.${nameOfKey(w.key)} changed`, `${w.label}.${nameOfKey(w.key)} replaced`);
     }
+  }
+  // A change found at a result is in the runner's own path, where a thrown
+  // error would meet the runner (a vitest worker that cannot send its
+  // results leaves its pool waiting until the run's timeout): the finding is
+  // sent, then the run's process group (its own, which patchwarden made) is
+  // ended at once.
+  function stopRun(event, detail) {
+    send({ t: 'finding', event, detail, file: changedAt.file, line: 0 });
+    send({ t: 'stop' });
+    apply(killGroup, process, [0, 'SIGKILL']);
   }
 
   // node:test reports each result by calling its reporter stream's `ok` or
@@ -1141,6 +1156,118 @@
   guarded(process, '_send', 'process._send', sendJudge);
   const { MessagePort } = require('node:worker_threads');
   guarded(MessagePort.prototype, 'postMessage', 'MessagePort.postMessage', never);
+
+  // vitest (its forks and threads pools) keeps what decides each result in
+  // its worker's own realm, in plain objects production code can reach
+  // (globalThis.__vitest_worker__, getCurrentTest(), a test's context): the
+  // worker state (its rpc sends every result), each test's flags and result,
+  // and expect's assertion methods. Each such field becomes an accessor that
+  // only vitest's (or the base's) code may set, with no frame of production
+  // code on the stack: a test as vitest makes it (it gives each its
+  // `context` with Object.defineProperty, which the guard sees), the worker
+  // state as vitest provides it, expect's methods before the first file of
+  // production code is compiled.
+  const WORKER_STATE = '__vitest_worker__';
+  const EXPECT = Symbol.for('expect-global');
+  // A runner's field, set by the runner's code itself: refused with
+  // production code on the stack, and when the setter's caller is a built-in
+  // (a bound Reflect.set or Object.assign handed to the runner as a callback).
+  function runnerSets(event, name) {
+    const cs = sites();
+    if (!cs) refuse(event, `${name} = …`, UNREADABLE);
+    let caller = null;
+    for (let i = 0; i < cs.length; i++) {
+      const k = frameKind(cs[i]);
+      if (k === 'guard') continue;
+      if (k === 'patch') refuse(event, `${name} = …`, { file: show(cs[i].file), line: cs[i].line ?? 0 });
+      caller ??= k;
+    }
+    if (caller !== 'lib' && caller !== 'base')
+      refuse(event, `${name} = … by a built-in function the runner was handed`, {
+        file: '(no caller: a built-in function)',
+        line: 0,
+      });
+  }
+  function runnerOwned(o, key, label, wrap) {
+    const d = getOwnPropertyDescriptor(o, key);
+    if (d && (!d.configurable || !('value' in d))) return;
+    let value = wrap ? wrap(d?.value) : d?.value;
+    define(o, key, {
+      get: () => value,
+      set(v) {
+        runnerSets(`${label} changed`, `${label}.${nameOfKey(key)}`);
+        value = wrap ? wrap(v) : v;
+      },
+      enumerable: d ? d.enumerable : true,
+      configurable: false,
+    });
+  }
+  const TEST_FIELDS = ['fails', 'mode', 'retry', 'repeats', 'result', 'onFinished', 'onFailed'];
+  const RESULT_FIELDS = ['state', 'errors', 'pending'];
+  const isTest = (o) => objectish(o) && o.type === 'test' && 'fails' in o && 'mode' in o;
+  function lockResult(r) {
+    if (objectish(r)) for (const key of RESULT_FIELDS) runnerOwned(r, key, 'vitest test result');
+    return r;
+  }
+  function lockTask(task) {
+    for (const key of TEST_FIELDS) runnerOwned(task, key, 'vitest test', key === 'result' ? lockResult : undefined);
+  }
+  let workerState;
+  function lockState(state) {
+    if (!objectish(state)) return;
+    const ks = ownKeys(state);
+    for (let i = 0; i < ks.length; i++) if (ks[i] !== 'current') runnerOwned(state, ks[i], 'vitest worker state');
+    runnerOwned(state, 'current', 'vitest worker state', (t) => {
+      if (t !== workerState?.current) lockState(workerState);
+      lockVitest();
+      return t;
+    });
+  }
+  function provideState(state) {
+    runnerSets('vitest worker state changed', `globalThis.${WORKER_STATE}`);
+    workerState = state;
+    lockState(state);
+  }
+  let vitestLocked = false;
+  function lockVitest() {
+    if (vitestLocked) return;
+    const expect = globalThis[EXPECT];
+    if (typeof expect !== 'function') return;
+    vitestLocked = true;
+    // Every matcher and chai's own assertion live on chai's Assertion.prototype.
+    const proto = getPrototypeOf(expect(undefined));
+    expect.setState?.({ assertionCalls: 0 });
+    lockMethods(proto, 'vitest expect (Assertion.prototype)', false);
+    for (const key of ownKeys(proto)) {
+      const d = getOwnPropertyDescriptor(proto, key);
+      if (d.configurable) define(proto, key, { configurable: false });
+    }
+    readOnly(globalThis, EXPECT);
+    const jm = globalThis[Symbol.for('$$jest-matchers-object')];
+    if (objectish(jm?.matchers))
+      for (const name of ownKeys(jm.matchers)) runnerOwned(jm.matchers, name, 'vitest expect matchers');
+  }
+  Object.defineProperty = {
+    defineProperty(o, key, d) {
+      if (key === 'context' && isTest(o)) {
+        const out = define(o, key, d);
+        lockTask(o);
+        return out;
+      }
+      if (o === globalThis && key === WORKER_STATE && objectish(d) && 'value' in d) {
+        if (workerState === undefined)
+          define(globalThis, WORKER_STATE, {
+            get: () => workerState,
+            set: provideState,
+            enumerable: false,
+            configurable: false,
+          });
+        provideState(d.value);
+        return o;
+      }
+      return define(o, key, d);
+    },
+  }.defineProperty;
 
   lockIntrinsics(globalThis, mainOwners);
   process.on('exit', () => {

@@ -4,11 +4,13 @@
 // it; a `failed` record names a test the guard saw fail as its process sent
 // the result on. A run passes only with no finding, every started
 // interpreter's final record, a channel that ended cleanly, and a report that
-// shows every failure the guard saw. Pure: lines and cases in, problems out.
+// shows every failure the guard saw. A `stop` record says the guard ended
+// the run's process group after a finding, so no process of it could send
+// its final record. Pure: lines and cases in, problems out.
 import type { TestCase } from '../../junit/types.js';
 
 interface GuardRecord {
-  t: 'start' | 'final' | 'finding' | 'failed';
+  t: 'start' | 'final' | 'finding' | 'failed' | 'stop';
   pid: string | number;
   rt?: string;
   event?: string;
@@ -21,7 +23,10 @@ interface GuardRecord {
 function parse(line: string): GuardRecord | null {
   try {
     const r = JSON.parse(line) as GuardRecord;
-    return r && typeof r === 'object' && ['start', 'final', 'finding', 'failed'].includes(r.t) && r.pid !== undefined
+    return r &&
+      typeof r === 'object' &&
+      ['start', 'final', 'finding', 'failed', 'stop'].includes(r.t) &&
+      r.pid !== undefined
       ? r
       : null;
   } catch {
@@ -35,6 +40,7 @@ export function guardProblems(lines: string[], ended: boolean): string[] {
   const started = new Map<string, string>();
   const finished = new Set<string>();
   const seen = new Set<string>();
+  let stopped = false;
   for (const line of lines) {
     const r = parse(line);
     if (!r) {
@@ -47,6 +53,7 @@ export function guardProblems(lines: string[], ended: boolean): string[] {
     if (r.t === 'start') started.set(pid, r.rt ?? 'guarded');
     else if (r.t === 'final') finished.add(pid);
     else if (r.t === 'failed') continue;
+    else if (r.t === 'stop') stopped = true;
     else {
       const at = r.file ? ` at ${r.file}${r.line ? `:${r.line}` : ''}` : '';
       const text = `runtime guard: ${r.event ?? 'event'}${at}: ${r.detail ?? ''}`;
@@ -54,8 +61,10 @@ export function guardProblems(lines: string[], ended: boolean): string[] {
       seen.add(text);
     }
   }
+  // A stop counts only beside a finding, which refuses the run anyway.
+  const killed = stopped && seen.size > 0;
   for (const [pid, rt] of started) {
-    if (!finished.has(pid))
+    if (!finished.has(pid) && !killed)
       problems.push(
         `runtime guard: the ${rt} process ${pid} ended without the guard's final record, so what it did last went unseen (it left through os._exit, a signal, or a closed channel)`,
       );
