@@ -7,7 +7,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/repo.js';
-import { buggy, check, refused, vitest, withVitest } from './runtime-site.js';
+import { config, project, registry } from '../properties/projects.js';
+import { buggy, check, ID, refused, vitest, withVitest } from './runtime-site.js';
 
 test.after.each(cleanup);
 
@@ -61,7 +62,7 @@ withVitest("vitest: the result's state set by a bound Reflect.set queued after t
     `const r = ${STATE}.current.result;
   Promise.resolve().then(() => 0).then(() => 0).then(Reflect.set.bind(null, r, 'state', 'pass'));`,
   );
-  refused(vitest, patch, /vitest test result\.state = … by a built-in function the runner was handed/);
+  refused(vitest, patch, /vitest test result\.state = … by \(no caller: a built-in function\), not the runner/);
 });
 
 withVitest("vitest: expect's toBe replaced through expect.extend: refused", () => {
@@ -107,6 +108,127 @@ MIP.next = function () {
   assert.match(out.out.reason, /Map Iterator\.prototype\.next replaced/);
   assert.not.match(out.out.reason, /ended without the guard's final record/);
   assert.ok(Date.now() - started < 60_000, `took ${Date.now() - started} ms`);
+});
+
+// Found by a fresh attacker against the layer above, each closed.
+
+// vitest reads optional fields of plain objects and of its runner, where a
+// name on Object.prototype would answer (the runner's runTask would replace
+// every test's body): Object.prototype takes no new names once production
+// code loads.
+withVitest('vitest: a runTask on Object.prototype that the runner would pick up: cannot be added', () => {
+  const patch = buggy(
+    vitest,
+    "Object.defineProperty(Object.prototype, 'runTask', { value: async function runTask() {}, configurable: true, writable: true });",
+  );
+  const out = check(vitest, patch);
+  assert.is(out.out.status, 'fails_on_head', out.out.reason);
+  assert.match(out.out.reason, /Cannot define property runTask, object is not extensible/);
+});
+
+// The test is made with `fails` by vitest itself (the chain's context),
+// so nothing is set on it afterwards: a property marked as expected to fail
+// is refused however it came to be.
+withVitest("vitest: the test chain's context set to fails before the spec makes its test: refused", () => {
+  const patch = buggy(vitest, "import { test } from 'vitest';\ntest.setContext('fails', true);");
+  refused(vitest, patch, /runtime guard: vitest test\.fails .*is marked as expected to fail/);
+});
+
+withVitest("vitest: the test's function replaced through @vitest/runner's setFn after collection: refused", () => {
+  const patch = buggy(
+    vitest,
+    `import { setFn } from '@vitest/runner';
+const st = ${STATE};
+const poll = () => {
+  const t = st.current?.tasks?.[0];
+  if (!t || !t.id) return setImmediate(poll);
+  setFn(t, () => {});
+};
+setImmediate(poll);`,
+  );
+  refused(vitest, patch, /vitest test function replaced at src\/bill\.js:\d+/);
+});
+
+withVitest("vitest: the test's id moved onto its file's, so that its result never arrives: refused", () => {
+  const patch = buggy(
+    vitest,
+    `const st = ${STATE};
+let file;
+const poll = () => {
+  file ??= st.current && 'filepath' in st.current ? st.current : undefined;
+  const t = file?.tasks?.[0];
+  if (!t || !t.id) return setImmediate(poll);
+  t.id = file.id;
+};
+setImmediate(poll);`,
+  );
+  refused(vitest, patch, /vitest test changed at src\/bill\.js:\d+: vitest test\.id = …/);
+});
+
+// Sent through the worker's own rpc after the failure: the last update to
+// reach the main process wins, but the guard saw the test fail.
+withVitest("vitest: a pass sent through the worker state's own rpc after the failure: refused", () => {
+  const patch = buggy(
+    vitest,
+    `const st = ${STATE};
+let armed = false;`,
+    `if (!armed) {
+    armed = true;
+    const test = st.current;
+    const tick = () => {
+      if (st.current !== undefined) return setImmediate(tick);
+      st.rpc.onTaskUpdate([[test.id, { state: 'pass', duration: 1, startTime: Date.now() }, {}]], []);
+    };
+    setImmediate(tick);
+  }`,
+  );
+  refused(vitest, patch, /results changed on their way to the report: .*"total is never negative/);
+});
+
+// A library function that assigns what it is handed, queued with its
+// arguments bound: no frame of production code is on the stack.
+withVitest("vitest: the test's fails set by chai's util.transferFlags queued as a promise reaction: refused", () => {
+  const patch = buggy(
+    vitest,
+    `import { chai } from 'vitest';\nconst st = ${STATE};`,
+    'Promise.resolve().then(chai.util.transferFlags.bind(null, { __flags: { fails: true } }, { __flags: st.current }));',
+  );
+  refused(vitest, patch, /vitest test\.fails = … by .*node_modules\/chai\/.*, not the runner/);
+});
+
+// What honest projects do with vitest still works under the guard: a setup
+// file that replaces a matcher and overwrites one of chai's properties, and
+// a property that counts its assertions and loads production code inside
+// the test.
+withVitest('vitest: an honest fix with a setup file extending expect and chai, and a dynamic import: passes', () => {
+  const property = `import { test, expect } from 'vitest';
+
+test('total is never negative [invariant:${ID}]', async () => {
+  expect.assertions(2);
+  const { total } = await import('../../src/bill.js');
+  expect(total([1, 2]) >= 0).toBe(true);
+  expect(total([])).toBe(0);
+});
+`;
+  const setup = `import { expect, chai } from 'vitest';
+expect.extend({ toBe: (received, expected) => ({ pass: Object.is(received, expected), message: () => \`expected \${received} to be \${expected}\` }) });
+chai.util.overwriteProperty(chai.Assertion.prototype, 'ok', (_super) => function () { _super.call(this); });
+`;
+  const { repo, base, head } = project(
+    {
+      '.patchwarden.yml': config(vitest.command, 'tamper:\n  mode: off\n'),
+      'spec/invariants.yaml': registry(ID),
+      'spec/properties/bill.test.js': property,
+      'spec/setup.js': setup,
+      'vitest.config.js': "export default { test: { setupFiles: ['./spec/setup.js'] } };\n",
+      'src/bill.js': buggy(vitest, ''),
+      'package.json': vitest.package,
+    },
+    { 'src/bill.js': 'export const total = (xs) => xs.reduce((a, b) => a + b, 0);\n' },
+  );
+  const out = repo.json(['revert-check', '--base', base, '--head', head]);
+  assert.is(out.out.status, 'describes_patch', out.out.reason);
+  assert.is(out.code, 0, out.stderr);
 });
 
 test.run();

@@ -685,7 +685,8 @@
   function ownName(call, name) {
     if (typeof name !== 'string') return;
     if (kind(name) === 'patch') {
-      if (workerState !== undefined) lockVitest();
+      // A file of the tree (vite's own modules have names that are no file).
+      if (workerState !== undefined && name.startsWith(tree + SEP)) lockVitest();
       return;
     }
     const cs = sites(8);
@@ -1160,19 +1161,24 @@
   // vitest (its forks and threads pools) keeps what decides each result in
   // its worker's own realm, in plain objects production code can reach
   // (globalThis.__vitest_worker__, getCurrentTest(), a test's context): the
-  // worker state (its rpc sends every result), each test's flags and result,
-  // and expect's assertion methods. Each such field becomes an accessor that
-  // only vitest's (or the base's) code may set, with no frame of production
-  // code on the stack: a test as vitest makes it (it gives each its
-  // `context` with Object.defineProperty, which the guard sees), the worker
-  // state as vitest provides it, expect's methods before the first file of
-  // production code is compiled.
+  // worker state (its rpc sends every result), each test's id, flags,
+  // function and result, and expect's assertion methods. Each such field
+  // becomes an accessor that only vitest's code may set (expect's, any
+  // library's or the base's), with no frame of production code on the stack:
+  // a test as vitest makes it (it gives each its `context` with
+  // Object.defineProperty, which the guard sees), the worker state as vitest
+  // provides it, expect's methods before the first file of production code
+  // is compiled. Each test's failure is also sent on the channel as vitest
+  // settles it, and the report must show it.
   const WORKER_STATE = '__vitest_worker__';
   const EXPECT = Symbol.for('expect-global');
-  // A runner's field, set by the runner's code itself: refused with
-  // production code on the stack, and when the setter's caller is a built-in
-  // (a bound Reflect.set or Object.assign handed to the runner as a callback).
-  function runnerSets(event, name) {
+  // A runner's field, set by the runner's own code: refused with production
+  // code on the stack, and when the setter's caller is not vitest's own code
+  // (`byVitest`; otherwise any library's or the base's): a bound Reflect.set,
+  // or a library function that assigns what it is handed (chai's
+  // util.flag), queued by production code, leaves no frame of it behind.
+  const VITEST_FILE = /[\\/]node_modules[\\/](?:vitest|vite-node|@vitest[\\/][^\\/]+)[\\/]/;
+  function runnerSets(event, name, byVitest) {
     const cs = sites();
     if (!cs) refuse(event, `${name} = …`, UNREADABLE);
     let caller = null;
@@ -1180,46 +1186,98 @@
       const k = frameKind(cs[i]);
       if (k === 'guard') continue;
       if (k === 'patch') refuse(event, `${name} = …`, { file: show(cs[i].file), line: cs[i].line ?? 0 });
-      caller ??= k;
+      caller ??= { kind: k, file: cs[i].file ?? '', line: cs[i].line ?? 0 };
     }
-    if (caller !== 'lib' && caller !== 'base')
-      refuse(event, `${name} = … by a built-in function the runner was handed`, {
-        file: '(no caller: a built-in function)',
-        line: 0,
-      });
+    const ok = byVitest
+      ? caller?.kind === 'lib' && matches(VITEST_FILE, caller.file)
+      : caller?.kind === 'lib' || caller?.kind === 'base';
+    if (!ok) {
+      const by = caller?.file ? show(caller.file) : '(no caller: a built-in function)';
+      refuse(event, `${name} = … by ${by}, not the runner`, { file: by, line: caller?.line ?? 0 });
+    }
   }
-  function runnerOwned(o, key, label, wrap) {
+  function runnerOwned(o, key, label, wrap, byVitest = true) {
     const d = getOwnPropertyDescriptor(o, key);
     if (d && (!d.configurable || !('value' in d))) return;
     let value = wrap ? wrap(d?.value) : d?.value;
     define(o, key, {
       get: () => value,
       set(v) {
-        runnerSets(`${label} changed`, `${label}.${nameOfKey(key)}`);
+        runnerSets(`${label} changed`, `${label}.${nameOfKey(key)}`, byVitest);
         value = wrap ? wrap(v) : v;
       },
       enumerable: d ? d.enumerable : true,
       configurable: false,
     });
   }
-  const TEST_FIELDS = ['fails', 'mode', 'retry', 'repeats', 'result', 'onFinished', 'onFailed'];
+  const TEST_FIELDS = ['id', 'fails', 'mode', 'retry', 'repeats', 'onFinished', 'onFailed'];
   const RESULT_FIELDS = ['state', 'errors', 'pending'];
   const isTest = (o) => objectish(o) && o.type === 'test' && 'fails' in o && 'mode' in o;
-  function lockResult(r) {
-    if (objectish(r)) for (const key of RESULT_FIELDS) runnerOwned(r, key, 'vitest test result');
+  // vitest sets a test's duration once it is over, after its retries and its
+  // `fails` flip: what the result says then is what the report must say. A
+  // failure is sent on the channel as under node --test (the report must
+  // show it failed: a result lost or rewritten on its way, or a test whose
+  // id was changed so that its result never arrives, which vitest's JUnit
+  // reporter writes as a pass, is refused). A test marked as expected to
+  // fail passes when it fails, so a property may not be one (as pytest's
+  // xfail counts as failed).
+  function finished(test, r) {
+    if (r.state === 'skip') return;
+    if (test.fails)
+      send({
+        t: 'finding',
+        event: 'vitest test.fails',
+        detail: `${JSON.stringify(String(test.name)).slice(0, 160)} is marked as expected to fail, which vitest reports as a pass when it fails; a property test may not be`,
+        file: '(vitest test)',
+        line: 0,
+      });
+    if (r.state === 'fail') send({ t: 'failed', name: String(test.name) });
+  }
+  function lockResult(r, test) {
+    if (!objectish(r)) return r;
+    for (const key of RESULT_FIELDS) runnerOwned(r, key, 'vitest test result');
+    runnerOwned(r, 'duration', 'vitest test result', (d) => {
+      if (d !== undefined) finished(test, r);
+      return d;
+    });
     return r;
   }
+  // vitest keeps each test's function in a WeakMap of its own (@vitest/runner's
+  // setFn), read again at each try: the first WeakMap a test is put in as
+  // vitest makes it is that map, and no entry there can be replaced.
+  let justMade = null;
+  let fnMap = null;
+  const weakSet = WeakMap.prototype.set;
+  const weakHas = WeakMap.prototype.has;
+  WeakMap.prototype.set = {
+    set(key, value) {
+      if (key === justMade && fnMap === null) fnMap = this;
+      if (key === justMade) justMade = null;
+      else if (this === fnMap && apply(weakHas, this, [key]))
+        refuse(
+          'vitest test function replaced',
+          "a test's function set again after vitest made the test",
+          patchOnStack() ?? actor(),
+        );
+      return apply(weakSet, this, [key, value]);
+    },
+  }.set;
   function lockTask(task) {
-    for (const key of TEST_FIELDS) runnerOwned(task, key, 'vitest test', key === 'result' ? lockResult : undefined);
+    for (const key of TEST_FIELDS) runnerOwned(task, key, 'vitest test');
+    runnerOwned(task, 'result', 'vitest test', (r) => lockResult(r, task));
+    justMade = task;
   }
   let workerState;
   function lockState(state) {
     if (!objectish(state)) return;
     const ks = ownKeys(state);
     for (let i = 0; i < ks.length; i++) if (ks[i] !== 'current') runnerOwned(state, ks[i], 'vitest worker state');
+    // A test about to run: collection is over, and with it the base's setup
+    // files (production code loaded without a compile the guard sees, as
+    // Node's own ES module loader does, has run by then).
     runnerOwned(state, 'current', 'vitest worker state', (t) => {
       if (t !== workerState?.current) lockState(workerState);
-      lockVitest();
+      if (isTest(t)) lockVitest();
       return t;
     });
   }
@@ -1228,15 +1286,26 @@
     workerState = state;
     lockState(state);
   }
+  // Before production code runs in a vitest worker, Object.prototype takes
+  // no more names: vitest reads optional fields of plain objects and of its
+  // runner (a test's options' `fails`, the runner's `runTask`, chai's
+  // `negate` flag) where a name inherited from there would answer.
+  let protoLocked = false;
   let vitestLocked = false;
   function lockVitest() {
+    if (!protoLocked) {
+      protoLocked = true;
+      Object.preventExtensions(Object.prototype);
+    }
     if (vitestLocked) return;
     const expect = globalThis[EXPECT];
     if (typeof expect !== 'function') return;
     vitestLocked = true;
-    // Every matcher and chai's own assertion live on chai's Assertion.prototype.
+    // Every matcher and chai's own assertion live on chai's Assertion.prototype,
+    // which an assertion made here shows (not counted as one of a test's).
+    const { assertionCalls } = expect.getState?.() ?? {};
     const proto = getPrototypeOf(expect(undefined));
-    expect.setState?.({ assertionCalls: 0 });
+    expect.setState?.({ assertionCalls });
     lockMethods(proto, 'vitest expect (Assertion.prototype)', false);
     for (const key of ownKeys(proto)) {
       const d = getOwnPropertyDescriptor(proto, key);
@@ -1245,7 +1314,8 @@
     readOnly(globalThis, EXPECT);
     const jm = globalThis[Symbol.for('$$jest-matchers-object')];
     if (objectish(jm?.matchers))
-      for (const name of ownKeys(jm.matchers)) runnerOwned(jm.matchers, name, 'vitest expect matchers');
+      for (const name of ownKeys(jm.matchers))
+        runnerOwned(jm.matchers, name, 'vitest expect matchers', undefined, false);
   }
   Object.defineProperty = {
     defineProperty(o, key, d) {
