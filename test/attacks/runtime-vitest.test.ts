@@ -196,6 +196,31 @@ withVitest("vitest: the test's fails set by chai's util.transferFlags queued as 
   refused(vitest, patch, /vitest test\.fails = … by .*node_modules\/chai\/.*, not the runner/);
 });
 
+// A second round, each closed too.
+
+withVitest("vitest: a runTask added to vitest's runner class, which would replace every test's body: cannot be", () => {
+  const patch = buggy(
+    vitest,
+    "import { VitestTestRunner } from 'vitest/runners';\nVitestTestRunner.prototype.runTask = async function runTask() {};",
+  );
+  const out = check(vitest, patch);
+  assert.is(out.out.status, 'fails_on_head', out.out.reason);
+  assert.match(out.out.reason, /Cannot add property runTask, object is not extensible/);
+});
+
+withVitest("vitest: the file collector's test swapped for one that hands vitest an empty function: refused", () => {
+  const patch = buggy(
+    vitest,
+    `import { getCurrentSuite } from '@vitest/runner';
+const chain = getCurrentSuite().test;
+const make = chain.fn;
+chain.fn = function (name, optionsOrFn, optionsOrTest) {
+  return make.call(this, name, () => {}, typeof optionsOrFn === 'object' ? optionsOrFn : undefined);
+};`,
+  );
+  refused(vitest, patch, /vitest test made through production code at src\/bill\.js:\d+/);
+});
+
 // What honest projects do with vitest still works under the guard: a setup
 // file that replaces a matcher and overwrites one of chai's properties, and
 // a property that counts its assertions and loads production code inside

@@ -1262,7 +1262,14 @@
       return apply(weakSet, this, [key, value]);
     },
   }.set;
+  // Every test vitest runs must be one it made, with no frame of production
+  // code on the stack as it did (a collector's `test` swapped for one that
+  // hands vitest another function, a test object of production code's own).
+  const made = new WeakSet();
   function lockTask(task) {
+    const a = patchOnStack();
+    if (a?.kind === 'patch') refuse('vitest test made through production code', 'test(…)', a);
+    made.add(task);
     for (const key of TEST_FIELDS) runnerOwned(task, key, 'vitest test');
     runnerOwned(task, 'result', 'vitest test', (r) => lockResult(r, task));
     justMade = task;
@@ -1277,7 +1284,10 @@
     // Node's own ES module loader does, has run by then).
     runnerOwned(state, 'current', 'vitest worker state', (t) => {
       if (t !== workerState?.current) lockState(workerState);
-      if (isTest(t)) lockVitest();
+      if (objectish(t) && t.type === 'test') {
+        if (!made.has(t)) refuse('vitest test not made by vitest', String(t.name).slice(0, 120), actor());
+        lockVitest();
+      }
       return t;
     });
   }
@@ -1292,10 +1302,35 @@
   // `negate` flag) where a name inherited from there would answer.
   let protoLocked = false;
   let vitestLocked = false;
+  // vitest's runner (the guard meets it as vitest hands it its executor):
+  // runTest calls a `runTask` in place of each test's function where the
+  // runner has one, so its classes are frozen and each hook it lacks is
+  // fixed as absent; its own methods (vitest wraps some) are vitest's to set.
+  const RUNNER_HOOKS = [
+    'runTask',
+    'runSuite',
+    'extendTaskContext',
+    'onBeforeTryTask',
+    'onAfterTryTask',
+    'onTaskFinished',
+    'onBeforeRunTask',
+    'onAfterRunTask',
+    'onBeforeRunSuite',
+    'onAfterRunSuite',
+    'onAfterRetryTask',
+  ];
+  let runner = null;
+  function lockRunner(r) {
+    for (let p = getPrototypeOf(r); p !== null && p !== Object.prototype; p = getPrototypeOf(p)) freeze(p);
+    for (const key of ownKeys(r)) if (typeof r[key] === 'function') runnerOwned(r, key, 'vitest runner');
+    for (const key of RUNNER_HOOKS)
+      if (!(key in r)) define(r, key, { value: undefined, writable: false, configurable: false, enumerable: false });
+  }
   function lockVitest() {
     if (!protoLocked) {
       protoLocked = true;
       Object.preventExtensions(Object.prototype);
+      if (runner) lockRunner(runner);
     }
     if (vitestLocked) return;
     const expect = globalThis[EXPECT];
@@ -1319,6 +1354,7 @@
   }
   Object.defineProperty = {
     defineProperty(o, key, d) {
+      if (key === '__vitest_executor' && objectish(o)) runner = o;
       if (key === 'context' && isTest(o)) {
         const out = define(o, key, d);
         lockTask(o);
