@@ -221,17 +221,25 @@ chain.fn = function (name, optionsOrFn, optionsOrTest) {
   refused(vitest, patch, /vitest test made through production code at src\/bill\.js:\d+/);
 });
 
+// Every toEqual consults the equality testers expect keeps.
+withVitest('vitest: an equality tester that finds everything equal, added from production code: refused', () => {
+  const patch = buggy(vitest, "import { expect } from 'vitest';\nexpect.addEqualityTesters([() => true]);");
+  const r = { ...vitest, property: vitest.property.replace('toBe(true)', 'toEqual(true)') };
+  refused(r, patch, /vitest expect equality testers changed at src\/bill\.js:\d+/);
+});
+
 // What honest projects do with vitest still works under the guard: a setup
 // file that replaces a matcher and overwrites one of chai's properties, and
-// a property that counts its assertions and loads production code inside
-// the test.
+// a property that counts its assertions, loads production code inside the
+// test and adds an equality tester after it.
 withVitest('vitest: an honest fix with a setup file extending expect and chai, and a dynamic import: passes', () => {
   const property = `import { test, expect } from 'vitest';
 
 test('total is never negative [invariant:${ID}]', async () => {
   expect.assertions(2);
   const { total } = await import('../../src/bill.js');
-  expect(total([1, 2]) >= 0).toBe(true);
+  expect.addEqualityTesters([() => undefined]);
+  expect(total([1, 2]) >= 0).toEqual(true);
   expect(total([])).toBe(0);
 });
 `;

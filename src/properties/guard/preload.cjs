@@ -1178,18 +1178,20 @@
   // or a library function that assigns what it is handed (chai's
   // util.flag), queued by production code, leaves no frame of it behind.
   const VITEST_FILE = /[\\/]node_modules[\\/](?:vitest|vite-node|@vitest[\\/][^\\/]+)[\\/]/;
-  function runnerSets(event, name, byVitest) {
+  // `throughBuiltins`: the caller is the first frame with a file (an array's
+  // push calls the trap), and may be the base's too.
+  function runnerSets(event, name, byVitest, throughBuiltins = false) {
     const cs = sites();
     if (!cs) refuse(event, `${name} = …`, UNREADABLE);
     let caller = null;
     for (let i = 0; i < cs.length; i++) {
       const k = frameKind(cs[i]);
-      if (k === 'guard') continue;
+      if (k === 'guard' || (throughBuiltins && k === 'internal')) continue;
       if (k === 'patch') refuse(event, `${name} = …`, { file: show(cs[i].file), line: cs[i].line ?? 0 });
       caller ??= { kind: k, file: cs[i].file ?? '', line: cs[i].line ?? 0 };
     }
     const ok = byVitest
-      ? caller?.kind === 'lib' && matches(VITEST_FILE, caller.file)
+      ? (caller?.kind === 'lib' && matches(VITEST_FILE, caller.file)) || (throughBuiltins && caller?.kind === 'base')
       : caller?.kind === 'lib' || caller?.kind === 'base';
     if (!ok) {
       const by = caller?.file ? show(caller.file) : '(no caller: a built-in function)';
@@ -1347,7 +1349,42 @@
       if (d.configurable) define(proto, key, { configurable: false });
     }
     readOnly(globalThis, EXPECT);
-    const jm = globalThis[Symbol.for('$$jest-matchers-object')];
+    // The equality testers every toEqual consults (expect.addEqualityTesters
+    // pushes to them): vitest's and the base's code may add one.
+    const JM = Symbol.for('$$jest-matchers-object');
+    const jd = getOwnPropertyDescriptor(globalThis, JM);
+    if (jd?.get && jd.configurable) {
+      const testers = apply(jd.get, globalThis, []).customEqualityTesters;
+      const check = () => runnerSets('vitest expect equality testers changed', 'customEqualityTesters', true, true);
+      const held = isArray(testers)
+        ? new Proxy(testers, {
+            set(t, k, v) {
+              check();
+              return reflectSet(t, k, v);
+            },
+            defineProperty(t, k, d) {
+              check();
+              return reflectDefine(t, k, d);
+            },
+            deleteProperty(t, k) {
+              check();
+              return Reflect.deleteProperty(t, k);
+            },
+          })
+        : testers;
+      define(globalThis, JM, {
+        get() {
+          const o = apply(jd.get, this, []);
+          if (objectish(o)) o.customEqualityTesters = held;
+          return o;
+        },
+        enumerable: jd.enumerable,
+        configurable: false,
+      });
+    }
+    for (const sym of [Symbol.for('matchers-object'), Symbol.for('asymmetric-matchers-object')])
+      if (getOwnPropertyDescriptor(globalThis, sym)?.configurable) define(globalThis, sym, { configurable: false });
+    const jm = globalThis[JM];
     if (objectish(jm?.matchers))
       for (const name of ownKeys(jm.matchers))
         runnerOwned(jm.matchers, name, 'vitest expect matchers', undefined, false);
