@@ -339,4 +339,14 @@ withJest("jest: expect.extend overriding the built-in toBe: without effect (jest
   withoutEffect(jest, patch);
 });
 
+// Every toEqual consults the equality testers the context's expect keeps.
+withJest('jest: an equality tester that finds everything equal, added from production code: refused', () => {
+  const r = { ...jest, property: jest.property.replace('toBe(true)', 'toEqual(true)') };
+  refused(
+    r,
+    buggy(r, 'expect.addEqualityTesters([() => true]);'),
+    /jest expect equality testers changed at src\/bill\.js:1/,
+  );
+});
+
 test.run();

@@ -502,12 +502,13 @@
   // of production code is compiled in a context (jest and the base's setup
   // files have set them up by then), the list gets the guard's own handler
   // and is frozen, and the globals holding the list, the state and the
-  // matchers become read-only, as do the matchers defined by then. The
-  // guard's handler makes each test's errors append-only as it starts, and
-  // its `failing` flag the runner's to set; once collection ends it freezes
-  // every describe block's children, after checking none was removed. (A
-  // status or mode changed makes a test skipped at most: the revert check
-  // refuses a case skipped on head only.)
+  // matchers become read-only, as do the matchers defined by then, and
+  // expect's equality testers take a new one only from jest's or the base's
+  // code. The guard's handler makes each test's errors append-only as it
+  // starts, and its `failing` flag the runner's to set; once collection
+  // ends it freezes every describe block's children, after checking none
+  // was removed. (A status or mode changed makes a test skipped at most: the
+  // revert check refuses a case skipped on head only.)
   const { ownKeys, set: reflectSet, defineProperty: reflectDefine } = Reflect;
   const freeze = Object.freeze;
   const { isProxy } = require('node:util').types;
@@ -554,6 +555,10 @@
     if (jm && typeof jm === 'object' && jm.matchers) {
       readOnly(jm, 'matchers');
       for (const name of ownKeys(jm.matchers)) readOnly(jm.matchers, name);
+      if (Array.isArray(jm.customEqualityTesters)) {
+        jm.customEqualityTesters = heldTesters(jm.customEqualityTesters, JEST_FILE, 'jest expect');
+        readOnly(jm, 'customEqualityTesters');
+      }
     }
   }
   // circus calls each handler of its list from its own dispatch. Called any
@@ -1173,14 +1178,15 @@
   const WORKER_STATE = '__vitest_worker__';
   const EXPECT = Symbol.for('expect-global');
   // A runner's field, set by the runner's own code: refused with production
-  // code on the stack, and when the setter's caller is not vitest's own code
-  // (`byVitest`; otherwise any library's or the base's): a bound Reflect.set,
+  // code on the stack, and when the setter's caller is not a file of the
+  // runner (`own`; null: any library's or the base's): a bound Reflect.set,
   // or a library function that assigns what it is handed (chai's
   // util.flag), queued by production code, leaves no frame of it behind.
-  const VITEST_FILE = /[\\/]node_modules[\\/](?:vitest|vite-node|@vitest[\\/][^\\/]+)[\\/]/;
   // `throughBuiltins`: the caller is the first frame with a file (an array's
-  // push calls the trap), and may be the base's too.
-  function runnerSets(event, name, byVitest, throughBuiltins = false) {
+  // push calls a Proxy's trap), and may be the base's too.
+  const VITEST_FILE = /[\\/]node_modules[\\/](?:vitest|vite-node|@vitest[\\/][^\\/]+)[\\/]/;
+  const JEST_FILE = /[\\/]node_modules[\\/](?:expect|jest-[^\\/]+|@jest[\\/][^\\/]+)[\\/]/;
+  function runnerSets(event, name, own, throughBuiltins = false) {
     const cs = sites();
     if (!cs) refuse(event, `${name} = …`, UNREADABLE);
     let caller = null;
@@ -1190,22 +1196,42 @@
       if (k === 'patch') refuse(event, `${name} = …`, { file: show(cs[i].file), line: cs[i].line ?? 0 });
       caller ??= { kind: k, file: cs[i].file ?? '', line: cs[i].line ?? 0 };
     }
-    const ok = byVitest
-      ? (caller?.kind === 'lib' && matches(VITEST_FILE, caller.file)) || (throughBuiltins && caller?.kind === 'base')
+    const ok = own
+      ? (caller?.kind === 'lib' && matches(own, caller.file)) || (throughBuiltins && caller?.kind === 'base')
       : caller?.kind === 'lib' || caller?.kind === 'base';
     if (!ok) {
       const by = caller?.file ? show(caller.file) : '(no caller: a built-in function)';
       refuse(event, `${name} = … by ${by}, not the runner`, { file: by, line: caller?.line ?? 0 });
     }
   }
-  function runnerOwned(o, key, label, wrap, byVitest = true) {
+  // Equality testers (expect.addEqualityTesters pushes to them; every
+  // toEqual consults them), held so that only the runner's or the base's
+  // code may add one.
+  function heldTesters(testers, own, label) {
+    const check = () => runnerSets(`${label} equality testers changed`, 'customEqualityTesters', own, true);
+    return new Proxy(testers, {
+      set(t, k, v) {
+        check();
+        return reflectSet(t, k, v);
+      },
+      defineProperty(t, k, d) {
+        check();
+        return reflectDefine(t, k, d);
+      },
+      deleteProperty(t, k) {
+        check();
+        return Reflect.deleteProperty(t, k);
+      },
+    });
+  }
+  function runnerOwned(o, key, label, wrap, own = VITEST_FILE) {
     const d = getOwnPropertyDescriptor(o, key);
     if (d && (!d.configurable || !('value' in d))) return;
     let value = wrap ? wrap(d?.value) : d?.value;
     define(o, key, {
       get: () => value,
       set(v) {
-        runnerSets(`${label} changed`, `${label}.${nameOfKey(key)}`, byVitest);
+        runnerSets(`${label} changed`, `${label}.${nameOfKey(key)}`, own);
         value = wrap ? wrap(v) : v;
       },
       enumerable: d ? d.enumerable : true,
@@ -1294,7 +1320,7 @@
     });
   }
   function provideState(state) {
-    runnerSets('vitest worker state changed', `globalThis.${WORKER_STATE}`);
+    runnerSets('vitest worker state changed', `globalThis.${WORKER_STATE}`, VITEST_FILE);
     workerState = state;
     lockState(state);
   }
@@ -1349,29 +1375,12 @@
       if (d.configurable) define(proto, key, { configurable: false });
     }
     readOnly(globalThis, EXPECT);
-    // The equality testers every toEqual consults (expect.addEqualityTesters
-    // pushes to them): vitest's and the base's code may add one.
+    // The equality testers every toEqual consults, held.
     const JM = Symbol.for('$$jest-matchers-object');
     const jd = getOwnPropertyDescriptor(globalThis, JM);
     if (jd?.get && jd.configurable) {
       const testers = apply(jd.get, globalThis, []).customEqualityTesters;
-      const check = () => runnerSets('vitest expect equality testers changed', 'customEqualityTesters', true, true);
-      const held = isArray(testers)
-        ? new Proxy(testers, {
-            set(t, k, v) {
-              check();
-              return reflectSet(t, k, v);
-            },
-            defineProperty(t, k, d) {
-              check();
-              return reflectDefine(t, k, d);
-            },
-            deleteProperty(t, k) {
-              check();
-              return Reflect.deleteProperty(t, k);
-            },
-          })
-        : testers;
+      const held = isArray(testers) ? heldTesters(testers, VITEST_FILE, 'vitest expect') : testers;
       define(globalThis, JM, {
         get() {
           const o = apply(jd.get, this, []);
@@ -1387,7 +1396,7 @@
     const jm = globalThis[JM];
     if (objectish(jm?.matchers))
       for (const name of ownKeys(jm.matchers))
-        runnerOwned(jm.matchers, name, 'vitest expect matchers', undefined, false);
+        runnerOwned(jm.matchers, name, 'vitest expect matchers', undefined, null);
   }
   Object.defineProperty = {
     defineProperty(o, key, d) {
