@@ -349,4 +349,16 @@ withJest('jest: an equality tester that finds everything equal, added from produ
   );
 });
 
+// expect compares with the context's Object.is, looked up at each call.
+withJest(
+  "jest: the test context's global Object pointed at production code's own (Object.is always true): without effect",
+  () => {
+    const patch = buggy(
+      jest,
+      "const O = Object;\nglobalThis.Object = new Proxy(O, { get: (t, k, r) => (k === 'is' ? () => true : Reflect.get(t, k, r)) });",
+    );
+    withoutEffect(jest, patch);
+  },
+);
+
 test.run();

@@ -228,6 +228,45 @@ withVitest('vitest: an equality tester that finds everything equal, added from p
   refused(r, patch, /vitest expect equality testers changed at src\/bill\.js:\d+/);
 });
 
+// A third round: the global names of the built-ins, which chai looks up at
+// each assertion (`new Proxy` around it, `Reflect.get` through it), pointed
+// at production code's own copies that hand the matchers an `assert`
+// ignoring a failure.
+withVitest("vitest: the global Proxy or Reflect pointed at production code's own: cannot be", () => {
+  const proxy = `const R = Reflect;
+const RealProxy = Proxy;
+globalThis.Proxy = new RealProxy(RealProxy, {
+  construct(T, [target, handler]) {
+    if (target && typeof target === 'object' && '__flags' in target && typeof handler?.get === 'function') {
+      const get = handler.get;
+      handler = { ...handler, get(t, k, r) {
+        if (k === 'assert') return function (expr, ...rest) { if (expr) return R.apply(t.assert, this, [expr, ...rest]); };
+        return R.apply(get, this, [t, k, r]);
+      } };
+    }
+    return new RealProxy(target, handler);
+  },
+});`;
+  const reflect = `const R = Reflect;
+const fake = Object.create(null);
+for (const k of Object.getOwnPropertyNames(R)) fake[k] = R[k];
+fake.get = function get(t, k, r) {
+  const v = R.get(t, k, ...(arguments.length > 2 ? [r] : []));
+  if (k === 'assert' && t && typeof t === 'object' && '__flags' in t)
+    return function (expr, ...rest) { if (expr) return R.apply(v, this, [expr, ...rest]); };
+  return v;
+};
+globalThis.Reflect = fake;`;
+  for (const [name, prelude] of [
+    ['Proxy', proxy],
+    ['Reflect', reflect],
+  ]) {
+    const out = check(vitest, buggy(vitest, prelude));
+    assert.is(out.out.status, 'fails_on_head', out.out.reason);
+    assert.match(out.out.reason, new RegExp(`Cannot assign to read only property '${name}'`));
+  }
+});
+
 // What honest projects do with vitest still works under the guard: a setup
 // file that replaces a matcher and overwrites one of chai's properties, and
 // a property that counts its assertions, loads production code inside the

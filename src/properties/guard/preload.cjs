@@ -77,6 +77,55 @@
     'fdescribe',
     'fit',
   ];
+  const BINDINGS = [
+    'globalThis',
+    'Object',
+    'Function',
+    'Array',
+    'Number',
+    'Boolean',
+    'String',
+    'Symbol',
+    'BigInt',
+    'RegExp',
+    'Map',
+    'Set',
+    'WeakMap',
+    'WeakSet',
+    'WeakRef',
+    'FinalizationRegistry',
+    'Proxy',
+    'Reflect',
+    'JSON',
+    'Math',
+    'Atomics',
+    'ArrayBuffer',
+    'SharedArrayBuffer',
+    'DataView',
+    'Int8Array',
+    'Uint8Array',
+    'Uint8ClampedArray',
+    'Int16Array',
+    'Uint16Array',
+    'Int32Array',
+    'Uint32Array',
+    'Float32Array',
+    'Float64Array',
+    'BigInt64Array',
+    'BigUint64Array',
+    'AggregateError',
+    'EvalError',
+    'RangeError',
+    'ReferenceError',
+    'SyntaxError',
+    'TypeError',
+    'URIError',
+    'isNaN',
+    'isFinite',
+    'parseInt',
+    'parseFloat',
+    'eval',
+  ];
   const trusted = new Set(cfg.trusted);
   const tree = cfg.tree;
   const report = cfg.report;
@@ -461,6 +510,21 @@
   if (!jest) {
     bound('process', process);
     for (const name of FRAMEWORK_GLOBALS) if (!(name in globalThis)) bound(name, undefined);
+    fixBindings(globalThis);
+    // A library may put its own Promise in place (zone.js does); production code may not.
+    bound('Promise', Promise);
+  }
+  // The global names of the built-ins a runner's code looks up at each call
+  // (chai wraps each assertion in `new Proxy`, reads through `Reflect.get`,
+  // expect compares with `Object.is`): a name pointed at production code's
+  // own copy would answer for them, so each is fixed. Date and the timers
+  // stay free for fake timers, Intl for its polyfills.
+  function fixBindings(g) {
+    for (const name of BINDINGS) {
+      const d = getOwnPropertyDescriptor(g, name);
+      if (d?.configurable && 'value' in d)
+        define(g, name, { value: d.value, writable: false, configurable: false, enumerable: d.enumerable });
+    }
   }
 
   // Test code compiled into a vm context: jest's test environments compile
@@ -479,9 +543,10 @@
       locked.set(ctx, (state = { g: vm.runInContext('globalThis', ctx), done: new Set(), owners: registry() }));
       lockIntrinsics(state.g, state.owners);
       lockCircus(state.g, state.owners);
+      fixBindings(state.g);
     }
     const { g, done } = state;
-    for (const name of ['process', ...FRAMEWORK_GLOBALS]) {
+    for (const name of ['process', 'Promise', ...FRAMEWORK_GLOBALS]) {
       if (done.has(name)) continue;
       const d = Object.getOwnPropertyDescriptor(g, name);
       if (!d || !('value' in d) || d.value === undefined) continue;
@@ -509,7 +574,7 @@
   // ends it freezes every describe block's children, after checking none
   // was removed. (A status or mode changed makes a test skipped at most: the
   // revert check refuses a case skipped on head only.)
-  const { ownKeys, set: reflectSet, defineProperty: reflectDefine } = Reflect;
+  const { ownKeys, set: reflectSet, defineProperty: reflectDefine, deleteProperty: reflectDelete } = Reflect;
   const freeze = Object.freeze;
   const { isProxy } = require('node:util').types;
   const readOnly = (o, key) => {
@@ -1220,7 +1285,7 @@
       },
       deleteProperty(t, k) {
         check();
-        return Reflect.deleteProperty(t, k);
+        return reflectDelete(t, k);
       },
     });
   }
