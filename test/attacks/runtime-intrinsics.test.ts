@@ -211,4 +211,23 @@ Object.getPrototypeOf(run({ files: [] })).fail = function (...args) { return thi
   refused(nodeTest, patch, /runtime guard: node:test TestsStream\.prototype\.fail replaced at src\/bill\.js:\d+/);
 });
 
+// Each node:test Test is an AsyncResource that runs its test's function
+// through runInAsyncScope: one that swallows the error never reaches fail().
+test("node --test: AsyncResource.prototype.runInAsyncScope made to swallow the test's error: refused", () => {
+  const patch = buggy(
+    nodeTest,
+    `import { AsyncResource } from 'node:async_hooks';
+const run = AsyncResource.prototype.runInAsyncScope;
+AsyncResource.prototype.runInAsyncScope = function (fn, thisArg, ...args) {
+  try {
+    const r = Reflect.apply(run, this, [fn, thisArg, ...args]);
+    return r && typeof r.then === 'function' ? r.catch(() => {}) : r;
+  } catch {
+    return undefined;
+  }
+};`,
+  );
+  refused(nodeTest, patch, /runtime guard: AsyncResource\.prototype\.runInAsyncScope replaced at src\/bill\.js:\d+/);
+});
+
 test.run();

@@ -9,6 +9,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/repo.js';
+import { config, project, registry } from '../properties/projects.js';
 import {
   buggy,
   cases,
@@ -360,5 +361,37 @@ withJest(
     withoutEffect(jest, patch);
   },
 );
+
+// circus reads a test's function again as it calls it: swapped from a
+// microtask queued as the test file loads, every test would pass.
+withJest("jest: every test's function swapped for an empty one after collection: without effect", () => {
+  const patch = buggy(
+    jest,
+    `Promise.resolve().then(() => {
+  const k = Object.getOwnPropertySymbols(globalThis).find((s) => s.description === 'JEST_STATE_SYMBOL');
+  const walk = (b) => { for (const c of b.children) c.type === 'test' ? (c.fn = () => {}) : walk(c); };
+  walk(globalThis[k].rootDescribeBlock);
+});`,
+  );
+  withoutEffect(jest, patch);
+});
+
+// A test jest retries starts again: the guard's locks on it stay as they are.
+withJest('jest: an honest fix with jest.retryTimes passes', () => {
+  const property = jest.property.replace('const { total }', 'jest.retryTimes(2);\nconst { total }');
+  const r = { ...jest, property };
+  const { repo, base, head } = project(
+    {
+      '.patchwarden.yml': config(r.command, 'tamper:\n  mode: off\n'),
+      'spec/invariants.yaml': registry(ID),
+      'spec/properties/bill.test.js': r.property,
+      'src/bill.js': buggy(r, ''),
+      'package.json': r.package,
+    },
+    { 'src/bill.js': 'exports.total = (xs) => xs.reduce((a, b) => a + b, 0);\n' },
+  );
+  const out = repo.json(['revert-check', '--base', base, '--head', head]);
+  assert.is(out.out.status, 'describes_patch', out.out.reason);
+});
 
 test.run();

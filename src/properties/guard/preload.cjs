@@ -593,8 +593,14 @@
     let tests = count(state.rootDescribeBlock);
     for (let i = 0; i < handlers.length; i++) handlers[i] = circusOnly(handlers[i]);
     handlers.push((event, st) => {
-      if (event.name === 'add_test') tests++;
-      else if (event.name === 'test_start') lockTest(event.test, CtxArray);
+      if (event.name === 'add_test') {
+        tests++;
+        // The test circus has just made: its function is fixed (circus
+        // reads it again as it calls the test).
+        const ch = st.currentDescribeBlock?.children;
+        const made = Array.isArray(ch) ? ch[ch.length - 1] : undefined;
+        if (made?.type === 'test') readOnly(made, 'fn');
+      } else if (event.name === 'test_start') lockTest(event.test, CtxArray);
       else if (event.name === 'test_done' || event.name === 'run_finish') checkLocked(owners);
       else if (event.name === 'run_start') {
         const now = count(st.rootDescribeBlock);
@@ -666,7 +672,10 @@
   }
   function lockChildren(block) {
     const ch = children(block);
-    for (let i = 0; i < ch.length; i++) if (ch[i].type !== 'test') lockChildren(ch[i]);
+    for (let i = 0; i < ch.length; i++) {
+      if (ch[i].type === 'test') readOnly(ch[i], 'fn');
+      else lockChildren(ch[i]);
+    }
     freeze(ch);
     readOnly(block, 'children');
   }
@@ -681,7 +690,11 @@
   // An array production code can only append to. Replaced (jest maps a test's
   // errors to formatted ones as it ends, and clears them to retry it), it is
   // the runner that replaces it.
+  // A test jest retries starts again, already locked.
+  const started = new WeakSet();
   function lockTest(test, CtxArray) {
+    if (started.has(test)) return;
+    started.add(test);
     const changed = (what) => refuse('jest test errors changed', `${what} on the running test's errors`, actor());
     const appendOnly = (from) => {
       const target = new CtxArray();
@@ -1092,6 +1105,10 @@
   // code, or a library it calls, may ask for neither. (AsyncLocalStorage
   // does not go through them.)
   const asyncHooks = require('node:async_hooks');
+  // Each node:test Test is an AsyncResource that runs its test's function
+  // through runInAsyncScope (one that swallowed the error passed the test).
+  lockMethods(asyncHooks.AsyncResource.prototype, 'AsyncResource.prototype', true);
+  lockMethods(asyncHooks.AsyncLocalStorage.prototype, 'AsyncLocalStorage.prototype', true);
   for (const name of ['executionAsyncResource', 'createHook'])
     guarded(asyncHooks, name, `async_hooks.${name}`, () => {
       const a = patchOnStack();
