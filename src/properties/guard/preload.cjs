@@ -6,16 +6,17 @@
 // report or the guard's folder, from replacing node:assert, and from
 // rewriting the results a worker sends its pool (its IPC, v8's serializer,
 // the channel's pipe, node's stream prototypes, node:test's reporter, the
-// built-in prototypes in every realm) or jest-circus's state; it keeps
-// globalThis.process, those methods and the test frameworks' globals and
-// exports (node:test, mocha, jest, vitest) from being rebound, inside the vm
-// contexts jest runs tests in too; vitest's vm pools are refused. Who asked
-// is read from the stack, which production code can neither hide frames
-// from nor fill with code compiled under another file's name. Each refusal
-// is a record on the run's channel and an error thrown at the call; under
-// node --test each failure node:test reports is a record too, which the
-// report must agree with; the last record says the process ended through
-// the guard (or was ended by its pool).
+// built-in prototypes in every realm), jest-circus's state or vitest's
+// tests, worker state and expect; it keeps globalThis.process, the global
+// names of the built-ins, those methods and the test frameworks' globals
+// and exports (node:test, mocha, jest, vitest) from being rebound, inside
+// the vm contexts jest runs tests in too; vitest's vm pools are refused.
+// Who asked is read from the stack, which production code can neither hide
+// frames from nor fill with code compiled under another file's name. Each
+// refusal is a record on the run's channel and an error thrown at the call;
+// under node --test and vitest each failure the runner settles is a record
+// too, which the report must agree with; the last record says the process
+// ended through the guard (or was ended by its pool).
 'use strict';
 (() => {
   const fs = require('node:fs');
@@ -77,6 +78,8 @@
     'fdescribe',
     'fit',
   ];
+  // The global names of the built-ins, fixed in every realm tests run in
+  // (fixBindings, below).
   const BINDINGS = [
     'globalThis',
     'Object',
