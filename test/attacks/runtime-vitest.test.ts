@@ -86,10 +86,7 @@ Object.defineProperty(A, 'toBe', { value() { return this; }, configurable: true,
   assert.match(out.out.reason, /Cannot redefine property: toBe/);
 });
 
-// A change to what the runner's own code stands on is found as a result is
-// sent; the worker could not send it, so the guard ends the run there and
-// then rather than leave the pool waiting until properties.timeout.
-withVitest("vitest: a Map iterator's next rewriting the results sent: refused, and the run ended at once", () => {
+withVitest("vitest: a Map iterator's next rewriting the results the worker sends: refused", () => {
   const patch = buggy(
     vitest,
     `const MIP = Object.getPrototypeOf(new Map()[Symbol.iterator]());
@@ -102,10 +99,22 @@ MIP.next = function () {
   return r;
 };`,
   );
+  refused(vitest, patch, /Map Iterator\.prototype\.next replaced at src\/bill\.js:\d+/);
+});
+
+// A change to what the runner's own code stands on (RegExp.prototype, left
+// unlocked for V8's fast paths and watched) is found as a result is sent;
+// the worker could not send it, so the guard ends the run there and then
+// rather than leave the pool waiting until properties.timeout.
+withVitest('vitest: RegExp.prototype.test replaced: refused as a result is sent, and the run ended at once', () => {
+  const patch = buggy(
+    vitest,
+    'const test = RegExp.prototype.test;\nRegExp.prototype.test = function (s) { return test.call(this, s); };',
+  );
   const started = Date.now();
   const out = check(vitest, patch);
   assert.is(out.out.status, 'fails_on_head', out.out.reason);
-  assert.match(out.out.reason, /Map Iterator\.prototype\.next replaced/);
+  assert.match(out.out.reason, /RegExp\.prototype\.test changed at \(found at a result\)/);
   assert.not.match(out.out.reason, /ended without the guard's final record/);
   assert.ok(Date.now() - started < 60_000, `took ${Date.now() - started} ms`);
 });
