@@ -75,6 +75,13 @@ export function refused(r: Runner, patch: string, said: RegExp): void {
   assert.match(out.out.reason, said, out.out.reason);
 }
 
+/** The attack cannot be made: production code's file fails to load (`said`), so no case passes on head. */
+export function failsToLoad(r: Runner, patch: string, said: RegExp): void {
+  const out = check(r, patch);
+  assert.is(out.out.status, 'fails_on_head', out.out.reason);
+  assert.match(out.out.reason, said);
+}
+
 /** The attack did nothing: the property still fails on head, as it does reverted. */
 export function withoutEffect(r: Runner, patch: string): void {
   const out = check(r, patch);
