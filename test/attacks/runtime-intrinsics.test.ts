@@ -248,4 +248,18 @@ AIP.next = function () {
   refused(nodeTest, patch, /runtime guard: Array Iterator\.prototype\.next replaced at src\/bill\.js:\d+/);
 });
 
+// A hook production code registers as it loads gets the property's own
+// context: it marked the failing property todo (the exit code forgives it)
+// and ran a passing subtest of its name (the report writes the property as
+// a suite, the subtest as its case).
+test('node --test: the property marked todo with a passing subtest of its name, from a beforeEach hook: refused', () => {
+  const patch = buggy(
+    nodeTest,
+    `import { beforeEach } from 'node:test';
+let done = false;
+beforeEach(async (c) => { if (done) return; done = true; c.todo(); await c.test(c.name, () => {}); });`,
+  );
+  refused(nodeTest, patch, /results changed on their way to the report: .*"total is never negative/);
+});
+
 test.run();

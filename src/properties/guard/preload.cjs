@@ -1051,20 +1051,26 @@
   // in the report) on its channel, and the run is refused unless the report
   // shows it failed: whatever the result meets after that (a buffer, the
   // serializer, stdout, a descriptor, the exit code), the report must agree
-  // with what the guard saw.
+  // with what the guard saw. A property's own failure counts even when the
+  // test has subtests or is marked todo (production code that registered a
+  // hook gave the failing property a passing subtest of its name and marked
+  // it todo, which the report writes as a suite and the exit code forgives).
   const childOfTest = process.env.NODE_TEST_CONTEXT === 'child-v8';
   const parents = [];
+  const PROPERTY = /\[invariant:/;
   // Results come children first, then their parent. A failure is checked
   // against the locked built-ins as it starts on its way (a pass needs no
   // rewriting, and checking each cost a run of 200 cases a tenth).
-  function result(failed, nesting, name, directive) {
+  function result(failed, nesting, name, details, directive) {
     if (failed) checkLocked(mainOwners);
     if (!childOfTest) return;
     const leaf = parents[nesting] !== true;
     parents[nesting] = false;
     if (nesting > 0) parents[nesting - 1] = true;
-    if (failed && leaf && directive?.skip === undefined && directive?.todo === undefined)
-      send({ t: 'failed', name: String(name) });
+    if (!failed || directive?.skip !== undefined) return;
+    const property = matches(PROPERTY, String(name));
+    const own = details?.error?.failureType !== 'subtestsFailed';
+    if (property ? leaf || own : leaf && directive?.todo === undefined) send({ t: 'failed', name: String(name) });
   }
   const reporters = new Set();
   const ReadableProto = stream.Readable.prototype;
@@ -1075,13 +1081,13 @@
     if (typeof ok !== 'function' || typeof fail !== 'function') return;
     proto.ok = {
       ok(nesting, loc, n, name, details, directive) {
-        result(false, nesting, name, directive);
+        result(false, nesting, name, details, directive);
         return apply(ok, this, [nesting, loc, n, name, details, directive]);
       },
     }.ok;
     proto.fail = {
       fail(nesting, loc, n, name, details, directive) {
-        result(true, nesting, name, directive);
+        result(true, nesting, name, details, directive);
         return apply(fail, this, [nesting, loc, n, name, details, directive]);
       },
     }.fail;
