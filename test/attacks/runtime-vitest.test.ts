@@ -270,6 +270,19 @@ globalThis.Reflect = fake;`;
   }
 });
 
+// A seventh round: a getter in the run's configuration threw out of vitest's
+// failure processing before the test was settled, with the test taken out
+// of its file's tasks and `passWithNoTests` set, so the file passed.
+withVitest("vitest: the run's config given a getter that escapes vitest's failure processing: refused", () => {
+  const patch = buggy(
+    vitest,
+    `const cfg = ${STATE}.config;
+cfg.diffOptions = { get expand() { throw new Error('escaped'); } };
+cfg.passWithNoTests = true;`,
+  );
+  refused(vitest, patch, /vitest config changed at src\/bill\.js:\d+: vitest config\.diffOptions = …/);
+});
+
 // What honest projects do with vitest still works under the guard: a setup
 // file that replaces a matcher and overwrites one of chai's properties, and
 // a property that counts its assertions, loads production code inside the

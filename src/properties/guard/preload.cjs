@@ -1403,6 +1403,14 @@
     runnerOwned(task, 'result', 'vitest test', (r) => lockResult(r, task));
     justMade = task;
   }
+  // Once a file's tests run, its tree is as collected: a test taken out of
+  // its suite's tasks no longer fails its file.
+  function freezeTasks(task) {
+    const ts = task?.tasks;
+    if (!isArray(ts) || Object.isFrozen(ts)) return;
+    for (let i = 0; i < ts.length; i++) freezeTasks(ts[i]);
+    freeze(ts);
+  }
   let workerState;
   function lockState(state) {
     if (!objectish(state)) return;
@@ -1416,9 +1424,14 @@
       if (objectish(t) && t.type === 'test') {
         if (!made.has(t)) refuse('vitest test not made by vitest', String(t.name).slice(0, 120), actor());
         lockVitest();
+        freezeTasks(t.file);
       }
       return t;
     });
+    // The run's configuration, read as tests run (`passWithNoTests`, the
+    // diff options each failure is processed with, `retry`): vitest's own.
+    if (objectish(state.config))
+      for (const key of ownKeys(state.config)) runnerOwned(state.config, key, 'vitest config');
   }
   function provideState(state) {
     runnerSets('vitest worker state changed', `globalThis.${WORKER_STATE}`, VITEST_FILE);
@@ -1459,6 +1472,10 @@
     if (!protoLocked) {
       protoLocked = true;
       Object.preventExtensions(Object.prototype);
+      // An accessor added there would run as vitest processes each failure.
+      Object.preventExtensions(Error.prototype);
+      // Nor does the run's configuration take a field it lacks (passWithNoTests).
+      if (objectish(workerState?.config)) Object.preventExtensions(workerState.config);
       if (runner) lockRunner(runner);
     }
     if (vitestLocked) return;
