@@ -293,8 +293,12 @@
     return p.startsWith(tree + SEP) ? inTree(p) : p;
   }
 
-  function refuse(event, detail, a) {
+  // A finding on the channel, which refuses the run.
+  function note(event, detail, a) {
     send({ t: 'finding', event, detail: String(detail).slice(0, 300), file: a.file, line: a.line });
+  }
+  function refuse(event, detail, a) {
+    note(event, detail, a);
     throw new Error(
       `patchwarden: refused in a property run: ${event} from production code (${a.file}:${a.line}): ${detail}`,
     );
@@ -601,8 +605,8 @@
         // The test circus has just made: its function is fixed (circus
         // reads it again as it calls the test).
         const ch = st.currentDescribeBlock?.children;
-        const made = Array.isArray(ch) ? ch[ch.length - 1] : undefined;
-        if (made?.type === 'test') readOnly(made, 'fn');
+        const added = Array.isArray(ch) ? ch[ch.length - 1] : undefined;
+        if (added?.type === 'test') readOnly(added, 'fn');
       } else if (event.name === 'test_start') lockTest(event.test, CtxArray);
       else if (event.name === 'test_done' || event.name === 'run_finish') checkLocked(owners);
       else if (event.name === 'run_start') {
@@ -690,11 +694,11 @@
     if (a) refuse(event, a.via ? `${name} = … through the runner's own code` : `${name} = …`, a);
   }
   const isIndex = (k) => typeof k === 'string' && matches(/^(0|[1-9]\d*)$/, k);
+  // A test jest retries starts again, already locked.
+  const started = new WeakSet();
   // An array production code can only append to. Replaced (jest maps a test's
   // errors to formatted ones as it ends, and clears them to retry it), it is
   // the runner that replaces it.
-  // A test jest retries starts again, already locked.
-  const started = new WeakSet();
   function lockTest(test, CtxArray) {
     if (started.has(test)) return;
     started.add(test);
@@ -998,7 +1002,6 @@
       .map((k) => Symbol[k])
       .filter((v) => typeof v === 'symbol'),
   );
-  const changedAt = { file: '(found at a result)', line: 0 };
   const nameOfKey = (k) => (typeof k === 'symbol' ? `[${k.description}]` : String(k));
   // By anyone: a name added to a locked object over a method one of its
   // prototypes holds, an index or a well-known symbol added, its prototype
@@ -1035,7 +1038,7 @@
   // sent, then the run's process group (its own, which patchwarden made) is
   // ended at once.
   function stopRun(event, detail) {
-    send({ t: 'finding', event, detail, file: changedAt.file, line: 0 });
+    note(event, detail, { file: '(found at a result)', line: 0 });
     send({ t: 'stop' });
     apply(killGroup, process, [0, 'SIGKILL']);
   }
@@ -1353,13 +1356,11 @@
   function finished(test, r) {
     if (r.state === 'skip') return;
     if (test.fails)
-      send({
-        t: 'finding',
-        event: 'vitest test.fails',
-        detail: `${JSON.stringify(String(test.name)).slice(0, 160)} is marked as expected to fail, which vitest reports as a pass when it fails; a property test may not be`,
-        file: '(vitest test)',
-        line: 0,
-      });
+      note(
+        'vitest test.fails',
+        `${JSON.stringify(String(test.name)).slice(0, 160)} is marked as expected to fail, which vitest reports as a pass when it fails; a property test may not be`,
+        { file: '(vitest test)', line: 0 },
+      );
     if (r.state === 'fail') send({ t: 'failed', name: String(test.name) });
   }
   function lockResult(r, test) {
@@ -1438,12 +1439,6 @@
     workerState = state;
     lockState(state);
   }
-  // Before production code runs in a vitest worker, Object.prototype takes
-  // no more names: vitest reads optional fields of plain objects and of its
-  // runner (a test's options' `fails`, the runner's `runTask`, chai's
-  // `negate` flag) where a name inherited from there would answer.
-  let protoLocked = false;
-  let vitestLocked = false;
   // vitest's runner (the guard meets it as vitest hands it its executor):
   // runTest calls a `runTask` in place of each test's function where the
   // runner has one, so its classes are frozen and each hook it lacks is
@@ -1468,6 +1463,12 @@
     for (const key of RUNNER_HOOKS)
       if (!(key in r)) define(r, key, { value: undefined, writable: false, configurable: false, enumerable: false });
   }
+  // Before production code runs in a vitest worker, Object.prototype takes
+  // no more names: vitest reads optional fields of plain objects and of its
+  // runner (a test's options' `fails`, the runner's `runTask`, chai's
+  // `negate` flag) where a name inherited from there would answer.
+  let protoLocked = false;
+  let vitestLocked = false;
   function lockVitest() {
     if (!protoLocked) {
       protoLocked = true;

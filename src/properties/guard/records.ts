@@ -9,8 +9,10 @@
 // its final record. Pure: lines and cases in, problems out.
 import type { TestCase } from '../../junit/types.js';
 
+const KINDS = ['start', 'final', 'finding', 'failed', 'stop'] as const;
+
 interface GuardRecord {
-  t: 'start' | 'final' | 'finding' | 'failed' | 'stop';
+  t: (typeof KINDS)[number];
   pid: string | number;
   rt?: string;
   event?: string;
@@ -23,12 +25,7 @@ interface GuardRecord {
 function parse(line: string): GuardRecord | null {
   try {
     const r = JSON.parse(line) as GuardRecord;
-    return r &&
-      typeof r === 'object' &&
-      ['start', 'final', 'finding', 'failed', 'stop'].includes(r.t) &&
-      r.pid !== undefined
-      ? r
-      : null;
+    return r && typeof r === 'object' && KINDS.includes(r.t) && r.pid !== undefined ? r : null;
   } catch {
     return null;
   }
