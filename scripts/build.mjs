@@ -51,38 +51,78 @@ const shared = {
 };
 // What main.js imports lazily becomes an entry of the ES module build, named
 // for its source (src/mixing/command.ts: lazy/mixing-command.mjs). The hook
-// main.js runs itself, pre-commit, is bundled in.
+// main.js runs itself, pre-commit, is bundled in. The fixtures command is a
+// CommonJS file of its own instead (lazy/fixtures-command.cjs), which main.js
+// requires: `verify --worktree` races a single `openssl dgst`, and an ES
+// module costs it the loader's start and every node built-in it imports
+// translated into a module (about 15 ms of its start). Its hashing threads
+// are another (lazy/fixtures-file-digests.cjs), required by both, so main.js
+// starts them before the command loads. What these import lazily in turn
+// (the YAML parser, the report reader) are ES module entries.
 const HOOK = path.resolve('src/hooks/pre-commit.ts');
+const COMMONJS = ['fixtures-command', 'fixtures-file-digests'];
 const lazy = {};
-const lazyEntries = {
+const commonjs = {};
+const entryName = (file) => path.relative('src', file).replace(/\.ts$/, '').replaceAll(path.sep, '-');
+// `prefix`: where the lazy entries are, seen from the file being built.
+const lazyEntries = (prefix) => ({
   name: 'lazy-entries',
   setup(b) {
+    const own = Object.values(b.initialOptions.entryPoints).map((f) => path.resolve(f));
     b.onResolve({ filter: /^\./ }, async (args) => {
-      if (args.kind !== 'dynamic-import' || args.pluginData === lazy) return undefined;
+      const dynamic = args.kind === 'dynamic-import';
+      if (args.pluginData === lazy || !(dynamic || args.kind === 'import-statement')) return undefined;
       const { path: file, errors } = await b.resolve(args.path, {
         kind: args.kind,
         resolveDir: args.resolveDir,
         pluginData: lazy, // resolved by esbuild, not again here
       });
-      if (errors.length || file === HOOK) return undefined;
-      const name = path.relative('src', file).replace(/\.ts$/, '').replaceAll(path.sep, '-');
+      if (errors.length || file === HOOK || own.includes(file)) return undefined;
+      const name = entryName(file);
+      if (COMMONJS.includes(name)) {
+        commonjs[`lazy/${name}`] = file;
+        // A static import is a require(); a dynamic one is bundled in as one
+        // line that requires the file once it is asked for.
+        return dynamic
+          ? { path: `${prefix}/${name}.cjs`, namespace: 'require-lazy' }
+          : { path: `${prefix}/${name}.cjs`, external: true };
+      }
+      if (!dynamic) return undefined;
       lazy[`lazy/${name}`] = file;
-      return { path: `./lazy/${name}.mjs`, external: true };
+      return { path: `${prefix}/${name}.mjs`, external: true };
     });
+    b.onLoad({ filter: /.*/, namespace: 'require-lazy' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      resolveDir: process.cwd(),
+    }));
+    b.onResolve({ filter: /\.cjs$/ }, (args) =>
+      args.namespace === 'require-lazy' ? { path: args.path, external: true } : undefined,
+    );
   },
-};
+});
 await build({
   ...shared,
   format: 'cjs',
   entryPoints: { main: 'src/cli/main.ts' },
   banner: { js: '#!/usr/bin/env node' },
-  plugins: [lazyEntries, guardSources],
+  plugins: [lazyEntries('./lazy'), guardSources],
 });
-// The fixtures and signatures commands share no chunk with the others: node
-// loads each chunk as a module of its own, and both are measured start-up
-// included, `fixtures verify --worktree` against a single `openssl dgst`,
-// `signatures` on a large report against reading it line by line.
-const APART = ['fixtures', 'signature'];
+// Each may name another (the command, its hashing threads): built until none is new.
+for (const built = new Set(); Object.keys(commonjs).some((n) => !built.has(n)); )
+  for (const [name, file] of Object.entries(commonjs).filter(([n]) => !built.has(n))) {
+    built.add(name);
+    await build({
+      ...shared,
+      format: 'cjs',
+      entryPoints: { [name]: file },
+      outExtension: { '.js': '.cjs' },
+      plugins: [lazyEntries('.'), guardSources],
+    });
+  }
+// The signatures command shares no chunk with the others: node loads each
+// chunk as a module of its own, and its start is measured, `signatures` on
+// a large report against reading it line by line.
+const APART = ['signature'];
 const others = Object.fromEntries(
   Object.entries(lazy).filter(([name]) => !APART.some((a) => name === `lazy/${a}-command`)),
 );

@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import { isCannotJudge, UsageError } from '../common/errors.js';
 import { VERSION } from '../common/version.js';
+import { hashesFilesOnDisk } from '../fixtures/on-disk.js';
 
 export interface Command {
   /** The text `--help` prints. */
@@ -13,7 +14,14 @@ export interface Command {
 
 type Loader = () => Promise<Command>;
 
-const commands: Record<string, { summary: string; load: Loader }> = {
+interface Entry {
+  summary: string;
+  load: Loader;
+  /** Work to start before the command loads, given its arguments. */
+  early?: (args: string[]) => Promise<void>;
+}
+
+const commands: Record<string, Entry> = {
   init: { summary: 'write a starter config and install the hooks', load: () => import('../adopt/init.js') },
   uninstall: { summary: 'remove the hooks and entries init added', load: () => import('../adopt/uninstall.js') },
   doctor: { summary: 'say whether hooks and oracle files are in order', load: () => import('../adopt/doctor.js') },
@@ -30,7 +38,13 @@ const commands: Record<string, { summary: string; load: Loader }> = {
   },
   signatures: { summary: 'failure signatures of JUnit reports', load: () => import('../signature/command.js') },
   freeze: { summary: 'the freeze ledger: check, list, add, prune, apply', load: () => import('../freeze/command.js') },
-  fixtures: { summary: 'the fixture lock: lock, verify, add', load: () => import('../fixtures/command.js') },
+  fixtures: {
+    summary: 'the fixture lock: lock, verify, add',
+    load: () => import('../fixtures/command.js'),
+    early: async (args) => {
+      if (hashesFilesOnDisk(args)) (await import('../fixtures/file-digests.js')).warmUp();
+    },
+  },
   'revert-check': {
     summary: 'properties must fail with the production diff reverted',
     load: () => import('../refactors/command.js'),
@@ -66,6 +80,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!entry) throw new UsageError(`unknown command ${JSON.stringify(name)}; run patchwarden --help`);
+  await entry.early?.(args);
   const command = await entry.load();
   // Words after `--` belong to a command patchwarden runs (replay), not to patchwarden.
   const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;

@@ -1,7 +1,7 @@
 // Reads `.patchwarden.yml` from the working tree or a revision. The YAML
 // parser (parse.ts) loads only when there is a config to parse.
 import path from 'node:path';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { CannotJudge } from '../common/errors.js';
 import type { Repo } from '../git/repo.js';
 import { readFileAt } from '../git/objects.js';
@@ -21,7 +21,7 @@ export async function loadConfigIn(root: string, explicit?: string): Promise<Con
   const shown = explicit ?? CONFIG_FILE;
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = readFileSync(file, 'utf8'); // small; a caller may want the answer before the event loop turns
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !explicit) return defaults(shown);
     throw new CannotJudge(`cannot read the config: ${(err as Error).message}`, { file: shown });

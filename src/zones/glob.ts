@@ -42,11 +42,46 @@ export function literalPattern(file: string, opts: GlobOptions = {}): Pattern {
   };
 }
 
-/** A predicate that is true when a path matches any of the globs. */
+/**
+ * A predicate that is true when a path matches any of the globs. Most paths
+ * match none, and a glob of `*`, `**` and `?` around literal text matches
+ * only paths holding that text: a path is tested for each glob's longest
+ * literal run first, and the regex (compiled when first needed) only when
+ * one is there, or a glob has none.
+ */
 export function globMatcher(globs: string[], opts: GlobOptions = {}): (path: string) => boolean {
   if (!globs.length) return () => false;
-  // One pattern of alternatives, each anchored: one test per path, however many globs.
+  const fold = (s: string) => (opts.ignoreCase ? s.toLowerCase() : s);
+  const literals: string[] = [];
+  for (const g of globs) {
+    const run = requiredText(g);
+    if (run === null) return regexMatcher(globs, opts);
+    literals.push(fold(run));
+  }
+  let re: ((path: string) => boolean) | null = null;
+  return (p) => {
+    const folded = fold(p);
+    if (!literals.some((l) => folded.includes(l))) return false;
+    re ??= regexMatcher(globs, opts);
+    return re(p);
+  };
+}
+
+/** One pattern of alternatives, each anchored: one test per path, however many globs. */
+function regexMatcher(globs: string[], opts: GlobOptions): (path: string) => boolean {
   const res = globs.map((g) => micromatch.makeRe(g, { dot: true, nocase: opts.ignoreCase }));
   const re = new RegExp(res.map((r) => `(?:${r.source})`).join('|'), opts.ignoreCase ? 'is' : 's');
   return (p) => re.test(p);
+}
+
+/**
+ * Text every path matching the glob holds, or null when that cannot be told
+ * simply: the longest run between its `*`, `?` and `/` (a `**` may stand for
+ * no folder at all, so a slash is not required), for a glob of letters,
+ * digits, `_`, `-` and `.` besides (no braces, classes, quotes or escapes).
+ */
+function requiredText(glob: string): string | null {
+  if (glob.startsWith('./') || !/^[\w.\-/*?]+$/.test(glob)) return null;
+  const run = glob.split(/[*?/]+/).reduce((a, b) => (b.length > a.length ? b : a), '');
+  return run || null;
 }

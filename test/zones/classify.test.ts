@@ -1,5 +1,6 @@
 // The zone classifier's shortcuts (literal paths, `dir/**`, literal prefixes)
 // agree with micromatch's own regular expressions on every path git can hold.
+import micromatch from 'micromatch';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { classifierFrom } from '../../src/zones/classify.js';
@@ -87,6 +88,51 @@ test('a matcher over many globs matches where one of them alone does', () => {
       );
   }
   assert.is(globMatcher([])('anything'), false);
+});
+
+test("a glob's literal text, looked for before its regex, never changes an answer", () => {
+  const globs = [
+    ...defaults().fixtures.forbid,
+    '**/out',
+    'a?c/**',
+    '*.md',
+    'x/**/y.json',
+    'src/**',
+    'say"hi"*',
+    'a\\*b',
+    '**/ü*',
+  ];
+  const paths = [
+    ...PATHS,
+    'x/Expected.JSON',
+    'a/__SNAPSHOTS__/b/c',
+    '__snapshots__/a',
+    'q/b.Approved.txt',
+    'out.json',
+    'a/OUTx.json',
+    'out',
+    'a/b/out',
+    'abc/d',
+    'README.md',
+    'x/a/b/y.json',
+    'x/y.json',
+    'say"hi"there',
+    'sayhithere',
+    'a*b',
+    'a\\xb',
+    'Ü/ünter',
+    'expected\nname',
+    'dir/\u212Aelvin-expected',
+    '\u0130expected',
+    '.snap',
+  ];
+  for (const ignoreCase of [false, true])
+    for (const glob of globs) {
+      const re = new RegExp(micromatch.makeRe(glob, { dot: true, nocase: ignoreCase }).source, ignoreCase ? 'is' : 's');
+      const matcher = globMatcher([glob], { ignoreCase });
+      for (const p of paths)
+        assert.is(matcher(p), re.test(p), `${glob} on ${JSON.stringify(p)}, ignoreCase ${ignoreCase}`);
+    }
 });
 
 test('common globs need no regular expression; others keep their literal prefix', () => {
