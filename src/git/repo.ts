@@ -1,5 +1,5 @@
 // Finding the repository a command runs in, worktree or bare.
-import { realpathSync } from 'node:fs';
+import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
 import { runGit, type RunOptions, type RunResult } from './run.js';
@@ -40,6 +40,38 @@ export async function openRepo(dir: string): Promise<Repo> {
     throw notARepo(dir, err);
   }
   return repoFrom(dir, out.split('\n'));
+}
+
+/** Variables that point git at another repository or work tree, or add to its config. */
+const ELSEWHERE = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_COMMON_DIR',
+  'GIT_CONFIG',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_CONFIG_COUNT',
+];
+
+/**
+ * `dir` resolved, when git would name it the top of its working tree from
+ * what is read here: it holds a `.git` folder with a HEAD and objects, no
+ * variable points git elsewhere, and the repository's config says nothing of
+ * a work tree or of being bare (git reads neither from an included file).
+ * Null: ask git (`openRepo`). Spares a command that reads only files on disk
+ * starting git.
+ */
+export function plainTop(dir: string): string | null {
+  if (ELSEWHERE.some((name) => process.env[name] !== undefined)) return null;
+  try {
+    const real = realpathSync.native(dir);
+    const gitDir = path.join(real, '.git');
+    if (!lstatSync(gitDir).isDirectory() || !lstatSync(path.join(gitDir, 'HEAD')).isFile()) return null;
+    if (!lstatSync(path.join(gitDir, 'objects')).isDirectory()) return null;
+    const config = readFileSync(path.join(gitDir, 'config'), 'utf8');
+    return /worktree|bare(?!\s*=\s*false\s*$)/im.test(config) ? null : real;
+  } catch {
+    return null;
+  }
 }
 
 export function notARepo(dir: string, err: unknown): CannotJudge {
