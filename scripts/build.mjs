@@ -57,10 +57,12 @@ const shared = {
 // module costs it the loader's start and every node built-in it imports
 // translated into a module (about 15 ms of its start). Its hashing threads
 // are another (lazy/fixtures-file-digests.cjs), required by both, so main.js
-// starts them before the command loads. What these import lazily in turn
-// (the YAML parser, the report reader) are ES module entries.
+// starts them before the command loads. The config's parser (the YAML
+// parser with it) is a third, which the command requires when there is a
+// config to read. What else these import lazily (the report reader) are ES
+// module entries.
 const HOOK = path.resolve('src/hooks/pre-commit.ts');
-const COMMONJS = ['fixtures-command', 'fixtures-file-digests'];
+const COMMONJS = ['fixtures-command', 'fixtures-file-digests', 'config-parse'];
 const lazy = {};
 const commonjs = {};
 const entryName = (file) => path.relative('src', file).replace(/\.ts$/, '').replaceAll(path.sep, '-');
