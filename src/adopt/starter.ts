@@ -62,19 +62,18 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}): string {
   const list = (globs: string[]) =>
     `[${globs.map((g) => (/^[\w./*-]+$/.test(g) && !g.startsWith('*') ? g : JSON.stringify(g))).join(', ')}]`;
   // Properties run only against a registry; without one the revert check would stop every push.
+  // node's JUnit reporter says only "test failed" for a file that cannot load;
+  // the spec reporter on stderr says why, and a refusal prints that output.
+  const nodeTestCommand =
+    'node --test --test-reporter=junit --test-reporter-destination={junit} --test-reporter=spec --test-reporter-destination=stderr';
   const properties = !has(REGISTRY)
     ? null
     : language === 'python'
       ? 'python3 -m pytest -q spec/properties --junitxml={junit}'
       : nodeTest
-        ? 'node --test --test-reporter=junit --test-reporter-destination={junit} spec/properties'
+        ? `${nodeTestCommand} spec/properties`
         : null;
-  const suite =
-    language === 'python'
-      ? 'python3 -m pytest -q --junitxml={junit}'
-      : nodeTest
-        ? 'node --test --test-reporter=junit --test-reporter-destination={junit}'
-        : null;
+  const suite = language === 'python' ? 'python3 -m pytest -q --junitxml={junit}' : nodeTest ? nodeTestCommand : null;
   const lines = [
     '# patchwarden: production code and the oracles that judge it change in separate commits.',
     '# Every key but version is optional; see the documentation for each one.',
@@ -97,6 +96,14 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}): string {
     `  invariants: ${REGISTRY}`,
     'suite:',
     `  ${suite ? '' : '# '}command: ${suite ?? 'YOUR TEST COMMAND --junit-output {junit}'}`,
+    ...(language === 'node'
+      ? [
+          'revert:',
+          '  # The revert check runs the properties in temporary trees: installed',
+          "  # dependencies are linked in, and must match the base's package-lock.json.",
+          '  link: [node_modules]',
+        ]
+      : []),
     '# A patch is unproven while properties, fixtures or the suite judged by the',
     '# freeze ledger is missing: once all three are set up, make the gate refuse',
     '# a missing one instead of skipping it.',

@@ -45,6 +45,40 @@ test('a flat Python package (flit): src is the package folder, tests/ stays free
   assert.match(mixed.stdout + mixed.stderr, 'refused [mix]');
 });
 
+test('a node project whose property imports an installed package: an honest fix passes the revert check, and a property that cannot load says why', () => {
+  const p = new Project({
+    'package.json': JSON.stringify({ name: 'bill', private: true, type: 'module', scripts: { test: 'node --test' } }),
+    'src/bill.mjs': 'export const total = (xs) => xs.reduce((a, b) => a + b, 0) - 1;\n',
+    'spec/invariants.yaml':
+      'version: 1\ninvariants:\n  - id: bill.total_non_negative\n    description: totals never go negative\n',
+    'spec/properties/bill.test.mjs': [
+      "import { test } from 'node:test';",
+      "import fc from 'fast-check';",
+      "import { total } from '../../src/bill.mjs';",
+      "test('totals never go negative [invariant:bill.total_non_negative]', () => {",
+      '  fc.assert(fc.property(fc.array(fc.nat()), (xs) => total(xs) >= 0));',
+      '});',
+      '',
+    ].join('\n'),
+  });
+  p.npmInstall('fast-check');
+  const init = p.pw('init', '--yes');
+  assert.is(init.code, 0, init.stderr);
+  assert.match(config(p), /^revert:\n(?: {2}#.*\n)* {2}link: \[node_modules\]$/m);
+  p.ok('git', ['add', '-A']);
+  p.ok('git', ['commit', '-q', '-m', 'patchwarden, fast-check']);
+  p.write({ 'src/bill.mjs': 'export const total = (xs) => xs.reduce((a, b) => a + b, 0);\n' });
+  p.ok('git', ['commit', '-q', '-am', 'fix: totals never go negative']);
+  const check = p.pw('revert-check', '--base', 'HEAD~1');
+  assert.is(check.code, 0, check.stdout + check.stderr);
+  assert.match(check.stdout, 'bill.total_non_negative  fixed');
+  // without the installed package the property cannot load, and the refusal quotes node's reason
+  rmSync(path.join(p.dir, 'node_modules/fast-check'), { recursive: true });
+  const missing = p.pw('revert-check', '--base', 'HEAD~1');
+  assert.is(missing.code, 1, missing.stdout + missing.stderr);
+  assert.match(missing.stderr, "Cannot find package 'fast-check'");
+});
+
 test("npm workspaces (packages/*/src): src is each workspace's src/", () => {
   const p = new Project({
     'package.json': JSON.stringify({ name: 'mono', private: true, workspaces: ['packages/*'] }, null, 2),
