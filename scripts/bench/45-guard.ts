@@ -92,7 +92,7 @@ async function timed(p: Project, tree: string, tmp: string, guarded: boolean): P
   const t = process.hrtime.bigint();
   const guard = guarded
     ? openGuard(
-        { tree, trusted: Object.keys(p.files).filter((f) => !f.startsWith('src/')), writable: [tmp, tree] },
+        { tree, main: null, trusted: Object.keys(p.files).filter((f) => !f.startsWith('src/')), writable: [tmp, tree] },
         SOURCES,
       )
     : null;

@@ -340,7 +340,11 @@ export async function revertCheck(
               const tmp = path.join(scratch!, `run-${++n}`);
               mkdirSync(tmp);
               const trusted = await codeFiles(repo, trees[side], (f) => classify(f) !== 'src');
-              return runProperties(root, config, registry, { classify, signal: guard.signal, guard: { tmp, trusted } });
+              return runProperties(root, config, registry, {
+                classify,
+                signal: guard.signal,
+                guard: { tmp, trusted, main: repo.root },
+              });
             },
             revert: () => revertPaths(root, tree.production, env, scratch),
             ...judging,
@@ -563,7 +567,11 @@ async function freshRun(
       if (linked.length) say(`linked from the main tree: ${linked.join(', ')}`);
     }
     const trusted = await codeFiles(repo, files, (f) => classify(f) !== 'src');
-    return await runProperties(tree.dir, config, registry, { classify, signal: guard.signal, guard: { tmp, trusted } });
+    return await runProperties(tree.dir, config, registry, {
+      classify,
+      signal: guard.signal,
+      guard: { tmp, trusted, main: repo.root },
+    });
   } finally {
     if (tree) {
       say('removing the temporary worktree');

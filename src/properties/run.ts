@@ -44,7 +44,7 @@ export interface RunOptions {
    * files of the tree that are the base's spec and harness. The runtime
    * guards watch it, and any finding of theirs refuses it.
    */
-  guard?: { tmp: string; trusted: string[] };
+  guard?: { tmp: string; trusted: string[]; main: string | null };
 }
 
 export function propertyCommand(config: Config): string {
@@ -78,7 +78,15 @@ export async function runProperties(
   const command = propertyCommand(config);
   const tree = realpathSync(treeDir);
   const guard = opts.guard
-    ? openGuard({ tree, trusted: opts.guard.trusted, writable: [realpathSync(opts.guard.tmp), tree] }, GUARD_SOURCES)
+    ? openGuard(
+        {
+          tree,
+          main: opts.guard.main && realpathSync(opts.guard.main),
+          trusted: opts.guard.trusted,
+          writable: [realpathSync(opts.guard.tmp), tree],
+        },
+        GUARD_SOURCES,
+      )
     : null;
   let run;
   let refused: string[] = [];

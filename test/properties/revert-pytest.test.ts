@@ -3,10 +3,10 @@
 // worktree list are exactly as before.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cleanup, type TempRepo } from '../helpers/repo.js';
+import { cleanup, sh, type TempRepo } from '../helpers/repo.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
 import { BUGGY_PY, config, fingerprint, FIXED_PY, project, pyProperty, PYTEST, registry } from './projects.js';
 
@@ -30,6 +30,25 @@ function check(repo: TempRepo, base: string, head: string, extra: string[] = [],
 const pyTest = testUnless(pytestMissing);
 
 test.after.each(cleanup);
+
+pyTest("an editable install (a .pth naming the repository's src): each run imports its own tree", () => {
+  // No `pythonpath = src`: the project is importable only through the install,
+  // into a .venv inside the repository as uv makes it.
+  const { repo, base, head } = project(
+    baseFiles({ 'pytest.ini': '[pytest]\n', '.gitignore': '.venv/\n__pycache__/\n.pytest_cache/\nbuild/\n' }),
+    { 'src/bill.py': FIXED_PY },
+  );
+  const venv = path.join(repo.dir, '.venv');
+  sh('python3', ['-m', 'venv', '--system-site-packages', '--without-pip', venv]);
+  const python = path.join(venv, 'bin', 'python3');
+  const site = sh(python, ['-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])']).stdout.trim();
+  writeFileSync(path.join(site, '__editable__.bill-0.1.pth'), `${realpathSync(repo.dir)}/src\n`);
+  assert.match(sh(python, ['-c', 'import bill; print(bill.__file__)'], { cwd: venv }).stdout, realpathSync(repo.dir));
+  const r = check(repo, base, head, [], { PATH: `${path.dirname(python)}:${process.env.PATH}` });
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.out.status, 'describes_patch');
+  assert.equal(r.out.failing_on_revert, [ID]);
+});
 
 pyTest('a bug fix whose property fails without it: describes_patch, exit 0', () => {
   const { repo, base, head } = project(baseFiles(), { 'src/bill.py': FIXED_PY });

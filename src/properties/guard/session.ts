@@ -35,6 +35,8 @@ const DRAIN_MS = 2000;
 export interface GuardSetup {
   /** The tree the command runs in (a real path). */
   tree: string;
+  /** The repository's working tree (a real path), whose paths on Python's import path mean the same paths in `tree`. */
+  main: string | null;
   /** Code files of the tree that are the base's spec and harness (outside the src zone), relative. */
   trusted: string[];
   /** Folders the run may write to (real paths: its temporary root, the tree). */
@@ -79,6 +81,7 @@ export function openGuard(setup: GuardSetup, sources: GuardSources): GuardSessio
       JSON.stringify({
         channel: channel.path,
         tree: setup.tree,
+        main: setup.main,
         trusted: setup.trusted,
         writable: setup.writable,
         report: junit,

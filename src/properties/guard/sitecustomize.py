@@ -51,6 +51,20 @@ def _guard():
             libs.add(realpath(p))
     std = {realpath(p) for p in (sysconfig.get_paths().get("stdlib"), sysconfig.get_paths().get("platstdlib")) if p}
     libs, std = tuple(libs), tuple(std)
+    main = cfg.get("main")
+    if main and main != tree:
+        # An editable install (pip's, uv's, poetry's: a .pth naming the
+        # project's source folder) puts the repository's own working tree on
+        # the import path: the run imports the same folder of the tree it
+        # judges. Installed packages (a .venv in the repository too) and this
+        # guard stay where they are.
+        def moved(p):
+            r = realpath(p) if isinstance(p, str) and isabs(p) else None
+            if not r or not under(r, (main,)) or under(r, (tree, guard_dir) + libs + std):
+                return p
+            return tree + r[len(main):]
+
+        sys.path[:] = [moved(p) for p in sys.path]
 
     kinds = {}
 
