@@ -6,11 +6,12 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
+  readlinkSync,
   realpathSync,
   rmSync,
   symlinkSync,
-  unlinkSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -44,13 +45,8 @@ export async function addTempWorktree(repo: Repo, commit: string, opts: Worktree
   let admin: string | null = null;
   const linked: string[] = [];
   const remove = async () => {
-    for (const l of linked.splice(0)) {
-      try {
-        unlinkSync(path.join(dir, l));
-      } catch {
-        /* already gone */
-      }
-    }
+    // A link, or a folder of links: removed without following any.
+    for (const l of linked.splice(0)) rmSync(path.join(dir, l), { recursive: true, force: true });
     const r = await repo.run([...NO_HOOKS, 'worktree', 'remove', '--force', '--force', dir], { okCodes: [128, 1] });
     // Should git have lost track of it, take away its folder and its entry ourselves.
     if (r.code !== 0 && admin) rmSync(admin, { recursive: true, force: true });
@@ -89,17 +85,44 @@ function gitDirOf(dir: string): string | null {
   return m ? path.resolve(dir, m[1].trim()) : null;
 }
 
-/** Links each `revert.link` entry that exists in the main tree and not in the temporary one. */
+/**
+ * Links each `revert.link` entry that exists in the main tree and not in the
+ * temporary one. A `node_modules` folder is made a folder of links instead,
+ * one per package: a workspace package is a link back into the main tree (as
+ * npm, yarn and pnpm make them), and it must lead to the same package in the
+ * temporary tree, or both runs would import the main tree's code.
+ */
 export function linkEntries(tree: TempTree, mainRoot: string, entries: string[]): string[] {
   for (const entry of entries) {
     const from = path.join(mainRoot, entry);
     const to = path.join(tree.dir, entry);
     if (!exists(from) || exists(to)) continue;
     mkdirSync(path.dirname(to), { recursive: true });
-    symlinkSync(from, to);
+    if (path.basename(entry) === 'node_modules' && lstatSync(from).isDirectory())
+      linkPackages(from, to, mainRoot, tree.dir);
+    else symlinkSync(from, to);
     tree.linked.push(entry);
   }
   return tree.linked;
+}
+
+/** `to`, a folder with a link for each entry of `from` (a `@scope` folder likewise); links into the main tree lead into the temporary one. */
+function linkPackages(from: string, to: string, mainRoot: string, treeRoot: string): void {
+  mkdirSync(to);
+  for (const d of readdirSync(from, { withFileTypes: true })) {
+    const source = path.join(from, d.name);
+    const target = path.join(to, d.name);
+    if (d.isDirectory() && d.name.startsWith('@')) {
+      linkPackages(source, target, mainRoot, treeRoot);
+    } else if (d.isSymbolicLink()) {
+      const points = path.resolve(from, readlinkSync(source));
+      const inside = path.relative(mainRoot, points);
+      const within = inside !== '' && !inside.startsWith('..') && !path.isAbsolute(inside);
+      symlinkSync(within ? path.join(treeRoot, inside) : points, target);
+    } else {
+      symlinkSync(source, target);
+    }
+  }
 }
 
 function exists(p: string): boolean {

@@ -3,10 +3,10 @@
 // while the property command runs.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cleanup, type TempRepo } from '../helpers/repo.js';
+import { cleanup, sh, type TempRepo } from '../helpers/repo.js';
 import {
   BUGGY_JS,
   config,
@@ -123,6 +123,52 @@ test('revert.link links node_modules from the main tree into the temporary one',
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stderr, /linked from the main tree: node_modules/);
   assert.ok(existsSync(path.join(repo.dir, 'node_modules/dep/marker.txt')), 'the linked folder itself is untouched');
+});
+
+test('revert.link: a workspace package (npm workspaces) is imported from the temporary tree', () => {
+  const files = {
+    'package.json': JSON.stringify({ name: 'mono', private: true, workspaces: ['packages/*'] }),
+    'packages/core/package.json': JSON.stringify({
+      name: '@m/core',
+      version: '1.0.0',
+      type: 'module',
+      main: 'index.js',
+    }),
+  };
+  // The lock npm writes for these, made beside the repository first: the base commits it.
+  const scratch = mkdtempSync(path.join(tmpdir(), 'pw-npm-'));
+  try {
+    for (const [f, c] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(scratch, f)), { recursive: true });
+      writeFileSync(path.join(scratch, f), c);
+    }
+    sh('npm', ['install', '--offline', '--no-audit', '--no-fund'], { cwd: scratch });
+    const lock = readFileSync(path.join(scratch, 'package-lock.json'), 'utf8');
+    const property = jsProperty(ID).replace("'../../src/bill.mjs'", "'@m/core'");
+    const { repo, base, head } = project(
+      {
+        ...baseFiles({
+          '.patchwarden.yml': config(
+            NODE_TEST,
+            'zones:\n  src: [packages/*/index.js]\nrevert:\n  link: [node_modules]\n',
+          ),
+          '.gitignore': 'node_modules/\nbuild/\n',
+          'spec/properties/bill.test.mjs': property,
+          'package-lock.json': lock,
+          'packages/core/index.js': BUGGY_JS,
+        }),
+        ...files,
+      },
+      { 'packages/core/index.js': FIXED_JS },
+    );
+    sh('npm', ['install', '--offline', '--no-audit', '--no-fund'], { cwd: repo.dir });
+    const r = check(repo, base, head);
+    assert.is(r.code, 0, r.stderr);
+    assert.is(r.out.status, 'describes_patch');
+    assert.equal(r.out.failing_on_revert, [ID]);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 });
 
 test("revert.link: node_modules installed for another lock than the base's is refused, nothing runs", () => {
