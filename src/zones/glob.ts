@@ -10,23 +10,25 @@ export interface GlobOptions {
 /** Characters that make a glob more than a literal path. */
 const SPECIAL = /[*?[\]{}()!+@\\]/;
 
+/** The text as it is compared: lower-cased when matching ignores case. */
+const fold = (s: string, opts: GlobOptions) => (opts.ignoreCase ? s.toLowerCase() : s);
+
 /**
  * A glob as a Pattern: a literal path or `literal/**` needs no regex (git
  * paths have no `.`, `..` or empty segments, the only places where micromatch
  * would differ); anything else is micromatch's regex behind its literal prefix.
  */
 export function globPattern(glob: string, opts: GlobOptions = {}): Pattern {
-  const fold = (s: string) => (opts.ignoreCase ? s.toLowerCase() : s);
   const plain = (s: string) =>
     s !== '' && !SPECIAL.test(s) && !s.startsWith('./') && !s.endsWith('/') && /^[\x20-\x7e]*$/.test(s);
-  if (plain(glob)) return { exact: fold(glob) };
-  if (glob.endsWith('/**') && plain(glob.slice(0, -3))) return { under: fold(glob.slice(0, -3)) };
+  if (plain(glob)) return { exact: fold(glob, opts) };
+  if (glob.endsWith('/**') && plain(glob.slice(0, -3))) return { under: fold(glob.slice(0, -3), opts) };
   const re = micromatch.makeRe(glob, { dot: true, nocase: opts.ignoreCase });
   const literal = glob.startsWith('./')
     ? ''
     : glob.slice(0, glob.search(SPECIAL) < 0 ? glob.length : glob.search(SPECIAL));
   return {
-    prefix: /^[\x20-\x7e]*$/.test(literal) ? fold(literal) : '',
+    prefix: /^[\x20-\x7e]*$/.test(literal) ? fold(literal, opts) : '',
     source: re.source,
     flags: re.flags.includes('s') ? re.flags : re.flags + 's',
   };
@@ -34,7 +36,7 @@ export function globPattern(glob: string, opts: GlobOptions = {}): Pattern {
 
 /** A file named in the config (the ledger, the lock): that path and no other. */
 export function literalPattern(file: string, opts: GlobOptions = {}): Pattern {
-  if (/^[\x20-\x7e]*$/.test(file)) return { exact: opts.ignoreCase ? file.toLowerCase() : file };
+  if (/^[\x20-\x7e]*$/.test(file)) return { exact: fold(file, opts) };
   return {
     prefix: '',
     source: `^${file.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')}$`,
@@ -51,16 +53,15 @@ export function literalPattern(file: string, opts: GlobOptions = {}): Pattern {
  */
 export function globMatcher(globs: string[], opts: GlobOptions = {}): (path: string) => boolean {
   if (!globs.length) return () => false;
-  const fold = (s: string) => (opts.ignoreCase ? s.toLowerCase() : s);
   const literals: string[] = [];
   for (const g of globs) {
     const run = requiredText(g);
     if (run === null) return regexMatcher(globs, opts);
-    literals.push(fold(run));
+    literals.push(fold(run, opts));
   }
   let re: ((path: string) => boolean) | null = null;
   return (p) => {
-    const folded = fold(p);
+    const folded = fold(p, opts);
     if (!literals.some((l) => folded.includes(l))) return false;
     re ??= regexMatcher(globs, opts);
     return re(p);
