@@ -3,7 +3,8 @@
 // zone globs in the order listed: a broad `src` glob can never swallow the
 // guard's config or an oracle file.
 import { globPattern, literalPattern } from '../zones/glob.js';
-import { BUILTIN_GUARD, type ZoneName } from '../zones/names.js';
+import { BUILTIN_GUARD } from '../zones/names.js';
+import { namedFiles } from './guard-files.js';
 import type { Config } from './schema.js';
 import { classifierFrom, type Classify, type ZoneRule } from '../zones/classify.js';
 
@@ -13,16 +14,14 @@ export function zoneClassifier(config: Config, ignoreCase = false): Classify {
 
 /** The zone rules of a config, compiled to regular expressions, first match first. */
 export function zoneRules(config: Config, ignoreCase = false): ZoneRule[] {
-  const named: [string, ZoneName][] = [
-    [config.freeze.ledger, 'freeze'],
-    [config.fixtures.lock, 'fixtures'],
-    [config.properties.invariants, 'spec'],
-  ];
-  if (config.owners.signers) named.unshift([config.owners.signers, 'guard']);
   const globs = (gs: string[]) => gs.map((g) => globPattern(g, { ignoreCase }));
   return [
     { zone: 'guard', fold: ignoreCase, patterns: globs(BUILTIN_GUARD) },
-    ...named.map(([file, zone]) => ({ zone, fold: ignoreCase, patterns: [literalPattern(file, { ignoreCase })] })),
+    ...namedFiles(config).map(([file, zone]) => ({
+      zone,
+      fold: ignoreCase,
+      patterns: [literalPattern(file, { ignoreCase })],
+    })),
     ...config.zones
       .filter((z) => z.globs.length)
       .map((z) => ({ zone: z.name, fold: ignoreCase, patterns: globs(z.globs) })),

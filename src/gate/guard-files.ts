@@ -8,29 +8,18 @@ import { CannotJudge, isCannotJudge } from '../common/errors.js';
 import type { Violation } from '../common/verdict.js';
 import { loadConfigAt } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { CONFIG_FILE } from '../zones/names.js';
+import { guardFiles } from '../config/guard-files.js';
+import { BASELINE_FILE, CONFIG_FILE } from '../zones/names.js';
 import { parseLock } from '../fixtures/lock-format.js';
 import { readLedgerAt } from '../freeze/ledger.js';
 import { readFileAt } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
-import { BASELINE_FILE, parseBaseline } from '../mixing/baseline.js';
+import { parseBaseline } from '../mixing/baseline.js';
 import { parseRegistry } from '../properties/registry.js';
 
 /** How messages name a file at `rev` (`:` is the index). */
 const shownAt = (rev: string, file: string) =>
   rev === ':' ? file : `${/^[0-9a-f]{40,64}$/.test(rev) ? rev.slice(0, 12) : rev}:${file}`;
-
-/** The paths of the guard's own files for `config`: the config and each file it names. */
-export function guardFiles(config: Config): string[] {
-  return [
-    CONFIG_FILE,
-    config.freeze.ledger,
-    config.fixtures.lock,
-    config.properties.invariants,
-    BASELINE_FILE,
-    ...(config.owners.signers ? [config.owners.signers] : []),
-  ];
-}
 
 /**
  * What stops the guard's files at `rev` from judging, one problem per file,

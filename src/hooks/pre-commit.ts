@@ -10,6 +10,7 @@ import { emit, violationsOutcome } from '../common/output.js';
 import { CannotJudge, isCannotJudge } from '../common/errors.js';
 import { shellQuote } from '../common/text.js';
 import { classifierForPaths, explicitJudge, judgeOf, type Judge } from '../config/judge.js';
+import { guardFiles } from '../config/guard-files.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import type { Repo } from '../git/repo.js';
 import { touchesFixtures } from '../fixtures/folder.js';
@@ -87,13 +88,7 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
     : await baseJudge(repo, at);
   const paths = changes.map((c) => c.path);
   // A staged guard file that does not parse would judge every later commit: it is stopped here.
-  const named = new Set([
-    CONFIG_FILE,
-    config.freeze.ledger,
-    config.fixtures.lock,
-    config.properties.invariants,
-    config.owners.signers,
-  ]);
+  const named = new Set(guardFiles(config));
   if (changes.some((c) => named.has(c.path))) {
     const { guardFileProblems, touchedGuardFiles } = await layers();
     const [first, ...more] = await guardFileProblems(

@@ -11,7 +11,7 @@ import type { Violation } from '../common/verdict.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { commitOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
 import { fitRangeAdvice, landingOf, rangeAdvice } from '../mixing/advice.js';
-import { BASELINE_FILE } from '../mixing/baseline.js';
+import { BASELINE_FILE } from '../zones/names.js';
 import { checkRange } from '../mixing/check.js';
 import { clockNow } from '../freeze/clock.js';
 import { commitWith } from '../properties/tree.js';

@@ -9,8 +9,7 @@
 import { CannotJudge } from '../common/errors.js';
 import { readFileAt } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
-
-export const BASELINE_FILE = '.patchwarden/baseline';
+import { BASELINE_FILE } from '../zones/names.js';
 
 export interface Tip {
   commit: string;

@@ -34,3 +34,5 @@ export const BUILTIN_GUARD = [
 ];
 
 export const CONFIG_FILE = '.patchwarden.yml';
+/** The adoption baseline (mixing/baseline.ts): commits that predate the guard. */
+export const BASELINE_FILE = '.patchwarden/baseline';
