@@ -9,7 +9,7 @@
 // its row by design carries the reason; so does a known difference left for
 // later. A drift between the points shows up here as a cell that no longer
 // holds.
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -36,9 +36,10 @@ const DEFAULT_BRANCH =
 const FIXTURES_TOUCHED =
   'known difference: pre-commit and pre-receive verify the lock only when the change touches fixtures or the lock (the hooks on every commit and push); pre-push and the gate at every tip';
 const TABLE_ROWS =
-  "the gate's table judges every layer: its fixtures layer cannot read the lock either (error), where the hooks stop at the guard-file refusal";
+  "the gate's table judges every layer: the layer that reads the broken file cannot read it either (error), where the hooks stop at the guard-file refusal";
 const UNSIGNED_INDEX =
-  'known difference: an override is a trailer of a signed commit; the index has neither, so the owner commits it with --no-verify';
+  'the owners rule and overrides judge signed commits; the index has no signature or message yet (an override is committed with --no-verify)';
+const ONE_COMMIT = 'pre-commit judges the commit being made; the range rule is for pushes and the gate';
 
 const BASELINED = '1 commit of the adoption baseline (.patchwarden/baseline) not judged';
 const OVERRIDDEN = 'passes the mixing and revert rules for its own changes';
@@ -65,8 +66,11 @@ interface Scenario {
   /** Where the branch starts (a site's tip name; default main), and the gate's --base. */
   from?: string;
   base?: string;
-  /** Files of the commit pre-commit judges; `null` removes a file. */
+  /** Files of a commit made first, without the hook: pre-commit judges only the one after it. */
+  before?: Record<string, string>;
+  /** Files of the commit pre-commit judges, and symbolic links (path to target). */
   files: (site: Site) => Record<string, string>;
+  links?: Record<string, string>;
   message?: string;
   /** The commit is the owner's, signed with the owner's key. */
   signed?: boolean;
@@ -241,6 +245,41 @@ const SCENARIOS: Scenario[] = [
     expect: { 'pre-commit': 'refuse mix', 'pre-push': 'refuse mix', 'pre-receive': 'refuse mix', gate: 'refuse mix' },
   },
   {
+    name: 'a malformed freeze ledger',
+    site: plain,
+    files: () => ({ 'freeze/signatures.yaml': 'version: 1\nfrozen: [\n' }),
+    expect: {
+      'pre-commit': ['stop', STOP_AT_COMMIT],
+      'pre-push': 'refuse guard-file',
+      'pre-receive': 'refuse guard-file',
+      gate: ['refuse error:ledger guard-file', TABLE_ROWS],
+    },
+  },
+  {
+    name: 'a range that mixes across commits (an oracle, then production code)',
+    site: plain,
+    before: { 'spec/rules.md': `${SPEC}# seven\n` },
+    files: () => ({ 'src/app.ts': 'export const a = 7;\n' }),
+    expect: {
+      'pre-commit': ['accept', ONE_COMMIT],
+      'pre-push': 'refuse mix-range',
+      'pre-receive': 'refuse mix-range',
+      gate: 'refuse mix-range',
+    },
+  },
+  {
+    name: 'a symbolic link from production code into an oracle',
+    site: plain,
+    files: () => ({}),
+    links: { 'src/rules.md': '../spec/rules.md' },
+    expect: {
+      'pre-commit': 'refuse symlink',
+      'pre-push': 'refuse symlink',
+      'pre-receive': 'refuse symlink',
+      gate: 'refuse symlink',
+    },
+  },
+  {
     name: 'a tamper hit',
     site: plain,
     files: () => ({ 'src/report.py': EXIT }),
@@ -321,6 +360,29 @@ const SCENARIOS: Scenario[] = [
     says: { 'pre-push': OVERRIDDEN, 'pre-receive': OVERRIDDEN, gate: '"reason":"production is down"' },
   },
   {
+    name: 'an oracle commit no owner signed',
+    site: owned,
+    files: () => ({ 'spec/rules.md': `${SPEC}# loosened\n` }),
+    expect: {
+      'pre-commit': ['accept', UNSIGNED_INDEX],
+      'pre-push': 'refuse owners-signature',
+      'pre-receive': 'refuse owners-signature',
+      gate: 'refuse owners-signature',
+    },
+  },
+  {
+    name: "a malformed allowed-signers file, in the owner's signed commit",
+    site: owned,
+    signed: true,
+    files: () => ({ '.patchwarden/allowed_signers': `${OWNER} not-a-key\n` }),
+    expect: {
+      'pre-commit': ['stop', STOP_AT_COMMIT],
+      'pre-push': 'refuse guard-file',
+      'pre-receive': 'refuse guard-file',
+      gate: 'refuse guard-file',
+    },
+  },
+  {
     name: 'a production change its property does not describe',
     site: proven,
     files: () => ({ 'src/bill.mjs': `${FIXED_JS}export const currency = "EUR";\n` }),
@@ -358,7 +420,9 @@ function gateVerdict(work: TempRepo, base: string): { verdict: Verdict; said: st
 function commitThroughHook(site: Site, s: Scenario, branch: string): Run {
   const { work } = site;
   work.git(['checkout', '-q', '-b', branch, site.tips[s.from ?? ''] ?? s.from ?? 'origin/main']);
+  if (s.before) work.commit(s.before, 'the commit before');
   for (const [file, content] of Object.entries(s.files(site))) work.write(file, content);
+  for (const [link, target] of Object.entries(s.links ?? {})) symlinkSync(target, path.join(work.dir, link));
   work.git(['add', '-A']);
   const sign = s.signed ? ['-c', 'gpg.format=ssh', '-c', `user.signingkey=${owner.file}`] : [];
   const env = s.signed ? { GIT_AUTHOR_EMAIL: OWNER, GIT_COMMITTER_EMAIL: OWNER } : {};
