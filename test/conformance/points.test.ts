@@ -9,7 +9,7 @@
 // its row by design carries the reason; so does a known difference left for
 // later. A drift between the points shows up here as a cell that no longer
 // holds.
-import { copyFileSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -34,7 +34,7 @@ const STOP_AT_COMMIT =
 const DEFAULT_BRANCH =
   "the hooks judge every branch by the config on the remote's default branch, as the server's judging branch; pre-commit by HEAD's, the gate by --base's (here release's, tamper off)";
 const FIXTURES_TOUCHED =
-  'known difference: pre-commit and pre-receive verify the lock only when the change touches fixtures or the lock (the hooks on every commit and push); pre-push and the gate at every tip';
+  'known difference: pre-commit and pre-receive verify the lock only when the change touches fixtures or the lock (cheap on every commit and push); pre-push and the gate verify it at every tip, so a branch from before the lock is refused there';
 const TABLE_ROWS =
   "the gate's table judges every layer: the layer that reads the broken file cannot read it either (error), where the hooks stop at the guard-file refusal";
 const UNSIGNED_INDEX =
@@ -69,7 +69,7 @@ interface Scenario {
   /** Files of a commit made first, without the hook: pre-commit judges only the one after it. */
   before?: Record<string, string>;
   /** Files of the commit pre-commit judges, and symbolic links (path to target). */
-  files: (site: Site) => Record<string, string>;
+  files: Record<string, string>;
   links?: Record<string, string>;
   message?: string;
   /** The commit is the owner's, signed with the owner's key. */
@@ -100,6 +100,7 @@ function makeSite(
 ): Site {
   const origin = tempRepo({ bare: true });
   copyFileSync(path.join(PROJECT, 'hooks/pre-receive'), path.join(origin.dir, 'hooks/pre-receive'));
+  chmodSync(path.join(origin.dir, 'hooks/pre-receive'), 0o755);
   const mirror = tempRepo({ bare: true });
   const work = tempRepo();
   for (const [name, r] of [
@@ -202,13 +203,13 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'a production change alone',
     site: plain,
-    files: () => ({ 'src/app.ts': 'export const a = 3;\n' }),
+    files: { 'src/app.ts': 'export const a = 3;\n' },
     expect: { 'pre-commit': 'accept', 'pre-push': 'accept', 'pre-receive': 'accept', gate: 'accept' },
   },
   {
     name: 'a malformed adoption baseline',
     site: plain,
-    files: () => ({ '.patchwarden/baseline': 'not a baseline\n' }),
+    files: { '.patchwarden/baseline': 'not a baseline\n' },
     expect: {
       'pre-commit': ['stop', STOP_AT_COMMIT],
       'pre-push': 'refuse guard-file',
@@ -219,7 +220,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'a malformed config',
     site: plain,
-    files: () => ({ '.patchwarden.yml': 'version: 1\nzonez:\n  src: [src/**]\n' }),
+    files: { '.patchwarden.yml': 'version: 1\nzonez:\n  src: [src/**]\n' },
     expect: {
       'pre-commit': ['stop', STOP_AT_COMMIT],
       'pre-push': 'refuse guard-file',
@@ -230,7 +231,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'a malformed fixture lock',
     site: plain,
-    files: () => ({ 'fixtures/inputs.sha256': 'not a lock line\n' }),
+    files: { 'fixtures/inputs.sha256': 'not a lock line\n' },
     expect: {
       'pre-commit': ['stop', STOP_AT_COMMIT],
       'pre-push': 'refuse guard-file',
@@ -241,13 +242,13 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'a mixed commit (production code and the registry)',
     site: plain,
-    files: () => ({ 'src/app.ts': 'export const a = 4;\n', 'spec/rules.md': `${SPEC}# four\n` }),
+    files: { 'src/app.ts': 'export const a = 4;\n', 'spec/rules.md': `${SPEC}# four\n` },
     expect: { 'pre-commit': 'refuse mix', 'pre-push': 'refuse mix', 'pre-receive': 'refuse mix', gate: 'refuse mix' },
   },
   {
     name: 'a malformed freeze ledger',
     site: plain,
-    files: () => ({ 'freeze/signatures.yaml': 'version: 1\nfrozen: [\n' }),
+    files: { 'freeze/signatures.yaml': 'version: 1\nfrozen: [\n' },
     expect: {
       'pre-commit': ['stop', STOP_AT_COMMIT],
       'pre-push': 'refuse guard-file',
@@ -259,7 +260,7 @@ const SCENARIOS: Scenario[] = [
     name: 'a range that mixes across commits (an oracle, then production code)',
     site: plain,
     before: { 'spec/rules.md': `${SPEC}# seven\n` },
-    files: () => ({ 'src/app.ts': 'export const a = 7;\n' }),
+    files: { 'src/app.ts': 'export const a = 7;\n' },
     expect: {
       'pre-commit': ['accept', ONE_COMMIT],
       'pre-push': 'refuse mix-range',
@@ -270,7 +271,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'a symbolic link from production code into an oracle',
     site: plain,
-    files: () => ({}),
+    files: {},
     links: { 'src/rules.md': '../spec/rules.md' },
     expect: {
       'pre-commit': 'refuse symlink',
@@ -282,7 +283,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'a tamper hit',
     site: plain,
-    files: () => ({ 'src/report.py': EXIT }),
+    files: { 'src/report.py': EXIT },
     expect: {
       'pre-commit': 'refuse tamper',
       'pre-push': 'refuse tamper',
@@ -293,7 +294,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: "a tamper hit past pre-commit's scan bound",
     site: plain,
-    files: pastTheCap,
+    files: pastTheCap(),
     expect: {
       'pre-commit': ['accept', SCAN_CAP],
       'pre-push': 'refuse tamper',
@@ -304,7 +305,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'a broken fixture lock (a fixture changed, the lock not)',
     site: plain,
-    files: () => ({ 'fixtures/input/case.json': '{"total": 11}\n' }),
+    files: { 'fixtures/input/case.json': '{"total": 11}\n' },
     expect: {
       'pre-commit': 'refuse fixtures',
       'pre-push': 'refuse fixtures',
@@ -316,7 +317,7 @@ const SCENARIOS: Scenario[] = [
     name: 'a new commit on a branch whose mixed commit is in the adoption baseline',
     site: plain,
     from: 'old',
-    files: () => ({ 'src/app.ts': 'export const a = 5;\n' }),
+    files: { 'src/app.ts': 'export const a = 5;\n' },
     expect: { 'pre-commit': 'accept', 'pre-push': 'accept', 'pre-receive': 'accept', gate: 'accept' },
     says: { 'pre-push': BASELINED, 'pre-receive': BASELINED, gate: BASELINED },
   },
@@ -324,7 +325,7 @@ const SCENARIOS: Scenario[] = [
     name: 'a new commit on a branch from before the fixture lock',
     site: plain,
     from: 'prelock',
-    files: () => ({ 'src/app.ts': 'export const a = 6;\n' }),
+    files: { 'src/app.ts': 'export const a = 6;\n' },
     expect: {
       'pre-commit': ['accept', FIXTURES_TOUCHED],
       'pre-push': 'refuse fixtures',
@@ -337,7 +338,7 @@ const SCENARIOS: Scenario[] = [
     site: plain,
     from: 'origin/release',
     base: 'origin/release',
-    files: () => ({ 'src/report.py': EXIT }),
+    files: { 'src/report.py': EXIT },
     expect: {
       'pre-commit': ['accept', DEFAULT_BRANCH],
       'pre-push': 'refuse tamper',
@@ -350,7 +351,7 @@ const SCENARIOS: Scenario[] = [
     site: owned,
     signed: true,
     message: 'hotfix\n\nPatchwarden-Override: production is down\n',
-    files: () => ({ 'src/app.ts': 'export const a = 2;\n', 'spec/rules.md': `${SPEC}# hotfix\n` }),
+    files: { 'src/app.ts': 'export const a = 2;\n', 'spec/rules.md': `${SPEC}# hotfix\n` },
     expect: {
       'pre-commit': ['refuse mix', UNSIGNED_INDEX],
       'pre-push': 'accept',
@@ -362,7 +363,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'an oracle commit no owner signed',
     site: owned,
-    files: () => ({ 'spec/rules.md': `${SPEC}# loosened\n` }),
+    files: { 'spec/rules.md': `${SPEC}# loosened\n` },
     expect: {
       'pre-commit': ['accept', UNSIGNED_INDEX],
       'pre-push': 'refuse owners-signature',
@@ -374,7 +375,7 @@ const SCENARIOS: Scenario[] = [
     name: "a malformed allowed-signers file, in the owner's signed commit",
     site: owned,
     signed: true,
-    files: () => ({ '.patchwarden/allowed_signers': `${OWNER} not-a-key\n` }),
+    files: { '.patchwarden/allowed_signers': `${OWNER} not-a-key\n` },
     expect: {
       'pre-commit': ['stop', STOP_AT_COMMIT],
       'pre-push': 'refuse guard-file',
@@ -383,9 +384,20 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'a malformed invariant registry',
+    site: proven,
+    files: { 'spec/invariants.yaml': 'version: 1\ninvariants: [\n' },
+    expect: {
+      'pre-commit': ['stop', STOP_AT_COMMIT],
+      'pre-push': 'refuse guard-file',
+      'pre-receive': 'refuse guard-file',
+      gate: ['refuse error:properties guard-file', TABLE_ROWS],
+    },
+  },
+  {
     name: 'a production change its property does not describe',
     site: proven,
-    files: () => ({ 'src/bill.mjs': `${FIXED_JS}export const currency = "EUR";\n` }),
+    files: { 'src/bill.mjs': `${FIXED_JS}export const currency = "EUR";\n` },
     expect: {
       'pre-commit': ['accept', NO_PROPERTIES_AT_COMMIT],
       'pre-push': 'refuse revert',
@@ -421,7 +433,7 @@ function commitThroughHook(site: Site, s: Scenario, branch: string): Run {
   const { work } = site;
   work.git(['checkout', '-q', '-b', branch, site.tips[s.from ?? ''] ?? s.from ?? 'origin/main']);
   if (s.before) work.commit(s.before, 'the commit before');
-  for (const [file, content] of Object.entries(s.files(site))) work.write(file, content);
+  for (const [file, content] of Object.entries(s.files)) work.write(file, content);
   for (const [link, target] of Object.entries(s.links ?? {})) symlinkSync(target, path.join(work.dir, link));
   work.git(['add', '-A']);
   const sign = s.signed ? ['-c', 'gpg.format=ssh', '-c', `user.signingkey=${owner.file}`] : [];
