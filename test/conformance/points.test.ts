@@ -42,6 +42,7 @@ const UNSIGNED_INDEX =
 const ONE_COMMIT = 'pre-commit judges the commit being made; the range rule is for pushes and the gate';
 
 const BASELINED = '1 commit of the adoption baseline (.patchwarden/baseline) not judged';
+const FALLBACK = 'until a correction lands, the rules of';
 const OVERRIDDEN = 'passes the mixing and revert rules for its own changes';
 
 const keys = new Keys();
@@ -169,6 +170,15 @@ const owned = lazy(() =>
       },
       'adopt patchwarden',
     );
+  }),
+);
+
+const BROKEN = 'version: 1\nzonez:\n  src: [src/**]\n';
+/** A site whose committed config stopped parsing after it was adopted (landed past the hooks). */
+const broken = lazy(() =>
+  makeSite({ 'src/app.ts': 'export const a = 1;\n', 'spec/rules.md': SPEC }, (work) => {
+    work.commit({ '.patchwarden.yml': 'version: 1\n' }, 'adopt patchwarden');
+    work.commit({ '.patchwarden.yml': BROKEN }, 'a config that does not parse');
   }),
 );
 
@@ -345,6 +355,19 @@ const SCENARIOS: Scenario[] = [
       'pre-receive': 'refuse tamper',
       gate: ['accept', DEFAULT_BRANCH],
     },
+  },
+  {
+    name: 'a mixed commit where the committed config does not parse',
+    site: broken,
+    files: { 'src/app.ts': 'export const a = 8;\n', 'spec/rules.md': `${SPEC}# eight\n` },
+    expect: { 'pre-commit': 'refuse mix', 'pre-push': 'refuse mix', 'pre-receive': 'refuse mix', gate: 'refuse mix' },
+    says: { 'pre-commit': FALLBACK, 'pre-push': FALLBACK, 'pre-receive': FALLBACK, gate: FALLBACK },
+  },
+  {
+    name: 'the correction of a config that does not parse',
+    site: broken,
+    files: { '.patchwarden.yml': 'version: 1\n' },
+    expect: { 'pre-commit': 'accept', 'pre-push': 'accept', 'pre-receive': 'accept', gate: 'accept' },
   },
   {
     name: "an owner's signed override of the mixing rule",
