@@ -1,16 +1,18 @@
 // The test suite, one uvu process per test file, as many at once as there are
 // cores (TEST_JOBS sets another number). Each file's output is kept and shown
 // whole when it fails; a test that reports itself skipped (test/helpers/skip.ts
-// prints the marker line) counts as skipped, never as passed. The last line is
-// `N passed, N failed, N skipped`.
+// prints the marker, which uvu may place mid-line) counts as skipped, never as
+// passed. Under CI=true a skip for a tool .ci/run installs fails instead
+// (test/helpers/skip.ts decides). The last line is `N passed, N failed, N skipped`.
 // Usage: node scripts/test.mjs [FILTER...]   (test files whose path contains a FILTER)
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
-/** The line test/helpers/skip.ts prints for each test it skips; keep the two in step. */
+/** What test/helpers/skip.ts prints for each test it skips, then the reason; keep the two in step. */
 const SKIP_MARK = 'patchwarden-test skipped: ';
+const SKIPPED = new RegExp(`${SKIP_MARK}(.*)`, 'g');
 /** A file still running after this long is stopped and counted as failed. */
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 20 * 60_000);
 // Last run's time per file: the longest start first, so no long file starts last.
@@ -59,10 +61,8 @@ function runFile(file) {
       clearTimeout(timer);
       const text = plain(out);
       const num = (label) => Number(text.match(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm'))?.[1] ?? NaN);
-      const reasons = text
-        .split('\n')
-        .filter((l) => l.startsWith(SKIP_MARK))
-        .map((l) => l.slice(SKIP_MARK.length));
+      // uvu prints a test's output after the marks of the tests before it, so a marker may start mid-line.
+      const reasons = [...text.matchAll(SKIPPED)].map((m) => m[1]);
       const total = num('Total');
       let passed = num('Passed');
       let failed = total - passed;
