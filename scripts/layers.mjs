@@ -6,14 +6,9 @@
 // read as a literal inside src/ or a package. docs/architecture.md explains
 // the order.
 // Usage: node scripts/layers.mjs [ROOT]   (ROOT holds src/; default: here)
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-
-/** @babel/parser, loaded only when a file is not in the cache. */
-let parser = null;
+import { importsOfFiles } from './imports.mjs';
 
 // Lowest first: a folder may import only folders before it in this list.
 export const ORDER = [
@@ -44,116 +39,6 @@ export const ORDER = [
 /** The files the lint reads: every script or module a build or a runtime could load. */
 const SOURCE = /\.(?:[cm]?ts|tsx|[cm]?js|jsx)$/;
 
-/** The path an import names, when it is a string or a template literal without expressions; else null. */
-function literal(node) {
-  if (node?.type === 'StringLiteral') return node.value;
-  if (node?.type === 'TemplateLiteral' && node.expressions.length === 0) return node.quasis[0].value.cooked;
-  if (node?.type === 'TSLiteralType') return literal(node.literal);
-  return null;
-}
-
-const isCreateRequire = (callee, names) =>
-  (callee.type === 'Identifier' && names.has(callee.name)) ||
-  (callee.type === 'MemberExpression' &&
-    callee.property.type === 'Identifier' &&
-    callee.property.name === 'createRequire');
-
-/**
- * Every module a file loads, read with the parser the project bundles: static
- * imports, `import type`, re-exports, TypeScript's `import x = require()` and
- * `typeof import()`, `import()` and `require()` (also through a function
- * `createRequire` made). Each as { spec, line }; a call whose path is no
- * literal comes back with spec null.
- */
-export function importsOf(file, text) {
-  const plugins = file.endsWith('x') ? ['typescript', 'jsx'] : ['typescript'];
-  parser ??= createRequire(import.meta.url)('@babel/parser');
-  const ast = parser.parse(text, { sourceType: 'unambiguous', plugins, allowReturnOutsideFunction: true });
-  const found = [];
-  const add = (arg, node) => found.push({ spec: literal(arg), line: node.loc.start.line });
-  // Names bound to createRequire itself, and to the functions it returns.
-  const creators = new Set(['createRequire']);
-  const requires = new Set(['require']);
-  const visit = (node) => {
-    if (Array.isArray(node)) return node.forEach(visit);
-    if (!node || typeof node.type !== 'string') return;
-    switch (node.type) {
-      case 'ImportDeclaration':
-        for (const s of node.specifiers)
-          if (s.type === 'ImportSpecifier' && (s.imported.name ?? s.imported.value) === 'createRequire')
-            creators.add(s.local.name);
-        add(node.source, node);
-        break;
-      case 'ExportNamedDeclaration':
-      case 'ExportAllDeclaration':
-        if (node.source) add(node.source, node);
-        break;
-      case 'TSImportType':
-        add(node.argument, node);
-        break;
-      case 'TSExternalModuleReference':
-        add(node.expression, node);
-        break;
-      case 'VariableDeclarator':
-        if (
-          node.init?.type === 'CallExpression' &&
-          isCreateRequire(node.init.callee, creators) &&
-          node.id.type === 'Identifier'
-        )
-          requires.add(node.id.name);
-        break;
-      case 'ImportExpression':
-        add(node.source, node);
-        break;
-      case 'CallExpression': {
-        const c = node.callee;
-        const loads =
-          c.type === 'Import' ||
-          (c.type === 'Identifier' && requires.has(c.name)) ||
-          (c.type === 'CallExpression' && isCreateRequire(c.callee, creators));
-        if (loads) add(node.arguments[0], node);
-        break;
-      }
-    }
-    for (const key of Object.keys(node))
-      if (key !== 'loc' && key !== 'extra' && node[key] && typeof node[key] === 'object') visit(node[key]);
-  };
-  visit(ast.program);
-  return found;
-}
-
-// Parsing every file takes seconds on a cold start; what a file imports is kept
-// by the digest of its text and of this script, so a run parses what changed.
-const SELF = fileURLToPath(import.meta.url);
-const CACHE = path.join(path.dirname(SELF), '../node_modules/.cache/patchwarden-layers.json');
-const digest = (text) => createHash('sha256').update(text).digest('hex');
-
-function readCache() {
-  const salt = digest(readFileSync(SELF));
-  try {
-    const cache = JSON.parse(readFileSync(CACHE, 'utf8'));
-    if (cache.salt === salt) return { salt, files: cache.files };
-  } catch {
-    /* none yet, or unreadable: start afresh */
-  }
-  return { salt, files: {} };
-}
-
-/** Keeps the entries this run used; writes only when that changes the cache. */
-function writeCache(cache, used) {
-  const before = Object.keys(cache.files);
-  if (before.length === used.size && before.every((k) => used.has(k))) return;
-  const files = Object.fromEntries([...used].map((d) => [d, cache.files[d]]));
-  try {
-    mkdirSync(path.dirname(CACHE), { recursive: true });
-    const tmp = `${CACHE}.${process.pid}`;
-    writeFileSync(tmp, JSON.stringify({ salt: cache.salt, files }));
-    renameSync(tmp, CACHE);
-  } catch {
-    /* a read-only checkout: the next run parses again */
-  }
-}
-
 /** A module by name (`yaml`, `@scope/pkg/sub`, `node:fs`), as against a path or a URL. */
 const PACKAGE = /^(?:node:)?(?:@[\w.-]+\/)?[\w.-]+(?:\/[^:]*)?$/;
 
@@ -182,29 +67,23 @@ export function folderImports(root) {
   const src = path.join(root, 'src');
   const edges = [];
   const unreadable = [];
-  const cache = readCache();
-  const used = new Set();
-  for (const rel of readdirSync(src, { recursive: true }).map(String)) {
-    if (!SOURCE.test(rel)) continue;
-    const file = path.join(src, rel);
-    const shown = path.join('src', rel);
-    const text = readFileSync(file, 'utf8');
-    const key = digest(`${rel}\0${text}`);
-    try {
-      cache.files[key] ??= importsOf(file, text);
-    } catch (e) {
-      unreadable.push(`${shown}: does not parse (${e.message}), so its imports cannot be checked`);
+  const files = readdirSync(src, { recursive: true })
+    .map(String)
+    .filter((rel) => SOURCE.test(rel))
+    .map((rel) => path.join(src, rel));
+  for (const [file, found] of importsOfFiles('layers', files)) {
+    const shown = path.relative(root, file);
+    if (found instanceof Error) {
+      unreadable.push(`${shown}: does not parse (${found.message}), so its imports cannot be checked`);
       continue;
     }
-    used.add(key);
-    const from = rel.split(path.sep)[0];
-    for (const { spec, line } of cache.files[key]) {
+    const from = path.relative(src, file).split(path.sep)[0];
+    for (const { spec, line } of found) {
       const { to, problem } = place(src, file, spec);
       if (problem) unreadable.push(`${shown}:${line}: ${problem}`);
       else if (to && to !== from) edges.push({ from, to, file: shown, line, spec });
     }
   }
-  writeCache(cache, used);
   return { edges, unreadable };
 }
 

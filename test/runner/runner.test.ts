@@ -1,7 +1,8 @@
 // scripts/test.mjs run as `npm test` runs it, on test files of a temporary
 // folder: a skip counts as skipped wherever its marker lands in uvu's output,
 // a probe for a program that is not there skips rather than failing the file,
-// and under CI=true a skip for a tool .ci/run installs fails the run.
+// and under CI=true a skip for a tool .ci/run installs fails the run; the
+// unit tier keeps the files that start no process.
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,12 +27,12 @@ function suite(files: Record<string, string>): string {
   return root;
 }
 
-/** Runs the runner in `root`; CI set only when given. */
-function run(root: string, ci?: string) {
+/** Runs the runner in `root` with `args`; CI set only when given. */
+function run(root: string, ci?: string, args: string[] = []) {
   const env: NodeJS.ProcessEnv = { ...process.env, TEST_JOBS: '1' };
   delete env.CI;
   if (ci !== undefined) env.CI = ci;
-  return sh(process.execPath, [RUNNER], { cwd: root, env });
+  return sh(process.execPath, [RUNNER, ...args], { cwd: root, env });
 }
 
 const header = `import { test } from 'uvu';
@@ -85,6 +86,31 @@ test('a missing program .ci/run installs: skipped with its reason, and under CI=
     assert.match(ci.stdout, 'pw-no-such-program is not installed, which .ci/run installs: under CI=true');
     // The plain reason stays a skip under CI too.
     assert.match(ci.stdout, 'needs the corpus: the shared corpus is absent');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+const PLAIN = "import { test } from 'uvu';\ntest('one', () => {});\ntest.run();\n";
+const STARTS = `import { spawnSync } from 'node:child_process';\n${PLAIN}`;
+
+test('the unit tier: the files that start no process, themselves or through a helper at any depth', () => {
+  const root = suite({
+    'a/plain.test.ts': PLAIN,
+    'a/starts.test.ts': STARTS,
+    'b/through.test.ts': `import { x } from '../helpers/outer.js';\n${PLAIN}`,
+    'b/required.test.ts': `import { createRequire } from 'node:module';\ncreateRequire(import.meta.url)(\`node:child_process\`);\n${PLAIN}`,
+    'helpers/outer.ts': "export { x } from './inner.js';\n",
+    'helpers/inner.ts': "import { spawn } from 'node:child_process';\nexport const x = spawn;\n",
+  });
+  try {
+    const unit = run(root, undefined, ['--unit']);
+    assert.is(unit.code, 0, unit.stdout + unit.stderr);
+    assert.match(unit.stdout, 'test: 1 unit-tier files');
+    assert.match(unit.stdout, 'ok   test/a/plain.test.ts');
+    assert.match(unit.stdout, /\n1 passed, 0 failed, 0 skipped\n$/);
+    const all = run(root);
+    assert.match(all.stdout, /\n4 passed, 0 failed, 0 skipped\n$/);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
