@@ -10,21 +10,14 @@ import { CLI, PROJECT, sh } from '../helpers/repo.js';
 
 const pw = (args: string[], cwd = process.cwd()) => sh(process.execPath, [CLI, ...args], { cwd });
 
-/** The commands the top-level help lists, each as `  NAME  SUMMARY` under `commands:`. */
-function listed(): string[] {
-  const help = pw(['--help']).stdout;
-  const block = help.split('\ncommands:\n')[1]?.split('\n\n')[0] ?? '';
-  return block.split('\n').map((line) => {
-    const m = line.match(/^ {2}([a-z][a-z-]*) {2,}\S/);
-    assert.ok(m, `a command line of --help reads "  NAME  SUMMARY": ${JSON.stringify(line)}`);
-    return m[1];
-  });
-}
-const COMMANDS = listed();
+// The commands the top-level help lists, each as `  NAME  SUMMARY` under `commands:`.
+const HELP = pw(['--help']);
+const LINES = (HELP.stdout.split('\ncommands:\n')[1]?.split('\n\n')[0] ?? '').split('\n');
+const COMMANDS = LINES.flatMap((line) => line.match(/^ {2}([a-z][a-z-]*) {2,}\S/)?.[1] ?? []);
 
 test('the top-level help lists the commands, each apart from its summary', () => {
-  const r = pw(['--help']);
-  assert.is(r.code, 0);
+  assert.is(HELP.code, 0);
+  assert.is(COMMANDS.length, LINES.length, `every line reads "  NAME  SUMMARY":\n${LINES.join('\n')}`);
   assert.ok(COMMANDS.length >= 10, COMMANDS.join(' '));
   for (const name of ['init', 'check', 'pre-commit', 'pre-push', 'pre-receive', 'gate'])
     assert.ok(COMMANDS.includes(name), name);
