@@ -1,10 +1,14 @@
-// The layer check: reads every import under src/ (static, type-only and
-// dynamic alike), folds them into a graph of folders, and fails on a folder
-// that imports a folder declared above it, on any folder-level cycle, and on a
-// folder the order does not name. docs/architecture.md explains the order.
+// The layer check: reads every import of every script under src/ with
+// @babel/parser (static, type-only, re-exports, import(), require() and
+// createRequire alike), folds them into a graph of folders, and fails on a
+// folder that imports a folder declared above it, on any folder-level cycle,
+// on a folder the order does not name, and on an import whose path it cannot
+// read as a literal inside src/ or a package. docs/architecture.md explains
+// the order.
 // Usage: node scripts/layers.mjs [ROOT]   (ROOT holds src/; default: here)
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { importsOfFiles } from './imports.mjs';
 
 // Lowest first: a folder may import only folders before it in this list.
 export const ORDER = [
@@ -32,23 +36,55 @@ export const ORDER = [
   'cli',
 ];
 
-const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)'(\.{1,2}\/[^']+)'/g;
+/** The files the lint reads: every script or module a build or a runtime could load. */
+const SOURCE = /\.(?:[cm]?ts|tsx|[cm]?js|jsx)$/;
 
-/** Every relative import under ROOT/src as { from, to } folder pairs with the file that makes it. */
+/** A module by name (`yaml`, `@scope/pkg/sub`, `node:fs`), as against a path or a URL. */
+const PACKAGE = /^(?:node:)?(?:@[\w.-]+\/)?[\w.-]+(?:\/[^:]*)?$/;
+
+/** The src/ folder an import lands in, '' for a package, or why the lint cannot place it. */
+function place(src, file, spec) {
+  if (spec === null)
+    return {
+      problem:
+        'an import() or require() whose path is not a literal: write the path as a string, so the layer order can be checked',
+    };
+  if (!spec.startsWith('.'))
+    return PACKAGE.test(spec) ? { to: '' } : { problem: `imports '${spec}', neither a path inside src/ nor a package` };
+  const target = path.relative(src, path.resolve(path.dirname(file), spec));
+  if (target.startsWith('..') || path.isAbsolute(target))
+    return { problem: `imports '${spec}', which lies outside src/` };
+  return { to: target.split(path.sep)[0] };
+}
+
+/**
+ * Every import under ROOT/src that crosses folders, as { from, to, file, line,
+ * spec } folder pairs; and every file or import the lint cannot place (no
+ * literal path, a path outside src/ that is no package, a file that does not
+ * parse) as a line to print.
+ */
 export function folderImports(root) {
   const src = path.join(root, 'src');
   const edges = [];
-  for (const rel of readdirSync(src, { recursive: true })) {
-    if (!String(rel).endsWith('.ts')) continue;
-    const file = path.join(src, String(rel));
-    const from = String(rel).split(path.sep)[0];
-    for (const [, spec] of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
-      const target = path.relative(src, path.resolve(path.dirname(file), spec));
-      const to = target.split(path.sep)[0];
-      if (to !== from) edges.push({ from, to, file: path.join('src', String(rel)), spec });
+  const unreadable = [];
+  const files = readdirSync(src, { recursive: true })
+    .map(String)
+    .filter((rel) => SOURCE.test(rel))
+    .map((rel) => path.join(src, rel));
+  for (const [file, found] of importsOfFiles('layers', files)) {
+    const shown = path.relative(root, file);
+    if (found instanceof Error) {
+      unreadable.push(`${shown}: does not parse (${found.message}), so its imports cannot be checked`);
+      continue;
+    }
+    const from = path.relative(src, file).split(path.sep)[0];
+    for (const { spec, line } of found) {
+      const { to, problem } = place(src, file, spec);
+      if (problem) unreadable.push(`${shown}:${line}: ${problem}`);
+      else if (to && to !== from) edges.push({ from, to, file: shown, line, spec });
     }
   }
-  return edges;
+  return { edges, unreadable };
 }
 
 /** Strongly connected sets of more than one folder (Tarjan). */
@@ -94,7 +130,7 @@ export function cycles(edges) {
 
 /** Every broken rule, as lines to print; empty when the layers hold. */
 export function problems(root, order = ORDER) {
-  const edges = folderImports(root);
+  const { edges, unreadable } = folderImports(root);
   const rank = new Map(order.map((f, i) => [f, i]));
   const out = [];
   const folders = new Set(
@@ -107,10 +143,11 @@ export function problems(root, order = ORDER) {
       out.push(
         `src/${f}/ is not in the layer order (scripts/layers.mjs ORDER): place it there and in docs/architecture.md`,
       );
+  out.push(...unreadable);
   for (const set of cycles(edges)) out.push(`folder cycle: ${set.join(' <-> ')}`);
   for (const e of edges) {
     if (rank.has(e.from) && rank.has(e.to) && rank.get(e.to) > rank.get(e.from)) {
-      out.push(`${e.file} imports '${e.spec}': ${e.from}/ may not import ${e.to}/, which sits above it`);
+      out.push(`${e.file}:${e.line} imports '${e.spec}': ${e.from}/ may not import ${e.to}/, which sits above it`);
     }
   }
   return out;

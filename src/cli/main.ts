@@ -58,11 +58,13 @@ const commands: Record<string, Entry> = {
   gate: { summary: 'every layer, one decision table, one exit code', load: () => import('../gate/command.js') },
 };
 
+// Two spaces after the longest name, so every name stands apart from its summary.
+const width = Math.max(...Object.keys(commands).map((name) => name.length)) + 2;
 const usage = `usage: patchwarden <command> [options]
 
 commands:
 ${Object.entries(commands)
-  .map(([name, c]) => `  ${name.padEnd(14)}${c.summary}`)
+  .map(([name, c]) => `  ${name.padEnd(width)}${c.summary}`)
   .join('\n')}
 
 every command takes --format text|json, --config PATH, -C DIR and --help.

@@ -7,8 +7,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { advice, follow } from '../helpers/advice.js';
-import { sh } from '../helpers/repo.js';
-import { testUnless } from '../helpers/skip.js';
+import { ciInstalls, missingUnless, testUnless } from '../helpers/skip.js';
 import { Project, removeProjects, tempDir } from './project.js';
 
 test.after.each(removeProjects);
@@ -112,7 +111,7 @@ test("lefthook: init adds the commands to lefthook.yml and runs lefthook install
   assert.match(push.stdout + push.stderr, /refused \[mix-range\]/, push.stdout + push.stderr);
 });
 
-testUnless(sh('pre-commit', ['--version']).code === 0 ? null : 'pre-commit is not installed (.ci/run installs it)')(
+testUnless(missingUnless('pre-commit', ['--version'], ciInstalls('pre-commit is not installed')))(
   'pre-commit framework (repo: local): init wires it, a first push into an empty remote and later pushes are judged',
   () => {
     const home = tempDir('pw-pre-commit-home-');

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/repo.js';
-import { testUnless } from '../helpers/skip.js';
+import { ciInstalls, testUnless } from '../helpers/skip.js';
 import { BUGGY_PY, config, FIXED_PY, GC_SWAP_PY, project, registry } from '../properties/projects.js';
 
 const ID = 'bill.total_non_negative';
@@ -15,7 +15,7 @@ const ID = 'bill.total_non_negative';
 /** The first interpreter here with both pytest and pytest-xdist. */
 const python = ['python3', '/usr/bin/python3'].find((py) => spawnSync(py, ['-c', 'import pytest, xdist']).status === 0);
 const xdist = testUnless(
-  python ? null : 'no python3 here has both pytest and pytest-xdist (Debian: python3-pytest-xdist)',
+  python ? null : ciInstalls('no python3 here has both pytest and pytest-xdist (Debian: python3-pytest-xdist)'),
 );
 
 const COMMAND = `PYTHONDONTWRITEBYTECODE=1 ${python} -m pytest -q -p no:cacheprovider -n 2 spec/properties --junitxml={junit}`;

@@ -1,5 +1,6 @@
-// The command line itself: --help everywhere, usage errors, exit 2 outside a
-// repository, one JSON object even for an error.
+// The command line itself: --help everywhere (for every command the top-level
+// help lists), usage errors, exit 2 outside a repository, one JSON object even
+// for an error.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,24 +8,22 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CLI, PROJECT, sh } from '../helpers/repo.js';
 
-const COMMANDS = [
-  'init',
-  'doctor',
-  'check',
-  'pre-commit',
-  'pre-push',
-  'pre-receive',
-  'signatures',
-  'freeze',
-  'fixtures',
-  'revert-check',
-  'recover',
-  'replay',
-  'gate',
-];
 const pw = (args: string[], cwd = process.cwd()) => sh(process.execPath, [CLI, ...args], { cwd });
 
-test('every command answers --help with its usage and exit 0', () => {
+// The commands the top-level help lists, each as `  NAME  SUMMARY` under `commands:`.
+const HELP = pw(['--help']);
+const LINES = (HELP.stdout.split('\ncommands:\n')[1]?.split('\n\n')[0] ?? '').split('\n');
+const COMMANDS = LINES.flatMap((line) => line.match(/^ {2}([a-z][a-z-]*) {2,}\S/)?.[1] ?? []);
+
+test('the top-level help lists the commands, each apart from its summary', () => {
+  assert.is(HELP.code, 0);
+  assert.is(COMMANDS.length, LINES.length, `every line reads "  NAME  SUMMARY":\n${LINES.join('\n')}`);
+  assert.ok(COMMANDS.length >= 10, COMMANDS.join(' '));
+  for (const name of ['init', 'check', 'pre-commit', 'pre-push', 'pre-receive', 'gate'])
+    assert.ok(COMMANDS.includes(name), name);
+});
+
+test('every listed command answers --help with its usage and exit 0', () => {
   for (const name of COMMANDS) {
     const r = pw([name, '--help']);
     assert.is(r.code, 0, name);
@@ -32,10 +31,14 @@ test('every command answers --help with its usage and exit 0', () => {
   }
 });
 
-test('the top-level help lists every command', () => {
-  const r = pw(['--help']);
-  assert.is(r.code, 0);
-  for (const name of COMMANDS) assert.match(r.stdout, new RegExp(`\\n  ${name} `), name);
+test("every listed command has a row in the README's command table", () => {
+  const readme = readFileSync(path.join(PROJECT, 'README.md'), 'utf8');
+  const table = readme.split('\n').filter((line) => line.startsWith('| `'));
+  for (const name of COMMANDS)
+    assert.ok(
+      table.some((row) => new RegExp(`\`${name}[\` ]`).test(row.split(' | ')[0])),
+      `README.md lists ${name}`,
+    );
 });
 
 test('--version is the package version', () => {

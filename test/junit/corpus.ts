@@ -2,7 +2,10 @@
 // CORPUS_MISSING when it is absent.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT } from '../helpers/repo.js';
+import { fileURLToPath } from 'node:url';
+
+// Found from here rather than from helpers/repo.ts, so its in-process readers stay in the unit tier.
+const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 // Beside the project by default; JUNIT_CORPUS names another place.
 export const CORPUS = process.env.JUNIT_CORPUS ?? path.resolve(PROJECT, '../shared/corpus/junit');

@@ -9,14 +9,12 @@ import * as assert from 'uvu/assert';
 import { parseReport } from '../../src/junit/parse.js';
 import { CHUNK, readReport } from '../../src/junit/read.js';
 import { cleanup, sh, tempRepo } from '../helpers/repo.js';
-import { testUnless } from '../helpers/skip.js';
+import { ciInstalls, missingUnless, testUnless } from '../helpers/skip.js';
 
 test.after.each(cleanup);
 
-const withBats = testUnless(sh('bats', ['--version']).code === 0 ? null : 'bats is not installed');
-const withPerl = testUnless(
-  sh('perl', ['-MTest::More', '-e', '1']).code === 0 ? null : "perl's Test::More is not installed",
-);
+const withBats = testUnless(missingUnless('bats', ['--version'], ciInstalls('bats is not installed')));
+const withPerl = testUnless(missingUnless('perl', ['-MTest::More', '-e', '1'], "perl's Test::More is not installed"));
 
 const BILL = `export function total(xs) {
   if (xs.length > 2) throw new RangeError('too many items: ' + xs.length);

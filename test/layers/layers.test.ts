@@ -1,6 +1,7 @@
 // The layer check run as `npm run lint:layers` does: it passes on the tree,
-// and on a temporary copy of src/ it fails on an import that climbs, on a
-// folder cycle and on a folder the order does not name.
+// and on a temporary copy of src/ it fails on an import that climbs, however
+// it is spelled, on an import whose path it cannot read, on a folder cycle and
+// on a folder the order does not name.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -35,7 +36,7 @@ test('an upward import from a rule into the outer layer fails, named with its fi
     assert.is(r.code, 1);
     assert.match(
       r.stderr,
-      "src/owners/rule.ts imports '../hooks/ref-lines.js': owners/ may not import hooks/, which sits above it",
+      "src/owners/rule.ts:1 imports '../hooks/ref-lines.js': owners/ may not import hooks/, which sits above it",
     );
     assert.match(r.stderr, /folder cycle: .*hooks.*owners/);
   } finally {
@@ -52,6 +53,74 @@ test('a dynamic or type-only import that climbs fails as well', () => {
     assert.is(r.code, 1);
     assert.match(r.stderr, 'git/ may not import config/');
     assert.match(r.stderr, 'zones/ may not import config/');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+// Each an import from zones/ up into config/, on line 2 of its own file.
+const SPELLINGS: Record<string, string> = {
+  'static.ts': "import { defaults } from '../config/schema.js';",
+  'type-only.ts': "import type { Config } from '../config/schema.js';",
+  'type-query.ts': "type C = typeof import('../config/schema.js');",
+  're-export.ts': "export { defaults } from '../config/schema.js';",
+  're-export-all.ts': "export * from '../config/schema.js';",
+  'dynamic.ts': "export const m = () => import('../config/schema.js');",
+  'template.ts': 'export const m = () => import(`../config/schema.js`);',
+  'create-require.ts':
+    "import { createRequire } from 'node:module';\nexport const m = createRequire(import.meta.url)('../config/schema.js');",
+  'create-require-bound.ts':
+    "import { createRequire as made } from 'node:module';\nconst load = made(import.meta.url);\nexport const m = load('../config/schema.js');",
+  'module-create-require.ts':
+    "import mod from 'node:module';\nexport const m = mod.createRequire(import.meta.url)('../config/schema.js');",
+  'module.mts': "import { defaults } from '../config/schema.js';",
+  'common.cjs': "const { defaults } = require('../config/schema.js');",
+  'common.cts': "import schema = require('../config/schema.js');",
+  'common.js': 'module.exports = require(`../config/schema.js`);',
+};
+
+test('an upward import fails however it is spelled, named with its file and line', () => {
+  const root = copyOfSrc();
+  try {
+    for (const [name, text] of Object.entries(SPELLINGS))
+      writeFileSync(path.join(root, 'src/zones', `up-${name}`), `// climbs\n${text}\n`);
+    const r = sh(process.execPath, [SCRIPT, root]);
+    assert.is(r.code, 1);
+    for (const [name, text] of Object.entries(SPELLINGS)) {
+      const line = text.split('\n').length + 1;
+      assert.match(
+        r.stderr,
+        `src/zones/up-${name}:${line} imports '../config/schema.js': zones/ may not import config/`,
+        name,
+      );
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('an import whose path the lint cannot read, or that leaves src/, fails with its file and line', () => {
+  const root = copyOfSrc();
+  try {
+    const files: Record<string, string> = {
+      'computed.ts': 'export const m = (name: string) => import(`../config/${name}.js`);',
+      'variable.cjs': 'module.exports = (name) => require(name);',
+      'outside.ts': "import '../../scripts/layers.mjs';",
+      'url.ts': "export const m = () => import('data:text/javascript,export default 1');",
+    };
+    for (const [name, text] of Object.entries(files))
+      writeFileSync(path.join(root, 'src/git', name), `// reaches\n${text}\n`);
+    writeFileSync(path.join(root, 'src/git/broken.ts'), 'import { from;\n');
+    const r = sh(process.execPath, [SCRIPT, root]);
+    assert.is(r.code, 1);
+    assert.match(r.stderr, 'src/git/computed.ts:2: an import() or require() whose path is not a literal');
+    assert.match(r.stderr, 'src/git/variable.cjs:2: an import() or require() whose path is not a literal');
+    assert.match(r.stderr, "src/git/outside.ts:2: imports '../../scripts/layers.mjs', which lies outside src/");
+    assert.match(
+      r.stderr,
+      "src/git/url.ts:2: imports 'data:text/javascript,export default 1', neither a path inside src/ nor a package",
+    );
+    assert.match(r.stderr, /src\/git\/broken\.ts: does not parse/);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -10,10 +10,10 @@ import * as assert from 'uvu/assert';
 import { defaults } from '../../src/config/schema.js';
 import { openRepo } from '../../src/git/repo.js';
 import { productionBehaviour } from '../../src/properties/behaviour.js';
-import { cleanup, sh, tempRepo } from '../helpers/repo.js';
-import { testUnless } from '../helpers/skip.js';
+import { cleanup, tempRepo } from '../helpers/repo.js';
+import { missingUnless, testUnless } from '../helpers/skip.js';
 
-const hasPython = sh('python3', ['-c', 'pass']).code === 0;
+const pythonMissing = missingUnless('python3', ['-c', 'pass'], 'python3 is not installed');
 
 /** The verdict for base → head, each a set of files (null deletes). */
 async function judge(
@@ -45,7 +45,7 @@ const differs = async (base: Record<string, string>, head: Record<string, string
 };
 
 test.after.each(cleanup);
-const py = testUnless(hasPython ? null : 'python3 is not installed');
+const py = testUnless(pythonMissing);
 
 const PY = 'import os\n\n\ndef total(xs):\n    """Sum of xs."""\n    return sum(xs) + RATE\n\n\nRATE = 0\n';
 

@@ -9,12 +9,12 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
-import { pytestMissing, testUnless } from '../helpers/skip.js';
+import { missingUnless, pytestMissing, testUnless } from '../helpers/skip.js';
 
 test.after.each(cleanup);
 const t = testUnless(pytestMissing);
 const withHypothesis = testUnless(
-  pytestMissing ?? (sh('python3', ['-c', 'import hypothesis']).code === 0 ? null : 'hypothesis is not installed'),
+  pytestMissing ?? missingUnless('python3', ['-c', 'import hypothesis'], 'hypothesis is not installed'),
 );
 
 const PYTEST = 'python3 -B -m pytest -q -p no:cacheprovider tests --junitxml={junit}';

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { ciInstalls, type Missing, missingUnless, pytestMissing } from '../helpers/skip.js';
 
 export interface Variant {
   /** Appended to every test's name. */
@@ -37,7 +38,7 @@ export const BUGS = ['total', 'discount', 'parse', 'checkout', 'load'] as const;
 export interface Runner {
   name: string;
   /** Why it cannot run here, or null. */
-  unavailable: () => string | null;
+  unavailable: () => Missing | null;
   files: (v: Variant) => Record<string, string>;
   /** The command that writes its JUnit report to `junit` (absolute), run in the project. */
   command: (junit: string) => { cmd: string; args: string[]; env?: NodeJS.ProcessEnv };
@@ -113,7 +114,7 @@ def test_load${v.suffix}():
 
 export const pytest = (tb: string): Runner => ({
   name: `pytest --tb=${tb}`,
-  unavailable: () => (has('python3', ['-m', 'pytest', '--version']) ? null : 'python3 -m pytest is not installed'),
+  unavailable: () => pytestMissing,
   files: (v) => ({
     'pytest.ini': '[pytest]\npythonpath = src\n',
     'src/shop/__init__.py': pyProject(v),
@@ -386,7 +387,7 @@ export const gotestsum: Runner = {
   unavailable: () =>
     has('go', ['version']) && has('gotestsum', ['--version'])
       ? null
-      : 'go or gotestsum is not installed (Debian: golang-go gotestsum)',
+      : ciInstalls('go or gotestsum is not installed (Debian: golang-go gotestsum)'),
   files: (v) => ({
     'go.mod': 'module example.com/shop\n\ngo 1.19\n',
     '.patchwarden.yml': 'version: 1\nsignature:\n  project: ["shop/**"]\n',
@@ -481,7 +482,7 @@ class ${cls} extends TestCase
 
 export const phpunit: Runner = {
   name: 'phpunit',
-  unavailable: () => (has('phpunit', ['--version']) ? null : 'phpunit is not installed (Debian: phpunit)'),
+  unavailable: () => missingUnless('phpunit', ['--version'], ciInstalls('phpunit is not installed (Debian: phpunit)')),
   files: (v): Record<string, string> =>
     v.moved
       ? { 'src/Bill.php': phpProject(v), 'tests/Unit/MovedTest.php': phpTests(v, 'MovedTest', '/../..') }

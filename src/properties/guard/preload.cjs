@@ -1109,11 +1109,10 @@
   // node:assert is what node:test and mocha properties assert with: an
   // assert.ok replaced from production code passes every case.
   const never = () => false;
-  for (const [mod, label] of [
-    ['node:assert', 'assert'],
-    ['node:assert/strict', 'assert.strict'],
+  for (const [exported, label] of [
+    [require('node:assert'), 'assert'],
+    [require('node:assert/strict'), 'assert.strict'],
   ]) {
-    const exported = require(mod);
     // Its classes (AssertionError, CallTracker) and assert.strict stay as they are, frozen.
     for (const name of Object.keys(exported))
       if (typeof exported[name] === 'function' && name !== 'strict' && !/^[A-Z]/.test(name))

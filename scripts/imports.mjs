@@ -1,0 +1,149 @@
+// What a script imports, read with the parser the project bundles
+// (@babel/parser): for the layer lint (scripts/layers.mjs) and the test
+// runner's unit tier (scripts/test.mjs).
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** @babel/parser, loaded only when a file is not in the cache. */
+let parser = null;
+
+/** The path an import names, when it is a string or a template literal without expressions; else null. */
+function literal(node) {
+  if (node?.type === 'StringLiteral') return node.value;
+  if (node?.type === 'TemplateLiteral' && node.expressions.length === 0) return node.quasis[0].value.cooked;
+  if (node?.type === 'TSLiteralType') return literal(node.literal);
+  return null;
+}
+
+const isCreateRequire = (callee, names) =>
+  (callee.type === 'Identifier' && names.has(callee.name)) ||
+  (callee.type === 'MemberExpression' &&
+    callee.property.type === 'Identifier' &&
+    callee.property.name === 'createRequire');
+
+/**
+ * Every module a file loads, read with the parser the project bundles: static
+ * imports, `import type`, re-exports, TypeScript's `import x = require()` and
+ * `typeof import()`, `import()` and `require()` (also through a function
+ * `createRequire` made). Each as { spec, line }; a call whose path is no
+ * literal comes back with spec null.
+ */
+export function importsOf(file, text) {
+  const plugins = file.endsWith('x') ? ['typescript', 'jsx'] : ['typescript'];
+  parser ??= createRequire(import.meta.url)('@babel/parser');
+  const ast = parser.parse(text, { sourceType: 'unambiguous', plugins, allowReturnOutsideFunction: true });
+  const found = [];
+  const add = (arg, node) => found.push({ spec: literal(arg), line: node.loc.start.line });
+  // Names bound to createRequire itself, and to the functions it returns.
+  const creators = new Set(['createRequire']);
+  const requires = new Set(['require']);
+  const visit = (node) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node.type !== 'string') return;
+    switch (node.type) {
+      case 'ImportDeclaration':
+        for (const s of node.specifiers)
+          if (s.type === 'ImportSpecifier' && (s.imported.name ?? s.imported.value) === 'createRequire')
+            creators.add(s.local.name);
+        add(node.source, node);
+        break;
+      case 'ExportNamedDeclaration':
+      case 'ExportAllDeclaration':
+        if (node.source) add(node.source, node);
+        break;
+      case 'TSImportType':
+        add(node.argument, node);
+        break;
+      case 'TSExternalModuleReference':
+        add(node.expression, node);
+        break;
+      case 'VariableDeclarator':
+        if (
+          node.init?.type === 'CallExpression' &&
+          isCreateRequire(node.init.callee, creators) &&
+          node.id.type === 'Identifier'
+        )
+          requires.add(node.id.name);
+        break;
+      case 'ImportExpression':
+        add(node.source, node);
+        break;
+      case 'CallExpression': {
+        const c = node.callee;
+        const loads =
+          c.type === 'Import' ||
+          (c.type === 'Identifier' && requires.has(c.name)) ||
+          (c.type === 'CallExpression' && isCreateRequire(c.callee, creators));
+        if (loads) add(node.arguments[0], node);
+        break;
+      }
+    }
+    for (const key of Object.keys(node))
+      if (key !== 'loc' && key !== 'extra' && node[key] && typeof node[key] === 'object') visit(node[key]);
+  };
+  visit(ast.program);
+  return found;
+}
+
+// Parsing every file takes seconds on a cold start; what a file imports is kept
+// by the digest of its name and text and of this script, so a run parses what changed.
+const SELF = fileURLToPath(import.meta.url);
+// Beside the test runner's timings: under the working folder.
+const CACHES = path.resolve('node_modules/.cache');
+const digest = (text) => createHash('sha256').update(text).digest('hex');
+
+function readCache(file) {
+  const salt = digest(readFileSync(SELF));
+  try {
+    const cache = JSON.parse(readFileSync(file, 'utf8'));
+    if (cache.salt === salt) return { salt, files: cache.files };
+  } catch {
+    /* none yet, or unreadable: start afresh */
+  }
+  return { salt, files: {} };
+}
+
+/** Keeps the entries this run used. */
+function writeCache(file, cache, used) {
+  const files = Object.fromEntries([...used].map((d) => [d, cache.files[d]]));
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}`;
+    writeFileSync(tmp, JSON.stringify({ salt: cache.salt, files }));
+    renameSync(tmp, file);
+  } catch {
+    /* a read-only checkout: the next run parses again */
+  }
+}
+
+/**
+ * What each of `files` imports (importsOf), or the Error that kept it from
+ * parsing, by file. `name` names the cache, one per caller.
+ */
+export function importsOfFiles(name, files) {
+  const store = path.join(CACHES, `patchwarden-imports-${name}.json`);
+  const cache = readCache(store);
+  const used = new Set();
+  const out = new Map();
+  let parsed = false;
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    const key = digest(`${path.basename(file)}\0${text}`);
+    try {
+      if (!cache.files[key]) {
+        cache.files[key] = importsOf(file, text);
+        parsed = true;
+      }
+      used.add(key);
+      out.set(file, cache.files[key]);
+    } catch (e) {
+      out.set(file, e);
+    }
+  }
+  // Written when this run parsed a file or left an entry unused.
+  if (parsed || Object.keys(cache.files).length !== used.size) writeCache(store, cache, used);
+  return out;
+}
