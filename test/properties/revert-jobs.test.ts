@@ -5,9 +5,10 @@
 // a log the test names.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
+import { starterConfig } from '../../src/adopt/starter.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { CannotJudge } from '../../src/common/errors.js';
 import { cleanup, type TempRepo } from '../helpers/repo.js';
@@ -57,12 +58,13 @@ function intervals(log: string): { started: string[]; ended: Interval[] } {
   return { started, ended };
 }
 
+/** Each side's property sleeps 3 s: enough to overlap on a loaded machine, where the two trees are not made at the same pace. */
 function timedProject(extra: string, head: Record<string, string>, base: Record<string, string> = {}) {
   return project(
     {
       '.patchwarden.yml': config(PYTEST, extra),
       'spec/invariants.yaml': registry(ID),
-      'spec/properties/test_bill.py': timedProperty(1),
+      'spec/properties/test_bill.py': timedProperty(3),
       'src/bill.py': BUGGY_PY,
       ...base,
     },
@@ -164,6 +166,22 @@ test('revert.jobs accepts 1 or 2; anything else names the file and line', () => 
         (err as CannotJudge).describe(),
         /\.patchwarden\.yml:4.*revert\.jobs: must be a whole number from 1 to 2/,
       );
+    }
+  }
+});
+
+test('the starter config of a new init runs both sides at once on 2 cores or more', () => {
+  const want = availableParallelism() > 1 ? 2 : 1;
+  for (const [marker, text] of [
+    ['pyproject.toml', '[project]\nname = "x"\n'],
+    ['package.json', '{"scripts": {"test": "node --test"}, "devDependencies": {"x": "1"}}'],
+  ]) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pw-jobs-starter-'));
+    try {
+      writeFileSync(path.join(dir, marker), text);
+      assert.is(parseConfig(starterConfig(dir), '.patchwarden.yml').revert.jobs, want, marker);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   }
 });
