@@ -15,7 +15,7 @@ import { baselined, BASELINE_FILE } from '../mixing/baseline.js';
 import { classifierFor } from '../mixing/check.js';
 import { commitWith } from '../properties/tree.js';
 import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, overrideLines } from '../owners/override.js';
-import { exitCode, notRun, type LayerResult } from './layer.js';
+import { exitCode, type LayerResult } from './layer.js';
 import { enforceRequired, requirements } from './require.js';
 import { fixturesLayer, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
 import { propertyLayers, suiteLayer } from './tests.js';
@@ -124,13 +124,9 @@ export async function run(args: string[]): Promise<number> {
     await fixturesLayer(ctx),
     await tamperLayer(ctx),
   ];
-  // A change a cheaper layer refused stays refused whatever the properties say: they are not run.
   const refused = cheap.filter((l) => l.status === 'refused').map((l) => l.layer);
-  const properties = refused.length
-    ? [notRun('properties', refused), notRun('revert', refused)]
-    : await propertyLayers(ctx);
   const layers: LayerResult[] = enforceRequired(
-    [...cheap, ...properties, await suiteLayer(ctx, suiteTimeout)],
+    [...cheap, ...(await propertyLayers(ctx, refused)), await suiteLayer(ctx, suiteTimeout)],
     required,
     config.source,
   );
