@@ -13,8 +13,9 @@
 // owner's acknowledgment of it, are settled before any run. By default each
 // run gets a fresh worktree of its own tree (the base plus the production
 // diff, then the base) in a temporary root of its own, guarded at run time
-// (guard/); `revert.mode: in-place` runs both in the working tree under a
-// snapshot (inplace.ts), with work in progress set aside.
+// (guard/), one after the other or, with `revert.jobs: 2`, at once;
+// `revert.mode: in-place` runs both in the working tree under a snapshot
+// (inplace.ts), with work in progress set aside, always one after the other.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
