@@ -13,7 +13,17 @@ import { parseConfig } from '../../src/config/parse.js';
 import { CannotJudge } from '../../src/common/errors.js';
 import { cleanup, type TempRepo } from '../helpers/repo.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
-import { BUGGY_PY, config, fingerprint, FIXED_PY, project, PYTEST, registry } from './projects.js';
+import {
+  BUGGY_PY,
+  config,
+  fingerprint,
+  FIXED_PY,
+  project,
+  PYTEST,
+  registry,
+  startPw,
+  waitForFile,
+} from './projects.js';
 
 const ID = 'bill.total_non_negative';
 
@@ -151,6 +161,30 @@ pyTest('jobs: 1, the same regression: both sides run and the verdict is regresse
     r.runs.ended.map((x) => x.side),
     ['head', 'base'],
   );
+});
+
+test('jobs: 2, SIGTERM while both sides run: both commands stop, both temporary trees go', async () => {
+  const marks = mkdtempSync(path.join(tmpdir(), 'pw-jobs-mark-'));
+  const cmd = `touch "$PW_MARK/$PATCHWARDEN_SIDE"; sleep 60; ${PYTEST}`;
+  const { repo, base, head } = timedProject('revert:\n  jobs: 2\n', { 'src/bill.py': FIXED_PY });
+  repo.commit({ '.patchwarden.yml': config(cmd, 'revert:\n  jobs: 2\n') }, 'slow command');
+  try {
+    const before = fingerprint(repo);
+    const run = startPw(repo, ['revert-check', '--base', base, '--head', head, '--config', '.patchwarden.yml'], {
+      PW_MARK: marks,
+    });
+    for (const side of ['head', 'base'])
+      assert.ok(await waitForFile(path.join(marks, side), run.done), `the ${side} side's command started`);
+    process.kill(run.pid, 'SIGTERM');
+    const r = await run.done;
+    assert.is(r.code, 143, r.stderr);
+    const trees = [...r.stderr.matchAll(/temporary worktree at (?:head|base): (\S+)/g)].map((m) => m[1]);
+    assert.is(trees.length, 2, r.stderr);
+    for (const t of trees) assert.not.ok(existsSync(t), `${t} is gone`);
+    assert.equal(fingerprint(repo), before);
+  } finally {
+    rmSync(marks, { recursive: true, force: true });
+  }
 });
 
 test('revert.jobs accepts 1 or 2; anything else names the file and line', () => {
