@@ -324,6 +324,8 @@ export async function revertCheck(
         throw new CannotJudge(
           `revert.mode: in-place cannot put submodule pointers back in the working tree (${links.map(showPath).join(', ')}); use revert.mode: worktree`,
         );
+      if (config.revert.jobs > 1)
+        say('revert.jobs: 2 does not apply in place: one working tree, one run after the other');
       await inPlace(repo, head, judged, guard, say, {
         toBase: async (root, env, scratch) => {
           if (!tree.harness.length) return;

@@ -125,6 +125,17 @@ pyTest('a config without revert.jobs runs the sides one after the other, head fi
   assert.ok(a.end <= b.start);
 });
 
+pyTest('in-place mode runs one side after the other whatever revert.jobs says, and says so', () => {
+  const { repo, base, head } = timedProject('revert:\n  mode: in-place\n  jobs: 2\n', { 'src/bill.py': FIXED_PY });
+  const r = check(repo, base, head);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.out.status, 'describes_patch');
+  assert.match(r.stderr, /revert\.jobs: 2 does not apply in place/);
+  const [a, b] = r.runs.ended;
+  assert.equal([a.side, b.side], ['head', 'base']);
+  assert.ok(a.end <= b.start, JSON.stringify(r.runs.ended));
+});
+
 pyTest('jobs: 2, head fails a case no pending mark covers: the base run is stopped, no row edit offered', () => {
   // The base passes (fixed); head breaks it, fast; the base side would sleep 60 s.
   const { repo, base, head } = timedProject(
