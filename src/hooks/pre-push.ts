@@ -306,11 +306,12 @@ export async function run(args: string[]): Promise<number> {
       : range.base;
     checks.push({ v, config, from, base: range.base });
   }
-  // The property runs come last, and only while nothing refused yet: a refused push stays refused whatever they say.
+  // The property runs come last, and only while nothing refused yet: a refused push stays refused whatever
+  // they say. A range already checked for another ref costs no run.
   const reverted = new Map<string, RevertResult>();
   for (const c of checks) {
     const refused = [...new Set(verdicts.flatMap((v) => v.violations.map((x) => layerOf(x.rule))))];
-    if (refused.length) {
+    if (refused.length && !reverted.has(`${c.from} ${c.v.tip}`)) {
       c.v.properties = `not run: ${refused.join(', ')} refused`;
       say(`${c.v.remote_ref}: properties: ${c.v.properties}`);
       continue;
