@@ -2,6 +2,7 @@
 // It never blocks on day one: a layer whose oracle is not there yet stays a
 // comment, so the first push is judged by the mixing rule alone.
 import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { sourceGlobs } from './layout.js';
 
@@ -104,6 +105,7 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}): string {
           '  link: [node_modules]',
         ]
       : []),
+    ...(availableParallelism() > 1 ? [...(language === 'node' ? [] : ['revert:']), '  jobs: 2'] : []),
     '# A patch is unproven while properties, fixtures or the suite judged by the',
     '# freeze ledger is missing: once all three are set up, make the gate refuse',
     '# a missing one instead of skipping it.',

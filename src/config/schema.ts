@@ -33,12 +33,16 @@ export interface Config {
   /** The environment of every test command patchwarden runs: a value pins a variable, null leaves the caller's. */
   runner: { env: Record<string, string | null> };
   signature: { project: string[] | null; length: number };
-  /** require: who owes evidence for a production diff; null means by owners.signers (see evidenceRequired). */
+  /**
+   * require: who owes evidence for a production diff; null means by owners.signers (see evidenceRequired).
+   * jobs: how many of the two runs go at once (2: head and reverted side concurrently; in-place is always 1).
+   */
   revert: {
     mode: 'worktree' | 'in-place';
     link: string[];
     require: 'agents' | 'all' | null;
     ignore_docstrings: boolean;
+    jobs: number;
   };
   pre_push: { revert: boolean };
   /**
@@ -99,7 +103,7 @@ export function defaults(source = CONFIG_FILE): Config {
     gate: { require: [] },
     runner: { env: {} },
     signature: { project: null, length: 16 },
-    revert: { mode: 'worktree', link: [], require: null, ignore_docstrings: false },
+    revert: { mode: 'worktree', link: [], require: null, ignore_docstrings: false, jobs: 1 },
     pre_push: { revert: true },
     pre_receive: { deletions: 'allow', judging_branch: 'protect', replace_refs: 'refuse' },
     owners: { signers: null, agents: [], max_age: 14 * DAY },
@@ -152,6 +156,7 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
     link: { type: 'paths' },
     require: { type: 'enum', values: ['agents', 'all'] },
     ignore_docstrings: { type: 'bool' },
+    jobs: { type: 'int', min: 1, max: 2 },
   },
   pre_push: { revert: { type: 'bool' } },
   pre_receive: {

@@ -40,7 +40,9 @@ judged by the config, ledger, lock and registry as they are at REV.
   suite       every failure of suite.command matches an unexpired freeze row
 
 A layer with nothing configured is skipped and says why, unless gate.require
-(or --require) names it. It prints one table; --format github adds
+(or --require) names it. Once mixing, owners, ledger, fixtures or tamper
+refused, properties and revert are not run ("not run: mixing refused"): the
+change stays refused whatever they would say. It prints one table; --format github adds
 annotations, --format json gives ok and layers, and --format sarif, junit or
 codequality prints that report file instead (SARIF 2.1.0, JUnit XML, GitLab
 Code Quality): one finding per refused path, and one per layer that could not
@@ -116,15 +118,15 @@ export async function run(args: string[]): Promise<number> {
     now: clockNow(),
     progress,
   };
+  const cheap = [
+    ...(await mixingAndOwners(ctx)),
+    await ledgerLayer(ctx),
+    await fixturesLayer(ctx),
+    await tamperLayer(ctx),
+  ];
+  const refused = cheap.filter((l) => l.status === 'refused').map((l) => l.layer);
   const layers: LayerResult[] = enforceRequired(
-    [
-      ...(await mixingAndOwners(ctx)),
-      await ledgerLayer(ctx),
-      await fixturesLayer(ctx),
-      await tamperLayer(ctx),
-      ...(await propertyLayers(ctx)),
-      await suiteLayer(ctx, suiteTimeout),
-    ],
+    [...cheap, ...(await propertyLayers(ctx, refused)), await suiteLayer(ctx, suiteTimeout)],
     required,
     config.source,
   );

@@ -17,6 +17,11 @@ export function skipped(layer: string, reason: string): LayerResult {
   return { layer, ok: true, status: 'skipped', summary: reason, violations: [] };
 }
 
+/** A layer left unrun because cheaper ones already refused: whatever it said, the change stays refused. */
+export function notRun(layer: string, refused: string[]): LayerResult {
+  return { ...skipped(layer, `not run: ${refused.join(', ')} refused`), details: { not_run: refused } };
+}
+
 /** Passed when there are no violations, else refused with the summary given. */
 export function judged(
   layer: string,

@@ -32,8 +32,9 @@ function missing(req: GateRequirement, l: LayerResult): boolean {
   if (req === 'fixtures')
     return l.layer === 'fixtures' && l.ok && (l.details as { lockMissing?: boolean } | undefined)?.lockMissing === true;
   if (req === 'freeze') return l.layer === 'suite' && l.status === 'skipped';
-  // The revert layer is also skipped when there is no production change: only an unconfigured properties layer is missing.
-  return l.layer === 'properties' && l.status === 'skipped';
+  // The revert layer is also skipped when there is no production change, and both when a cheaper layer
+  // refused first: only an unconfigured properties layer is missing.
+  return l.layer === 'properties' && l.status === 'skipped' && !l.details?.not_run;
 }
 
 /** The layers with every required one that is missing turned into a refusal. */

@@ -28,7 +28,7 @@ import { runEnv } from '../runner/env.js';
 import { signCase, signOptions } from '../signature/sign.js';
 import { checkoutSource } from '../signature/source.js';
 import type { Signed } from '../signature/types.js';
-import { guarded, judged, passed, skipped, type LayerResult } from './layer.js';
+import { guarded, judged, notRun, passed, skipped, type LayerResult } from './layer.js';
 import type { GateContext } from './range.js';
 import { counted } from '../common/text.js';
 
@@ -43,9 +43,10 @@ const refusal = (rule: string, message: string): Violation => ({ rule, paths: []
  * Without production changes there is nothing to revert: the properties run
  * once on the working tree, by head's registry (an oracle-only change is what
  * the owners and mixing rules are for), and a red invariant lands only under
- * its pending mark.
+ * its pending mark. Once a cheaper layer refused (`refused` names them), no
+ * property runs: the change stays refused whatever they would say.
  */
-export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
+export async function propertyLayers(ctx: GateContext, refused: string[] = []): Promise<LayerResult[]> {
   const { repo, config } = ctx;
   if (!config.properties.command) {
     const why = 'properties.command is not set';
@@ -60,6 +61,7 @@ export async function propertyLayers(ctx: GateContext): Promise<LayerResult[]> {
       violations: [],
     }));
   }
+  if (refused.length) return [notRun('properties', refused), notRun('revert', refused)];
   let result: RevertResult | null = null;
   const properties = await guarded('properties', async () => {
     result = await revertCheck(repo, config, ctx.revertFrom.mergeBase, ctx.head, {

@@ -6,6 +6,7 @@ import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { judgingConfig } from '../config/judging.js';
+import type { Config } from '../config/schema.js';
 import { counted } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
@@ -35,7 +36,8 @@ server hook judges by its judging branch (else by the range's base side):
   - the mixing rule on each commit and on the range as a whole (mix.range)
   - the fixture lock at the pushed tip
   - the tamper layer on the lines the range adds to production code
-  - the revert check (pre_push.revert, default true; needs properties.command)
+  - the revert check (pre_push.revert, default true; needs properties.command),
+    last, and not run once another layer refused any ref of the push
 A new branch is judged from its merge-base with the remote's default branch
 (REMOTE/HEAD, else REMOTE/main or REMOTE/master; else every commit no
 remote-tracking ref of REMOTE has). The first push of a history into a remote
@@ -139,7 +141,68 @@ interface RefVerdict {
   evidence?: { owed: boolean; why: string } | null;
   states?: InvariantVerdict[];
   pending?: string[];
+  /** Why the properties did not run, where a cheaper layer refused first. */
+  properties?: string;
   violations: Violation[];
+}
+
+/** A ref's revert check, run once every ref's cheaper layers are judged. */
+interface RevertJob {
+  v: RefVerdict;
+  config: Config;
+  /** The base side the check reverts to (with owners' overrides), and the range's own base, whose refactor rows count. */
+  from: string;
+  base: string;
+}
+
+/** The gate's layer names for rule ids: what a "not run" line names. */
+function layerOf(rule: string): string {
+  if (rule.startsWith('mix') || rule === 'symlink') return 'mixing';
+  return rule.startsWith('owners') ? 'owners' : rule;
+}
+
+/** One ref's revert check (the same range judged once per push), its verdict put on the ref. */
+async function revertRef(
+  repo: Repo,
+  { v, config, from, base }: RevertJob,
+  reverted: Map<string, RevertResult>,
+  say: (line: string) => void,
+): Promise<void> {
+  const key = `${from} ${v.tip}`;
+  if (!reverted.has(key)) {
+    const r = await revertCheck(repo, config, from, v.tip!, {
+      progress: say,
+      now: clockNow(),
+      exemption: (patch) => refactorExemption(repo, base, patch),
+    });
+    reverted.set(key, r);
+    if (r.acknowledged)
+      say(
+        `revert check: ${r.digest!.slice(0, 12)} is acknowledged as a refactor by ${r.acknowledged.owner} (${ACK_FILE}): ${r.acknowledged.reason}`,
+      );
+    else if (r.states.length) say(`revert check ${r.status}: ${r.reason}\n${stateLines(r).join('\n')}`);
+    if (!revertPasses(r.status)) {
+      if (r.output)
+        say(
+          `the property command said:\n${r.output
+            .trimEnd()
+            .split('\n')
+            .slice(-200)
+            .map((l) => `  | ${l}`)
+            .join('\n')}`,
+        );
+      v.violations.push({
+        rule: 'revert',
+        paths: r.reverted.map((p) => p.path),
+        message: `revert check ${r.status}: ${r.reason}`,
+        fix: r.fix ?? undefined,
+        detail: r.reverted.map((p) => ({ path: p.path, zone: 'src', note: p.action })),
+      });
+    }
+  }
+  const r = reverted.get(key)!;
+  Object.assign(v, { revert: r.status, evidence: r.evidence, states: r.states, pending: r.pending });
+  if (r.acknowledged) v.acknowledged = r.acknowledged;
 }
 
 export async function run(args: string[]): Promise<number> {
@@ -158,7 +221,7 @@ export async function run(args: string[]): Promise<number> {
   const pushed = parsePushLines(framework?.lines ?? input);
   const verdicts: RefVerdict[] = [];
   const judgingTip = await remoteDefault(repo, remote);
-  const reverted = new Map<string, RevertResult>();
+  const checks: RevertJob[] = [];
   for (const ref of pushed) {
     const v: RefVerdict = {
       local_ref: ref.localRef,
@@ -241,42 +304,19 @@ export async function run(args: string[]): Promise<number> {
     const from = overrides.length
       ? await commitWith(repo, range.base, overrideChanges, "the base plus the owners' overrides")
       : range.base;
-    const key = `${from} ${v.tip}`;
-    if (!reverted.has(key)) {
-      const base = range.base;
-      const r = await revertCheck(repo, config, from, v.tip, {
-        progress: say,
-        now: clockNow(),
-        exemption: (patch) => refactorExemption(repo, base, patch),
-      });
-      reverted.set(key, r);
-      if (r.acknowledged)
-        say(
-          `revert check: ${r.digest!.slice(0, 12)} is acknowledged as a refactor by ${r.acknowledged.owner} (${ACK_FILE}): ${r.acknowledged.reason}`,
-        );
-      else if (r.states.length) say(`revert check ${r.status}: ${r.reason}\n${stateLines(r).join('\n')}`);
-      if (!revertPasses(r.status)) {
-        if (r.output)
-          say(
-            `the property command said:\n${r.output
-              .trimEnd()
-              .split('\n')
-              .slice(-200)
-              .map((l) => `  | ${l}`)
-              .join('\n')}`,
-          );
-        v.violations.push({
-          rule: 'revert',
-          paths: r.reverted.map((p) => p.path),
-          message: `revert check ${r.status}: ${r.reason}`,
-          fix: r.fix ?? undefined,
-          detail: r.reverted.map((p) => ({ path: p.path, zone: 'src', note: p.action })),
-        });
-      }
+    checks.push({ v, config, from, base: range.base });
+  }
+  // The property runs come last, and only while nothing refused yet: a refused push stays refused whatever
+  // they say. A range already checked for another ref costs no run.
+  const reverted = new Map<string, RevertResult>();
+  for (const c of checks) {
+    const refused = [...new Set(verdicts.flatMap((v) => v.violations.map((x) => layerOf(x.rule))))];
+    if (refused.length && !reverted.has(`${c.from} ${c.v.tip}`)) {
+      c.v.properties = `not run: ${refused.join(', ')} refused`;
+      say(`${c.v.remote_ref}: properties: ${c.v.properties}`);
+      continue;
     }
-    const r = reverted.get(key)!;
-    Object.assign(v, { revert: r.status, evidence: r.evidence, states: r.states, pending: r.pending });
-    if (r.acknowledged) v.acknowledged = r.acknowledged;
+    await revertRef(repo, c, reverted, say);
   }
   const many = verdicts.filter((v) => v.tip).length > 1;
   const violations = verdicts.flatMap((v) =>

@@ -13,8 +13,9 @@
 // owner's acknowledgment of it, are settled before any run. By default each
 // run gets a fresh worktree of its own tree (the base plus the production
 // diff, then the base) in a temporary root of its own, guarded at run time
-// (guard/); `revert.mode: in-place` runs both in the working tree under a
-// snapshot (inplace.ts), with work in progress set aside.
+// (guard/), one after the other or, with `revert.jobs: 2`, at once;
+// `revert.mode: in-place` runs both in the working tree under a snapshot
+// (inplace.ts), with work in progress set aside, always one after the other.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -38,7 +39,8 @@ import { loadRegistryAt, type Registry } from './registry.js';
 import { propertyCommand, runProperties, type PropertyRun } from './run.js';
 import { dropScratch, makeScratch } from './scratch.js';
 import { describeBehaviour, productionBehaviour } from './behaviour.js';
-import { judgeStates, markAdvice, type InvariantVerdict } from './states.js';
+import { judgeStates, markAdvice, unmarkedFailures, type InvariantVerdict } from './states.js';
+import { sideEnv } from './runenv.js';
 import { treeWith } from '../git/trees.js';
 import { codeFiles, revertable, revertPaths, type Reverted } from './tree.js';
 import { ABSENT, GITLINK } from '../git/raw-diff.js';
@@ -322,6 +324,8 @@ export async function revertCheck(
         throw new CannotJudge(
           `revert.mode: in-place cannot put submodule pointers back in the working tree (${links.map(showPath).join(', ')}); use revert.mode: worktree`,
         );
+      if (config.revert.jobs > 1)
+        say('revert.jobs: 2 does not apply in place: one working tree, one run after the other');
       await inPlace(repo, head, judged, guard, say, {
         toBase: async (root, env, scratch) => {
           if (!tree.harness.length) return;
@@ -344,9 +348,12 @@ export async function revertCheck(
                 classify,
                 signal: guard.signal,
                 guard: { tmp, trusted, main: repo.root },
+                env: sideEnv(side),
               });
             },
             revert: () => revertPaths(root, tree.production, env, scratch),
+            // One working tree: the reverted run needs the head run's tree put back first.
+            jobs: 1,
             ...judging,
           });
         },
@@ -360,7 +367,7 @@ export async function revertCheck(
         });
       } else {
         await twoRuns(result, {
-          run: (side) =>
+          run: (side, stop) =>
             freshRun(
               repo,
               config,
@@ -369,11 +376,12 @@ export async function revertCheck(
               onto,
               side,
               side === 'head' ? [...tree.kept, ...tree.production] : tree.kept,
-              guard,
+              { guard, stop },
               say,
             ),
           revert: async () =>
             tree.production.map((c) => ({ path: c.path, action: c.oldMode === ABSENT ? 'removed' : 'restored' })),
+          jobs: config.revert.jobs,
           ...judging,
         });
       }
@@ -385,10 +393,14 @@ export async function revertCheck(
   return result;
 }
 
+type Side = 'head' | 'revert';
+
 interface Steps {
-  /** One run of the properties: on the base plus the production diff, or with it reverted. */
-  run: (side: 'head' | 'revert') => Promise<PropertyRun>;
+  /** One run of the properties: on the base plus the production diff, or with it reverted; aborting `stop` ends it. */
+  run: (side: Side, stop: AbortSignal) => Promise<PropertyRun>;
   revert: () => Promise<Reverted[]>;
+  /** revert.jobs: 2 runs the two sides at once (never in place). */
+  jobs: number;
   registry: Registry;
   guard: Guard;
   say: (line: string) => void;
@@ -397,6 +409,11 @@ interface Steps {
   advice: string | null;
   now: Date;
   ttl: number;
+}
+
+interface Runs {
+  onHead: PropertyRun;
+  onRevert: PropertyRun;
 }
 
 function summary(run: PropertyRun, problems: string[]): RunSummary {
@@ -417,28 +434,86 @@ function allPass(m: Mapping): boolean {
   return m.invariants.every((i) => i.outcomes.length > 0 && i.outcomes.every((o) => o.outcome === 'passed'));
 }
 
-/** Head run, revert, reverted run; then each case judged against the other run. */
+/** The two runs, one after the other or at once; then each case judged against the other run. */
 async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
+  const runs = s.jobs > 1 ? await atOnce(result, s) : await inTurn(result, s);
+  if (runs) judgeRuns(result, s, runs);
+}
+
+/** Head run, revert, reverted run; null when the head run settles the verdict. */
+async function inTurn(result: RevertResult, s: Steps): Promise<Runs | null> {
   s.say('running the properties on head');
-  const onHead = await s.run('head');
+  const onHead = await s.run('head', s.guard.signal);
   s.guard.check();
-  const headIssues = onHead.problem ? [onHead.problem] : headProblems(onHead.mapping!, s.registry);
-  result.head_run = summary(onHead, headIssues);
-  s.say(`properties on head ${headIssues.length ? 'cannot be judged' : 'ran'} (${formatDuration(onHead.elapsedMs)})`);
-  if (headIssues.length) {
-    Object.assign(result, {
-      status: 'fails_on_head',
-      reason: `on head: ${headIssues.join('; ')}${harnessNote(result.outside_src)}`,
-      output: onHead.output,
-    });
-    return;
-  }
+  if (headSettles(result, s, onHead)) return null;
   s.say('reverting the production paths to base');
   result.reverted = await s.revert();
   s.guard.check();
   s.say('running the properties with the production diff reverted');
-  const onRevert = await s.run('revert');
+  const onRevert = await s.run('revert', s.guard.signal);
   s.guard.check();
+  return { onHead, onRevert };
+}
+
+/**
+ * Both runs at once (revert.jobs: 2), each in its own tree. Once head's
+ * report is read, a reverted run still going is stopped when head already
+ * settles the verdict: it cannot be judged, or it fails a case no pending
+ * mark covers (refused whatever the reverted run says).
+ */
+async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
+  const reverted = await s.revert();
+  s.say('running the properties on head and with the production diff reverted, at once (revert.jobs: 2)');
+  const stop = new AbortController();
+  const relay = () => stop.abort();
+  s.guard.signal.addEventListener('abort', relay, { once: true });
+  let ended = false;
+  const reverting = s.run('revert', stop.signal).finally(() => {
+    ended = true;
+  });
+  reverting.catch(() => undefined); // awaited below; a stopped run's error is not news
+  try {
+    const onHead = await s.run('head', s.guard.signal);
+    s.guard.check();
+    if (headSettles(result, s, onHead)) return null;
+    const failing = unmarkedFailures(onHead.mapping!.invariants, s.registry, s.now, s.ttl);
+    if (failing.length && !ended) {
+      Object.assign(result, {
+        status: 'fails_on_head',
+        reason: `head fails ${failing.map((n) => JSON.stringify(n)).join(', ')}; the base was not run (stopped: no pending mark covers these cases, so its outcome cannot change the verdict)${harnessNote(result.outside_src)}`,
+        output: onHead.output,
+      });
+      return null;
+    }
+    result.reverted = reverted;
+    const onRevert = await reverting;
+    s.guard.check();
+    return { onHead, onRevert };
+  } finally {
+    if (!ended) s.say('stopping the run with the production diff reverted');
+    stop.abort();
+    // The stopped run removes its own tree before the check goes on.
+    await reverting.catch(() => undefined);
+    s.guard.signal.removeEventListener('abort', relay);
+  }
+}
+
+/** A head run that cannot be judged settles the check: fails_on_head. */
+function headSettles(result: RevertResult, s: Steps, onHead: PropertyRun): boolean {
+  const headIssues = onHead.problem ? [onHead.problem] : headProblems(onHead.mapping!, s.registry);
+  result.head_run = summary(onHead, headIssues);
+  s.say(`properties on head ${headIssues.length ? 'cannot be judged' : 'ran'} (${formatDuration(onHead.elapsedMs)})`);
+  if (!headIssues.length) return false;
+  Object.assign(result, {
+    status: 'fails_on_head',
+    reason: `on head: ${headIssues.join('; ')}${harnessNote(result.outside_src)}`,
+    output: onHead.output,
+  });
+  return true;
+}
+
+/** Each case judged against the other run. */
+function judgeRuns(result: RevertResult, s: Steps, { onHead, onRevert }: Runs): void {
   const revertIssue =
     onRevert.problem ??
     (onRevert.mapping!.mapped
@@ -547,9 +622,9 @@ async function freshRun(
   registry: Registry,
   classify: Classify,
   onto: string,
-  side: 'head' | 'revert',
+  side: Side,
   changes: RawChange[],
-  guard: Guard,
+  { guard, stop }: { guard: Guard; stop: AbortSignal },
   say: (l: string) => void,
 ): Promise<PropertyRun> {
   const files = await treeWith(repo, onto, changes);
@@ -567,10 +642,13 @@ async function freshRun(
       if (linked.length) say(`linked from the main tree: ${linked.join(', ')}`);
     }
     const trusted = await codeFiles(repo, files, (f) => classify(f) !== 'src');
+    // Stopped while its tree was being made: the command is never started.
+    stop.throwIfAborted();
     return await runProperties(tree.dir, config, registry, {
       classify,
-      signal: guard.signal,
+      signal: stop,
       guard: { tmp, trusted, main: repo.root },
+      env: sideEnv(side),
     });
   } finally {
     if (tree) {

@@ -45,6 +45,8 @@ export interface RunOptions {
    * guards watch it, and any finding of theirs refuses it.
    */
   guard?: { tmp: string; trusted: string[]; main: string | null };
+  /** Set after the pinned variables, so no config changes them (the revert check's side). */
+  env?: Record<string, string>;
 }
 
 export function propertyCommand(config: Config): string {
@@ -92,7 +94,7 @@ export async function runProperties(
   let refused: string[] = [];
   let failures: string[] = [];
   try {
-    const env = { ...(guard ? propertyRunEnv(opts.guard!.tmp, guard) : TREE_ENV), ...runEnv(config) };
+    const env = { ...(guard ? propertyRunEnv(opts.guard!.tmp, guard) : TREE_ENV), ...runEnv(config), ...opts.env };
     run = await runTestCommand(command, {
       cwd: treeDir,
       timeoutMs: config.properties.timeout,

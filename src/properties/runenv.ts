@@ -35,3 +35,14 @@ export function propertyRunEnv(
     PATCHWARDEN_GUARD: guard.config,
   };
 }
+
+/**
+ * Which side of the revert check a run is: `head` (the base plus the
+ * production diff) or `base` (the diff reverted). Set last, so no config can
+ * change it; a project reads it to give each side its own database and ports.
+ */
+export const SIDE_VARIABLE = 'PATCHWARDEN_SIDE';
+
+export function sideEnv(side: 'head' | 'revert'): Record<string, string> {
+  return { [SIDE_VARIABLE]: side === 'head' ? 'head' : 'base' };
+}

@@ -162,3 +162,18 @@ export function markAdvice(registry: Registry, ids: string[], today: Date): stri
     ]),
   ].join('\n');
 }
+
+/**
+ * Cases failing on head in an invariant with no unexpired pending mark: each
+ * is refused whatever the reverted run says (regressed, or failing in both
+ * without a mark), so that run cannot change the verdict.
+ */
+export function unmarkedFailures(head: InvariantResult[], registry: Registry, now: Date, ttl: number): string[] {
+  const covered = (id: string) => {
+    const mark = registry.invariants.find((i) => i.id === id)?.pending;
+    return mark ? now <= markExpires(mark, ttl) : false;
+  };
+  return head
+    .filter((r) => !covered(r.id))
+    .flatMap((r) => r.outcomes.filter((o) => o.outcome === 'failed').map((o) => o.name));
+}

@@ -23,7 +23,7 @@ const runs = () =>
     : 0;
 
 /** A pushed project whose properties pass; every property run appends a line to the log. */
-function pushed(extra: Record<string, string> = {}): TempRepo {
+function pushed(extra: Record<string, string> = {}, configExtra = ''): TempRepo {
   logDir = mkdtempSync(path.join(tmpdir(), 'pw-runs-'));
   const counted = (command: string) => `echo run >> ${path.join(logDir, 'runs')} && ${command}`;
   const remote = tempRepo({ bare: true });
@@ -34,7 +34,7 @@ function pushed(extra: Record<string, string> = {}): TempRepo {
     {
       '.gitignore': '__pycache__/\n.pytest_cache/\n',
       'pytest.ini': '[pytest]\npythonpath = src\n',
-      '.patchwarden.yml': config(counted(PYTEST)),
+      '.patchwarden.yml': config(counted(PYTEST), configExtra),
       'spec/invariants.yaml': registry(ID),
       'spec/properties/test_bill.py': pyProperty(ID),
       'src/bill.py': PY,
@@ -136,8 +136,10 @@ t('a changed constant is behaviour: refused after both runs, in the gate too', (
 });
 
 t('a coding line is behaviour', () => {
+  // The tamper layer refuses a latin-1 source on its own (source.opaque), and then no property runs:
+  // it only warns here, so the push reaches the revert check, whose own verdict this is about.
   refused(
-    pushed(),
+    pushed({}, 'tamper:\n  mode: warn\n'),
     { 'src/bill.py': `# -*- coding: latin-1 -*-\n${PY}` },
     /a comment tools act on is added, removed or moved: # -\*- coding: latin-1 -\*-/,
   );

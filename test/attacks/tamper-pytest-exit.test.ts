@@ -3,7 +3,8 @@
 // leaves with os._exit(0). A report that agrees with its exit code cannot show
 // it; the two layers that can each refuse it on their own: the revert check's
 // runtime guard (the exit hook, the report write, no final record) and the
-// tamper layer (the code as written), in a real pre-push.
+// tamper layer (the code as written). In a real pre-push the tamper layer
+// refuses first, and the properties are not run.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, tempRepo, installPrePush } from '../helpers/repo.js';
@@ -71,12 +72,13 @@ testUnless(pytestMissing)(
     for (const rule of ['exit.process', 'exit.hook', 'env.sniff', 'report.write'])
       assert.ok(rules.has(rule), `${rule} in ${[...rules]}`);
 
-    // A real git push through the pre-push hook: both refuse.
+    // A real git push through the pre-push hook: the tamper layer refuses, so the properties do not run.
     installPrePush(repo);
     const push = repo.git(['push', '-q', 'origin', 'main'], { allowFail: true });
     const said = push.stdout + push.stderr;
     assert.is(push.code, 1, said);
-    assert.match(said, /revert-check: done: fails_on_head/);
+    assert.match(said, /refs\/heads\/main: properties: not run: tamper refused/);
+    assert.not.match(said, /revert-check:/);
     assert.match(said, /\[exit\.process\]/);
     assert.match(said, /src\/bill\.py\s+\(line 17: os\._exit\(0\)\)/);
     assert.is(remote.git(['rev-parse', 'main']).stdout.trim(), base);

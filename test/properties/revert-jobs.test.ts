@@ -1,0 +1,234 @@
+// revert.jobs: with 2 the head run and the reverted run go at once, each in
+// its own tree and told its side in PATCHWARDEN_SIDE; without the key (every
+// existing config) one after the other. Overlap is read from outside the
+// trees: each run's property appends its side and its start and end times to
+// a log the test names.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import path from 'node:path';
+import { starterConfig } from '../../src/adopt/starter.js';
+import { parseConfig } from '../../src/config/parse.js';
+import { CannotJudge } from '../../src/common/errors.js';
+import { cleanup, type TempRepo } from '../helpers/repo.js';
+import { pytestMissing, testUnless } from '../helpers/skip.js';
+import {
+  BUGGY_PY,
+  config,
+  fingerprint,
+  FIXED_PY,
+  project,
+  PYTEST,
+  registry,
+  startPw,
+  waitForFile,
+} from './projects.js';
+
+const ID = 'bill.total_non_negative';
+
+/**
+ * A property that logs `SIDE START END` (ms) to $JOBS_LOG around a sleep of
+ * `seconds` (the base side's own when `baseSeconds` is given).
+ */
+function timedProperty(seconds: number, baseSeconds = seconds): string {
+  return `import os, time
+from bill import total
+
+
+def test_total_non_negative(record_property):
+    record_property("invariant", "${ID}")
+    side = os.environ.get("PATCHWARDEN_SIDE", "unset")
+    start = time.time()
+    with open(os.environ["JOBS_LOG"], "a") as log:
+        log.write("%s start %d\\n" % (side, start * 1000))
+    try:
+        time.sleep(${baseSeconds} if side == "base" else ${seconds})
+        for xs in ([], [1, 2], [0, 5]):
+            assert total(xs) >= 0
+    finally:
+        with open(os.environ["JOBS_LOG"], "a") as log:
+            log.write("%s end %d %d\\n" % (side, start * 1000, time.time() * 1000))
+`;
+}
+
+interface Interval {
+  side: string;
+  start: number;
+  end: number;
+}
+
+function intervals(log: string): { started: string[]; ended: Interval[] } {
+  const lines = readFileSync(log, 'utf8').trim().split('\n');
+  const started = lines.filter((l) => l.split(' ')[1] === 'start').map((l) => l.split(' ')[0]);
+  const ended = lines
+    .map((l) => l.split(' '))
+    .filter((w) => w[1] === 'end')
+    .map((w) => ({ side: w[0], start: Number(w[2]), end: Number(w[3]) }));
+  return { started, ended };
+}
+
+/** Each side's property sleeps 3 s: enough to overlap on a loaded machine, where the two trees are not made at the same pace. */
+function timedProject(extra: string, head: Record<string, string>, base: Record<string, string> = {}) {
+  return project(
+    {
+      '.patchwarden.yml': config(PYTEST, extra),
+      'spec/invariants.yaml': registry(ID),
+      'spec/properties/test_bill.py': timedProperty(3),
+      'src/bill.py': BUGGY_PY,
+      ...base,
+    },
+    head,
+  );
+}
+
+function check(repo: TempRepo, base: string, head: string) {
+  const logs = mkdtempSync(path.join(tmpdir(), 'pw-jobs-log-'));
+  const log = path.join(logs, 'runs.log');
+  const before = fingerprint(repo);
+  const started = Date.now();
+  const r = repo.json(['revert-check', '--base', base, '--head', head], { env: { JOBS_LOG: log } });
+  const ms = Date.now() - started;
+  assert.equal(fingerprint(repo), before, 'the working tree, index, stash, refs and worktrees are as before');
+  const runs = existsSync(log) ? intervals(log) : { started: [], ended: [] };
+  rmSync(logs, { recursive: true, force: true });
+  return { ...r, runs, ms };
+}
+
+const overlap = (a: Interval, b: Interval) => a.start < b.end && b.start < a.end;
+
+const pyTest = testUnless(pytestMissing);
+
+test.after.each(cleanup);
+
+pyTest('revert.jobs: 2 runs the head side and the base side at once, each told its side', () => {
+  const { repo, base, head } = timedProject('revert:\n  jobs: 2\n', { 'src/bill.py': FIXED_PY });
+  const r = check(repo, base, head);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.out.status, 'describes_patch');
+  assert.equal(r.out.failing_on_revert, [ID]);
+  assert.match(r.stderr, /at once \(revert\.jobs: 2\)/);
+  const [a, b] = r.runs.ended;
+  assert.equal(r.runs.ended.map((x) => x.side).sort(), ['base', 'head']);
+  assert.ok(overlap(a, b), `the two runs overlap: ${JSON.stringify(r.runs.ended)}`);
+});
+
+pyTest('a config without revert.jobs runs the sides one after the other, head first', () => {
+  const { repo, base, head } = timedProject('', { 'src/bill.py': FIXED_PY });
+  const r = check(repo, base, head);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.out.status, 'describes_patch');
+  assert.not.match(r.stderr, /at once/);
+  const [a, b] = r.runs.ended;
+  assert.equal([a.side, b.side], ['head', 'base']);
+  assert.not.ok(overlap(a, b), `the two runs do not overlap: ${JSON.stringify(r.runs.ended)}`);
+  assert.ok(a.end <= b.start);
+});
+
+pyTest('in-place mode runs one side after the other whatever revert.jobs says, and says so', () => {
+  const { repo, base, head } = timedProject('revert:\n  mode: in-place\n  jobs: 2\n', { 'src/bill.py': FIXED_PY });
+  const r = check(repo, base, head);
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.out.status, 'describes_patch');
+  assert.match(r.stderr, /revert\.jobs: 2 does not apply in place/);
+  const [a, b] = r.runs.ended;
+  assert.equal([a.side, b.side], ['head', 'base']);
+  assert.ok(a.end <= b.start, JSON.stringify(r.runs.ended));
+});
+
+pyTest('jobs: 2, head fails a case no pending mark covers: the base run is stopped, no row edit offered', () => {
+  // The base passes (fixed); head breaks it, fast; the base side would sleep 60 s.
+  const { repo, base, head } = timedProject(
+    'revert:\n  jobs: 2\n',
+    { 'src/bill.py': BUGGY_PY },
+    { 'src/bill.py': FIXED_PY, 'spec/properties/test_bill.py': timedProperty(0, 60) },
+  );
+  const r = check(repo, base, head);
+  assert.is(r.code, 1, r.stderr);
+  assert.is(r.out.status, 'fails_on_head');
+  assert.match(r.out.reason, /^head fails "test_total_non_negative"; the base was not run/);
+  assert.is(r.out.fix, null);
+  assert.is(r.out.revert_run, null);
+  assert.ok(r.ms < 40_000, `ended early (${r.ms} ms)`);
+  assert.match(r.stderr, /stopping the run with the production diff reverted/);
+  // The base run started and never reached its end: it was killed.
+  assert.ok(r.runs.started.includes('base'), JSON.stringify(r.runs));
+  assert.equal(
+    r.runs.ended.map((x) => x.side),
+    ['head'],
+  );
+});
+
+pyTest('jobs: 1, the same regression: both sides run and the verdict is regressed', () => {
+  const { repo, base, head } = timedProject(
+    '',
+    { 'src/bill.py': BUGGY_PY },
+    { 'src/bill.py': FIXED_PY, 'spec/properties/test_bill.py': timedProperty(0) },
+  );
+  const r = check(repo, base, head);
+  assert.is(r.code, 1, r.stderr);
+  assert.is(r.out.status, 'regressed');
+  assert.equal(
+    r.runs.ended.map((x) => x.side),
+    ['head', 'base'],
+  );
+});
+
+test('jobs: 2, SIGTERM while both sides run: both commands stop, both temporary trees go', async () => {
+  const marks = mkdtempSync(path.join(tmpdir(), 'pw-jobs-mark-'));
+  const cmd = `touch "$PW_MARK/$PATCHWARDEN_SIDE"; sleep 60; ${PYTEST}`;
+  const { repo, base, head } = timedProject('revert:\n  jobs: 2\n', { 'src/bill.py': FIXED_PY });
+  repo.commit({ '.patchwarden.yml': config(cmd, 'revert:\n  jobs: 2\n') }, 'slow command');
+  try {
+    const before = fingerprint(repo);
+    const run = startPw(repo, ['revert-check', '--base', base, '--head', head, '--config', '.patchwarden.yml'], {
+      PW_MARK: marks,
+    });
+    for (const side of ['head', 'base'])
+      assert.ok(await waitForFile(path.join(marks, side), run.done), `the ${side} side's command started`);
+    process.kill(run.pid, 'SIGTERM');
+    const r = await run.done;
+    assert.is(r.code, 143, r.stderr);
+    const trees = [...r.stderr.matchAll(/temporary worktree at (?:head|base): (\S+)/g)].map((m) => m[1]);
+    assert.is(trees.length, 2, r.stderr);
+    for (const t of trees) assert.not.ok(existsSync(t), `${t} is gone`);
+    assert.equal(fingerprint(repo), before);
+  } finally {
+    rmSync(marks, { recursive: true, force: true });
+  }
+});
+
+test('revert.jobs accepts 1 or 2; anything else names the file and line', () => {
+  assert.is(parseConfig('version: 1\n', 'x.yml').revert.jobs, 1);
+  assert.is(parseConfig('version: 1\nrevert:\n  jobs: 2\n', 'x.yml').revert.jobs, 2);
+  for (const bad of ['3', '0', '"2"', '1.5', 'many']) {
+    try {
+      parseConfig(`version: 1\nrevert:\n  mode: worktree\n  jobs: ${bad}\n`, '.patchwarden.yml');
+      assert.unreachable(`jobs: ${bad} was accepted`);
+    } catch (err) {
+      assert.instance(err, CannotJudge);
+      assert.match(
+        (err as CannotJudge).describe(),
+        /\.patchwarden\.yml:4.*revert\.jobs: must be a whole number from 1 to 2/,
+      );
+    }
+  }
+});
+
+test('the starter config of a new init runs both sides at once on 2 cores or more', () => {
+  const want = availableParallelism() > 1 ? 2 : 1;
+  for (const [marker, text] of [
+    ['pyproject.toml', '[project]\nname = "x"\n'],
+    ['package.json', '{"scripts": {"test": "node --test"}, "devDependencies": {"x": "1"}}'],
+  ]) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pw-jobs-starter-'));
+    try {
+      writeFileSync(path.join(dir, marker), text);
+      assert.is(parseConfig(starterConfig(dir), '.patchwarden.yml').revert.jobs, want, marker);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
+
+test.run();
