@@ -20,8 +20,13 @@ export default function mixing(): void {
     'git commit -q -m "spec: totals are non-negative" -- spec/test_bill.py && git commit -q -m "fix total" -- src/bill.py && git log --oneline',
   );
   say(
-    'the server and CI refuse a range that carries both (mix.range: refuse): the spec commit is pushed and reviewed on its own first:',
+    'the server and CI refuse the range: its spec commit is an oracle change no owner signed, and it shares the range with production code (mix.range: refuse):',
   );
   repo.run('patchwarden check --range HEAD~2..HEAD', 1);
-  repo.run('patchwarden check --range HEAD~2..HEAD~1 && patchwarden check --range HEAD~1..HEAD');
+  say(
+    'the owner reviews the spec change and makes it a commit of their own, signed; an owner-signed oracle commit may travel with the fix:',
+  );
+  repo.run(
+    'git reset -q HEAD~2 && git commit -q -S -m "spec: totals are non-negative" -- spec/test_bill.py && git commit -q -m "fix total" -- src/bill.py && patchwarden check --range HEAD~2..HEAD',
+  );
 }

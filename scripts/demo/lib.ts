@@ -74,8 +74,14 @@ export function newRepo(files: Record<string, string>): DemoRepo {
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir, env });
   const repo = new DemoRepo(dir);
   repo.write(files);
+  // The project's owner signs oracle commits with an SSH key (ssh-keygen is part of OpenSSH).
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'owner', '-f', '.git/owner_ed25519'], {
+    cwd: dir,
+  });
+  execFileSync('git', ['config', 'gpg.format', 'ssh'], { cwd: dir });
+  execFileSync('git', ['config', 'user.signingkey', path.join(dir, '.git/owner_ed25519')], { cwd: dir });
   repo.run(
-    'git add -A && git commit -q -m "start" && patchwarden init --yes && git add .patchwarden.yml freeze && git commit -q -m "guard config" && git log --oneline',
+    'git add -A && git commit -q -m "start" && patchwarden init --yes --owner-key .git/owner_ed25519.pub && git add .patchwarden.yml .patchwarden freeze && git commit -q -S -m "guard config" && git log --oneline',
   );
   return repo;
 }

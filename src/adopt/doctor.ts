@@ -11,6 +11,7 @@ import { clockNow } from '../freeze/clock.js';
 import { parseLedger, readWorktreeLedger } from '../freeze/ledger.js';
 import { parseRegistry } from '../properties/registry.js';
 import { TYPED_IDENTITY } from '../owners/pusher.js';
+import { SET_UP_OWNERS, ownersUnset } from '../owners/rule.js';
 import { parseAllow } from '../tamper/allow.js';
 import { ALLOW_FILE } from '../config/tamper-ids.js';
 import type { Config } from '../config/schema.js';
@@ -182,8 +183,23 @@ function listed(root: string): boolean {
   }
 }
 
-/** owners.agents without owners.signers trusts typed identities, except on a server that authenticates pushers. */
+/**
+ * owners.required without a signers file is a problem; a config without the
+ * key gets a note naming it; owners.agents without owners.signers trusts
+ * typed identities, except on a server that authenticates pushers.
+ */
 function ownersFindings(config: Config): Finding[] {
+  const unset = ownersUnset(config.owners);
+  if (unset) return [{ check: 'owners', ok: false, detail: unset }];
+  if (!config.owners.required && config.owners.signers === null)
+    return [
+      {
+        check: 'owners',
+        ok: true,
+        warn: true,
+        detail: `no owner is set up, so the oracles are anyone's to change: ${SET_UP_OWNERS}; owners.required: true then makes a missing owner a refusal`,
+      },
+    ];
   if (!config.owners.agents.length || config.owners.signers !== null) return [];
   return [
     {

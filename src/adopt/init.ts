@@ -16,12 +16,21 @@ import { HOOKS, hookSetup, installHook, sharedHooksPath, type HookSetup } from '
 import { editPackageJson } from './package-json.js';
 import { installManager, wireManager } from './managers.js';
 import { starterConfig } from './starter.js';
+import {
+  addSigner,
+  type OwnerKey,
+  ownerEmail,
+  readOwnerKey,
+  SIGNERS_FILE,
+  setSignersKey,
+  signingKeyCandidate,
+} from './owner-key.js';
 import { ownerLines, uncovered, usesSections } from './codeowners.js';
 import { newLedger as ledgerText } from '../freeze/edit.js';
 import { counted } from '../common/text.js';
 
 export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--baseline] [--src GLOB]... [--spec GLOB]...
-                        [--fixtures GLOB]... [--codeowners OWNER] [--format text|json] [-C DIR]
+                        [--fixtures GLOB]... [--owner-key PATH] [--codeowners OWNER] [--format text|json] [-C DIR]
 
 Writes a starter ${CONFIG_FILE} (unless one exists) whose src zone is read from
 the project's metadata (pyproject.toml, setup.cfg, a package folder with
@@ -46,6 +55,13 @@ Running it twice changes nothing.
   --src GLOB, --spec GLOB, --fixtures GLOB
                the zone's globs in the starter, in place of what init finds
                (each may be repeated); tests/ is left free either way
+  --owner-key PATH
+               the public SSH key you sign commits with (a private key's path
+               leads to its .pub): added to the owners' allowed-signers file
+               (${SIGNERS_FILE}, or the one owners.signers names), and
+               owners.signers set. Without it, init only shows your signing
+               key as a candidate and asks on a terminal; --yes alone never
+               makes anyone an owner (an agent may be the one running init)
   --codeowners OWNER
                give every oracle path no CODEOWNERS rule covers an owner
                (@team, @org/team or an email): the lines are appended to the
@@ -57,7 +73,10 @@ Running it twice changes nothing.
                one is (docs/hooks.md#adopting-on-a-repository-with-history)
 
 A new project also gets an empty freeze ledger of version 2, the stricter
-defaults (docs/freeze.md); an existing ledger is never touched.`;
+defaults (docs/freeze.md); an existing ledger is never touched. A new config
+turns ownership on (owners.required, known agents by identity and trailer):
+until an owner's key is listed, every oracle commit is refused at the server
+and the gate.`;
 
 /** The one line that gives every clone the hooks: npm runs "prepare" after each install. */
 export const PREPARE = 'patchwarden init --yes --if-repo';
@@ -74,13 +93,15 @@ export async function run(args: string[]): Promise<number> {
       spec: { type: 'string', multiple: true },
       fixtures: { type: 'string', multiple: true },
       codeowners: { type: 'string' },
+      'owner-key': { type: 'string' },
     },
     false,
   );
-  const owner = values.codeowners;
-  if (owner !== undefined && !/^(@[\w.-]+(\/[\w.-]+)?|[^\s@]+@[^\s@]+\.[^\s@]+)$/.test(owner))
+  const ownerKey = values['owner-key'] === undefined ? null : readOwnerKey(values['owner-key']);
+  const team = values.codeowners;
+  if (team !== undefined && !/^(@[\w.-]+(\/[\w.-]+)?|[^\s@]+@[^\s@]+\.[^\s@]+)$/.test(team))
     throw new UsageError(
-      `--codeowners takes a user or team (@name, @org/team) or an email, not ${JSON.stringify(owner)}`,
+      `--codeowners takes a user or team (@name, @org/team) or an email, not ${JSON.stringify(team)}`,
     );
   let repo;
   try {
@@ -111,9 +132,12 @@ export async function run(args: string[]): Promise<number> {
     if (!/^y(es)?$/i.test(answer.trim())) return 1;
   }
   const actions: string[] = [];
-  if (existsSync(configFile)) actions.push(`${CONFIG_FILE}: kept as it is`);
+  const owner = ownerKey ?? (values.yes ? null : await confirmCandidate(repo));
+  const fresh = !existsSync(configFile);
+  if (!fresh) actions.push(`${CONFIG_FILE}: kept as it is`);
   else {
-    const text = starterConfig(root, { src: values.src, spec: values.spec, fixtures: values.fixtures });
+    const zones = { src: values.src, spec: values.spec, fixtures: values.fixtures };
+    const text = starterConfig(root, zones, owner ? SIGNERS_FILE : null);
     // The globs are checked as the hooks will read them, before anything is written.
     const written = parseConfig(text, CONFIG_FILE);
     writeFileSync(configFile, text);
@@ -121,8 +145,10 @@ export async function run(args: string[]): Promise<number> {
     actions.push(`${CONFIG_FILE}: written, production code (src) is ${src} (review it, then commit it on its own)`);
     actions.push(...newLedger(root, written));
   }
+  // A rerun (npm's "prepare" runs init on every install) says nothing of owners unless given a key: doctor does.
+  if (fresh || owner) actions.push(...(await setUpOwner(repo, common.config, configFile, root, owner)));
   if (values.baseline) actions.push(await writeBaseline(repo, root));
-  if (owner !== undefined) actions.push(...(await writeCodeowners(repo, common.config, root, owner)));
+  if (team !== undefined) actions.push(...(await writeCodeowners(repo, common.config, root, team)));
   actions.push(...(await lockFixtures(repo, common.config)));
   actions.push(...(await ignoreInstallFolder(repo, root)));
   actions.push(...installHooks(setup, root, !values['no-chain']));
@@ -140,6 +166,51 @@ function installHooks(setup: HookSetup, root: string, chain: boolean): string[] 
     actions.push('husky is not set up in this clone yet: run `npx husky` (or npm install) so git runs .husky/');
   if (setup.style === 'git') actions.push(...addPrepare(root));
   return actions;
+}
+
+/** On a terminal, the committer's own signing key, if they say it is an owner's. */
+async function confirmCandidate(repo: Repo): Promise<OwnerKey | null> {
+  const candidate = await signingKeyCandidate(repo);
+  if (!candidate || !process.stdin.isTTY) return null;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  const answer = await rl.question(`make your signing key ${candidate} an owner's key? [y/N] `);
+  rl.close();
+  return /^y(es)?$/i.test(answer.trim()) ? readOwnerKey(candidate) : null;
+}
+
+/** The owner's key in the signers file and owners.signers set; without one, what ownership still needs. */
+async function setUpOwner(
+  repo: Repo,
+  explicit: string | undefined,
+  configFile: string,
+  root: string,
+  owner: OwnerKey | null,
+): Promise<string[]> {
+  let config;
+  try {
+    config = await loadConfig(repo, explicit);
+  } catch (err) {
+    if (!(err instanceof CannotJudge)) throw err;
+    return [`owners not set up: ${err.describe()}`];
+  }
+  if (!owner) {
+    if (config.owners.signers !== null) return [];
+    const candidate = await signingKeyCandidate(repo);
+    return [
+      `owners: no owner's key given, so ${config.owners.required ? 'every oracle commit is refused until one is' : "the oracles are anyone's to change"}; the owner runs patchwarden init --owner-key ${candidate ?? 'PATH/TO/KEY.pub'}${candidate ? ' (your git signing key)' : ''} and commits what it writes, signed`,
+    ];
+  }
+  const signers = config.owners.signers ?? SIGNERS_FILE;
+  const added = addSigner(root, signers, await ownerEmail(repo), owner);
+  const edited = config.owners.signers === null ? setSignersKey(readFileSync(configFile, 'utf8'), signers) : null;
+  if (edited !== null) writeFileSync(configFile, edited);
+  // Running it again with the same key changes nothing, and says nothing.
+  if (!added && edited === null) return [];
+  return [
+    ...(added ? [added] : []),
+    ...(edited !== null ? [`${CONFIG_FILE}: owners.signers set to ${signers}`] : []),
+    `owners: commit ${signers}${edited !== null ? ` and ${CONFIG_FILE}` : ''} on their own, signed (git commit -S); a teammate becomes an owner when an owner appends their "EMAIL namespaces="git" KEY" line to ${signers} in a signed commit`,
+  ];
 }
 
 /** The tips at adoption; an existing baseline is kept: widening it is an owner's reviewed edit, not a rerun. */

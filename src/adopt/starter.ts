@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { KNOWN_AGENT_IDENTITIES } from '../owners/agents.js';
 import { sourceGlobs } from './layout.js';
 
 const PYTHON_MARKERS = [
@@ -54,7 +55,25 @@ export interface ZoneChoice {
   fixtures?: string[];
 }
 
-export function starterConfig(root: string, chosen: ZoneChoice = {}): string {
+/** The owners section of a new config: on from the first commit; `signers` only when init was given a key it may trust. */
+function ownersLines(signers: string | null): string[] {
+  return [
+    'owners:',
+    '  # Oracle commits (spec, fixtures, freeze, this file) must be signed by a key listed',
+    signers
+      ? `  # in the signers file; add a teammate with an owner-signed commit to it.`
+      : '  # in a signers file: until an owner runs patchwarden init --owner-key PATH, every',
+    ...(signers ? [`  signers: ${signers}`] : ['  # oracle commit is refused (docs/server.md#owners).']),
+    '  required: true',
+    '  # Known coding agents, by identity and by the credit trailers they write;',
+    "  # an owner's own assistant goes in assisted_by_ok.",
+    `  agents: [${KNOWN_AGENT_IDENTITIES.map((a) => JSON.stringify(a)).join(', ')}]`,
+    '  trailers: strict',
+    '  assisted_by_ok: []',
+  ];
+}
+
+export function starterConfig(root: string, chosen: ZoneChoice = {}, signers: string | null = null): string {
   const has = (p: string) => existsSync(path.join(root, p));
   // tests/ stays free: ordinary tests are the patch's own suite, which it may change; spec/ holds the human-owned properties.
   const src = chosen.src ?? sourceGlobs(root);
@@ -106,6 +125,7 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}): string {
         ]
       : []),
     ...(availableParallelism() > 1 ? [...(language === 'node' ? [] : ['revert:']), '  jobs: 2'] : []),
+    ...ownersLines(signers),
     '# A patch is unproven while properties, fixtures or the suite judged by the',
     '# freeze ledger is missing: once all three are set up, make the gate refuse',
     '# a missing one instead of skipping it.',

@@ -50,8 +50,21 @@ export interface Config {
    * deletion of the judging branch (judging_branch); refs/replace/* updates.
    */
   pre_receive: { deletions: 'allow' | 'refuse'; judging_branch: 'protect' | 'allow'; replace_refs: 'refuse' | 'allow' };
-  /** max_age: how old an owner-signed oracle commit may be to share a range with production commits. */
-  owners: { signers: string | null; agents: string[]; max_age: number };
+  /**
+   * max_age: how old an owner-signed oracle commit may be to share a range
+   * with production commits. required: a missing signers file is a refusal,
+   * never a skipped layer. trailers: `strict` makes a credit trailer naming a
+   * known coding agent mark an oracle commit as an agent's (`listed`: only
+   * identities in `agents`), except the credits `assisted_by_ok` names.
+   */
+  owners: {
+    signers: string | null;
+    agents: string[];
+    max_age: number;
+    required: boolean;
+    trailers: 'listed' | 'strict';
+    assisted_by_ok: string[];
+  };
   /** The tamper layer: refuse, warn or skip; rules switched off by id. */
   tamper: { mode: 'refuse' | 'warn' | 'off'; rules: { disable: string[] } };
   /** Where it was read from (a path, or `REV:path`), for messages. */
@@ -106,7 +119,7 @@ export function defaults(source = CONFIG_FILE): Config {
     revert: { mode: 'worktree', link: [], require: null, ignore_docstrings: false, jobs: 1 },
     pre_push: { revert: true },
     pre_receive: { deletions: 'allow', judging_branch: 'protect', replace_refs: 'refuse' },
-    owners: { signers: null, agents: [], max_age: 14 * DAY },
+    owners: { signers: null, agents: [], max_age: 14 * DAY, required: false, trailers: 'listed', assisted_by_ok: [] },
     tamper: { mode: 'refuse', rules: { disable: [] } },
     source,
     present: false,
@@ -164,7 +177,14 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
     judging_branch: { type: 'enum', values: ['protect', 'allow'] },
     replace_refs: { type: 'enum', values: ['refuse', 'allow'] },
   },
-  owners: { signers: { type: 'path' }, agents: { type: 'globs' }, max_age: { type: 'duration' } },
+  owners: {
+    signers: { type: 'path' },
+    agents: { type: 'globs' },
+    max_age: { type: 'duration' },
+    required: { type: 'bool' },
+    trailers: { type: 'enum', values: ['listed', 'strict'] },
+    assisted_by_ok: { type: 'globs' },
+  },
   tamper: {
     mode: { type: 'enum', values: ['refuse', 'warn', 'off'] },
     rules: {

@@ -17,6 +17,7 @@ import type { Signed } from '../signature/types.js';
 import { addressOf, identityMatcher } from '../owners/identity.js';
 import { applyFreezes, renameEdits, type Decision } from './apply.js';
 import { evidenceViolations, voidedFixtures } from './evidence.js';
+import { countHits, type HitCount } from './hits.js';
 import { freezePolicy } from './policy.js';
 import { clockNow, formatUtc } from './clock.js';
 import { addRow, dropRows, setFields, setVersion, type RowFields } from './edit.js';
@@ -38,7 +39,9 @@ signature, each with an owner, a reason and an expiry.
 
   check                 the ledger's shape: exit 1 for rows that break a rule,
                         2 when the file cannot be read or parsed
-  list                  the rows, expired ones marked
+  list [--hits FILE...]  the rows, expired ones marked; with --hits, how often
+                        each fired, summed over the files gate --hits wrote
+                        (or gate --format json printed)
   add --sig S --reason R --owner O --ttl 3d
       [--last-name N] [--ticket T] [--fixture F] [--seed S] [--env-class C]
       [--ci PROVIDER --run ID]
@@ -49,8 +52,9 @@ signature, each with an owner, a reason and an expiry.
                         needs its replay evidence: a fixture in the lock, a
                         seed, --env-class remote, the CI provider and run, and
                         a reason that is not replay's template or TODO
-  extend --sig S --ttl 7d
-                        a row's freeze renewed: issued now, expires now + ttl
+  extend --sig S --ttl 7d [--hits FILE...]
+                        a row's freeze renewed: issued now, expires now + ttl;
+                        with --hits, it prints how often the row fired
   prune --expired       drop the rows whose expiry has passed, comments kept
   migrate --check       list each row a version 2 ledger would refuse (exit 1
                         when any); without --check, set version: 2 when none
@@ -143,26 +147,51 @@ function rowJson(row: LedgerRow, now: Date) {
   };
 }
 
+const HITS_OPTION = { hits: { type: 'string', multiple: true } } as const;
+
+/** The files after --hits (`--hits a.json b.json` and `--hits a.json --hits b.json` alike); null without --hits. */
+function hitsFiles(hits: string[] | undefined, positionals: string[]): string[] | null {
+  if (!hits) {
+    if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+    return null;
+  }
+  return [...hits, ...positionals];
+}
+
+const firedText = (c: HitCount | undefined) =>
+  c ? `${counted(c.hits, 'hit')} in ${counted(c.runs, 'run')}` : 'no hits';
+
 async function list(args: string[]): Promise<number> {
-  const { common } = parse(args, {}, false);
+  const { common, values, positionals } = parse(args, HITS_OPTION);
+  const files = hitsFiles(values.hits, positionals);
   const { config, now, ledger } = await open(common, true);
+  const counts = files ? await countHits(files) : null;
   const rows = ledger?.rows ?? [];
   const text = rows.length
     ? table(
-        ['line', 'sig', 'expires', 'owner', 'last_name', 'reason'],
+        ['line', 'sig', 'expires', 'owner', 'last_name', ...(counts ? ['fired'] : []), 'reason'],
         rows.map((r) => [
           String(r.line),
           r.sig,
           `${formatUtc(r.expires)}${isExpired(r, now) ? ' EXPIRED' : ''}`,
           r.owner,
           r.last_name ?? '-',
+          ...(counts ? [firedText(counts.get(r.sig))] : []),
           r.reason,
         ]),
       )
     : [`patchwarden: no rows in ${config.freeze.ledger}`];
+  if (files) text.push(`patchwarden: hits summed over ${counted(files.length, 'file')}`);
   return emit(common.format, {
     ok: true,
-    json: { ledger: config.freeze.ledger, records: rows.map((r) => rowJson(r, now)) },
+    json: {
+      ledger: config.freeze.ledger,
+      records: rows.map((r) => ({
+        ...rowJson(r, now),
+        ...(counts ? { fired: counts.get(r.sig) ?? { hits: 0, runs: 0, tests: [] } } : {}),
+      })),
+      ...(files ? { hits_files: files } : {}),
+    },
     text,
   });
 }
@@ -273,10 +302,17 @@ async function rowsWithoutEvidence(repo: Repo, config: Config, ledger: Ledger) {
 }
 
 async function extend(args: string[]): Promise<number> {
-  const { common, values } = parse(args, { sig: { type: 'string' }, ttl: { type: 'string' } }, false);
+  const { common, values, positionals } = parse(args, {
+    sig: { type: 'string' },
+    ttl: { type: 'string' },
+    ...HITS_OPTION,
+  });
   for (const key of ['sig', 'ttl'] as const)
     if (values[key] === undefined) throw new UsageError(`freeze extend needs --${key}`);
   const ttl = durationFlag('--ttl', values.ttl!);
+  const files = hitsFiles(values.hits, positionals);
+  // Read before anything is written, so an unreadable file changes nothing.
+  const fired = files ? (await countHits(files)).get(values.sig!) : undefined;
   const { repo, config, now, ledger, text, file } = await open(common, true);
   const shown = config.freeze.ledger;
   const index = ledger?.rows.findIndex((r) => r.sig === values.sig) ?? -1;
@@ -301,11 +337,20 @@ async function extend(args: string[]): Promise<number> {
     return emit(common.format, outcome);
   }
   await writeAtomically(file, updated);
+  const firedLine = files
+    ? [`  it fired ${firedText(fired)} of the ${counted(files.length, 'hits file')} read`]
+    : ['  how often it fired: freeze extend --hits FILE... with the files gate --hits wrote'];
   return emit(common.format, {
     ok: true,
-    json: { ledger: shown, written: true, record: rowJson(row, now) },
+    json: {
+      ledger: shown,
+      written: true,
+      record: rowJson(row, now),
+      ...(files ? { fired: fired ?? { hits: 0, runs: 0, tests: [] }, hits_files: files } : {}),
+    },
     text: [
       `patchwarden: extended the row at ${shown}:${row.line}: sig ${row.sig}, owner ${row.owner}, expires ${formatUtc(row.expires)}`,
+      ...firedLine,
       `  commit it on its own: git add -- ${shellQuote(shown)} && git commit`,
     ],
   });

@@ -1,6 +1,7 @@
 // `patchwarden gate --base REV`: every layer over base..HEAD, the rules,
 // ledger, lock and registry taken from the base side, one decision table and
 // one exit code.
+import { writeFile } from 'node:fs/promises';
 import { durationFlag, FORMATS, parse, REPORT_FORMATS } from '../common/args.js';
 import type { ReportFormat } from '../common/reports.js';
 import { emit } from '../common/output.js';
@@ -8,12 +9,14 @@ import { CannotJudge, UsageError } from '../common/errors.js';
 import { counted } from '../common/text.js';
 import { judgingConfig } from '../config/judging.js';
 import { clockNow } from '../freeze/clock.js';
+import type { Hit, HitsFile } from '../freeze/hits.js';
 import { BASELINE_FILE, CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges } from '../git/changes.js';
 import { mergeBase, openRepo, resolveCommit } from '../git/repo.js';
 import { baselined } from '../mixing/baseline.js';
 import { classifierFor } from '../mixing/check.js';
 import { commitWith } from '../properties/tree.js';
+import { ciRun } from '../replay/ci.js';
 import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, overrideLines } from '../owners/override.js';
 import { exitCode, type LayerResult } from './layer.js';
 import { enforceRequired, requirements } from './require.js';
@@ -22,7 +25,7 @@ import { propertyLayers, suiteLayer } from './tests.js';
 import { tamperLayer } from './tamper.js';
 import { githubAnnotations, jsonLayers, textTable } from './table.js';
 
-export const help = `usage: patchwarden gate --base REV [--format FORMAT] [--config PATH] [-C DIR]
+export const help = `usage: patchwarden gate --base REV [--hits FILE] [--format FORMAT] [--config PATH] [-C DIR]
 
 The merge gate: every layer over the commits of HEAD that are not in REV,
 judged by the config, ledger, lock and registry as they are at REV.
@@ -55,6 +58,9 @@ judge.
   --require LAYERS       properties, fixtures, freeze (comma-separated): a
                          missing one is refused as unproven; adds to
                          gate.require
+  --hits FILE            write the suite's freeze hits (each failure a row let
+                         through, with the row, the test and the CI run) to
+                         FILE, for freeze list --hits and freeze extend --hits
 
 exit 0 every layer passed or was skipped, 1 a layer refused, 2 a layer could
 not judge (and none refused).`;
@@ -62,7 +68,12 @@ not judge (and none refused).`;
 export async function run(args: string[]): Promise<number> {
   const { common, values } = parse(
     args,
-    { base: { type: 'string' }, 'suite-timeout': { type: 'string' }, require: { type: 'string' } },
+    {
+      base: { type: 'string' },
+      'suite-timeout': { type: 'string' },
+      require: { type: 'string' },
+      hits: { type: 'string' },
+    },
     false,
     [...FORMATS, ...REPORT_FORMATS],
   );
@@ -138,6 +149,7 @@ export async function run(args: string[]): Promise<number> {
   const header = { base, head, commits: commits.length, rules };
   const listed = overrideLines(overrides.granted).map((l) => `patchwarden gate: ${l}`);
   const code = exitCode(layers);
+  if (values.hits) await writeHits(values.hits, layers, base, head);
   if ((REPORT_FORMATS as readonly string[]).includes(common.format)) {
     const { report } = await import('../common/reports.js');
     process.stdout.write(
@@ -160,4 +172,11 @@ export async function run(args: string[]): Promise<number> {
     github: githubAnnotations(layers),
   });
   return code;
+}
+
+/** The suite's freeze hits as a file of their own, kept as a CI artifact (an empty list when the suite did not run). */
+async function writeHits(file: string, layers: LayerResult[], base: string, head: string): Promise<void> {
+  const hits = (layers.find((l) => l.layer === 'suite')?.details?.hits ?? []) as Hit[];
+  const data: HitsFile = { kind: 'patchwarden-freeze-hits', version: 1, base, head, run: ciRun()?.run ?? null, hits };
+  await writeFile(file, `${JSON.stringify(data, null, 2)}\n`);
 }

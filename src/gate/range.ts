@@ -13,7 +13,7 @@ import { judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
 import type { Overrides } from '../owners/override.js';
-import { ownersApply } from '../owners/rule.js';
+import { ownersApply, ownersUnset } from '../owners/rule.js';
 import type { Classify } from '../zones/classify.js';
 import { guarded, judged, passed, skipped, type LayerResult } from './layer.js';
 import { counted } from '../common/text.js';
@@ -50,12 +50,15 @@ export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> 
       now: ctx.now,
     });
     exempt = v.exempt;
-    return judged(
+    const result = judged(
       'owners',
       v.violations,
       `oracle commits by owners only (${counted(v.exempt.size, 'signed oracle commit')})`,
       `${counted(new Set(v.violations.map((x) => x.commit)).size, 'oracle commit')} not made by an owner`,
     );
+    const unset = ownersUnset(ctx.config.owners);
+    if (unset && result.ok) result.notes = [unset];
+    return result;
   });
   const mixing = await guarded('mixing', async () => {
     const overridden = new Set(ctx.overrides.granted.map((o) => o.commit));

@@ -10,6 +10,7 @@ import { formatDuration } from '../common/duration.js';
 import type { Violation } from '../common/verdict.js';
 import { voidFixtures } from '../fixtures/verify.js';
 import { applyFreezes, renameEdits } from '../freeze/apply.js';
+import { hitsOf } from '../freeze/hits.js';
 import { emptyLedger, readLedgerAt, soundLedger } from '../freeze/ledger.js';
 import { readFileAt } from '../git/objects.js';
 import { configBool, worktreeRoot } from '../git/repo.js';
@@ -20,6 +21,7 @@ import { stateLines } from '../properties/report.js';
 import { headRefused, revertCheck, type RevertResult } from '../properties/revert.js';
 import { judgeStates, markAdvice } from '../properties/states.js';
 import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
+import { ciRun } from '../replay/ci.js';
 import { runProperties } from '../properties/run.js';
 import { TREE_ENV } from '../properties/runenv.js';
 import { disagreement } from '../runner/agreement.js';
@@ -274,6 +276,7 @@ export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerRe
           ...(d.edit ? { edit: d.edit } : {}),
           ...(d.signed.flaky ? { flaky: true } : {}),
         })),
+        hits: hitsOf(decisions, ciRun()?.run ?? null),
         env: runEnv(config),
       };
       const frozen = decisions.length - stopped.length;

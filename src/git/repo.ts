@@ -139,6 +139,12 @@ export async function emptyTree(repo: Repo): Promise<string> {
 }
 
 /** A boolean git config value, read the way git reads it. */
+/** A git config value, or null when it is not set. */
+export async function configValue(repo: Repo, key: string): Promise<string | null> {
+  const r = await repo.run(['config', '--get', key], { okCodes: [1] });
+  return r.stdout.toString('utf8').trim() || null;
+}
+
 export async function configBool(repo: Repo, key: string): Promise<boolean> {
   const r = await repo.run(['config', '--type=bool', '--get', key], { okCodes: [1] });
   return r.stdout.toString('utf8').trim() === 'true';

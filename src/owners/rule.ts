@@ -6,6 +6,7 @@ import type { Violation } from '../common/verdict.js';
 import type { Change } from '../git/changes.js';
 import { zonedPaths } from '../zones/zoned.js';
 import type { Classify } from '../zones/classify.js';
+import { agentCredits, agentIdentities } from './agents.js';
 import { identityMatcher } from './identity.js';
 import type { Pusher } from './pusher.js';
 import type { Authorship } from './signatures.js';
@@ -27,9 +28,19 @@ const UNSIGNED: Record<string, string> = {
 };
 
 export function ownersApply(owners: Config['owners']): boolean {
-  return owners.signers !== null || owners.agents.length > 0;
+  return owners.signers !== null || owners.agents.length > 0 || owners.trailers === 'strict' || owners.required;
 }
 
+/** What an owner does when `owners.required` is set and no signers file is: the one step that sets ownership up. */
+export const SET_UP_OWNERS =
+  'an owner runs patchwarden init --owner-key ~/.ssh/id_ed25519.pub (their public signing key), reviews what it writes and commits it on its own, signed';
+
+/** Said where nothing was refused yet: `owners.required` without a signers file. */
+export function ownersUnset(owners: Config['owners']): string | null {
+  return owners.required && owners.signers === null
+    ? `owners.required is set, but owners.signers names no allowed-signers file, so every oracle commit is refused until ${SET_UP_OWNERS}`
+    : null;
+}
 /** The commits whose changes touch an oracle zone, with those paths. */
 export function oracleCommits(
   commits: string[],
@@ -84,7 +95,7 @@ export function judgeOwners(
       });
       continue;
     }
-    const agents = [...new Set([who.author, who.committer, ...who.coAuthors].filter((a) => a && isAgent(a)))];
+    const agents = agentIdentities(who, owners);
     if (agents.length) {
       violations.push({
         ...base,
@@ -94,7 +105,26 @@ export function judgeOwners(
       });
       continue;
     }
-    if (owners.signers === null) continue;
+    const credited = agentCredits(who, owners);
+    if (credited.length) {
+      violations.push({
+        ...base,
+        rule: 'owners-agent',
+        message: `this commit touches ${zones} and credits the coding agent ${credited.join(', ')} in a trailer (owners.trailers: strict); an oracle change an agent helped write is the agent's, signed or not`,
+        fix: 'a person makes this change in a commit of their own, without the agent; an owner whose own assistant this is lists it in owners.assisted_by_ok, in a commit of their own',
+      });
+      continue;
+    }
+    if (owners.signers === null) {
+      if (owners.required)
+        violations.push({
+          ...base,
+          rule: 'owners-required',
+          message: `this commit touches ${zones}, and owners.required is set while owners.signers names no allowed-signers file, so no one can be told to be an owner`,
+          fix: SET_UP_OWNERS,
+        });
+      continue;
+    }
     if (who.signature === 'G') {
       exempt.add(commit);
       continue;

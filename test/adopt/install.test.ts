@@ -6,6 +6,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CLI, PROJECT, cleanup, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
+import { ownerKey } from '../helpers/owner.js';
 
 function withSource(): TempRepo {
   const repo = tempRepo();
@@ -26,11 +27,11 @@ test.after.each(cleanup);
 
 test('plain install: shims in .git/hooks, the shipped file, idempotent', () => {
   const repo = withSource();
-  assert.is(repo.pw(['init', '--yes']).code, 0);
+  assert.is(repo.pw(['init', '--yes', '--owner-key', ownerKey()]).code, 0);
   const hook = path.join(repo.dir, '.git/hooks/pre-commit');
   assert.equal(readFileSync(hook, 'utf8'), readFileSync(path.join(PROJECT, 'hooks/pre-commit'), 'utf8'));
   const config = readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8');
-  const second = repo.json(['init', '--yes']);
+  const second = repo.json(['init', '--yes', '--owner-key', ownerKey()]);
   assert.equal(second.out.actions, [
     '.patchwarden.yml: kept as it is',
     '.git/hooks/pre-commit: already installed',
@@ -54,7 +55,7 @@ test('a foreign hook is kept, runs first, and can still stop the commit', () => 
   const hook = path.join(repo.dir, '.git/hooks/pre-commit');
   const log = path.join(repo.dir, 'foreign.log');
   writeFileSync(hook, `#!/bin/sh\necho ran >> "${log}"\nexit "\${FOREIGN_EXIT:-0}"\n`, { mode: 0o755 });
-  const r = repo.json(['init', '--yes']);
+  const r = repo.json(['init', '--yes', '--owner-key', ownerKey()]);
   assert.ok(
     r.out.actions.some((a: string) => /kept as pre-commit\.pre-patchwarden and runs first/.test(a)),
     JSON.stringify(r.out.actions),
@@ -74,7 +75,7 @@ test('--no-chain refuses to touch a foreign hook and says how to proceed', () =>
   const repo = withSource();
   const hook = path.join(repo.dir, '.git/hooks/pre-commit');
   writeFileSync(hook, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
-  const r = repo.pw(['init', '--yes', '--no-chain']);
+  const r = repo.pw(['init', '--yes', '--owner-key', ownerKey(), '--no-chain']);
   assert.is(r.code, 2);
   assert.match(r.stderr, /is a hook patchwarden did not write; rerun without --no-chain/);
   assert.is(readFileSync(hook, 'utf8'), '#!/bin/sh\nexit 0\n');
@@ -83,7 +84,7 @@ test('--no-chain refuses to touch a foreign hook and says how to proceed', () =>
 test('core.hooksPath is honoured', () => {
   const repo = withSource();
   repo.git(['config', 'core.hooksPath', 'githooks']);
-  assert.is(repo.pw(['init', '--yes']).code, 0);
+  assert.is(repo.pw(['init', '--yes', '--owner-key', ownerKey()]).code, 0);
   assert.ok(existsSync(path.join(repo.dir, 'githooks/pre-commit')));
   assert.not.ok(existsSync(path.join(repo.dir, '.git/hooks/pre-commit')));
   repo.commit({}, 'config and hooks');
@@ -99,7 +100,7 @@ test("husky: the guard goes into .husky/ before the user's commands; HUSKY=0 and
     env: repo.env,
   });
   assert.is(husky.code, 0, husky.stderr + husky.stdout);
-  const init = repo.json(['init', '--yes']);
+  const init = repo.json(['init', '--yes', '--owner-key', ownerKey()]);
   assert.is(init.out.style, 'husky');
   const file = readFileSync(path.join(repo.dir, '.husky/pre-commit'), 'utf8');
   assert.ok(file.startsWith('# patchwarden-managed'), 'the guard runs first');
@@ -124,7 +125,7 @@ test("husky: the guard goes into .husky/ before the user's commands; HUSKY=0 and
 
 test('doctor names a hook that is not executable and a missing binary', () => {
   const repo = withSource();
-  repo.pw(['init', '--yes']);
+  repo.pw(['init', '--yes', '--owner-key', ownerKey()]);
   chmodSync(path.join(repo.dir, '.git/hooks/pre-push'), 0o644);
   const r = repo.json(['doctor'], { env: { PATH: '/usr/bin:/bin' } });
   assert.is(r.code, 1);
@@ -134,7 +135,7 @@ test('doctor names a hook that is not executable and a missing binary', () => {
 
 test('doctor reports a malformed config', () => {
   const repo = withSource();
-  repo.pw(['init', '--yes']);
+  repo.pw(['init', '--yes', '--owner-key', ownerKey()]);
   repo.write('.patchwarden.yml', 'version: 1\nzones: 3\n');
   const r = repo.json(['doctor']);
   assert.is(r.code, 1);
@@ -143,7 +144,7 @@ test('doctor reports a malformed config', () => {
 
 test('doctor checks the ledger, the fixture lock and the registry in the working tree', () => {
   const repo = withSource();
-  repo.pw(['init', '--yes']);
+  repo.pw(['init', '--yes', '--owner-key', ownerKey()]);
   repo.write('fixtures/input/a.json', '{"a":1}\n');
   assert.is(repo.pw(['fixtures', 'lock']).code, 0);
   repo.write('spec/invariants.yaml', 'version: 1\ninvariants:\n  - id: a.b\n    description: d\n');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, tempRepo } from '../helpers/repo.js';
+import { ownerKey } from '../helpers/owner.js';
 
 test.after.each(cleanup);
 
@@ -19,7 +20,7 @@ test('a pytest project with a package.json that only installs patchwarden is a p
     },
     'start',
   );
-  assert.is(repo.pw(['init', '--yes']).code, 0);
+  assert.is(repo.pw(['init', '--yes', '--owner-key', ownerKey()]).code, 0);
   const config = readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8');
   assert.match(config, /\n {2}command: python3 -m pytest -q --junitxml=\{junit\}\n/);
   assert.not.match(config, /node --test/);
@@ -31,7 +32,7 @@ test('spec/ without a registry leaves properties.command a comment; the first pu
   repo.commit({ 'src/app.py': 'x = 1\n', 'spec/test_p.py': 'def test_p(): pass\n', 'pyproject.toml': '' }, 'start');
   repo.git(['remote', 'add', 'origin', origin.dir]);
   repo.git(['push', '-q', 'origin', 'main']);
-  assert.is(repo.pw(['init', '--yes']).code, 0);
+  assert.is(repo.pw(['init', '--yes', '--owner-key', ownerKey()]).code, 0);
   assert.match(readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'), /\n {2}# command: YOUR PROPERTY COMMAND/);
   assert.is(repo.pw(['doctor']).code, 0, repo.pw(['doctor']).stdout);
   repo.git(['add', '-A']);
@@ -55,7 +56,7 @@ test('a registry makes the starter run the properties; fixtures get their lock; 
     },
     'start',
   );
-  const init = repo.pw(['init', '--yes']);
+  const init = repo.pw(['init', '--yes', '--owner-key', ownerKey()]);
   assert.is(init.code, 0);
   assert.match(init.stdout, /fixtures\/inputs\.sha256: written for 1 fixture \(/);
   assert.match(
@@ -69,7 +70,7 @@ test('a registry makes the starter run the properties; fixtures get their lock; 
 test('every doctor problem line ends with the command that fixes it', () => {
   const repo = tempRepo();
   repo.commit({ 'src/app.py': 'x = 1\n' }, 'start');
-  repo.pw(['init', '--yes']);
+  repo.pw(['init', '--yes', '--owner-key', ownerKey()]);
   chmodSync(path.join(repo.dir, '.git/hooks/pre-push'), 0o644);
   repo.write('freeze/signatures.yaml', 'version: 1\nrecords:\n  - sig: 7c1a9e2b44d0af13\n    reason: r\n');
   repo.write('fixtures/input/a.json', '{"a":1}\n');

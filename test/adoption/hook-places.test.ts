@@ -38,7 +38,7 @@ test('a global core.hooksPath: init refuses (exit 2) and writes nothing there; i
     { GIT_CONFIG_GLOBAL: path.join(home, 'gitconfig') },
   );
   p.npmInstall();
-  const init = p.pw('init', '--yes');
+  const init = p.pw('init', '--yes', '--owner-key', p.ownerKey);
   assert.is(init.code, 2, init.stdout + init.stderr);
   assert.match(
     init.stderr,
@@ -50,6 +50,8 @@ test('a global core.hooksPath: init refuses (exit 2) and writes nothing there; i
   p.ok('sh', ['-c', fix!]);
   assert.equal(readdirSync(shared), []);
   assert.ok(existsSync(path.join(p.dir, '.git/hooks/pre-commit')));
+  // The printed rerun is init --yes, which makes no one an owner: the owner adds their key.
+  p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes', '--owner-key', p.ownerKey]);
   const doctor = p.pw('doctor');
   assert.is(doctor.code, 0, doctor.stdout);
   p.ok('git', ['add', '-A']);
@@ -63,7 +65,7 @@ test("a linked worktree with plain hooks: the shim finds the main worktree's pat
   writeFileSync(path.join(p.dir, '.git/hooks/pre-commit'), '#!/bin/sh\necho "legacy hook named $(basename "$0")"\n', {
     mode: 0o755,
   });
-  p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes']);
+  p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes', '--owner-key', p.ownerKey]);
   p.ok('git', ['add', '-A']);
   const first = p.ok('git', ['commit', '-q', '-m', 'patchwarden']);
   assert.match(first.stdout + first.stderr, 'legacy hook named pre-commit\n');
@@ -87,7 +89,7 @@ test('a linked worktree with husky: doctor names the missing .husky/_ and the co
   });
   p.npmInstall('husky@9');
   p.ok('npx', ['--no-install', 'husky']);
-  p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes']);
+  p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes', '--owner-key', p.ownerKey]);
   p.ok('git', ['add', '-A']);
   p.ok('git', ['commit', '-q', '-m', 'patchwarden']);
   const wt = path.join(path.dirname(p.dir), 'feature');

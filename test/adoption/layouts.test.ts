@@ -20,7 +20,7 @@ test('a flat Python package (flit): src is the package folder, tests/ stays free
     'package.json': '{"name": "more-itertools-dev", "private": true}\n',
   });
   p.npmInstall();
-  const init = p.pw('init', '--yes');
+  const init = p.pw('init', '--yes', '--owner-key', p.ownerKey);
   assert.is(init.code, 0, init.stderr);
   assert.match(init.stdout, 'production code (src) is more_itertools/**');
   assert.match(config(p), /^ {2}src: \[more_itertools\/\*\*\]$/m);
@@ -62,7 +62,7 @@ test('a node project whose property imports an installed package: an honest fix 
     ].join('\n'),
   });
   p.npmInstall('fast-check');
-  const init = p.pw('init', '--yes');
+  const init = p.pw('init', '--yes', '--owner-key', p.ownerKey);
   assert.is(init.code, 0, init.stderr);
   assert.match(config(p), /^revert:\n(?: {2}#.*\n)* {2}link: \[node_modules\]$/m);
   p.ok('git', ['add', '-A']);
@@ -89,7 +89,7 @@ test("npm workspaces (packages/*/src): src is each workspace's src/", () => {
     'packages/cli/src/main.js': 'console.log(1);\n',
   });
   p.npmInstall();
-  p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes']);
+  p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes', '--owner-key', p.ownerKey]);
   assert.match(config(p), /^ {2}src: \[packages\/\*\/src\/\*\*\]$/m);
   const doctor = p.pw('doctor');
   assert.is(doctor.code, 0, doctor.stdout);
@@ -99,7 +99,7 @@ test("npm workspaces (packages/*/src): src is each workspace's src/", () => {
 test('nothing to find: doctor refuses the src zone with the fix; init --src names it', () => {
   const p = new Project({ 'code/engine.rb': 'puts 1\n', 'package.json': '{"name": "shop", "private": true}\n' });
   p.npmInstall();
-  p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes']);
+  p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes', '--owner-key', p.ownerKey]);
   assert.match(config(p), 'No production code found');
   const doctor = p.pw('doctor');
   assert.is(doctor.code, 1, doctor.stdout);
@@ -111,6 +111,8 @@ test('nothing to find: doctor refuses the src zone with the fix; init --src name
   p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), [
     'init',
     '--yes',
+    '--owner-key',
+    p.ownerKey,
     '--src',
     'code/**',
     '--spec',
@@ -121,7 +123,7 @@ test('nothing to find: doctor refuses the src zone with the fix; init --src name
   assert.is(again.code, 0, again.stdout);
   // A glob the hooks would refuse is refused before anything is written.
   rmSync(path.join(p.dir, '.patchwarden.yml'));
-  const bad = p.pw('init', '--yes', '--src', '../outside/**');
+  const bad = p.pw('init', '--yes', '--owner-key', p.ownerKey, '--src', '../outside/**');
   assert.is(bad.code, 2);
   assert.match(bad.stderr, 'zones.src: bad glob "../outside/**"');
 });

@@ -21,7 +21,7 @@ function diverged(): Project {
     'package.json': '{"name": "shop", "private": true}\n',
   });
   p.npmInstall();
-  const init = p.pw('init', '--yes');
+  const init = p.pw('init', '--yes', '--owner-key', p.ownerKey);
   assert.match(init.stdout, '.git/hooks/pre-merge-commit: installed');
   p.ok('git', ['add', '-A']);
   p.ok('git', ['commit', '-q', '-m', 'patchwarden']);
@@ -32,7 +32,7 @@ function diverged(): Project {
   p.ok('git', ['push', '-q', '-u', 'origin', 'topic']);
   p.ok('git', ['checkout', '-q', 'main']);
   p.write({ 'spec/test_price.py': 'def test_price():\n    assert True\n' });
-  p.ok('git', ['commit', '-q', '-am', 'main: the oracle']);
+  p.ok('git', ['commit', '-q', '-S', '-am', 'main: the oracle']); // the owner's, signed
   p.ok('git', ['push', '-q']);
   p.write({ 'shop/price.py': 'def price(n):\n    return n + n\n' });
   p.ok('git', ['commit', '-q', '-am', 'main: production']);

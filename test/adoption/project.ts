@@ -26,6 +26,8 @@ export class Project {
   readonly dir: string;
   readonly origin: string;
   readonly env: NodeJS.ProcessEnv;
+  /** The owner's public signing key, for `init --owner-key`; `git commit -S` signs with it (the owner's oracle commits). */
+  readonly ownerKey: string;
   constructor(files: Record<string, string>, env: NodeJS.ProcessEnv = {}) {
     const top = tempDir('pw-adopt-');
     this.dir = path.join(top, 'project');
@@ -35,6 +37,14 @@ export class Project {
     this.ok('git', ['init', '-q', '--bare', '-b', 'main', this.origin], top);
     this.ok('git', ['init', '-q', '-b', 'main']);
     this.ok('git', ['remote', 'add', 'origin', this.origin]);
+    const key = path.join(top, 'owner_ed25519');
+    this.ok('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'owner', '-f', key], top);
+    this.ownerKey = `${key}.pub`;
+    for (const [k, v] of [
+      ['gpg.format', 'ssh'],
+      ['user.signingkey', key],
+    ])
+      this.ok('git', ['config', k, v]);
     // A project that already has a history on its remote, before patchwarden.
     this.write({ '.gitignore': 'node_modules/\n', ...files });
     this.ok('git', ['add', '-A']);

@@ -14,7 +14,7 @@ test.after.each(removeProjects);
 
 /** init, doctor, the config committed and pushed on its own, then a refused mixed commit, its advice followed, and the push. */
 function adopt(p: Project, checkInit: (out: string) => void = () => {}): void {
-  const init = p.pw('init', '--yes');
+  const init = p.pw('init', '--yes', '--owner-key', p.ownerKey);
   assert.is(init.code, 0, init.stdout + init.stderr);
   checkInit(init.stdout);
   const doctor = p.pw('doctor');
@@ -31,7 +31,12 @@ function adopt(p: Project, checkInit: (out: string) => void = () => {}): void {
   assert.is(refused.code, 1, refused.stdout + refused.stderr);
   const said = refused.stdout + refused.stderr;
   assert.match(said, /refused \[mix\]/);
-  follow(p.dir, p.env, advice(said));
+  // The owner follows it, with git set to sign every commit, as many owners have it.
+  follow(
+    p.dir,
+    { ...p.env, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'commit.gpgSign', GIT_CONFIG_VALUE_0: 'true' },
+    advice(said),
+  );
   p.ok('git', ['push', '-q']);
   const remote = p.ok('git', ['log', '--format=%s', 'main'], p.origin).stdout.trim().split('\n');
   assert.equal(remote, ['production change', 'oracle change', 'project with patchwarden', 'the project so far']);

@@ -1,19 +1,31 @@
 // A refusal's split advice works when followed: its commands are run as
 // printed, and the result is pushed through the pre-push hook into a remote.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { advice, cloneOf, follow } from '../helpers/advice.js';
+import { advice, cloneOf, follow, ownerEnv } from '../helpers/advice.js';
+import { ownerKey } from '../helpers/owner.js';
 import { cleanup, tempRepo, type TempRepo } from '../helpers/repo.js';
 
-/** A clone of an empty remote (so `git push` has its upstream), hooks installed by init. */
-function guardedClone(): { repo: TempRepo; origin: TempRepo } {
+/**
+ * A clone of an empty remote (so `git push` has its upstream), hooks installed
+ * by init with an owner's key; `owned: false` leaves owners optional, as a
+ * config from before owners were required does.
+ */
+function guardedClone(owned = true): { repo: TempRepo; origin: TempRepo } {
   const origin = tempRepo({ bare: true });
   const repo = cloneOf(origin);
-  assert.is(repo.pw(['init', '--yes']).code, 0);
+  assert.is(repo.pw(['init', '--yes', ...(owned ? ['--owner-key', ownerKey()] : [])]).code, 0);
+  if (!owned) {
+    const file = path.join(repo.dir, '.patchwarden.yml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('required: true', 'required: false'));
+  }
   return { repo, origin };
 }
+
+/** The owner following the advice: their identity and key, git set to sign every commit. */
+const asOwner = (repo: TempRepo) => ownerEnv(repo.env, 'author@example.com', ownerKey().replace(/\.pub$/, ''));
 
 /** Both commits landed on the remote, each on its own. */
 function assertSplitPushed(repo: TempRepo, origin: TempRepo, oracle: string, src: string): void {
@@ -38,7 +50,7 @@ test('after git add -A: the advice splits the commit, and both pushes go through
   repo.git(['add', '-A']);
   const r = repo.git(['commit', '-q', '-m', 'mixed'], { allowFail: true });
   assert.is(r.code, 1);
-  follow(repo.dir, repo.env, advice(r.stderr));
+  follow(repo.dir, asOwner(repo), advice(r.stderr));
   repo.git(['push', '-q']);
   assertSplitPushed(repo, origin, 'spec/test_p.py', 'src/app.py');
 });
@@ -50,7 +62,7 @@ test('after git commit -a (nothing staged): the advice works the same', () => {
   const r = repo.git(['commit', '-q', '-a', '-m', 'mixed'], { allowFail: true });
   assert.is(r.code, 1);
   assert.is(repo.git(['diff', '--cached', '--name-only']).stdout, '', 'commit -a left nothing staged');
-  follow(repo.dir, repo.env, advice(r.stderr));
+  follow(repo.dir, asOwner(repo), advice(r.stderr));
   repo.git(['push', '-q']);
   assertSplitPushed(repo, origin, 'spec/test_p.py', 'src/app.py');
 });
@@ -70,7 +82,8 @@ test("on a repository's first commit (no HEAD): the advice works, free paths go 
 });
 
 test('a push whose range mixes across commits: the printed pushes, oracle first, both go through', () => {
-  const { repo, origin } = guardedClone();
+  // Owners optional: with an owner required, the unsigned oracle commit is refused for its signature first.
+  const { repo, origin } = guardedClone(false);
   start(repo);
   repo.write('spec/test_p.py', 'p = 2\n');
   repo.git(['commit', '-q', '-am', 'spec: p is two']);

@@ -156,7 +156,8 @@ test('core.ignorecase makes zone matching ignore case; diff.renames does not mat
 });
 
 test('a range that splits a mixed change is refused; mix.range: allow on the base side relaxes it, an uncommitted one does not', () => {
-  const repo = guarded();
+  // A config without owners: the range rule alone (init's own would also require an owner's signature on the spec commit).
+  const repo = guarded('version: 1\n');
   const base = repo.head();
   repo.commit({ 'src/app.py': 'x = 10\n' }, 'src');
   repo.commit({ 'spec/props.py': 'p = 10\n' }, 'spec');

@@ -26,7 +26,9 @@ function site(extra = '', files: Record<string, string> = {}): { work: TempRepo;
   for (const [f, c] of Object.entries(files)) work.write(f, c);
   const init = work.pw(['init', '--yes']);
   assert.is(init.code, 0, init.stdout + init.stderr);
-  work.write('.patchwarden.yml', readFileSync(path.join(work.dir, '.patchwarden.yml'), 'utf8') + extra);
+  // Owners as each test sets them (the advice differs by who owns what): init's own owners section goes.
+  const config = readFileSync(path.join(work.dir, '.patchwarden.yml'), 'utf8').replace(/^owners:\n(?: .*\n)*/m, '');
+  work.write('.patchwarden.yml', config + extra);
   work.commit({}, 'start');
   work.git(['branch', '-M', 'main']);
   work.git(['push', '-q', '-u', 'origin', 'main']);
