@@ -414,7 +414,8 @@ const SCENARIOS: Scenario[] = [
       'pre-commit': ['stop', STOP_AT_COMMIT],
       'pre-push': 'refuse guard-file',
       'pre-receive': 'refuse guard-file',
-      gate: ['refuse error:properties guard-file', TABLE_ROWS],
+      // The properties layer, which would read the registry, is not run once mixing refused.
+      gate: 'refuse guard-file',
     },
   },
   {
