@@ -4,9 +4,11 @@
 // `[invariant:ID]` token in its name, never through its name alone, and only
 // when it comes from a file in the spec zone: a case elsewhere (a test the
 // patch added, a file a runner option pulled in) cannot stand for a property.
+// A parent case all of whose children name invariants is theirs (nesting.ts).
 import path from 'node:path';
 import { counted } from '../common/text.js';
 import type { TestCase } from '../junit/types.js';
+import { foldParents } from './nesting.js';
 import type { Registry } from './registry.js';
 
 export type InvariantStatus = 'passed' | 'failed' | 'error' | 'skipped' | 'missing';
@@ -112,7 +114,7 @@ export function mapCases(cases: TestCase[], registry: Registry, place: Placement
   const strays: Mapping['strays'] = [];
   const outside: Mapping['outside'] = [];
   let mapped = 0;
-  for (const c of cases) {
+  for (const c of foldParents(cases, (c) => invariantIds(c).length > 0)) {
     const ids = invariantIds(c);
     const file = ids.length ? caseFile(c, place) : null;
     if (file !== null && !place.inSpec(file)) {
