@@ -30,6 +30,7 @@ import { admitOwnerCommits } from '../owners/admission.js';
 import { evidenceOwed } from '../owners/evidence.js';
 import type { Pusher } from '../owners/pusher.js';
 import { isOracle, type Classify } from '../zones/classify.js';
+import { buildCache, type BuildCache } from './buildcache.js';
 import { headProblems, type InvariantResult, type Mapping } from './mapping.js';
 import { dependencyProblems } from './deps.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
@@ -304,6 +305,7 @@ export async function revertCheck(
     `${counted(tree.production.length, 'production path')} to revert, ${counted(registry.invariants.length, 'registered invariant')}, mode ${mode}; ${owed.owed ? 'owes a fixed case' : 'vouched for'}: ${owed.why}`,
   );
   const guard = guardSignals((line) => say(line));
+  const cache = buildCache(repo, say);
   // What both modes judge their two runs by.
   const judging = {
     registry,
@@ -340,11 +342,14 @@ export async function revertCheck(
               const tmp = path.join(scratch!, `run-${++n}`);
               mkdirSync(tmp);
               const trusted = await codeFiles(repo, trees[side], (f) => classify(f) !== 'src');
-              return runProperties(root, config, registry, {
+              const gocache = cache.open(side, tmp);
+              const run = await runProperties(root, config, registry, {
                 classify,
                 signal: guard.signal,
-                guard: { tmp, trusted, main: repo.root },
+                guard: { tmp, trusted, main: repo.root, gocache },
               });
+              if (side === 'revert' && !run.problem) cache.keep(gocache);
+              return run;
             },
             revert: () => revertPaths(root, tree.production, env, scratch),
             ...judging,
@@ -369,8 +374,7 @@ export async function revertCheck(
               onto,
               side,
               side === 'head' ? [...tree.kept, ...tree.production] : tree.kept,
-              guard,
-              say,
+              { guard, cache, say },
             ),
           revert: async () =>
             tree.production.map((c) => ({ path: c.path, action: c.oldMode === ABSENT ? 'removed' : 'restored' })),
@@ -549,8 +553,7 @@ async function freshRun(
   onto: string,
   side: 'head' | 'revert',
   changes: RawChange[],
-  guard: Guard,
-  say: (l: string) => void,
+  { guard, cache, say }: { guard: Guard; cache: BuildCache; say: (l: string) => void },
 ): Promise<PropertyRun> {
   const files = await treeWith(repo, onto, changes);
   const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'patchwarden-run-')));
@@ -567,11 +570,14 @@ async function freshRun(
       if (linked.length) say(`linked from the main tree: ${linked.join(', ')}`);
     }
     const trusted = await codeFiles(repo, files, (f) => classify(f) !== 'src');
-    return await runProperties(tree.dir, config, registry, {
+    const gocache = cache.open(side, tmp);
+    const run = await runProperties(tree.dir, config, registry, {
       classify,
       signal: guard.signal,
-      guard: { tmp, trusted, main: repo.root },
+      guard: { tmp, trusted, main: repo.root, gocache },
     });
+    if (side === 'revert' && !run.problem) cache.keep(gocache);
+    return run;
   } finally {
     if (tree) {
       say('removing the temporary worktree');

@@ -44,7 +44,7 @@ export interface RunOptions {
    * files of the tree that are the base's spec and harness. The runtime
    * guards watch it, and any finding of theirs refuses it.
    */
-  guard?: { tmp: string; trusted: string[]; main: string | null };
+  guard?: { tmp: string; trusted: string[]; main: string | null; gocache: string };
 }
 
 export function propertyCommand(config: Config): string {
@@ -92,7 +92,10 @@ export async function runProperties(
   let refused: string[] = [];
   let failures: string[] = [];
   try {
-    const env = { ...(guard ? propertyRunEnv(opts.guard!.tmp, guard) : TREE_ENV), ...runEnv(config) };
+    const env = {
+      ...(guard ? propertyRunEnv(opts.guard!.tmp, opts.guard!.gocache, guard) : TREE_ENV),
+      ...runEnv(config),
+    };
     run = await runTestCommand(command, {
       cwd: treeDir,
       timeoutMs: config.properties.timeout,
