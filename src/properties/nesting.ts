@@ -18,7 +18,8 @@ const failing = (c: TestCase) => c.status === 'failed' || c.status === 'error';
  * for a case with no name, the cases of its suite for a suite-level one.
  */
 function encloses(parent: TestCase, child: TestCase): boolean {
-  if (parent.suiteLevel) return [...parent.suites, parent.classname].every((s, i) => child.suites[i] === s);
+  // A suite-level case's suites end with its own suite.
+  if (parent.suiteLevel) return parent.suites.every((s, i) => child.suites[i] === s);
   if (parent.name === '')
     return (
       parent.classname !== '' &&
