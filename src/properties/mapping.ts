@@ -57,17 +57,25 @@ export interface Placement {
   inSpec(file: string): boolean;
   /** Whether a path (from the root) is a file in that tree. */
   exists(file: string): boolean;
+  /** The tree's files whose path ends with `/suffix` (or is it), for a JVM class's source. */
+  locate?(suffix: string): string[];
 }
 
-const MODULE = /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/;
+/** A dotted module or class name; a JVM nested class after a `$`. */
+const MODULE = /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(\$[\w$]+)?$/;
+
+const JVM_SOURCES = ['.java', '.kt', '.groovy', '.scala'];
 
 /**
  * The repository path of the file a case came from: its `file` attribute, else
  * the module its classname names (pytest's `spec.properties.test_bill`, with
  * or without a class after it): the longest such path that is a file in the
- * tree, else the whole dotted name as a path (which then counts as outside).
- * Null when the report does not say: node's runner writes no file, and its
- * classname is always `test`.
+ * tree; else the source of the JVM class it names (Surefire's and Gradle's
+ * `shop.BillTest`, or `shop.BillTest$Nested`: `…/shop/BillTest.java`, and
+ * where the tree has several, one outside the spec zone first, so an
+ * ambiguous class is refused); else the whole dotted name as a path (which
+ * then counts as outside). Null when the report does not say: node's runner
+ * writes no file, and its classname is always `test`.
  */
 export function caseFile(c: TestCase, place: Placement): string | null {
   if (c.file) {
@@ -77,7 +85,11 @@ export function caseFile(c: TestCase, place: Placement): string | null {
   if (!MODULE.test(c.classname)) return null;
   const parts = c.classname.split('.');
   const candidates = parts.map((_, i) => `${parts.slice(0, parts.length - i).join('/')}.py`);
-  return candidates.find((f) => place.exists(f)) ?? (parts.length > 1 ? candidates[0] : null);
+  const py = candidates.find((f) => place.exists(f));
+  if (py) return py;
+  const jvm = JVM_SOURCES.flatMap((ext) => place.locate?.(parts.join('/').replace(/\$.*$/, '') + ext) ?? []);
+  if (jvm.length) return jvm.find((f) => !place.inSpec(f)) ?? jvm[0];
+  return parts.length > 1 ? candidates[0] : null;
 }
 
 const TOKEN = /\[invariant:([^\]\s]+)\]/g;
