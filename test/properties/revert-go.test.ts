@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { cleanup } from '../helpers/repo.js';
+import { cleanup, tempRepo } from '../helpers/repo.js';
 import { testUnless } from '../helpers/skip.js';
 import { project } from './projects.js';
 
@@ -99,6 +99,17 @@ goTest('go: an agent fixes one invariant while another is pending under the same
   assert.is(r.code, 0);
   assert.equal(r.out.failing_on_revert, [B]);
   assert.equal(r.out.pending, [A]);
+});
+
+goTest('go: the gate passes that fix on a branch while the other invariant is pending', () => {
+  const repo = tempRepo();
+  repo.commit(base(), 'base');
+  repo.git(['checkout', '-q', '-b', 'topic']);
+  repo.commit({ 'bill/bill.go': billGo({ count: true }) }, 'fix Count');
+  const r = repo.json(['gate', '--base', 'main'], { env });
+  const layers = Object.fromEntries(r.out.layers.map((l: { layer: string }) => [l.layer, l]));
+  assert.is(layers.revert.status, 'pass', JSON.stringify(layers.revert));
+  assert.is(r.code, 0, JSON.stringify(r.out.layers));
 });
 
 goTest('go: a parent failing in its cleanup while its subtests pass fails their invariants (regressed)', () => {
