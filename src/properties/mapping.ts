@@ -87,9 +87,10 @@ export function caseFile(c: TestCase, place: Placement): string | null {
   const candidates = parts.map((_, i) => `${parts.slice(0, parts.length - i).join('/')}.py`);
   const py = candidates.find((f) => place.exists(f));
   if (py) return py;
+  if (parts.length === 1) return null; // node's `test`, a class in no package
   const jvm = JVM_SOURCES.flatMap((ext) => place.locate?.(parts.join('/').replace(/\$.*$/, '') + ext) ?? []);
   if (jvm.length) return jvm.find((f) => !place.inSpec(f)) ?? jvm[0];
-  return parts.length > 1 ? candidates[0] : null;
+  return candidates[0];
 }
 
 const TOKEN = /\[invariant:([^\]\s]+)\]/g;
