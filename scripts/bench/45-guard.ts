@@ -99,7 +99,9 @@ async function timed(p: Project, tree: string, tmp: string, guarded: boolean): P
   try {
     const junit = guard?.junit ?? path.join(tmp, 'report.xml');
     const env = benchEnv(
-      guard ? propertyRunEnv(tmp, guard) : { ...TREE_ENV, TMPDIR: tmp, PYTHONDONTWRITEBYTECODE: '1' },
+      guard
+        ? propertyRunEnv(tmp, path.join(tmp, 'go-build'), guard)
+        : { ...TREE_ENV, TMPDIR: tmp, PYTHONDONTWRITEBYTECODE: '1' },
     );
     const r = spawnSync('sh', ['-c', p.command.replaceAll('{junit}', junit)], {
       cwd: tree,

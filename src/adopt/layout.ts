@@ -28,6 +28,9 @@ const NOT_PACKAGES = new Set([
   '.venv',
 ]);
 
+/** A Go module's production code: `!(spec|…)` alone would also leave out `specs/` and `freezer/`. */
+export const GO_SOURCES = ['@(!(*_test)).go', '{!(spec|fixtures|freeze),spec?*,fixtures?*,freeze?*}/**/!(*_test).go'];
+
 const read = (root: string, file: string): string | null => {
   try {
     return readFileSync(path.join(root, file), 'utf8');
@@ -213,8 +216,8 @@ function expand(root: string, pattern: string): string[] {
  * caller then writes a placeholder `doctor` will refuse).
  */
 export function sourceGlobs(root: string): string[] | null {
-  // Go: every .go file but the tests, wherever the packages are.
-  if (existsSync(path.join(root, 'go.mod'))) return ['**/!(*_test).go'];
+  // Go: every .go file but the tests, wherever the packages are, but under the oracle zones' folders.
+  if (existsSync(path.join(root, 'go.mod'))) return GO_SOURCES;
   const folders = [...npmWorkspaces(root), ...cargoCrates(root)];
   const python =
     ['pyproject.toml', 'setup.cfg', 'setup.py'].some((f) => existsSync(path.join(root, f))) ||

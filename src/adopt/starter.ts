@@ -20,11 +20,12 @@ const PYTHON_MARKERS = [
 const TOOLING = new Set(['patchwarden', 'husky', 'lint-staged', 'lefthook', '@evilmartians/lefthook']);
 export const REGISTRY = 'spec/invariants.yaml';
 
-export type Language = 'python' | 'node' | null;
+export type Language = 'python' | 'go' | 'node' | null;
 
 /** The project's language, from its own markers: a package.json that only holds hook tooling is not a node project. */
 export function detectLanguage(root: string): Language {
   if (PYTHON_MARKERS.some((m) => existsSync(path.join(root, m)))) return 'python';
+  if (existsSync(path.join(root, 'go.mod'))) return 'go';
   let pkg: { scripts?: Record<string, string>; dependencies?: object; devDependencies?: object };
   try {
     pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -46,6 +47,16 @@ function nodeRunsNodeTest(root: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Go's packages but those under spec/, from the module's own list. */
+const GO_PACKAGES_BUT_SPEC = '$(go list ./... | grep -v -E "^$(go list -m)/spec(/|$)")';
+
+/** The command that runs the properties under spec/properties, where the starter knows the project's runner. */
+function propertyCommand(language: Language, nodeTest: string | null): string | null {
+  if (language === 'python') return 'python3 -m pytest -q spec/properties --junitxml={junit}';
+  if (language === 'go') return 'gotestsum --junitfile {junit} -- ./spec/...';
+  return nodeTest && `${nodeTest} spec/properties`;
 }
 
 /** Zone globs given on init's command line (--src, --spec, --fixtures), each replacing what the starter would write. */
@@ -86,24 +97,28 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}, signers: st
   // the spec reporter on stderr says why, and a refusal prints that output.
   const nodeTestCommand =
     'node --test --test-reporter=junit --test-reporter-destination={junit} --test-reporter=spec --test-reporter-destination=stderr';
-  const properties = !has(REGISTRY)
-    ? null
-    : language === 'python'
-      ? 'python3 -m pytest -q spec/properties --junitxml={junit}'
-      : nodeTest
-        ? `${nodeTestCommand} spec/properties`
-        : null;
-  const suite = language === 'python' ? 'python3 -m pytest -q --junitxml={junit}' : nodeTest ? nodeTestCommand : null;
+  const properties = !has(REGISTRY) ? null : propertyCommand(language, nodeTest ? nodeTestCommand : null);
+  // The suite leaves the spec zone out: a pending property is the registry's, never a suite failure.
+  const testDirs = ['test', 'tests'].filter(has);
+  const suite =
+    language === 'python'
+      ? 'python3 -m pytest -q --ignore=spec --junitxml={junit}'
+      : language === 'go'
+        ? `gotestsum --junitfile {junit} -- ${GO_PACKAGES_BUT_SPEC}`
+        : nodeTest && testDirs.length
+          ? `${nodeTestCommand} ${testDirs.join(' ')}`
+          : null;
   const lines = [
     '# patchwarden: production code and the oracles that judge it change in separate commits.',
     '# Every key but version is optional; see the documentation for each one.',
     'version: 1',
     'zones:',
-    ...(src ? [] : ['  # No production code found: name its folders here (or rerun init with --src GLOB).']),
-    `  src: ${list(src ?? ['src/**'])}`,
+    '  # The first zone whose globs match a path is its zone: the oracles come first.',
     `  spec: ${list(chosen.spec ?? ['spec/**'])}`,
     `  fixtures: ${list(chosen.fixtures ?? ['fixtures/**'])}`,
     '  freeze: [freeze/**]',
+    ...(src ? [] : ['  # No production code found: name its folders here (or rerun init with --src GLOB).']),
+    `  src: ${list(src ?? ['src/**'])}`,
     'freeze:',
     '  ledger: freeze/signatures.yaml',
     '  max_ttl: 30d',

@@ -1,12 +1,14 @@
 // doctor's look at the zones against the files the project has: a src zone
 // that matches nothing guards nothing (every change passes as free), and an
-// oracle zone with files but no owners can be changed by anyone who commits.
+// oracle zone with files but no owners can be changed by anyone who commits,
+// and a src glob listed before an oracle zone claims that zone's paths.
 import { splitNul } from '../git/run.js';
 import type { Repo } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
 import type { Config } from '../config/schema.js';
 import { counted } from '../common/text.js';
-import { CONFIG_FILE } from '../zones/names.js';
+import { globMatcher } from '../zones/glob.js';
+import { CONFIG_FILE, ORACLE_ZONES } from '../zones/names.js';
 import type { Finding } from './doctor.js';
 import { sourceGlobs } from './layout.js';
 
@@ -49,5 +51,39 @@ export async function zoneFindings(repo: Repo, root: string, config: Config): Pr
       });
     }
   }
+  const claimed = claimedOracles(config, files, classify);
+  if (claimed) findings.push(claimed);
   return findings;
+}
+
+/**
+ * A path takes the first zone whose globs match it, so a src glob listed
+ * before an oracle zone (`**\/!(*_test).go` before `spec/**`) makes that
+ * oracle's files production code. Tried on the files the project has, and
+ * on each of its first production files as if it were under each oracle
+ * folder (a Go helper under spec/ that is not there yet).
+ */
+function claimedOracles(config: Config, files: string[], classify: (f: string) => string | null): Finding | null {
+  const oracles = config.zones.filter((z) => ORACLE_ZONES.includes(z.name) && z.globs.length);
+  const folders = oracles.flatMap((z) => z.globs.filter((g) => g.endsWith('/**')).map((g) => g.slice(0, -3)));
+  const src = files.filter((f) => classify(f) === 'src').slice(0, 50);
+  const probes = [...files, ...src.flatMap((f) => folders.map((d) => `${d}/${f}`))];
+  const hits = oracles.flatMap((z) => {
+    const inZone = globMatcher(z.globs);
+    return probes.filter((f) => inZone(f) && classify(f) === 'src').map((f) => ({ zone: z.name, f }));
+  });
+  if (!hits.length) return null;
+  const src_ = config.zones.find((z) => z.name === 'src')!;
+  const zones = [...oracles, src_].map((z) => `      ${z.name}: [${z.globs.map((g) => JSON.stringify(g)).join(', ')}]`);
+  return {
+    check: 'zones.order',
+    ok: true,
+    warn: true,
+    detail: `zones.src (${src_.globs.join(', ')}) comes before ${[...new Set(hits.map((h) => h.zone))].join(', ')} and claims its paths (${hits
+      .slice(0, 3)
+      .map((h) => h.f)
+      .join(
+        ', ',
+      )}): a path takes the first zone that matches, so those are production code, which a change may touch with its fix. List the oracle zones first, in a commit of its own: \`$EDITOR ${CONFIG_FILE}\`\n    zones:\n${zones.join('\n')}`,
+  };
 }

@@ -4,9 +4,11 @@
 // `[invariant:ID]` token in its name, never through its name alone, and only
 // when it comes from a file in the spec zone: a case elsewhere (a test the
 // patch added, a file a runner option pulled in) cannot stand for a property.
+// A parent case all of whose children name invariants is theirs (nesting.ts).
 import path from 'node:path';
 import { counted } from '../common/text.js';
 import type { TestCase } from '../junit/types.js';
+import { foldParents } from './nesting.js';
 import type { Registry } from './registry.js';
 
 export type InvariantStatus = 'passed' | 'failed' | 'error' | 'skipped' | 'missing';
@@ -55,17 +57,25 @@ export interface Placement {
   inSpec(file: string): boolean;
   /** Whether a path (from the root) is a file in that tree. */
   exists(file: string): boolean;
+  /** The tree's files whose path ends with `/suffix` (or is it), for a JVM class's source. */
+  locate?(suffix: string): string[];
 }
 
-const MODULE = /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/;
+/** A dotted module or class name; a JVM nested class after a `$`. */
+const MODULE = /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(\$[\w$]+)?$/;
+
+const JVM_SOURCES = ['.java', '.kt', '.groovy', '.scala'];
 
 /**
  * The repository path of the file a case came from: its `file` attribute, else
  * the module its classname names (pytest's `spec.properties.test_bill`, with
  * or without a class after it): the longest such path that is a file in the
- * tree, else the whole dotted name as a path (which then counts as outside).
- * Null when the report does not say: node's runner writes no file, and its
- * classname is always `test`.
+ * tree; else the source of the JVM class it names (Surefire's and Gradle's
+ * `shop.BillTest`, or `shop.BillTest$Nested`: `…/shop/BillTest.java`, and
+ * where the tree has several, one outside the spec zone first, so an
+ * ambiguous class is refused); else the whole dotted name as a path (which
+ * then counts as outside). Null when the report does not say: node's runner
+ * writes no file, and its classname is always `test`.
  */
 export function caseFile(c: TestCase, place: Placement): string | null {
   if (c.file) {
@@ -75,7 +85,12 @@ export function caseFile(c: TestCase, place: Placement): string | null {
   if (!MODULE.test(c.classname)) return null;
   const parts = c.classname.split('.');
   const candidates = parts.map((_, i) => `${parts.slice(0, parts.length - i).join('/')}.py`);
-  return candidates.find((f) => place.exists(f)) ?? (parts.length > 1 ? candidates[0] : null);
+  const py = candidates.find((f) => place.exists(f));
+  if (py) return py;
+  if (parts.length === 1) return null; // node's `test`, a class in no package
+  const jvm = JVM_SOURCES.flatMap((ext) => place.locate?.(parts.join('/').replace(/\$.*$/, '') + ext) ?? []);
+  if (jvm.length) return jvm.find((f) => !place.inSpec(f)) ?? jvm[0];
+  return candidates[0];
 }
 
 const TOKEN = /\[invariant:([^\]\s]+)\]/g;
@@ -112,7 +127,7 @@ export function mapCases(cases: TestCase[], registry: Registry, place: Placement
   const strays: Mapping['strays'] = [];
   const outside: Mapping['outside'] = [];
   let mapped = 0;
-  for (const c of cases) {
+  for (const c of foldParents(cases, (c) => invariantIds(c).length > 0)) {
     const ids = invariantIds(c);
     const file = ids.length ? caseFile(c, place) : null;
     if (file !== null && !place.inSpec(file)) {

@@ -31,6 +31,7 @@ import { admitOwnerCommits } from '../owners/admission.js';
 import { evidenceOwed } from '../owners/evidence.js';
 import type { Pusher } from '../owners/pusher.js';
 import { isOracle, type Classify } from '../zones/classify.js';
+import { buildCache, type BuildCache } from './buildcache.js';
 import { headProblems, type InvariantResult, type Mapping } from './mapping.js';
 import { dependencyProblems } from './deps.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
@@ -306,6 +307,7 @@ export async function revertCheck(
     `${counted(tree.production.length, 'production path')} to revert, ${counted(registry.invariants.length, 'registered invariant')}, mode ${mode}; ${owed.owed ? 'owes a fixed case' : 'vouched for'}: ${owed.why}`,
   );
   const guard = guardSignals((line) => say(line));
+  const cache = buildCache(repo, say);
   // What both modes judge their two runs by.
   const judging = {
     registry,
@@ -344,12 +346,15 @@ export async function revertCheck(
               const tmp = path.join(scratch!, `run-${++n}`);
               mkdirSync(tmp);
               const trusted = await codeFiles(repo, trees[side], (f) => classify(f) !== 'src');
-              return runProperties(root, config, registry, {
+              const gocache = cache.open(side, tmp);
+              const run = await runProperties(root, config, registry, {
                 classify,
                 signal: guard.signal,
-                guard: { tmp, trusted, main: repo.root },
+                guard: { tmp, trusted, main: repo.root, gocache },
                 env: sideEnv(side),
               });
+              if (side === 'revert' && !run.problem) cache.keep(gocache);
+              return run;
             },
             revert: () => revertPaths(root, tree.production, env, scratch),
             // One working tree: the reverted run needs the head run's tree put back first.
@@ -376,7 +381,7 @@ export async function revertCheck(
               onto,
               side,
               side === 'head' ? [...tree.kept, ...tree.production] : tree.kept,
-              { guard, stop },
+              { guard, stop, cache },
               say,
             ),
           revert: async () =>
@@ -387,6 +392,7 @@ export async function revertCheck(
       }
     }
   } finally {
+    cache.settle();
     guard.release();
   }
   say(`done: ${result.status}`);
@@ -624,7 +630,7 @@ async function freshRun(
   onto: string,
   side: Side,
   changes: RawChange[],
-  { guard, stop }: { guard: Guard; stop: AbortSignal },
+  { guard, stop, cache }: { guard: Guard; stop: AbortSignal; cache: BuildCache },
   say: (l: string) => void,
 ): Promise<PropertyRun> {
   const files = await treeWith(repo, onto, changes);
@@ -644,12 +650,15 @@ async function freshRun(
     const trusted = await codeFiles(repo, files, (f) => classify(f) !== 'src');
     // Stopped while its tree was being made: the command is never started.
     stop.throwIfAborted();
-    return await runProperties(tree.dir, config, registry, {
+    const gocache = cache.open(side, tmp);
+    const run = await runProperties(tree.dir, config, registry, {
       classify,
       signal: stop,
-      guard: { tmp, trusted, main: repo.root },
+      guard: { tmp, trusted, main: repo.root, gocache },
       env: sideEnv(side),
     });
+    if (side === 'revert' && !run.problem) cache.keep(gocache);
+    return run;
   } finally {
     if (tree) {
       say('removing the temporary worktree');

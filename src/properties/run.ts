@@ -6,6 +6,7 @@
 // inside the command and can reach the report. A guarded run (the revert
 // check's) also has the runtime guards watch the command from inside, and
 // any finding of theirs is a problem too.
+import { execFileSync } from 'node:child_process';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
@@ -15,6 +16,7 @@ import { readReport } from '../junit/read.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
 import { runEnv } from '../runner/env.js';
+import { splitNul } from '../git/run.js';
 import type { Classify } from '../zones/classify.js';
 import { unreported } from './guard/records.js';
 import { openGuard } from './guard/session.js';
@@ -44,7 +46,7 @@ export interface RunOptions {
    * files of the tree that are the base's spec and harness. The runtime
    * guards watch it, and any finding of theirs refuses it.
    */
-  guard?: { tmp: string; trusted: string[]; main: string | null };
+  guard?: { tmp: string; trusted: string[]; main: string | null; gocache: string };
   /** Set after the pinned variables, so no config changes them (the revert check's side). */
   env?: Record<string, string>;
 }
@@ -60,8 +62,19 @@ export function propertyCommand(config: Config): string {
 
 /** Spec files of the tree the command ran in. */
 function placement(root: string, classify: Classify): Placement {
+  let files: string[] | null = null;
   return {
     root,
+    locate: (suffix) => {
+      files ??= splitNul(
+        execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+          cwd: root,
+          env: { ...process.env, ...TREE_ENV },
+          maxBuffer: 1 << 30,
+        }),
+      );
+      return files.filter((f) => f === suffix || f.endsWith(`/${suffix}`));
+    },
     inSpec: (f) => classify(f) === 'spec',
     exists: (f) =>
       !f.startsWith('../') &&
@@ -94,7 +107,11 @@ export async function runProperties(
   let refused: string[] = [];
   let failures: string[] = [];
   try {
-    const env = { ...(guard ? propertyRunEnv(opts.guard!.tmp, guard) : TREE_ENV), ...runEnv(config), ...opts.env };
+    const env = {
+      ...(guard ? propertyRunEnv(opts.guard!.tmp, opts.guard!.gocache, guard) : TREE_ENV),
+      ...runEnv(config),
+      ...opts.env,
+    };
     run = await runTestCommand(command, {
       cwd: treeDir,
       timeoutMs: config.properties.timeout,

@@ -1,8 +1,9 @@
 // The environment of a property run, in one place. Git's own variables are
 // cleared (a command in a temporary tree must not reach the user's
 // repository); temporary files and runner caches go to the run's own root,
-// so one run leaves nothing another reads; and the runtime guards are
-// loaded first in every Python and Node process.
+// so one run leaves nothing another reads (Go's build cache is the run's own
+// copy of a seed only reverted runs write, buildcache.ts); and the runtime
+// guards are loaded first in every Python and Node process.
 import path from 'node:path';
 import type { GuardSession } from './guard/session.js';
 
@@ -16,9 +17,10 @@ export const TREE_ENV: NodeJS.ProcessEnv = {
   GIT_OBJECT_DIRECTORY: undefined,
 };
 
-/** What a run with its own temporary root `tmp`, guarded by `guard`, adds to the caller's environment. */
+/** What a run with its own temporary root `tmp` and Go build cache `gocache`, guarded by `guard`, adds to the caller's environment. */
 export function propertyRunEnv(
   tmp: string,
+  gocache: string,
   guard: GuardSession,
   base: NodeJS.ProcessEnv = process.env,
 ): NodeJS.ProcessEnv {
@@ -27,6 +29,7 @@ export function propertyRunEnv(
     ...TREE_ENV,
     TMPDIR: tmp,
     XDG_CACHE_HOME: path.join(tmp, 'cache'),
+    GOCACHE: gocache,
     // No bytecode written (the guard reads none from the tree's __pycache__ either).
     PYTHONDONTWRITEBYTECODE: '1',
     HYPOTHESIS_STORAGE_DIRECTORY: path.join(tmp, 'hypothesis'),

@@ -1,11 +1,13 @@
 // The starter config never blocks on day one, doctor passes right after init,
 // and every doctor problem ends with the command that fixes it.
+import { spawnSync } from 'node:child_process';
 import { chmodSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, tempRepo } from '../helpers/repo.js';
 import { ownerKey } from '../helpers/owner.js';
+import { cleanup, sh, tempRepo } from '../helpers/repo.js';
+import { testUnless } from '../helpers/skip.js';
 
 test.after.each(cleanup);
 
@@ -22,7 +24,7 @@ test('a pytest project with a package.json that only installs patchwarden is a p
   );
   assert.is(repo.pw(['init', '--yes', '--owner-key', ownerKey()]).code, 0);
   const config = readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8');
-  assert.match(config, /\n {2}command: python3 -m pytest -q --junitxml=\{junit\}\n/);
+  assert.match(config, /\n {2}command: python3 -m pytest -q --ignore=spec --junitxml=\{junit\}\n/);
   assert.not.match(config, /node --test/);
 });
 
@@ -86,6 +88,73 @@ test('every doctor problem line ends with the command that fixes it', () => {
   repo.write('.patchwarden.yml', 'version: 1\nzones: 3\n');
   const bad = repo.pw(['doctor']);
   assert.match(bad.stdout, /PROBLEM config: .*`git checkout -- \.patchwarden\.yml`$/m);
+});
+
+const goMissing =
+  spawnSync('go', ['version']).status !== 0
+    ? 'go is not installed'
+    : spawnSync('gotestsum', ['--version']).status !== 0
+      ? 'gotestsum is not installed'
+      : null;
+
+/** A Go module: a package with its test, a failing property and a non-test helper under spec/. */
+const GO_MODULE = {
+  'go.mod': 'module example.com/shop\n\ngo 1.19\n',
+  'bill/bill.go': 'package bill\n\nfunc Total(xs []int) int { return len(xs) }\n',
+  'bill/bill_test.go': 'package bill\n\nimport "testing"\n\nfunc TestTotal(t *testing.T) {}\n',
+  'spec/properties/helper.go': 'package properties\n\nfunc Inputs() [][]int { return [][]int{{}} }\n',
+  'spec/properties/bill_test.go':
+    'package properties\n\nimport "testing"\n\nfunc TestBill(t *testing.T) {\n\tt.Run("[invariant:bill.total]", func(t *testing.T) { t.Fatal("pending") })\n}\n',
+};
+
+testUnless(goMissing)('go: the starter zones spec/ before src, and its suite command leaves spec/ out', () => {
+  const repo = tempRepo();
+  repo.commit(GO_MODULE, 'start');
+  assert.is(repo.pw(['init', '--yes']).code, 0);
+  const config = readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8');
+  const zones = config.split('\n').filter((l) => /^ {2}(src|spec|fixtures|freeze):/.test(l));
+  assert.equal(
+    zones.map((l) => l.trim().split(':')[0]),
+    ['spec', 'fixtures', 'freeze', 'src'],
+  );
+  // The helper under spec/ is the spec's: staged with production code, the mixing rule refuses the pair.
+  repo.git(['add', '-A']);
+  repo.git(['commit', '-q', '--no-verify', '-m', 'patchwarden config']);
+  repo.write('spec/properties/helper.go', `${GO_MODULE['spec/properties/helper.go']}// lenient\n`);
+  repo.write('bill/bill.go', `${GO_MODULE['bill/bill.go']}// fixed\n`);
+  repo.git(['add', '-A']);
+  const check = repo.pw(['check']);
+  assert.is(check.code, 1, check.stdout + check.stderr);
+  assert.match(check.stdout + check.stderr, /spec\/properties\/helper\.go/);
+  repo.git(['reset', '-q', '--hard']);
+  const suite = /\n {2}command: (gotestsum .*)\n/.exec(config.slice(config.indexOf('\nsuite:')))?.[1];
+  assert.ok(suite, config);
+  const run = sh('sh', ['-c', suite!.replace('{junit}', 'report.xml')], { cwd: repo.dir });
+  assert.is(run.code, 0, run.stdout + run.stderr);
+  const report = readFileSync(path.join(repo.dir, 'report.xml'), 'utf8');
+  assert.match(report, /name="TestTotal"/);
+  assert.not.match(report, /TestBill|spec\/properties/);
+});
+
+test('doctor warns of a src glob listed before the oracle zones, and prints them reordered', () => {
+  const repo = tempRepo();
+  repo.commit({ 'go.mod': 'module example.com/shop\n', 'bill/bill.go': 'package bill\n' }, 'start');
+  repo.write('.patchwarden.yml', 'version: 1\nzones:\n  src: ["**/!(*_test).go"]\n  spec: [spec/**]\n');
+  const r = repo.pw(['doctor']);
+  assert.match(
+    r.stdout,
+    /WARNING zones\.order: zones\.src \(\*\*\/!\(\*_test\)\.go\) comes before spec, fixtures, freeze and claims its paths \(spec\/bill\/bill\.go/,
+  );
+  assert.match(
+    r.stdout,
+    /\n {4}zones:\n {6}spec: \["spec\/\*\*"\]\n {6}fixtures: \["fixtures\/\*\*"\]\n {6}freeze: \["freeze\/\*\*"\]\n {6}src: \["\*\*\/!\(\*_test\)\.go"\]/,
+  );
+  // Zones left out keep their defaults after the listed ones: fixtures and freeze too must come before src.
+  repo.write(
+    '.patchwarden.yml',
+    'version: 1\nzones:\n  spec: [spec/**]\n  fixtures: [fixtures/**]\n  freeze: [freeze/**]\n  src: ["**/!(*_test).go"]\n',
+  );
+  assert.not.match(repo.pw(['doctor']).stdout, /zones\.order/);
 });
 
 test.run();

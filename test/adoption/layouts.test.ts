@@ -118,7 +118,10 @@ test('nothing to find: doctor refuses the src zone with the fix; init --src name
     '--spec',
     'properties/**',
   ]);
-  assert.match(config(p), /^ {2}src: \[code\/\*\*\]\n {2}spec: \[properties\/\*\*\]$/m);
+  assert.match(
+    config(p),
+    /^ {2}spec: \[properties\/\*\*\]\n {2}fixtures: \[fixtures\/\*\*\]\n {2}freeze: \[freeze\/\*\*\]\n {2}src: \[code\/\*\*\]$/m,
+  );
   const again = p.pw('doctor');
   assert.is(again.code, 0, again.stdout);
   // A glob the hooks would refuse is refused before anything is written.

@@ -302,4 +302,38 @@ test('every corpus report: no case maps, so a property run of it is refused and 
   assert.ok(read > 50, `read ${read} corpus reports`);
 });
 
+test('a JVM classname (Surefire, Gradle) is the source file of its class: in spec it counts, anywhere else it is refused', () => {
+  const reg = parseRegistry('version: 1\ninvariants:\n  - id: bill.total\n    description: x\n', 'r.yaml');
+  const kase = (classname: string) => ({
+    name: 'a total is never negative [invariant:bill.total]',
+    classname,
+    status: 'passed' as const,
+    failures: [],
+    properties: [],
+    systemOut: '',
+    systemErr: '',
+    suites: [],
+  });
+  const place = (files: string[]) => ({
+    root: '/r',
+    inSpec: (f: string) => f.startsWith('spec/'),
+    exists: () => false,
+    locate: (suffix: string) => files.filter((f) => f.endsWith(`/${suffix}`)),
+  });
+  const inSpec = place(['spec/java/shop/BillTest.java', 'src/main/java/shop/Bill.java']);
+  assert.is(mapCases([kase('shop.BillTest')], reg, inSpec).mapped, 1);
+  assert.is(mapCases([kase('shop.BillTest$Totals')], reg, inSpec).mapped, 1);
+  // The same class under src/test too: which one ran cannot be told, so it is refused.
+  const twice = mapCases(
+    [kase('shop.BillTest')],
+    reg,
+    place(['spec/java/shop/BillTest.java', 'src/test/java/shop/BillTest.java']),
+  );
+  assert.equal(
+    twice.outside.map((o) => o.file),
+    ['src/test/java/shop/BillTest.java'],
+  );
+  assert.equal(mapCases([kase('shop.BillTest')], reg, place(['src/test/kotlin/shop/BillTest.kt'])).outside.length, 1);
+});
+
 test.run();

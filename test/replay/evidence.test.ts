@@ -130,6 +130,7 @@ t(
       LC_ALL: 'C.UTF-8',
       PYTHONHASHSEED: '0',
       PROP_SEED: '20260917',
+      GOFLAGS: '-count=1',
     });
     const [c] = r.out.cases;
     assert.is(c.action, 'freeze_candidate');
@@ -185,7 +186,13 @@ t('every run gets the pinned TZ, locale and hash seed, whatever the caller has; 
   const changed = replay(repo, ['--runs', '2', '--seed', '3', '--', PYTEST], caller);
   assert.is(changed.code, 1);
   assert.match(changed.out.cases[0].note, /failed in all 2 runs/);
-  assert.equal(changed.out.env, { TZ: 'Europe/Paris', LANG: 'C.UTF-8', PYTHONHASHSEED: '0', PROP_SEED: '3' });
+  assert.equal(changed.out.env, {
+    TZ: 'Europe/Paris',
+    LANG: 'C.UTF-8',
+    PYTHONHASHSEED: '0',
+    PROP_SEED: '3',
+    GOFLAGS: '-count=1',
+  });
 });
 
 test.run();
