@@ -310,6 +310,18 @@
   // process.exit, graceful-fs its fs calls, jest copies process into each
   // test context: each object, the copies too, keeps its own), while
   // production code assigning one is refused.
+  // The locked methods' accessors. Read through a realm's
+  // getOwnPropertyDescriptor(s) (descriptorViews, below), each is the data
+  // property it stands for, with the value a read gives: libraries copy a
+  // method's descriptor with a new value (mimic-fn, execa: `{ ...descriptor,
+  // value }`, which pnpm runs) or read its value from it (get-intrinsic).
+  const guardAccessors = new WeakSet();
+  const isGuardAccessor = WeakSet.prototype.has;
+  const methodAccessor = (a) => {
+    guardAccessors.add(a.get);
+    guardAccessors.add(a.set);
+    return a;
+  };
   function guarded(owner, name, event, judge) {
     const real = owner[name];
     if (typeof real !== 'function') return;
@@ -339,7 +351,7 @@
       fronts.set(fn, w);
       return w;
     };
-    Object.defineProperty(owner, name, {
+    const accessor = {
       get() {
         const fn =
           (this !== null && typeof this === 'object') || typeof this === 'function' ? behind.get(this) : undefined;
@@ -352,7 +364,8 @@
       },
       configurable: false,
       enumerable: true,
-    });
+    };
+    Object.defineProperty(owner, name, methodAccessor(accessor));
   }
 
   // Production code may not rebind what the run is judged by, nor have a
@@ -555,7 +568,7 @@
     const { g, done } = state;
     for (const name of ['process', 'Promise', ...FRAMEWORK_GLOBALS]) {
       if (done.has(name)) continue;
-      const d = Object.getOwnPropertyDescriptor(g, name);
+      const d = getOwnPropertyDescriptor(g, name);
       if (!d || !('value' in d) || d.value === undefined) continue;
       Object.defineProperty(g, name, {
         value: d.value,
@@ -585,7 +598,7 @@
   const freeze = Object.freeze;
   const { isProxy } = require('node:util').types;
   const readOnly = (o, key) => {
-    const d = Object.getOwnPropertyDescriptor(o, key);
+    const d = getOwnPropertyDescriptor(o, key);
     if (d && 'value' in d)
       define(o, key, { value: d.value, writable: false, configurable: false, enumerable: d.enumerable });
   };
@@ -896,22 +909,26 @@
       }
       const name = typeof key === 'symbol' ? `[${key.description}]` : key;
       let current = d.value;
-      define(owner, key, {
-        get: () => current,
-        set(fn) {
-          // Assigned on another locked prototype, it would shadow this one's.
-          if (this !== owner && !owners.byOwner.has(this)) {
-            if (objectish(this))
-              reflectDefine(this, key, { value: fn, writable: true, enumerable: true, configurable: true });
-            return;
-          }
-          replaced(`${label}.${name} replaced`, `${label}.${name}`);
-          if (this === owner) current = fn;
-          else reflectDefine(this, key, { value: fn, writable: true, enumerable: true, configurable: true });
-        },
-        enumerable: d.enumerable,
-        configurable: false,
-      });
+      define(
+        owner,
+        key,
+        methodAccessor({
+          get: () => current,
+          set(fn) {
+            // Assigned on another locked prototype, it would shadow this one's.
+            if (this !== owner && !owners.byOwner.has(this)) {
+              if (objectish(this))
+                reflectDefine(this, key, { value: fn, writable: true, enumerable: true, configurable: true });
+              return;
+            }
+            replaced(`${label}.${name} replaced`, `${label}.${name}`);
+            if (this === owner) current = fn;
+            else reflectDefine(this, key, { value: fn, writable: true, enumerable: true, configurable: true });
+          },
+          enumerable: d.enumerable,
+          configurable: false,
+        }),
+      );
     }
     if (sealed) Object.preventExtensions(owner);
   }
@@ -942,10 +959,45 @@
     'DataView',
   ];
   const STATICS = ['Object', 'Array', 'Promise', 'String', 'Number', 'JSON', 'Reflect'];
+  // A realm's getOwnPropertyDescriptor(s), with the guard's method accessors
+  // shown as the data properties they stand for (`guardAccessors`, above):
+  // the value is what reading it on `o` gives, so nothing is shown that a
+  // read does not, and defining the copy on the owner still fails.
+  function descriptorViews(g) {
+    const asData = (o, d) => {
+      if (!d || !(apply(isGuardAccessor, guardAccessors, [d.get]) && apply(isGuardAccessor, guardAccessors, [d.set])))
+        return d;
+      const data = { value: apply(d.get, o, []), writable: true, enumerable: d.enumerable, configurable: false };
+      return setPrototypeOf(data, proto);
+    };
+    const proto = g.Object.prototype;
+    const one = g.Object.getOwnPropertyDescriptor;
+    const all = g.Object.getOwnPropertyDescriptors;
+    const reflectOne = g.Reflect.getOwnPropertyDescriptor;
+    g.Object.getOwnPropertyDescriptor = {
+      getOwnPropertyDescriptor(o, key) {
+        return asData(o, apply(one, g.Object, [o, key]));
+      },
+    }.getOwnPropertyDescriptor;
+    g.Reflect.getOwnPropertyDescriptor = {
+      getOwnPropertyDescriptor(o, key) {
+        return asData(o, apply(reflectOne, g.Reflect, [o, key]));
+      },
+    }.getOwnPropertyDescriptor;
+    g.Object.getOwnPropertyDescriptors = {
+      getOwnPropertyDescriptors(o) {
+        const ds = apply(all, g.Object, [o]);
+        const ks = ownKeys(ds);
+        for (let i = 0; i < ks.length; i++) ds[ks[i]] = asData(o, ds[ks[i]]);
+        return ds;
+      },
+    }.getOwnPropertyDescriptors;
+  }
   // Called in every hot loop, and never replaced by honest code: fixed
   // rather than locked (an accessor in front of them costs up to 1.7x).
   const HOT = ['call', 'apply', 'bind'];
   function lockIntrinsics(g, owners) {
+    descriptorViews(g);
     for (const name of HOT) define(g.Function.prototype, name, { writable: false, configurable: false });
     for (const name of PROTOS) lockMethods(g[name].prototype, `${name}.prototype`, false, owners);
     const TypedArray = getPrototypeOf(g.Uint8Array);
