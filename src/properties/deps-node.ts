@@ -146,22 +146,23 @@ function pnpmDiffer(dir: string, lockText: string): string[] {
   const modules = existsSync(modulesFile) ? (parse(readFileSync(modulesFile, 'utf8')) ?? {}) : {};
   const store = path.resolve(dir, typeof modules.virtualStoreDir === 'string' ? modules.virtualStoreDir : '.pnpm');
   const recordFile = path.join(store, 'lock.yaml');
-  if (!existsSync(recordFile)) return [`(no ${path.relative(dir, recordFile)}, pnpm's record of what it installed)`];
+  if (!existsSync(recordFile))
+    throw new Error(`${path.relative(dir, recordFile)}, pnpm's record of what it installed, is missing`);
   const installed = parse(readFileSync(recordFile, 'utf8')) ?? {};
   const lock = parse(lockText) ?? {};
-  const differ: string[] = [];
+  const differ = new Set<string>();
   for (const section of ['importers', 'packages', 'snapshots']) {
     const got = (installed[section] ?? {}) as Record<string, unknown>;
     const want = (lock[section] ?? {}) as Record<string, unknown>;
     for (const key of Object.keys(got))
       if (canonical(got[key]) !== canonical(want[key]))
-        differ.push(
+        differ.add(
           section === 'importers'
             ? `the importer ${key}`
             : `${key}${key in want ? ' (locked otherwise)' : ' (not in the base lock)'}`,
         );
   }
-  return differ;
+  return [...differ];
 }
 
 /** Yarn's record of its install lists nothing the lock does not resolve the same way. */
