@@ -310,18 +310,6 @@
   // process.exit, graceful-fs its fs calls, jest copies process into each
   // test context: each object, the copies too, keeps its own), while
   // production code assigning one is refused.
-  // The locked methods' accessors. Read through a realm's
-  // getOwnPropertyDescriptor(s) (descriptorViews, below), each is the data
-  // property it stands for, with the value a read gives: libraries copy a
-  // method's descriptor with a new value (mimic-fn, execa: `{ ...descriptor,
-  // value }`, which pnpm runs) or read its value from it (get-intrinsic).
-  const guardAccessors = new WeakSet();
-  const isGuardAccessor = WeakSet.prototype.has;
-  const methodAccessor = (a) => {
-    guardAccessors.add(a.get);
-    guardAccessors.add(a.set);
-    return a;
-  };
   function guarded(owner, name, event, judge) {
     const real = owner[name];
     if (typeof real !== 'function') return;
@@ -351,7 +339,7 @@
       fronts.set(fn, w);
       return w;
     };
-    const accessor = {
+    Object.defineProperty(owner, name, {
       get() {
         const fn =
           (this !== null && typeof this === 'object') || typeof this === 'function' ? behind.get(this) : undefined;
@@ -364,8 +352,7 @@
       },
       configurable: false,
       enumerable: true,
-    };
-    Object.defineProperty(owner, name, methodAccessor(accessor));
+    });
   }
 
   // Production code may not rebind what the run is judged by, nor have a
@@ -881,6 +868,22 @@
   // has its own.
   const registry = () => ({ all: list(), byOwner: new Map(), watched: list() });
   const mainOwners = registry();
+  // The accessors lockMethods puts in front of methods. Read through a realm's
+  // getOwnPropertyDescriptor(s) (descriptorViews, below), each is the data
+  // property it stands for, with the value a read gives: libraries copy a
+  // method's descriptor with a new value (mimic-fn, execa: `{ ...descriptor,
+  // value }`, which pnpm runs) or read its value from it (get-intrinsic).
+  // A copy of one on another object is what its setter makes there anyway
+  // (a data property). The guarded process methods stay accessors: jest
+  // copies process into each test context with its descriptors, and each
+  // copy must keep the guard's wrapper in front of what jest assigns.
+  const guardAccessors = new WeakSet();
+  const isGuardAccessor = WeakSet.prototype.has;
+  const methodAccessor = (a) => {
+    guardAccessors.add(a.get);
+    guardAccessors.add(a.set);
+    return a;
+  };
   for (const [C, label] of [
     [EventEmitter, 'EventEmitter'],
     [stream.Stream, 'stream.Stream'],
