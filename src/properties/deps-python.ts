@@ -1,5 +1,5 @@
 // A linked Python virtual environment (a folder with pyvenv.cfg) against
-// the base's uv.lock, poetry.lock and requirements*.txt pins: every
+// the base's uv.lock, poetry.lock and requirements*.txt pins beside it: every
 // installed distribution (but the installers every environment has) must be
 // pinned there at its version.
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
@@ -9,10 +9,14 @@ import { listTree, readFileAt } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
 import { lockBlocks, type Mismatch, shown } from './mismatch.js';
 
-/** name -> versions pinned by the base's Python lock files, and the lock files read. */
-async function pythonPins(repo: Repo, base: string): Promise<{ pins: Map<string, Set<string>>; files: string[] }> {
-  const files = (await listTree(repo, base))
-    .map((e) => e.path)
+/** name -> versions pinned by the base's Python lock files in `prefix` (a folder and its slash, or ''), and those files' names. */
+async function pythonPins(
+  repo: Repo,
+  base: string,
+  prefix: string,
+): Promise<{ pins: Map<string, Set<string>>; files: string[] }> {
+  const files = (await listTree(repo, base, prefix || undefined))
+    .map((e) => e.path.slice(prefix.length))
     .filter((p) => /^(uv\.lock|poetry\.lock|requirements[^/]*\.txt)$/.test(p));
   const pins = new Map<string, Set<string>>();
   const pin = (name: string, version: string) => {
@@ -21,7 +25,7 @@ async function pythonPins(repo: Repo, base: string): Promise<{ pins: Map<string,
     pins.get(key)!.add(version);
   };
   for (const f of files) {
-    const text = (await readFileAt(repo, base, f))!.toString('utf8');
+    const text = (await readFileAt(repo, base, prefix + f))!.toString('utf8');
     if (f.endsWith('.lock')) {
       for (const block of lockBlocks(text)) {
         const name = /^name\s*=\s*"([^"]+)"/m.exec(block)?.[1];
@@ -38,16 +42,18 @@ async function pythonPins(repo: Repo, base: string): Promise<{ pins: Map<string,
   return { pins, files };
 }
 
-/** The command that installs the environment from the base's lock files. */
-function installOf(entry: string, files: string[]): string {
+/** The command that installs the environment (`venv`, in its folder) from the base's lock files there. */
+function installOf(venv: string, files: string[]): string {
   if (files.includes('uv.lock')) return 'uv sync --locked';
   if (files.includes('poetry.lock')) return 'poetry install';
-  const venv = shellQuote(entry);
-  return `python3 -m venv --clear ${venv} && ${venv}/bin/pip install ${files.map((f) => `-r ${shellQuote(f)}`).join(' ')}`;
+  const dir = shellQuote(venv);
+  return `python3 -m venv --clear ${dir} && ${dir}/bin/pip install ${files.map((f) => `-r ${shellQuote(f)}`).join(' ')}`;
 }
 
+/** The environment `entry` against the Python lock files beside it in the base. */
 export async function venvProblems(repo: Repo, base: string, entry: string, dir: string): Promise<Mismatch[]> {
-  const { pins, files } = await pythonPins(repo, base);
+  const where = path.posix.dirname(entry);
+  const { pins, files } = await pythonPins(repo, base, where === '.' ? '' : `${where}/`);
   if (!files.length)
     return [
       {
@@ -71,7 +77,7 @@ export async function venvProblems(repo: Repo, base: string, entry: string, dir:
     ? [
         {
           problem: `${entry} holds distributions the base's ${files.join(', ')} do not: ${shown(differ)}`,
-          install: installOf(entry, files),
+          install: installOf(path.posix.basename(entry), files),
         },
       ]
     : [];

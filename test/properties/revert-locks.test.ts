@@ -25,7 +25,7 @@ test.after(() => rmSync(tools, { recursive: true, force: true }));
 
 const baseFiles = (link: string, extra: Record<string, string> = {}) => ({
   '.patchwarden.yml': config(NODE_TEST, `revert:\n  link: [${link}]\n`),
-  '.gitignore': 'node_modules/\nvendor/\n.yarn/\n.pnp.*\nbuild/\n',
+  '.gitignore': 'node_modules/\nvendor/\n.venv/\n.yarn/\n.pnp.*\nbuild/\n',
   'spec/invariants.yaml': registry(ID),
   'spec/properties/bill.test.mjs': jsProperty(ID),
   'src/bill.mjs': BUGGY_JS,
@@ -126,5 +126,23 @@ test('cargo: a vendored crate at another checksum than Cargo.lock is refused wit
   assert.match(r.out.reason, "vendor holds modules the base's Cargo.lock does not: itoa 1.0.9");
   assert.match(r.out.reason, '(cargo vendor --locked)');
 });
+
+for (const [lock, text, install] of [
+  ['uv.lock', 'version = 1\n\n[[package]]\nname = "evil"\nversion = "0.9"\n', 'uv sync --locked'],
+  ['requirements.txt', 'evil==0.9\n', 'python3 -m venv --clear .venv && .venv/bin/pip install -r requirements.txt'],
+] as const) {
+  test(`a virtual environment against the base's ${lock}: refused with ${install}`, () => {
+    const { repo } = project(baseFiles('.venv', { [lock]: text }), { 'src/bill.mjs': FIXED_JS });
+    repo.write('.venv/pyvenv.cfg', 'home = /usr/bin\n');
+    const meta = (v: string) => `Metadata-Version: 2.1\nName: evil\nVersion: ${v}\n`;
+    repo.write('.venv/lib/python3.11/site-packages/evil-0.9.dist-info/METADATA', meta('0.9'));
+    assert.is(check(repo).out.status, 'describes_patch');
+    repo.write('.venv/lib/python3.11/site-packages/evil-0.9.dist-info/METADATA', meta('1.0'));
+    const r = check(repo);
+    assert.is(r.code, 1, r.stderr);
+    assert.match(r.out.reason, `.venv holds distributions the base's ${lock} do not: evil 1.0 (the base pins 0.9)`);
+    assert.match(r.out.reason, `(${install})`);
+  });
+}
 
 test.run();
