@@ -52,8 +52,12 @@ function installOf(venv: string, files: string[]): string {
 
 /** The environment `entry` against the Python lock files beside it in the base. */
 export async function venvProblems(repo: Repo, base: string, entry: string, dir: string): Promise<Mismatch[]> {
+  // The locks beside it, else those at the top of the tree (where they were always read), whose command runs there.
   const where = path.posix.dirname(entry);
-  const { pins, files } = await pythonPins(repo, base, where === '.' ? '' : `${where}/`);
+  let found = await pythonPins(repo, base, where === '.' ? '' : `${where}/`);
+  const top = !found.files.length && where !== '.';
+  if (top) found = await pythonPins(repo, base, '');
+  const { pins, files } = found;
   if (!files.length)
     return [
       {
@@ -77,7 +81,8 @@ export async function venvProblems(repo: Repo, base: string, entry: string, dir:
     ? [
         {
           problem: `${entry} holds distributions the base's ${files.join(', ')} do not: ${shown(differ)}`,
-          install: installOf(path.posix.basename(entry), files),
+          install: installOf(top ? entry : path.posix.basename(entry), files),
+          atTop: top,
         },
       ]
     : [];

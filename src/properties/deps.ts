@@ -45,7 +45,7 @@ export async function dependencyProblems(
     const found = await check(repo, base, entry, dir, baseFile, path.join(mainRoot, where));
     for (const m of found) {
       problems.push(m.problem);
-      if (m.install) installs.add(where === '.' ? m.install : `(cd ${shellQuote(where)} && ${m.install})`);
+      if (m.install) installs.add(where === '.' || m.atTop ? m.install : `(cd ${shellQuote(where)} && ${m.install})`);
     }
   }
   return { problems, installs: [...installs] };

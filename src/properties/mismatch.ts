@@ -7,6 +7,8 @@ export interface Mismatch {
   problem: string;
   /** The install command, run in the entry's folder (null: none applies). */
   install: string | null;
+  /** The command runs at the top of the tree instead. */
+  atTop?: boolean;
 }
 
 /** Reads a file of the base in the entry's folder (null: the base has none). */
