@@ -191,24 +191,22 @@ function listed(root: string): boolean {
 function ownersFindings(config: Config): Finding[] {
   const unset = ownersUnset(config.owners);
   if (unset) return [{ check: 'owners', ok: false, detail: unset }];
-  if (!config.owners.required && config.owners.signers === null)
-    return [
-      {
-        check: 'owners',
-        ok: true,
-        warn: true,
-        detail: `no owner is set up, so the oracles are anyone's to change: ${SET_UP_OWNERS}; owners.required: true then makes a missing owner a refusal`,
-      },
-    ];
-  if (!config.owners.agents.length || config.owners.signers !== null) return [];
-  return [
-    {
+  if (config.owners.signers !== null) return [];
+  const findings: Finding[] = [];
+  if (config.owners.agents.length)
+    findings.push({
       check: 'owners',
       ok: true,
       warn: true,
       detail: `${TYPED_IDENTITY}. Locally and in CI that is always so; only the server hook on GitLab, Gitea or GitHub Enterprise Server (GL_USERNAME, GITEA_PUSHER_NAME/EMAIL, GITHUB_USER_LOGIN) also matches the authenticated pusher`,
-    },
-  ];
+    });
+  findings.push({
+    check: 'owners',
+    ok: true,
+    warn: true,
+    detail: `no owner is set up, so the oracles are anyone's to change: ${SET_UP_OWNERS}; owners.required: true then makes a missing owner a refusal`,
+  });
+  return findings;
 }
 
 async function configFinding(repo: Repo, explicit: string | undefined, findings: Finding[]): Promise<Config | null> {

@@ -28,15 +28,21 @@ import {
 import { ownerLines, uncovered, usesSections } from './codeowners.js';
 import { newLedger as ledgerText } from '../freeze/edit.js';
 import { counted } from '../common/text.js';
+import { zoneFindings } from './zone-check.js';
+import { classifierFor } from '../mixing/check.js';
+import { splitNul } from '../git/run.js';
 
 export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--baseline] [--src GLOB]... [--spec GLOB]...
                         [--fixtures GLOB]... [--owner-key PATH] [--codeowners OWNER] [--format text|json] [-C DIR]
 
 Writes a starter ${CONFIG_FILE} (unless one exists) whose src zone is read from
 the project's metadata (pyproject.toml, setup.cfg, a package folder with
-__init__.py, npm workspaces, go.mod, Cargo workspaces), then src/, lib/, ...;
-locks the fixtures when there are some and no lock yet, and installs the
-pre-commit and pre-push hooks:
+__init__.py, pnpm-workspace.yaml, yarn and npm workspaces, go.mod, Cargo
+workspaces), then src/, lib/, ...; says how many files it holds, and exits 1
+when it holds none while the project has files no zone claims (never under
+--if-repo or with a config already there: doctor fails then); locks the
+fixtures when there are some and no lock yet, and installs the pre-commit and
+pre-push hooks:
   - through lefthook or the pre-commit framework when the repository uses one:
     their config gets patchwarden's commands and their install is run;
   - into husky (.husky/pre-commit, .husky/pre-push) when the repository uses husky 9;
@@ -152,11 +158,52 @@ export async function run(args: string[]): Promise<number> {
   actions.push(...(await lockFixtures(repo, common.config)));
   actions.push(...(await ignoreInstallFolder(repo, root)));
   actions.push(...installHooks(setup, root, !values['no-chain']));
+  const zoned = await srcZone(repo, common.config);
+  // A config init did not write, or npm's "prepare", must not fail on it: doctor does.
+  const ok = zoned.ok || !zoned.missed || !fresh || Boolean(values['if-repo']);
+  const mark = zoned.ok ? '' : zoned.missed ? 'error: ' : 'warning: ';
   return emit(common.format, {
-    ok: true,
-    json: { style: setup.style, manager: setup.manager?.name ?? null, hooks_dir: setup.installDir, actions },
-    text: actions.map((a) => `patchwarden: ${a}`),
+    ok,
+    json: {
+      style: setup.style,
+      manager: setup.manager?.name ?? null,
+      hooks_dir: setup.installDir,
+      actions,
+      src: { ok: zoned.ok, detail: zoned.detail },
+    },
+    text: [...actions.map((a) => `patchwarden: ${a}`), `patchwarden: ${mark}${zoned.detail}`],
   });
+}
+
+/**
+ * What the src zone matches in this project, as doctor says it, and whether
+ * it missed code: an empty src zone where the project has files no zone
+ * claims (dotfiles and npm's package files aside), rather than no files yet.
+ */
+async function srcZone(
+  repo: Repo,
+  explicit: string | undefined,
+): Promise<{ ok: boolean; missed: boolean; detail: string }> {
+  let config;
+  try {
+    config = await loadConfig(repo, explicit);
+  } catch (err) {
+    if (!(err instanceof CannotJudge)) throw err;
+    return { ok: false, missed: true, detail: `zones not checked: ${err.describe()}` };
+  }
+  const found = (await zoneFindings(repo, worktreeRoot(repo), config)).find((f) => f.check === 'zones.src');
+  if (!found) return { ok: false, missed: true, detail: 'src zone: none is set' };
+  if (found.ok) return { ok: true, missed: false, detail: `src zone: ${found.detail}` };
+  const files = splitNul(
+    (await repo.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--full-name'])).stdout,
+  );
+  const classify = await classifierFor(repo, config);
+  const own = files.filter((f) => !/(^|\/)\./.test(f) && !/^package(-lock)?\.json$/.test(f) && !classify(f));
+  return {
+    ok: false,
+    missed: own.length > 0,
+    detail: `src zone: ${found.detail}${own.length ? ` (files no zone claims: ${own.slice(0, 5).join(', ')}${own.length > 5 ? ', …' : ''})` : ''}`,
+  };
 }
 
 function installHooks(setup: HookSetup, root: string, chain: boolean): string[] {

@@ -1,10 +1,11 @@
 // Where a project keeps its production code, read from its own metadata
 // rather than guessed from folder names: Python packaging (pyproject's
 // setuptools, flit and poetry tables, setup.cfg, a package folder with
-// __init__.py), npm workspaces, go.mod and Cargo workspaces. Each answer is
-// a list of globs for the `src` zone; tests stay outside it.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+// __init__.py), pnpm, yarn and npm workspaces, go.mod and Cargo workspaces.
+// Each answer is a list of globs for the `src` zone; tests stay outside it.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { expandPattern, isDir, workspacePatterns } from '../properties/workspaces.js';
 
 /** Folders that usually hold production code, tried when the metadata names none. */
 const SOURCE_DIRS = ['src', 'lib', 'app', 'pkg', 'internal', 'cmd'];
@@ -36,13 +37,6 @@ const read = (root: string, file: string): string | null => {
     return readFileSync(path.join(root, file), 'utf8');
   } catch {
     return null;
-  }
-};
-const isDir = (p: string) => {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
   }
 };
 
@@ -152,16 +146,9 @@ function packageFolders(root: string, base: string): string[] {
   }
 }
 
-/** npm workspaces (`"workspaces": ["packages/*"]` or `{ "packages": [...] }`): each workspace's src/ (or lib/), else the workspace. */
-function npmWorkspaces(root: string): string[] {
-  let pkg: { workspaces?: string[] | { packages?: string[] } };
-  try {
-    pkg = JSON.parse(read(root, 'package.json') ?? '');
-  } catch {
-    return [];
-  }
-  const list = Array.isArray(pkg.workspaces) ? pkg.workspaces : (pkg.workspaces?.packages ?? []);
-  return workspaceGlobs(root, list);
+/** pnpm-workspace.yaml's packages, else yarn's and npm's `workspaces`: each workspace's src/ (or lib/), else the workspace. */
+function jsWorkspaces(root: string): string[] {
+  return workspaceGlobs(root, workspacePatterns(root).patterns);
 }
 
 /** Cargo: `[workspace] members = [...]`, each member's src/; a single crate's src/. */
@@ -177,37 +164,12 @@ function cargoCrates(root: string): string[] {
 function workspaceGlobs(root: string, patterns: string[]): string[] {
   return patterns
     .filter((w) => !w.startsWith('!'))
-    .map((w) => w.replace(/\/+$/, ''))
+    .map((w) => w.replace(/^\.\//, '').replace(/\/+$/, ''))
     .map((w) => {
-      const dirs = expand(root, w);
+      const dirs = expandPattern(root, w);
       const inner = ['src', 'lib'].find((d) => dirs.some((x) => isDir(path.join(root, x, d))));
       return inner ? `${w}/${inner}` : w;
     });
-}
-
-/** The folders a workspace pattern names (one `*` per segment at most, as npm and Cargo write them). */
-function expand(root: string, pattern: string): string[] {
-  let dirs = [''];
-  for (const seg of pattern.split('/')) {
-    dirs = seg.includes('*')
-      ? dirs.flatMap((d) => {
-          const re = new RegExp(
-            `^${seg
-              .split('*')
-              .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-              .join('.*')}$`,
-          );
-          try {
-            return readdirSync(path.join(root, d), { withFileTypes: true })
-              .filter((e) => e.isDirectory() && re.test(e.name))
-              .map((e) => path.posix.join(d, e.name));
-          } catch {
-            return [];
-          }
-        })
-      : dirs.map((d) => path.posix.join(d, seg));
-  }
-  return dirs.filter((d) => isDir(path.join(root, d)));
 }
 
 /**
@@ -218,7 +180,7 @@ function expand(root: string, pattern: string): string[] {
 export function sourceGlobs(root: string): string[] | null {
   // Go: every .go file but the tests, wherever the packages are, but under the oracle zones' folders.
   if (existsSync(path.join(root, 'go.mod'))) return GO_SOURCES;
-  const folders = [...npmWorkspaces(root), ...cargoCrates(root)];
+  const folders = [...jsWorkspaces(root), ...cargoCrates(root)];
   const python =
     ['pyproject.toml', 'setup.cfg', 'setup.py'].some((f) => existsSync(path.join(root, f))) ||
     packageFolders(root, '').length

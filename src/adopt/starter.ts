@@ -135,7 +135,7 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}, signers: st
       ? [
           'revert:',
           '  # The revert check runs the properties in temporary trees: installed',
-          "  # dependencies are linked in, and must match the base's package-lock.json.",
+          "  # dependencies are linked in, and must match the base's lock file.",
           '  link: [node_modules]',
         ]
       : []),

@@ -364,11 +364,12 @@ export async function revertCheck(
         },
       });
     } else {
-      const deps = repo.root ? await dependencyProblems(repo, repo.root, onto, config.revert.link) : [];
-      if (deps.length) {
+      const deps = repo.root ? await dependencyProblems(repo, repo.root, onto, config.revert.link) : null;
+      if (deps?.problems.length) {
+        const install = deps.installs.length ? ` (${deps.installs.join('; ')})` : '';
         Object.assign(result, {
           status: 'fails_on_head',
-          reason: `dependencies differ from the base: ${deps.join('; ')}. The runs link them in from the main tree, and what a dependency installs runs before any property: install them from the base's lock files (npm ci, uv sync) before the check, or land the dependency change first, reviewed, in a change of its own`,
+          reason: `dependencies differ from the base: ${deps.problems.join('; ')}. The runs link them in from the main tree, and what a dependency installs runs before any property: install them from the base's lock files${install} before the check, or land the dependency change first, reviewed, in a change of its own`,
         });
       } else {
         await twoRuns(result, {

@@ -19,6 +19,7 @@ import { CannotJudge } from '../common/errors.js';
 import type { Repo } from '../git/repo.js';
 import { runGit } from '../git/run.js';
 import { TREE_ENV } from './runenv.js';
+import { workspaceDirs } from './workspaces.js';
 
 /** Hooks of the user's must not run for a throwaway checkout. */
 const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
@@ -90,29 +91,43 @@ function gitDirOf(dir: string): string | null {
  * temporary one. A `node_modules` folder is made a folder of links instead,
  * one per package: a workspace package is a link back into the main tree (as
  * npm, yarn and pnpm make them), and it must lead to the same package in the
- * temporary tree, or both runs would import the main tree's code.
+ * temporary tree, or both runs would import the main tree's code. The
+ * node_modules of each workspace package beside it are linked the same way
+ * (pnpm installs each package's dependencies there).
  */
 export function linkEntries(tree: TempTree, mainRoot: string, entries: string[]): string[] {
-  for (const entry of entries) {
+  const link = (entry: string) => {
     const from = path.join(mainRoot, entry);
     const to = path.join(tree.dir, entry);
-    if (!exists(from) || exists(to)) continue;
+    if (!exists(from) || exists(to)) return;
     mkdirSync(path.dirname(to), { recursive: true });
     if (path.basename(entry) === 'node_modules' && lstatSync(from).isDirectory())
       linkPackages(from, to, mainRoot, tree.dir);
     else symlinkSync(from, to);
     tree.linked.push(entry);
+  };
+  for (const entry of entries) {
+    link(entry);
+    if (path.basename(entry) !== 'node_modules') continue;
+    const where = path.posix.dirname(entry);
+    for (const ws of workspaceDirs(path.join(mainRoot, where))) link(path.posix.join(where, ws, 'node_modules'));
   }
   return tree.linked;
 }
 
-/** `to`, a folder with a link for each entry of `from` (a `@scope` folder likewise); links into the main tree lead into the temporary one. */
+/**
+ * `to`, a folder with a link for each entry of `from` (a `@scope` folder
+ * likewise, and pnpm's virtual store, whose own node_modules holds links to
+ * workspace packages too); links into the main tree lead into the temporary one.
+ */
 function linkPackages(from: string, to: string, mainRoot: string, treeRoot: string): void {
   mkdirSync(to);
   for (const d of readdirSync(from, { withFileTypes: true })) {
     const source = path.join(from, d.name);
     const target = path.join(to, d.name);
-    if (d.isDirectory() && d.name.startsWith('@')) {
+    const holdsLinks =
+      d.name.startsWith('@') || d.name === '.pnpm' || (d.name === 'node_modules' && path.basename(from) === '.pnpm');
+    if (d.isDirectory() && holdsLinks) {
       linkPackages(source, target, mainRoot, treeRoot);
     } else if (d.isSymbolicLink()) {
       const points = path.resolve(from, readlinkSync(source));

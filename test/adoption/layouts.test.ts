@@ -1,6 +1,6 @@
 // The starter guards the project it is run in: the src zone comes from the
 // project's own metadata (a flat Python package, npm workspaces), init
-// --src names it, and doctor refuses a src zone that matches nothing.
+// --src names it, and init and doctor refuse a src zone that matches nothing.
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -99,7 +99,14 @@ test("npm workspaces (packages/*/src): src is each workspace's src/", () => {
 test('nothing to find: doctor refuses the src zone with the fix; init --src names it', () => {
   const p = new Project({ 'code/engine.rb': 'puts 1\n', 'package.json': '{"name": "shop", "private": true}\n' });
   p.npmInstall();
-  p.ok(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes', '--owner-key', p.ownerKey]);
+  // init says so, and fails, but writes the config and the hooks all the same.
+  const init = p.run(path.join(p.dir, 'node_modules/.bin/patchwarden'), ['init', '--yes', '--owner-key', p.ownerKey]);
+  assert.is(init.code, 1, init.stdout + init.stderr);
+  assert.match(
+    init.stdout,
+    'patchwarden: error: src zone: src/** matches no file of this project, so no change counts as production code and nothing is guarded; set zones.src to the folders that hold it: `$EDITOR .patchwarden.yml` (files no zone claims: code/engine.rb)',
+  );
+  assert.match(init.stdout, 'patchwarden: .git/hooks/pre-commit: installed');
   assert.match(config(p), 'No production code found');
   const doctor = p.pw('doctor');
   assert.is(doctor.code, 1, doctor.stdout);

@@ -193,7 +193,7 @@ test("revert.link: node_modules installed for another lock than the base's is re
   assert.is(r.out.status, 'fails_on_head');
   assert.match(
     r.out.reason,
-    /dependencies differ from the base: node_modules holds packages the base's lock does not: dep@1\.0\.1 \(the base locks 1\.0\.0\)/,
+    /dependencies differ from the base: node_modules holds packages the base's package-lock\.json does not: dep@1\.0\.1 \(the base locks 1\.0\.0\)/,
   );
   assert.match(
     r.out.reason,

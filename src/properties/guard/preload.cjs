@@ -555,7 +555,7 @@
     const { g, done } = state;
     for (const name of ['process', 'Promise', ...FRAMEWORK_GLOBALS]) {
       if (done.has(name)) continue;
-      const d = Object.getOwnPropertyDescriptor(g, name);
+      const d = getOwnPropertyDescriptor(g, name);
       if (!d || !('value' in d) || d.value === undefined) continue;
       Object.defineProperty(g, name, {
         value: d.value,
@@ -585,7 +585,7 @@
   const freeze = Object.freeze;
   const { isProxy } = require('node:util').types;
   const readOnly = (o, key) => {
-    const d = Object.getOwnPropertyDescriptor(o, key);
+    const d = getOwnPropertyDescriptor(o, key);
     if (d && 'value' in d)
       define(o, key, { value: d.value, writable: false, configurable: false, enumerable: d.enumerable });
   };
@@ -868,6 +868,22 @@
   // has its own.
   const registry = () => ({ all: list(), byOwner: new Map(), watched: list() });
   const mainOwners = registry();
+  // The accessors lockMethods puts in front of methods. Read through a realm's
+  // getOwnPropertyDescriptor(s) (descriptorViews, below), each is the data
+  // property it stands for, with the value a read gives: libraries copy a
+  // method's descriptor with a new value (mimic-fn, execa: `{ ...descriptor,
+  // value }`, which pnpm runs) or read its value from it (get-intrinsic).
+  // A copy of one on another object is what its setter makes there anyway
+  // (a data property). The guarded process methods stay accessors: jest
+  // copies process into each test context with its descriptors, and each
+  // copy must keep the guard's wrapper in front of what jest assigns.
+  const guardAccessors = new WeakSet();
+  const isGuardAccessor = WeakSet.prototype.has;
+  const methodAccessor = (a) => {
+    guardAccessors.add(a.get);
+    guardAccessors.add(a.set);
+    return a;
+  };
   for (const [C, label] of [
     [EventEmitter, 'EventEmitter'],
     [stream.Stream, 'stream.Stream'],
@@ -896,22 +912,26 @@
       }
       const name = typeof key === 'symbol' ? `[${key.description}]` : key;
       let current = d.value;
-      define(owner, key, {
-        get: () => current,
-        set(fn) {
-          // Assigned on another locked prototype, it would shadow this one's.
-          if (this !== owner && !owners.byOwner.has(this)) {
-            if (objectish(this))
-              reflectDefine(this, key, { value: fn, writable: true, enumerable: true, configurable: true });
-            return;
-          }
-          replaced(`${label}.${name} replaced`, `${label}.${name}`);
-          if (this === owner) current = fn;
-          else reflectDefine(this, key, { value: fn, writable: true, enumerable: true, configurable: true });
-        },
-        enumerable: d.enumerable,
-        configurable: false,
-      });
+      define(
+        owner,
+        key,
+        methodAccessor({
+          get: () => current,
+          set(fn) {
+            // Assigned on another locked prototype, it would shadow this one's.
+            if (this !== owner && !owners.byOwner.has(this)) {
+              if (objectish(this))
+                reflectDefine(this, key, { value: fn, writable: true, enumerable: true, configurable: true });
+              return;
+            }
+            replaced(`${label}.${name} replaced`, `${label}.${name}`);
+            if (this === owner) current = fn;
+            else reflectDefine(this, key, { value: fn, writable: true, enumerable: true, configurable: true });
+          },
+          enumerable: d.enumerable,
+          configurable: false,
+        }),
+      );
     }
     if (sealed) Object.preventExtensions(owner);
   }
@@ -942,10 +962,45 @@
     'DataView',
   ];
   const STATICS = ['Object', 'Array', 'Promise', 'String', 'Number', 'JSON', 'Reflect'];
+  // A realm's getOwnPropertyDescriptor(s), with the guard's method accessors
+  // shown as the data properties they stand for (`guardAccessors`, above):
+  // the value is what reading it on `o` gives, so nothing is shown that a
+  // read does not, and defining the copy on the owner still fails.
+  function descriptorViews(g) {
+    const asData = (o, d) => {
+      if (!d || !(apply(isGuardAccessor, guardAccessors, [d.get]) && apply(isGuardAccessor, guardAccessors, [d.set])))
+        return d;
+      const data = { value: apply(d.get, o, []), writable: true, enumerable: d.enumerable, configurable: false };
+      return setPrototypeOf(data, proto);
+    };
+    const proto = g.Object.prototype;
+    const one = g.Object.getOwnPropertyDescriptor;
+    const all = g.Object.getOwnPropertyDescriptors;
+    const reflectOne = g.Reflect.getOwnPropertyDescriptor;
+    g.Object.getOwnPropertyDescriptor = {
+      getOwnPropertyDescriptor(o, key) {
+        return asData(o, apply(one, g.Object, [o, key]));
+      },
+    }.getOwnPropertyDescriptor;
+    g.Reflect.getOwnPropertyDescriptor = {
+      getOwnPropertyDescriptor(o, key) {
+        return asData(o, apply(reflectOne, g.Reflect, [o, key]));
+      },
+    }.getOwnPropertyDescriptor;
+    g.Object.getOwnPropertyDescriptors = {
+      getOwnPropertyDescriptors(o) {
+        const ds = apply(all, g.Object, [o]);
+        const ks = ownKeys(ds);
+        for (let i = 0; i < ks.length; i++) ds[ks[i]] = asData(o, ds[ks[i]]);
+        return ds;
+      },
+    }.getOwnPropertyDescriptors;
+  }
   // Called in every hot loop, and never replaced by honest code: fixed
   // rather than locked (an accessor in front of them costs up to 1.7x).
   const HOT = ['call', 'apply', 'bind'];
   function lockIntrinsics(g, owners) {
+    descriptorViews(g);
     for (const name of HOT) define(g.Function.prototype, name, { writable: false, configurable: false });
     for (const name of PROTOS) lockMethods(g[name].prototype, `${name}.prototype`, false, owners);
     const TypedArray = getPrototypeOf(g.Uint8Array);
