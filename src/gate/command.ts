@@ -16,7 +16,8 @@ import { classifierFor } from '../mixing/check.js';
 import { commitWith } from '../properties/tree.js';
 import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, overrideLines } from '../owners/override.js';
 import { exitCode, type LayerResult } from './layer.js';
-import { enforceRequired, requirements } from './require.js';
+import { containedSoFar, containedLines } from '../runner/contain.js';
+import { containedLayer, enforceRequired, requirements } from './require.js';
 import { fixturesLayer, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
 import { propertyLayers, suiteLayer } from './tests.js';
 import { tamperLayer } from './tamper.js';
@@ -50,9 +51,9 @@ judge.
   --format FORMAT        text (the default), json, github, sarif, junit or
                          codequality
   --suite-timeout DUR    kill the suite after this long (default 60m)
-  --require LAYERS       properties, fixtures, freeze (comma-separated): a
-                         missing one is refused as unproven; adds to
-                         gate.require
+  --require LAYERS       properties, fixtures, freeze, contained
+                         (comma-separated): a missing one is refused as
+                         unproven; adds to gate.require
 
 exit 0 every layer passed or was skipped, 1 a layer refused, 2 a layer could
 not judge (and none refused).`;
@@ -124,6 +125,7 @@ export async function run(args: string[]): Promise<number> {
       await tamperLayer(ctx),
       ...(await propertyLayers(ctx)),
       await suiteLayer(ctx, suiteTimeout),
+      ...containedLayer(required, containedSoFar(), config.source),
     ],
     required,
     config.source,
@@ -151,10 +153,11 @@ export async function run(args: string[]): Promise<number> {
       commits: commits.length,
       rules,
       required,
+      contained: containedSoFar(),
       overrides: overrides.granted,
       layers: jsonLayers(layers),
     },
-    text: [...textTable(header, layers), ...listed],
+    text: [...textTable(header, layers), ...listed, ...containedLines().map((l) => `patchwarden gate: ${l}`)],
     github: githubAnnotations(layers),
   });
   return code;
