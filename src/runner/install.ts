@@ -33,7 +33,7 @@ function digests(dir: string): Map<string, string> {
   const files = new Map<string, string>();
   for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
     if (!e.isFile()) continue;
-    const file = path.join(e.parentPath, e.name);
+    const file = path.join(e.parentPath ?? e.path, e.name); // .path before Node 20.12
     files.set(path.relative(dir, file), createHash('sha256').update(readFileSync(file)).digest('hex'));
   }
   return files;
