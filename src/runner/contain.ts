@@ -4,12 +4,13 @@
 //
 // - pidns: a PID namespace (util-linux `unshare`, with a user namespace when
 //   not root). When the namespace's first process ends, the kernel kills
-//   every other one before the command is seen to end. /proc is mounted
+//   every other one before the command is seen to end; `setpriv --pdeathsig`
+//   ends it when patchwarden itself is killed. /proc is mounted
 //   anew inside, so the run does not see the processes outside it.
 // - subreaper: a python3 launcher that makes itself the child subreaper
 //   (prctl PR_SET_CHILD_SUBREAPER through ctypes): every orphan of the run is
-//   re-parented to it, and once the command ends it kills what is left and
-//   names on fd 3 what it could not kill.
+//   re-parented to it, and once the command ends (or patchwarden does) it
+//   kills what is left and names on fd 3 what it could not kill.
 // - group: the command's process group only; a process that moves to
 //   another session or group is neither found nor ended.
 // - none: Windows, where there are no process groups to end.
@@ -35,7 +36,9 @@ const INIT = 'sh -c "$1"; exit $?';
 
 const LAUNCHER = String.raw`
 import ctypes, os, signal, sys, time
-if ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) != 0:
+libc = ctypes.CDLL(None, use_errno=True)
+# PR_SET_CHILD_SUBREAPER; PR_SET_PDEATHSIG, so a killed patchwarden still has the run ended.
+if libc.prctl(36, 1, 0, 0, 0) != 0 or libc.prctl(1, signal.SIGTERM, 0, 0, 0) != 0:
     sys.exit(125)
 if sys.argv[1:] == ["--probe"]:
     sys.exit(0)
@@ -102,16 +105,22 @@ sys.exit(os.WEXITSTATUS(status) if status is not None else 1)
 /** Isolated: no PYTHON* variable, user site or sitecustomize of the project runs in the launcher. */
 const PYTHON = ['python3', '-I', '-S', '-c', LAUNCHER];
 
+/** The command line that makes the namespace, or null when this host allows none. */
 function unshareArgs(): string[] | null {
   const plain = ['--pid', '--fork', '--kill-child', '--mount-proc'];
+  // setpriv's parent-death signal ends the namespace with patchwarden, even when patchwarden is killed with -9.
+  const head =
+    spawnSync('setpriv', ['--pdeathsig', 'KILL', 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0
+      ? ['setpriv', '--pdeathsig', 'KILL', 'unshare']
+      : ['unshare'];
   // Root needs no user namespace (and keeps its capabilities); anyone else maps to their own uid, so owners stay as they are.
   const tries =
     process.getuid?.() === 0
       ? [plain, ['--user', '--map-current-user', ...plain]]
       : [['--user', '--map-current-user', ...plain]];
   for (const args of tries) {
-    const r = spawnSync('unshare', [...args, 'true'], { stdio: 'ignore', timeout: 10_000 });
-    if (r.status === 0) return args;
+    const r = spawnSync(head[0], [...head.slice(1), ...args, 'true'], { stdio: 'ignore', timeout: 10_000 });
+    if (r.status === 0) return [...head, ...args];
   }
   return null;
 }
@@ -150,7 +159,11 @@ export function containment(): Contained {
 export function containedSpawn(line: string): { file: string; args: string[]; reportFd: boolean } {
   const contained = containment();
   if (contained === 'pidns')
-    return { file: 'unshare', args: [...probed!.unshare, 'sh', '-c', INIT, 'sh', line], reportFd: false };
+    return {
+      file: probed!.unshare[0],
+      args: [...probed!.unshare.slice(1), 'sh', '-c', INIT, 'sh', line],
+      reportFd: false,
+    };
   if (contained === 'subreaper') return { file: PYTHON[0], args: [...PYTHON.slice(1), line], reportFd: true };
   return { file: 'sh', args: ['-c', line], reportFd: false };
 }
