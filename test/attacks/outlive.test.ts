@@ -11,7 +11,7 @@
 // process group alone (`group`) is run too: there they survive, which shows
 // the check can fail.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -82,7 +82,7 @@ function alive(): number[] {
 }
 
 /** Runs `args` on a project whose production code starts the sleepers; returns the JSON and the PIDs written. */
-function attack(args: (base: string, head: string) => string[], contain?: string) {
+function attack(args: (base: string, head: string) => string[], contain?: string, env: NodeJS.ProcessEnv = {}) {
   const pids = path.join(out, 'pids');
   const { repo, base, head } = project(
     {
@@ -93,7 +93,7 @@ function attack(args: (base: string, head: string) => string[], contain?: string
     },
     { 'src/bill.mjs': spawning(path.basename(out), pids) },
   );
-  const r = repo.json(args(base, head), { env: contain ? { PATCHWARDEN_CONTAIN: contain } : {} });
+  const r = repo.json(args(base, head), { env: { ...env, ...(contain && { PATCHWARDEN_CONTAIN: contain }) } });
   const written = readFileSync(pids, 'utf8').trim().split('\n');
   return { r, written };
 }
@@ -122,6 +122,24 @@ for (const [name, args] of [
     assert.equal(alive(), [], `alive after ${name}`);
   });
 }
+
+withPython(
+  'where no namespace can be made (unshare refused, as under Docker seccomp or AppArmor), the subreaper holds',
+  () => {
+    // An unshare that fails as the restricted hosts' does; the probe falls back on its own.
+    const bin = path.join(out, 'bin');
+    mkdirSync(bin);
+    writeFileSync(
+      path.join(bin, 'unshare'),
+      "#!/bin/sh\necho 'unshare: unshare failed: Operation not permitted' >&2\nexit 1\n",
+      { mode: 0o755 },
+    );
+    const { r, written } = attack(revert, undefined, { PATH: `${bin}:${process.env.PATH}` });
+    assert.is(r.out.contained, 'subreaper', r.stderr);
+    for (const pid of written.map(Number)) assert.not.ok(running(pid), `process ${pid} alive`);
+    assert.equal(alive(), []);
+  },
+);
 
 linux('the process group alone does not reach another session, and says so', () => {
   const { r, written } = attack(revert, 'group');
