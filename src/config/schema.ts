@@ -4,7 +4,7 @@ import { RULE_IDS } from './tamper-ids.js';
 import { CONFIG_FILE, ZONES, type ZoneName } from '../zones/names.js';
 
 /** What `gate.require` may name: properties (with revert), the fixture lock, the suite judged by the ledger. */
-export const GATE_REQUIREMENTS = ['properties', 'fixtures', 'freeze'] as const;
+export const GATE_REQUIREMENTS = ['properties', 'fixtures', 'freeze', 'contained'] as const;
 export type GateRequirement = (typeof GATE_REQUIREMENTS)[number];
 
 export interface Config {

@@ -19,7 +19,8 @@ import { commitWith } from '../properties/tree.js';
 import { ciRun } from '../replay/ci.js';
 import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, overrideLines } from '../owners/override.js';
 import { exitCode, type LayerResult } from './layer.js';
-import { enforceRequired, requirements } from './require.js';
+import { containedSoFar, containedLines } from '../runner/contain.js';
+import { containedLayer, enforceRequired, requirements } from './require.js';
 import { fixturesLayer, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
 import { propertyLayers, suiteLayer } from './tests.js';
 import { tamperLayer } from './tamper.js';
@@ -55,9 +56,9 @@ judge.
   --format FORMAT        text (the default), json, github, sarif, junit or
                          codequality
   --suite-timeout DUR    kill the suite after this long (default 60m)
-  --require LAYERS       properties, fixtures, freeze (comma-separated): a
-                         missing one is refused as unproven; adds to
-                         gate.require
+  --require LAYERS       properties, fixtures, freeze, contained
+                         (comma-separated): a missing one is refused as
+                         unproven; adds to gate.require
   --hits FILE            write the suite's freeze hits (each failure a row let
                          through, with the row, the test and the CI run) to
                          FILE, for freeze list --hits and freeze extend --hits
@@ -137,7 +138,12 @@ export async function run(args: string[]): Promise<number> {
   ];
   const refused = cheap.filter((l) => l.status === 'refused').map((l) => l.layer);
   const layers: LayerResult[] = enforceRequired(
-    [...cheap, ...(await propertyLayers(ctx, refused)), await suiteLayer(ctx, suiteTimeout)],
+    [
+      ...cheap,
+      ...(await propertyLayers(ctx, refused)),
+      await suiteLayer(ctx, suiteTimeout),
+      ...containedLayer(required, containedSoFar(), config.source),
+    ],
     required,
     config.source,
   );
@@ -165,10 +171,11 @@ export async function run(args: string[]): Promise<number> {
       commits: commits.length,
       rules,
       required,
+      contained: containedSoFar(),
       overrides: overrides.granted,
       layers: jsonLayers(layers),
     },
-    text: [...textTable(header, layers), ...listed],
+    text: [...textTable(header, layers), ...listed, ...containedLines().map((l) => `patchwarden gate: ${l}`)],
     github: githubAnnotations(layers),
   });
   return code;

@@ -20,6 +20,7 @@ import { overrideLines, type Override } from '../owners/override.js';
 import { revertCheck, revertPasses, type RevertResult, type RevertStatus } from '../properties/revert.js';
 import { stateLines } from '../properties/report.js';
 import type { InvariantVerdict } from '../properties/states.js';
+import { containedSoFar } from '../runner/contain.js';
 import { judgeTamper } from '../tamper/judge.js';
 import { guardFileProblems, guardFileViolations, touchedGuardFiles } from '../gate/guard-files.js';
 import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
@@ -326,7 +327,7 @@ export async function run(args: string[]): Promise<number> {
     common.format,
     violationsOutcome(
       violations,
-      { refs: verdicts.map(({ violations: _, ...rest }) => rest) },
+      { refs: verdicts.map(({ violations: _, ...rest }) => rest), contained: containedSoFar() },
       'patchwarden: pre-push ok',
     ),
   );

@@ -12,6 +12,7 @@ import { mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
 import { clockNow } from '../freeze/clock.js';
 import { stateLines } from '../properties/report.js';
 import { revertCheck, revertPasses, type RevertResult } from '../properties/revert.js';
+import { containedLines, containedSoFar } from '../runner/contain.js';
 import { refactorExemption } from './ack.js';
 
 export const help = `usage: patchwarden revert-check [--base REV] [--head REV] [--format text|json] [--config PATH] [-C DIR]
@@ -80,8 +81,9 @@ export async function run(args: string[]): Promise<number> {
       outside_src: result.outside_src,
       head_run: result.head_run,
       revert_run: result.revert_run,
+      contained: containedSoFar(),
     },
-    text: textLines(result),
+    text: [...textLines(result), ...containedLines().map((l) => `patchwarden: ${l}`)],
   });
 }
 

@@ -14,6 +14,7 @@ import { pinFixture } from '../fixtures/pin.js';
 import { formatUtc } from '../freeze/clock.js';
 import { isExpired, parseLedger, readWorktreeLedger } from '../freeze/ledger.js';
 import type { Repo } from '../git/repo.js';
+import { containedLines, containedSoFar } from '../runner/contain.js';
 import { runEnv } from '../runner/env.js';
 import { ciRun, type CiRun } from './ci.js';
 import { classify } from './classify.js';
@@ -117,10 +118,19 @@ async function classified(common: Common, set: Setting, runs: Classified['runs']
       v.note += `; pinned as fixture ${p.id} (${p.path}${p.created ? '' : ', already there'}): commit it with ${set.project.config.fixtures.lock}, on its own, and have the property read it (record_property("fixture", "${p.id}"))`;
     }
   }
-  return emit(
-    common.format,
-    outcome({ seed: set.seed, envClass: set.env, runs, cases, ci: set.ci, ...(set.vars && { vars: set.vars }) }),
-  );
+  const said = outcome({
+    seed: set.seed,
+    envClass: set.env,
+    runs,
+    cases,
+    ci: set.ci,
+    ...(set.vars && { vars: set.vars }),
+  });
+  return emit(common.format, {
+    ...said,
+    json: { ...said.json, contained: containedSoFar() },
+    text: [...said.text, ...containedLines().map((l) => `replay: ${l}`)],
+  });
 }
 
 /** The working tree's unexpired rows by signature: a flake frozen already gets no second row. */

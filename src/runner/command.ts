@@ -1,13 +1,18 @@
 // Runs a configured test command (properties, suite, replay) through the
 // shell, with a fresh path for its JUnit report in `{junit}` and in
 // PATCHWARDEN_JUNIT, a timeout that kills the whole process group, and its
-// output kept for when it is needed. The run is over when its whole process
-// group is: what the command left running is killed before the report is
-// read, so nothing detached can rewrite it afterwards.
+// output kept for when it is needed. The run is over when every process it
+// started is (contain.ts says how, per host): what the command left running
+// is killed before the report is read, so nothing detached can rewrite it
+// afterwards. The judge's own modules are all loaded before the first
+// command starts, and its install checked after each (install.ts).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { CannotJudge } from '../common/errors.js';
+import { type Contained, containedSpawn, containment, launcherSurvivors } from './contain.js';
+import { checkJudge, sealJudge } from './install.js';
 
 export interface CommandRun {
   /** Exit code, or null when killed by a signal. */
@@ -19,8 +24,8 @@ export interface CommandRun {
   /** stdout and stderr, interleaved as they came, capped at the last 1 MiB. */
   output: string;
   elapsedMs: number;
-  /** False when members of its process group outlived it and could not be ended. */
-  groupGone: boolean;
+  /** How the processes it started were kept from outliving it. */
+  contained: Contained;
   /** Removes the report's temporary folder. */
   dispose(): void;
 }
@@ -56,16 +61,50 @@ async function groupEnded(pgid: number, ms: number): Promise<boolean> {
   }
 }
 
-export function runTestCommand(command: string, opts: CommandOptions): Promise<CommandRun> {
+/**
+ * Runs the command to its end and every process it started with it. Throws
+ * CannotJudge when a process it started was found alive and could not be
+ * ended, or when the judge's own install changed while it ran.
+ */
+export async function runTestCommand(command: string, opts: CommandOptions): Promise<CommandRun> {
+  await sealJudge();
+  const { run, left } = await spawnContained(command, opts);
+  try {
+    // An interrupted check stops at its next step anyway, and says why.
+    if (left && !opts.signal?.aborted)
+      throw new CannotJudge(
+        `processes the test command started outlived it and could not be ended (${left}), so nothing it reported is believed; end them and run again`,
+      );
+    await checkJudge();
+  } catch (err) {
+    run.dispose();
+    throw err;
+  }
+  return run;
+}
+
+/** What outlived the run, said for a person, or null when everything it started is gone. */
+function outlived(groupGone: boolean, survivors: number[] | null): string | null {
+  if (survivors === null) return 'the launcher that was to end them was killed first';
+  const said = [
+    ...(groupGone ? [] : ['members of its process group']),
+    ...(survivors.length ? [`process ${survivors.join(', ')}`] : []),
+  ];
+  return said.length ? said.join('; ') : null;
+}
+
+function spawnContained(command: string, opts: CommandOptions): Promise<{ run: CommandRun; left: string | null }> {
   const dir = opts.junit ? null : mkdtempSync(path.join(tmpdir(), 'patchwarden-junit-'));
   const junit = opts.junit ?? path.join(dir!, 'report.xml');
   const line = command.replaceAll('{junit}', quote(junit));
+  const contained = containment();
+  const { file, args, reportFd } = containedSpawn(line);
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn('sh', ['-c', line], {
+    const child = spawn(file, args, {
       cwd: opts.cwd,
       env: { ...process.env, ...opts.env, PATCHWARDEN_JUNIT: junit },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', ...(reportFd ? (['pipe'] as const) : [])],
       detached: true, // its own process group, so a timeout kills the runner's children too
     });
     let output = '';
@@ -73,8 +112,10 @@ export function runTestCommand(command: string, opts: CommandOptions): Promise<C
       output += b.toString('utf8');
       if (output.length > KEEP * 2) output = output.slice(-KEEP);
     };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    let report = '';
+    child.stdio[3]?.on('data', (b: Buffer) => (report += b.toString('utf8')));
     let timedOut = false;
     const kill = (sig: NodeJS.Signals) => {
       try {
@@ -96,20 +137,23 @@ export function runTestCommand(command: string, opts: CommandOptions): Promise<C
       clearTimeout(timer);
       const elapsedMs = Date.now() - started;
       const groupGone = child.pid !== undefined ? await groupEnded(child.pid, 10_000) : true;
+      // The launcher names what it could not end; no report at all means it was killed before it could look.
+      const survivors = reportFd && child.pid !== undefined ? launcherSurvivors(report) : [];
       process.removeListener('exit', onExit);
       opts.signal?.removeEventListener('abort', onExit);
-      resolve({
+      const run = {
         code,
         signal,
         timedOut,
         junit,
         elapsedMs,
-        groupGone,
+        contained,
         output: output.length > KEEP ? output.slice(-KEEP) : output,
         dispose: () => {
           if (dir) rmSync(dir, { recursive: true, force: true });
         },
-      });
+      };
+      resolve({ run, left: outlived(groupGone, survivors) });
     };
     child.on('error', (err) => {
       keep(Buffer.from(`cannot start: ${err.message}\n`));

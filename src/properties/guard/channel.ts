@@ -11,12 +11,18 @@ export interface Channel {
   path: string;
   /** Stops holding the pipe open and returns every line written to it, and whether it reached its end in time. */
   drain(ms: number): Promise<{ lines: string[]; ended: boolean }>;
+  /** Lets go of the pipe unread (a run that ended in an error), so nothing keeps the process alive. */
+  close(): void;
 }
 
 export function openChannel(file: string): Channel {
   execFileSync('mkfifo', ['-m', '600', file]);
   const reader = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  const holder = openSync(file, constants.O_WRONLY | constants.O_NONBLOCK);
+  let holder: number | null = openSync(file, constants.O_WRONLY | constants.O_NONBLOCK);
+  const release = () => {
+    if (holder !== null) closeSync(holder);
+    holder = null;
+  };
   const socket = new net.Socket({ fd: reader, readable: true, writable: false });
   let text = '';
   let ended = false;
@@ -34,7 +40,7 @@ export function openChannel(file: string): Channel {
   return {
     path: file,
     async drain(ms) {
-      closeSync(holder);
+      release();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         end,
@@ -45,6 +51,10 @@ export function openChannel(file: string): Channel {
       clearTimeout(timer);
       socket.destroy();
       return { lines: text.split('\n').filter((l) => l !== ''), ended };
+    },
+    close() {
+      release();
+      socket.destroy();
     },
   };
 }

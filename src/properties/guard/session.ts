@@ -93,7 +93,10 @@ export function openGuard(setup: GuardSetup, sources: GuardSources): GuardSessio
       pythonPath,
       nodePreload,
       junit,
-      dispose,
+      dispose: () => {
+        channel.close();
+        dispose();
+      },
       finish: async () => {
         const { lines, ended } = await channel.drain(DRAIN_MS);
         return { problems: guardProblems(lines, ended), failures: guardFailures(lines) };
