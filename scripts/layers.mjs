@@ -3,10 +3,12 @@
 // createRequire alike), folds them into a graph of folders, and fails on a
 // folder that imports a folder declared above it, on any folder-level cycle,
 // on a folder the order does not name, and on an import whose path it cannot
-// read as a literal inside src/ or a package. docs/architecture.md explains
-// the order.
+// read as a literal inside src/ or a package, unless the line above it says
+// `layers: built files` (a load of the judge's own bundle at run time, which
+// no source folder's order applies to). docs/architecture.md explains the
+// order.
 // Usage: node scripts/layers.mjs [ROOT]   (ROOT holds src/; default: here)
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { importsOfFiles } from './imports.mjs';
 
@@ -42,8 +44,12 @@ const SOURCE = /\.(?:[cm]?ts|tsx|[cm]?js|jsx)$/;
 /** A module by name (`yaml`, `@scope/pkg/sub`, `node:fs`), as against a path or a URL. */
 const PACKAGE = /^(?:node:)?(?:@[\w.-]+\/)?[\w.-]+(?:\/[^:]*)?$/;
 
-/** The src/ folder an import lands in, '' for a package, or why the lint cannot place it. */
-function place(src, file, spec) {
+/** The marker, on the line above, of a load of the built bundle's own files. */
+const BUILT_FILES = /\/\/ layers: built files\b/;
+
+/** The src/ folder an import lands in, '' for a package, null for the built bundle's files, or why the lint cannot place it. */
+function place(src, file, spec, above) {
+  if (spec === null && BUILT_FILES.test(above)) return { to: null };
   if (spec === null)
     return {
       problem:
@@ -78,8 +84,9 @@ export function folderImports(root) {
       continue;
     }
     const from = path.relative(src, file).split(path.sep)[0];
+    const lines = found.some((f) => f.spec === null) ? readFileSync(file, 'utf8').split('\n') : [];
     for (const { spec, line } of found) {
-      const { to, problem } = place(src, file, spec);
+      const { to, problem } = place(src, file, spec, lines[line - 2] ?? '');
       if (problem) unreadable.push(`${shown}:${line}: ${problem}`);
       else if (to && to !== from) edges.push({ from, to, file: shown, line, spec });
     }

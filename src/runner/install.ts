@@ -46,7 +46,9 @@ async function seal(): Promise<Sealed | null> {
   const require = createRequire(path.join(dir, 'main.js'));
   for (const f of [...files.keys()].sort()) {
     const file = path.join(dir, f);
+    // layers: built files
     if (f.endsWith('.mjs')) await import(pathToFileURL(file).href);
+    // layers: built files
     else if (f.endsWith('.cjs')) require(file);
   }
   return { dir, files };

@@ -107,6 +107,8 @@ test('an import whose path the lint cannot read, or that leaves src/, fails with
       'variable.cjs': 'module.exports = (name) => require(name);',
       'outside.ts': "import '../../scripts/layers.mjs';",
       'url.ts': "export const m = () => import('data:text/javascript,export default 1');",
+      // A load of the built bundle's own files, marked as such on the line above: not a source import.
+      'built.cjs': '// layers: built files\nmodule.exports = (file) => require(file);',
     };
     for (const [name, text] of Object.entries(files))
       writeFileSync(path.join(root, 'src/git', name), `// reaches\n${text}\n`);
@@ -121,6 +123,7 @@ test('an import whose path the lint cannot read, or that leaves src/, fails with
       "src/git/url.ts:2: imports 'data:text/javascript,export default 1', neither a path inside src/ nor a package",
     );
     assert.match(r.stderr, /src\/git\/broken\.ts: does not parse/);
+    assert.not.match(r.stderr, 'src/git/built.cjs');
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
