@@ -82,13 +82,15 @@ const LOADERS: Record<Lang, Set<string>> = {
 };
 
 export function joinPath(parts: string[]): string {
-  return parts.map((p, k) => (k && p !== '()' && p !== '[]' ? '.' + p : p)).join('');
+  let out = parts[0] ?? '';
+  for (let k = 1; k < parts.length; k++) out += parts[k] === '()' || parts[k] === '[]' ? parts[k] : '.' + parts[k];
+  return out;
 }
 
 export function readSource(text: string, lang: Lang, path: string): Source {
   const toks = lex(text, lang, /\.[jt]sx$/i.test(path));
   const pairs = matchBrackets(toks);
-  const close = (i: number) => pairs.get(i) ?? toks.length - 1;
+  const close = (i: number) => (pairs[i] >= 0 ? pairs[i] : toks.length - 1);
   const { stmtOf, stmts } = statements(toks, lang);
   const bindings = new Map<string, Binding>();
   const imports: Import[] = [];
@@ -121,7 +123,7 @@ export function readSource(text: string, lang: Lang, path: string): Source {
 
   /** Follows a head name through the bindings (bounded: bindings may loop). */
   const resolve = (parts: string[], depth = 0): string[] => {
-    const b = depth < 8 ? bindings.get(parts[0]) : undefined;
+    const b = depth < 8 && bindings.size ? bindings.get(parts[0]) : undefined;
     if (!b || !('parts' in b) || b.parts[0] === parts[0]) return parts;
     return [...resolve(b.parts, depth + 1), ...parts.slice(1)].slice(0, 24);
   };
@@ -321,16 +323,17 @@ export function splitArgs(toks: Token[], start: number, end: number): Span[] {
   return out;
 }
 
-function matchBrackets(toks: Token[]): Map<number, number> {
-  const pairs = new Map<number, number>();
+/** The closing bracket of each opening one, by token index (-1: none, or not a bracket). */
+function matchBrackets(toks: Token[]): Int32Array {
+  const pairs = new Int32Array(toks.length).fill(-1);
   const stack: number[] = [];
   const open: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
   toks.forEach((t, i) => {
     if (t.k !== 'op') return;
     if (t.v === '(' || t.v === '[' || t.v === '{') stack.push(i);
-    else if (t.v in open) {
+    else if (t.v === ')' || t.v === ']' || t.v === '}') {
       // A stray closer (bad or partial code) closes nothing.
-      if (stack.length && toks[stack[stack.length - 1]].v === open[t.v]) pairs.set(stack.pop()!, i);
+      if (stack.length && toks[stack[stack.length - 1]].v === open[t.v]) pairs[stack.pop()!] = i;
     }
   });
   return pairs;
