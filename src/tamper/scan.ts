@@ -153,7 +153,7 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     setter: Ref | null,
     depth: number,
   ): Chain => {
-    let parts = [...head];
+    let parts = head; // a fresh array: resolve() and a chain's own parts are never shared
     let j = from;
     while (j < toks.length) {
       const t = toks[j];
@@ -215,12 +215,16 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     }
     return { parts, end: j, calls, setter };
   };
-  const canonical = (parts: string[]) =>
-    joinPath(lang === 'python' ? pythonCanonical(parts) : lang === 'js' ? jsCanonical(parts) : parts);
+  const canonicalParts = (parts: string[]) =>
+    lang === 'python' ? pythonCanonical(parts) : lang === 'js' ? jsCanonical(parts) : parts;
+  const canonical = (parts: string[]) => joinPath(canonicalParts(parts));
   const makeRef = (parts: string[], start: number, end: number, calls: [number, number][], assigned: boolean): Ref => {
-    const head = toks[start]?.k === 'id' ? resolve([toks[start].v]) : [];
+    const bound = toks[start]?.k === 'id' && bindings.has(toks[start].v);
+    const head = bound ? resolve([toks[start].v]) : [];
     const held = head.includes('()') ? canonical(head) : '';
-    return { path: canonical(parts), raw: joinPath(parts), start, end, calls, assigned, held };
+    const raw = joinPath(parts);
+    const same = canonicalParts(parts);
+    return { path: same === parts ? raw : joinPath(same), raw, start, end, calls, assigned, held };
   };
 
   const stars: string[] = [];
@@ -251,7 +255,7 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     src.refs.push(makeRef(parts, i, c.end, c.calls, assigned));
     if (c.setter) src.refs.push(c.setter);
     // `from os import *`: a name bound nowhere in the file may come from a star import.
-    if (!bindings.has(toks[i].v))
+    if (stars.length && !bindings.has(toks[i].v))
       for (const m of stars) src.refs.push(makeRef([...m.split('.'), ...parts], i, c.end, c.calls, assigned));
   }
   return src;
@@ -288,6 +292,7 @@ function assignOp(t: Token | undefined): boolean {
 
 /** `posix` and `nt` are `os` under its platform name; `__builtins__` is `builtins`; `os.__dict__["_exit"]` is `os._exit`. */
 function pythonCanonical(parts: string[]): string[] {
+  if (!parts.includes('__dict__') && !/^(posix|nt|__builtins__)$/.test(parts[0])) return parts;
   const out = parts.filter((p, k) => !(k && p === '__dict__'));
   if (out[0] === 'posix' || out[0] === 'nt') out[0] = 'os';
   else if (out[0] === '__builtins__') out[0] = 'builtins';
@@ -296,6 +301,8 @@ function pythonCanonical(parts: string[]): string[] {
 
 /** `globalThis.process` is `process`; an ES module's `default` and an object's `__proto__` (or `constructor.prototype`) reach the same members. */
 function jsCanonical(parts: string[]): string[] {
+  if (!GLOBAL_OBJECTS.has(parts[0]) && !parts.some((p) => p === '__proto__' || p === 'default' || p === 'constructor'))
+    return parts;
   const out = GLOBAL_OBJECTS.has(parts[0]) && parts.length > 1 ? parts.slice(1) : [...parts];
   for (let k = out.length - 1; k > 0; k--) {
     if (out[k] === '__proto__' || (k === 1 && out[k] === 'default')) out.splice(k, 1);
