@@ -81,6 +81,13 @@ const LOADERS: Record<Lang, Set<string>> = {
   java: new Set(['Class.forName()']),
 };
 
+/** The last name of every call above (`get` of `Reflect.get()`). */
+const SPECIAL_LAST = new Set(
+  [GETTERS, SETTERS, THROUGH, ...Object.values(LOADERS)].flatMap((set) =>
+    [...set].map((call) => call.slice(0, -2).split('.').pop()!),
+  ),
+);
+
 export function joinPath(parts: string[]): string {
   let out = parts[0] ?? '';
   for (let k = 1; k < parts.length; k++) out += parts[k] === '()' || parts[k] === '[]' ? parts[k] : '.' + parts[k];
@@ -183,7 +190,8 @@ export function readSource(text: string, lang: Lang, path: string): Source {
       if (t.k === 'op' && t.v === '(') {
         const end = close(j);
         calls.push([j + 1, end]);
-        const here = joinPath(parts) + '()';
+        // Only a call whose last name ends one of the special calls can be one: most calls skip the join.
+        const here = SPECIAL_LAST.has(parts[parts.length - 1]) ? joinPath(parts) + '()' : '';
         const special = GETTERS.has(here) || SETTERS.has(here) || THROUGH.has(here) || LOADERS[lang].has(here);
         const args = special ? splitArgs(toks, j + 1, end) : [];
         const first = args[0] ? chainAt(args[0][0], depth + 1) : null;
@@ -287,7 +295,8 @@ const EXPRESSION_AFTER = new Set([
 ]);
 
 function assignOp(t: Token | undefined): boolean {
-  return t?.k === 'op' && (t.v === '=' || /^[-+*/%&|^@]=$|^(\*\*|\/\/|>>|<<|\?\?|&&|\|\|)=$/.test(t.v));
+  if (t?.k !== 'op' || !t.v.endsWith('=')) return false;
+  return t.v === '=' || /^[-+*/%&|^@]=$|^(\*\*|\/\/|>>|<<|\?\?|&&|\|\|)=$/.test(t.v);
 }
 
 /** `posix` and `nt` are `os` under its platform name; `__builtins__` is `builtins`; `os.__dict__["_exit"]` is `os._exit`. */
