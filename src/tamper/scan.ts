@@ -81,6 +81,9 @@ const LOADERS: Record<Lang, Set<string>> = {
   java: new Set(['Class.forName()']),
 };
 
+/** The calls of a chain that has none: most chains; shared, never written (follow() starts a list at the first call). */
+const NO_CALLS: [number, number][] = [];
+
 /** The last name of every call above (`get` of `Reflect.get()`). */
 const SPECIAL_LAST = new Set(
   [GETTERS, SETTERS, THROUGH, ...Object.values(LOADERS)].flatMap((set) =>
@@ -149,7 +152,7 @@ export function readSource(text: string, lang: Lang, path: string): Source {
       return c && c.end === close(i) ? follow(i, c.parts, c.end + 1, c.calls, c.setter, depth) : null;
     }
     if (toks[i]?.k !== 'id') return null;
-    return follow(i, resolve([toks[i].v]), i + 1, [], null, depth);
+    return follow(i, resolve([toks[i].v]), i + 1, NO_CALLS, null, depth);
   };
   /** The members, subscripts and calls after a chain's head. */
   const follow = (
@@ -189,6 +192,7 @@ export function readSource(text: string, lang: Lang, path: string): Source {
       }
       if (t.k === 'op' && t.v === '(') {
         const end = close(j);
+        if (calls === NO_CALLS) calls = [];
         calls.push([j + 1, end]);
         // Only a call whose last name ends one of the special calls can be one: most calls skip the join.
         const here = SPECIAL_LAST.has(parts[parts.length - 1]) ? joinPath(parts) + '()' : '';
