@@ -39,7 +39,7 @@ export interface Source {
   path: string;
   toks: Token[];
   /** Statement index of each token (-1 for separators). */
-  stmtOf: number[];
+  stmtOf: Int32Array;
   /** Token range of each statement. */
   stmts: Span[];
   refs: Ref[];
@@ -360,8 +360,8 @@ function matchBrackets(toks: Token[]): Int32Array {
 }
 
 /** Python statements end at a logical newline or `;`; the others at `;`, `{` and `}`. */
-function statements(toks: Token[], lang: Lang): { stmtOf: number[]; stmts: Span[] } {
-  const stmtOf: number[] = new Array(toks.length).fill(-1);
+function statements(toks: Token[], lang: Lang): { stmtOf: Int32Array; stmts: Span[] } {
+  const stmtOf = new Int32Array(toks.length).fill(-1);
   const stmts: Span[] = [];
   let from = 0;
   /** Ends the statement before token i; a separator (`;`, newline) belongs to none. */
