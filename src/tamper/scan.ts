@@ -47,7 +47,7 @@ export interface Source {
   /** A string token's value, or the string a name is bound to. */
   stringAt(i: number): string | null;
   /** The strings a token stands for: its own value, or the strings in what a name was last assigned. */
-  textsAt(i: number): string[];
+  textsAt(i: number): readonly string[];
   /** Index of the bracket closing the one at i. */
   close(i: number): number;
 }
@@ -128,7 +128,7 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     const t = toks[i];
     if (t?.k === 'str') return [t.v];
     const b = t?.k === 'id' ? bindings.get(t.v) : undefined;
-    return b ? ('str' in b ? [b.str] : (b.texts ?? [])) : [];
+    return b ? ('str' in b ? [b.str] : (b.texts ?? NO_TEXTS)) : NO_TEXTS;
   };
 
   /** Follows a head name through the bindings (bounded: bindings may loop). */
@@ -387,6 +387,11 @@ function statements(toks: Token[], lang: Lang): { stmtOf: Int32Array; stmts: Spa
   return { stmtOf, stmts };
 }
 
+/** What an unbound name stands for: no strings (shared; most names are unbound). */
+const NO_TEXTS: readonly string[] = [];
+const IMPORT_WORDS = new Set(['import', 'from', 'export']);
+const DECLARE = new Set(['const', 'let', 'var']);
+
 type ChainAt = (i: number) => { parts: string[]; end: number } | null;
 
 /** Imports and simple assignments: the names a file binds, and the modules it loads. */
@@ -419,7 +424,7 @@ function collectBindings(
   };
   // An import starts a statement or a line (Go and JavaScript may end statements at a newline).
   toks.forEach((t, s) => {
-    if (t.k !== 'id' || !['import', 'from', 'export'].includes(t.v)) return;
+    if (t.k !== 'id' || !IMPORT_WORDS.has(t.v)) return;
     const stmt = src.stmtOf[s];
     if (src.stmts[stmt]?.[0] !== s && toks[s - 1]?.endLine === t.line) return;
     const e = src.stmts[stmt]?.[1] ?? toks.length;
@@ -439,9 +444,7 @@ function collectBindings(
     if (t.k === 'id') {
       let j = i + 1;
       const declared =
-        lang === 'js'
-          ? ['const', 'let', 'var'].includes(prev?.v ?? '')
-          : lang === 'python' && src.stmts[src.stmtOf[i]]?.[0] === i;
+        lang === 'js' ? DECLARE.has(prev?.v ?? '') : lang === 'python' && src.stmts[src.stmtOf[i]]?.[0] === i;
       if (toks[j]?.v === ':' && toks[j].k === 'op' && declared) {
         const stmt = src.stmtOf[i];
         while (j < toks.length && src.stmtOf[j] === stmt && !(toks[j].k === 'op' && toks[j].v === '=')) j++;
@@ -455,7 +458,7 @@ function collectBindings(
       if (assigns && toks[j + 1] && t.v !== '_') bindChain(t.v, j + 1);
     }
     // const { a, b: c, d: { e } } = chain
-    if (lang === 'js' && t.k === 'op' && t.v === '{' && prev?.k === 'id' && ['const', 'let', 'var'].includes(prev.v)) {
+    if (lang === 'js' && t.k === 'op' && t.v === '{' && prev?.k === 'id' && DECLARE.has(prev.v)) {
       const end = src.close(i);
       if (toks[end + 1]?.v === '=') {
         const rhs = toks[end + 2]?.v === 'await' ? end + 3 : end + 2;
