@@ -133,10 +133,11 @@ function isDocstring(s: Source, i: number): boolean {
 const together =
   (a: (s: Source) => Span[], b: (s: Source) => Span[]) =>
   (s: Source): Span[] => {
+    const found = a(s);
+    // Most files have no match of `a` (a write, an environment read): `b` is then not looked for in every string.
+    if (!found.length) return [];
     const stmts = new Set(b(s).map(([i]) => s.stmtOf[i]));
-    // Most files have no statement of `b`: `a` (every write, every environment read) is then not looked for.
-    if (!stmts.size) return [];
-    return a(s).filter(([i]) => stmts.has(s.stmtOf[i]));
+    return found.filter(([i]) => stmts.has(s.stmtOf[i]));
   };
 
 // --- entry points, where leaving the process is the code's job ---
@@ -473,13 +474,9 @@ const reportWrite = (s: Source): Span[] => {
   const junit = tokensWhere(s, (t, i) => t.k === 'str' && !isDocstring(s, i) && /junit/i.test(t.v));
   const writes = (x: Source): Span[] =>
     x.refs.flatMap((r): Span[] => {
-      const last =
-        r.path
-          .replace(/\(\)$/, '')
-          .split(/[.([\]]+/)
-          .filter(Boolean)
-          .pop() ?? '';
-      if (WRITERS.test(last) && r.path.endsWith('()')) return [[r.start, r.end]];
+      if (r.path.endsWith('()')) {
+        if (WRITERS.test(lastName(r.path.slice(0, -2)))) return [[r.start, r.end]];
+      }
       // open(name, "w"), fs.open(name, 'w'), os.OpenFile: a mode that writes
       if (/^(open|io\.open|codecs\.open|fs\.open|fs\.openSync|fs\.promises\.open)\(\)/.test(r.path) && r.calls[0]) {
         const modes = splitArgs(toks, r.calls[0][0], r.calls[0][1]).map(([a]) => s.stringAt(a) ?? '');
@@ -490,6 +487,16 @@ const reportWrite = (s: Source): Span[] => {
   const names = (): Span[] => tokensWhere(s, (_, i) => named(i));
   return [...junit, ...together(writes, names)(s)];
 };
+
+/** The last piece of a path split at `.`, `(`, `[` and `]`, read from its end (`write` of `f.write`); '' when none. */
+function lastName(path: string): string {
+  const sep = (k: number) => '.([]'.includes(path[k]);
+  let end = path.length;
+  while (end > 0 && sep(end - 1)) end--;
+  let start = end;
+  while (start > 0 && !sep(start - 1)) start--;
+  return path.slice(start, end);
+}
 
 /**
  * A signal sent to this process, its group or its parent: `os.kill(os.getpid(), 9)`, `os.kill(0, 9)` (the
