@@ -50,23 +50,27 @@ const own = (r: Ref, pat: string) => !r.held || !pathMatches(r.held, pat.replace
 
 /** The first name of a path (`os` of `os._exit()`): a pattern matches only paths with its own head. */
 const headOf = (path: string) => {
-  const m = /[.([]/.exec(path);
-  return m ? path.slice(0, m.index) : path;
+  let k = 0;
+  while (k < path.length && path[k] !== '.' && path[k] !== '(' && path[k] !== '[') k++;
+  return k === path.length ? path : path.slice(0, k);
 };
 /** A file's references by the head of what they resolve to and of how they are written: each rule reads only its heads' share. */
 const byHead = new WeakMap<Source, { path: Map<string, Ref[]>; raw: Map<string, Ref[]> }>();
 function refsWithHead(s: Source, key: 'path' | 'raw', head: string): Ref[] {
   let index = byHead.get(s);
   if (!index) {
-    index = { path: new Map(), raw: new Map() };
-    for (const r of s.refs)
-      for (const k of ['path', 'raw'] as const) {
-        const h = headOf(r[k]);
-        const list = index[k].get(h);
-        if (list) list.push(r);
-        else index[k].set(h, [r]);
-      }
-    byHead.set(s, index);
+    const made = { path: new Map<string, Ref[]>(), raw: new Map<string, Ref[]>() };
+    const add = (k: 'path' | 'raw', h: string, r: Ref) => {
+      const list = made[k].get(h);
+      if (list) list.push(r);
+      else made[k].set(h, [r]);
+    };
+    for (const r of s.refs) {
+      const h = headOf(r.path);
+      add('path', h, r);
+      add('raw', r.raw === r.path ? h : headOf(r.raw), r);
+    }
+    byHead.set(s, (index = made));
   }
   return index[key].get(head) ?? [];
 }
