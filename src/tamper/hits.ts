@@ -43,11 +43,11 @@ export function hitsIn(
   disabled: ReadonlySet<string>,
 ): Hit[] {
   const src = readSource(text, lang, path);
-  const lines = text.split('\n');
+  const lineAt = linesOf(text);
   const seen = new Set<string>();
   const out: Hit[] = [];
   const hit = (rule: RuleId, line: number, extra: Partial<Hit> = {}) => {
-    const raw = (lines[line - 1] ?? '').replace(/\r$/, '');
+    const raw = lineAt(line).replace(/\r$/, '');
     out.push({ path, line, rule, text: shorten(raw.trim()), digest: lineDigest(raw), why: WHY[rule], ...extra });
   };
   if (!disabled.has('source.opaque')) {
@@ -71,6 +71,19 @@ export function hitsIn(
     }
   }
   return out.sort((a, b) => a.line - b.line || a.rule.localeCompare(b.rule));
+}
+
+/** A reader of the text's 1-based lines ('' past the end), indexed when a hit first needs one: most files have none. */
+function linesOf(text: string): (line: number) => string {
+  let starts: number[] | null = null;
+  return (line) => {
+    if (!starts) {
+      starts = [0];
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+    }
+    if (line < 1 || line > starts.length) return '';
+    return text.slice(starts[line - 1], line < starts.length ? starts[line] - 1 : text.length);
+  };
 }
 
 /** The first added line the span covers, or null when it covers none. */

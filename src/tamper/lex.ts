@@ -107,11 +107,59 @@ const REGEX_AFTER = new Set([
 
 /** Every Unicode space (JavaScript's `\s` with U+FEFF) and NEL. */
 const SPACE = /[\s\u0085]/;
-const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\f' || c === '\v' || (c >= '\u0080' && SPACE.test(c));
-const isIdStart = (c: string) => /[A-Za-z_$]/.test(c) || (c >= '\u0080' && !SPACE.test(c));
-const isIdPart = (c: string) => /[\w$]/.test(c) || (c >= '\u0080' && !SPACE.test(c));
+/** By char code: ASCII is looked up, the rest asks SPACE (a name may hold any other character). */
+const isSpaceAt = (s: string, i: number) => {
+  const c = s.charCodeAt(i);
+  return c === 32 || c === 9 || c === 12 || c === 11 || (c >= 0x80 && SPACE.test(s[i]));
+};
+const isWordCode = (c: number) =>
+  (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36;
+const isIdStart = (s: string, i: number) => {
+  const c = s.charCodeAt(i);
+  return (isWordCode(c) && !(c >= 48 && c <= 57)) || (c >= 0x80 && !SPACE.test(s[i]));
+};
+const isIdPart = (s: string, i: number) => {
+  const c = s.charCodeAt(i);
+  return isWordCode(c) || (c >= 0x80 && !SPACE.test(s[i]));
+};
+const isDigit = (s: string, i: number) => {
+  const c = s.charCodeAt(i);
+  return c >= 48 && c <= 57;
+};
 /** Where a `//` comment ends: JavaScript also ends it at `\r`, U+2028 and U+2029 (and Java's decoded `\u000a` is one of these). */
-const C_LINE_END = /[\n\r\u2028\u2029]/;
+const C_LINE_END = /[\n\r\u2028\u2029]/g;
+const PY_LINE_END = /[\n\r]/g;
+/** An ASCII name, read at once; a name with an escape or another character goes the long way. */
+const C_NAME = /[A-Za-z_$][\w$]*/y;
+const PY_NAME = /[A-Za-z_]\w*/y;
+const NUMBER = /[\w.]*/y;
+/** A run of characters that mean nothing inside a string opened by the key (`f"`: an f-string's): read at once. */
+const PLAIN: Record<string, RegExp> = {
+  '"': /[^"\n\\$]*/y,
+  "'": /[^'\n\\$]*/y,
+  '`': /[^`\n\\$]*/y,
+  'f"': /[^"\n\\{}]*/y,
+  "f'": /[^'\n\\{}]*/y,
+};
+/** The operators by their first character, longest first. */
+const byFirst = (ops: string[]) => {
+  const m = new Map<string, string[]>();
+  for (const o of ops) m.set(o[0], [...(m.get(o[0]) ?? []), o]);
+  return m;
+};
+const PY_BY_FIRST = byFirst(PY_OPS);
+const C_BY_FIRST = byFirst(C_OPS);
+const opAt = (src: string, i: number, table: Map<string, string[]>) => {
+  const c = src[i];
+  const list = table.get(c);
+  if (list) for (const o of list) if (src.startsWith(o, i)) return o;
+  return c;
+};
+/** The end of a line comment from i: the next line break (not consumed), or the end. */
+const lineEnd = (src: string, i: number, re: RegExp) => {
+  re.lastIndex = i;
+  return re.exec(src) ? re.lastIndex - 1 : src.length;
+};
 
 /** `jsx`: the file may hold JSX, whose text (`<p>see http://x {code}</p>`) is no comment and no string. */
 export function lex(src: string, lang: Lang, jsx = false): Token[] {
@@ -193,6 +241,11 @@ class Lexer {
     this.lineStart = at + 1;
   }
 
+  /** Counts the line breaks in src[from, to). */
+  private newlines(from: number, to: number): void {
+    for (let j = this.src.indexOf('\n', from); j >= 0 && j < to; j = this.src.indexOf('\n', j + 1)) this.newline(j);
+  }
+
   /** Python tokens up to the end, or (inside an f-string field) up to the `}`, `!` or `:` that ends the expression. */
   python(field: boolean): void {
     const { src } = this;
@@ -215,7 +268,7 @@ class Lexer {
         this.i++;
         continue;
       }
-      if (c === '\r' || isSpace(c)) {
+      if (c === '\r' || isSpaceAt(src, i)) {
         this.i++;
         continue;
       }
@@ -230,16 +283,16 @@ class Lexer {
         continue;
       }
       if (c === '#') {
-        while (this.i < src.length && src[this.i] !== '\n' && src[this.i] !== '\r') this.i++;
+        this.i = lineEnd(src, i, PY_LINE_END);
         continue;
       }
-      const pre = /^[rRbBuUfFtT]{0,2}(?=['"])/.exec(src.slice(i, i + 3));
-      if (pre) {
-        this.pyString(pre[0]);
+      const pre = stringPrefix(src, i);
+      if (pre !== null) {
+        this.pyString(pre);
         continue;
       }
       if (this.word()) continue;
-      const op = PY_OPS.find((o) => src.startsWith(o, i)) ?? c;
+      const op = opAt(src, i, PY_BY_FIRST);
       if ('([{'.includes(op)) depth++;
       else if (')]}'.includes(op)) depth = Math.max(0, depth - 1);
       this.push('op', op, this.line, i - this.lineStart);
@@ -258,7 +311,15 @@ class Lexer {
     const tok = this.push('str', '', this.line, col);
     j += close.length;
     let value = '';
+    const plain = PLAIN[fmt ? `f${q}` : q];
     while (j < src.length) {
+      plain.lastIndex = j;
+      plain.exec(src);
+      if (plain.lastIndex > j) {
+        value += src.slice(j, plain.lastIndex);
+        j = plain.lastIndex;
+        if (j >= src.length) break;
+      }
       if (src.startsWith(close, j)) {
         j += close.length;
         break;
@@ -347,7 +408,7 @@ class Lexer {
         this.i++;
         continue;
       }
-      if (c === '\r' || isSpace(c)) {
+      if (c === '\r' || isSpaceAt(src, i)) {
         this.i++;
         continue;
       }
@@ -357,13 +418,13 @@ class Lexer {
           this.i += 2;
           continue;
         }
-        while (this.i < src.length && !C_LINE_END.test(src[this.i])) this.i++;
+        this.i = lineEnd(src, i, C_LINE_END);
         continue;
       }
       if (c === '/' && src[i + 1] === '*') {
         const end = src.indexOf('*/', i + 2);
         const stop = end < 0 ? src.length : end + 2;
-        for (let j = i; j < stop; j++) if (src[j] === '\n') this.newline(j);
+        this.newlines(i, stop);
         this.i = stop;
         continue;
       }
@@ -372,7 +433,7 @@ class Lexer {
         const end = src.indexOf('"""', i + 3);
         const stop = end < 0 ? src.length : end + 3;
         const tok = this.push('str', src.slice(i + 3, stop - 3), this.line, col);
-        for (let j = i; j < stop; j++) if (src[j] === '\n') this.newline(j);
+        this.newlines(i, stop);
         tok.endLine = this.line;
         this.i = stop;
         continue;
@@ -407,7 +468,7 @@ class Lexer {
       }
       if (this.word()) continue;
       if (c === '}' && field && depth === 0) return;
-      const op = C_OPS.find((o) => src.startsWith(o, i)) ?? c;
+      const op = opAt(src, i, C_BY_FIRST);
       if (op === '{') depth++;
       else if (op === '}') depth--;
       const before = this.out[this.out.length - 1];
@@ -434,7 +495,15 @@ class Lexer {
     let j = this.i + 1;
     let value = '';
     let closed = false;
+    const plain = PLAIN[q];
     while (j < src.length) {
+      plain.lastIndex = j;
+      plain.exec(src);
+      if (plain.lastIndex > j) {
+        value += src.slice(j, plain.lastIndex);
+        j = plain.lastIndex;
+        if (j >= src.length) break;
+      }
       const ch = src[j];
       if (ch === q) {
         j++;
@@ -486,13 +555,22 @@ class Lexer {
     const { src, lang } = this;
     const start = this.i;
     const col = start - this.lineStart;
-    const c = src[start];
-    if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(src[start + 1] ?? ''))) {
-      let j = start + 1;
-      while (j < src.length && /[\w.]/.test(src[j])) j++;
-      this.push('num', src.slice(start, j), this.line, col);
-      this.i = j;
+    if (isDigit(src, start) || (src[start] === '.' && isDigit(src, start + 1))) {
+      NUMBER.lastIndex = start + 1;
+      NUMBER.exec(src);
+      this.push('num', src.slice(start, NUMBER.lastIndex), this.line, col);
+      this.i = NUMBER.lastIndex;
       return true;
+    }
+    const ascii = lang === 'python' ? PY_NAME : C_NAME;
+    ascii.lastIndex = start;
+    if (ascii.exec(src)) {
+      const next = src.charCodeAt(ascii.lastIndex);
+      if (!(next >= 0x80 || next === 92)) {
+        this.push('id', src.slice(start, ascii.lastIndex), this.line, col);
+        this.i = ascii.lastIndex;
+        return true;
+      }
     }
     let j = start;
     /** The name with its escapes decoded; null while it has none (then it is the source text). */
@@ -508,7 +586,7 @@ class Lexer {
         j += m[0].length;
         continue;
       }
-      if (!(j === start ? isIdStart(ch) : isIdPart(ch)) || (ch === '$' && lang === 'python')) break;
+      if (!(j === start ? isIdStart(src, j) : isIdPart(src, j)) || (ch === '$' && lang === 'python')) break;
       if (decoded !== null) decoded += ch;
       j++;
     }
@@ -541,16 +619,31 @@ function regexAllowed(prev: Token | undefined, before: Token | undefined): boole
 
 /** The character an escape at src[j] (the backslash) stands for, and its length: `'\\x5fexit'` spells `_exit`. */
 function escapeAt(src: string, j: number, python = false): [string, number] {
-  const named = python ? /^\\N\{[^}\n]*\}/.exec(src.slice(j, j + 100)) : null; // \N{DASH}: its braces are no f-string field
-  if (named) return ['?', named[0].length];
-  const m = /^\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([0-7]{1,3}))/.exec(
-    src.slice(j, j + 12),
-  );
+  const c = src[j + 1];
+  if (python && c === 'N') {
+    NAMED.lastIndex = j;
+    if (NAMED.exec(src)) return ['?', NAMED.lastIndex - j]; // \N{DASH}: its braces are no f-string field
+  }
+  ESCAPE.lastIndex = j;
+  const m = 'xuU01234567'.includes(c) ? ESCAPE.exec(src) : null;
   if (m) {
     const hex = m[1] ?? m[2] ?? m[3] ?? m[4];
     const code = hex ? parseInt(hex, 16) : parseInt(m[5], 8);
     return [code <= 0x10ffff ? String.fromCodePoint(code) : '', m[0].length];
   }
-  const c = src[j + 1];
   return [c === 'n' ? '\n' : c === 't' ? '\t' : c === 'r' ? '\r' : c, 2];
+}
+
+/** Python's `\N{NAME}`, up to 100 characters in all. */
+const NAMED = /\\N\{[^}\n]{0,96}\}/y;
+const ESCAPE = /\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([0-7]{1,3}))/y;
+
+/** A Python string's prefix (`rb`, `f`, none) when a string starts at i, else null. */
+function stringPrefix(src: string, i: number): string | null {
+  for (let n = 0; n <= 2; n++) {
+    const c = src[i + n];
+    if (c === '"' || c === "'") return src.slice(i, i + n);
+    if (c === undefined || !'rRbBuUfFtT'.includes(c)) return null;
+  }
+  return null;
 }

@@ -5,6 +5,7 @@
 import type { RuleId } from '../config/tamper-ids.js';
 import { posix } from 'node:path';
 import { langOf, type Lang } from './lang.js';
+import type { Token } from './lex.js';
 import { splitArgs, type Ref, type Source, type Span } from './scan.js';
 
 export type { RuleId } from '../config/tamper-ids.js';
@@ -46,16 +47,58 @@ export function pathMatches(path: string, pat: string): boolean {
 
 /** A pattern matches a chain only for what the chain itself adds to a value its head holds. */
 const own = (r: Ref, pat: string) => !r.held || !pathMatches(r.held, pat.replace(/\.\*$/, ''));
-const refs =
-  (...pats: string[]) =>
-  (s: Source): Span[] =>
-    s.refs.filter((r) => pats.some((p) => pathMatches(r.path, p) && own(r, p))).map((r) => [r.start, r.end]);
-const assigns =
-  (...pats: string[]) =>
-  (s: Source): Span[] =>
-    s.refs
+
+/** The first name of a path (`os` of `os._exit()`): a pattern matches only paths with its own head. */
+const headOf = (path: string) => {
+  let k = 0;
+  while (k < path.length && path[k] !== '.' && path[k] !== '(' && path[k] !== '[') k++;
+  return k === path.length ? path : path.slice(0, k);
+};
+/** A file's references by the head of what they resolve to and of how they are written: each rule reads only its heads' share. */
+const byHead = new WeakMap<Source, { path: Map<string, Ref[]>; raw: Map<string, Ref[]> }>();
+function refsWithHead(s: Source, key: 'path' | 'raw', head: string): Ref[] {
+  let index = byHead.get(s);
+  if (!index) {
+    const made = { path: new Map<string, Ref[]>(), raw: new Map<string, Ref[]>() };
+    const add = (k: 'path' | 'raw', h: string, r: Ref) => {
+      const list = made[k].get(h);
+      if (list) list.push(r);
+      else made[k].set(h, [r]);
+    };
+    for (const r of s.refs) {
+      const h = headOf(r.path);
+      add('path', h, r);
+      add('raw', r.raw === r.path ? h : headOf(r.raw), r);
+    }
+    byHead.set(s, (index = made));
+  }
+  return index[key].get(head) ?? [];
+}
+const headsOf = (pats: string[]) => [...new Set(pats.map(headOf))];
+const refs = (...pats: string[]) => {
+  const heads = headsOf(pats);
+  return (s: Source): Span[] =>
+    heads.flatMap((h) =>
+      refsWithHead(s, 'path', h)
+        .filter((r) => pats.some((p) => pathMatches(r.path, p) && own(r, p)))
+        .map((r): Span => [r.start, r.end]),
+    );
+};
+const assigns = (...pats: string[]) => {
+  const heads = headsOf(pats);
+  return (s: Source): Span[] => {
+    const near = new Set(heads.flatMap((h) => [...refsWithHead(s, 'raw', h), ...refsWithHead(s, 'path', h)]));
+    return [...near]
       .filter((r) => r.assigned && pats.some((p) => (pathMatches(r.raw, p) || pathMatches(r.path, p)) && own(r, p)))
       .map((r) => [r.start, r.end]);
+  };
+};
+/** Spans of the single tokens that pass the test. */
+function tokensWhere(s: Source, test: (t: Token, i: number) => boolean): Span[] {
+  const out: Span[] = [];
+  for (let i = 0; i < s.toks.length; i++) if (test(s.toks[i], i)) out.push([i, i + 1]);
+  return out;
+}
 const imports =
   (...mods: string[]) =>
   (s: Source): Span[] =>
@@ -70,9 +113,7 @@ const imports =
 const words =
   (re: RegExp) =>
   (s: Source): Span[] =>
-    s.toks.flatMap((t, i): Span[] =>
-      (t.k === 'id' || (t.k === 'str' && !isDocstring(s, i))) && re.test(t.v) ? [[i, i + 1]] : [],
-    );
+    tokensWhere(s, (t, i) => (t.k === 'id' || (t.k === 'str' && !isDocstring(s, i))) && re.test(t.v));
 const raised =
   (...pats: string[]) =>
   (s: Source): Span[] =>
@@ -96,8 +137,11 @@ function isDocstring(s: Source, i: number): boolean {
 const together =
   (a: (s: Source) => Span[], b: (s: Source) => Span[]) =>
   (s: Source): Span[] => {
+    const found = a(s);
+    // Most files have no match of `a` (a write, an environment read): `b` is then not looked for in every string.
+    if (!found.length) return [];
     const stmts = new Set(b(s).map(([i]) => s.stmtOf[i]));
-    return a(s).filter(([i]) => stmts.has(s.stmtOf[i]));
+    return found.filter(([i]) => stmts.has(s.stmtOf[i]));
   };
 
 // --- entry points, where leaving the process is the code's job ---
@@ -152,7 +196,7 @@ function selfModule(s: Source, i: number): boolean {
 
 /** `process.on('exit', ...)` and friends: the event named by a string. */
 const exitListener = (s: Source): Span[] =>
-  s.refs
+  refsWithHead(s, 'path', 'process')
     .filter(
       (r) =>
         [
@@ -168,9 +212,7 @@ const exitListener = (s: Source): Span[] =>
 
 /** `NODE_ENV` in the same statement as a string naming the test environment. */
 const nodeEnvTest = (s: Source): Span[] =>
-  together(words(/^NODE_ENV$/), (x) =>
-    x.toks.flatMap((t, i): Span[] => (t.k === 'str' && /^test(ing)?$/i.test(t.v) ? [[i, i + 1]] : [])),
-  )(s);
+  together(words(/^NODE_ENV$/), (x) => tokensWhere(x, (t) => t.k === 'str' && /^test(ing)?$/i.test(t.v)))(s);
 
 /** The test framework named next to the module table or the command line: `"pytest" in sys.modules`. */
 const frameworkProbe = (s: Source): Span[] =>
@@ -194,20 +236,21 @@ const frameworkProbe = (s: Source): Span[] =>
       'flag.CommandLine',
     ),
     (x) =>
-      x.toks.flatMap((t, i): Span[] =>
-        t.k === 'str' && /pytest|unittest|jest|vitest|mocha|node:test|^-?test\.|\.test$/i.test(t.v) ? [[i, i + 1]] : [],
+      tokensWhere(
+        x,
+        (t) => t.k === 'str' && /pytest|unittest|jest|vitest|mocha|node:test|^-?test\.|\.test$/i.test(t.v),
       ),
   )(s);
 
 /** `typeof jest !== "undefined"`, `globalThis.describe`: the test runner's globals. */
 const TEST_GLOBALS = /^(jest|vi|describe|it|test|expect|beforeEach|afterEach|beforeAll|afterAll|suite|mocha|jasmine)$/;
 const testGlobals = (s: Source): Span[] => [
-  ...s.toks.flatMap((t, i): Span[] =>
-    t.k === 'id' && t.v === 'typeof' && s.toks[i + 1]?.k === 'id' && TEST_GLOBALS.test(s.toks[i + 1].v)
-      ? [[i, i + 2]]
-      : [],
-  ),
-  ...s.refs
+  ...tokensWhere(
+    s,
+    (t, i) => t.k === 'id' && t.v === 'typeof' && s.toks[i + 1]?.k === 'id' && TEST_GLOBALS.test(s.toks[i + 1].v),
+  ).map(([i]): Span => [i, i + 2]),
+  ...['globalThis', 'global', 'window', 'self']
+    .flatMap((h) => refsWithHead(s, 'raw', h))
     .filter(
       (r) =>
         /^(globalThis|global|window|self)\.(\w+)/.test(r.raw) &&
@@ -218,7 +261,7 @@ const testGlobals = (s: Source): Span[] => [
 
 /** `Error.captureStackTrace(obj)` on a plain object; error classes pass `this` or the constructor to hide. */
 const captureStack = (s: Source): Span[] =>
-  s.refs
+  refsWithHead(s, 'path', 'Error')
     .filter(
       (r) =>
         r.path.startsWith('Error.captureStackTrace()') &&
@@ -233,9 +276,10 @@ const freshStack =
   (members: RegExp, ctors: RegExp) =>
   (s: Source): Span[] => {
     const out: Span[] = s.refs.filter((r) => ctors.test(r.path) && members.test(r.path)).map((r) => [r.start, r.end]);
-    const at = new Map(s.refs.map((r) => [r.start, r]));
+    let at: Map<number, Ref> | undefined;
     s.toks.forEach((t, i) => {
       if (t.v !== 'new' || t.k !== 'id') return;
+      at ??= new Map(s.refs.map((r) => [r.start, r]));
       const r = at.get(i + 1);
       if (!r || !ctors.test(r.path.replace(/$/, '()'))) return;
       let j = r.end;
@@ -431,18 +475,12 @@ const reportWrite = (s: Source): Span[] => {
     toks[i].k === 'str'
       ? !isDocstring(s, i) && REPORT_NAME.test(toks[i].v)
       : toks[i].k === 'id' && toks[i - 1]?.v !== '.' && s.textsAt(i).some((t) => REPORT_NAME.test(t));
-  const junit = toks.flatMap((t, i): Span[] =>
-    t.k === 'str' && !isDocstring(s, i) && /junit/i.test(t.v) ? [[i, i + 1]] : [],
-  );
+  const junit = tokensWhere(s, (t, i) => t.k === 'str' && !isDocstring(s, i) && /junit/i.test(t.v));
   const writes = (x: Source): Span[] =>
     x.refs.flatMap((r): Span[] => {
-      const last =
-        r.path
-          .replace(/\(\)$/, '')
-          .split(/[.([\]]+/)
-          .filter(Boolean)
-          .pop() ?? '';
-      if (WRITERS.test(last) && r.path.endsWith('()')) return [[r.start, r.end]];
+      if (r.path.endsWith('()')) {
+        if (WRITERS.test(lastName(r.path.slice(0, -2)))) return [[r.start, r.end]];
+      }
       // open(name, "w"), fs.open(name, 'w'), os.OpenFile: a mode that writes
       if (/^(open|io\.open|codecs\.open|fs\.open|fs\.openSync|fs\.promises\.open)\(\)/.test(r.path) && r.calls[0]) {
         const modes = splitArgs(toks, r.calls[0][0], r.calls[0][1]).map(([a]) => s.stringAt(a) ?? '');
@@ -450,9 +488,19 @@ const reportWrite = (s: Source): Span[] => {
       }
       return [];
     });
-  const names = (): Span[] => toks.flatMap((_, i): Span[] => (named(i) ? [[i, i + 1]] : []));
+  const names = (): Span[] => tokensWhere(s, (_, i) => named(i));
   return [...junit, ...together(writes, names)(s)];
 };
+
+/** The last piece of a path split at `.`, `(`, `[` and `]`, read from its end (`write` of `f.write`); '' when none. */
+function lastName(path: string): string {
+  const sep = (k: number) => '.([]'.includes(path[k]);
+  let end = path.length;
+  while (end > 0 && sep(end - 1)) end--;
+  let start = end;
+  while (start > 0 && !sep(start - 1)) start--;
+  return path.slice(start, end);
+}
 
 /**
  * A signal sent to this process, its group or its parent: `os.kill(os.getpid(), 9)`, `os.kill(0, 9)` (the
@@ -461,7 +509,7 @@ const reportWrite = (s: Source): Span[] => {
 const killOwn =
   (call: string, self: RegExp) =>
   (s: Source): Span[] =>
-    s.refs
+    refsWithHead(s, 'path', headOf(call))
       .filter((r) => r.path.startsWith(call) && r.calls[0])
       .filter((r) => {
         const [first] = splitArgs(s.toks, r.calls[0][0], r.calls[0][1]);
@@ -477,11 +525,15 @@ const killOwn =
 /** A C function that ends or signals the process, reached through ctypes: `ctypes.CDLL(None)._exit(0)`. */
 const CTYPES_EXIT =
   /^_?ctypes\.(CDLL|PyDLL|WinDLL|OleDLL|cdll|pydll|windll|oledll|pythonapi|LibraryLoader)\b.*\.(_exit|_Exit|exit|quick_exit|abort|kill|killpg|raise|syscall|system|Py_Exit|Py_FatalError|Py_Finalize|Py_FinalizeEx)(\(\))?$/;
-const ctypesExit = (s: Source): Span[] => s.refs.filter((r) => CTYPES_EXIT.test(r.path)).map((r) => [r.start, r.end]);
+const ctypesExit = (s: Source): Span[] =>
+  ['ctypes', '_ctypes']
+    .flatMap((h) => refsWithHead(s, 'path', h))
+    .filter((r) => CTYPES_EXIT.test(r.path))
+    .map((r) => [r.start, r.end]);
 
 /** Node's internal bindings reached for their exits: `process.binding("process_methods").reallyExit(0)`. */
 const internalExit = (s: Source): Span[] =>
-  s.refs
+  refsWithHead(s, 'path', 'process')
     .filter(
       (r) =>
         /^process\.(binding|_linkedBinding)\(\)/.test(r.path) &&

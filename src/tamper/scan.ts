@@ -39,7 +39,7 @@ export interface Source {
   path: string;
   toks: Token[];
   /** Statement index of each token (-1 for separators). */
-  stmtOf: number[];
+  stmtOf: Int32Array;
   /** Token range of each statement. */
   stmts: Span[];
   refs: Ref[];
@@ -47,7 +47,7 @@ export interface Source {
   /** A string token's value, or the string a name is bound to. */
   stringAt(i: number): string | null;
   /** The strings a token stands for: its own value, or the strings in what a name was last assigned. */
-  textsAt(i: number): string[];
+  textsAt(i: number): readonly string[];
   /** Index of the bracket closing the one at i. */
   close(i: number): number;
 }
@@ -81,14 +81,26 @@ const LOADERS: Record<Lang, Set<string>> = {
   java: new Set(['Class.forName()']),
 };
 
+/** The calls of a chain that has none: most chains; shared, never written (follow() starts a list at the first call). */
+const NO_CALLS: [number, number][] = [];
+
+/** The last name of every call above (`get` of `Reflect.get()`). */
+const SPECIAL_LAST = new Set(
+  [GETTERS, SETTERS, THROUGH, ...Object.values(LOADERS)].flatMap((set) =>
+    [...set].map((call) => call.slice(0, -2).split('.').pop()!),
+  ),
+);
+
 export function joinPath(parts: string[]): string {
-  return parts.map((p, k) => (k && p !== '()' && p !== '[]' ? '.' + p : p)).join('');
+  let out = parts[0] ?? '';
+  for (let k = 1; k < parts.length; k++) out += parts[k] === '()' || parts[k] === '[]' ? parts[k] : '.' + parts[k];
+  return out;
 }
 
 export function readSource(text: string, lang: Lang, path: string): Source {
   const toks = lex(text, lang, /\.[jt]sx$/i.test(path));
   const pairs = matchBrackets(toks);
-  const close = (i: number) => pairs.get(i) ?? toks.length - 1;
+  const close = (i: number) => (pairs[i] >= 0 ? pairs[i] : toks.length - 1);
   const { stmtOf, stmts } = statements(toks, lang);
   const bindings = new Map<string, Binding>();
   const imports: Import[] = [];
@@ -116,12 +128,12 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     const t = toks[i];
     if (t?.k === 'str') return [t.v];
     const b = t?.k === 'id' ? bindings.get(t.v) : undefined;
-    return b ? ('str' in b ? [b.str] : (b.texts ?? [])) : [];
+    return b ? ('str' in b ? [b.str] : (b.texts ?? NO_TEXTS)) : NO_TEXTS;
   };
 
   /** Follows a head name through the bindings (bounded: bindings may loop). */
   const resolve = (parts: string[], depth = 0): string[] => {
-    const b = depth < 8 ? bindings.get(parts[0]) : undefined;
+    const b = depth < 8 && bindings.size ? bindings.get(parts[0]) : undefined;
     if (!b || !('parts' in b) || b.parts[0] === parts[0]) return parts;
     return [...resolve(b.parts, depth + 1), ...parts.slice(1)].slice(0, 24);
   };
@@ -140,7 +152,7 @@ export function readSource(text: string, lang: Lang, path: string): Source {
       return c && c.end === close(i) ? follow(i, c.parts, c.end + 1, c.calls, c.setter, depth) : null;
     }
     if (toks[i]?.k !== 'id') return null;
-    return follow(i, resolve([toks[i].v]), i + 1, [], null, depth);
+    return follow(i, resolve([toks[i].v]), i + 1, NO_CALLS, null, depth);
   };
   /** The members, subscripts and calls after a chain's head. */
   const follow = (
@@ -151,7 +163,7 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     setter: Ref | null,
     depth: number,
   ): Chain => {
-    let parts = [...head];
+    let parts = head; // a fresh array: resolve() and a chain's own parts are never shared
     let j = from;
     while (j < toks.length) {
       const t = toks[j];
@@ -180,8 +192,10 @@ export function readSource(text: string, lang: Lang, path: string): Source {
       }
       if (t.k === 'op' && t.v === '(') {
         const end = close(j);
+        if (calls === NO_CALLS) calls = [];
         calls.push([j + 1, end]);
-        const here = joinPath(parts) + '()';
+        // Only a call whose last name ends one of the special calls can be one: most calls skip the join.
+        const here = SPECIAL_LAST.has(parts[parts.length - 1]) ? joinPath(parts) + '()' : '';
         const special = GETTERS.has(here) || SETTERS.has(here) || THROUGH.has(here) || LOADERS[lang].has(here);
         const args = special ? splitArgs(toks, j + 1, end) : [];
         const first = args[0] ? chainAt(args[0][0], depth + 1) : null;
@@ -213,12 +227,16 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     }
     return { parts, end: j, calls, setter };
   };
-  const canonical = (parts: string[]) =>
-    joinPath(lang === 'python' ? pythonCanonical(parts) : lang === 'js' ? jsCanonical(parts) : parts);
+  const canonicalParts = (parts: string[]) =>
+    lang === 'python' ? pythonCanonical(parts) : lang === 'js' ? jsCanonical(parts) : parts;
+  const canonical = (parts: string[]) => joinPath(canonicalParts(parts));
   const makeRef = (parts: string[], start: number, end: number, calls: [number, number][], assigned: boolean): Ref => {
-    const head = toks[start]?.k === 'id' ? resolve([toks[start].v]) : [];
+    const bound = toks[start]?.k === 'id' && bindings.has(toks[start].v);
+    const head = bound ? resolve([toks[start].v]) : [];
     const held = head.includes('()') ? canonical(head) : '';
-    return { path: canonical(parts), raw: joinPath(parts), start, end, calls, assigned, held };
+    const raw = joinPath(parts);
+    const same = canonicalParts(parts);
+    return { path: same === parts ? raw : joinPath(same), raw, start, end, calls, assigned, held };
   };
 
   const stars: string[] = [];
@@ -249,7 +267,7 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     src.refs.push(makeRef(parts, i, c.end, c.calls, assigned));
     if (c.setter) src.refs.push(c.setter);
     // `from os import *`: a name bound nowhere in the file may come from a star import.
-    if (!bindings.has(toks[i].v))
+    if (stars.length && !bindings.has(toks[i].v))
       for (const m of stars) src.refs.push(makeRef([...m.split('.'), ...parts], i, c.end, c.calls, assigned));
   }
   return src;
@@ -281,11 +299,13 @@ const EXPRESSION_AFTER = new Set([
 ]);
 
 function assignOp(t: Token | undefined): boolean {
-  return t?.k === 'op' && (t.v === '=' || /^[-+*/%&|^@]=$|^(\*\*|\/\/|>>|<<|\?\?|&&|\|\|)=$/.test(t.v));
+  if (t?.k !== 'op' || !t.v.endsWith('=')) return false;
+  return t.v === '=' || /^[-+*/%&|^@]=$|^(\*\*|\/\/|>>|<<|\?\?|&&|\|\|)=$/.test(t.v);
 }
 
 /** `posix` and `nt` are `os` under its platform name; `__builtins__` is `builtins`; `os.__dict__["_exit"]` is `os._exit`. */
 function pythonCanonical(parts: string[]): string[] {
+  if (!parts.includes('__dict__') && !/^(posix|nt|__builtins__)$/.test(parts[0])) return parts;
   const out = parts.filter((p, k) => !(k && p === '__dict__'));
   if (out[0] === 'posix' || out[0] === 'nt') out[0] = 'os';
   else if (out[0] === '__builtins__') out[0] = 'builtins';
@@ -294,6 +314,8 @@ function pythonCanonical(parts: string[]): string[] {
 
 /** `globalThis.process` is `process`; an ES module's `default` and an object's `__proto__` (or `constructor.prototype`) reach the same members. */
 function jsCanonical(parts: string[]): string[] {
+  if (!GLOBAL_OBJECTS.has(parts[0]) && !parts.some((p) => p === '__proto__' || p === 'default' || p === 'constructor'))
+    return parts;
   const out = GLOBAL_OBJECTS.has(parts[0]) && parts.length > 1 ? parts.slice(1) : [...parts];
   for (let k = out.length - 1; k > 0; k--) {
     if (out[k] === '__proto__' || (k === 1 && out[k] === 'default')) out.splice(k, 1);
@@ -321,24 +343,25 @@ export function splitArgs(toks: Token[], start: number, end: number): Span[] {
   return out;
 }
 
-function matchBrackets(toks: Token[]): Map<number, number> {
-  const pairs = new Map<number, number>();
+/** The closing bracket of each opening one, by token index (-1: none, or not a bracket). */
+function matchBrackets(toks: Token[]): Int32Array {
+  const pairs = new Int32Array(toks.length).fill(-1);
   const stack: number[] = [];
   const open: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
   toks.forEach((t, i) => {
     if (t.k !== 'op') return;
     if (t.v === '(' || t.v === '[' || t.v === '{') stack.push(i);
-    else if (t.v in open) {
+    else if (t.v === ')' || t.v === ']' || t.v === '}') {
       // A stray closer (bad or partial code) closes nothing.
-      if (stack.length && toks[stack[stack.length - 1]].v === open[t.v]) pairs.set(stack.pop()!, i);
+      if (stack.length && toks[stack[stack.length - 1]].v === open[t.v]) pairs[stack.pop()!] = i;
     }
   });
   return pairs;
 }
 
 /** Python statements end at a logical newline or `;`; the others at `;`, `{` and `}`. */
-function statements(toks: Token[], lang: Lang): { stmtOf: number[]; stmts: Span[] } {
-  const stmtOf: number[] = new Array(toks.length).fill(-1);
+function statements(toks: Token[], lang: Lang): { stmtOf: Int32Array; stmts: Span[] } {
+  const stmtOf = new Int32Array(toks.length).fill(-1);
   const stmts: Span[] = [];
   let from = 0;
   /** Ends the statement before token i; a separator (`;`, newline) belongs to none. */
@@ -363,6 +386,11 @@ function statements(toks: Token[], lang: Lang): { stmtOf: number[]; stmts: Span[
   end(toks.length);
   return { stmtOf, stmts };
 }
+
+/** What an unbound name stands for: no strings (shared; most names are unbound). */
+const NO_TEXTS: readonly string[] = [];
+const IMPORT_WORDS = new Set(['import', 'from', 'export']);
+const DECLARE = new Set(['const', 'let', 'var']);
 
 type ChainAt = (i: number) => { parts: string[]; end: number } | null;
 
@@ -396,7 +424,7 @@ function collectBindings(
   };
   // An import starts a statement or a line (Go and JavaScript may end statements at a newline).
   toks.forEach((t, s) => {
-    if (t.k !== 'id' || !['import', 'from', 'export'].includes(t.v)) return;
+    if (t.k !== 'id' || !IMPORT_WORDS.has(t.v)) return;
     const stmt = src.stmtOf[s];
     if (src.stmts[stmt]?.[0] !== s && toks[s - 1]?.endLine === t.line) return;
     const e = src.stmts[stmt]?.[1] ?? toks.length;
@@ -416,9 +444,7 @@ function collectBindings(
     if (t.k === 'id') {
       let j = i + 1;
       const declared =
-        lang === 'js'
-          ? ['const', 'let', 'var'].includes(prev?.v ?? '')
-          : lang === 'python' && src.stmts[src.stmtOf[i]]?.[0] === i;
+        lang === 'js' ? DECLARE.has(prev?.v ?? '') : lang === 'python' && src.stmts[src.stmtOf[i]]?.[0] === i;
       if (toks[j]?.v === ':' && toks[j].k === 'op' && declared) {
         const stmt = src.stmtOf[i];
         while (j < toks.length && src.stmtOf[j] === stmt && !(toks[j].k === 'op' && toks[j].v === '=')) j++;
@@ -432,7 +458,7 @@ function collectBindings(
       if (assigns && toks[j + 1] && t.v !== '_') bindChain(t.v, j + 1);
     }
     // const { a, b: c, d: { e } } = chain
-    if (lang === 'js' && t.k === 'op' && t.v === '{' && prev?.k === 'id' && ['const', 'let', 'var'].includes(prev.v)) {
+    if (lang === 'js' && t.k === 'op' && t.v === '{' && prev?.k === 'id' && DECLARE.has(prev.v)) {
       const end = src.close(i);
       if (toks[end + 1]?.v === '=') {
         const rhs = toks[end + 2]?.v === 'await' ? end + 3 : end + 2;
