@@ -215,6 +215,16 @@ function installHooks(setup: HookSetup, root: string, chain: boolean): string[] 
   return actions;
 }
 
+/** The config as init left it, or why it cannot be read: init goes on and says so. */
+async function readableConfig(repo: Repo, explicit: string | undefined): Promise<Config | string> {
+  try {
+    return await loadConfig(repo, explicit);
+  } catch (err) {
+    if (!(err instanceof CannotJudge)) throw err;
+    return err.describe();
+  }
+}
+
 /** On a terminal, the committer's own signing key, if they say it is an owner's. */
 async function confirmCandidate(repo: Repo): Promise<OwnerKey | null> {
   const candidate = await signingKeyCandidate(repo);
@@ -233,13 +243,8 @@ async function setUpOwner(
   root: string,
   owner: OwnerKey | null,
 ): Promise<string[]> {
-  let config;
-  try {
-    config = await loadConfig(repo, explicit);
-  } catch (err) {
-    if (!(err instanceof CannotJudge)) throw err;
-    return [`owners not set up: ${err.describe()}`];
-  }
+  const config = await readableConfig(repo, explicit);
+  if (typeof config === 'string') return [`owners not set up: ${config}`];
   if (!owner) {
     if (config.owners.signers !== null) return [];
     const candidate = await signingKeyCandidate(repo);
@@ -307,13 +312,8 @@ async function lockFixtures(
   repo: Awaited<ReturnType<typeof openRepo>>,
   explicit: string | undefined,
 ): Promise<string[]> {
-  let config;
-  try {
-    config = await loadConfig(repo, explicit);
-  } catch (err) {
-    if (!(err instanceof CannotJudge)) throw err;
-    return [`fixtures not locked: ${err.describe()}; fix it, then run \`patchwarden doctor\``];
-  }
+  const config = await readableConfig(repo, explicit);
+  if (typeof config === 'string') return [`fixtures not locked: ${config}; fix it, then run \`patchwarden doctor\``];
   const root = worktreeRoot(repo);
   if (!existsSync(path.join(root, config.fixtures.inputs)) || existsSync(path.join(root, config.fixtures.lock)))
     return [];
