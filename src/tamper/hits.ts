@@ -3,7 +3,7 @@
 // code needs.
 import { createRequire } from 'node:module';
 import type { Lang } from './lang.js';
-import { foreignCoding, opaqueLoads, RULES, WHY, type RuleId } from './rules.js';
+import { foreignCoding, opaqueLoads, RULE_HEADS, RULES, WHY, type RuleId } from './rules.js';
 import { readSource, type Span } from './scan.js';
 
 export interface Hit {
@@ -42,7 +42,7 @@ export function hitsIn(
   added: ReadonlySet<number> | null,
   disabled: ReadonlySet<string>,
 ): Hit[] {
-  const src = readSource(text, lang, path);
+  const src = readSource(text, lang, path, RULE_HEADS);
   const lineAt = linesOf(text);
   const seen = new Set<string>();
   const out: Hit[] = [];

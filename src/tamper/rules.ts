@@ -74,7 +74,32 @@ function refsWithHead(s: Source, key: 'path' | 'raw', head: string): Ref[] {
   }
   return index[key].get(head) ?? [];
 }
-const headsOf = (pats: string[]) => [...new Set(pats.map(headOf))];
+/**
+ * Every head a rule reads references by: the scan builds a lone name's
+ * reference only for these. The patterns of refs(), assigns() and killOwn()
+ * add theirs; the finders below that read references otherwise name theirs here.
+ */
+export const RULE_HEADS = new Set<string>([
+  'process',
+  'Error',
+  'globalThis',
+  'global',
+  'window',
+  'self',
+  'ctypes',
+  '_ctypes',
+  // freshStack's constructors, read bare after `new`
+  'TypeError',
+  'RangeError',
+  'Throwable',
+  'Exception',
+  'RuntimeException',
+]);
+const headsOf = (pats: string[]) => {
+  const heads = [...new Set(pats.map(headOf))];
+  for (const h of heads) RULE_HEADS.add(h);
+  return heads;
+};
 const refs = (...pats: string[]) => {
   const heads = headsOf(pats);
   return (s: Source): Span[] =>
@@ -114,10 +139,10 @@ const words =
   (re: RegExp) =>
   (s: Source): Span[] =>
     tokensWhere(s, (t, i) => (t.k === 'id' || (t.k === 'str' && !isDocstring(s, i))) && re.test(t.v));
-const raised =
-  (...pats: string[]) =>
-  (s: Source): Span[] =>
-    refs(...pats)(s).filter(([i]) => s.toks[i - 1]?.v === 'raise');
+const raised = (...pats: string[]) => {
+  const find = refs(...pats);
+  return (s: Source): Span[] => find(s).filter(([i]) => s.toks[i - 1]?.v === 'raise');
+};
 const all =
   (...finders: ((s: Source) => Span[])[]) =>
   (s: Source): Span[] =>
@@ -215,32 +240,28 @@ const nodeEnvTest = (s: Source): Span[] =>
   together(words(/^NODE_ENV$/), (x) => tokensWhere(x, (t) => t.k === 'str' && /^test(ing)?$/i.test(t.v)))(s);
 
 /** The test framework named next to the module table or the command line: `"pytest" in sys.modules`. */
-const frameworkProbe = (s: Source): Span[] =>
-  together(
-    refs(
-      'sys.modules',
-      'sys.argv',
-      'importlib.util.find_spec',
-      'pkgutil.find_loader',
-      'os.environ',
-      'os.environb',
-      'os.getenv',
-      'process.argv',
-      'process.execArgv',
-      'process.env',
-      'require.cache',
-      'require.resolve',
-      'os.Args',
-      'os.Environ',
-      'flag.Lookup',
-      'flag.CommandLine',
-    ),
-    (x) =>
-      tokensWhere(
-        x,
-        (t) => t.k === 'str' && /pytest|unittest|jest|vitest|mocha|node:test|^-?test\.|\.test$/i.test(t.v),
-      ),
-  )(s);
+const frameworkProbe = together(
+  refs(
+    'sys.modules',
+    'sys.argv',
+    'importlib.util.find_spec',
+    'pkgutil.find_loader',
+    'os.environ',
+    'os.environb',
+    'os.getenv',
+    'process.argv',
+    'process.execArgv',
+    'process.env',
+    'require.cache',
+    'require.resolve',
+    'os.Args',
+    'os.Environ',
+    'flag.Lookup',
+    'flag.CommandLine',
+  ),
+  (x) =>
+    tokensWhere(x, (t) => t.k === 'str' && /pytest|unittest|jest|vitest|mocha|node:test|^-?test\.|\.test$/i.test(t.v)),
+);
 
 /** `typeof jest !== "undefined"`, `globalThis.describe`: the test runner's globals. */
 const TEST_GLOBALS = /^(jest|vi|describe|it|test|expect|beforeEach|afterEach|beforeAll|afterAll|suite|mocha|jasmine)$/;
@@ -506,10 +527,10 @@ function lastName(path: string): string {
  * A signal sent to this process, its group or its parent: `os.kill(os.getpid(), 9)`, `os.kill(0, 9)` (the
  * group), `process.kill(-1)`; a child's pid held in a variable is someone else.
  */
-const killOwn =
-  (call: string, self: RegExp) =>
-  (s: Source): Span[] =>
-    refsWithHead(s, 'path', headOf(call))
+const killOwn = (call: string, self: RegExp) => {
+  const [head] = headsOf([call]);
+  return (s: Source): Span[] =>
+    refsWithHead(s, 'path', head)
       .filter((r) => r.path.startsWith(call) && r.calls[0])
       .filter((r) => {
         const [first] = splitArgs(s.toks, r.calls[0][0], r.calls[0][1]);
@@ -521,6 +542,7 @@ const killOwn =
         );
       })
       .map((r) => [r.start, r.end]);
+};
 
 /** A C function that ends or signals the process, reached through ctypes: `ctypes.CDLL(None)._exit(0)`. */
 const CTYPES_EXIT =
@@ -731,7 +753,7 @@ export const RULES: Rule[] = [
         'sys.meta_path',
         'sys.path_hooks',
       ),
-      (s) => assigns('sys.modules.*')(s).filter(([i]) => !selfModule(s, i)),
+      outside(selfModule, assigns('sys.modules.*')),
       refs(
         'sys.settrace()',
         'sys.setprofile()',

@@ -97,7 +97,13 @@ export function joinPath(parts: string[]): string {
   return out;
 }
 
-export function readSource(text: string, lang: Lang, path: string): Source {
+/**
+ * `heads`: the only first names a rule reads a reference by; a lone name
+ * that is none of them, bound to nothing and followed by no member, call or
+ * subscript, gets no reference (most names in a large file are such).
+ * Without it every name gets one.
+ */
+export function readSource(text: string, lang: Lang, path: string, heads?: ReadonlySet<string>): Source {
   const toks = lex(text, lang, /\.[jt]sx$/i.test(path));
   const pairs = matchBrackets(toks);
   const close = (i: number) => (pairs[i] >= 0 ? pairs[i] : toks.length - 1);
@@ -259,6 +265,7 @@ export function readSource(text: string, lang: Lang, path: string): Source {
     }
     if (toks[i].k !== 'id' || (prev?.k === 'op' && (prev.v === '.' || prev.v === '?.'))) continue;
     if (lang === 'python' && prev?.k === 'id' && (prev.v === 'def' || prev.v === 'class')) continue;
+    if (heads && !stars.length && unread(toks[i].v, toks[i + 1], heads) && !bindings.has(toks[i].v)) continue;
     const c = chainAt(i);
     if (!c) continue;
     const assigned = assignOp(toks[c.end]);
@@ -271,6 +278,15 @@ export function readSource(text: string, lang: Lang, path: string): Source {
       for (const m of stars) src.refs.push(makeRef([...m.split('.'), ...parts], i, c.end, c.calls, assigned));
   }
   return src;
+}
+
+/** Tokens that carry a chain on past a name. */
+const CHAIN_ON = new Set(['.', '?.', '!', '[', '(']);
+
+/** A lone name no rule reads by its head: `posix`, `nt` and `__builtins__` read as `os` and `builtins`. */
+function unread(name: string, next: Token | undefined, heads: ReadonlySet<string>): boolean {
+  if (next?.k === 'op' && CHAIN_ON.has(next.v)) return false;
+  return !heads.has(name) && name !== 'posix' && name !== 'nt' && name !== '__builtins__';
 }
 
 /** Keywords after which `(` opens an expression, not a call's arguments. */
