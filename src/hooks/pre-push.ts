@@ -12,7 +12,7 @@ import type { Violation } from '../common/verdict.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import type { RawChange } from '../git/changes.js';
 import { commitOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
-import { fitRangeAdvice, landingOf, rangeAdvice } from '../mixing/advice.js';
+import { fitRangeAdvice, landingOf, rangeAdvice, reorderAdvice } from '../mixing/advice.js';
 import { BASELINE_FILE } from '../zones/names.js';
 import { checkRange } from '../mixing/check.js';
 import { clockNow } from '../freeze/clock.js';
@@ -370,11 +370,12 @@ export async function run(args: string[]): Promise<number> {
         `${ref.remoteRef}: ${counted(baselined.length, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`,
       );
     // The whole-range advice's commands, for this remote and ref, fitted to the branch and the pusher.
-    await fitRangeAdvice(violations, async (oracleTip) =>
-      rangeAdvice(
-        { oracleTip, base: range.base, local: ref.localRef, remoteRef: ref.remoteRef },
-        await landingOf(repo, config, { branch: ref.remoteRef.replace(/^refs\/heads\//, ''), remote }),
-      ),
+    const landing = () => landingOf(repo, config, { branch: ref.remoteRef.replace(/^refs\/heads\//, ''), remote });
+    await fitRangeAdvice(
+      violations,
+      async (oracleTip) =>
+        rangeAdvice({ oracleTip, base: range.base, local: ref.localRef, remoteRef: ref.remoteRef }, await landing()),
+      async (oracle) => reorderAdvice(oracle, await landing()),
     );
     v.violations.push(...violations);
     if (!commits.length) continue;
