@@ -21,7 +21,7 @@ export interface RevertBase {
   note: string;
 }
 
-/** No hook runs, no tag, no submodule, no ref of the user's moves: objects only. */
+/** Asking the remote runs no hook of this clone's (reference-transaction, say). */
 const QUIET = ['-c', 'core.hooksPath=/dev/null'];
 
 const short = (ref: string) => ref.replace(/^refs\/heads\//, '');
@@ -84,10 +84,11 @@ async function remoteTips(repo: Repo, remote: string, refs: string[]): Promise<R
   }
   const main = head ?? ['refs/heads/main', 'refs/heads/master'].find((r) => tips.has(r)) ?? null;
   const absent: string[] = [];
-  for (const name of new Set([...refs, main ?? ''])) {
+  for (const name of refs.length ? refs : [main ?? '']) {
     const id = tips.get(name);
     if (id && !(await commitOrNull(repo, id))) absent.push(name);
   }
+  // Objects only: no tag, no submodule, no FETCH_HEAD, no ref of the clone moves (--refmap=).
   if (absent.length)
     await repo.run([
       ...QUIET,

@@ -2,7 +2,7 @@
 // pushed branch merges into, read from the remote at push time, so a branch
 // rebased onto a fixed main is judged as the gate judges it. Real git, a real
 // bare remote with the project's pre-push hook, node's own test runner.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -65,10 +65,18 @@ test('a branch rebased onto a fixed main: pre-push refuses as the gate does; off
   const fix = landFix(owner, 'main');
   agent.git(['pull', '-q', '--rebase', 'origin', 'main']);
   assert.is(agent.git(['rev-parse', 'HEAD~1']).stdout.trim(), fix);
+  // main moves on after the pull: the hook reads it from the remote, fetching its objects and moving no ref.
+  const later = owner.commit({ 'docs/notes.md': 'notes\n' }, 'docs');
+  owner.git(['push', '-q', '--no-verify', 'origin', 'main']);
+  const refs = agent.git(['for-each-ref']).stdout;
+  const fetchHead = readFileSync(path.join(agent.dir, '.git/FETCH_HEAD'), 'utf8');
   const pushed = agent.git(['push', '-q', '--force-with-lease'], { allowFail: true });
   assert.is.not(pushed.code, 0, said(pushed));
   assert.match(said(pushed), 'refused [revert] revert check does_not_describe');
   assert.match(said(pushed), `the revert check starts at ${fix.slice(0, 12)}: its merge base with origin/main`);
+  assert.is(agent.git(['cat-file', '-t', later]).stdout.trim(), 'commit');
+  assert.is(agent.git(['for-each-ref']).stdout, refs);
+  assert.is(readFileSync(path.join(agent.dir, '.git/FETCH_HEAD'), 'utf8'), fetchHead);
   // The gate, run as CI runs it, reaches the same verdict on the same tip.
   const gate = agent.json(['gate', '--base', 'origin/main']);
   const revert = gate.out.layers.find((l: { layer: string }) => l.layer === 'revert');
