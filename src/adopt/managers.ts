@@ -36,6 +36,11 @@ export function wiredHooks(root: string, m: Manager): Set<string> {
   return new Set(['pre-commit', 'pre-push'].filter((h) => new RegExp(`patchwarden ${h}\\b`).test(text)));
 }
 
+/** Whether the manager's config runs the guard as `node_modules/.bin/patchwarden HOOK`, which a linked worktree lacks (init wrote so before). */
+export function runsRootBinary(root: string, m: Manager): boolean {
+  return /node_modules\/\.bin\/patchwarden pre-(commit|push)\b/.test(readFileSync(path.join(root, m.config), 'utf8'));
+}
+
 /** Whether git's hook file runs through the manager (it writes its own shims). */
 export function managerHookInstalled(file: string, m: Manager): boolean {
   try {

@@ -71,4 +71,21 @@ testUnless(missingUnless('pre-commit', ['--version'], ciInstalls('pre-commit is 
   },
 );
 
+test('doctor warns of a manager config that runs node_modules/.bin/patchwarden by its root path, as init wrote before', () => {
+  const repo = tempRepo();
+  const old = (h: string) =>
+    `      - id: patchwarden-${h}\n        name: patchwarden ${h}\n        entry: node_modules/.bin/patchwarden ${h}\n        language: system\n`;
+  repo.commit({
+    '.patchwarden.yml': 'version: 1\n',
+    '.pre-commit-config.yaml': `repos:\n  - repo: local\n    hooks:\n${old('pre-commit')}${old('pre-push')}`,
+  });
+  const r = repo.pw(['doctor']);
+  assert.match(
+    r.stdout,
+    /WARNING pre-commit: \.pre-commit-config\.yaml runs node_modules\/\.bin\/patchwarden by its path from the root, which fails in a linked worktree/,
+  );
+  repo.commit({ '.pre-commit-config.yaml': `repos: []\n` });
+  assert.not.match(repo.pw(['doctor']).stdout, 'fails in a linked worktree');
+});
+
 test.run();
