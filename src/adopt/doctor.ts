@@ -26,7 +26,7 @@ import {
   isOurs,
   type HookSetup,
 } from './install.js';
-import { managerHookInstalled, wiredHooks, type Manager } from './managers.js';
+import { managerHookInstalled, runsRootBinary, wiredHooks, type Manager } from './managers.js';
 import { counted, shellQuote } from '../common/text.js';
 import { zoneFindings } from './zone-check.js';
 import { casesFinding, codeownersFinding, evidenceFinding } from './method-check.js';
@@ -133,6 +133,20 @@ function hookFindings(setup: HookSetup, root: string, mainRoot: string): Finding
 /** Under lefthook or the pre-commit framework: their config runs the guard, and their hooks are in git's folder. */
 function managerFindings(setup: HookSetup, m: Manager, root: string): Finding[] {
   const wired = wiredHooks(root, m);
+  const linked: Finding[] = runsRootBinary(root, m)
+    ? [
+        {
+          check: m.name,
+          ok: true,
+          warn: true,
+          detail: `${m.config} runs node_modules/.bin/patchwarden by its path from the root, which fails in a linked worktree (git worktree add: no node_modules there); use the command in docs/hooks.md (${m.name === 'lefthook' ? 'lefthook' : 'the pre-commit framework'}), which falls back to the main worktree's`,
+        },
+      ]
+    : [];
+  return [...linked, ...managerHookFindings(setup, m, root, wired)];
+}
+
+function managerHookFindings(setup: HookSetup, m: Manager, root: string, wired: Set<string>): Finding[] {
   return MANAGED_HOOKS.map((hook) => {
     const file = path.join(setup.gitHooksDir, hook);
     const shown = path.relative(root, file) || file;

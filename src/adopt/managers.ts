@@ -36,6 +36,11 @@ export function wiredHooks(root: string, m: Manager): Set<string> {
   return new Set(['pre-commit', 'pre-push'].filter((h) => new RegExp(`patchwarden ${h}\\b`).test(text)));
 }
 
+/** Whether the manager's config runs the guard as `node_modules/.bin/patchwarden HOOK`, which a linked worktree lacks (init wrote so before). */
+export function runsRootBinary(root: string, m: Manager): boolean {
+  return /node_modules\/\.bin\/patchwarden pre-(commit|push)\b/.test(readFileSync(path.join(root, m.config), 'utf8'));
+}
+
 /** Whether git's hook file runs through the manager (it writes its own shims). */
 export function managerHookInstalled(file: string, m: Manager): boolean {
   try {
@@ -48,8 +53,12 @@ export function managerHookInstalled(file: string, m: Manager): boolean {
   }
 }
 
-/** The direct path to the guard: npx costs over a second on every commit and push. */
-const BIN = 'node_modules/.bin/patchwarden';
+/**
+ * The guard run directly (npx costs over a second on every commit and push),
+ * from node_modules/.bin at the root; a linked worktree (git worktree add) has
+ * none of its own, so there the main worktree's serves, as in the plain hooks.
+ */
+const LAUNCH = `sh -c 'pw=node_modules/.bin/patchwarden; [ -x "$pw" ] || pw="$(git rev-parse --path-format=absolute --git-common-dir)/../$pw"; [ -x "$pw" ] || { echo "patchwarden: not installed here or in the main worktree (npm install); blocked." >&2; exit 2; }; exec "$pw" "$@"' patchwarden`;
 
 function editYaml(file: string, edit: (doc: Document) => void): void {
   const text = readFileSync(file, 'utf8');
@@ -93,16 +102,17 @@ export function wireManager(root: string, m: Manager): string {
   if (m.name === 'lefthook') {
     editYaml(file, (doc) => {
       // lefthook hands a command git's ref lines only with use_stdin; {1} {2} are the remote's name and URL.
-      if (!have.has('pre-commit')) doc.setIn(['pre-commit', 'commands', 'patchwarden'], { run: `${BIN} pre-commit` });
+      if (!have.has('pre-commit'))
+        doc.setIn(['pre-commit', 'commands', 'patchwarden'], { run: `${LAUNCH} pre-commit` });
       if (!have.has('pre-push'))
-        doc.setIn(['pre-push', 'commands', 'patchwarden'], { use_stdin: true, run: `${BIN} pre-push {1} {2}` });
+        doc.setIn(['pre-push', 'commands', 'patchwarden'], { use_stdin: true, run: `${LAUNCH} pre-push {1} {2}` });
     });
   } else {
     const stages = preCommitStages();
     const hook = (h: string, stage: string) => ({
       id: `patchwarden-${h}`,
       name: `patchwarden ${h}`,
-      entry: `${BIN} ${h}`,
+      entry: `${LAUNCH} ${h}`,
       language: 'system',
       pass_filenames: false,
       always_run: true,

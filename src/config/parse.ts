@@ -62,6 +62,10 @@ function convert(kind: Kind, node: Node | null, key: string, fail: Fail): unknow
       if (kind.type === 'path') checkRelative(scalar, key, node, fail);
       return scalar;
     }
+    case 'branch':
+      if (typeof scalar !== 'string' || !validBranch(scalar))
+        return fail(`${key}: must be a branch name (main, origin/main or refs/heads/main)`, node);
+      return scalar;
     case 'bool':
       if (typeof scalar !== 'boolean') return fail(`${key}: must be true or false`, node);
       return scalar;
@@ -131,6 +135,11 @@ function convert(kind: Kind, node: Node | null, key: string, fail: Fail): unknow
       });
     }
   }
+}
+
+/** A name git accepts as a branch (check-ref-format's rules), optionally with its remote or refs/heads/ in front. */
+function validBranch(name: string): boolean {
+  return !/[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|\/\/|^[-/.]|\/\.|\.lock(\/|$)|[/.]$/.test(name) && name !== '@';
 }
 
 function checkRelative(p: string, key: string, node: Node | null, fail: Fail) {

@@ -44,7 +44,8 @@ export interface Config {
     ignore_docstrings: boolean;
     jobs: number;
   };
-  pre_push: { revert: boolean };
+  /** base: the branch the revert check's diff is measured from when the pushed branch has no other upstream; null: the remote's default branch. */
+  pre_push: { revert: boolean; base: string | null };
   /**
    * The server hook: deletions of other refs; non-fast-forward updates and
    * deletion of the judging branch (judging_branch); refs/replace/* updates.
@@ -117,7 +118,7 @@ export function defaults(source = CONFIG_FILE): Config {
     runner: { env: {} },
     signature: { project: null, length: 16 },
     revert: { mode: 'worktree', link: [], require: null, ignore_docstrings: false, jobs: 1 },
-    pre_push: { revert: true },
+    pre_push: { revert: true, base: null },
     pre_receive: { deletions: 'allow', judging_branch: 'protect', replace_refs: 'refuse' },
     owners: { signers: null, agents: [], max_age: 14 * DAY, required: false, trailers: 'listed', assisted_by_ok: [] },
     tamper: { mode: 'refuse', rules: { disable: [] } },
@@ -130,6 +131,7 @@ export function defaults(source = CONFIG_FILE): Config {
 export type Kind =
   | { type: 'string' }
   | { type: 'path' }
+  | { type: 'branch' }
   | { type: 'command' }
   | { type: 'globs' }
   | { type: 'paths' }
@@ -171,7 +173,7 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
     ignore_docstrings: { type: 'bool' },
     jobs: { type: 'int', min: 1, max: 2 },
   },
-  pre_push: { revert: { type: 'bool' } },
+  pre_push: { revert: { type: 'bool' }, base: { type: 'branch' } },
   pre_receive: {
     deletions: { type: 'enum', values: ['allow', 'refuse'] },
     judging_branch: { type: 'enum', values: ['protect', 'allow'] },

@@ -8,7 +8,7 @@ import { freezePolicy } from '../freeze/policy.js';
 import type { RawChange } from '../git/changes.js';
 import type { Repo } from '../git/repo.js';
 import { guardFileProblems, guardFileViolations, touchedGuardFiles } from './guard-files.js';
-import { fitRangeAdvice, judgedRangeAdvice } from '../mixing/advice.js';
+import { fitRangeAdvice, judgedRangeAdvice, judgedReorderAdvice } from '../mixing/advice.js';
 import { judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
@@ -73,13 +73,16 @@ export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> 
       ),
       ...(await symlinkViolations(ctx.repo, ctx.commits, ctx.changes, ctx.classify)),
     ];
-    await fitRangeAdvice(v, (oracleTip) =>
-      judgedRangeAdvice(ctx.repo, ctx.config, ctx.baseName, {
-        oracleTip,
-        base: ctx.mergeBase,
-        head: ctx.head,
-        commits: ctx.commits,
-      }),
+    await fitRangeAdvice(
+      v,
+      (oracleTip) =>
+        judgedRangeAdvice(ctx.repo, ctx.config, ctx.baseName, {
+          oracleTip,
+          base: ctx.mergeBase,
+          head: ctx.head,
+          commits: ctx.commits,
+        }),
+      (oracle) => judgedReorderAdvice(ctx.repo, ctx.config, ctx.baseName, { oracle, commits: ctx.commits }),
     );
     // A guard file that does not parse would judge every later change once it merges.
     const guard = touchedGuardFiles(

@@ -10,8 +10,9 @@ import type { Config } from '../config/schema.js';
 import { counted } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
+import type { RawChange } from '../git/changes.js';
 import { commitOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
-import { fitRangeAdvice, landingOf, rangeAdvice } from '../mixing/advice.js';
+import { fitRangeAdvice, landingOf, rangeAdvice, reorderAdvice } from '../mixing/advice.js';
 import { BASELINE_FILE } from '../zones/names.js';
 import { checkRange } from '../mixing/check.js';
 import { clockNow } from '../freeze/clock.js';
@@ -26,6 +27,7 @@ import { guardFileProblems, guardFileViolations, touchedGuardFiles } from '../ga
 import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
 import { frameworkPush, pushesOneRef } from './framework-push.js';
 import { parseRefLines, readHookInput } from './ref-lines.js';
+import { type RemoteTips, type RevertBase, revertStart } from './push-target.js';
 
 export const help = `usage: patchwarden pre-push REMOTE URL [--format text|json|github] [--config PATH] [-C DIR]
 
@@ -38,7 +40,13 @@ server hook judges by its judging branch (else by the range's base side):
   - the fixture lock at the pushed tip
   - the tamper layer on the lines the range adds to production code
   - the revert check (pre_push.revert, default true; needs properties.command),
-    last, and not run once another layer refused any ref of the push
+    last, and not run once another layer refused any ref of the push. Its diff
+    starts at the merge base with the branch the pushed one merges into, read
+    from the remote at push time, as the gate's --base: the upstream on the
+    same remote where that is another branch, else pre_push.base, else the
+    remote's default branch; where the remote already holds the branch past
+    that point (a branch pushed again without a rebase, develop), where the
+    range starts. Without the remote it says so and starts where the range does.
 A new branch is judged from its merge-base with the remote's default branch
 (REMOTE/HEAD, else REMOTE/main or REMOTE/master; else every commit no
 remote-tracking ref of REMOTE has). The first push of a history into a remote
@@ -144,6 +152,8 @@ interface RefVerdict {
   pending?: string[];
   /** Why the properties did not run, where a cheaper layer refused first. */
   properties?: string;
+  /** Where the revert check's diff starts: the merge base with the branch's target, or the range's base and why. */
+  revert_base?: RevertBase;
   violations: Violation[];
 }
 
@@ -151,8 +161,12 @@ interface RefVerdict {
 interface RevertJob {
   v: RefVerdict;
   config: Config;
-  /** The base side the check reverts to (with owners' overrides), and the range's own base, whose refactor rows count. */
+  /**
+   * The base side the check reverts to (with owners' overrides), the tree the runs are built on
+   * (the target's tip, as the gate's --base; else `from`), and the commit whose refactor rows count.
+   */
   from: string;
+  onto: string;
   base: string;
 }
 
@@ -165,14 +179,15 @@ function layerOf(rule: string): string {
 /** One ref's revert check (the same range judged once per push), its verdict put on the ref. */
 async function revertRef(
   repo: Repo,
-  { v, config, from, base }: RevertJob,
+  { v, config, from, onto, base }: RevertJob,
   reverted: Map<string, RevertResult>,
   say: (line: string) => void,
 ): Promise<void> {
-  const key = `${from} ${v.tip}`;
+  const key = `${from} ${onto} ${v.tip}`;
   if (!reverted.has(key)) {
     const r = await revertCheck(repo, config, from, v.tip!, {
       progress: say,
+      onto,
       now: clockNow(),
       exemption: (patch) => refactorExemption(repo, base, patch),
     });
@@ -206,6 +221,93 @@ async function revertRef(
   if (r.acknowledged) v.acknowledged = r.acknowledged;
 }
 
+/** The fixture lock, the tamper layer, and the guard's own files at the pushed tip (which stop the other two). */
+async function cheapLayers(
+  repo: Repo,
+  config: Config,
+  v: RefVerdict,
+  range: { tip: string; paths: Iterable<string>; base: string | null; judgeRev: string | null },
+  say: (line: string) => void,
+): Promise<void> {
+  // A guard file that does not parse would judge every later push once it lands.
+  const { tip } = range;
+  const guard = touchedGuardFiles(range.paths, config);
+  const broken = guard.size
+    ? guardFileViolations(await guardFileProblems(repo, tip, guard), `${v.local_ref} at ${tip.slice(0, 12)}`)
+    : [];
+  v.violations.push(...broken);
+  if (broken.length) return; // refused already; the other layers would read the same broken files
+  v.violations.push(
+    ...fixtureViolations(
+      await verifyFixtures(repo, config, { kind: 'rev', rev: tip }),
+      config,
+      `commit ${tip.slice(0, 12)}`,
+    ),
+  );
+  const tamper = await judgeTamper(repo, config, { from: range.base, to: tip, judgeRev: range.judgeRev });
+  v.violations.push(...tamper.violations);
+  tamper.warnings.forEach(say);
+}
+
+/** The revert check a ref owes, from where its branch leaves its target; null where none runs (and why, said). */
+async function revertJob(
+  repo: Repo,
+  config: Config,
+  v: RefVerdict,
+  push: {
+    remote: string;
+    ref: PushedRef;
+    tip: string;
+    base: string | null;
+    overrides: Override[];
+    overrideChanges: RawChange[];
+  },
+  say: (line: string) => void,
+  targets: Map<string, Promise<RemoteTips>>,
+): Promise<RevertJob | null> {
+  const { remote, ref, tip, base, overrides, overrideChanges } = push;
+  if (!config.pre_push.revert) return null;
+  if (!config.properties.command) {
+    say(`revert check skipped for ${ref.remoteRef}: properties.command is not set in ${config.source}`);
+    return null;
+  }
+  if (!base) {
+    say(`revert check skipped for ${ref.remoteRef}: a history with no base commit to revert to`);
+    return null;
+  }
+  // The diff starts where the branch leaves its target, as the gate's does: a rebase brings none of the target's changes.
+  const start = await revertStart(
+    repo,
+    config,
+    { remote, localRef: ref.localRef, remoteRef: ref.remoteRef, tip, rangeBase: base },
+    targets,
+    say,
+  );
+  v.revert_base = start;
+  // An owner's override counts as the base's: the other commits are judged as if it were not there.
+  const withOwn = (rev: string) =>
+    overrides.length ? commitWith(repo, rev, overrideChanges, "the base plus the owners' overrides") : rev;
+  const from = await withOwn(start.from);
+  return { v, config, from, onto: start.tip ? await withOwn(start.tip) : from, base: start.tip ?? base };
+}
+
+/**
+ * The property runs come last, and only while nothing refused yet: a refused push stays refused whatever
+ * they say. A range already checked for another ref costs no run.
+ */
+async function runChecks(repo: Repo, checks: RevertJob[], verdicts: RefVerdict[], say: (line: string) => void) {
+  const reverted = new Map<string, RevertResult>();
+  for (const c of checks) {
+    const refused = [...new Set(verdicts.flatMap((v) => v.violations.map((x) => layerOf(x.rule))))];
+    if (refused.length && !reverted.has(`${c.from} ${c.onto} ${c.v.tip}`)) {
+      c.v.properties = `not run: ${refused.join(', ')} refused`;
+      say(`${c.v.remote_ref}: properties: ${c.v.properties}`);
+      continue;
+    }
+    await revertRef(repo, c, reverted, say);
+  }
+}
+
 export async function run(args: string[]): Promise<number> {
   const { common, positionals } = parse(args, {}, true);
   const repo = await openRepo(common.dir);
@@ -223,6 +325,7 @@ export async function run(args: string[]): Promise<number> {
   const verdicts: RefVerdict[] = [];
   const judgingTip = await remoteDefault(repo, remote);
   const checks: RevertJob[] = [];
+  const targets = new Map<string, Promise<RemoteTips>>();
   for (const ref of pushed) {
     const v: RefVerdict = {
       local_ref: ref.localRef,
@@ -267,58 +370,27 @@ export async function run(args: string[]): Promise<number> {
         `${ref.remoteRef}: ${counted(baselined.length, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`,
       );
     // The whole-range advice's commands, for this remote and ref, fitted to the branch and the pusher.
-    await fitRangeAdvice(violations, async (oracleTip) =>
-      rangeAdvice(
-        { oracleTip, base: range.base, local: ref.localRef, remoteRef: ref.remoteRef },
-        await landingOf(repo, config, { branch: ref.remoteRef.replace(/^refs\/heads\//, ''), remote }),
-      ),
+    const landing = () => landingOf(repo, config, { branch: ref.remoteRef.replace(/^refs\/heads\//, ''), remote });
+    await fitRangeAdvice(
+      violations,
+      async (oracleTip) =>
+        rangeAdvice({ oracleTip, base: range.base, local: ref.localRef, remoteRef: ref.remoteRef }, await landing()),
+      async (oracle) => reorderAdvice(oracle, await landing()),
     );
     v.violations.push(...violations);
     if (!commits.length) continue;
-    // A guard file that does not parse would judge every later push once it lands.
-    const guard = touchedGuardFiles(paths, config);
-    const broken = guard.size
-      ? guardFileViolations(await guardFileProblems(repo, v.tip, guard), `${ref.localRef} at ${v.tip.slice(0, 12)}`)
-      : [];
-    v.violations.push(...broken);
-    if (broken.length) continue; // refused already; the other layers would read the same broken files
-    v.violations.push(
-      ...fixtureViolations(
-        await verifyFixtures(repo, config, { kind: 'rev', rev: v.tip }),
-        config,
-        `commit ${v.tip.slice(0, 12)}`,
-      ),
+    await cheapLayers(repo, config, v, { tip: v.tip, paths, base: range.base, judgeRev }, say);
+    const job = await revertJob(
+      repo,
+      config,
+      v,
+      { remote, ref, tip: v.tip, base: range.base, overrides, overrideChanges },
+      say,
+      targets,
     );
-    const tamper = await judgeTamper(repo, config, { from: range.base, to: v.tip, judgeRev });
-    v.violations.push(...tamper.violations);
-    tamper.warnings.forEach(say);
-    if (!config.pre_push.revert) continue;
-    if (!config.properties.command) {
-      say(`revert check skipped for ${ref.remoteRef}: properties.command is not set in ${config.source}`);
-      continue;
-    }
-    if (!range.base) {
-      say(`revert check skipped for ${ref.remoteRef}: a history with no base commit to revert to`);
-      continue;
-    }
-    // An owner's override counts as the base's: the other commits are judged as if it were not there.
-    const from = overrides.length
-      ? await commitWith(repo, range.base, overrideChanges, "the base plus the owners' overrides")
-      : range.base;
-    checks.push({ v, config, from, base: range.base });
+    if (job) checks.push(job);
   }
-  // The property runs come last, and only while nothing refused yet: a refused push stays refused whatever
-  // they say. A range already checked for another ref costs no run.
-  const reverted = new Map<string, RevertResult>();
-  for (const c of checks) {
-    const refused = [...new Set(verdicts.flatMap((v) => v.violations.map((x) => layerOf(x.rule))))];
-    if (refused.length && !reverted.has(`${c.from} ${c.v.tip}`)) {
-      c.v.properties = `not run: ${refused.join(', ')} refused`;
-      say(`${c.v.remote_ref}: properties: ${c.v.properties}`);
-      continue;
-    }
-    await revertRef(repo, c, reverted, say);
-  }
+  await runChecks(repo, checks, verdicts, say);
   const many = verdicts.filter((v) => v.tip).length > 1;
   const violations = verdicts.flatMap((v) =>
     v.violations.map((x) => (many ? { ...x, message: `${v.remote_ref}: ${x.message}` } : x)),

@@ -269,19 +269,43 @@ export function stagedAdvice(oracle: string[], l: Landing | null): string {
 }
 
 /**
+ * The whole-range advice where the oracle commits do not all come first, as
+ * mixing/check.ts prints it for whoever runs it; `reorderAdvice` fits it to
+ * an agent, who may do none of it.
+ */
+export const REORDER_ADVICE =
+  'reorder the commits so the oracle commits come first (git rebase -i), push those on their own to be reviewed, then the production commits (or an owner sets mix.range: allow)';
+
+/**
  * Replaces the whole-range rule's generic advice (mixing/check.ts prints the
  * last oracle commit in `git push <remote> TIP:<branch>`) with `advise(TIP)`,
- * fitted by the enforcement point that knows the remote, branch and pusher.
+ * fitted by the enforcement point that knows the remote, branch and pusher;
+ * the reorder advice with `reorder(ORACLE PATHS)`, where it gives one.
  */
 export async function fitRangeAdvice(
   violations: Violation[],
   advise: (oracleTip: string) => string | Promise<string>,
+  reorder?: (oracle: string[]) => string | Promise<string>,
 ): Promise<void> {
   for (const v of violations) {
-    const tip =
-      v.rule === 'mix-range' ? /git push <remote> ([0-9a-f]{40,64}):<branch>/.exec(v.fix ?? '')?.[1] : undefined;
+    if (v.rule !== 'mix-range') continue;
+    const tip = /git push <remote> ([0-9a-f]{40,64}):<branch>/.exec(v.fix ?? '')?.[1];
     if (tip) v.fix = await advise(tip);
+    else if (reorder && v.fix === REORDER_ADVICE)
+      v.fix = await reorder((v.detail ?? []).filter((d) => d.zone !== 'src').map((d) => d.path));
   }
+}
+
+/**
+ * The reorder advice for who pushes: an agent may not commit, push or reorder
+ * an oracle change, nor relax mix.range (the owners' config), so it is told
+ * what it may do (take them out, push the production commits) and what to
+ * ask a human owner.
+ */
+export function reorderAdvice(oracle: string[], l: Landing): string {
+  if (!l.agent) return REORDER_ADVICE;
+  const paths = oracle.length ? ` (${oracle.join(', ')})` : '';
+  return `the oracle changes of this range${paths} are a human owner's to make: an agent may not commit, push or reorder them, nor relax the rule. Take them out of this branch (git rebase -i: drop each commit that changes them, or edit it to leave them out), push the production commits on their own, and ask a human owner to land the oracle change on ${l.defaultBranch ?? 'the default branch'}${l.signers ? ' or to sign it on this branch' : ''}.`;
 }
 
 /** A pushed range whose oracle commits come first: up to `oracleTip`, from `base` (where it left the default branch). */
@@ -340,6 +364,22 @@ export async function judgedRangeAdvice(
   baseName: string,
   r: { oracleTip: string; base: string | null; head: string; commits: string[] },
 ): Promise<string> {
+  const l = await judgedLanding(repo, config, baseName, r.commits);
+  const remoteRef = `refs/heads/${l.branch ?? l.defaultBranch ?? 'main'}`;
+  return rangeAdvice({ oracleTip: r.oracleTip, base: r.base, local: r.head, remoteRef }, l);
+}
+
+/** The reorder advice for a range judged in a clone, fitted as `judgedRangeAdvice` fits its own. */
+export async function judgedReorderAdvice(
+  repo: Repo,
+  config: Config,
+  baseName: string,
+  r: { oracle: string[]; commits: string[] },
+): Promise<string> {
+  return reorderAdvice(r.oracle, await judgedLanding(repo, config, baseName, r.commits));
+}
+
+async function judgedLanding(repo: Repo, config: Config, baseName: string, commits: string[]): Promise<Landing> {
   const full = await text(repo, ['rev-parse', '--symbolic-full-name', '--end-of-options', baseName]);
   const tracking = /^refs\/remotes\/([^/]+)\/(.+)$/.exec(full);
   const known = tracking
@@ -348,7 +388,6 @@ export async function judgedRangeAdvice(
       ? { defaultBranch: full.slice('refs/heads/'.length) }
       : {};
   const l = await landingOf(repo, config, known);
-  l.agent ||= await agentInRange(repo, config, r.commits);
-  const remoteRef = `refs/heads/${l.branch ?? l.defaultBranch ?? 'main'}`;
-  return rangeAdvice({ oracleTip: r.oracleTip, base: r.base, local: r.head, remoteRef }, l);
+  l.agent ||= await agentInRange(repo, config, commits);
+  return l;
 }

@@ -6,6 +6,7 @@ import { checkOwners } from '../owners/check.js';
 import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, type Override } from '../owners/override.js';
 import { configBool, type Repo } from '../git/repo.js';
 import { isOracle, type Classify } from '../zones/classify.js';
+import { REORDER_ADVICE } from './advice.js';
 import { baselined } from './baseline.js';
 import { mixViolation, touchedSides, type Sides } from './rule.js';
 import { symlinkViolations } from './symlinks.js';
@@ -85,7 +86,7 @@ function rangeSplitAdvice(commits: string[], changes: Map<string, Change[]>, cla
   const first = commits.findIndex((c) => touches(c, (z) => z === 'src'));
   const oracleAfter = first > 0 && commits.slice(first).some((c) => touches(c, isOracle));
   if (first <= 0 || oracleAfter) {
-    return 'reorder the commits so the oracle commits come first (git rebase -i), push those on their own to be reviewed, then the production commits (or set mix.range: allow)';
+    return REORDER_ADVICE;
   }
   return [
     'push the oracle commits on their own first, to be reviewed, then the production commits:',

@@ -11,7 +11,7 @@ import { commitOrNull, mergeBase, openRepo, resolveCommit } from '../git/repo.js
 import { readStaged } from '../git/staged.js';
 import { checkRange } from './check.js';
 import { checkStaged } from './staged.js';
-import { fitRangeAdvice, judgedRangeAdvice, stagedLanding } from './advice.js';
+import { fitRangeAdvice, judgedRangeAdvice, judgedReorderAdvice, stagedLanding } from './advice.js';
 import { stagedLinkViolations } from './symlinks.js';
 
 export const help = `usage: patchwarden check [--staged | --commit REV | --range A..B] [--format text|json|github] [--config PATH] [-C DIR]
@@ -82,13 +82,16 @@ export async function run(args: string[]): Promise<number> {
   const to = await resolveCommit(repo, m[2]);
   const { config } = await judgingConfig(repo, common.config, from);
   const { commits, violations } = await checkRange(repo, config, from, to, from);
-  await fitRangeAdvice(violations, async (oracleTip) =>
-    judgedRangeAdvice(repo, config, m[1] || 'HEAD', {
-      oracleTip,
-      base: await mergeBase(repo, from, to),
-      head: to,
-      commits,
-    }),
+  await fitRangeAdvice(
+    violations,
+    async (oracleTip) =>
+      judgedRangeAdvice(repo, config, m[1] || 'HEAD', {
+        oracleTip,
+        base: await mergeBase(repo, from, to),
+        head: to,
+        commits,
+      }),
+    (oracle) => judgedReorderAdvice(repo, config, m[1] || 'HEAD', { oracle, commits }),
   );
   return emit(common.format, violationsOutcome(violations, { commits }));
 }
