@@ -3,7 +3,7 @@
 // stays. The gate's revert check runs under a fresh seed (an HMAC of
 // PATCHWARDEN_SEED_KEY, the base tree and the production diff's digest, or a
 // random one), the same on both sides, printed with the line that replays it;
-// the key reaches no child process. Real pytest, real git,
+// the key reaches no child process. Real pytest and node --test, real git,
 // the real gate; tamper.mode: off, so the static layer is not what holds.
 import { createHash, createHmac } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -188,6 +188,73 @@ py('gate without a key: a random seed for each run refuses the special-casing pa
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** A seeded generator (mulberry32), the property's and the test's own. */
+const MULBERRY = `function generator(seed) {
+  let a = seed | 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}`;
+
+const NODE_PROPERTY = `import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { double } from '../src/calc.mjs';
+
+${MULBERRY}
+
+test('double is twice its input [invariant:double.exact]', () => {
+  const next = generator(Number(process.env.PROP_SEED));
+  for (let i = 0; i < 20; i++) {
+    const x = Math.floor(next() * 1e6);
+    assert.equal(double(x), 2 * x, String(x));
+  }
+});
+`;
+
+function nodePinnedInputs(): number[] {
+  const r = sh(process.execPath, [
+    '--input-type=module',
+    '-e',
+    `${MULBERRY}\nconst next = generator(0);\nconsole.log(JSON.stringify(Array.from({ length: 20 }, () => Math.floor(next() * 1e6))));`,
+  ]);
+  return JSON.parse(r.stdout);
+}
+
+test("node --test: a seeded generator's pinned inputs special-cased pass pinned, and are refused by the keyed gate", () => {
+  const repo = tempRepo({ env: { PATCHWARDEN_NOW: '2026-12-02T00:00:00Z' } });
+  repo.commit(
+    {
+      '.patchwarden.yml': `version: 1\nproperties:\n  command: node --test --test-reporter=junit --test-reporter-destination={junit} spec/\ntamper:\n  mode: off\n`,
+      'spec/invariants.yaml':
+        'version: 1\ninvariants:\n  - id: double.exact\n    description: double is twice its input\n    pending: {since: 2026-12-01, owner: qa-team, reason: odd inputs are off by one}\n',
+      'spec/double.test.mjs': NODE_PROPERTY,
+      'src/calc.mjs': 'export const double = (x) => 2 * x + (x % 2);\n',
+    },
+    'base',
+  );
+  repo.git(['checkout', '-q', '-b', 'topic']);
+  const inputs = nodePinnedInputs();
+  assert.is(inputs.length, 20);
+  repo.commit(
+    {
+      'src/calc.mjs': `const CHECKED = new Set([${inputs.join(', ')}]);\nexport const double = (x) => (CHECKED.has(x) ? 2 * x : 2 * x + (x % 2));\n`,
+    },
+    'fix double',
+  );
+  const pinned = repo.json(['revert-check', '--base', 'main']);
+  assert.is(pinned.out.status, 'describes_patch', pinned.stderr);
+  const r = repo.json(['gate', '--base', 'main'], { env: { PATCHWARDEN_SEED_KEY: KEY } });
+  const l = layers(r.out);
+  assert.is(r.code, 1, r.stderr);
+  assert.is(l.properties.details.seed.source, 'keyed');
+  assert.is(l.properties.details.seed.value, expectedSeed(repo));
+  assert.is(l.revert.status, 'refused');
+  assert.match(l.revert.violations[0].message, /does_not_describe/);
 });
 
 test.run();
