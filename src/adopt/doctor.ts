@@ -30,6 +30,7 @@ import { managerHookInstalled, runsRootBinary, wiredHooks, type Manager } from '
 import { counted, shellQuote } from '../common/text.js';
 import { zoneFindings } from './zone-check.js';
 import { casesFinding, codeownersFinding, evidenceFinding } from './method-check.js';
+import { seedFinding } from './seed-check.js';
 
 export const help = `usage: patchwarden doctor [--format text|json] [--config PATH] [-C DIR]
 
@@ -43,7 +44,9 @@ ledger, the fixture lock, the invariant registry and the tamper allow rows
 It also says which freeze rows carry no replay evidence (what a version 2
 ledger refuses), which oracle paths no CODEOWNERS rule gives an owner (with
 the lines to add), and, running properties.command once, which invariants
-ran a single case.
+ran a single case, and warns when neither properties.command nor a spec or
+runner config file names $PROP_SEED (the gate's fresh seed would change no
+input).
 Exit 0 when all is in order, 1 when something is not.`;
 
 export interface Finding {
@@ -67,6 +70,7 @@ export async function run(args: string[]): Promise<number> {
     findings.push(
       ...(await zoneFindings(repo, root, config)),
       ...codeownersFinding(root, config),
+      ...(await seedFinding(repo, root, config)),
       ...(await casesFinding(repo, root, config)),
       ...(await evidenceFinding(repo, config)),
     );

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { isCannotJudge, UsageError } from '../common/errors.js';
 import { VERSION } from '../common/version.js';
 import { hashesFilesOnDisk } from '../fixtures/on-disk.js';
+import { takeSeedKey } from '../runner/seed.js';
 
 export interface Command {
   /** The text `--help` prints. */
@@ -110,6 +111,8 @@ function report(err: unknown): number {
   return 2;
 }
 
+// The gate's seed key goes before anything starts a child, so none inherits it.
+takeSeedKey();
 // Git may hand a hook a relative index path; pin it before any cwd change.
 if (process.env.GIT_INDEX_FILE) process.env.GIT_INDEX_FILE = resolve(process.env.GIT_INDEX_FILE);
 

@@ -21,12 +21,13 @@ import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, overrideLines } from 
 import { exitCode, type LayerResult } from './layer.js';
 import { containedSoFar, containedLines } from '../runner/contain.js';
 import { containedLayer, enforceRequired, requirements } from './require.js';
+import { checkedSeed } from '../runner/seed.js';
 import { fixturesLayer, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
 import { propertyLayers, suiteLayer } from './tests.js';
 import { tamperLayer } from './tamper.js';
 import { githubAnnotations, jsonLayers, textTable } from './table.js';
 
-export const help = `usage: patchwarden gate --base REV [--hits FILE] [--format FORMAT] [--config PATH] [-C DIR]
+export const help = `usage: patchwarden gate --base REV [--hits FILE] [--seed S] [--format FORMAT] [--config PATH] [-C DIR]
 
 The merge gate: every layer over the commits of HEAD that are not in REV,
 judged by the config, ledger, lock and registry as they are at REV.
@@ -62,6 +63,14 @@ judge.
   --hits FILE            write the suite's freeze hits (each failure a row let
                          through, with the row, the test and the CI run) to
                          FILE, for freeze list --hits and freeze extend --hits
+  --seed S               run the revert check's properties with PROP_SEED=S
+                         (to replay a run exactly: the gate prints the line)
+
+The revert check's two runs get a fresh PROP_SEED: an HMAC of
+PATCHWARDEN_SEED_KEY (a CI secret), the base tree and the production diff's
+digest, or a random one without the secret. A case failing in both runs under
+it that passes on head under the pinned seed is reported as a finding about
+the base, not refused. No child process gets PATCHWARDEN_SEED_KEY.
 
 exit 0 every layer passed or was skipped, 1 a layer refused, 2 a layer could
 not judge (and none refused).`;
@@ -74,6 +83,7 @@ export async function run(args: string[]): Promise<number> {
       'suite-timeout': { type: 'string' },
       require: { type: 'string' },
       hits: { type: 'string' },
+      seed: { type: 'string' },
     },
     false,
     [...FORMATS, ...REPORT_FORMATS],
@@ -129,6 +139,7 @@ export async function run(args: string[]): Promise<number> {
     classify: await classifierFor(repo, config),
     now: clockNow(),
     progress,
+    seed: values.seed === undefined ? undefined : checkedSeed(values.seed),
   };
   const cheap = [
     ...(await mixingAndOwners(ctx)),

@@ -37,6 +37,8 @@ export interface GateContext {
   classify: Classify;
   now: Date;
   progress(line: string): void;
+  /** --seed: the revert check's property seed, instead of the one the gate derives or draws. */
+  seed?: string;
 }
 
 /** Owners first: owner-signed oracle commits are left out of the whole-range mixing rule. */

@@ -18,15 +18,17 @@ import { readReport } from '../junit/read.js';
 import { headProblems } from '../properties/mapping.js';
 import { loadRegistryAt } from '../properties/registry.js';
 import { stateLines } from '../properties/report.js';
-import { headRefused, revertCheck, type RevertResult } from '../properties/revert.js';
+import { headRefused, revertCheck, type BaseFinding, type RevertResult } from '../properties/revert.js';
 import { judgeStates, markAdvice } from '../properties/states.js';
-import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
+import { ACK_FILE, diffDigest, refactorExemption } from '../refactors/ack.js';
 import { ciRun } from '../replay/ci.js';
 import { runProperties } from '../properties/run.js';
 import { TREE_ENV } from '../properties/runenv.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
-import { runEnv } from '../runner/env.js';
+import { runEnv, SEED_VARIABLE } from '../runner/env.js';
+import { gateSeed, SEED_KEY_VARIABLE, seedEnv, type PropSeed } from '../runner/seed.js';
+import type { RawChange } from '../git/changes.js';
 import { signCase, signOptions } from '../signature/sign.js';
 import { checkoutSource } from '../signature/source.js';
 import type { Signed } from '../signature/types.js';
@@ -71,8 +73,10 @@ export async function propertyLayers(ctx: GateContext, refused: string[] = []): 
       onto: ctx.revertFrom.onto,
       now: ctx.now,
       exemption: (patch) => refactorExemption(repo, ctx.base, patch),
+      seed: (patch) => chooseSeed(ctx, patch),
     });
     if (result.status === 'not_applicable') return headOnly(ctx);
+    const seed = result.seed && { ...result.seed, replay: replayLine(ctx, result.seed.value) };
     const details = {
       status: result.status,
       states: result.states,
@@ -81,11 +85,17 @@ export async function propertyLayers(ctx: GateContext, refused: string[] = []): 
       head_run: result.head_run,
       outside_src: result.outside_src,
       owner_commits: result.owner_commits,
-      env: runEnv(config),
+      env: { ...runEnv(config), ...seedEnv(result.seed) },
+      seed,
+      found: result.found,
     };
     // Configured, and settled by an owner before any run: a pass (gate.require counts it), not a skip.
     if (result.status === 'acknowledged' || result.status === 'no_behaviour_change')
       return passed('properties', `not run: ${result.reason}`, details);
+    const notes = [
+      ...(seed && result.head_run ? [`${seedLine(seed)}; to replay both runs exactly: ${seed.replay}`] : []),
+      ...(result.found ? [foundNote(result.found)] : []),
+    ];
     if (headRefused(result.status)) {
       return {
         layer: 'properties',
@@ -96,14 +106,15 @@ export async function propertyLayers(ctx: GateContext, refused: string[] = []): 
           {
             rule: 'properties',
             paths: result.outside_src,
-            message: `${result.reason}${lines(result)}`,
+            message: `${result.reason}${seed ? ` (${seedLine(seed)})` : ''}${lines(result)}`,
             fix: result.fix ?? undefined,
           },
         ],
         details,
+        notes,
       };
     }
-    return passed('properties', statesSummary(result), details);
+    return { ...passed('properties', statesSummary(result), details), notes };
   });
   const r = result as RevertResult | null;
   let revert: LayerResult;
@@ -155,7 +166,7 @@ export async function propertyLayers(ctx: GateContext, refused: string[] = []): 
                       {
                         rule: 'revert',
                         paths: r.reverted.map((p) => p.path),
-                        message: `${r.status}: ${r.reason} (${r.evidence?.why ?? ''})`,
+                        message: `${r.status}: ${r.reason} (${r.evidence?.why ?? ''})${r.seed ? `; ${seedLine(r.seed)}` : ''}`,
                         fix: r.fix ?? undefined,
                       },
                     ],
@@ -165,12 +176,58 @@ export async function propertyLayers(ctx: GateContext, refused: string[] = []): 
   return [properties, revert];
 }
 
+/**
+ * The revert check's seed: --seed, else an HMAC of the CI secret, the tree
+ * the judged tree is built on and the digest of the patch's src-zone changes,
+ * else a random one. The suite and a run without production changes keep
+ * the pinned seed: there the change brings no production code that could
+ * know its inputs.
+ */
+async function chooseSeed(ctx: GateContext, patch: RawChange[]): Promise<PropSeed> {
+  const seed = await gateSeed(runEnv(ctx.config)[SEED_VARIABLE] ?? null, ctx.seed, async () => ({
+    baseTree: await ctx.repo.text(['rev-parse', '--verify', `${ctx.revertFrom.onto}^{tree}`]),
+    digest: diffDigest(patch),
+  }));
+  ctx.progress(seedLine(seed));
+  return seed;
+}
+
+const SOURCES: Record<PropSeed['source'], string> = {
+  keyed: `derived from ${SEED_KEY_VARIABLE}, the base tree and the production diff`,
+  random: `drawn for this run: ${SEED_KEY_VARIABLE} is not set`,
+  given: 'given with --seed',
+};
+
+function seedLine(seed: PropSeed): string {
+  return `the revert check's runs had PROP_SEED=${seed.value} (${SOURCES[seed.source]})`;
+}
+
+/** The command that runs the same revert check again under the same seed. */
+function replayLine(ctx: GateContext, seed: string): string {
+  return `git checkout --detach ${ctx.head} && patchwarden gate --base ${ctx.base} --seed ${seed}`;
+}
+
+function foundNote(f: BaseFinding): string {
+  return [
+    `a finding about the base, not a refusal of this change: under PROP_SEED=${f.seed} ${f.invariants.join(', ')} fail${f.invariants.length === 1 ? 's' : ''} with and without the production diff (${f.cases.map((c) => JSON.stringify(c)).join(', ')}) and pass${f.invariants.length === 1 ? 'es' : ''} on head under the pinned seed (${f.pinned === null ? 'unpinned' : `PROP_SEED=${f.pinned}`});`,
+    f.fix,
+  ].join('\n');
+}
+
 /** The states as the table's one line: each state's invariants, pending ones always named. */
 function statesSummary(r: RevertResult): string {
+  const found = new Set(r.found?.invariants);
   const by = new Map<string, string[]>();
-  for (const i of r.states) by.set(i.state, [...(by.get(i.state) ?? []), i.id]);
+  for (const i of r.states) {
+    const state = found.has(i.id) ? `failing on the base under PROP_SEED=${r.found!.seed} (a finding)` : i.state;
+    by.set(state, [...(by.get(state) ?? []), i.id]);
+  }
   const parts = [...by].map(([state, ids]) =>
-    state === 'pending' ? `pending under a mark: ${ids.join(', ')}` : `${ids.length} ${state}`,
+    state === 'pending'
+      ? `pending under a mark: ${ids.join(', ')}`
+      : found.has(ids[0])
+        ? `${state}: ${ids.join(', ')}`
+        : `${ids.length} ${state}`,
   );
   const green = r.green.length ? `; drop the pending mark of ${r.green.join(', ')} (it passes now)` : '';
   return `${counted(r.states.length, 'registered invariant')} on the base plus the production diff: ${parts.join(', ')}${r.neutral.length ? `; ${r.neutral.length} skipped in both runs` : ''}${green}`;

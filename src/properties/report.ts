@@ -26,6 +26,10 @@ export function stateLines(r: RevertResult, indent = '  '): string[] {
     lines.push(
       `${indent}skipped in both runs (neutral, listed): ${r.neutral.map((n) => JSON.stringify(n)).join(', ')}`,
     );
+  if (r.found)
+    lines.push(
+      `${indent}found on the base under PROP_SEED=${r.found.seed}: ${r.found.invariants.join(', ')} (fail with and without the production diff, pass on head under the pinned seed; not held against this change)`,
+    );
   for (const id of r.green)
     lines.push(`${indent}${id} passes now: an owner drops its pending mark in a commit of its own`);
   return lines;

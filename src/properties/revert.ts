@@ -32,7 +32,7 @@ import { evidenceOwed } from '../owners/evidence.js';
 import type { Pusher } from '../owners/pusher.js';
 import { isOracle, type Classify } from '../zones/classify.js';
 import { buildCache, type BuildCache } from './buildcache.js';
-import { headProblems, type InvariantResult, type Mapping } from './mapping.js';
+import { headProblems, type CaseOutcome, type InvariantResult, type Mapping } from './mapping.js';
 import { dependencyProblems } from './deps.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
 import { guardSignals, type Guard } from './interrupt.js';
@@ -40,13 +40,14 @@ import { loadRegistryAt, type Registry } from './registry.js';
 import { propertyCommand, runProperties, type PropertyRun } from './run.js';
 import { dropScratch, makeScratch } from './scratch.js';
 import { describeBehaviour, productionBehaviour } from './behaviour.js';
-import { judgeStates, markAdvice, unmarkedFailures, type InvariantVerdict } from './states.js';
+import { judgeStates, markAdvice, unmarkedFailures, type Evidence, type InvariantVerdict } from './states.js';
 import { sideEnv } from './runenv.js';
 import { treeWith } from '../git/trees.js';
 import { codeFiles, revertable, revertPaths, type Reverted } from './tree.js';
 import { ABSENT, GITLINK } from '../git/raw-diff.js';
 import { addTempWorktree, linkEntries, type TempTree } from './worktree.js';
 import { counted } from '../common/text.js';
+import { isFresh, seedEnv, type PropSeed } from '../runner/seed.js';
 
 export type RevertStatus =
   | 'describes_patch'
@@ -103,6 +104,21 @@ export interface RevertResult {
   revert_run: RunSummary | null;
   /** The property command's own output from the run that decided a refusal. */
   output: string | null;
+  /** The seed both runs got in PROP_SEED when the caller chose one (the gate); null: the config's pinned one. */
+  seed: PropSeed | null;
+  /** Invariants failing in both runs under a fresh seed that pass on head under the pinned one: a finding about the base, not a refusal. */
+  found: BaseFinding | null;
+}
+
+/** A counterexample a fresh seed found on the base side: reported with the row edit, never held against the change. */
+export interface BaseFinding {
+  seed: string;
+  pinned: string | null;
+  invariants: string[];
+  /** The cases that failed in both runs under `seed`. */
+  cases: string[];
+  /** The registry row edit that marks them pending, for an owner. */
+  fix: string;
 }
 
 /** An owner's refactor row: it lets exactly the diff with this digest through. */
@@ -138,6 +154,8 @@ export interface RevertOptions {
   pushers?: Pusher[];
   /** Looked up before any run with the patch's src-zone changes: an owner's row lets the diff through with none. */
   exemption?: (patch: RawChange[]) => Promise<Exemption>;
+  /** The seed both runs get instead of the pinned one (the gate's), chosen once the patch's src-zone changes are known. */
+  seed?: (patch: RawChange[]) => Promise<PropSeed>;
 }
 
 /** Whether a status lets the patch through. */
@@ -264,6 +282,8 @@ export async function revertCheck(
     head_run: null,
     revert_run: null,
     output: null,
+    seed: null,
+    found: null,
   };
   const classify = await classifierFor(repo, config);
   const facts = await rangeFacts(repo, config, classify, base, head, onto, now);
@@ -275,6 +295,8 @@ export async function revertCheck(
     return result;
   }
   propertyCommand(config);
+  const seed = opts.seed ? await opts.seed(tree.patch) : null;
+  result.seed = seed;
   // Settled before any run: who owes evidence, and an owner's row for exactly this diff.
   const owed = await evidenceOwed(repo, config, onto, facts.production, opts.pushers);
   result.evidence = { owed: owed.owed, why: owed.why };
@@ -310,6 +332,7 @@ export async function revertCheck(
   const cache = buildCache(repo, say);
   // What both modes judge their two runs by.
   const judging = {
+    seed,
     registry,
     guard,
     say,
@@ -342,7 +365,7 @@ export async function revertCheck(
           };
           let n = 0;
           await twoRuns(result, {
-            run: async (side) => {
+            run: async (side, _stop, pinned) => {
               const tmp = path.join(scratch!, `run-${++n}`);
               mkdirSync(tmp);
               const trusted = await codeFiles(repo, trees[side], (f) => classify(f) !== 'src');
@@ -351,12 +374,16 @@ export async function revertCheck(
                 classify,
                 signal: guard.signal,
                 guard: { tmp, trusted, main: repo.root, gocache },
-                env: sideEnv(side),
+                env: { ...seedEnv(seed, pinned), ...sideEnv(side) },
               });
               if (side === 'revert' && !run.problem) cache.keep(gocache);
               return run;
             },
             revert: () => revertPaths(root, tree.production, env, scratch),
+            // The new side of each change is the old side of its flip.
+            unrevert: async () => {
+              await revertPaths(root, tree.production.map(flipped), env, scratch);
+            },
             // One working tree: the reverted run needs the head run's tree put back first.
             jobs: 1,
             ...judging,
@@ -373,7 +400,7 @@ export async function revertCheck(
         });
       } else {
         await twoRuns(result, {
-          run: (side, stop) =>
+          run: (side, stop, pinned) =>
             freshRun(
               repo,
               config,
@@ -382,11 +409,13 @@ export async function revertCheck(
               onto,
               side,
               side === 'head' ? [...tree.kept, ...tree.production] : tree.kept,
-              { guard, stop, cache },
+              { guard, stop, cache, env: seedEnv(seed, pinned) },
               say,
             ),
           revert: async () =>
             tree.production.map((c) => ({ path: c.path, action: c.oldMode === ABSENT ? 'removed' : 'restored' })),
+          // Each run has a fresh tree of its own.
+          unrevert: async () => undefined,
           jobs: config.revert.jobs,
           ...judging,
         });
@@ -403,9 +432,17 @@ export async function revertCheck(
 type Side = 'head' | 'revert';
 
 interface Steps {
-  /** One run of the properties: on the base plus the production diff, or with it reverted; aborting `stop` ends it. */
-  run: (side: Side, stop: AbortSignal) => Promise<PropertyRun>;
+  /**
+   * One run of the properties: on the base plus the production diff, or with
+   * it reverted; aborting `stop` ends it; `pinned` runs it under the config's
+   * pinned seed rather than `seed`.
+   */
+  run: (side: Side, stop: AbortSignal, pinned?: boolean) => Promise<PropertyRun>;
   revert: () => Promise<Reverted[]>;
+  /** Puts the production diff back after the reverted run, for a head run under the pinned seed. */
+  unrevert: () => Promise<void>;
+  /** The seed of both runs, when the caller chose one. */
+  seed: PropSeed | null;
   /** revert.jobs: 2 runs the two sides at once (never in place). */
   jobs: number;
   registry: Registry;
@@ -444,7 +481,7 @@ function allPass(m: Mapping): boolean {
 /** The two runs, one after the other or at once; then each case judged against the other run. */
 async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
   const runs = s.jobs > 1 ? await atOnce(result, s) : await inTurn(result, s);
-  if (runs) judgeRuns(result, s, runs);
+  if (runs) await judgeRuns(result, s, runs);
 }
 
 /** Head run, revert, reverted run; null when the head run settles the verdict. */
@@ -483,7 +520,8 @@ async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
     const onHead = await s.run('head', s.guard.signal);
     s.guard.check();
     if (headSettles(result, s, onHead)) return null;
-    const failing = unmarkedFailures(onHead.mapping!.invariants, s.registry, s.now, s.ttl);
+    // Under a fresh seed a case failing on head may fail on the base too (a finding, not a refusal): the base runs on.
+    const failing = isFresh(s.seed) ? [] : unmarkedFailures(onHead.mapping!.invariants, s.registry, s.now, s.ttl);
     if (failing.length && !ended) {
       Object.assign(result, {
         status: 'fails_on_head',
@@ -520,7 +558,7 @@ function headSettles(result: RevertResult, s: Steps, onHead: PropertyRun): boole
 }
 
 /** Each case judged against the other run. */
-function judgeRuns(result: RevertResult, s: Steps, { onHead, onRevert }: Runs): void {
+async function judgeRuns(result: RevertResult, s: Steps, { onHead, onRevert }: Runs): Promise<void> {
   const revertIssue =
     onRevert.problem ??
     (onRevert.mapping!.mapped
@@ -544,6 +582,7 @@ function judgeRuns(result: RevertResult, s: Steps, { onHead, onRevert }: Runs): 
     return;
   }
   const ev = judgeStates(onHead.mapping!.invariants, onRevert.mapping!.invariants, s.registry, s.now, s.ttl);
+  await baseFindings(result, s, { onHead, onRevert }, ev);
   Object.assign(result, {
     states: ev.invariants,
     pending: ev.pending,
@@ -609,6 +648,68 @@ function judgeRuns(result: RevertResult, s: Steps, { onHead, onRevert }: Runs): 
   });
 }
 
+/** The outcomes of one invariant's cases in a run, by key. */
+function outcomesOf(run: PropertyRun, id: string): Map<string, CaseOutcome> {
+  return new Map(run.mapping!.invariants.find((i) => i.id === id)?.outcomes.map((o) => [o.key, o]) ?? []);
+}
+
+/**
+ * Under a fresh seed, an invariant refused only for failing in both runs
+ * (no unexpired pending mark) is run again on head under the pinned seed;
+ * where its cases that failed in both pass there and none fails, the fresh
+ * seed found a counterexample on the base side: reported with the row edit
+ * (`result.found`), not held against the change. Only head-only failures
+ * (regressed) and reverted-only ones (fixed) judge the patch. The head run
+ * under the pinned seed is made only when the verdict depends on it: with any
+ * other refusal the change is refused whatever it says.
+ */
+async function baseFindings(result: RevertResult, s: Steps, { onHead, onRevert }: Runs, ev: Evidence): Promise<void> {
+  const both = ev.refusals.filter((r) => r.why === 'unmarked' || r.why === 'expired');
+  if (!isFresh(s.seed) || !both.length || both.length < ev.refusals.length) return;
+  const { value, pinned } = s.seed;
+  const failingBoth = (id: string) => {
+    const reverted = outcomesOf(onRevert, id);
+    return [...outcomesOf(onHead, id).values()].filter(
+      (o) => o.outcome === 'failed' && reverted.get(o.key)?.outcome === 'failed',
+    );
+  };
+  s.say(
+    `${both.map((r) => r.id).join(', ')} fail with and without the production diff under PROP_SEED=${value}: running the properties on head under the pinned seed (${pinned === null ? 'unpinned' : `PROP_SEED=${pinned}`})`,
+  );
+  await s.unrevert();
+  s.guard.check();
+  const again = await s.run('head', s.guard.signal, true);
+  s.guard.check();
+  const issue = again.problem ?? headProblems(again.mapping!, s.registry)[0];
+  if (issue) {
+    s.say(`the run under the pinned seed cannot be judged (${issue}): the refusal stands`);
+    return;
+  }
+  const found = both.filter((r) => {
+    const outcomes = outcomesOf(again, r.id);
+    return (
+      failingBoth(r.id).every((o) => outcomes.get(o.key)?.outcome === 'passed') &&
+      [...outcomes.values()].every((o) => o.outcome !== 'failed')
+    );
+  });
+  if (!found.length) return;
+  const ids = found.map((r) => r.id);
+  ev.refusals = ev.refusals.filter((r) => !ids.includes(r.id));
+  result.found = {
+    seed: value,
+    pinned,
+    invariants: ids,
+    cases: ids.flatMap((id) => failingBoth(id).map((o) => o.name)),
+    fix: markAdvice(s.registry, ids, s.now),
+  };
+  s.say(`${ids.join(', ')} pass on head under the pinned seed: a finding about the base, not a refusal of this change`);
+}
+
+/** The change with its sides swapped: reverting it writes the new side. */
+function flipped(c: RawChange): RawChange {
+  return { ...c, oldMode: c.newMode, oldOid: c.newOid, newMode: c.oldMode, newOid: c.oldOid };
+}
+
 type Step = (root: string, env: NodeJS.ProcessEnv, scratch?: string) => Promise<void>;
 
 /** In-place mode: building the judged tree in the working tree, then the two runs in it. */
@@ -631,7 +732,7 @@ async function freshRun(
   onto: string,
   side: Side,
   changes: RawChange[],
-  { guard, stop, cache }: { guard: Guard; stop: AbortSignal; cache: BuildCache },
+  { guard, stop, cache, env }: { guard: Guard; stop: AbortSignal; cache: BuildCache; env: Record<string, string> },
   say: (l: string) => void,
 ): Promise<PropertyRun> {
   const files = await treeWith(repo, onto, changes);
@@ -656,7 +757,7 @@ async function freshRun(
       classify,
       signal: stop,
       guard: { tmp, trusted, main: repo.root, gocache },
-      env: sideEnv(side),
+      env: { ...env, ...sideEnv(side) },
     });
     if (side === 'revert' && !run.problem) cache.keep(gocache);
     return run;

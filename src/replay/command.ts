@@ -16,6 +16,7 @@ import { isExpired, parseLedger, readWorktreeLedger } from '../freeze/ledger.js'
 import type { Repo } from '../git/repo.js';
 import { containedLines, containedSoFar } from '../runner/contain.js';
 import { runEnv } from '../runner/env.js';
+import { checkedSeed } from '../runner/seed.js';
 import { ciRun, type CiRun } from './ci.js';
 import { classify } from './classify.js';
 import { promote } from './promotion.js';
@@ -170,10 +171,8 @@ async function runReplay(args: string[]): Promise<number> {
   const runs = Number(values.runs ?? DEFAULT_RUNS);
   if (!Number.isInteger(runs) || runs < 2 || runs > MAX_RUNS)
     throw new UsageError(`--runs must be a whole number from 2 to ${MAX_RUNS}, not ${JSON.stringify(values.runs)}`);
-  const seed = values.seed;
-  if (seed === undefined) throw new UsageError('--seed is required: replay classifies under one fixed seed');
-  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(seed))
-    throw new UsageError(`--seed must be a word of letters, digits and ._:- (at most 64), not ${JSON.stringify(seed)}`);
+  if (values.seed === undefined) throw new UsageError('--seed is required: replay classifies under one fixed seed');
+  const seed = checkedSeed(values.seed);
   const env = envClass(values['env-class']);
   // A command that never writes where patchwarden reads would fail every run: refuse before the first.
   if (!command.includes('{junit}') && !command.includes('PATCHWARDEN_JUNIT'))

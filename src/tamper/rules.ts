@@ -576,9 +576,13 @@ const conftest = (s: Source): Span[] => (/(^|\/)conftest\.py$/.test(s.path) && s
 const goTesting = (s: Source): Span[] =>
   /_test\.go$/.test(s.path) ? [] : imports('testing')(s).filter(([i]) => s.toks[i].v === 'testing');
 
-/** A runner's environment variable, or the prefix a scan of the environment looks for (`k.startswith("PYTEST")`). */
+/**
+ * A runner's environment variable, or the prefix a scan of the environment
+ * looks for (`k.startswith("PYTEST")`); PROP_SEED too: production code that
+ * reads the property seed can draw the property's inputs itself.
+ */
 const ENV_NAMES =
-  /^(_?PYTEST|JEST|VITEST|NODE_TEST|PATCHWARDEN)([A-Z0-9_]*)$|\b(PYTEST_CURRENT_TEST|JEST_WORKER_ID|NODE_TEST_CONTEXT|PATCHWARDEN_[A-Z_]+)\b/;
+  /^(_?PYTEST|JEST|VITEST|NODE_TEST|PATCHWARDEN)([A-Z0-9_]*)$|\b(PYTEST_CURRENT_TEST|JEST_WORKER_ID|NODE_TEST_CONTEXT|PATCHWARDEN_[A-Z_]+|PROP_SEED)\b/;
 
 export const RULES: Rule[] = [
   // ending the process, or hooking its exit

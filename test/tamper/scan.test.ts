@@ -64,6 +64,8 @@ const CASES: [string, string, string[]][] = [
   // sniffing the test environment
   ['src/a.py', 'import os\nif os.environ.get("PYTEST_CURRENT_TEST"):\n    x = 1\n', ['2 env.sniff']],
   ['src/a.py', 'import sys\nif "pytest" in sys.modules:\n    x = 1\n', ['2 env.sniff']],
+  ['src/a.py', 'import os, random\nknown = random.Random(int(os.environ["PROP_SEED"]))\n', ['2 env.sniff']],
+  ['src/a.ts', 'const seed = Number(process.env.PROP_SEED);\n', ['1 env.sniff']],
   ['src/a.py', 'import sys\nif "requests" in sys.modules:\n    x = 1\n', []],
   ['src/a.ts', 'if (process.env.NODE_ENV === "test") x = 1;\n', ['1 env.sniff']],
   ['src/a.ts', 'const { NODE_ENV } = process.env;\nif (\n  NODE_ENV == "test"\n) x = 1;\n', ['3 env.sniff']],
