@@ -29,6 +29,7 @@ import {
 import { managerHookInstalled, wiredHooks, type Manager } from './managers.js';
 import { counted, shellQuote } from '../common/text.js';
 import { zoneFindings } from './zone-check.js';
+import { harnessFindings } from './harness-check.js';
 import { casesFinding, codeownersFinding, evidenceFinding } from './method-check.js';
 
 export const help = `usage: patchwarden doctor [--format text|json] [--config PATH] [-C DIR]
@@ -36,7 +37,9 @@ export const help = `usage: patchwarden doctor [--format text|json] [--config PA
 Says whether the hooks are installed, executable and would run (naming what
 stops them: HUSKY=0, a linked worktree without husky's .husky/_, core.hooksPath
 pointing elsewhere, no patchwarden binary), whether the src zone matches the
-project's files (and which oracle zones hold files no owner guards), and
+project's files (and which oracle zones hold files no owner guards), whether
+the test harness is in the guard zone (config version 2) with every setup
+file its configs name, and
 whether the config, the freeze
 ledger, the fixture lock, the invariant registry and the tamper allow rows
 (.patchwarden/tamper-allow.yaml) in the working tree are valid.
@@ -66,6 +69,7 @@ export async function run(args: string[]): Promise<number> {
   if (config) {
     findings.push(
       ...(await zoneFindings(repo, root, config)),
+      ...(await harnessFindings(repo, root, config)),
       ...codeownersFinding(root, config),
       ...(await casesFinding(repo, root, config)),
       ...(await evidenceFinding(repo, config)),
