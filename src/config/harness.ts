@@ -16,6 +16,13 @@ export const HARNESS_CONFIGS = [
   '**/.mocharc.*',
 ];
 
+/**
+ * Files shared with the build: never zoned as harness, but the run of a
+ * change without production code takes them from the base with the harness
+ * (pytest's addopts and jest's keys live in them too).
+ */
+export const SHARED_FILES = ['**/pyproject.toml', '**/package.json', '**/vite.config.*', '**/setup.cfg', '**/tox.ini'];
+
 /** Whether `config` puts the harness in the guard zone (`version: 2`). */
 export const harnessGuarded = (config: Config): boolean => config.version >= 2;
 

@@ -1,13 +1,14 @@
 // The tree a change without production code is judged on. There is nothing
 // to revert, so the properties run once; from config version 2 they run on
-// head with every harness path (config/harness.ts, and the setup files the
-// base's harness configs name) as the base has it, except what admitted
+// head with every harness path (config/harness.ts, the setup files the
+// base's configs name, and the files shared with the build) as the base has
+// it, as the revert check's judged tree has them, except what admitted
 // owner-signed commits of the range change: a harness-only change never
 // judges itself. Version 1 runs on the working tree, as before.
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { HARNESS_CONFIGS, harnessGlobs } from '../config/harness.js';
+import { HARNESS_CONFIGS, harnessGlobs, SHARED_FILES } from '../config/harness.js';
 import { SHARED_CONFIGS, setupFilesOf } from '../config/harness-setup.js';
 import type { Config } from '../config/schema.js';
 import { rangeChanges, treeDiff, type RawChange } from '../git/changes.js';
@@ -64,14 +65,14 @@ export async function runHeadOnly(
 }
 
 /**
- * The changes that put head's harness back to `onto`'s, leaving out the
+ * The changes that put head's harness and shared files back to `onto`'s, leaving out the
  * paths only admitted owner-signed commits of the range change. None before
  * version 2.
  */
 export async function harnessFromBase(repo: Repo, config: Config, range: HeadOnlyRange): Promise<RawChange[]> {
   const globs = harnessGlobs(config);
   if (!globs.length) return [];
-  const inGlobs = globMatcher(globs);
+  const inGlobs = globMatcher([...globs, ...SHARED_FILES]);
   const setup = await namedSetupFiles(repo, range.onto);
   const isHarness = (p: string) => inGlobs(p) || setup.has(p);
   const back = (await treeDiff(repo, range.head, range.onto)).filter((c) => isHarness(c.path));

@@ -71,6 +71,27 @@ py('version 2, no owners: a conftest.py-only change runs on the base harness and
   assert.match(p.violations.map((v: any) => v.message).join('\n'), ID);
 });
 
+py("version 2, no owners: pytest options in pyproject.toml alone are the base's too in the head-only run", () => {
+  const { 'pytest.ini': _, ...files } = PY_FILES;
+  const s = site(configOf(2, PYTEST), {
+    ...files,
+    'pyproject.toml': '[tool.pytest.ini_options]\npythonpath = ["src"]\n',
+  });
+  s.work.git(['checkout', '-q', '-b', 'topic']);
+  s.work.commit(
+    {
+      'pyproject.toml': '[tool.pytest.ini_options]\npythonpath = ["src"]\naddopts = "tools/test_swap.py"\n',
+      'tools/test_swap.py': SWAP_CONFTEST,
+    },
+    'collect the tools checks too',
+  );
+  assert.is(trusting(s.work, PYTEST), 0, 'the attack is real: head with its own pyproject.toml is green');
+  const g = gate(s.work);
+  assert.is(g.code, 1, JSON.stringify(g.out));
+  assert.is(g.layers.properties.status, 'refused', JSON.stringify(g.layers.properties));
+  assert.equal(g.layers.properties.details.harness_from_base, ['pyproject.toml']);
+});
+
 py('version 2, owners configured: an agent pushing the conftest.py is refused at the server and the gate', () => {
   const s = site(configOf(2, PYTEST, OWNERS), {
     ...PY_FILES,
