@@ -29,6 +29,7 @@ import {
 import { managerHookInstalled, runsRootBinary, wiredHooks, type Manager } from './managers.js';
 import { counted, shellQuote } from '../common/text.js';
 import { zoneFindings } from './zone-check.js';
+import { harnessFindings } from './harness-check.js';
 import { casesFinding, codeownersFinding, evidenceFinding } from './method-check.js';
 import { seedFinding } from './seed-check.js';
 
@@ -37,7 +38,9 @@ export const help = `usage: patchwarden doctor [--format text|json] [--config PA
 Says whether the hooks are installed, executable and would run (naming what
 stops them: HUSKY=0, a linked worktree without husky's .husky/_, core.hooksPath
 pointing elsewhere, no patchwarden binary), whether the src zone matches the
-project's files (and which oracle zones hold files no owner guards), and
+project's files (and which oracle zones hold files no owner guards), whether
+the test harness is in the guard zone (config version 2) with every setup
+file its configs name, and
 whether the config, the freeze
 ledger, the fixture lock, the invariant registry and the tamper allow rows
 (.patchwarden/tamper-allow.yaml) in the working tree are valid.
@@ -69,6 +72,7 @@ export async function run(args: string[]): Promise<number> {
   if (config) {
     findings.push(
       ...(await zoneFindings(repo, root, config)),
+      ...(await harnessFindings(repo, root, config)),
       ...codeownersFinding(root, config),
       ...(await seedFinding(repo, root, config)),
       ...(await casesFinding(repo, root, config)),

@@ -1,9 +1,12 @@
 // The starter `.patchwarden.yml` that `init` writes, from the layout it finds.
 // It never blocks on day one: a layer whose oracle is not there yet stays a
 // comment, so the first push is judged by the mixing rule alone.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { HARNESS_CONFIGS } from '../config/harness.js';
+import { SHARED_CONFIGS, setupFilesOf } from '../config/harness-setup.js';
+import { globMatcher } from '../zones/glob.js';
 import { KNOWN_AGENT_IDENTITIES } from '../owners/agents.js';
 import { sourceGlobs } from './layout.js';
 
@@ -111,12 +114,15 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}, signers: st
   const lines = [
     '# patchwarden: production code and the oracles that judge it change in separate commits.',
     '# Every key but version is optional; see the documentation for each one.',
-    'version: 1',
+    '# Version 2: the test harness (conftest.py on the property path, pytest.ini,',
+    '# jest, vitest and mocha configs) is in the guard zone.',
+    'version: 2',
     'zones:',
     '  # The first zone whose globs match a path is its zone: the oracles come first.',
     `  spec: ${list(chosen.spec ?? ['spec/**'])}`,
     `  fixtures: ${list(chosen.fixtures ?? ['fixtures/**'])}`,
     '  freeze: [freeze/**]',
+    ...setupLines(root, list),
     ...(src ? [] : ['  # No production code found: name its folders here (or rerun init with --src GLOB).']),
     `  src: ${list(src ?? ['src/**'])}`,
     'freeze:',
@@ -148,4 +154,21 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}, signers: st
     '#   require: [properties, fixtures, freeze]',
   ];
   return lines.join('\n') + '\n';
+}
+
+/** The setup files the root's harness configs name, in the guard zone beside them (doctor checks every config later). */
+function setupLines(root: string, list: (globs: string[]) => string): string[] {
+  const isConfig = globMatcher([...HARNESS_CONFIGS, ...SHARED_CONFIGS]);
+  const files = new Set<string>();
+  for (const name of readdirSync(root).filter(isConfig)) {
+    let text: string;
+    try {
+      text = readFileSync(path.join(root, name), 'utf8');
+    } catch {
+      continue;
+    }
+    const named = setupFilesOf(name, text, (p) => existsSync(path.join(root, p)));
+    if ('files' in named) for (const f of named.files) files.add(f);
+  }
+  return files.size ? ["  # Named as setup files by the test runners' configs.", `  guard: ${list([...files])}`] : [];
 }

@@ -25,11 +25,12 @@ export function parseConfig(text: string, source: string): Config {
     const value = pair.value as Node | null;
     if (key === 'version') {
       sawVersion = true;
-      if (!isScalar(value) || value.value !== 1)
+      if (!isScalar(value) || (value.value !== 1 && value.value !== 2))
         fail(
-          `version: unknown version ${JSON.stringify(isScalar(value) ? value.value : value?.toJSON())}; this patchwarden reads version 1`,
+          `version: unknown version ${JSON.stringify(isScalar(value) ? value.value : value?.toJSON())}; this patchwarden reads versions 1 and 2`,
           value ?? (pair.key as Node),
         );
+      config.version = (value as { value: 1 | 2 }).value;
       continue;
     }
     const section = Object.hasOwn(SCHEMA, key) ? SCHEMA[key] : undefined;

@@ -8,7 +8,8 @@ export const GATE_REQUIREMENTS = ['properties', 'fixtures', 'freeze', 'contained
 export type GateRequirement = (typeof GATE_REQUIREMENTS)[number];
 
 export interface Config {
-  version: 1;
+  /** 2 puts the test harness in the guard zone (config/harness.ts); 1 leaves it free. */
+  version: 1 | 2;
   /** Zones in the order they are matched, each with its globs. */
   zones: { name: ZoneName; globs: string[] }[];
   mix: { range: 'refuse' | 'allow' };

@@ -22,7 +22,7 @@ import { headRefused, revertCheck, type BaseFinding, type RevertResult } from '.
 import { judgeStates, markAdvice } from '../properties/states.js';
 import { ACK_FILE, diffDigest, refactorExemption } from '../refactors/ack.js';
 import { ciRun } from '../replay/ci.js';
-import { runProperties } from '../properties/run.js';
+import { runHeadOnly } from '../properties/harness-tree.js';
 import { TREE_ENV } from '../properties/runenv.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
@@ -45,7 +45,7 @@ const refusal = (rule: string, message: string): Violation => ({ rule, paths: []
  * only skips on head are refused); the revert layer is the evidence the diff
  * owes (a fixed case, an owner's refactor row, or none when vouched for).
  * Without production changes there is nothing to revert: the properties run
- * once on the working tree, by head's registry (an oracle-only change is what
+ * once on head (with the base's harness from config version 2), by head's registry (an oracle-only change is what
  * the owners and mixing rules are for), and a red invariant lands only under
  * its pending mark. Once a cheaper layer refused (`refused` names them), no
  * property runs: the change stays refused whatever they would say.
@@ -235,11 +235,19 @@ function statesSummary(r: RevertResult): string {
 
 const lines = (r: RevertResult) => (r.states.length ? `\n${stateLines(r, '').join('\n')}` : '');
 
-/** No production change: one run on the working tree, each case judged against itself (head is the base). */
+/**
+ * No production change: one run, each case judged against itself (head is
+ * the base), on the working tree or, from config version 2, on head with the
+ * base's harness (properties/harness-tree.ts).
+ */
 async function headOnly(ctx: GateContext): Promise<LayerResult> {
   const registry = await loadRegistryAt(ctx.repo, ctx.config, ctx.head);
-  ctx.progress('no production change: running the properties on the working tree');
-  const run = await runProperties(worktreeRoot(ctx.repo), ctx.config, registry, { classify: ctx.classify });
+  const range = { base: ctx.revertFrom.mergeBase, head: ctx.head, onto: ctx.revertFrom.onto, now: ctx.now };
+  const run = await runHeadOnly(ctx.repo, ctx.config, registry, range, {
+    classify: ctx.classify,
+    progress: ctx.progress,
+  });
+  const harness = run.fromBase.length ? { harness_from_base: run.fromBase } : {};
   const problems = run.problem ? [run.problem] : headProblems(run.mapping!, registry);
   if (problems.length)
     return judged(
@@ -247,7 +255,7 @@ async function headOnly(ctx: GateContext): Promise<LayerResult> {
       problems.map((p) => refusal('properties', p)),
       '',
       'the properties do not pass on head',
-      { invariants: run.mapping?.invariants ?? [], env: runEnv(ctx.config) },
+      { invariants: run.mapping?.invariants ?? [], env: runEnv(ctx.config), ...harness },
     );
   const ev = judgeStates(run.mapping!.invariants, null, registry, ctx.now, ctx.config.properties.pending_ttl);
   const unmarked = ev.refusals.filter((r) => r.why === 'unmarked').map((r) => r.id);
@@ -265,7 +273,7 @@ async function headOnly(ctx: GateContext): Promise<LayerResult> {
     violations,
     `${counted(registry.invariants.length, 'registered invariant')} on head (no production change): ${ev.invariants.filter((i) => i.state === 'holds').length} hold${pending}`,
     'the properties do not pass on head',
-    { states: ev.invariants, pending: ev.pending, neutral: ev.neutral, env: runEnv(ctx.config) },
+    { states: ev.invariants, pending: ev.pending, neutral: ev.neutral, env: runEnv(ctx.config), ...harness },
   );
 }
 

@@ -157,4 +157,28 @@ test('doctor warns of a src glob listed before the oracle zones, and prints them
   assert.not.match(repo.pw(['doctor']).stdout, /zones\.order/);
 });
 
+test('init writes version 2 with the setup files the runners name in the guard zone; doctor then finds none free', () => {
+  const repo = tempRepo();
+  repo.commit(
+    {
+      'src/app.js': 'exports.x = 1;\n',
+      'package.json': JSON.stringify({ name: 'app', devDependencies: { jest: '^30' }, scripts: { test: 'jest' } }),
+      'jest.config.json': JSON.stringify({ setupFiles: ['<rootDir>/jest.setup.js'] }),
+      'jest.setup.js': '// setup\n',
+      'vitest.config.mjs': 'export default defineConfig({ test: { globalSetup: files } });\n',
+    },
+    'start',
+  );
+  assert.is(repo.pw(['init', '--yes', '--owner-key', ownerKey()]).code, 0);
+  const config = readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8');
+  assert.match(config, /\nversion: 2\n/);
+  assert.match(config, /\n {2}guard: \[jest\.setup\.js\]\n/);
+  const doctor = repo.pw(['doctor']).stdout;
+  assert.not.match(doctor, 'PROBLEM harness');
+  assert.match(
+    doctor,
+    'WARNING harness: vitest.config.mjs gives globalSetup a value that is not a string or a list of strings, so its setup files cannot be read without running it: list them under zones.guard in .patchwarden.yml',
+  );
+});
+
 test.run();
