@@ -5,17 +5,22 @@
 // staged one). It runs on every commit, so it loads only what it uses: the
 // config parser, the glob compiler and the ledger and fixture layers load when
 // a commit needs them.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
-import { CannotJudge, isCannotJudge } from '../common/errors.js';
+import { CannotJudge, isCannotJudge, UsageError } from '../common/errors.js';
 import { shellQuote } from '../common/text.js';
 import { classifierForPaths, explicitJudge, judgeOf, type Judge } from '../config/judge.js';
 import { guardFiles } from '../config/guard-files.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import type { Repo } from '../git/repo.js';
+import type { Violation } from '../common/verdict.js';
+import { CREDIT_TRAILERS } from '../owners/signatures.js';
 import { touchesFixtures } from '../fixtures/folder.js';
 import { SYMLINK } from '../git/raw-diff.js';
 import { readStaged } from '../git/staged.js';
+import { zonedPaths } from '../zones/zoned.js';
 import { checkStaged } from '../mixing/staged.js';
 import { amendingCommit } from './amend.js';
 import { stagedInstallFolders } from './generated.js';
@@ -74,6 +79,52 @@ the fixture lock it brings are checked as pre-commit checks them.`,
   run: (args: string[]) => judgeIndex(args, true),
 };
 
+/** `patchwarden commit-msg FILE`: git's hook on the message of the commit being made. */
+export const commitMsg = {
+  help: `usage: patchwarden commit-msg FILE [--format text|json|github] [--config PATH] [-C DIR]
+
+The commit-msg hook; FILE is the message git hands it. When the commit
+touches an oracle zone, a credit trailer (Co-authored-by, Assisted-by,
+Generated-by) that names an identity of owners.agents, or under
+owners.trailers: strict a known coding agent that owners.assisted_by_ok does
+not list, stops the commit, as the owners rule stops it at push. The config
+and the staged set are the ones the pre-commit hook judges. Trailers are
+hints an agent can leave out; signatures, checked at push, on the server and
+in the gate, are what holds.`,
+  run: judgeMessage,
+};
+
+/** Any mention of a credit trailer's key: a message without one runs no git process. */
+const CREDIT = new RegExp(CREDIT_TRAILERS.join('|'), 'i');
+
+async function judgeMessage(args: string[]): Promise<number> {
+  const { common, positionals } = parse(args, {});
+  if (positionals.length !== 1) throw new UsageError('commit-msg takes one argument: the message file git hands it');
+  const file = path.resolve(positionals[0]);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CannotJudge(`cannot read the commit message: ${(err as Error).message}`, { file });
+  }
+  const verdict = (violations: Violation[]) =>
+    emit(common.format, violationsOutcome(violations, {}, 'patchwarden: commit-msg ok'));
+  if (!CREDIT.test(text)) return verdict([]);
+  const amend = await amendingCommit(common.dir);
+  const { repo, changes, merging, config: at } = await readStaged(common.dir, amend);
+  const { config, rules } = common.config
+    ? await explicitJudge(repo, common.config, layers)
+    : await baseJudge(repo, at);
+  const { owners } = config;
+  if (!owners.agents.length && owners.trailers !== 'strict') return verdict([]);
+  const paths = changes.map((c) => c.path);
+  const { oracle } = zonedPaths(changes, await classifierForPaths(repo, rules, paths));
+  if (!oracle.length) return verdict([]);
+  const { commitOwners, messageCredits } = await layers();
+  const kind = amend ? 'amend' : merging ? 'merge' : 'commit';
+  return verdict(commitOwners(await messageCredits(repo, file), oracle, paths, owners, kind));
+}
+
 export function run(args: string[]): Promise<number> {
   return judgeIndex(args, false);
 }
@@ -129,6 +180,12 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
   else if (tamper) {
     for (const w of tamper.warnings) process.stderr.write(`patchwarden: ${w}\n`);
     violations.push(...tamper.violations);
+  }
+  // An agent identity may not change an oracle: asked of git (one more process) only when an oracle is staged.
+  const oracle = automaticMerge || !config.owners.agents.length ? [] : zonedPaths(changes, classify).oracle;
+  if (oracle.length) {
+    const { commitOwners, stagedIdentity } = await layers();
+    violations.push(...commitOwners(await stagedIdentity(repo), oracle, paths, config.owners, kind));
   }
   // The ledger and fixture layers load only for a commit that reaches them.
   if (changes.some((c) => c.path === config.freeze.ledger && c.status !== 'D')) {

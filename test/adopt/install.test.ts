@@ -36,6 +36,7 @@ test('plain install: shims in .git/hooks, the shipped file, idempotent', () => {
     '.patchwarden.yml: kept as it is',
     '.git/hooks/pre-commit: already installed',
     '.git/hooks/pre-merge-commit: already installed',
+    '.git/hooks/commit-msg: already installed',
     '.git/hooks/pre-push: already installed',
   ]);
   assert.equal(readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'), config);
