@@ -2,8 +2,8 @@
 // module so that the bundle makes it one lazy chunk: the config parser and
 // glob compiler (a config not yet cached, or --config), the ledger check, the
 // fixture check, the check of staged symbolic links, where a mixed commit
-// goes (for its advice), the owners rule on a staged oracle change, and the
-// guard's own files when they are staged or the committed config does not parse.
+// goes (for its advice), and the guard's own
+// files when they are staged or the committed config does not parse.
 export * from '../config/compile.js';
 export { checkLedgerAt } from '../freeze/ledger.js';
 export { clockNow } from '../freeze/clock.js';
@@ -12,4 +12,3 @@ export { stagedLinkViolations } from '../mixing/symlinks.js';
 export { stagedLanding } from '../mixing/advice.js';
 export { fallbackNote, lastValidConfig } from '../config/judging.js';
 export { guardFileProblems, touchedGuardFiles } from '../gate/guard-files.js';
-export { commitOwners, messageCredits, stagedIdentity } from './staged-owners.js';

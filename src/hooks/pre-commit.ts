@@ -24,6 +24,7 @@ import { zonedPaths } from '../zones/zoned.js';
 import { checkStaged } from '../mixing/staged.js';
 import { amendingCommit } from './amend.js';
 import { stagedInstallFolders } from './generated.js';
+import { commitOwners, messageCredits, stagedIdentity } from './staged-owners.js';
 import { MAX_BYTES, MAX_FILES, stagedTamper } from './staged-tamper.js';
 
 export const help = `usage: patchwarden pre-commit [--format text|json|github] [--config PATH] [-C DIR]
@@ -120,7 +121,6 @@ async function judgeMessage(args: string[]): Promise<number> {
   const paths = changes.map((c) => c.path);
   const { oracle } = zonedPaths(changes, await classifierForPaths(repo, rules, paths));
   if (!oracle.length) return verdict([]);
-  const { commitOwners, messageCredits } = await layers();
   const kind = amend ? 'amend' : merging ? 'merge' : 'commit';
   return verdict(commitOwners(await messageCredits(repo, file), oracle, paths, owners, kind));
 }
@@ -181,12 +181,10 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
     for (const w of tamper.warnings) process.stderr.write(`patchwarden: ${w}\n`);
     violations.push(...tamper.violations);
   }
-  // An agent identity may not change an oracle: asked of git (one more process) only when an oracle is staged.
+  // An agent identity may not change an oracle: git is asked who commits only when an oracle is staged.
+  // The check is small and in this bundle: the layers' chunk would cost a spec commit about 100 ms.
   const oracle = automaticMerge || !config.owners.agents.length ? [] : zonedPaths(changes, classify).oracle;
-  if (oracle.length) {
-    const { commitOwners, stagedIdentity } = await layers();
-    violations.push(...commitOwners(await stagedIdentity(repo), oracle, paths, config.owners, kind));
-  }
+  if (oracle.length) violations.push(...commitOwners(await stagedIdentity(repo), oracle, paths, config.owners, kind));
   // The ledger and fixture layers load only for a commit that reaches them.
   if (changes.some((c) => c.path === config.freeze.ledger && c.status !== 'D')) {
     const { checkLedgerAt, clockNow } = await layers();

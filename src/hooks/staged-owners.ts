@@ -28,16 +28,21 @@ function authorship(part: Partial<Authorship>): Authorship {
   };
 }
 
-/** The author and committer of the commit being made, as git will record them (its environment, then its config). */
+/**
+ * The author and committer of the commit being made, as git will record them
+ * (its environment, then its config), from one `git var -l`: it prints the
+ * config first, so the last line of each name is the variable. They are
+ * whatever the committer set, a hint like a trailer; the signature holds.
+ */
 export async function stagedIdentity(repo: Repo): Promise<Authorship> {
-  const [author, committer] = await Promise.all(
-    ['GIT_AUTHOR_IDENT', 'GIT_COMMITTER_IDENT'].map(async (v) => {
-      const ident = await repo.text(['var', v]);
-      // `Name <address> seconds zone`
-      const m = /^(.*?) ?<([^>]*)>/.exec(ident);
-      return { name: m?.[1] ?? '', address: m?.[2] ?? ident };
-    }),
-  );
+  const lines = (await repo.text(['var', '-l'])).split('\n');
+  const ident = (name: string) => {
+    const line = [...lines].reverse().find((l) => l.startsWith(`${name}=`)) ?? '';
+    // `Name <address> seconds zone`
+    const m = /^[^=]*=(.*?) ?<([^>]*)>/.exec(line);
+    return { name: m?.[1] ?? '', address: m?.[2] ?? '' };
+  };
+  const [author, committer] = [ident('GIT_AUTHOR_IDENT'), ident('GIT_COMMITTER_IDENT')];
   return authorship({
     author: author.address,
     committer: committer.address,

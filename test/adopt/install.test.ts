@@ -1,6 +1,6 @@
 // init and doctor against real repositories: plain hooks, husky, a foreign
 // hook, core.hooksPath, HUSKY=0 and linked worktrees.
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -42,7 +42,17 @@ test('plain install: shims in .git/hooks, the shipped file, idempotent', () => {
   assert.equal(readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'), config);
   repo.commit({}, 'config');
   assert.ok(mixedCommitRefused(repo));
-  assert.is(repo.pw(['doctor']).code, 0, repo.pw(['doctor']).stdout);
+  const doctor = repo.pw(['doctor']);
+  assert.is(doctor.code, 0, doctor.stdout);
+  assert.match(doctor.stdout, 'commit-msg: .git/hooks/commit-msg installed and would run');
+  // Without it, doctor says so and how to put it back.
+  rmSync(path.join(repo.dir, '.git/hooks/commit-msg'));
+  const missing = repo.pw(['doctor']);
+  assert.is(missing.code, 1, missing.stdout);
+  assert.match(
+    missing.stdout,
+    'PROBLEM commit-msg: .git/hooks/commit-msg does not exist; run `patchwarden init --yes`',
+  );
 });
 
 test('the shipped shims are one file under three names', () => {
@@ -108,6 +118,7 @@ test("husky: the guard goes into .husky/ before the user's commands; HUSKY=0 and
   assert.ok(file.endsWith('\necho lint-staged would run here\n'), "the user's line is kept, after it");
   assert.match(file, /"\$pw" pre-commit "\$@"/);
   assert.ok(existsSync(path.join(repo.dir, '.husky/pre-push')));
+  assert.match(readFileSync(path.join(repo.dir, '.husky/commit-msg'), 'utf8'), /"\$pw" commit-msg "\$@"/);
   repo.commit({}, 'guard');
   assert.ok(mixedCommitRefused(repo), 'husky runs the guard');
   assert.not.ok(mixedCommitRefused(repo, { HUSKY: '0' }), 'HUSKY=0 skips it (so the server and CI gate exist)');
