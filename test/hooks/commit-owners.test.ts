@@ -70,6 +70,21 @@ test('an agent identity staging a spec change is refused at commit time, and its
   assert.is(person.code, 0, said(person));
 });
 
+test("an agent amending a person's spec commit is refused, and told to commit on top instead", () => {
+  const repo = adopted();
+  repo.commit({ 'spec/p.py': 'p = 2\n' }, "the owner's spec change");
+  repo.write('README.md', 'notes\n');
+  repo.git(['add', '-A']);
+  const head = repo.head();
+  const r = repo.git(['commit', '-q', '--amend', '--no-edit'], { allowFail: true, env: AGENT });
+  assert.is(r.code, 1, said(r));
+  assert.match(said(r), /refused \[owners-agent\]/);
+  assert.match(said(r), /commit your change on top of it instead \(git commit, without --amend\)/);
+  assert.is(repo.head(), head);
+  const onTop = commit(repo, 'notes', AGENT);
+  assert.is(onTop.code, 0, said(onTop));
+});
+
 test('commit-msg: Assisted-by: Claude Code on a spec commit is refused under trailers: strict; not on production code', () => {
   const repo = adopted();
   repo.write('spec/p.py', 'p = 2\n');
