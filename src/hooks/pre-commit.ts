@@ -34,8 +34,9 @@ code and oracles in separate commits), refuses a symbolic link in a zone that
 points out of it, runs the tamper scan on the staged production files when
 they are few and small (at most ${MAX_FILES} files, ${MAX_BYTES / 1024} KiB together; above that it
 says so, and pre-push scans them), checks the freeze ledger's shape when the
-ledger is staged, and verifies the fixture lock when fixtures or the lock are
-staged. The config that judges is the one committed at HEAD (the staged
+ledger is staged, verifies the fixture lock when fixtures or the lock are
+staged, and refuses an oracle change from an identity of owners.agents (the
+author or committer git is about to record; signatures are checked at push). The config that judges is the one committed at HEAD (the staged
 one on a repository's first commit), never the working tree's. An amend
 (\`git commit --amend\`) is judged with the commit it amends: the index
 against that commit's parent. The commit that concludes a merge (MERGE_HEAD)
