@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { parse } from 'yaml';
 import { CLI, PROJECT, cleanup, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
 import { ownerKey } from '../helpers/owner.js';
 
@@ -59,6 +60,19 @@ test('the shipped shims are one file under three names', () => {
   const body = readFileSync(path.join(PROJECT, 'hooks/pre-commit'));
   for (const name of ['pre-push', 'pre-receive'])
     assert.ok(body.equals(readFileSync(path.join(PROJECT, 'hooks', name))), name);
+});
+
+test('the shipped .pre-commit-hooks.yaml offers each hook at its stage, commit-msg with the message file', () => {
+  const hooks = parse(readFileSync(path.join(PROJECT, '.pre-commit-hooks.yaml'), 'utf8'));
+  assert.equal(
+    hooks.map((h: { id: string; stages: string[] }) => [h.id, h.stages]),
+    [
+      ['patchwarden-pre-commit', ['pre-commit']],
+      ['patchwarden-commit-msg', ['commit-msg']],
+      ['patchwarden-pre-push', ['pre-push']],
+    ],
+  );
+  assert.is(hooks[1].pass_filenames, undefined, 'the framework passes the message file by default');
 });
 
 test('a foreign hook is kept, runs first, and can still stop the commit', () => {
