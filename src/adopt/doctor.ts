@@ -16,17 +16,8 @@ import { parseAllow } from '../tamper/allow.js';
 import { ALLOW_FILE } from '../config/tamper-ids.js';
 import type { Config } from '../config/schema.js';
 import { CONFIG_FILE } from '../zones/names.js';
-import {
-  CHAINED,
-  HOOKS,
-  MANAGED_HOOKS,
-  hookSetup,
-  sharedHooksPath,
-  isExecutable,
-  isOurs,
-  type HookSetup,
-} from './install.js';
-import { managerHookInstalled, runsRootBinary, wiredHooks, type Manager } from './managers.js';
+import { CHAINED, HOOKS, hookSetup, sharedHooksPath, isExecutable, isOurs, type HookSetup } from './install.js';
+import { MANAGED_HOOKS, managerHookInstalled, runsRootBinary, wiredHooks, type Manager } from './managers.js';
 import { counted, shellQuote } from '../common/text.js';
 import { zoneFindings } from './zone-check.js';
 import { harnessFindings } from './harness-check.js';

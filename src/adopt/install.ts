@@ -7,11 +7,13 @@ import { CannotJudge } from '../common/errors.js';
 import type { Repo } from '../git/repo.js';
 import { detectManager, type Manager } from './managers.js';
 
-/** The hooks patchwarden installs itself (plain git hooks, husky); pre-merge-commit runs when git commits a merge on its own. */
-export const HOOKS = ['pre-commit', 'pre-merge-commit', 'pre-push'] as const;
+/**
+ * The hooks patchwarden installs itself (plain git hooks, husky);
+ * pre-merge-commit runs when git commits a merge on its own, commit-msg
+ * reads the credit trailers of a commit's message.
+ */
+export const HOOKS = ['pre-commit', 'pre-merge-commit', 'commit-msg', 'pre-push'] as const;
 export type HookName = (typeof HOOKS)[number];
-/** The hooks a hook manager's config runs (a merge git commits on its own authors nothing to judge). */
-export const MANAGED_HOOKS = ['pre-commit', 'pre-push'] as const;
 
 /** Every hook file patchwarden writes carries this line. */
 export const MARKER = 'patchwarden-managed';

@@ -17,9 +17,12 @@ export interface Manager {
   install: string;
 }
 
+/** The hooks a hook manager's config runs (a merge git commits on its own authors nothing to judge). */
+export const MANAGED_HOOKS = ['pre-commit', 'commit-msg', 'pre-push'] as const;
+
 const LEFTHOOK_FILES = ['lefthook.yml', 'lefthook.yaml', '.lefthook.yml', '.lefthook.yaml'];
 const PRE_COMMIT_FILE = '.pre-commit-config.yaml';
-const PRE_COMMIT_INSTALL = 'pre-commit install --hook-type pre-commit --hook-type pre-push';
+const PRE_COMMIT_INSTALL = 'pre-commit install --hook-type pre-commit --hook-type commit-msg --hook-type pre-push';
 
 /** The manager this repository uses, by its config file. */
 export function detectManager(root: string): Manager | null {
@@ -33,7 +36,7 @@ export function detectManager(root: string): Manager | null {
 /** Which of our hooks the manager's config runs. */
 export function wiredHooks(root: string, m: Manager): Set<string> {
   const text = readFileSync(path.join(root, m.config), 'utf8');
-  return new Set(['pre-commit', 'pre-push'].filter((h) => new RegExp(`patchwarden ${h}\\b`).test(text)));
+  return new Set(MANAGED_HOOKS.filter((h) => new RegExp(`patchwarden ${h}\\b`).test(text)));
 }
 
 /** Whether the manager's config runs the guard as `node_modules/.bin/patchwarden HOOK`, which a linked worktree lacks (init wrote so before). */
@@ -97,13 +100,16 @@ export function preCommitStages(): { commit: string; push: string } {
 /** Adds our commands to the manager's config (keeping its comments); returns what it did, in words. */
 export function wireManager(root: string, m: Manager): string {
   const have = wiredHooks(root, m);
-  if (have.size === 2) return `${m.config}: already runs patchwarden`;
+  if (have.size === MANAGED_HOOKS.length) return `${m.config}: already runs patchwarden`;
   const file = path.join(root, m.config);
   if (m.name === 'lefthook') {
     editYaml(file, (doc) => {
-      // lefthook hands a command git's ref lines only with use_stdin; {1} {2} are the remote's name and URL.
+      // lefthook hands a command git's ref lines only with use_stdin; {1} {2} are the remote's name and URL,
+      // or commit-msg's message file.
       if (!have.has('pre-commit'))
         doc.setIn(['pre-commit', 'commands', 'patchwarden'], { run: `${LAUNCH} pre-commit` });
+      if (!have.has('commit-msg'))
+        doc.setIn(['commit-msg', 'commands', 'patchwarden'], { run: `${LAUNCH} commit-msg {1}` });
       if (!have.has('pre-push'))
         doc.setIn(['pre-push', 'commands', 'patchwarden'], { use_stdin: true, run: `${LAUNCH} pre-push {1} {2}` });
     });
@@ -114,7 +120,8 @@ export function wireManager(root: string, m: Manager): string {
       name: `patchwarden ${h}`,
       entry: `${LAUNCH} ${h}`,
       language: 'system',
-      pass_filenames: false,
+      // At the commit-msg stage the one file passed is the message.
+      pass_filenames: h === 'commit-msg',
       always_run: true,
       stages: [stage],
       // The framework shows a passing hook's output only when verbose: pre-push says which ref it judged.
@@ -123,16 +130,16 @@ export function wireManager(root: string, m: Manager): string {
     editYaml(file, (doc) => {
       const hooks = [];
       if (!have.has('pre-commit')) hooks.push(hook('pre-commit', stages.commit));
+      if (!have.has('commit-msg')) hooks.push(hook('commit-msg', 'commit-msg'));
       if (!have.has('pre-push')) hooks.push(hook('pre-push', stages.push));
       if (!isMap(doc.contents))
         throw new CannotJudge('not a mapping; add the repo: local block from docs/hooks.md by hand', { file });
-      // `pre-commit install` alone then installs both hooks, in every clone.
+      // `pre-commit install` alone then installs our hooks, in every clone.
       const types = doc.get('default_install_hook_types');
       if (isSeq(types)) {
-        for (const t of ['pre-commit', 'pre-push'])
-          if (!types.items.some((i) => isScalar(i) && i.value === t)) types.add(t);
+        for (const t of MANAGED_HOOKS) if (!types.items.some((i) => isScalar(i) && i.value === t)) types.add(t);
       } else if (types === undefined) {
-        doc.set('default_install_hook_types', doc.createNode(['pre-commit', 'pre-push'], { flow: true }));
+        doc.set('default_install_hook_types', doc.createNode([...MANAGED_HOOKS], { flow: true }));
       }
       const repos = doc.get('repos');
       const entry = doc.createNode({ repo: 'local', hooks });

@@ -10,7 +10,7 @@ import { CannotJudge } from '../common/errors.js';
 import { openRepo, worktreeRoot } from '../git/repo.js';
 import { PREPARE } from './init.js';
 import { CHAINED, HOOKS, MARKER, hookSetup, isOurs } from './install.js';
-import { yamlStyle, type Manager } from './managers.js';
+import { MANAGED_HOOKS, yamlStyle, type Manager } from './managers.js';
 import { editPackageJson } from './package-json.js';
 
 export const help = `usage: patchwarden uninstall [--format text|json] [-C DIR]
@@ -77,7 +77,7 @@ function unwireManager(root: string, m: Manager): string[] {
     throw new CannotJudge(`${doc.errors[0].message.split('\n')[0]}; fix it, then rerun uninstall`, { file });
   let removed = 0;
   if (m.name === 'lefthook') {
-    for (const hook of ['pre-commit', 'pre-push']) {
+    for (const hook of MANAGED_HOOKS) {
       if (doc.hasIn([hook, 'commands', 'patchwarden'])) {
         doc.deleteIn([hook, 'commands', 'patchwarden']);
         removed++;

@@ -32,6 +32,10 @@ const commands: Record<string, Entry> = {
     summary: 'hook entry point: git pre-merge-commit',
     load: () => import('../hooks/pre-commit.js').then((m) => m.mergeCommit),
   },
+  'commit-msg': {
+    summary: 'hook entry point: git commit-msg FILE',
+    load: () => import('../hooks/pre-commit.js').then((m) => m.commitMsg),
+  },
   'pre-push': { summary: 'hook entry point: git pre-push REMOTE URL', load: () => import('../hooks/pre-push.js') },
   'pre-receive': {
     summary: 'hook entry point: server-side pre-receive',

@@ -5,20 +5,26 @@
 // staged one). It runs on every commit, so it loads only what it uses: the
 // config parser, the glob compiler and the ledger and fixture layers load when
 // a commit needs them.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
-import { CannotJudge, isCannotJudge } from '../common/errors.js';
+import { CannotJudge, isCannotJudge, UsageError } from '../common/errors.js';
 import { shellQuote } from '../common/text.js';
 import { classifierForPaths, explicitJudge, judgeOf, type Judge } from '../config/judge.js';
 import { guardFiles } from '../config/guard-files.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import type { Repo } from '../git/repo.js';
+import type { Violation } from '../common/verdict.js';
+import { CREDIT_TRAILERS } from '../owners/signatures.js';
 import { touchesFixtures } from '../fixtures/folder.js';
 import { SYMLINK } from '../git/raw-diff.js';
 import { readStaged } from '../git/staged.js';
+import { zonedPaths } from '../zones/zoned.js';
 import { checkStaged } from '../mixing/staged.js';
 import { amendingCommit } from './amend.js';
 import { stagedInstallFolders } from './generated.js';
+import { commitOwners, messageCredits, stagedIdentity } from './staged-owners.js';
 import { MAX_BYTES, MAX_FILES, stagedTamper } from './staged-tamper.js';
 
 export const help = `usage: patchwarden pre-commit [--format text|json|github] [--config PATH] [-C DIR]
@@ -28,8 +34,9 @@ code and oracles in separate commits), refuses a symbolic link in a zone that
 points out of it, runs the tamper scan on the staged production files when
 they are few and small (at most ${MAX_FILES} files, ${MAX_BYTES / 1024} KiB together; above that it
 says so, and pre-push scans them), checks the freeze ledger's shape when the
-ledger is staged, and verifies the fixture lock when fixtures or the lock are
-staged. The config that judges is the one committed at HEAD (the staged
+ledger is staged, verifies the fixture lock when fixtures or the lock are
+staged, and refuses an oracle change from an identity of owners.agents (the
+author or committer git is about to record; signatures are checked at push). The config that judges is the one committed at HEAD (the staged
 one on a repository's first commit), never the working tree's. An amend
 (\`git commit --amend\`) is judged with the commit it amends: the index
 against that commit's parent. The commit that concludes a merge (MERGE_HEAD)
@@ -73,6 +80,51 @@ so the mixing rule has nothing to refuse; the guard's own files it brings
 the fixture lock it brings are checked as pre-commit checks them.`,
   run: (args: string[]) => judgeIndex(args, true),
 };
+
+/** `patchwarden commit-msg FILE`: git's hook on the message of the commit being made. */
+export const commitMsg = {
+  help: `usage: patchwarden commit-msg FILE [--format text|json|github] [--config PATH] [-C DIR]
+
+The commit-msg hook; FILE is the message git hands it. When the commit
+touches an oracle zone, a credit trailer (Co-authored-by, Assisted-by,
+Generated-by) that names an identity of owners.agents, or under
+owners.trailers: strict a known coding agent that owners.assisted_by_ok does
+not list, stops the commit, as the owners rule stops it at push. The config
+and the staged set are the ones the pre-commit hook judges. Trailers are
+hints an agent can leave out; signatures, checked at push, on the server and
+in the gate, are what holds.`,
+  run: judgeMessage,
+};
+
+/** Any mention of a credit trailer's key: a message without one runs no git process. */
+const CREDIT = new RegExp(CREDIT_TRAILERS.join('|'), 'i');
+
+async function judgeMessage(args: string[]): Promise<number> {
+  const { common, positionals } = parse(args, {});
+  if (positionals.length !== 1) throw new UsageError('commit-msg takes one argument: the message file git hands it');
+  const file = path.resolve(positionals[0]);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CannotJudge(`cannot read the commit message: ${(err as Error).message}`, { file });
+  }
+  const verdict = (violations: Violation[]) =>
+    emit(common.format, violationsOutcome(violations, {}, 'patchwarden: commit-msg ok'));
+  if (!CREDIT.test(text)) return verdict([]);
+  const amend = await amendingCommit(common.dir);
+  const { repo, changes, merging, config: at } = await readStaged(common.dir, amend);
+  const { config, rules } = common.config
+    ? await explicitJudge(repo, common.config, layers)
+    : await baseJudge(repo, at);
+  const { owners } = config;
+  if (!owners.agents.length && owners.trailers !== 'strict') return verdict([]);
+  const paths = changes.map((c) => c.path);
+  const { oracle } = zonedPaths(changes, await classifierForPaths(repo, rules, paths));
+  if (!oracle.length) return verdict([]);
+  const kind = amend ? 'amend' : merging ? 'merge' : 'commit';
+  return verdict(commitOwners(await messageCredits(repo, file), oracle, paths, owners, kind));
+}
 
 export function run(args: string[]): Promise<number> {
   return judgeIndex(args, false);
@@ -130,6 +182,10 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
     for (const w of tamper.warnings) process.stderr.write(`patchwarden: ${w}\n`);
     violations.push(...tamper.violations);
   }
+  // An agent identity may not change an oracle: git is asked who commits only when an oracle is staged.
+  // The check is small and in this bundle: the layers' chunk would cost a spec commit about 100 ms.
+  const oracle = automaticMerge || !config.owners.agents.length ? [] : zonedPaths(changes, classify).oracle;
+  if (oracle.length) violations.push(...commitOwners(await stagedIdentity(repo), oracle, paths, config.owners, kind));
   // The ledger and fixture layers load only for a commit that reaches them.
   if (changes.some((c) => c.path === config.freeze.ledger && c.status !== 'D')) {
     const { checkLedgerAt, clockNow } = await layers();

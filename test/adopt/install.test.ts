@@ -1,10 +1,11 @@
 // init and doctor against real repositories: plain hooks, husky, a foreign
 // hook, core.hooksPath, HUSKY=0 and linked worktrees.
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { parse } from 'yaml';
 import { CLI, PROJECT, cleanup, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
 import { ownerKey } from '../helpers/owner.js';
 
@@ -36,18 +37,42 @@ test('plain install: shims in .git/hooks, the shipped file, idempotent', () => {
     '.patchwarden.yml: kept as it is',
     '.git/hooks/pre-commit: already installed',
     '.git/hooks/pre-merge-commit: already installed',
+    '.git/hooks/commit-msg: already installed',
     '.git/hooks/pre-push: already installed',
   ]);
   assert.equal(readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'), config);
   repo.commit({}, 'config');
   assert.ok(mixedCommitRefused(repo));
-  assert.is(repo.pw(['doctor']).code, 0, repo.pw(['doctor']).stdout);
+  const doctor = repo.pw(['doctor']);
+  assert.is(doctor.code, 0, doctor.stdout);
+  assert.match(doctor.stdout, 'commit-msg: .git/hooks/commit-msg installed and would run');
+  // Without it, doctor says so and how to put it back.
+  rmSync(path.join(repo.dir, '.git/hooks/commit-msg'));
+  const missing = repo.pw(['doctor']);
+  assert.is(missing.code, 1, missing.stdout);
+  assert.match(
+    missing.stdout,
+    'PROBLEM commit-msg: .git/hooks/commit-msg does not exist; run `patchwarden init --yes`',
+  );
 });
 
 test('the shipped shims are one file under three names', () => {
   const body = readFileSync(path.join(PROJECT, 'hooks/pre-commit'));
   for (const name of ['pre-push', 'pre-receive'])
     assert.ok(body.equals(readFileSync(path.join(PROJECT, 'hooks', name))), name);
+});
+
+test('the shipped .pre-commit-hooks.yaml offers each hook at its stage, commit-msg with the message file', () => {
+  const hooks = parse(readFileSync(path.join(PROJECT, '.pre-commit-hooks.yaml'), 'utf8'));
+  assert.equal(
+    hooks.map((h: { id: string; stages: string[] }) => [h.id, h.stages]),
+    [
+      ['patchwarden-pre-commit', ['pre-commit']],
+      ['patchwarden-commit-msg', ['commit-msg']],
+      ['patchwarden-pre-push', ['pre-push']],
+    ],
+  );
+  assert.is(hooks[1].pass_filenames, undefined, 'the framework passes the message file by default');
 });
 
 test('a foreign hook is kept, runs first, and can still stop the commit', () => {
@@ -107,6 +132,7 @@ test("husky: the guard goes into .husky/ before the user's commands; HUSKY=0 and
   assert.ok(file.endsWith('\necho lint-staged would run here\n'), "the user's line is kept, after it");
   assert.match(file, /"\$pw" pre-commit "\$@"/);
   assert.ok(existsSync(path.join(repo.dir, '.husky/pre-push')));
+  assert.match(readFileSync(path.join(repo.dir, '.husky/commit-msg'), 'utf8'), /"\$pw" commit-msg "\$@"/);
   repo.commit({}, 'guard');
   assert.ok(mixedCommitRefused(repo), 'husky runs the guard');
   assert.not.ok(mixedCommitRefused(repo, { HUSKY: '0' }), 'HUSKY=0 skips it (so the server and CI gate exist)');

@@ -22,6 +22,19 @@ function adopt(p: Project, checkInit: (out: string) => void = () => {}): void {
   p.ok('git', ['add', '-A']);
   p.ok('git', ['commit', '-q', '-m', 'project with patchwarden']);
   p.ok('git', ['push', '-q']);
+  // init again (npm's "prepare" reruns it on every install) changes nothing.
+  const hooks = hookFiles(p);
+  const again = p.pw('init', '--yes');
+  assert.is(again.code, 0, again.stdout + again.stderr);
+  assert.is(p.ok('git', ['status', '--porcelain']).stdout, '');
+  assert.equal(hookFiles(p), hooks);
+  // commit-msg runs: the owner's spec commit crediting a coding agent is refused (owners.trailers: strict).
+  p.write({ 'spec/test_price.py': 'def test_price():\n    assert 2\n' });
+  p.ok('git', ['add', '-A']);
+  const credited = p.run('git', ['commit', '-q', '-m', 'spec\n\nAssisted-by: Claude Code']);
+  assert.is(credited.code, 1, credited.stdout + credited.stderr);
+  assert.match(credited.stdout + credited.stderr, /refused \[owners-agent\].* credits the coding agent Claude Code/);
+  p.ok('git', ['checkout', '-q', 'HEAD', '--', 'spec/test_price.py']);
   p.write({
     'src/app.py': 'def price(n):\n    return n * 2\n',
     'spec/test_price.py': 'def test_price():\n    assert True\n',
@@ -42,8 +55,20 @@ function adopt(p: Project, checkInit: (out: string) => void = () => {}): void {
   assert.equal(remote, ['production change', 'oracle change', 'project with patchwarden', 'the project so far']);
   // A production-only commit is accepted, and its push too.
   p.write({ 'src/app.py': 'def price(n):\n    return n * 3\n' });
-  p.ok('git', ['commit', '-q', '-am', 'production only']);
+  p.ok('git', ['commit', '-q', '-am', 'production only\n\nAssisted-by: Claude Code']);
   p.ok('git', ['push', '-q']);
+}
+
+/** The hook files git runs here (plain hooks, husky's, or the manager's), by name. */
+function hookFiles(p: Project): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const dir of ['.git/hooks', '.husky'])
+    for (const name of ['pre-commit', 'pre-merge-commit', 'commit-msg', 'pre-push']) {
+      const file = path.join(p.dir, dir, name);
+      if (existsSync(file)) files[`${dir}/${name}`] = readFileSync(file, 'utf8');
+    }
+  assert.ok(files['.git/hooks/commit-msg'] || files['.husky/commit-msg'], 'a commit-msg hook is installed');
+  return files;
 }
 
 const PYTHON = {

@@ -28,6 +28,7 @@ test('plain hooks: the shims go, the hook that was there comes back, "prepare" i
   assert.match(r.stdout, 'patchwarden: .git/hooks/pre-push: removed; pre-push.pre-patchwarden is back in place');
   assert.not.ok(existsSync(path.join(p.dir, '.git/hooks/pre-commit')));
   assert.not.ok(existsSync(path.join(p.dir, '.git/hooks/pre-merge-commit')));
+  assert.not.ok(existsSync(path.join(p.dir, '.git/hooks/commit-msg')));
   assert.is(read(p, '.git/hooks/pre-push'), legacy);
   assert.is(read(p, 'package.json'), before);
   assert.ok(existsSync(path.join(p.dir, '.patchwarden.yml')), "the config is the project's now");
