@@ -25,12 +25,13 @@ const file = (p: string | Buffer, text: string) =>
 
 const message = (text: string) => `data ${Buffer.byteLength(text)}\n${text}`;
 
-/** main: the config, 50 production files, the spec and 40 tests; mark :1. */
-export function baseImport(): string {
+/** main: the config, 50 production files, the spec, 40 tests and `extra`; mark :1. */
+export function baseImport(config = 'version: 1\n', extra: Record<string, string> = {}): string {
   const lines = ['commit refs/heads/main', 'mark :1', COMMITTER(0), message('base')];
-  lines.push(file('.patchwarden.yml', 'version: 1\n'), file('spec/invariants.yaml', 'version: 1\ninvariants: []\n'));
+  lines.push(file('.patchwarden.yml', config), file('spec/invariants.yaml', 'version: 1\ninvariants: []\n'));
   for (let i = 0; i < 50; i++) lines.push(file(`src/m${i}.ts`, `export const v${i} = 0;\n`));
   for (let i = 0; i < 40; i++) lines.push(file(`tests/t${i}.test.ts`, `test ${i}\n`));
+  for (const [p, text] of Object.entries(extra)) lines.push(file(p, text));
   return `${lines.join('\n')}\n\n`;
 }
 
