@@ -89,16 +89,16 @@ test("GitHub Enterprise Server's environment brings default caps; the config's k
     r.stderr,
     /4 new commits, over the cap of 3 new commits \(server\.caps\.commits in [0-9a-f]{40}:\.patchwarden\.yml\)/,
   );
-  // A 41 MB file is over GHES's scan cap: refused at once, without reading it.
+  // A 6 MB file is over GHES's scan cap: refused at once, without reading it.
   s.work.git(['reset', '-q', '--hard', 'origin/main']);
-  s.work.commit({ 'src/huge.ts': code(41_000_000) }, 'huge');
+  s.work.commit({ 'src/huge.ts': code(6_000_000) }, 'huge');
   const big = s.work.git(['push', 'origin', 'main'], { allowFail: true, env: ghes });
   assert.is(big.code, 1, said(big));
   assert.match(
     big.stderr,
-    'over the cap of 40.0 MB of production code to scan for tamper (the default on GitHub Enterprise Server',
+    'over the cap of 5.0 MB of production code to scan for tamper (the default on GitHub Enterprise Server',
   );
-  assert.match(big.stderr, 'src/huge.ts (41.0 MB)');
+  assert.match(big.stderr, 'src/huge.ts (6.0 MB)');
   // Elsewhere no cap is set: the same push is scanned and lands.
   const open = s.push('main');
   assert.is(open.code, 0, said(open));
