@@ -111,7 +111,7 @@ export default async function serverCaps(): Promise<Row[]> {
       for (const b of branches) git(bare, ['update-ref', `refs/heads/${b}`, tips.get(b)!]);
       if (r.status !== 0) throw new Error(`bench hook failed on ${branch}: ${r.stdout}${r.stderr}`);
       // A hook that saw fewer commits than the branch brings measured something else.
-      const judged = Number(/\((\d+) new commits?\)/.exec(r.stdout)?.[1]);
+      const judged = Number(/(\d+) new commits?\)/.exec(r.stdout)?.[1]);
       if (judged !== Number(git(work, ['rev-list', '--count', `main..${branch}`])))
         throw new Error(`bench hook on ${branch} judged ${judged} commits: ${r.stdout}`);
       return ms;

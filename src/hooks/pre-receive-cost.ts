@@ -88,12 +88,14 @@ export async function pushCost(repo: Repo, config: Config, push: Pushed, classif
   const scanned = (mode: string) => mode !== ABSENT && mode !== SYMLINK && mode !== GITLINK;
   const scans = config.tamper.mode !== 'off';
   const newest = new Map<string, string>();
+  const blobs = new Set<string>();
   for (const c of push.all)
     for (const ch of scans ? (push.changes.get(c) ?? []) : [])
-      if (scanned(ch.newMode) && classify(ch.path) === 'src') newest.set(ch.path, ch.newOid);
-  const size = await sizes(repo, [
-    ...new Set(push.all.flatMap((c) => (push.changes.get(c) ?? []).map((ch) => ch.newOid))),
-  ]);
+      if (scanned(ch.newMode) && classify(ch.path) === 'src') {
+        newest.set(ch.path, ch.newOid);
+        blobs.add(ch.newOid);
+      }
+  const size = await sizes(repo, [...blobs]);
   const share = new Map<string, Share>();
   let signatures = 0;
   for (const c of push.all) {
