@@ -6,7 +6,7 @@
 // commits without the signature check: git verifies each signature with
 // ssh-keygen processes of its own, counted here.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { GHES_CAPS } from '../../src/hooks/pre-receive-cost.js';
@@ -16,6 +16,7 @@ import { CLI, benchGitEnv, median, type Row } from './lib.js';
 const RUNS = Number(process.env.PATCHWARDEN_BENCH_RUNS ?? 3);
 const GHES = { ms: 5000, name: "GitHub Enterprise Server's limit on a pre-receive hook" };
 const SIGNED = 1000;
+const GNU_TIME = '/usr/bin/time';
 const COMMITTER = (t: number) => `committer Bench <owner@example.com> ${1700000000 + t} +0000`;
 const file = (p: string, text: string) => `M 100644 inline ${p}\ndata ${Buffer.byteLength(text)}\n${text}`;
 
@@ -97,11 +98,16 @@ export default async function serverCaps(): Promise<Row[]> {
     git(work, ['push', '-q', bare, 'main', 'scan', 'commits', 'signed', 'capped']);
     // The hook alone on one branch as if it were being pushed: its objects are there, no branch but main holds them.
     const branches = ['scan', 'commits', 'signed', 'capped'];
+    /** Each branch's hook CPU time in ms, git's processes included, where GNU time is there to tell. */
+    const cpu = new Map(branches.map((b) => [b, [] as number[]]));
+    const cpuFile = path.join(dir, 'cpu');
     const tips = new Map(branches.map((b) => [b, git(work, ['rev-parse', b])]));
     const hookAlone = (branch: string): number => {
       for (const b of branches) git(bare, ['update-ref', '-d', `refs/heads/${b}`]);
       const t = process.hrtime.bigint();
-      const r = spawnSync(process.execPath, [CLI, 'pre-receive'], {
+      const measured = existsSync(GNU_TIME);
+      const cmd = measured ? [GNU_TIME, '-f', '%U %S', '-o', cpuFile, process.execPath] : [process.execPath];
+      const r = spawnSync(cmd[0], [...cmd.slice(1), CLI, 'pre-receive'], {
         cwd: bare,
         env,
         input: `${'0'.repeat(40)} ${tips.get(branch)} refs/heads/${branch}\n`,
@@ -114,6 +120,10 @@ export default async function serverCaps(): Promise<Row[]> {
       const judged = Number(/(\d+) new commits?\)/.exec(r.stdout)?.[1]);
       if (judged !== Number(git(work, ['rev-list', '--count', `main..${branch}`])))
         throw new Error(`bench hook on ${branch} judged ${judged} commits: ${r.stdout}`);
+      if (measured) {
+        const [user, sys] = readFileSync(cpuFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+        cpu.get(branch)!.push((user + sys) * 1000);
+      }
       return ms;
     };
     const times = (branch: string) => {
@@ -149,7 +159,12 @@ export default async function serverCaps(): Promise<Row[]> {
       readFileSync(count, 'utf8')
         .split('\n')
         .filter((l) => l === '').length - 1;
-    const load = `load average here ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`;
+    const load = (branch: string) => [
+      `load average here ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
+      cpu.get(branch)!.length
+        ? `CPU time (git's and ssh-keygen's included): ${median(cpu.get(branch)!).toFixed(0)} ms, what an idle core would take`
+        : `${GNU_TIME} (GNU time) is missing: no CPU time measured`,
+    ];
     const capRow = (name: string, branch: string, what: string): Row => ({
       name: `pre-receive hook alone at GHES's default cap: ${name}`,
       ours: times(branch),
@@ -157,7 +172,7 @@ export default async function serverCaps(): Promise<Row[]> {
       oursName: `patchwarden pre-receive < REF-LINE  # ${what}`,
       baselineName: GHES.name,
       target: 1,
-      note: [load],
+      note: load(branch),
     });
     return [
       capRow(
@@ -173,13 +188,13 @@ export default async function serverCaps(): Promise<Row[]> {
         baseline: GHES.ms,
         oursName: 'patchwarden pre-receive < REF-LINE',
         baselineName: GHES.name,
-        note: [load],
+        note: load('signed'),
       },
       {
         name: `git's verification of ${SIGNED.toLocaleString('en')} SSH signatures, the one git log the owners rule runs`,
         ours: verified,
         baseline: plain,
-        oursName: `git -c gpg.ssh.allowedSignersFile=F log --no-walk=unsorted --stdin --format='%H %G? %GS'  # ${median(verified) / SIGNED} ms a signature`,
+        oursName: `git -c gpg.ssh.allowedSignersFile=F log --no-walk=unsorted --stdin --format='%H %G? %GS'  # ${(median(verified) / SIGNED).toFixed(1)} ms a signature`,
         baselineName: "git log --no-walk=unsorted --stdin --format='%H'",
         note: [
           `git started ${spawned} ssh-keygen processes for ${SIGNED} signatures (${(spawned / SIGNED).toFixed(1)} a signature): one git process, not one ssh-keygen call per push`,
