@@ -6,6 +6,7 @@ import micromatch from 'micromatch';
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import { readYaml } from '../common/yaml.js';
 import { parseDuration } from '../common/duration.js';
+import { parseSize } from '../common/size.js';
 import { SCHEMA, defaults, type Config, type Kind } from './schema.js';
 import type { ZoneName } from '../zones/names.js';
 
@@ -82,6 +83,11 @@ function convert(kind: Kind, node: Node | null, key: string, fail: Fail): unknow
       const ms = typeof scalar === 'string' ? parseDuration(scalar) : null;
       if (ms === null || ms <= 0) return fail(`${key}: must be a duration such as 30d, 12h or 10m`, node);
       return ms;
+    }
+    case 'size': {
+      const bytes = typeof scalar === 'string' || typeof scalar === 'number' ? parseSize(scalar) : null;
+      if (bytes === null || bytes <= 0) return fail(`${key}: must be a size such as 50MB, 512KiB or 2GB`, node);
+      return bytes;
     }
     case 'enums': {
       const items = isSeq(node) ? node.items : isScalar(node) ? [node] : null;

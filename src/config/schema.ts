@@ -7,6 +7,13 @@ import { CONFIG_FILE, ZONES, type ZoneName } from '../zones/names.js';
 export const GATE_REQUIREMENTS = ['properties', 'fixtures', 'freeze', 'contained'] as const;
 export type GateRequirement = (typeof GATE_REQUIREMENTS)[number];
 
+/** Bytes of production code to scan for tamper, new commits to walk, signatures to verify. */
+export interface ServerCaps {
+  scan_bytes: number | null;
+  commits: number | null;
+  signatures: number | null;
+}
+
 export interface Config {
   /** 2 puts the test harness in the guard zone (config/harness.ts); 1 leaves it free. */
   version: 1 | 2;
@@ -52,6 +59,8 @@ export interface Config {
    * deletion of the judging branch (judging_branch); refs/replace/* updates.
    */
   pre_receive: { deletions: 'allow' | 'refuse'; judging_branch: 'protect' | 'allow'; replace_refs: 'refuse' | 'allow' };
+  /** The server hook's caps on a push's cost (null: no cap); see hooks/pre-receive-cost.ts. */
+  server: { caps: ServerCaps };
   /**
    * max_age: how old an owner-signed oracle commit may be to share a range
    * with production commits. required: a missing signers file is a refusal,
@@ -121,11 +130,16 @@ export function defaults(source = CONFIG_FILE): Config {
     revert: { mode: 'worktree', link: [], require: null, ignore_docstrings: false, jobs: 1 },
     pre_push: { revert: true, base: null },
     pre_receive: { deletions: 'allow', judging_branch: 'protect', replace_refs: 'refuse' },
+    server: { caps: noCaps() },
     owners: { signers: null, agents: [], max_age: 14 * DAY, required: false, trailers: 'listed', assisted_by_ok: [] },
     tamper: { mode: 'refuse', rules: { disable: [] } },
     source,
     present: false,
   };
+}
+
+function noCaps(): ServerCaps {
+  return { scan_bytes: null, commits: null, signatures: null };
 }
 
 /** What a key's value must be. */
@@ -138,6 +152,7 @@ export type Kind =
   | { type: 'paths' }
   | { type: 'bool' }
   | { type: 'duration' }
+  | { type: 'size' }
   | { type: 'int'; min: number; max: number }
   | { type: 'enum'; values: string[] }
   | { type: 'enums'; values: readonly string[] }
@@ -179,6 +194,17 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
     deletions: { type: 'enum', values: ['allow', 'refuse'] },
     judging_branch: { type: 'enum', values: ['protect', 'allow'] },
     replace_refs: { type: 'enum', values: ['refuse', 'allow'] },
+  },
+  server: {
+    caps: {
+      type: 'section',
+      keys: {
+        scan_bytes: { type: 'size' },
+        commits: { type: 'int', min: 1, max: 1_000_000_000 },
+        signatures: { type: 'int', min: 1, max: 1_000_000_000 },
+      },
+      defaults: () => ({ ...noCaps() }),
+    },
   },
   owners: {
     signers: { type: 'path' },

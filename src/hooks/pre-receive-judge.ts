@@ -25,6 +25,7 @@ import { fallbackNote, lastValidConfig } from '../config/judging.js';
 import { guardFileProblems, guardFileViolations, touchedGuardFiles } from '../gate/guard-files.js';
 import { branchViolations, judgingBranch, unguardedRefusal, type JudgingBranch } from './judging-branch.js';
 import type { Pushed, RefUpdate, readPush } from './pre-receive.js';
+import { capsFor, costViolations, pushCost, type Caps } from './pre-receive-cost.js';
 
 interface RefVerdict extends RefUpdate {
   commits: string[];
@@ -331,6 +332,60 @@ function render(verdicts: RefVerdict[], newCommits: number, subject: Map<string,
 }
 
 /**
+ * The refusal of a push whose cost is over a cap, unless an owner's override
+ * commit is admitted for one of its refs (then a note says so); null when it
+ * may be judged.
+ */
+async function costRefusal(
+  repo: Repo,
+  judge: Judge,
+  branch: JudgingBranch,
+  updates: RefUpdate[],
+  reading: Promise<{ push: Pushed } | { error: unknown }>,
+  caps: Caps,
+  notes: string[],
+): Promise<Parameters<typeof emit>[1] | null> {
+  const read = await reading;
+  if ('error' in read) throw read.error;
+  const { push } = read;
+  const { config, rules } = judge;
+  const cost = await pushCost(repo, config, push, classifierFrom(branch.ignoreCase ? rules.folded : rules.exact));
+  const refs = updates.map((u) => ({ ref: u.ref, commits: push.commits.get(u.ref) ?? [] }));
+  const violations = costViolations(cost, caps, refs);
+  if (!violations.length) return null;
+  const claimed = overrideClaims(push, push.all);
+  const { clockNow } = await import('../freeze/clock.js');
+  for (const r of claimed.length ? refs : []) {
+    const mine = claimed.filter((o) => r.commits.includes(o.commit));
+    if (!mine.length) continue;
+    const from = push.reach.boundary(r.commits);
+    const base = from.length === 1 ? from[0] : null;
+    const { granted } = await judgeOverrides(repo, config, branch.id, mine, r.commits, base, clockNow());
+    if (!granted.length) continue;
+    notes.push(
+      `${r.ref}: ${violations[0].message}, but an owner's override lets it be judged: ${overrideLines(granted)[0]}`,
+    );
+    return null;
+  }
+  const text = [...notes.map((n) => `patchwarden: ${n}`), 'patchwarden: refusing the push'];
+  for (const v of violations) text.push(...violationLines(v, 'nested'));
+  return {
+    ok: false,
+    json: {
+      guarded: true,
+      judged_by: config.source,
+      judging_branch: branch.ref,
+      notes,
+      cost: { scan_bytes: cost.scan_bytes, commits: cost.commits, signatures: cost.signatures },
+      caps: caps.caps,
+      refs: refs.map((r) => ({ ref: r.ref, commits: r.commits.length, ok: false })),
+      violations,
+    },
+    text,
+  };
+}
+
+/**
  * Judges the push `pushing` reads (`reading`: its walk, or the error that
  * stopped it) by the judging branch's rules, and prints the verdict.
  */
@@ -375,6 +430,10 @@ export async function judgeReceived(
         : [...notes.map((n) => `patchwarden: ${n}`), ...unguardedRefusal(branch)],
     });
   }
+  // Where caps are in force, the push's cost is counted before any rule starts.
+  const caps = capsFor(config, process.env);
+  const refused = caps ? await costRefusal(repo, judge, branch, updates, reading, caps, notes) : null;
+  if (refused) return emit(common.format, refused);
   const early = startEarly(
     repo,
     judge,
