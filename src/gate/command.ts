@@ -8,11 +8,12 @@ import { emit } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { counted } from '../common/text.js';
 import { judgingConfig } from '../config/judging.js';
+import type { Config } from '../config/schema.js';
 import { clockNow } from '../freeze/clock.js';
 import type { Hit, HitsFile } from '../freeze/hits.js';
 import { BASELINE_FILE, CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges } from '../git/changes.js';
-import { mergeBase, openRepo, resolveCommit } from '../git/repo.js';
+import { mergeBase, openRepo, type Repo, resolveCommit } from '../git/repo.js';
 import { baselined } from '../mixing/baseline.js';
 import { classifierFor } from '../mixing/check.js';
 import { commitWith } from '../properties/tree.js';
@@ -97,50 +98,9 @@ export async function run(args: string[]): Promise<number> {
   // A base whose config does not parse is judged by its last one that does, so a correction can merge.
   const { config } = await judgingConfig(repo, common.config, base, progress);
   const required = requirements(config, values.require);
-  const walked = await rangeChanges(repo, [head, '--not', base], { trailer: OVERRIDE_TRAILER });
-  // Commits that predate the guard (the adoption baseline at the base) are not judged.
-  const old = await baselined(repo, base, [base], walked.commits);
-  if (old.size) progress(`${counted(old.size, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`);
-  const commits = walked.commits.filter((c) => !old.has(c));
-  const changes = new Map([...walked.changes].filter(([c]) => !old.has(c)));
-  const forkPoint = await mergeBase(repo, base, head);
-  if (!forkPoint) {
-    const shallow = (await repo.text(['rev-parse', '--is-shallow-repository'])) === 'true';
-    throw new CannotJudge(
-      shallow
-        ? `this clone is shallow, so HEAD and ${values.base} share no history here; fetch the full history (fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 in GitLab CI, or git fetch --unshallow)`
-        : `HEAD and ${values.base} have no common history`,
-    );
-  }
-  // An owner's override passes the mixing and revert rules for its own changes: the revert check starts from them.
-  const overrides = await judgeOverrides(
-    repo,
-    config,
-    base,
-    overrideClaims(walked, commits),
-    commits,
-    forkPoint,
-    clockNow(),
-  );
-  const own = overrides.granted.flatMap((o) => changes.get(o.commit) ?? []);
-  const withOwn = (rev: string) =>
-    own.length ? commitWith(repo, rev, own, "the base plus the owners' overrides") : rev;
-  const ctx: GateContext = {
-    repo,
-    config,
-    base,
-    baseName: values.base,
-    head,
-    mergeBase: forkPoint,
-    commits,
-    changes,
-    overrides,
-    revertFrom: { mergeBase: await withOwn(forkPoint), onto: await withOwn(base) },
-    classify: await classifierFor(repo, config),
-    now: clockNow(),
-    progress,
-    seed: values.seed === undefined ? undefined : checkedSeed(values.seed),
-  };
+  const ctx = await gateContext(repo, config, values.base, base, head, progress);
+  if (values.seed !== undefined) ctx.seed = checkedSeed(values.seed);
+  const { commits, overrides } = ctx;
   const cheap = [
     ...(await mixingAndOwners(ctx)),
     await ledgerLayer(ctx),
@@ -190,6 +150,61 @@ export async function run(args: string[]): Promise<number> {
     github: githubAnnotations(layers),
   });
   return code;
+}
+
+/** The range the gate judges: its commits (the adoption baseline left out), their changes, the merge base and the owners' overrides. */
+async function gateContext(
+  repo: Repo,
+  config: Config,
+  baseName: string,
+  base: string,
+  head: string,
+  progress: (line: string) => void,
+): Promise<GateContext> {
+  const walked = await rangeChanges(repo, [head, '--not', base], { trailer: OVERRIDE_TRAILER });
+  // Commits that predate the guard (the adoption baseline at the base) are not judged.
+  const old = await baselined(repo, base, [base], walked.commits);
+  if (old.size) progress(`${counted(old.size, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`);
+  const commits = walked.commits.filter((c) => !old.has(c));
+  const changes = new Map([...walked.changes].filter(([c]) => !old.has(c)));
+  const forkPoint = await mergeBase(repo, base, head);
+  if (!forkPoint) {
+    const shallow = (await repo.text(['rev-parse', '--is-shallow-repository'])) === 'true';
+    throw new CannotJudge(
+      shallow
+        ? `this clone is shallow, so HEAD and ${baseName} share no history here; fetch the full history (fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 in GitLab CI, or git fetch --unshallow)`
+        : `HEAD and ${baseName} have no common history`,
+    );
+  }
+  // An owner's override passes the mixing and revert rules for its own changes: the revert check starts from them.
+  const overrides = await judgeOverrides(
+    repo,
+    config,
+    base,
+    overrideClaims(walked, commits),
+    commits,
+    forkPoint,
+    clockNow(),
+  );
+  const own = overrides.granted.flatMap((o) => changes.get(o.commit) ?? []);
+  const withOwn = (rev: string) =>
+    own.length ? commitWith(repo, rev, own, "the base plus the owners' overrides") : rev;
+  const ctx: GateContext = {
+    repo,
+    config,
+    base,
+    baseName: baseName,
+    head,
+    mergeBase: forkPoint,
+    commits,
+    changes,
+    overrides,
+    revertFrom: { mergeBase: await withOwn(forkPoint), onto: await withOwn(base) },
+    classify: await classifierFor(repo, config),
+    now: clockNow(),
+    progress,
+  };
+  return ctx;
 }
 
 /** The suite's freeze hits as a file of their own, kept as a CI artifact (an empty list when the suite did not run). */

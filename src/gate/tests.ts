@@ -117,63 +117,62 @@ export async function propertyLayers(ctx: GateContext, refused: string[] = []): 
     return { ...passed('properties', statesSummary(result), details), notes };
   });
   const r = result as RevertResult | null;
-  let revert: LayerResult;
-  if (!r) revert = { ...properties, layer: 'revert' };
-  else if (r.status === 'not_applicable') revert = skipped('revert', r.reason);
-  else {
-    const details = {
-      status: r.status,
-      evidence: r.evidence,
-      digest: r.digest,
-      failing_on_revert: r.failing_on_revert,
-      reverted: r.reverted,
-      ...(r.acknowledged ? { acknowledged: r.acknowledged } : {}),
-    };
-    revert =
-      r.status === 'acknowledged'
-        ? passed(
-            'revert',
-            `acknowledged refactor ${r.digest!.slice(0, 12)} by ${r.acknowledged!.owner} (${ACK_FILE}): ${r.acknowledged!.reason}`,
-            details,
-          )
-        : r.status === 'describes_patch'
-          ? passed(
-              'revert',
-              `describes_patch: fixed with the production diff, failing without it: ${r.failing_on_revert.join(', ')}`,
-              details,
-            )
-          : r.status === 'no_behaviour_change'
-            ? passed('revert', r.reason, { ...details, unchanged: r.unchanged })
-            : r.status === 'vouched'
-              ? passed('revert', `vouched: ${r.evidence?.why ?? ''}; ${r.reason}`, details)
-              : headRefused(r.status)
-                ? {
-                    layer: 'revert',
-                    ok: false,
-                    status: 'refused',
-                    summary: r.status,
-                    violations: [
-                      refusal('revert', 'not judged: the properties do not pass on the base plus the production diff'),
-                    ],
-                    details,
-                  }
-                : {
-                    layer: 'revert',
-                    ok: false,
-                    status: 'refused',
-                    summary: r.status,
-                    violations: [
-                      {
-                        rule: 'revert',
-                        paths: r.reverted.map((p) => p.path),
-                        message: `${r.status}: ${r.reason} (${r.evidence?.why ?? ''})${r.seed ? `; ${seedLine(r.seed)}` : ''}`,
-                        fix: r.fix ?? undefined,
-                      },
-                    ],
-                    details,
-                  };
-  }
-  return [properties, revert];
+  if (!r) return [properties, { ...properties, layer: 'revert' }];
+  return [properties, r.status === 'not_applicable' ? skipped('revert', r.reason) : revertLayer(r)];
+}
+
+/** The revert layer of a check that ran: its evidence as a pass, or the one refusal it makes. */
+function revertLayer(r: RevertResult): LayerResult {
+  const details = {
+    status: r.status,
+    evidence: r.evidence,
+    digest: r.digest,
+    failing_on_revert: r.failing_on_revert,
+    reverted: r.reverted,
+    ...(r.acknowledged ? { acknowledged: r.acknowledged } : {}),
+  };
+  return r.status === 'acknowledged'
+    ? passed(
+        'revert',
+        `acknowledged refactor ${r.digest!.slice(0, 12)} by ${r.acknowledged!.owner} (${ACK_FILE}): ${r.acknowledged!.reason}`,
+        details,
+      )
+    : r.status === 'describes_patch'
+      ? passed(
+          'revert',
+          `describes_patch: fixed with the production diff, failing without it: ${r.failing_on_revert.join(', ')}`,
+          details,
+        )
+      : r.status === 'no_behaviour_change'
+        ? passed('revert', r.reason, { ...details, unchanged: r.unchanged })
+        : r.status === 'vouched'
+          ? passed('revert', `vouched: ${r.evidence?.why ?? ''}; ${r.reason}`, details)
+          : headRefused(r.status)
+            ? {
+                layer: 'revert',
+                ok: false,
+                status: 'refused',
+                summary: r.status,
+                violations: [
+                  refusal('revert', 'not judged: the properties do not pass on the base plus the production diff'),
+                ],
+                details,
+              }
+            : {
+                layer: 'revert',
+                ok: false,
+                status: 'refused',
+                summary: r.status,
+                violations: [
+                  {
+                    rule: 'revert',
+                    paths: r.reverted.map((p) => p.path),
+                    message: `${r.status}: ${r.reason} (${r.evidence?.why ?? ''})${r.seed ? `; ${seedLine(r.seed)}` : ''}`,
+                    fix: r.fix ?? undefined,
+                  },
+                ],
+                details,
+              };
 }
 
 /**
