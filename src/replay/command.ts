@@ -55,7 +55,9 @@ read from the provider's own variables and recorded as the row's evidence.
 
 A flicker on remote runners prints a freeze candidate and the exact
 \`patchwarden freeze add\` line for a human, unless a row already freezes
-it; the ledger is never written. A flake whose failing frames differ between
+it; the ledger is never written. With --out, a flake without input (timing,
+randomness), and any flake under a version 3 ledger, gets the line
+\`freeze add --from-replay FILE\`: the row is bound to the results file. A flake whose failing frames differ between
 runs is unpinned entropy: it fails, and is never a candidate.
 exit: 0 classified, no case fails in every run; 1 some case is stable_fail
 or unpinned entropy; 2 could not judge (bad usage, no usable report,
