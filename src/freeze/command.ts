@@ -20,7 +20,7 @@ import { bindLedger } from './bound.js';
 import { evidenceViolations, voidedFixtures } from './evidence.js';
 import { FROM_FILE, fromReplay, keepEvidence, ledgerVersion, noLedger } from './add.js';
 import { countHits, type HitCount } from './hits.js';
-import { freezePolicy } from './policy.js';
+import { freezePolicy, type FreezePolicy } from './policy.js';
 import { clockNow, formatUtc } from './clock.js';
 import { addRow, dropRows, newLedger, setFields, setVersion, type RowFields } from './edit.js';
 import {
@@ -515,10 +515,10 @@ async function apply(args: string[]): Promise<number> {
     ? await voidFixtures(repo, config, fixtureIds, { kind: 'worktree' })
     : new Set<string>();
   const decisions = applyFreezes(signed, rows, config, now, voided);
-  return emit(common.format, decisionOutcome(decisions, reportOf, config, freezePolicy(config, rows).requireEvidence));
+  return emit(common.format, decisionOutcome(decisions, reportOf, config, freezePolicy(config, rows)));
 }
 
-function decisionOutcome(decisions: Decision[], reportOf: string[], config: Config, requireEvidence: boolean) {
+function decisionOutcome(decisions: Decision[], reportOf: string[], config: Config, policy: FreezePolicy) {
   const ok = decisions.every((d) => d.passes);
   const failures = decisions.map((d, i) => ({
     sig: d.sig,
@@ -564,7 +564,7 @@ function decisionOutcome(decisions: Decision[], reportOf: string[], config: Conf
       ? `patchwarden: ${decisions.length ? `every failure is frozen by ${config.freeze.ledger}` : 'no failing test cases'}`
       : `patchwarden: refused [freeze] ${stopped} of ${counted(decisions.length, 'failure')} not frozen by ${config.freeze.ledger}`,
   );
-  if (!ok) text.push(...renameEdits(decisions, config.freeze.ledger), ...freezeHint(decisions, requireEvidence));
+  if (!ok) text.push(...renameEdits(decisions, config.freeze.ledger), ...freezeHint(decisions, policy));
   const unevidenced = decisions.filter((d) => d.passes && d.unevidenced.length);
   if (unevidenced.length)
     text.push(
@@ -599,7 +599,7 @@ async function writeAtomically(file: string, text: string): Promise<void> {
 }
 
 /** The commands a human runs to freeze the refused failures: their real signatures, after pruning a row that expired. */
-function freezeHint(decisions: Decision[], requireEvidence: boolean): string[] {
+function freezeHint(decisions: Decision[], policy: FreezePolicy): string[] {
   const open = decisions.filter((d) => !d.passes && (d.action === 'new' || d.action === 'expired'));
   const sigs = [...new Set(open.map((d) => d.sig))];
   if (!sigs.length) return [];
@@ -609,10 +609,12 @@ function freezeHint(decisions: Decision[], requireEvidence: boolean): string[] {
       ? ['    patchwarden freeze prune --expired    # first: an expired row still holds its signature']
       : []),
     ...sigs.map((sig) =>
-      requireEvidence
-        ? // The row needs its replay evidence: replay in CI prints the exact line with it.
-          `    patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d --fixture ID --seed S --env-class remote --ci PROVIDER --run RUN    # the line \`patchwarden replay --pin --seed S -- COMMAND\` prints in CI`
-        : `    patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d`,
+      policy.version === 3
+        ? `    patchwarden freeze add --from-replay FILE --sig ${sig} --reason R --owner O --ttl 7d    # the line \`patchwarden replay --out FILE --seed S -- COMMAND\` prints in CI`
+        : policy.requireEvidence
+          ? // The row needs its replay evidence: replay in CI prints the exact line with it.
+            `    patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d --fixture ID --seed S --env-class remote --ci PROVIDER --run RUN    # the line \`patchwarden replay --pin --seed S -- COMMAND\` prints in CI`
+          : `    patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d`,
     ),
   ];
 }
