@@ -4,7 +4,7 @@ import type { Config } from '../config/schema.js';
 import type { Signed } from '../signature/types.js';
 import { globMatcher } from '../zones/glob.js';
 import { formatUtc } from './clock.js';
-import { missingEvidence } from './evidence.js';
+import { missingEvidence, NO_FIXTURE } from './evidence.js';
 import { isExpired, type Ledger, type LedgerRow } from './ledger.js';
 import { freezePolicy } from './policy.js';
 
@@ -70,7 +70,7 @@ export function applyFreezes(
       ? `; the row at ${ledger.source}:${old.line} holds this failure's v1 signature, which freezes nothing since signatures v2 (${s.eligible ? `re-key it: sig ${s.sig}` : 'and under v2 the failure names nothing distinctive, so no row can freeze it'}; docs/signatures.md, "v1 to v2")`
       : '';
     const rename = Boolean(row?.last_name && row.last_name !== s.name);
-    const isVoid = Boolean(row?.fixture && voidIds.has(row.fixture));
+    const isVoid = Boolean(row?.fixture && row.fixture !== NO_FIXTURE && voidIds.has(row.fixture));
     const at = row ? `${ledger.source}:${row.line}` : '';
     const forbidden = forbid ? forbiddenFile(s.files, forbid) : null;
     let action: Action;
@@ -98,7 +98,7 @@ export function applyFreezes(
     const unevidenced = row && action === 'frozen' ? missingEvidence(row, voidIds) : [];
     const refusedEvidence = unevidenced.length > 0 && policy.requireEvidence;
     if (unevidenced.length)
-      note += `; the row carries no replay evidence (${unevidenced.join('; ')})${refusedEvidence ? `, which ${policy.version === 2 && config.freeze.require_evidence === null ? 'a version 2 ledger' : 'freeze.require_evidence'} requires` : ''}`;
+      note += `; the row carries no replay evidence (${unevidenced.join('; ')})${refusedEvidence ? `, which ${policy.version >= 2 && config.freeze.require_evidence === null ? `a version ${policy.version} ledger` : 'freeze.require_evidence'} requires` : ''}`;
     const refusedRename = rename && policy.onRename === 'refuse';
     if (rename)
       note += `; renamed: the row was written for ${row!.last_name}${refusedRename ? `, and a rename needs its owner's acknowledgment (freeze.on_rename is refuse${config.freeze.on_rename === null ? ' under a version 2 ledger' : ''})` : ''}`;

@@ -16,11 +16,13 @@ import { checkoutSource } from '../signature/source.js';
 import type { Signed } from '../signature/types.js';
 import { addressOf, identityMatcher } from '../owners/identity.js';
 import { applyFreezes, renameEdits, type Decision } from './apply.js';
+import { bindLedger } from './bound.js';
 import { evidenceViolations, voidedFixtures } from './evidence.js';
+import { FROM_FILE, fromReplay, keepEvidence, ledgerVersion, noLedger } from './add.js';
 import { countHits, type HitCount } from './hits.js';
-import { freezePolicy } from './policy.js';
+import { freezePolicy, type FreezePolicy } from './policy.js';
 import { clockNow, formatUtc } from './clock.js';
-import { addRow, dropRows, setFields, setVersion, type RowFields } from './edit.js';
+import { addRow, dropRows, newLedger, setFields, setVersion, type RowFields } from './edit.js';
 import {
   emptyLedger,
   isExpired,
@@ -37,6 +39,8 @@ The freeze ledger (freeze.ledger, default freeze/signatures.yaml; a .json
 ledger of the same shape works too): human-owned rows keyed by failure
 signature, each with an owner, a reason and an expiry.
 
+  init [--version 1|2|3]  write an empty ledger (version 2 unless told); add
+                        needs one, and never picks a version itself
   check                 the ledger's shape: exit 1 for rows that break a rule,
                         2 when the file cannot be read or parsed
   list [--hits FILE...]  the rows, expired ones marked; with --hits, how often
@@ -52,12 +56,21 @@ signature, each with an owner, a reason and an expiry.
                         needs its replay evidence: a fixture in the lock, a
                         seed, --env-class remote, the CI provider and run, and
                         a reason that is not replay's template or TODO
+  add --from-replay FILE --sig S --reason R --owner O --ttl 3d
+                        a row bound to the results file replay --out wrote:
+                        its fixture (or none, for a flicker without input),
+                        seed, env class, CI run and run counts come from
+                        FILE, which is kept as evidence/<sha256>.json beside
+                        the ledger and re-read by every check. Version 3
+                        ledgers take rows only this way
   extend --sig S --ttl 7d [--hits FILE...]
                         a row's freeze renewed: issued now, expires now + ttl;
                         with --hits, it prints how often the row fired
   prune --expired       drop the rows whose expiry has passed, comments kept
-  migrate --check       list each row a version 2 ledger would refuse (exit 1
-                        when any); without --check, set version: 2 when none
+  migrate [--check]     one version up: 1 to 2 once every row carries its
+                        evidence, 2 to 3 once every row says when it was
+                        issued (those rows stay valid until they expire);
+                        --check lists what blocks it (exit 1 when any)
   apply REPORT...       the signature gate: every failing case of the JUnit
                         or TAP reports, and every flaky one, must match an
                         unexpired row (exit 1 otherwise)
@@ -72,6 +85,8 @@ export async function run(args: string[]): Promise<number> {
       return check(rest);
     case 'list':
       return list(rest);
+    case 'init':
+      return init(rest);
     case 'add':
       return add(rest);
     case 'extend':
@@ -85,8 +100,8 @@ export async function run(args: string[]): Promise<number> {
     default:
       throw new UsageError(
         sub
-          ? `unknown freeze subcommand ${JSON.stringify(sub)} (check, list, add, extend, prune, migrate, apply)`
-          : 'freeze needs a subcommand: check, list, add, extend, prune, migrate or apply',
+          ? `unknown freeze subcommand ${JSON.stringify(sub)} (init, check, list, add, extend, prune, migrate, apply)`
+          : 'freeze needs a subcommand: init, check, list, add, extend, prune, migrate or apply',
       );
   }
 }
@@ -106,9 +121,14 @@ async function open(common: Common, sound: boolean): Promise<Opened> {
   const { repo, config } = await openWithConfig(common);
   const now = clockNow();
   const { file, text } = await readWorktreeLedger(repo, config);
-  let ledger = text === null ? null : parseLedger(text, config.freeze.ledger, config, now);
+  let ledger = text === null ? null : await judgeText(repo, config, text, now);
   if (ledger && sound) ledger = soundLedger(ledger);
   return { common, repo, config, now, ledger, text, file };
+}
+
+/** A ledger text from the working tree, its rows bound to the evidence files beside it. */
+function judgeText(repo: Repo, config: Config, text: string, now: Date): Promise<Ledger> {
+  return bindLedger(repo, config, parseLedger(text, config.freeze.ledger, config, now), { kind: 'worktree' });
 }
 
 async function check(args: string[]): Promise<number> {
@@ -208,14 +228,19 @@ const ADD_OPTIONS = {
   'env-class': { type: 'string' },
   ci: { type: 'string' },
   run: { type: 'string' },
+  'from-replay': { type: 'string' },
 } as const;
 
 async function add(args: string[]): Promise<number> {
   const { common, values } = parse(args, ADD_OPTIONS, false);
   for (const key of ['sig', 'reason', 'owner', 'ttl'] as const)
     if (values[key] === undefined) throw new UsageError(`freeze add needs --${key}`);
+  const replayFile = values['from-replay'];
+  for (const key of replayFile === undefined ? [] : FROM_FILE)
+    if (values[key] !== undefined) throw new UsageError(`--${key} comes from the replay results under --from-replay`);
   const ttl = durationFlag('--ttl', values.ttl!);
   const { repo, config, now, ledger, text, file } = await open(common, true);
+  if (!ledger || text === null) throw noLedger(common, config);
   const agent = await agentRefusal(repo, config);
   if (agent) return emit(common.format, agent);
   if (/^[0-9a-f]+$/.test(values.sig!) && isIneligibleSig(values.sig!)) {
@@ -234,12 +259,14 @@ async function add(args: string[]): Promise<number> {
       ),
     );
   }
+  const evidence = replayFile === undefined ? null : await fromReplay(replayFile, values.sig!, config);
   const fields: RowFields = {
     sig: values.sig!,
     reason: values.reason!,
     owner: values.owner!,
     issued: formatUtc(now),
     expires: formatUtc(new Date(now.getTime() + ttl)),
+    ...evidence?.fields,
   };
   const optional = {
     last_name: values['last-name'],
@@ -253,28 +280,47 @@ async function add(args: string[]): Promise<number> {
   for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = v;
 
   const shown = config.freeze.ledger;
-  const json = shown.endsWith('.json');
-  const updated = addRow(text, json, fields);
+  const updated = addRow(text, shown.endsWith('.json'), fields);
+  // The evidence file is in place before the row is judged: the judge re-reads it as every later reader will.
+  const removeEvidence = evidence ? await keepEvidence(repo, evidence) : async () => {};
   // The written text is judged by the same rules as any ledger before it replaces the file.
-  const judged = parseLedger(updated, shown, config, now);
+  const judged = await judgeText(repo, config, updated, now);
   const added = judged.rows.find((r) => r.sig === fields.sig);
-  const evidence =
+  const missing =
     added && freezePolicy(config, judged).requireEvidence
       ? await rowsWithoutEvidence(repo, config, { ...judged, rows: [added] })
       : [];
-  if (judged.problems.length || evidence.length) {
-    const outcome = violationsOutcome([...judged.problems, ...evidence], { ledger: shown, written: false });
+  if (judged.problems.length || missing.length || !added) {
+    await removeEvidence();
+    const outcome = violationsOutcome([...judged.problems, ...missing], { ledger: shown, written: false });
     outcome.text.push(`patchwarden: nothing written to ${shown}`);
     return emit(common.format, outcome);
   }
   await writeAtomically(file, updated);
-  const row = added!;
+  const paths = [shown, ...(evidence ? [evidence.kept] : [])].map(shellQuote).join(' ');
   return emit(common.format, {
     ok: true,
-    json: { ledger: shown, written: true, created: !ledger, record: rowJson(row, now) },
+    json: { ledger: shown, written: true, record: rowJson(added, now), ...(evidence && { evidence: evidence.kept }) },
     text: [
-      `patchwarden: ${ledger ? 'added to' : 'created'} ${shown}: sig ${row.sig}, owner ${row.owner}, expires ${formatUtc(row.expires)} (line ${row.line})`,
-      `  commit it on its own: git add -- ${shellQuote(shown)} && git commit`,
+      `patchwarden: added to ${shown}: sig ${added.sig}, owner ${added.owner}, expires ${formatUtc(added.expires)} (line ${added.line})${evidence ? `, bound to ${evidence.kept}` : ''}`,
+      `  commit it on its own: git add -- ${paths} && git commit`,
+    ],
+  });
+}
+
+async function init(args: string[]): Promise<number> {
+  const { common, values } = parse(args, { version: { type: 'string' } }, false);
+  const version = ledgerVersion(values.version);
+  const { repo, config } = await openWithConfig(common);
+  const { file, text } = await readWorktreeLedger(repo, config);
+  const shown = config.freeze.ledger;
+  if (text !== null) throw new UsageError(`${shown} exists already (patchwarden freeze check shows it)`);
+  await writeAtomically(file, newLedger(version, shown.endsWith('.json')));
+  return emit(common.format, {
+    ok: true,
+    json: { ledger: shown, version, written: true },
+    text: [
+      `patchwarden: wrote ${shown}, version ${version}, with no rows; commit it on its own: git add -- ${shellQuote(shown)} && git commit`,
     ],
   });
 }
@@ -356,31 +402,62 @@ async function extend(args: string[]): Promise<number> {
   });
 }
 
+/** One step up: version 1 to 2 once every row carries its evidence, version 2 to 3 once every row says when it was issued. */
 async function migrate(args: string[]): Promise<number> {
   const { common, values } = parse(args, { check: { type: 'boolean' } }, false);
-  const { repo, config, ledger, text, file } = await open(common, true);
+  const { repo, config, now, ledger, text, file } = await open(common, true);
   const shown = config.freeze.ledger;
-  const evidence = ledger ? await rowsWithoutEvidence(repo, config, ledger) : [];
-  const extra = { ledger: shown, version: ledger?.version ?? null, unevidenced: evidence.length };
-  if (evidence.length) {
-    const outcome = violationsOutcome(evidence, { ...extra, written: false });
+  const next = ledger ? (Math.min(ledger.version + 1, 3) as 2 | 3) : 2;
+  // Version 3 keeps each row issued by the migration as a version 2 row until it expires: it must say when it was issued.
+  const blocking = !ledger
+    ? []
+    : ledger.version === 1
+      ? await rowsWithoutEvidence(repo, config, ledger)
+      : ledger.version === 2
+        ? undated(ledger, config)
+        : [];
+  const extra = { ledger: shown, version: ledger?.version ?? null, unevidenced: blocking.length };
+  if (blocking.length) {
+    const outcome = violationsOutcome(blocking, { ...extra, written: false });
     outcome.text.push(
-      `patchwarden: version 2 would refuse ${counted(evidence.length, 'row')} of ${shown}${values.check ? '' : '; nothing written'}`,
+      `patchwarden: version ${next} would refuse ${counted(blocking.length, 'row')} of ${shown}${values.check ? '' : '; nothing written'}`,
     );
     return emit(common.format, outcome);
   }
-  if (values.check || !ledger || ledger.version === 2) {
+  if (values.check || !ledger || ledger.version === 3) {
     const said = !ledger
-      ? `no ledger at ${shown}: a new one is written with version 2 by patchwarden init`
-      : `every row of ${shown} carries its replay evidence${ledger.version === 2 ? ' (it is version 2)' : ': patchwarden freeze migrate sets version: 2'}`;
+      ? `no ledger at ${shown}: patchwarden freeze init writes one`
+      : ledger.version === 3
+        ? `${shown} is version 3`
+        : `every row of ${shown} holds under version ${next}: patchwarden freeze migrate sets version: ${next}`;
     return emit(common.format, { ok: true, json: { ...extra, written: false }, text: [`patchwarden: ${said}`] });
   }
-  await writeAtomically(file, setVersion(text!, shown.endsWith('.json'), 2));
+  const json = shown.endsWith('.json');
+  await writeAtomically(file, setVersion(text!, json, next, next === 3 ? formatUtc(now) : undefined));
+  const kept =
+    next === 3
+      ? ' (its rows stay valid as version 2 rows until they expire; new rows come from freeze add --from-replay)'
+      : '';
   return emit(common.format, {
     ok: true,
-    json: { ...extra, version: 2, written: true },
-    text: [`patchwarden: ${shown} is version 2; commit it on its own: git add -- ${shellQuote(shown)} && git commit`],
+    json: { ...extra, version: next, written: true },
+    text: [
+      `patchwarden: ${shown} is version ${next}${kept}; commit it on its own: git add -- ${shellQuote(shown)} && git commit`,
+    ],
   });
+}
+
+/** Rows without `issued`: version 3 could not tell them from rows added after the migration. */
+function undated(ledger: Ledger, config: Config) {
+  return ledger.rows
+    .filter((r) => !r.issued)
+    .map((r) => ({
+      rule: 'ledger',
+      paths: [config.freeze.ledger],
+      message: `${ledger.source}:${r.line}: the row for sig ${r.sig} has no issued time, so version 3 could not keep it as a version 2 row`,
+      fix: 'give it issued: the time it was written (or let it expire and prune it), then migrate',
+      detail: [{ path: config.freeze.ledger, note: `line ${r.line}` }],
+    }));
 }
 
 async function prune(args: string[]): Promise<number> {
@@ -438,10 +515,10 @@ async function apply(args: string[]): Promise<number> {
     ? await voidFixtures(repo, config, fixtureIds, { kind: 'worktree' })
     : new Set<string>();
   const decisions = applyFreezes(signed, rows, config, now, voided);
-  return emit(common.format, decisionOutcome(decisions, reportOf, config, freezePolicy(config, rows).requireEvidence));
+  return emit(common.format, decisionOutcome(decisions, reportOf, config, freezePolicy(config, rows)));
 }
 
-function decisionOutcome(decisions: Decision[], reportOf: string[], config: Config, requireEvidence: boolean) {
+function decisionOutcome(decisions: Decision[], reportOf: string[], config: Config, policy: FreezePolicy) {
   const ok = decisions.every((d) => d.passes);
   const failures = decisions.map((d, i) => ({
     sig: d.sig,
@@ -487,7 +564,7 @@ function decisionOutcome(decisions: Decision[], reportOf: string[], config: Conf
       ? `patchwarden: ${decisions.length ? `every failure is frozen by ${config.freeze.ledger}` : 'no failing test cases'}`
       : `patchwarden: refused [freeze] ${stopped} of ${counted(decisions.length, 'failure')} not frozen by ${config.freeze.ledger}`,
   );
-  if (!ok) text.push(...renameEdits(decisions, config.freeze.ledger), ...freezeHint(decisions, requireEvidence));
+  if (!ok) text.push(...renameEdits(decisions, config.freeze.ledger), ...freezeHint(decisions, policy));
   const unevidenced = decisions.filter((d) => d.passes && d.unevidenced.length);
   if (unevidenced.length)
     text.push(
@@ -522,7 +599,7 @@ async function writeAtomically(file: string, text: string): Promise<void> {
 }
 
 /** The commands a human runs to freeze the refused failures: their real signatures, after pruning a row that expired. */
-function freezeHint(decisions: Decision[], requireEvidence: boolean): string[] {
+function freezeHint(decisions: Decision[], policy: FreezePolicy): string[] {
   const open = decisions.filter((d) => !d.passes && (d.action === 'new' || d.action === 'expired'));
   const sigs = [...new Set(open.map((d) => d.sig))];
   if (!sigs.length) return [];
@@ -532,10 +609,12 @@ function freezeHint(decisions: Decision[], requireEvidence: boolean): string[] {
       ? ['    patchwarden freeze prune --expired    # first: an expired row still holds its signature']
       : []),
     ...sigs.map((sig) =>
-      requireEvidence
-        ? // The row needs its replay evidence: replay in CI prints the exact line with it.
-          `    patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d --fixture ID --seed S --env-class remote --ci PROVIDER --run RUN    # the line \`patchwarden replay --pin --seed S -- COMMAND\` prints in CI`
-        : `    patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d`,
+      policy.version === 3
+        ? `    patchwarden freeze add --from-replay FILE --sig ${sig} --reason R --owner O --ttl 7d    # the line \`patchwarden replay --out FILE --seed S -- COMMAND\` prints in CI`
+        : policy.requireEvidence
+          ? // The row needs its replay evidence: replay in CI prints the exact line with it.
+            `    patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d --fixture ID --seed S --env-class remote --ci PROVIDER --run RUN    # the line \`patchwarden replay --pin --seed S -- COMMAND\` prints in CI`
+          : `    patchwarden freeze add --sig ${sig} --reason R --owner O --ttl 7d`,
     ),
   ];
 }

@@ -7,23 +7,29 @@ import { CannotJudge } from '../common/errors.js';
 /** A row as written: field name to text, in the order it is printed. */
 export type RowFields = Record<string, string>;
 
-/** A ledger with no rows. Version 2 is what init writes; `freeze add` creates version 1, as it always has. */
-export function newLedger(version: 1 | 2): string {
+/** A ledger with no rows. Version 2 is what init and `freeze init` write. */
+export function newLedger(version: 1 | 2 | 3, json = false): string {
+  if (json) return JSON.stringify({ version, records: [] }, null, 2) + '\n';
+  const evidence = [
+    '',
+    ',\n# and the replay evidence it was classified on (fixture, seed, remote CI run)',
+    ',\n# and the replay results file it was added from (freeze add --from-replay), kept in evidence/',
+  ][version - 1];
   return `# Freeze ledger: known flaky failures, each keyed by its failure signature.
-# Human-owned: every row names an owner, a reason and an expiry${version === 2 ? ',\n# and the replay evidence it was classified on (fixture, seed, remote CI run)' : ''}.
+# Human-owned: every row names an owner, a reason and an expiry${evidence}.
 version: ${version}
 records:
 `;
 }
 
-/** The ledger text with `row` appended to its records (a new ledger when `text` is null). */
-export function addRow(text: string | null, json: boolean, row: RowFields): string {
+/** The ledger text with `row` appended to its records. */
+export function addRow(text: string, json: boolean, row: RowFields): string {
   if (json) {
-    const data = text === null ? { version: 1, records: [] } : (JSON.parse(text) as { records?: unknown[] | null });
+    const data = JSON.parse(text) as { records?: unknown[] | null };
     data.records = [...(data.records ?? []), jsonRow(row)];
     return JSON.stringify(data, null, 2) + '\n';
   }
-  const doc = yamlDoc(text ?? newLedger(1));
+  const doc = yamlDoc(text);
   const seq = records(doc);
   const node = doc.createNode(row);
   // Rows separated by blank lines stay so.
@@ -95,10 +101,11 @@ function records(doc: Document): YAMLSeq {
   return seq;
 }
 
-/** JSON keeps a numeric seed a number, as a human would write it. */
+/** JSON keeps a numeric seed and the run counts numbers, as a human would write them. */
 function jsonRow(row: RowFields): Record<string, string | number> {
   const out: Record<string, string | number> = { ...row };
-  if (row.seed !== undefined && /^\d{1,15}$/.test(row.seed)) out.seed = Number(row.seed);
+  for (const key of ['seed', 'runs', 'fails'])
+    if (row[key] !== undefined && /^\d{1,15}$/.test(row[key])) out[key] = Number(row[key]);
   return out;
 }
 
@@ -116,14 +123,17 @@ export function setFields(text: string, json: boolean, index: number, fields: Ro
   return doc.toString();
 }
 
-/** The ledger text with `version` set. */
-export function setVersion(text: string, json: boolean, version: 1 | 2): string {
+/** The ledger text with `version` set (and, for version 3, the time it was migrated). */
+export function setVersion(text: string, json: boolean, version: 2 | 3, migrated?: string): string {
   if (json) {
     const data = JSON.parse(text) as Record<string, unknown>;
     data.version = version;
+    if (migrated) data.migrated = migrated;
     return JSON.stringify(data, null, 2) + '\n';
   }
   const doc = yamlDoc(text);
-  (doc.contents as import('yaml').YAMLMap).set('version', String(version));
+  const root = doc.contents as import('yaml').YAMLMap;
+  root.set('version', String(version));
+  if (migrated) root.set('migrated', migrated);
   return doc.toString();
 }

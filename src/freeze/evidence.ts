@@ -9,6 +9,9 @@ import { voidFixtures, type FixtureSource } from '../fixtures/verify.js';
 import type { Repo } from '../git/repo.js';
 import type { Ledger, LedgerRow } from './ledger.js';
 
+/** `fixture: none`: a flake its replay showed flickering under one seed with no input (timing, randomness). */
+export const NO_FIXTURE = 'none';
+
 /** The CI providers whose own variables replay reads (replay/ci.ts). */
 export const CI_PROVIDERS = ['github', 'gitlab', 'buildkite', 'circleci', 'jenkins'] as const;
 
@@ -18,7 +21,10 @@ const TEMPLATE = /flicker: \d+ of \d+ runs failed under seed \S+ on \w+ runners/
 /** What `row` lacks to stand as replay evidence; empty when nothing. `voided`: fixture ids the lock does not hold. */
 export function missingEvidence(row: LedgerRow, voided: Set<string>): string[] {
   const out: string[] = [];
-  if (!row.fixture)
+  // fixture none is bound to its evidence file, which shows the flicker without input (bound.ts).
+  if (row.fixture === NO_FIXTURE) {
+    if (!row.evidence) out.push('fixture none without the replay evidence that shows a flicker without input');
+  } else if (!row.fixture)
     out.push('no fixture (pin the failing input: patchwarden replay --pin, or patchwarden fixtures add)');
   else if (voided.has(row.fixture)) out.push(`fixture ${row.fixture} is not in the fixture lock with those bytes`);
   if (!row.seed) out.push('no seed');
@@ -44,7 +50,7 @@ export async function voidedFixtures(
   rows: LedgerRow[],
   source: FixtureSource,
 ): Promise<Set<string>> {
-  const ids = [...new Set(rows.flatMap((r) => r.fixture ?? []))];
+  const ids = [...new Set(rows.flatMap((r) => (r.fixture && r.fixture !== NO_FIXTURE ? [r.fixture] : [])))];
   return ids.length ? voidFixtures(repo, config, ids, source) : new Set();
 }
 

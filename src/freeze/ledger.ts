@@ -12,7 +12,8 @@ import type { Config } from '../config/schema.js';
 import { listIndex, listTree, readFileAt } from '../git/objects.js';
 import { worktreeRoot, type Repo } from '../git/repo.js';
 import { parseUtc } from './clock.js';
-import { evidenceViolations, voidedFixtures } from './evidence.js';
+import { bindLedger } from './bound.js';
+import { evidenceViolations, NO_FIXTURE, voidedFixtures } from './evidence.js';
 import { freezePolicy } from './policy.js';
 
 export interface LedgerRow {
@@ -31,6 +32,13 @@ export interface LedgerRow {
   /** Where the replay that classified it ran: the CI provider, and its run id or URL. */
   ci?: string;
   run?: string;
+  /** The sha256 of the replay results file the row was added from (freeze/evidence/<sha256>.json, bound.ts). */
+  evidence?: string;
+  /** The replay's run count, and how many of those runs failed with the row's signature. */
+  runs?: string;
+  fails?: string;
+  /** Under version 3: a row issued before the ledger was migrated, judged as a version 2 row until it expires. */
+  legacy?: boolean;
   /** The line the row starts on, for messages. */
   line: number;
 }
@@ -38,15 +46,19 @@ export interface LedgerRow {
 export interface Ledger {
   /** Where it was read from (`path` for the working tree or the index, `REV:path`), for messages. */
   source: string;
-  /** 1, or 2: the stricter defaults (freeze/policy.ts). */
+  /** 1, 2: the stricter defaults, 3: rows bound to their replay evidence (freeze/policy.ts). */
   version: LedgerVersion;
+  /** Version 3: when `freeze migrate` moved it up; rows issued by then are version 2 rows. */
+  migrated?: Date;
   /** The rows that keep every rule; a broken row is in `problems` instead. */
   rows: LedgerRow[];
   /** Rule breaks, each naming its row by line (rule `ledger`). */
   problems: Violation[];
 }
 
-export type LedgerVersion = 1 | 2;
+export type LedgerVersion = 1 | 2 | 3;
+/** Reasons that name no cause: refused under version 3. */
+const BARE_REASON = /^(flaky|flake|intermittent|todo)$/i;
 export const ROW_KEYS = [
   'sig',
   'reason',
@@ -60,6 +72,9 @@ export const ROW_KEYS = [
   'env_class',
   'ci',
   'run',
+  'runs',
+  'fails',
+  'evidence',
 ] as const;
 /** Keys people reach for when they key a freeze by the test instead of the failure. */
 const TEST_KEYS = ['name', 'test', 'test_name', 'testname', 'nodeid', 'node_id', 'test_id', 'testcase', 'classname'];
@@ -83,7 +98,7 @@ export function showTtl(ms: number): string {
 
 /**
  * Reads a ledger's text. Throws CannotJudge when the text is not well-formed
- * YAML (or JSON, for a `.json` ledger), multiplies aliases, or is not version 1 or 2;
+ * YAML (or JSON, for a `.json` ledger), multiplies aliases, or is not version 1, 2 or 3;
  * every other rule break is a problem naming its row's line.
  */
 export function parseLedger(text: string, source: string, config: Config, now: Date): Ledger {
@@ -100,19 +115,31 @@ export function parseLedger(text: string, source: string, config: Config, now: D
     isAlias(node) ? (node.resolve(doc as Document) ?? null) : ((node as Node | null) ?? null);
 
   const root = deref(doc.contents);
-  if (!isMap(root)) return cannot('the ledger must be a mapping with `version: 2` (or 1) and `records:`', root);
+  if (!isMap(root)) return cannot('the ledger must be a mapping with `version: 2` (or 1, 3) and `records:`', root);
   let version: Node | null | undefined;
   let records: Node | null = null;
+  let migratedNode: Node | null = null;
   for (const pair of root.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : '';
     if (key === 'version') version = deref(pair.value) ?? (pair.key as Node);
     else if (key === 'records') records = deref(pair.value);
-    else cannot(`unknown key \`${key}\` (a ledger holds version and records)`, pair.key as Node);
+    else if (key === 'migrated') migratedNode = deref(pair.value) ?? (pair.key as Node);
+    else
+      cannot(
+        `unknown key \`${key}\` (a ledger holds version, records and, from version 3, migrated)`,
+        pair.key as Node,
+      );
   }
   if (version === undefined) cannot('missing `version: 2` (or 1)', root);
   const written = stringOf(version!);
-  if (written !== '1' && written !== '2')
-    cannot(`unknown version ${JSON.stringify(written ?? null)}; this patchwarden reads versions 1 and 2`, version);
+  if (written !== '1' && written !== '2' && written !== '3')
+    cannot(`unknown version ${JSON.stringify(written ?? null)}; this patchwarden reads versions 1, 2 and 3`, version);
+  let migrated: Date | undefined;
+  if (migratedNode) {
+    const m = written === '3' ? parseUtc(stringOf(migratedNode) ?? '') : null;
+    if (!m) cannot('`migrated` is the ISO 8601 UTC time freeze migrate moved a version 3 ledger up', migratedNode);
+    migrated = m!;
+  }
   if (records !== null && stringOf(records) !== null && !isSeq(records))
     cannot('`records` must be a list of rows', records);
 
@@ -133,7 +160,7 @@ export function parseLedger(text: string, source: string, config: Config, now: D
       });
     };
     const row = readRow(deref(item), line, refuse, deref, config, now);
-    if (!row) continue;
+    if (!row || (written === '3' && !boundRules(row, migrated, refuse))) continue;
     const first = seen.get(row.sig);
     if (first !== undefined) {
       refuse(`sig ${row.sig} repeats the row at line ${first}; one row per signature`, 'merge the two rows into one');
@@ -142,7 +169,45 @@ export function parseLedger(text: string, source: string, config: Config, now: D
     seen.set(row.sig, line);
     rows.push(row);
   }
-  return { source, version: Number(written) as LedgerVersion, rows, problems };
+  return {
+    source,
+    version: Number(written) as LedgerVersion,
+    ...(migrated && { migrated }),
+    rows,
+    problems,
+  };
+}
+
+/**
+ * Version 3: a row is added from its replay evidence (freeze add --from-replay)
+ * and says a cause. A row issued by the time the ledger was migrated is a
+ * version 2 row: it stays valid, under the version 2 rules, until it expires.
+ */
+function boundRules(
+  row: LedgerRow,
+  migrated: Date | undefined,
+  refuse: (message: string, fix?: string) => void,
+): boolean {
+  if (migrated && row.issued && row.issued.getTime() < migrated.getTime() && !row.evidence) {
+    row.legacy = true;
+    return true;
+  }
+  let ok = true;
+  if (!row.evidence) {
+    ok = false;
+    refuse(
+      `the row for sig ${row.sig} names no replay evidence: a version 3 row is added from the file replay --out wrote`,
+      'replay the failure with --out FILE, then have its owner run the freeze add --from-replay line replay prints',
+    );
+  }
+  if (BARE_REASON.test(row.reason.replace(/[\s.:!-]/g, ''))) {
+    ok = false;
+    refuse(
+      `the row for sig ${row.sig} gives ${JSON.stringify(row.reason)} as its reason, which names no cause`,
+      'say what makes it fail (the clock, a race, an outside service), not that it is flaky',
+    );
+  }
+  return ok;
 }
 
 /** A `.json` ledger must be JSON, not merely YAML that happens to parse. */
@@ -262,8 +327,20 @@ function readRow(
     );
 
   const fixture = text('fixture');
-  if (fixture !== undefined && !isFixtureId(fixture))
-    fail(`fixture ${JSON.stringify(fixture)} must be a fixture id: 16 lowercase hex digits`);
+  if (fixture !== undefined && fixture !== NO_FIXTURE && !isFixtureId(fixture))
+    fail(`fixture ${JSON.stringify(fixture)} must be a fixture id (16 lowercase hex digits) or none`);
+  if (fixture === NO_FIXTURE && !text('evidence'))
+    fail(
+      'fixture none is only for a flake its replay shows flickering without input, and the row names no replay evidence',
+      'replay it with --out FILE, then have its owner run the freeze add --from-replay line replay prints',
+    );
+  const evidence = text('evidence');
+  if (evidence !== undefined && !/^[0-9a-f]{64}$/.test(evidence))
+    fail(`evidence ${JSON.stringify(evidence)} must be the sha256 of a replay results file (64 lowercase hex digits)`);
+  for (const key of ['runs', 'fails'] as const) {
+    const n = text(key);
+    if (n !== undefined && !/^\d{1,6}$/.test(n)) fail(`\`${key}\` must be a whole number of runs`);
+  }
   const optional = {
     last_name: text('last_name'),
     ticket: text('ticket'),
@@ -272,6 +349,9 @@ function readRow(
     env_class: text('env_class'),
     ci: text('ci'),
     run: text('run'),
+    runs: text('runs'),
+    fails: text('fails'),
+    evidence,
   };
   if (broken || !sig || !reason || !owner || !expires) return null;
   const row: LedgerRow = { sig, reason, owner, expires, line };
@@ -299,7 +379,8 @@ export async function readLedgerAt(repo: Repo, config: Config, rev: string, now:
     });
   const blob = await readFileAt(repo, rev, file);
   if (!blob) return null;
-  return parseLedger(blob.toString('utf8'), source, config, now);
+  // Rows bound to replay evidence are judged by the evidence committed beside them, at the same revision.
+  return bindLedger(repo, config, parseLedger(blob.toString('utf8'), source, config, now), { kind: 'rev', rev });
 }
 
 /** The ledger's rule breaks at `rev` (`:` for the index), rows without required evidence included; a missing ledger has none. */

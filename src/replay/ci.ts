@@ -36,3 +36,43 @@ export function ciRun(env: NodeJS.ProcessEnv = process.env): CiRun | null {
     return { provider: 'jenkins', run: (v('BUILD_URL') ?? v('BUILD_TAG'))! };
   return null;
 }
+
+/**
+ * The CI variables a run saw, recorded beside its results: the ones ciRun
+ * reads and a few that say where and what it ran. Named one by one, so no
+ * token (CI_JOB_TOKEN, ACTIONS_RUNTIME_TOKEN) is ever written down.
+ */
+const CI_VARS = [
+  'CI',
+  'GITHUB_ACTIONS',
+  'GITHUB_RUN_ID',
+  'GITHUB_RUN_ATTEMPT',
+  'GITHUB_SERVER_URL',
+  'GITHUB_REPOSITORY',
+  'GITHUB_WORKFLOW_REF',
+  'GITHUB_SHA',
+  'GITHUB_REF',
+  'GITHUB_EVENT_NAME',
+  'RUNNER_OS',
+  'RUNNER_ENVIRONMENT',
+  'GITLAB_CI',
+  'CI_JOB_URL',
+  'CI_JOB_ID',
+  'CI_PIPELINE_ID',
+  'CI_PROJECT_PATH',
+  'CI_COMMIT_SHA',
+  'BUILDKITE',
+  'BUILDKITE_BUILD_URL',
+  'BUILDKITE_BUILD_ID',
+  'BUILDKITE_JOB_ID',
+  'CIRCLECI',
+  'CIRCLE_BUILD_URL',
+  'CIRCLE_WORKFLOW_JOB_ID',
+  'JENKINS_URL',
+  'BUILD_URL',
+  'BUILD_TAG',
+];
+
+export function ciVars(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return Object.fromEntries(CI_VARS.flatMap((k) => (env[k] === undefined ? [] : [[k, env[k]!]])));
+}

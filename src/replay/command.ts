@@ -17,9 +17,9 @@ import type { Repo } from '../git/repo.js';
 import { containedLines, containedSoFar } from '../runner/contain.js';
 import { runEnv } from '../runner/env.js';
 import { checkedSeed } from '../runner/seed.js';
-import { ciRun, type CiRun } from './ci.js';
+import { ciRun, ciVars, type CiRun } from './ci.js';
 import { classify } from './classify.js';
-import { promote } from './promotion.js';
+import { promote, type PromotionContext } from './promotion.js';
 import { outcome, type Classified } from './render.js';
 import { replay } from './replay.js';
 import { mergeResults, readResults, writeResults } from './results.js';
@@ -56,7 +56,9 @@ read from the provider's own variables and recorded as the row's evidence.
 
 A flicker on remote runners prints a freeze candidate and the exact
 \`patchwarden freeze add\` line for a human, unless a row already freezes
-it; the ledger is never written. A flake whose failing frames differ between
+it; the ledger is never written. With --out, a flake without input (timing,
+randomness), and any flake under a version 3 ledger, gets the line
+\`freeze add --from-replay FILE\`: the row is bound to the results file. A flake whose failing frames differ between
 runs is unpinned entropy: it fails, and is never a candidate.
 exit: 0 classified, no case fails in every run; 1 some case is stable_fail
 or unpinned entropy; 2 could not judge (bad usage, no usable report,
@@ -83,15 +85,26 @@ interface Setting {
   /** The repository and its config, when there is one: its ledger says what is frozen already, --pin writes to it. */
   project: { repo: Repo; config: Config } | null;
   pin: boolean;
+  /** The results file written (--out): a bound row's evidence. */
+  out: string | null;
 }
 
 async function classified(common: Common, set: Setting, runs: Classified['runs']): Promise<number> {
   const records = runs.map((r) => r.record);
   const now = new Date();
-  const frozenBy = await ledgerLookup(set.project, now);
+  const { frozenBy, version } = await ledgerLookup(set.project, now);
   const stats = classify(records);
   const cases = stats.map((s) =>
-    promote(s, { seed: set.seed, envClass: set.env, ttlMs: set.ttlMs, now, ci: set.ci, frozenBy }),
+    promote(s, {
+      seed: set.seed,
+      envClass: set.env,
+      ttlMs: set.ttlMs,
+      now,
+      ci: set.ci,
+      frozenBy,
+      ledgerVersion: version,
+      out: set.out,
+    }),
   );
   if (!cases.length) {
     const why = records.every((r) => !r.report)
@@ -134,19 +147,23 @@ async function classified(common: Common, set: Setting, runs: Classified['runs']
   });
 }
 
-/** The working tree's unexpired rows by signature: a flake frozen already gets no second row. */
+/** The working tree's unexpired rows by signature (a flake frozen already gets no second row), and its version. */
 async function ledgerLookup(
   project: Setting['project'],
   now: Date,
-): Promise<(sig: string) => { line: number; expires: string; source: string } | null> {
-  if (!project) return () => null;
+): Promise<{ frozenBy: PromotionContext['frozenBy']; version: number }> {
+  const none = { frozenBy: () => null, version: 1 };
+  if (!project) return none;
   const { text } = await readWorktreeLedger(project.repo, project.config);
-  if (text === null) return () => null;
+  if (text === null) return none;
   const ledger = parseLedger(text, project.config.freeze.ledger, project.config, now);
   const rows = new Map(ledger.rows.filter((r) => !isExpired(r, now)).map((r) => [r.sig, r]));
-  return (sig) => {
-    const row = rows.get(sig);
-    return row ? { line: row.line, expires: formatUtc(row.expires), source: ledger.source } : null;
+  return {
+    version: ledger.version,
+    frozenBy: (sig) => {
+      const row = rows.get(sig);
+      return row ? { line: row.line, expires: formatUtc(row.expires), source: ledger.source } : null;
+    },
   };
 }
 
@@ -209,13 +226,14 @@ async function runReplay(args: string[]): Promise<number> {
       started,
       ci,
       env: vars,
+      ci_vars: ciVars(),
       runs: records,
     };
     writeResults(values.out, results);
   }
   return classified(
     common,
-    { seed, env, ttlMs, ci, vars, project: { repo, config }, pin: Boolean(values.pin) },
+    { seed, env, ttlMs, ci, vars, project: { repo, config }, pin: Boolean(values.pin), out: values.out ?? null },
     records.map((record) => ({ record })),
   );
 }
@@ -233,7 +251,7 @@ async function runMerge(args: string[]): Promise<number> {
   });
   return classified(
     common,
-    { seed: merged.seed, env: merged.envClass, ttlMs, ci: merged.ci, project, pin: false },
+    { seed: merged.seed, env: merged.envClass, ttlMs, ci: merged.ci, project, pin: false, out: null },
     merged.runs,
   );
 }

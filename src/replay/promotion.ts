@@ -17,6 +17,10 @@ export interface PromotionContext {
   /** How long a proposed row lives. */
   ttlMs: number;
   now: Date;
+  /** The working tree ledger's version (1 when there is none): version 3 takes rows only from a results file. */
+  ledgerVersion: number;
+  /** The results file this replay wrote (--out): the evidence a bound row is added from. */
+  out: string | null;
 }
 
 /** The ledger's timestamp shape: ISO 8601 to the second, UTC. */
@@ -56,8 +60,42 @@ function freezeAddLine(row: Omit<FreezeCandidate, 'command'>, ttl: string): stri
   ].join(' ');
 }
 
+/**
+ * The line for a row bound to its results file: everything but the owner and
+ * the cause comes from the file, and the human sets both in the shell.
+ */
+function boundLine(sig: string, out: string, ttl: string): string {
+  const q = shellQuote;
+  return [
+    'patchwarden freeze add',
+    `--from-replay=${q(out)}`,
+    `--sig=${q(sig)}`,
+    '--reason="${REASON:?set REASON to what makes it fail}"',
+    '--owner="${OWNER:?set OWNER to who answers for this flake}"',
+    `--ttl=${q(ttl)}`,
+  ].join(' ');
+}
+
 function candidate(s: KeyStats, ctx: PromotionContext): FreezeCandidate {
   const sig = s.sigs[0].sig;
+  // A flake without input, or any flake under a version 3 ledger, is frozen only from the file that shows it.
+  const bound = !s.fixture || ctx.ledgerVersion >= 3;
+  if (bound && ctx.out) {
+    const row: Omit<FreezeCandidate, 'command'> = {
+      sig,
+      reason: `flicker: ${s.fails} of ${s.runs} runs failed under seed ${ctx.seed} on ${ctx.envClass} runners${s.fixture ? '' : ', with no input'}`,
+      owner: null,
+      expires: stamp(new Date(ctx.now.getTime() + ctx.ttlMs)),
+      issued: stamp(ctx.now),
+      last_name: s.name,
+      fixture: s.fixture ?? 'none',
+      seed: ledgerSeed(ctx.seed),
+      env_class: ctx.envClass,
+      ...(ctx.ci && { ci: ctx.ci.provider, run: ctx.ci.run }),
+      evidence: ctx.out,
+    };
+    return { ...row, command: boundLine(sig, ctx.out, ttlText(ctx.ttlMs)) };
+  }
   const row: Omit<FreezeCandidate, 'command'> = {
     sig,
     reason: `flicker: ${s.fails} of ${s.runs} runs failed under seed ${ctx.seed} on ${ctx.envClass} runners (TODO: the cause)`,
@@ -154,10 +192,15 @@ export function promote(s: KeyStats, ctx: PromotionContext): CaseVerdict {
       note: `${flicker} on remote runners: already frozen by line ${frozen.line} of ${frozen.source} until ${frozen.expires}; to renew it, its owner runs patchwarden freeze extend --sig ${s.sigs[0].sig} --ttl ${ttlText(ctx.ttlMs)}`,
       freeze_candidate: null,
     };
+  const row = candidate(s, ctx);
+  const unbound =
+    !row.evidence && (ctx.ledgerVersion >= 3 || (!s.fixture && ctx.ledgerVersion === 2))
+      ? `; replay it again with --out FILE: ${s.fixture ? 'a version 3 ledger takes' : 'a flake without input is frozen only from'} the freeze add --from-replay line replay then prints`
+      : '';
   return {
     ...base,
     action: 'freeze_candidate',
-    note: `${flicker} on remote runners: a freeze candidate for a human to review`,
-    freeze_candidate: candidate(s, ctx),
+    note: `${flicker} on remote runners: a freeze candidate for a human to review${unbound}`,
+    freeze_candidate: row,
   };
 }

@@ -60,6 +60,8 @@ export interface Results {
   ci?: CiRun | null;
   /** The pinned variables every run got (runner/env.ts). */
   env?: Record<string, string>;
+  /** The CI variables the run saw (ci.ts), token-free. */
+  ci_vars?: Record<string, string>;
   runs: RunRecord[];
 }
 
@@ -83,12 +85,15 @@ export interface FreezeCandidate {
   expires: string;
   issued: string;
   last_name: string;
+  /** The input's fixture id; `none` on a row bound to a flicker without input. */
   fixture?: string;
   seed: number | string;
   env_class: EnvClass;
   /** Where the replay ran, when it ran in CI. */
   ci?: string;
   run?: string;
+  /** The results file the row is added from (freeze add --from-replay), when replay wrote one (--out). */
+  evidence?: string;
   /** The exact `patchwarden freeze add` line that writes the row. */
   command: string;
 }

@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, PROJECT, tempRepo, type TempRepo } from '../helpers/repo.js';
+import { cleanup, PROJECT, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
 
 const NOW = { PATCHWARDEN_NOW: '2026-12-02T00:00:00Z' };
 const LEDGER = 'freeze/signatures.yaml';
@@ -68,8 +68,8 @@ test('freeze check: files that cannot be judged exit 2 naming file and line', ()
   const cases: [string, string, RegExp][] = [
     [
       LEDGER,
-      'version: 3\nrecords: []\n',
-      /^patchwarden: freeze\/signatures\.yaml:1: unknown version "3"; this patchwarden reads versions 1 and 2$/m,
+      'version: 4\nrecords: []\n',
+      /^patchwarden: freeze\/signatures\.yaml:1: unknown version "4"; this patchwarden reads versions 1, 2 and 3$/m,
     ],
     [LEDGER, 'records: []\n', /freeze\/signatures\.yaml:1: missing `version: 2` \(or 1\)/],
     [LEDGER, 'version: 1\nrecords:\n  - sig: "open\n', /freeze\/signatures\.yaml:\d+: not valid YAML/],
@@ -120,8 +120,20 @@ test('a ledger with broken rows stops list, add and prune with exit 2', () => {
   }
 });
 
-test('freeze add creates the ledger, writes issued and expires, and keeps comments', () => {
+test('freeze add needs a ledger freeze init made; it writes issued and expires, and keeps comments', () => {
   const repo = tempRepo();
+  const add = ['freeze', 'add', '--sig', SIG, '--reason', 'clock skew', '--owner', 'qa', '--ttl', '3d'];
+  // No ledger: exit 2 with the command that makes one, run here as printed.
+  const none = repo.pw(add, { env: NOW });
+  assert.is(none.code, 2);
+  const made =
+    /create it first \(version 2, as init writes\), then run freeze add again: (patchwarden freeze init)$/m.exec(
+      none.stderr,
+    );
+  assert.ok(made, none.stderr);
+  assert.not.ok(existsSync(path.join(repo.dir, LEDGER)), 'nothing written');
+  const init = sh('sh', ['-c', `${made[1]} --version 1`], { cwd: repo.dir, env: repo.env });
+  assert.is(init.code, 0, init.stderr);
   let r = repo.json(
     [
       'freeze',
@@ -146,7 +158,6 @@ test('freeze add creates the ledger, writes issued and expires, and keeps commen
     { env: NOW },
   );
   assert.is(r.code, 0, JSON.stringify(r.out));
-  assert.is(r.out.created, true);
   assert.equal(r.out.record, {
     sig: SIG,
     reason: 'clock skew',
@@ -169,7 +180,6 @@ test('freeze add creates the ledger, writes issued and expires, and keeps commen
     { env: NOW },
   );
   assert.is(r.code, 0);
-  assert.is(r.out.created, false);
   text = readFileSync(path.join(repo.dir, LEDGER), 'utf8');
   assert.match(text, /# reviewed by qa on Monday\n {2}- sig: 7c1a9e2b44d0af13/);
   assert.match(text, /# Freeze ledger/);
@@ -252,6 +262,7 @@ test('freeze list marks expired rows; prune --expired drops them and keeps comme
 test('a .json ledger works the same way', () => {
   const repo = tempRepo();
   repo.write('.patchwarden.yml', 'version: 1\nfreeze:\n  ledger: freeze/signatures.json\n');
+  assert.is(repo.pw(['freeze', 'init', '--version', '1']).code, 0);
   assert.is(
     repo.pw(['freeze', 'add', '--sig', SIG, '--reason', 'r', '--owner', 'o', '--ttl', '1d'], { env: NOW }).code,
     0,
@@ -270,6 +281,8 @@ test('a .json ledger works the same way', () => {
 test('freeze add refuses an agent identity and writes nothing', () => {
   const repo = tempRepo();
   repo.write('.patchwarden.yml', 'version: 1\nowners:\n  agents: ["*[bot]@*"]\n');
+  assert.is(repo.pw(['freeze', 'init', '--version', '1']).code, 0);
+  const before = readFileSync(path.join(repo.dir, LEDGER), 'utf8');
   const args = ['freeze', 'add', '--sig', SIG, '--reason', 'r', '--owner', 'qa', '--ttl', '3d'];
   const bot = repo.json(args, { env: { GIT_AUTHOR_EMAIL: 'coder[bot]@agents.example.com' } });
   assert.is(bot.code, 1);
@@ -277,7 +290,7 @@ test('freeze add refuses an agent identity and writes nothing', () => {
     bot.out.violations[0].message,
     /the git identity coder\[bot\]@agents\.example\.com matches owners\.agents/,
   );
-  assert.not.ok(existsSync(path.join(repo.dir, LEDGER)), 'nothing written');
+  assert.is(readFileSync(path.join(repo.dir, LEDGER), 'utf8'), before, 'nothing written');
   assert.is(repo.json(args).code, 0, 'a human identity may');
 });
 

@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { defaults } from '../../src/config/schema.js';
-import { addRow, dropRows } from '../../src/freeze/edit.js';
+import { addRow, dropRows, newLedger } from '../../src/freeze/edit.js';
 import { parseLedger } from '../../src/freeze/ledger.js';
 
 const NOW = new Date('2026-12-02T00:00:00Z');
@@ -48,8 +48,8 @@ const comments = (text: string) =>
     .filter((l) => l.trim().startsWith('#'))
     .map((l) => l.trim());
 
-test('a new ledger starts at version 1 with the row', () => {
-  const text = addRow(null, false, fields('00000000000000aa'));
+test('a new ledger has the version it is made with, and takes the row', () => {
+  const text = addRow(newLedger(1), false, fields('00000000000000aa'));
   assert.match(text, /^# Freeze ledger/);
   const l = parse(text);
   assert.equal(l.problems, []);
@@ -129,7 +129,7 @@ test('a .json ledger stays JSON of the same shape', () => {
     dropped.records.map((r: { sig: string }) => r.sig),
     ['00000000000000aa'],
   );
-  assert.is(JSON.parse(addRow(null, true, fields('00000000000000aa'))).version, 1);
+  assert.is(JSON.parse(addRow(newLedger(1, true), true, fields('00000000000000aa'))).version, 1);
 });
 
 test.run();

@@ -186,10 +186,10 @@ test('every broken row is reported, each by its own line', () => {
 });
 
 test('unknown or missing version, unknown top-level keys, records not a list: cannot judge', () => {
-  let e = cannot('version: 3\nrecords: []\n');
+  let e = cannot('version: 4\nrecords: []\n');
   assert.match(
     e.describe(),
-    /^freeze\/signatures\.yaml:1: unknown version "3"; this patchwarden reads versions 1 and 2$/,
+    /^freeze\/signatures\.yaml:1: unknown version "4"; this patchwarden reads versions 1, 2 and 3$/,
   );
   e = cannot('records: []\n');
   assert.match(e.describe(), /missing `version: 2` \(or 1\)/);

@@ -85,6 +85,7 @@ test("node's tap reporter and its junit reporter, one run: the same cases and th
   );
   // freeze apply reads TAP too, and a row written from the JUnit signature freezes the TAP failure.
   const sig = fromTap.find((f: unknown[]) => f[0] === 'too many')[1];
+  assert.is(repo.pw(['freeze', 'init', '--version', '1']).code, 0);
   assert.is(repo.pw(['freeze', 'add', '--sig', sig, '--reason', 'r', '--owner', 'qa', '--ttl', '1d']).code, 0);
   const applied = repo.json(['freeze', 'apply', 'r.tap']);
   assert.equal(applied.out.failures.find((f: { name: string }) => f.name === 'too many').action, 'frozen');

@@ -169,6 +169,7 @@ for (const lang of ['py', 'js'] as Lang[]) {
       const sig = sigs.failures.find((c: any) => String(c.name).includes(TOTAL))?.sig;
       assert.ok(sig, JSON.stringify(sigs));
       work.git(['switch', '-q', '-c', 'freeze', 'origin/main']);
+      ok(work.pw(['freeze', 'init', '--version', '1']));
       ok(work.pw(['freeze', 'add', '--sig', sig, '--reason', 'known', '--owner', 'Dana Owner', '--ttl', '3d']));
       work.git(['add', '-A']);
       work.git(['commit', '-q', '--no-verify', '-m', 'freeze the total failure']);

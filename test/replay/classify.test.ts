@@ -48,6 +48,8 @@ const ctx = (envClass: 'local' | 'remote', seed = '20260917'): PromotionContext 
   now: new Date('2026-12-02T10:00:00.123Z'),
   ci: null,
   frozenBy: () => null,
+  ledgerVersion: 1,
+  out: null,
 });
 const only = (runs: RunRecord[]) => {
   const all = classify(runs);
