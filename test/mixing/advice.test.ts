@@ -78,7 +78,7 @@ test("on a repository's first commit (no HEAD): the advice works, free paths go 
   const log = origin.git(['log', '--format=%H', 'main']).stdout.trim().split('\n');
   assert.is(log.length, 2);
   assert.is(origin.git(['show', '--format=', '--name-only', log[0]]).stdout.trim(), 'README.md\nsrc/app.py');
-  assert.match(readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'), /version: 1/);
+  assert.match(readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'), /version: 2/);
 });
 
 test('a push whose range mixes across commits: the printed pushes, oracle first, both go through', () => {
