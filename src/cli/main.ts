@@ -42,7 +42,10 @@ const commands: Record<string, Entry> = {
     load: () => import('../hooks/pre-receive.js'),
   },
   signatures: { summary: 'failure signatures of JUnit reports', load: () => import('../signature/command.js') },
-  freeze: { summary: 'the freeze ledger: check, list, add, prune, apply', load: () => import('../freeze/command.js') },
+  freeze: {
+    summary: 'the freeze ledger: init, check, list, add, extend, prune, migrate, apply',
+    load: () => import('../freeze/command.js'),
+  },
   fixtures: {
     summary: 'the fixture lock: lock, verify, add',
     load: () => import('../fixtures/command.js'),
