@@ -38,7 +38,8 @@ const run =
   (dir, args) => {
     const r = sh(cmd, [...pre, ...args], {
       cwd: dir,
-      env: { ...process.env, PATH, YARN_ENABLE_GLOBAL_CACHE: 'false' },
+      // As a developer runs it: in CI yarn berry's default forbids writing the lock.
+      env: { ...process.env, PATH, YARN_ENABLE_GLOBAL_CACHE: 'false', YARN_ENABLE_IMMUTABLE_INSTALLS: 'false' },
     });
     assert.is(r.code, 0, `${cmd} ${args.join(' ')}\n${r.stdout}${r.stderr}`);
   };

@@ -72,7 +72,9 @@ function workspace(): TempRepo {
   return repo;
 }
 
+/** pnpm as a developer runs it: a plain install may write the lock (in CI pnpm's default is --frozen-lockfile). */
 function pnpm(repo: TempRepo, args: string[]): void {
+  if (args.length === 1 && args[0] === 'install') args = ['install', '--no-frozen-lockfile'];
   const r = sh('pnpm', args, { cwd: repo.dir, env: repo.env });
   assert.is(r.code, 0, `pnpm ${args.join(' ')}\n${r.stdout}${r.stderr}`);
 }
