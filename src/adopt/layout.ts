@@ -5,6 +5,7 @@
 // Each answer is a list of globs for the `src` zone; tests stay outside it.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readToml, stringsOf, tableAt, type TomlTable } from '../common/toml.js';
 import { expandPattern, isDir, workspacePatterns } from '../properties/workspaces.js';
 
 /** Folders that usually hold production code, tried when the metadata names none. */
@@ -32,7 +33,7 @@ const NOT_PACKAGES = new Set([
 /** A Go module's production code: `!(spec|…)` alone would also leave out `specs/` and `freezer/`. */
 export const GO_SOURCES = ['@(!(*_test)).go', '{!(spec|fixtures|freeze),spec?*,fixtures?*,freeze?*}/**/!(*_test).go'];
 
-const read = (root: string, file: string): string | null => {
+const readText = (root: string, file: string): string | null => {
   try {
     return readFileSync(path.join(root, file), 'utf8');
   } catch {
@@ -40,71 +41,36 @@ const read = (root: string, file: string): string | null => {
   }
 };
 
-/**
- * The `key = value` lines of one TOML table (`[name]`), values as written; a
- * value that spans lines (an array) is joined up to its closing bracket.
- * Enough for the packaging keys read here; not a TOML parser.
- */
-export function tomlTable(text: string, name: string): Map<string, string> {
-  const out = new Map<string, string>();
-  let inside = false;
-  let key: string | null = null;
-  let value = '';
-  for (const raw of text.split('\n')) {
-    const line = raw.replace(/\s+#.*$/, '').trim();
-    if (key !== null) {
-      value += ' ' + line;
-      if (depth(value) <= 0) {
-        out.set(key, value);
-        key = null;
-      }
-      continue;
-    }
-    const header = /^\[\s*([^\]]+?)\s*\]$/.exec(line);
-    if (header) {
-      inside = header[1] === name;
-      continue;
-    }
-    if (!inside) continue;
-    const kv = /^([A-Za-z0-9_."-]+)\s*=\s*(.*)$/.exec(line);
-    if (!kv) continue;
-    const k = kv[1].replace(/"/g, '');
-    if (depth(kv[2]) > 0) {
-      key = k;
-      value = kv[2];
-    } else out.set(k, kv[2]);
-  }
-  return out;
-}
-
-const depth = (s: string) => (s.match(/[[{]/g)?.length ?? 0) - (s.match(/[\]}]/g)?.length ?? 0);
-/** The quoted strings of a TOML value (`["a", "b"]`, `"a"`). */
-const strings = (v: string | undefined) => [...(v ?? '').matchAll(/"([^"]*)"|'([^']*)'/g)].map((m) => m[1] ?? m[2]);
+/** A TOML file of the project as a table; one that is missing or does not parse names nothing (the usual folders are tried instead). */
+const readTable = (root: string, file: string): TomlTable => {
+  const read = readToml(readText(root, file) ?? '');
+  return 'table' in read ? read.table : {};
+};
 
 /** A dotted Python package name as a folder under `base`. */
 const pyFolder = (base: string, name: string) => path.posix.join(base, name.split('.')[0]);
 
 function pythonPackages(root: string): string[] {
-  const pyproject = read(root, 'pyproject.toml') ?? '';
+  const pyproject = readTable(root, 'pyproject.toml');
   const found: string[] = [];
   // setuptools: packages = [...], or packages.find where = [...]
-  const setuptools = tomlTable(pyproject, 'tool.setuptools');
-  const where = strings(tomlTable(pyproject, 'tool.setuptools.packages.find').get('where'));
-  const base = where[0] ?? strings(setuptools.get('package-dir'))[0] ?? '';
-  found.push(...strings(setuptools.get('packages')).map((p) => pyFolder(base, p)));
+  const setuptools = tableAt(pyproject, 'tool.setuptools');
+  const where = stringsOf(tableAt(pyproject, 'tool.setuptools.packages.find').where);
+  const packageDir = tableAt(pyproject, 'tool.setuptools.package-dir');
+  const base = where[0] ?? stringsOf(packageDir[''])[0] ?? '';
+  found.push(...stringsOf(setuptools.packages).map((p) => pyFolder(base, p)));
   if (where.length && !found.length) found.push(...where.flatMap((w) => packageFolders(root, w)));
   // flit: [tool.flit.module] name = "x"
-  const flit = strings(tomlTable(pyproject, 'tool.flit.module').get('name'))[0];
+  const flit = stringsOf(tableAt(pyproject, 'tool.flit.module').name)[0];
   if (flit) found.push(...located(root, flit));
   // poetry: packages = [{ include = "x", from = "src" }]
-  const poetry = tomlTable(pyproject, 'tool.poetry');
-  for (const m of (poetry.get('packages') ?? '').matchAll(/\{([^}]*)\}/g)) {
-    const include = /include\s*=\s*["']([^"']+)["']/.exec(m[1])?.[1];
-    const from = /from\s*=\s*["']([^"']+)["']/.exec(m[1])?.[1] ?? '';
-    if (include) found.push(pyFolder(from, include));
+  const poetry = tableAt(pyproject, 'tool.poetry');
+  for (const p of Array.isArray(poetry.packages) ? (poetry.packages as TomlTable[]) : []) {
+    const include = stringsOf(p?.include)[0];
+    if (include) found.push(pyFolder(stringsOf(p?.from)[0] ?? '', include));
   }
   // setup.cfg: [options] packages = a, b (or find:) with package_dir = =src
-  const cfg = read(root, 'setup.cfg') ?? '';
+  const cfg = readText(root, 'setup.cfg') ?? '';
   const options = /^\[options\]\s*$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(cfg)?.[1] ?? '';
   const cfgDir = /^package_dir\s*=\s*(?:\n\s+)?=\s*(\S+)/m.exec(options)?.[1] ?? '';
   const cfgPackages = /^packages\s*=\s*((?:.*)(?:\n[ \t]+.*)*)/m.exec(options)?.[1] ?? '';
@@ -117,7 +83,7 @@ function pythonPackages(root: string): string[] {
         .map((p) => pyFolder(cfgDir, p)),
     );
   // [project] name, when a folder of that name (or src/name) holds the code.
-  const name = strings(tomlTable(pyproject, 'project').get('name'))[0] ?? strings(poetry.get('name'))[0];
+  const name = stringsOf(tableAt(pyproject, 'project').name)[0] ?? stringsOf(poetry.name)[0];
   if (!found.length && name) found.push(...located(root, name.replace(/-/g, '_')));
   // Else any top-level package folder (an __init__.py), flat or under src/.
   if (!found.length) found.push(...packageFolders(root, ''), ...packageFolders(root, 'src').map(() => 'src'));
@@ -153,9 +119,8 @@ function jsWorkspaces(root: string): string[] {
 
 /** Cargo: `[workspace] members = [...]`, each member's src/; a single crate's src/. */
 function cargoCrates(root: string): string[] {
-  const cargo = read(root, 'Cargo.toml');
-  if (cargo === null) return [];
-  const members = strings(tomlTable(cargo, 'workspace').get('members'));
+  if (!existsSync(path.join(root, 'Cargo.toml'))) return [];
+  const members = stringsOf(tableAt(readTable(root, 'Cargo.toml'), 'workspace').members);
   if (members.length) return workspaceGlobs(root, members);
   return isDir(path.join(root, 'src')) ? ['src'] : [];
 }

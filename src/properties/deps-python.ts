@@ -7,14 +7,15 @@ import path from 'node:path';
 import { shellQuote } from '../common/text.js';
 import { listTree, readFileAt } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
-import { lockBlocks, type Mismatch, shown } from './mismatch.js';
+import { lockPackages } from '../common/toml.js';
+import { type Mismatch, shown } from './mismatch.js';
 
 /** name -> versions pinned by the base's Python lock files in `prefix` (a folder and its slash, or ''), and those files' names. */
 async function pythonPins(
   repo: Repo,
   base: string,
   prefix: string,
-): Promise<{ pins: Map<string, Set<string>>; files: string[] }> {
+): Promise<{ pins: Map<string, Set<string>>; files: string[]; unreadable: string[] }> {
   const files = (await listTree(repo, base, prefix || undefined))
     .map((e) => e.path.slice(prefix.length))
     .filter((p) => /^(uv\.lock|poetry\.lock|requirements[^/]*\.txt)$/.test(p));
@@ -24,14 +25,13 @@ async function pythonPins(
     if (!pins.has(key)) pins.set(key, new Set());
     pins.get(key)!.add(version);
   };
+  const unreadable: string[] = [];
   for (const f of files) {
     const text = (await readFileAt(repo, base, prefix + f))!.toString('utf8');
     if (f.endsWith('.lock')) {
-      for (const block of lockBlocks(text)) {
-        const name = /^name\s*=\s*"([^"]+)"/m.exec(block)?.[1];
-        const version = /^version\s*=\s*"([^"]+)"/m.exec(block)?.[1];
-        if (name && version) pin(name, version);
-      }
+      const packages = lockPackages(text);
+      if ('error' in packages) unreadable.push(`${prefix}${f} (${packages.error})`);
+      else for (const p of packages) pin(p.name, p.version);
     } else {
       for (const line of text.split('\n')) {
         const m = /^\s*([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*===?\s*([^\s;\\#]+)/.exec(line);
@@ -39,7 +39,7 @@ async function pythonPins(
       }
     }
   }
-  return { pins, files };
+  return { pins, files, unreadable };
 }
 
 /** The command that installs the environment (`venv`, in its folder) from the base's lock files there. */
@@ -57,7 +57,7 @@ export async function venvProblems(repo: Repo, base: string, entry: string, dir:
   let found = await pythonPins(repo, base, where === '.' ? '' : `${where}/`);
   const top = !found.files.length && where !== '.';
   if (top) found = await pythonPins(repo, base, '');
-  const { pins, files } = found;
+  const { pins, files, unreadable } = found;
   if (!files.length)
     return [
       {
@@ -65,6 +65,8 @@ export async function venvProblems(repo: Repo, base: string, entry: string, dir:
         install: null,
       },
     ];
+  if (unreadable.length)
+    return [{ problem: `${entry}: the base's ${unreadable.join(', ')} is not valid TOML`, install: null }];
   const differ: string[] = [];
   for (const meta of distributions(dir)) {
     const text = readFileSync(meta, 'utf8');

@@ -4,7 +4,8 @@
 // .cargo-checksum.json package digest as Cargo.lock records them).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type BaseFile, lockBlocks, type Mismatch, shown } from './mismatch.js';
+import { lockPackages, readToml, tableAt } from '../common/toml.js';
+import { type BaseFile, type Mismatch, shown } from './mismatch.js';
 
 type Vendor = 'go' | 'cargo';
 
@@ -31,6 +32,8 @@ export async function vendorProblems(
   if (lock === null)
     return [{ problem: `${entry}: the base has no ${lockName} beside it to check it against`, install: null }];
   const differ = kind === 'go' ? goDiffer(dir, lock) : cargoDiffer(dir, lock);
+  if ('error' in differ)
+    return [{ problem: `${entry}: the base's ${lockName} is not valid TOML (${differ.error})`, install: null }];
   return differ.length
     ? [{ problem: `${entry} holds modules the base's ${lockName} does not: ${shown(differ)}`, install }]
     : [];
@@ -58,21 +61,19 @@ function goDiffer(dir: string, goSum: string): string[] {
 }
 
 /** Each vendored crate is a package of Cargo.lock at its version and checksum. */
-function cargoDiffer(dir: string, cargoLock: string): string[] {
-  const locked = new Set<string>();
-  for (const block of lockBlocks(cargoLock)) {
-    const field = (k: string) => new RegExp(`^${k}\\s*=\\s*"([^"]+)"`, 'm').exec(block)?.[1];
-    locked.add(`${field('name')} ${field('version')} ${field('checksum') ?? ''}`);
-  }
+function cargoDiffer(dir: string, cargoLock: string): string[] | { error: string } {
+  const packages = lockPackages(cargoLock);
+  if ('error' in packages) return packages;
+  const locked = new Set(packages.map((p) => `${p.name} ${p.version} ${p.checksum ?? ''}`));
   const differ: string[] = [];
   for (const d of readdirSync(dir)) {
     const sums = path.join(dir, d, '.cargo-checksum.json');
     const manifest = path.join(dir, d, 'Cargo.toml');
     if (!existsSync(sums) || !existsSync(manifest)) continue;
-    const toml = readFileSync(manifest, 'utf8');
-    const pkg = /^\[package\]([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(toml)?.[1] ?? '';
-    const name = /^name\s*=\s*"([^"]+)"/m.exec(pkg)?.[1];
-    const version = /^version\s*=\s*"([^"]+)"/m.exec(pkg)?.[1];
+    const read = readToml(readFileSync(manifest, 'utf8'));
+    const pkg = 'table' in read ? tableAt(read.table, 'package') : {};
+    const name = typeof pkg.name === 'string' ? pkg.name : undefined;
+    const version = typeof pkg.version === 'string' ? pkg.version : undefined;
     const checksum = (JSON.parse(readFileSync(sums, 'utf8')).package as string | null) ?? '';
     if (!locked.has(`${name} ${version} ${checksum}`)) differ.push(`${name ?? d} ${version ?? '?'}`);
   }

@@ -1,6 +1,5 @@
 // What the dependency checks of deps.ts share: one linked entry's mismatch
-// with the base's lock files, how a file of the base beside it is read, and
-// the tables of a TOML lock.
+// with the base's lock files, and how a file of the base beside it is read.
 
 /** What one linked entry lacks, and the command that installs it from the base's locks. */
 export interface Mismatch {
@@ -17,9 +16,4 @@ export type BaseFile = (name: string) => Promise<string | null>;
 /** The first few items of a list, and how many there are in all. */
 export function shown(items: string[]): string {
   return items.slice(0, 8).join(', ') + (items.length > 8 ? `, … (${items.length} in all)` : '');
-}
-
-/** The `[[package]]` tables of a TOML lock (uv.lock, poetry.lock, Cargo.lock). */
-export function lockBlocks(text: string): string[] {
-  return text.split(/^\[\[package\]\]\s*$/m).slice(1);
 }

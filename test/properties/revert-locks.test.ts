@@ -146,4 +146,15 @@ for (const [lock, text, install] of [
   });
 }
 
+test("a base's uv.lock that is not valid TOML refuses the environment and names the file", () => {
+  const { repo } = project(baseFiles('.venv', { 'uv.lock': '[[package]]\nname = "evil\n' }), {
+    'src/bill.mjs': FIXED_JS,
+  });
+  repo.write('.venv/pyvenv.cfg', 'home = /usr/bin\n');
+  const r = check(repo);
+  assert.is(r.code, 1, r.stderr);
+  assert.match(r.out.reason, "the base's uv.lock (");
+  assert.match(r.out.reason, 'is not valid TOML');
+});
+
 test.run();
