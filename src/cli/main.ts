@@ -118,6 +118,11 @@ function report(err: unknown): number {
   return 2;
 }
 
+// A reader that stops early (`| head`) closes stdout: the rest of the output
+// is dropped and the command still ends with its verdict's exit code.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code !== 'EPIPE') throw e;
+});
 // The gate's seed key goes before anything starts a child, so none inherits it.
 takeSeedKey();
 // Git may hand a hook a relative index path; pin it before any cwd change.

@@ -78,228 +78,256 @@ export function parseTap(bytes: Buffer, file: string, failingOnly = false): Repo
  * counted against its plan and nothing more.
  */
 export function tapReader(file: string, failingOnly = false): TapReader {
-  const cases: TestCase[] = [];
+  return new TapStream(file, failingOnly);
+}
+
+/** The reader's state between lines; its methods are the kinds of line. */
+class TapStream implements TapReader {
+  private readonly file: string;
+  private readonly failingOnly: boolean;
+  private readonly cases: TestCase[] = [];
   // The names announced by `# Subtest:` at each indent: a test's parents.
   // Most are never asked for (a test at indent 0 has none), so a name is
   // decoded only when a test below it is kept; until then `spans` holds where
   // it lies in `spanBytes` (start and end per level, start -1 once decoded),
   // the chunk being read, before which is let go every name is decoded.
-  const announced: string[] = [];
-  const spans: number[] = [];
-  let spanBytes: Buffer | null = null;
-  const decodeNames = () => {
+  private readonly announced: string[] = [];
+  private readonly spans: number[] = [];
+  private spanBytes: Buffer | null = null;
+  private readonly plans = new Map<number, number>();
+  private readonly counted = new Map<number, number>();
+  // The test line read last, until the next one (or the end) makes it a case.
+  private open = false;
+  private ok = false;
+  private name = '';
+  private directive: 'skip' | 'todo' | null = null;
+  private suites: string[] = [];
+  private suite = false;
+  private failing: Failing | null = null;
+  // The line after a test line may open its YAML block (`---`, two spaces in).
+  private blockNext = false;
+  private inYaml = false;
+  private yamlIndent = 0;
+  private blockKey: string | null = null;
+  private blockIndent = -1;
+  private blockFirst = false;
+  private lineNo = 0;
+  private bom = true;
+  private done = false;
+
+  constructor(file: string, failingOnly: boolean) {
+    this.file = file;
+    this.failingOnly = failingOnly;
+  }
+
+  lines(bytes: Buffer, start: number, end: number): boolean {
+    for (let pos = start; pos < end && !this.done; ) {
+      const lf = bytes.indexOf(LF, pos);
+      this.line(bytes, pos, lf);
+      pos = lf + 1;
+    }
+    this.decodeNames();
+    return !this.done;
+  }
+
+  finish(bytes: Buffer, start: number, end: number): Report {
+    const file = this.file;
+    if (!this.done) this.line(bytes, start, end);
+    if (this.done) return { file, cases: this.cases };
+    this.flush();
+    if (this.inYaml)
+      throw new CannotJudge('a diagnostic block (---) is never closed (...): the stream was cut off', { file });
+    for (const k of this.counted.keys()) checkPlan(this.plans, this.counted, k, file, this.lineNo);
+    if (!this.plans.has(0) && this.counted.size)
+      throw new CannotJudge('the TAP stream has no plan (1..N): it may have been cut off, so it is not read', {
+        file,
+      });
+    return { file, cases: this.cases };
+  }
+
+  private decodeNames() {
+    const { announced, spans } = this;
     for (let l = 0; l < announced.length; l++)
       if (spans[2 * l] >= 0) {
-        announced[l] = spanBytes!.toString('utf8', spans[2 * l], spans[2 * l + 1]).trim();
+        announced[l] = this.spanBytes!.toString('utf8', spans[2 * l], spans[2 * l + 1]).trim();
         spans[2 * l] = -1;
       }
-  };
-  const plans = new Map<number, number>();
-  const counted = new Map<number, number>();
-  // The test line read last, until the next one (or the end) makes it a case.
-  let open = false;
-  let ok = false;
-  let name = '';
-  let directive: 'skip' | 'todo' | null = null;
-  let suites: string[] = [];
-  let suite = false;
-  let failing: Failing | null = null;
-  // The line after a test line may open its YAML block (`---`, two spaces in).
-  let blockNext = false;
-  let inYaml = false;
-  let yamlIndent = 0;
-  let blockKey: string | null = null;
-  let blockIndent = -1;
-  let blockFirst = false;
-  let lineNo = 0;
-  let bom = true;
-  let done = false;
+  }
 
-  const flush = () => {
-    if (open) {
-      const c = toCase(ok, name, directive, suites, suite, failing);
-      if (c && (!failingOnly || c.status === 'failed')) cases.push(c);
+  private flush() {
+    if (this.open) {
+      const c = toCase(this.ok, this.name, this.directive, this.suites, this.suite, this.failing);
+      if (c && (!this.failingOnly || c.status === 'failed')) this.cases.push(c);
     }
-    open = false;
-    failing = null;
-  };
+    this.open = false;
+    this.failing = null;
+  }
 
   // A test line: the one before it made a case, this one counted against its plan.
-  const test = (indent: number, passed: boolean) => {
-    flush();
+  private test(indent: number, passed: boolean) {
+    this.flush();
+    const { counted, plans } = this;
     counted.set(indent, (counted.get(indent) ?? 0) + 1);
     // Deeper subtests end here, their plans checked (none where this indent is the only one counted).
     if (counted.size > 1)
       for (const k of counted.keys())
         if (k > indent) {
-          checkPlan(plans, counted, k, file, lineNo);
+          checkPlan(plans, counted, k, this.file, this.lineNo);
           counted.delete(k);
           plans.delete(k);
         }
-    ok = passed;
-    open = !ok || !failingOnly;
-    blockNext = true;
-  };
+    this.ok = passed;
+    this.open = !passed || !this.failingOnly;
+    this.blockNext = true;
+  }
 
   // A line of a failing test's block, decoded and read as `key: value`.
-  const blockLine = (f: Failing, bytes: Buffer, pos: number, first: number, lineEnd: number, indent: number) => {
+  private blockLine(f: Failing, bytes: Buffer, pos: number, first: number, lineEnd: number, indent: number) {
     const text = bytes.toString('utf8', pos, lineEnd);
+    const yamlIndent = this.yamlIndent;
     if (indent === yamlIndent && text.trim() === '...') {
-      inYaml = false;
-      blockKey = null;
+      this.inYaml = false;
+      this.blockKey = null;
       return;
     }
     f.yamlText.push(text.slice(Math.min(indent, yamlIndent)));
-    if (blockKey !== null && (first === lineEnd || indent > blockIndent)) {
-      const body = text.slice(blockIndent + 2);
-      f.yaml.set(blockKey, blockFirst ? body : `${f.yaml.get(blockKey)}\n${body}`);
-      blockFirst = false;
+    if (this.blockKey !== null && (first === lineEnd || indent > this.blockIndent)) {
+      const body = text.slice(this.blockIndent + 2);
+      f.yaml.set(this.blockKey, this.blockFirst ? body : `${f.yaml.get(this.blockKey)}\n${body}`);
+      this.blockFirst = false;
       return;
     }
-    blockKey = null;
+    this.blockKey = null;
     const kv = indent === yamlIndent ? /^\s*([\w-]+):(?:\s+(.*))?$/.exec(text) : null;
     if (kv) {
       const value = kv[2] ?? '';
       if (/^[|>][-+]?$/.test(value) || value === '') {
-        blockKey = kv[1];
-        blockIndent = yamlIndent;
-        blockFirst = true;
+        this.blockKey = kv[1];
+        this.blockIndent = yamlIndent;
+        this.blockFirst = true;
         f.yaml.set(kv[1], '');
       } else f.yaml.set(kv[1], scalar(value));
     }
-  };
+  }
 
   // A line that may be TAP, decoded: a bail out, a subtest, a plan, a test line, or a failing test's comment.
-  const tapLine = (bytes: Buffer, pos: number, lineEnd: number, indent: number, c: number) => {
+  private tapLine(bytes: Buffer, pos: number, lineEnd: number, indent: number, c: number) {
     const text = bytes.toString('utf8', pos, lineEnd);
     const bail = c === 0x42 ? BAIL.exec(text) : null;
     if (bail) {
-      flush();
+      this.flush();
       // A stream that bailed out stopped: its unrun tests must not read as passes.
-      cases.push(errorCase('Bail out!', bail[1] || 'the TAP stream bailed out', []));
-      done = true;
+      this.cases.push(errorCase('Bail out!', bail[1] || 'the TAP stream bailed out', []));
+      this.done = true;
       return;
     }
     const sub = c === HASH ? SUBTEST.exec(text) : null;
     if (sub) {
-      flush();
+      this.flush();
       const level = Math.floor(indent / 4);
-      announced.length = level;
-      announced[level] = sub[1].trim();
-      spans[level * 2] = -1;
+      this.announced.length = level;
+      this.announced[level] = sub[1].trim();
+      this.spans[level * 2] = -1;
       return;
     }
     const plan = c === 0x31 ? PLAN.exec(text) : null;
     if (plan) {
-      plans.set(indent, Number(plan[2]));
+      this.plans.set(indent, Number(plan[2]));
       return;
     }
     const t = c === 0x6f || c === 0x6e ? TEST_LINE.exec(text) : null;
     if (t) {
-      test(indent, !t[2]);
-      if (!open) return;
+      this.test(indent, !t[2]);
+      if (!this.open) return;
       const d = description(t[4]);
-      name = d.name;
-      directive = d.directive;
-      if (indent >= 4) decodeNames();
-      suites = indent < 4 ? [] : announced.slice(0, Math.floor(indent / 4)).filter(Boolean);
-      suite = false;
-      failing = ok ? null : { yaml: new Map(), yamlText: [], comments: [] };
+      this.name = d.name;
+      this.directive = d.directive;
+      if (indent >= 4) this.decodeNames();
+      this.suites = indent < 4 ? [] : this.announced.slice(0, Math.floor(indent / 4)).filter(Boolean);
+      this.suite = false;
+      this.failing = this.ok ? null : { yaml: new Map(), yamlText: [], comments: [] };
       return;
     }
     // Comments after a failing test line are its diagnostics (Test::More, bats).
     const comment = /^\s*#\s?(.*)$/.exec(text);
-    if (comment && failing) failing.comments.push(comment[1]);
-  };
+    if (comment && this.failing) this.failing.comments.push(comment[1]);
+  }
 
   // One line, bytes[pos, end) without its line feed. Kept small, the rare
-  // lines read by the functions above: this one runs for every line.
-  const line = (bytes: Buffer, pos: number, end: number) => {
-    lineNo++;
-    if (bom) {
-      bom = false;
+  // lines read by the methods above: this one runs for every line.
+  private line(bytes: Buffer, pos: number, end: number) {
+    this.lineNo++;
+    if (this.bom) {
+      this.bom = false;
       if (end - pos >= 3 && bytes[pos] === 0xef && bytes[pos + 1] === 0xbb && bytes[pos + 2] === 0xbf) pos += 3;
     }
     const lineEnd = end > pos && bytes[end - 1] === CR ? end - 1 : end;
-    if (blockNext) {
-      blockNext = false;
-      let q = pos;
-      while (q < lineEnd && bytes[q] === SPACE) q++;
-      if (lineEnd - q === 3 && at(bytes, q, end, '---')) {
-        inYaml = true;
-        yamlIndent = q - pos;
-        return;
-      }
-    }
+    if (this.blockNext && this.opensBlock(bytes, pos, lineEnd, end)) return;
     let first = pos;
     while (first < end && (bytes[first] === SPACE || bytes[first] === TAB)) first++;
     const indent = first - pos;
-    if (inYaml) {
-      // A passing test's block says nothing but whether it was a suite: passed over undecoded.
-      if (failing) blockLine(failing, bytes, pos, first, lineEnd, indent);
-      else if (indent === yamlIndent && lineEnd - first === 3 && at(bytes, first, end, '...')) inYaml = false;
-      else if (indent === yamlIndent && at(bytes, first, end, "type: 'suite'")) suite = true;
+    if (this.inYaml) {
+      this.yamlLine(bytes, pos, first, lineEnd, end, indent);
       return;
     }
     const c = first < end ? bytes[first] : -1;
     // Only lines that start like TAP are read; a comment only after a failing test.
     if (c === HASH) {
       if (!at(bytes, first, end, '# Subtest:')) {
-        if (failing) tapLine(bytes, pos, lineEnd, indent, c);
+        if (this.failing) this.tapLine(bytes, pos, lineEnd, indent, c);
         return;
       }
-      // The lines every test has are read from their bytes where nothing in them needs decoding
-      // (no CR, no U+2028/U+2029 that would keep the patterns from matching them).
-      if (plain(bytes, first + 10, lineEnd)) {
-        flush();
-        // The names deeper than this one are dropped (the length left as is where it is already right).
-        // A subtest is four spaces in per level; an odd indent counts as the level it reaches.
-        const level = Math.floor(indent / 4);
-        if (announced.length !== level + 1) announced.length = level;
-        announced[level] = '';
-        spans[level * 2] = first + 10;
-        spans[level * 2 + 1] = lineEnd;
-        spanBytes = bytes;
-        return;
-      }
+      if (this.subtestSpan(bytes, first, lineEnd, indent)) return;
     } else if (c === 0x6f /* o */) {
       const passed =
-        failingOnly &&
+        this.failingOnly &&
         bytes[first + 1] === 0x6b /* k */ &&
         !word(bytes[first + 2], first + 2 < lineEnd) &&
         plain(bytes, first + 2, lineEnd);
       if (passed) {
-        test(indent, true);
+        this.test(indent, true);
         return;
       }
     } else if (c !== 0x6e /* n */ && c !== 0x31 /* 1 */ && c !== 0x42 /* B */) return;
-    tapLine(bytes, pos, lineEnd, indent, c);
-  };
+    this.tapLine(bytes, pos, lineEnd, indent, c);
+  }
 
-  return {
-    lines(bytes, start, end) {
-      for (let pos = start; pos < end && !done; ) {
-        const lf = bytes.indexOf(LF, pos);
-        line(bytes, pos, lf);
-        pos = lf + 1;
-      }
-      decodeNames();
-      return !done;
-    },
-    finish(bytes, start, end) {
-      if (!done) line(bytes, start, end);
-      if (done) return { file, cases };
-      flush();
-      if (inYaml)
-        throw new CannotJudge('a diagnostic block (---) is never closed (...): the stream was cut off', { file });
-      for (const k of counted.keys()) checkPlan(plans, counted, k, file, lineNo);
-      if (!plans.has(0) && counted.size)
-        throw new CannotJudge('the TAP stream has no plan (1..N): it may have been cut off, so it is not read', {
-          file,
-        });
-      return { file, cases };
-    },
-  };
+  /** The line after a test line: whether it opens the test's YAML block (`---`). */
+  private opensBlock(bytes: Buffer, pos: number, lineEnd: number, end: number): boolean {
+    this.blockNext = false;
+    let q = pos;
+    while (q < lineEnd && bytes[q] === SPACE) q++;
+    if (lineEnd - q !== 3 || !at(bytes, q, end, '---')) return false;
+    this.inYaml = true;
+    this.yamlIndent = q - pos;
+    return true;
+  }
+
+  /** A line inside a YAML block. A passing test's block says nothing but whether it was a suite: passed over undecoded. */
+  private yamlLine(bytes: Buffer, pos: number, first: number, lineEnd: number, end: number, indent: number) {
+    if (this.failing) this.blockLine(this.failing, bytes, pos, first, lineEnd, indent);
+    else if (indent === this.yamlIndent && lineEnd - first === 3 && at(bytes, first, end, '...')) this.inYaml = false;
+    else if (indent === this.yamlIndent && at(bytes, first, end, "type: 'suite'")) this.suite = true;
+  }
+
+  /**
+   * A `# Subtest:` line read from its bytes where nothing in it needs
+   * decoding (no CR, no U+2028/U+2029 that would keep the patterns from
+   * matching it): its name is kept as a span, decoded only when asked for.
+   */
+  private subtestSpan(bytes: Buffer, first: number, lineEnd: number, indent: number): boolean {
+    if (!plain(bytes, first + 10, lineEnd)) return false;
+    this.flush();
+    // The names deeper than this one are dropped (the length left as is where it is already right).
+    // A subtest is four spaces in per level; an odd indent counts as the level it reaches.
+    const level = Math.floor(indent / 4);
+    if (this.announced.length !== level + 1) this.announced.length = level;
+    this.announced[level] = '';
+    this.spans[level * 2] = first + 10;
+    this.spans[level * 2 + 1] = lineEnd;
+    this.spanBytes = bytes;
+    return true;
+  }
 }
 
 function checkPlan(

@@ -1,7 +1,7 @@
 // The command line itself: --help everywhere (for every command the top-level
 // help lists), usage errors, exit 2 outside a repository, one JSON object even
 // for an error.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -39,6 +39,29 @@ test("every listed command has a row in the README's command table", () => {
       table.some((row) => new RegExp(`\`${name}[\` ]`).test(row.split(' | ')[0])),
       `README.md lists ${name}`,
     );
+});
+
+test('a reader that stops early (| head) gets no crash, and the exit code is still the verdict', () => {
+  // Far more output than a pipe holds: the writer is still writing when head closes it.
+  const dir = mkdtempSync(path.join(tmpdir(), 'pw-epipe-'));
+  try {
+    const cases = Array.from(
+      { length: 20_000 },
+      (_, i) => `not ok ${i + 1} - case ${i}\n  ---\n  error: 'bad ${i}'\n  ...\n`,
+    );
+    writeFileSync(path.join(dir, 'r.tap'), `TAP version 13\n${cases.join('')}1..20000\n`);
+    const r = sh(
+      'bash',
+      ['-c', '"$0" "$1" signatures r.tap | head -1; echo "exit ${PIPESTATUS[0]}"', process.execPath, CLI],
+      {
+        cwd: dir,
+      },
+    );
+    assert.is(r.stderr, '', r.stderr);
+    assert.match(r.stdout, /^signature .*\nexit 0\n$/s);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('--version is the package version', () => {
