@@ -3,7 +3,7 @@
 // breaks out); the readers at the end fetch the text from git or the disk.
 import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isAlias, isMap, isScalar, isSeq, parseDocument, Scalar, type Document, type Node } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, parseDocument, Scalar, type Document, type Node, type YAMLMap } from 'yaml';
 import { readYaml } from '../common/yaml.js';
 import { isFixtureId } from '../fixtures/id.js';
 import { CannotJudge } from '../common/errors.js';
@@ -235,6 +235,16 @@ function stringOf(node: Node | null): string | null {
   return value;
 }
 
+/** A row's keys as read: each known key's text (trimmed, empty left out), and what cannot be. */
+interface RowFields {
+  text: (key: string) => string | undefined;
+  /** Absent or empty; a misshapen value has its own message already. */
+  missing: (key: string) => boolean;
+  /** Keys that name a test (`nodeid`, `test`): metadata at most, never a key. */
+  testKeys: string[];
+  hasLastName: boolean;
+}
+
 function readRow(
   node: Node | null,
   line: number,
@@ -252,6 +262,29 @@ function readRow(
     broken = true;
     refuse(message, fix);
   };
+  const f = rowFields(node, deref, fail);
+  const { text, missing } = f;
+  const sig = checkSig(f, config.signature.length, fail);
+  const reason = text('reason');
+  if (missing('reason')) fail('the row has no reason', 'say why the failure is tolerated for now');
+  const owner = text('owner');
+  if (missing('owner')) fail('the row has no owner', 'name the person or team who answers for it');
+  const { expires, issued } = checkTimes(f, config.freeze.max_ttl, now, fail);
+  checkEvidence(f, fail);
+  if (broken || !sig || !reason || !owner || !expires) return null;
+  const row: LedgerRow = { sig, reason, owner, expires, line };
+  if (issued) row.issued = issued;
+  for (const k of OPTIONAL_KEYS) {
+    const v = text(k);
+    if (v !== undefined) (row as unknown as Record<string, string>)[k] = v;
+  }
+  return row;
+}
+
+/** The keys a row may carry beside sig, reason, owner, expires and issued. */
+const OPTIONAL_KEYS = ['last_name', 'ticket', 'fixture', 'seed', 'env_class', 'ci', 'run', 'runs', 'fails', 'evidence'];
+
+function rowFields(node: YAMLMap, deref: (n: unknown) => Node | null, fail: (message: string) => void): RowFields {
   const values = new Map<string, Node | null>();
   const testKeys: string[] = [];
   for (const pair of node.items) {
@@ -269,14 +302,19 @@ function readRow(
       fail(`\`${key}\` must be a single value, not a ${isSeq(v) ? 'list' : 'mapping'}`);
     } else if (s?.trim()) fields.set(key, s.trim());
   }
-  const text = (key: string) => fields.get(key);
-  /** Absent or empty; a misshapen value has its own message already. */
-  const missing = (key: string) => !fields.has(key) && !misshapen.has(key);
+  return {
+    text: (key) => fields.get(key),
+    missing: (key) => !fields.has(key) && !misshapen.has(key),
+    testKeys,
+    hasLastName: values.has('last_name'),
+  };
+}
 
-  const sig = text('sig');
-  const length = config.signature.length;
-  if (missing('sig')) {
-    const byName = [...testKeys, ...(values.has('last_name') ? ['last_name'] : [])];
+/** The row's sig: a failure signature of `signature.length` lowercase hex digits, never a test's name. */
+function checkSig(f: RowFields, length: number, fail: (message: string, fix?: string) => void): string | undefined {
+  const sig = f.text('sig');
+  if (f.missing('sig')) {
+    const byName = [...f.testKeys, ...(f.hasLastName ? ['last_name'] : [])];
     if (byName.length)
       fail(
         `the row is keyed by a test name or node id alone (\`${byName[0]}\`) and has no sig; a rename would lift it`,
@@ -292,72 +330,57 @@ function readRow(
         : `must be ${length} lowercase hex digits (signature.length)`;
     fail(`sig ${JSON.stringify(sig)} ${why}`, SIG_FIX);
   }
-  if (sig !== undefined && testKeys.length)
-    fail(`\`${testKeys[0]}\` is not a ledger key: a test name is metadata only (write it as last_name)`);
+  if (sig !== undefined && f.testKeys.length)
+    fail(`\`${f.testKeys[0]}\` is not a ledger key: a test name is metadata only (write it as last_name)`);
+  return sig;
+}
 
-  const reason = text('reason');
-  if (missing('reason')) fail('the row has no reason', 'say why the failure is tolerated for now');
-  const owner = text('owner');
-  if (missing('owner')) fail('the row has no owner', 'name the person or team who answers for it');
-
+/** `expires` (required) and `issued`: UTC times, no further apart or away from now than freeze.max_ttl. */
+function checkTimes(
+  f: RowFields,
+  max: number,
+  now: Date,
+  fail: (message: string, fix?: string) => void,
+): { expires?: Date; issued?: Date } {
   const time = (key: 'expires' | 'issued'): Date | undefined => {
-    const s = text(key);
+    const s = f.text(key);
     if (s === undefined) return undefined;
     const d = parseUtc(s);
     if (!d) fail(`${key} ${JSON.stringify(s)} is not an ISO 8601 UTC time such as 2026-12-09T00:00:00Z`);
     return d ?? undefined;
   };
   const expires = time('expires');
-  if (missing('expires'))
+  if (f.missing('expires'))
     fail('the row has no expires; every freeze ends', 'add expires: an ISO 8601 UTC time at most freeze.max_ttl away');
   const issued = time('issued');
-  const max = config.freeze.max_ttl;
+  const shorten = 'shorten the freeze, or raise freeze.max_ttl in the config';
   if (expires && issued) {
     if (expires.getTime() < issued.getTime()) fail('expires is before issued');
     else if (expires.getTime() - issued.getTime() > max)
-      fail(
-        `expires is further than freeze.max_ttl (${showTtl(max)}) from issued`,
-        'shorten the freeze, or raise freeze.max_ttl in the config',
-      );
+      fail(`expires is further than freeze.max_ttl (${showTtl(max)}) from issued`, shorten);
   }
   if (expires && expires.getTime() - now.getTime() > max)
-    fail(
-      `expires is further than freeze.max_ttl (${showTtl(max)}) from now`,
-      'shorten the freeze, or raise freeze.max_ttl in the config',
-    );
+    fail(`expires is further than freeze.max_ttl (${showTtl(max)}) from now`, shorten);
+  return { expires, issued };
+}
 
-  const fixture = text('fixture');
+/** The fixture, evidence and run counts a replay-bound row names, each in its form. */
+function checkEvidence(f: RowFields, fail: (message: string, fix?: string) => void) {
+  const fixture = f.text('fixture');
   if (fixture !== undefined && fixture !== NO_FIXTURE && !isFixtureId(fixture))
     fail(`fixture ${JSON.stringify(fixture)} must be a fixture id (16 lowercase hex digits) or none`);
-  if (fixture === NO_FIXTURE && !text('evidence'))
+  if (fixture === NO_FIXTURE && !f.text('evidence'))
     fail(
       'fixture none is only for a flake its replay shows flickering without input, and the row names no replay evidence',
       'replay it with --out FILE, then have its owner run the freeze add --from-replay line replay prints',
     );
-  const evidence = text('evidence');
+  const evidence = f.text('evidence');
   if (evidence !== undefined && !/^[0-9a-f]{64}$/.test(evidence))
     fail(`evidence ${JSON.stringify(evidence)} must be the sha256 of a replay results file (64 lowercase hex digits)`);
   for (const key of ['runs', 'fails'] as const) {
-    const n = text(key);
+    const n = f.text(key);
     if (n !== undefined && !/^\d{1,6}$/.test(n)) fail(`\`${key}\` must be a whole number of runs`);
   }
-  const optional = {
-    last_name: text('last_name'),
-    ticket: text('ticket'),
-    fixture,
-    seed: text('seed'),
-    env_class: text('env_class'),
-    ci: text('ci'),
-    run: text('run'),
-    runs: text('runs'),
-    fails: text('fails'),
-    evidence,
-  };
-  if (broken || !sig || !reason || !owner || !expires) return null;
-  const row: LedgerRow = { sig, reason, owner, expires, line };
-  if (issued) row.issued = issued;
-  for (const [k, v] of Object.entries(optional)) if (v !== undefined) (row as unknown as Record<string, string>)[k] = v;
-  return row;
 }
 
 /** Node ids (`tests/test_a.py::test_x`), parametrized, dotted or snake_case test names. */
