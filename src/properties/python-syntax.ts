@@ -4,10 +4,10 @@
 // folder, with this module's script, so no file of the repository (an ast.py
 // at its root) can stand in for the standard library. One process compares
 // every pair.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { piped } from './piped.js';
 
 /**
  * Reads a header line (1 to ignore docstrings, then each pair's two lengths),
@@ -115,7 +115,7 @@ export async function comparePython(pairs: SourcePair[], ignoreDocstrings: boole
   const input = Buffer.concat([header, ...pairs.flatMap((p) => [p.old, p.new])]);
   const empty = mkdtempSync(path.join(tmpdir(), 'patchwarden-python-'));
   try {
-    const { code, stdout, stderr } = await python(['-I', '-S', '-c', SCRIPT], empty, input);
+    const { code, stdout, stderr } = await piped('python3', ['-I', '-S', '-c', SCRIPT], empty, input);
     const lines = stdout.split('\n').slice(0, -1);
     if (code !== 0 || lines.length !== pairs.length) {
       const why =
@@ -130,25 +130,4 @@ export async function comparePython(pairs: SourcePair[], ignoreDocstrings: boole
   } finally {
     rmSync(empty, { recursive: true, force: true });
   }
-}
-function python(
-  args: string[],
-  cwd: string,
-  input: Buffer,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('python3', args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
-    );
-    child.stdin.on('error', () => {
-      /* an early exit is reported by its code */
-    });
-    child.stdin.end(input);
-  });
 }

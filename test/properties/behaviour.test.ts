@@ -166,10 +166,11 @@ test('TypeScript: a changed constant, pragmas and magic comments are behaviour; 
 test('renames, mode changes, added and deleted files, links, submodules and other languages are behaviour', async () => {
   await differs({ 'src/a.py': PY }, { 'src/a.py': null, 'src/b.py': PY }, /deleted|added/);
   await differs({ 'src/a.ts': TS }, { 'src/a.ts': TS, 'src/new.ts': 'export {};\n' }, /added/);
+  await differs({ 'src/a.c': 'int a;\n' }, { 'src/a.c': 'int a; // x\n' }, /not Python, JavaScript, TypeScript or Go/);
   await differs(
-    { 'src/a.go': 'package a\n' },
-    { 'src/a.go': 'package a // x\n' },
-    /not Python, JavaScript or TypeScript/,
+    { 'src/a.rs': 'fn a() {}\n' },
+    { 'src/a.rs': '/// A.\nfn a() {}\n' },
+    /Rust: doc comments are attributes/,
   );
   const repo = tempRepo();
   const base = repo.commit({ 'src/run.py': PY }, 'base');
