@@ -8,6 +8,9 @@
 // (a coding declaration, a pragma, a magic comment) that is added, removed
 // or moved. Docstrings are code unless revert.ignore_docstrings: Python hands
 // them to the program (`__doc__`: help texts, doctests, generated APIs).
+// A file that reads its own source at run time (inspect.getsource,
+// open(__file__), a function's toString()) makes its comments data: any
+// change to it counts.
 // Go is compared by its own parser where go is on PATH; Rust is not compared
 // at all: its doc comments are attributes, and doctests run them.
 import type { Config } from '../config/schema.js';

@@ -16,6 +16,8 @@ import { piped } from './piped.js';
  * fields ast.dump prints, without positions), through the built-in `_ast`.
  * A comment a tool acts on (DIRECTIVE) is kept with the statement it sits on
  * or before; `re` and `tokenize` load only for a source that may hold one.
+ * Equal trees still differ when the file reads its own source at run time
+ * (READERS, and `__doc__` where docstrings are ignored): its comments are data.
  */
 const SCRIPT = String.raw`
 import _ast, sys
@@ -66,6 +68,43 @@ def directives(src, tree):
         else:
             marks.append((text, "before", next((i for i, s in enumerate(stmts) if s.lineno > line), len(stmts))))
     return marks
+# Names through which a module reads its own source at run time: a comment
+# or a docstring in it is then data. __file__ counts unless it only finds the
+# folder (os.path.dirname(__file__), Path(__file__).parent).
+READERS = {"getsource", "getsourcelines", "getcomments", "findsource", "getsourcefile", "getfile", "linecache", "getline", "getlines", "get_source", "__loader__"}
+DOC_READERS = {"__doc__", "getdoc"}
+def folder_only(node, parents):
+    up = parents.get(id(node))
+    while isinstance(up, _ast.Call) and isinstance(up.func, (_ast.Name, _ast.Attribute)) and getattr(up.func, "id", getattr(up.func, "attr", "")) in ("Path", "PurePath", "abspath", "realpath", "resolve", "absolute"):
+        up = parents.get(id(up))
+    if isinstance(up, _ast.Attribute) and up.attr in ("parent", "parents", "resolve", "absolute"):
+        nxt = parents.get(id(up))
+        if up.attr in ("parent", "parents"):
+            return True
+        return isinstance(nxt, _ast.Call) and folder_only(nxt, parents)
+    return isinstance(up, _ast.Call) and getattr(up.func, "attr", getattr(up.func, "id", "")) == "dirname"
+def self_reader(tree, docstrings):
+    import ast
+    parents = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, _ast.Name):
+            names = [node.id]
+        elif isinstance(node, _ast.Attribute):
+            names = [node.attr]
+        elif isinstance(node, _ast.Import):
+            names = [a.name.split(".")[0] for a in node.names]
+        elif isinstance(node, _ast.ImportFrom):
+            names = [a.name for a in node.names] + [(node.module or "").split(".")[0]]
+        for n in names:
+            if n in READERS or (not docstrings and n in DOC_READERS):
+                return n
+            if n == "__file__" and not folder_only(node, parents):
+                return n
+    return None
 def side(src, docstrings):
     tree = compile(src, "<source>", "exec", _ast.PyCF_ONLY_AST)
     if not docstrings:
@@ -89,6 +128,10 @@ def compare(old, new, docstrings):
         n = max(len(a[1]), len(b[1]))
         x, y = next((x, y) for x, y in zip(a[1] + [None] * n, b[1] + [None] * n) if x != y)
         return "a comment tools act on is added, removed or moved: # %s" % (x or y)[0]
+    hinted = any(n.encode() in new for n in READERS | DOC_READERS | {"__file__"})
+    reader = hinted and self_reader(compile(new, "<source>", "exec", _ast.PyCF_ONLY_AST), docstrings)
+    if reader:
+        return "the file reads its own source at run time (%s), so its comments%s are data" % (reader, "" if docstrings else " and docstrings")
     return None
 data = sys.stdin.buffer.read()
 cut = data.index(b"\n")
