@@ -36,7 +36,7 @@ export function missingSymbol(message: string): string | null {
   const undef = /^undefined: (?:(\w+)\.)?(\w+)$/.exec(message);
   if (undef) return `${undef[1] ?? ''}.${undef[2]}`;
   const method =
-    /^\S+ undefined \(type \*?(?:(\w+)\.)?(\w+)(?:\[[^\]]*\])? has no field or method (\w+)(?:, but does have \w+)?\)$/.exec(
+    /^\S+ undefined \(type \*?(?:(\w+)\.)?(\w+)(?:\[[^\]]*\])? has no field or method (\w+)(?:, but does have [\w ]+)?\)$/.exec(
       message,
     );
   if (method) return `${method[1] ?? ''}.${method[2]}.${method[3]}`;
