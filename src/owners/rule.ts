@@ -24,7 +24,7 @@ const UNSIGNED: Record<string, string> = {
   X: 'has an expired signature',
   Y: 'is signed by an expired key',
   R: 'is signed by a revoked key',
-  E: 'has a signature git could not check',
+  E: 'has a signature that could not be checked',
 };
 
 export function ownersApply(owners: Config['owners']): boolean {
@@ -132,7 +132,7 @@ export function judgeOwners(
     violations.push({
       ...base,
       rule: 'owners-signature',
-      message: `this commit touches ${zones} and ${UNSIGNED[who.signature] ?? `has signature status ${who.signature}`} (${owners.signers}); oracle changes must be signed by a listed owner`,
+      message: `this commit touches ${zones} and ${UNSIGNED[who.signature] ?? `has signature status ${who.signature}`}${who.why ? ` (${who.why})` : ''} (${owners.signers}); oracle changes must be signed by a listed owner`,
       fix: `an owner signs it with a key listed in ${owners.signers}: git -c gpg.format=ssh -c user.signingkey=KEY commit --amend --no-edit -S`,
     });
   }
