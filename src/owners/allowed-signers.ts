@@ -104,7 +104,7 @@ function absoluteTime(text: string): number {
 }
 
 /** ssh_config(5)'s pattern-list: `*` and `?` wildcards, a `!` pattern that matches vetoes the list. */
-export function matchPatternList(value: string, list: string): boolean {
+function matchPatternList(value: string, list: string): boolean {
   let matched = false;
   for (const p of list.split(',')) {
     const negated = p.startsWith('!');

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { readBlobs } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
 import { splitNul } from '../git/run.js';
-import { parseAllowedSigners, signersOf } from './allowed-signers.js';
+import { parseAllowedSigners, type SignerLine, signersOf } from './allowed-signers.js';
 import { checkSshSig, parseSshSig } from './sshsig.js';
 
 export interface SignatureStatus {
@@ -28,7 +28,7 @@ export interface SignatureStatus {
 const NAMESPACE = 'git';
 
 /** The signature and the signed payload of a raw commit, as git splits them (gpg-interface.c). */
-export function splitSigned(raw: Buffer, header: string): { payload: Buffer; signature: string | null } {
+function splitSigned(raw: Buffer, header: string): { payload: Buffer; signature: string | null } {
   const payload: Buffer[] = [];
   const signature: string[] = [];
   let inSig = false;
@@ -73,11 +73,7 @@ function committedAt(payload: Buffer): number {
 const known = new Map<string, SignatureStatus>();
 
 /** One commit's status, or null where git must decide (fallback). */
-function statusOf(
-  raw: Buffer,
-  header: string,
-  signers: ReturnType<typeof parseAllowedSigners>,
-): SignatureStatus | null {
+function statusOf(raw: Buffer, header: string, signers: SignerLine[]): SignatureStatus | null {
   const { payload, signature } = splitSigned(raw, header);
   if (signature === null) return { signature: 'N', signer: '' };
   if (!signature.startsWith('-----BEGIN SSH SIGNATURE-----'))
