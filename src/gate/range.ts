@@ -13,7 +13,7 @@ import { judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
 import type { Overrides } from '../owners/override.js';
-import { ownersApply, ownersUnset } from '../owners/rule.js';
+import { ownersApply, ownersUnset, untouchedLines } from '../owners/rule.js';
 import type { Classify } from '../zones/classify.js';
 import { guarded, judged, passed, skipped, type LayerResult } from './layer.js';
 import { counted } from '../common/text.js';
@@ -59,7 +59,8 @@ export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> 
       `${counted(new Set(v.violations.map((x) => x.commit)).size, 'oracle commit')} not made by an owner`,
     );
     const unset = ownersUnset(ctx.config.owners);
-    if (unset && result.ok) result.notes = [unset];
+    const notes = [...(unset && result.ok ? [unset] : []), ...untouchedLines(v.untouched)];
+    if (notes.length) result.notes = notes;
     return result;
   });
   const mixing = await guarded('mixing', async () => {

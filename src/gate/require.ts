@@ -70,7 +70,7 @@ export function containedLayer(
 ): LayerResult[] {
   if (!required.includes('contained')) return [];
   if (!contained) return [skipped('contained', 'no test command ran')];
-  if (contained === 'pidns' || contained === 'subreaper')
+  if (contained === 'pidns' || contained === 'cgroup' || contained === 'subreaper')
     return [passed('contained', `${contained}: ${CONTAINED_WHY[contained]}`)];
   const message = `unproven: gate.require names contained, but the test commands ran contained by ${contained} only (${CONTAINED_WHY[contained]})`;
   return [
@@ -84,7 +84,7 @@ export function containedLayer(
           rule: 'unproven',
           paths: [source],
           message,
-          fix: `run the gate where unprivileged user namespaces are allowed (unshare --user --pid works there) or as root with CAP_SYS_ADMIN, or with python3 on PATH on Linux (the subreaper launcher); docs/revert-check.md "Nothing outlives the run"; or drop contained from gate.require in ${source}`,
+          fix: `run the gate where unprivileged user namespaces are allowed (unshare --user --pid works there) or as root with CAP_SYS_ADMIN, or where it may make a child of its own cgroup, or with python3 on PATH on Linux (the subreaper launcher); docs/revert-check.md "Nothing outlives the run"; or drop contained from gate.require in ${source}`,
         },
       ],
     },

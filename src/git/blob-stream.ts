@@ -10,7 +10,8 @@ export interface BlobSink {
   end(oid: string): void;
 }
 
-export async function streamBlobs(repo: Repo, oids: string[], sink: BlobSink): Promise<void> {
+/** `type`: the kind of object every id must name (blob unless a caller reads commits). */
+export async function streamBlobs(repo: Repo, oids: string[], sink: BlobSink, type = 'blob'): Promise<void> {
   if (!oids.length) return;
   let failure: CannotJudge | null = null;
   // Parser state: a header line, then `left` bytes of `oid`, then one LF.
@@ -33,12 +34,12 @@ export async function streamBlobs(repo: Repo, oids: string[], sink: BlobSink): P
           pending = Buffer.from(buf);
           return;
         }
-        const [id, type, size] = buf.subarray(0, nl).toString('latin1').split(' ');
+        const [id, got, size] = buf.subarray(0, nl).toString('latin1').split(' ');
         buf = buf.subarray(nl + 1);
-        if (type !== 'blob') {
+        if (got !== type) {
           // The rest of git's output is ignored; it ends with its input.
           failure = new CannotJudge(
-            `git object ${id} is ${type === 'missing' ? 'missing from the repository' : `a ${type}, not a file`}`,
+            `git object ${id} is ${got === 'missing' ? 'missing from the repository' : `a ${got}, not a ${type === 'blob' ? 'file' : type}`}`,
           );
           return;
         }

@@ -44,17 +44,22 @@ export async function readFileAt(repo: Repo, rev: string, file: string): Promise
   return r.code === 0 ? r.stdout : null;
 }
 
-/** Reads many blobs whole, from one `git cat-file --batch` process; a missing one is an error. */
-export async function readBlobs(repo: Repo, oids: string[]): Promise<Map<string, Buffer>> {
+/** Reads many blobs (or other objects of `type`, e.g. commits) whole, from one `git cat-file --batch` process; a missing one is an error. */
+export async function readBlobs(repo: Repo, oids: string[], type = 'blob'): Promise<Map<string, Buffer>> {
   const parts = new Map<string, Buffer[]>();
-  await streamBlobs(repo, oids, {
-    data: (oid, chunk) => {
-      if (!parts.has(oid)) parts.set(oid, []);
-      parts.get(oid)!.push(chunk);
+  await streamBlobs(
+    repo,
+    oids,
+    {
+      data: (oid, chunk) => {
+        if (!parts.has(oid)) parts.set(oid, []);
+        parts.get(oid)!.push(chunk);
+      },
+      end: (oid) => {
+        if (!parts.has(oid)) parts.set(oid, []);
+      },
     },
-    end: (oid) => {
-      if (!parts.has(oid)) parts.set(oid, []);
-    },
-  });
+    type,
+  );
   return new Map([...parts].map(([oid, chunks]) => [oid, Buffer.concat(chunks)]));
 }

@@ -17,6 +17,7 @@ import { judgeCommits } from '../mixing/check.js';
 import type { CommitSides } from '../mixing/commit-sides.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
+import { untouchedLines } from '../owners/rule.js';
 import { judgeOverrides, overrideClaims, overrideLines, type Override } from '../owners/override.js';
 import { authenticatedPusher, TYPED_IDENTITY, type Pusher } from '../owners/pusher.js';
 import { tamperPush, type TamperVerdict } from '../tamper/judge.js';
@@ -32,6 +33,8 @@ interface RefVerdict extends RefUpdate {
   violations: Violation[];
   /** Owner override commits honoured: left out of the mixing rule. */
   overrides: Override[];
+  /** Owner-signed oracle commits of this ref whose security key saw no touch. */
+  untouched?: string[];
 }
 
 /** What is judged from the config and the ref lines alone, started while the push is read. */
@@ -185,6 +188,7 @@ export async function judgePush(
   const blamed = new Set<string>();
   for (const v of verdicts) {
     if (isZeroId(v.new)) continue;
+    v.untouched = v.commits.filter((c) => owners.untouched.includes(c));
     // An owner fault is named once, on the first ref that brings its commit.
     for (const c of facts.ownerFault.size ? v.commits : []) {
       const fault = facts.ownerFault.get(c);
@@ -453,7 +457,8 @@ export async function judgeReceived(
   if (config.owners.agents.length && config.owners.signers === null && !pushers.length)
     notes.push(`warning: ${TYPED_IDENTITY}`);
   const verdicts = await judgePush(repo, config, branch, updates, read.push, pushers, early);
-  for (const r of verdicts) notes.push(...overrideLines(r.overrides).map((l) => `${r.ref}: ${l}`));
+  for (const r of verdicts)
+    notes.push(...[...overrideLines(r.overrides), ...untouchedLines(r.untouched ?? [])].map((l) => `${r.ref}: ${l}`));
   const violations = verdicts.flatMap((r) => r.violations.map((v) => ({ ...v, ref: r.ref })));
   const subject = await subjects(repo, [...new Set(violations.flatMap((v) => (v.commit ? [v.commit] : [])))]);
   return emit(common.format, {

@@ -54,7 +54,7 @@ export async function admitOwnerCommits(
       !a
         ? 'git could not read it'
         : a.signature !== 'G'
-          ? `it is not signed by a key in ${file} (signature status ${a.signature})`
+          ? `it is not signed by a key in ${file} (signature status ${a.signature}${a.why ? `: ${a.why}` : ''})`
           : agents.length
             ? `it names the agent ${agents.join(', ')}`
             : stray.length || !a.parents.length

@@ -25,9 +25,9 @@ export async function checkOwners(
   pushers: Pusher[] = [],
   range?: AdmissionRange,
 ): Promise<OwnersVerdict> {
-  if (!ownersApply(config.owners)) return { violations: [], exempt: new Set() };
+  if (!ownersApply(config.owners)) return { violations: [], exempt: new Set(), untouched: [] };
   const oracle = oracleCommits(commits, changes, classify);
-  if (!oracle.size) return { violations: [], exempt: new Set() };
+  if (!oracle.size) return { violations: [], exempt: new Set(), untouched: [] };
   let signers: Buffer | null = null;
   if (config.owners.signers !== null) {
     signers = judgeRev ? await readFileAt(repo, judgeRev, config.owners.signers) : null;

@@ -15,6 +15,8 @@ export interface OwnersVerdict {
   violations: Violation[];
   /** Owner-signed oracle commits: a range may mix them with production commits. */
   exempt: Set<string>;
+  /** Of those, the ones a security key signed without a touch (no user-presence flag). */
+  untouched: string[];
 }
 
 const UNSIGNED: Record<string, string> = {
@@ -24,7 +26,7 @@ const UNSIGNED: Record<string, string> = {
   X: 'has an expired signature',
   Y: 'is signed by an expired key',
   R: 'is signed by a revoked key',
-  E: 'has a signature git could not check',
+  E: 'has a signature that could not be checked',
 };
 
 export function ownersApply(owners: Config['owners']): boolean {
@@ -70,6 +72,7 @@ export function judgeOwners(
   const agentPusher = pushers.filter((p) => isAgent(p.name));
   const violations: Violation[] = [];
   const exempt = new Set<string>();
+  const untouched: string[] = [];
   for (const [commit, paths] of oracle) {
     const who = authorship.get(commit);
     const zones = [...new Set(paths.map((p) => p.zone))].join(', ');
@@ -127,14 +130,23 @@ export function judgeOwners(
     }
     if (who.signature === 'G') {
       exempt.add(commit);
+      if (who.presence === false) untouched.push(commit);
       continue;
     }
     violations.push({
       ...base,
       rule: 'owners-signature',
-      message: `this commit touches ${zones} and ${UNSIGNED[who.signature] ?? `has signature status ${who.signature}`} (${owners.signers}); oracle changes must be signed by a listed owner`,
+      message: `this commit touches ${zones} and ${UNSIGNED[who.signature] ?? `has signature status ${who.signature}`}${who.why ? ` (${who.why})` : ''} (${owners.signers}); oracle changes must be signed by a listed owner`,
       fix: `an owner signs it with a key listed in ${owners.signers}: git -c gpg.format=ssh -c user.signingkey=KEY commit --amend --no-edit -S`,
     });
   }
-  return { violations, exempt };
+  return { violations, exempt, untouched };
+}
+
+/** The notes on owner-signed commits whose security key saw no touch: accepted, as ssh-keygen accepts them, and said. */
+export function untouchedLines(commits: string[]): string[] {
+  return commits.map(
+    (c) =>
+      `owners: commit ${c.slice(0, 12)} is signed by a security key without a touch (no user-presence flag, a key made with no-touch-required): it shows the key was used, not that a person was at it`,
+  );
 }

@@ -1,18 +1,20 @@
-// Who made a set of commits and whether each carries a good signature, from
-// one `git log` process. Signatures are checked by git itself, against an
-// allowed-signers file given for this call only.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+// Who made a set of commits, from one `git log` process, and whether each
+// carries a good signature from the allowed-signers file given for this call
+// (commit-signatures.ts: checked in-process, no process per signature).
 import type { Repo } from '../git/repo.js';
 import { splitNul } from '../git/run.js';
+import { verifySignatures } from './commit-signatures.js';
 import { addressOf } from './identity.js';
 
 export interface Authorship {
   /** git's %G?: G good, B bad, U good but from no allowed key, N none, … */
   signature: string;
-  /** The principal git matched in the allowed-signers file ('' when none). */
+  /** The principals of the allowed-signers line that accepted the signature ('' when none). */
   signer: string;
+  /** For a security key's good signature: whether the key saw a touch (its user-presence flag). */
+  presence?: boolean;
+  /** Why the signature is not good, where that says more than the letter. */
+  why?: string;
   author: string;
   committer: string;
   /** Addresses of Co-authored-by trailers. */
@@ -37,19 +39,11 @@ export async function readAuthorship(
 ): Promise<Map<string, Authorship>> {
   const result = new Map<string, Authorship>();
   if (!commits.length) return result;
-  const format = `%H%x1f${signers ? '%G?%x1f%GS' : '%x1f'}%x1f%ae%x1f%ce%x1f%an%x1f%cn%x1f%P%x1f%ct%x1f`;
+  const format = '%H%x1f%ae%x1f%ce%x1f%an%x1f%cn%x1f%P%x1f%ct%x1f';
   const trailer = (key: string) => `%(trailers:key=${key},valueonly,unfold,separator=%x1e)`;
-  const dir = signers ? mkdtempSync(path.join(tmpdir(), 'patchwarden-signers-')) : null;
-  try {
-    const config: string[] = [];
-    if (dir) {
-      const file = path.join(dir, 'allowed_signers');
-      writeFileSync(file, signers!);
-      config.push('-c', `gpg.ssh.allowedSignersFile=${file}`);
-    }
-    const out = await repo.run(
+  const [out, verified] = await Promise.all([
+    repo.run(
       [
-        ...config,
         'log',
         '--no-walk=unsorted',
         '--stdin',
@@ -57,29 +51,30 @@ export async function readAuthorship(
         `--format=${format}${trailer('Co-authored-by')}%x1f${CREDIT_TRAILERS.map(trailer).join('%x1e')}`,
       ],
       { input: commits.join('\n') + '\n' },
-    );
-    for (const record of splitNul(out.stdout)) {
-      const [id, signature, signer, author, committer, authorName, committerName, parents, date, trailers, credits] =
-        record.split('\x1f');
-      result.set(id, {
-        signature: signature || 'N',
-        signer,
-        author,
-        committer,
-        coAuthors: trailers ? trailers.split('\x1e').map(addressOf).filter(Boolean) : [],
-        names: [authorName, committerName].filter(Boolean),
-        credits: credits
-          ? credits
-              .split('\x1e')
-              .map((c) => c.trim())
-              .filter(Boolean)
-          : [],
-        parents: parents ? parents.split(' ') : [],
-        committedAt: Number(date),
-      });
-    }
-  } finally {
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    ),
+    signers ? verifySignatures(repo, commits, signers) : null,
+  ]);
+  for (const record of splitNul(out.stdout)) {
+    const [id, author, committer, authorName, committerName, parents, date, trailers, credits] = record.split('\x1f');
+    const status = verified?.get(id);
+    result.set(id, {
+      signature: status?.signature ?? 'N',
+      signer: status?.signer ?? '',
+      presence: status?.presence,
+      why: status?.why,
+      author,
+      committer,
+      coAuthors: trailers ? trailers.split('\x1e').map(addressOf).filter(Boolean) : [],
+      names: [authorName, committerName].filter(Boolean),
+      credits: credits
+        ? credits
+            .split('\x1e')
+            .map((c) => c.trim())
+            .filter(Boolean)
+        : [],
+      parents: parents ? parents.split(' ') : [],
+      committedAt: Number(date),
+    });
   }
   return result;
 }

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
+import { endCgroup, killCgroup } from './cgroup.js';
 import { type Contained, containedSpawn, containment, launcherSurvivors } from './contain.js';
 import { checkJudge, sealJudge } from './install.js';
 
@@ -98,7 +99,7 @@ function spawnContained(command: string, opts: CommandOptions): Promise<{ run: C
   const junit = opts.junit ?? path.join(dir!, 'report.xml');
   const line = command.replaceAll('{junit}', quote(junit));
   const contained = containment();
-  const { file, args, reportFd } = containedSpawn(line);
+  const { file, args, reportFd, cgroup } = containedSpawn(line);
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(file, args, {
@@ -130,7 +131,10 @@ function spawnContained(command: string, opts: CommandOptions): Promise<{ run: C
       setTimeout(() => kill('SIGKILL'), 2000).unref();
     }, opts.timeoutMs);
     // If patchwarden itself is interrupted, the runner goes with it.
-    const onExit = () => kill('SIGKILL');
+    const onExit = () => {
+      kill('SIGKILL');
+      if (cgroup) killCgroup(cgroup.dir, cgroup.kind);
+    };
     process.once('exit', onExit);
     opts.signal?.addEventListener('abort', onExit, { once: true });
     const finish = async (code: number | null, signal: NodeJS.Signals | null) => {
@@ -138,7 +142,11 @@ function spawnContained(command: string, opts: CommandOptions): Promise<{ run: C
       const elapsedMs = Date.now() - started;
       const groupGone = child.pid !== undefined ? await groupEnded(child.pid, 10_000) : true;
       // The launcher names what it could not end; no report at all means it was killed before it could look.
-      const survivors = reportFd && child.pid !== undefined ? launcherSurvivors(report) : [];
+      const survivors = cgroup
+        ? await endCgroup(cgroup.dir, cgroup.kind)
+        : reportFd && child.pid !== undefined
+          ? launcherSurvivors(report)
+          : [];
       process.removeListener('exit', onExit);
       opts.signal?.removeEventListener('abort', onExit);
       const run = {
@@ -161,7 +169,10 @@ function spawnContained(command: string, opts: CommandOptions): Promise<{ run: C
     });
     // Whatever of the group outlives the shell is a straggler (it may hold the
     // output open, too): it goes before the report is read.
-    child.on('exit', () => kill('SIGKILL'));
+    child.on('exit', () => {
+      kill('SIGKILL');
+      if (cgroup) killCgroup(cgroup.dir, cgroup.kind);
+    });
     child.on('close', (code, sig) => void finish(code, sig));
   });
 }

@@ -7,6 +7,13 @@
 //   every other one before the command is seen to end; `setpriv --pdeathsig`
 //   ends it when patchwarden itself is killed. /proc is mounted
 //   anew inside, so the run does not see the processes outside it.
+// - cgroup: a cgroup of the run's own (cgroup.ts), where user namespaces are
+//   refused (Docker's default seccomp profile, AppArmor on current Ubuntu)
+//   but this process may make a child of its own cgroup: v2 ends it with
+//   cgroup.kill, v1 (freezer, else pids) by stopping new processes and
+//   killing each member. A process of the run that may write the parent
+//   cgroup (root, or the owner of a delegated subtree) can move itself out,
+//   which a PID namespace does not allow: hence pidns first.
 // - subreaper: a python3 launcher that makes itself the child subreaper
 //   (prctl PR_SET_CHILD_SUBREAPER through ctypes): every orphan of the run is
 //   re-parented to it, and once the command ends (or patchwarden does) it
@@ -15,15 +22,17 @@
 //   another session or group is neither found nor ended.
 // - none: Windows, where there are no process groups to end.
 import { spawnSync } from 'node:child_process';
+import { type CgroupBase, cgroupBase, inCgroup, makeCgroup, sweepCgroups } from './cgroup.js';
 
-export type Contained = 'pidns' | 'subreaper' | 'group' | 'none';
+export type Contained = 'pidns' | 'cgroup' | 'subreaper' | 'group' | 'none';
 
 /** Weakest last: PATCHWARDEN_CONTAIN names the strongest one to try (to run the fallbacks on purpose). */
-export const MECHANISMS: readonly Contained[] = ['pidns', 'subreaper', 'group', 'none'];
+export const MECHANISMS: readonly Contained[] = ['pidns', 'cgroup', 'subreaper', 'group', 'none'];
 
 /** What each says in the output. */
 export const CONTAINED_WHY: Record<Contained, string> = {
   pidns: 'a PID namespace: every process the run started is ended with it',
+  cgroup: 'a cgroup of its own: every process the run started is ended with it',
   subreaper: 'a subreaper launcher: every process the run started is ended with it',
   group: "the command's process group only: a process that moved to another session or group is not found",
   none: 'nothing: processes the run started are not found on this platform',
@@ -128,6 +137,7 @@ function unshareArgs(): string[] | null {
 interface Probed {
   contained: Contained;
   unshare: string[];
+  cgroup?: CgroupBase;
 }
 
 let probed: Probed | null = null;
@@ -140,6 +150,11 @@ function probe(): Probed {
   if (process.platform === 'linux') {
     const unshare = allowed('pidns') ? unshareArgs() : null;
     if (unshare) return { contained: 'pidns', unshare };
+    const cgroup = allowed('cgroup') ? cgroupBase() : null;
+    if (cgroup) {
+      sweepCgroups(cgroup);
+      return { contained: 'cgroup', unshare: [], cgroup };
+    }
     if (
       allowed('subreaper') &&
       spawnSync(PYTHON[0], [...PYTHON.slice(1), '--probe'], { stdio: 'ignore', timeout: 10_000 }).status === 0
@@ -155,9 +170,18 @@ export function containment(): Contained {
   return probed.contained;
 }
 
-/** The program and arguments that run the shell line `line` contained. */
-export function containedSpawn(line: string): { file: string; args: string[]; reportFd: boolean } {
+/** The program and arguments that run the shell line `line` contained; `cgroup`, the run's own cgroup to end after it. */
+export function containedSpawn(line: string): {
+  file: string;
+  args: string[];
+  reportFd: boolean;
+  cgroup?: { dir: string; kind: CgroupBase['kind'] };
+} {
   const contained = containment();
+  if (contained === 'cgroup') {
+    const dir = makeCgroup(probed!.cgroup!);
+    return { file: 'sh', args: inCgroup(dir, line), reportFd: false, cgroup: { dir, kind: probed!.cgroup!.kind } };
+  }
   if (contained === 'pidns')
     return {
       file: probed!.unshare[0],
