@@ -29,10 +29,11 @@ import { trustedTree, type TrustedRange } from '../properties/trusted-tree.js';
 import { diffDigest } from '../refactors/ack.js';
 import { runEnv, SEED_VARIABLE } from '../runner/env.js';
 import { checkedSeed, type PropSeed } from '../runner/seed.js';
-import type { Classify } from '../zones/classify.js';
+import { type Classify, isOracle } from '../zones/classify.js';
 import { type Predicted, type Proposal, type ProposedFile, type ProposedInvariant, writeProposal } from './proposal.js';
 import { withRows } from './registry-rows.js';
 import { scratchReplays } from './replays.js';
+import { scratchSuite } from './suite.js';
 import { summary } from './summary.js';
 
 export const help = `usage: patchwarden scratch --base REV [--out FILE] [--replay N] [--seed S] [--ttl DUR]
@@ -48,8 +49,11 @@ its replays show. It decides nothing and writes nothing to the repository.
      production diff, once: the invariant ids they name
   3. the revert check there, with the proposed rows: what the gate should
      say once an owner promotes the proposal
-  4. with --replay N, the property command N times there under one seed:
-     flickers become proposed freeze rows bound to the results file
+  4. the suite there (suite.command), each failure matched against REV's
+     ledger as the gate's suite row matches it
+  5. with --replay N, the suite command (the property command when no
+     suite is set) N times there under one seed: flickers become proposed
+     freeze rows bound to the results file
 
   --base REV     the branch the change merges into (e.g. origin/main); required
   --out FILE     the proposal (default scratch-proposal.json); a readable
@@ -160,7 +164,8 @@ async function propose(s: Scratch): Promise<Proposal> {
     verdict: {
       trusted: { status: trusted.status, reason: trusted.reason },
       proposed: { status: '', reason: '', failing_on_revert: [] },
-      gate: { properties: 'skipped', revert: 'skipped' },
+      suite: null,
+      gate: { properties: 'skipped', revert: 'skipped', suite: 'skipped' },
     },
     seed: s.seed && { value: s.seed.value, source: s.seed.source },
   };
@@ -175,7 +180,13 @@ async function propose(s: Scratch): Promise<Proposal> {
     reason: proposed.reason,
     failing_on_revert: proposed.failing_on_revert,
   };
-  proposal.verdict.gate = predicted(proposed);
+  s.progress('4. the suite with the proposal');
+  const suite = await scratchSuite(repo, s.config, { ...range, onto: await candidateCommit(s, proposal) }, range.onto);
+  proposal.verdict.suite = suite;
+  proposal.verdict.gate = {
+    ...predicted(proposed),
+    suite: !suite ? 'skipped' : suite.problem || suite.failures.some((f) => !f.frozen) ? 'refused' : 'pass',
+  };
   return proposal;
 }
 
@@ -189,10 +200,10 @@ function check(s: Scratch, onto: string): Promise<RevertResult> {
   });
 }
 
-/** What the branch changes since it forked: its production diff, and its other paths taken at head against the base. */
+/** What the branch changes since it forked: its production diff, and its oracle paths taken at head against the base. */
 async function branchChanges(s: Scratch): Promise<{ patch: RawChange[]; oracles: RawChange[] }> {
   const patch = await treeDiff(s.repo, s.range.base, s.range.head);
-  const own = new Set(patch.filter((c) => s.classify(c.path) !== 'src').map((c) => c.path));
+  const own = new Set(patch.filter((c) => isOracle(s.classify(c.path))).map((c) => c.path));
   const oracles = (await treeDiff(s.repo, s.range.onto, s.range.head)).filter((c) => own.has(c.path));
   return { patch, oracles };
 }
@@ -259,7 +270,7 @@ async function unregistered(s: Scratch, candidate: string): Promise<ProposedInva
 }
 
 /** The gate's properties and revert rows, as the revert check's status predicts them. */
-function predicted(r: RevertResult): Predicted {
+function predicted(r: RevertResult): Omit<Predicted, 'suite'> {
   if (r.status === 'not_applicable') return { properties: 'skipped', revert: 'skipped' };
   return {
     properties: headRefused(r.status) ? 'refused' : 'pass',

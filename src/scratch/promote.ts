@@ -4,7 +4,8 @@
 // The commit is made by `git commit`, so the hooks run and git signs it when
 // it is set to sign. Nothing is written until every check passed, and a
 // commit git refuses leaves the paths as HEAD has them.
-import { existsSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from '../common/args.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
@@ -13,6 +14,7 @@ import { counted, shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { judgingConfig } from '../config/judging.js';
 import type { Config } from '../config/schema.js';
+import { evidencePath, sha256 } from '../freeze/bound.js';
 import { readFileAt } from '../git/objects.js';
 import { openRepo, resolveCommit, worktreeRoot, type Repo } from '../git/repo.js';
 import { addressOf, identityMatcher } from '../owners/identity.js';
@@ -71,7 +73,7 @@ export async function run(args: string[]): Promise<number> {
     const made = await repo.run(['commit', '-q', '-m', message], { okCodes: [1] });
     if (made.code !== 0) throw new CannotJudge(`git commit refused: ${made.stderr.toString().trim()}`);
   } catch (err) {
-    await putBack(repo, config, proposal, root);
+    await putBack(repo, config, proposal, root, file);
     throw err;
   }
   const commit = await resolveCommit(repo, 'HEAD');
@@ -79,10 +81,17 @@ export async function run(args: string[]): Promise<number> {
   const v = proposal.verdict.gate;
   return emit(common.format, {
     ok: true,
-    json: { commit, signed, files: proposal.files.length, registry: proposal.registry.length, predicted: v },
+    json: {
+      commit,
+      signed,
+      files: proposal.files.length,
+      registry: proposal.registry.length,
+      freeze: filled(proposal).map((z) => z.sig),
+      predicted: v,
+    },
     text: [
       `promote: ${commit.slice(0, 12)}, ${counted(proposal.files.length, 'file')} and ${counted(proposal.registry.length, 'registry row')} of the proposal of ${proposal.branch ?? proposal.head.slice(0, 12)}, ${signed ? 'signed' : 'not signed (git is not set to sign: the owners rule refuses it at push; git commit --amend -S signs it)'}`,
-      `promote: scratch predicts properties ${v.properties}, revert ${v.revert} once the branch is rebased onto it; the gate's verdict stands (gate --scratch ${shellQuote(positionals[0])} prints any difference)`,
+      `promote: scratch predicts properties ${v.properties}, revert ${v.revert}, suite ${v.suite} once the branch is rebased onto it; the gate's verdict stands (gate --scratch ${shellQuote(positionals[0])} prints any difference)`,
       `promote: push it for review, then on the branch: git rebase ${commit.slice(0, 12)} (its own oracle commits become empty and are dropped)`,
     ],
   });
@@ -234,7 +243,10 @@ async function apply(repo: Repo, config: Config, p: Proposal, oids: Map<string, 
   await repo.run(['checkout-index', '-f', '--', file]);
 }
 
-/** The filled freeze rows, through freeze add --from-replay; the paths it wrote. */
+/**
+ * The filled freeze rows, through `freeze add --from-replay` run as its own
+ * process of this CLI (its output is its own, not promote's); the paths it wrote.
+ */
 async function freezeRows(
   repo: Repo,
   config: Config,
@@ -244,33 +256,53 @@ async function freezeRows(
 ): Promise<string[]> {
   const rows = filled(p);
   if (!rows.length) return [];
-  const { run: freeze } = await import('../freeze/command.js');
   for (const z of rows) {
-    const code = await freeze([
-      'add',
-      `--from-replay=${path.join(path.dirname(file), z.evidence)}`,
-      `--sig=${z.sig}`,
-      `--reason=${z.reason}`,
-      `--owner=${z.owner}`,
-      `--ttl=${z.ttl}`,
-      '-C',
-      worktreeRoot(repo),
-      ...(configFlag ? ['--config', configFlag] : []),
-    ]);
-    if (code !== 0) throw new CannotJudge(`freeze add refused the row for ${z.sig} (above); nothing was committed`);
+    const r = spawnSync(
+      process.execPath,
+      [
+        process.argv[1],
+        'freeze',
+        'add',
+        `--from-replay=${path.join(path.dirname(file), z.evidence)}`,
+        `--sig=${z.sig}`,
+        `--reason=${z.reason}`,
+        `--owner=${z.owner}`,
+        `--ttl=${z.ttl}`,
+        '-C',
+        worktreeRoot(repo),
+        ...(configFlag ? ['--config', configFlag] : []),
+      ],
+      { encoding: 'utf8' },
+    );
+    if (r.status !== 0)
+      throw new CannotJudge(
+        `freeze add refused the row for ${z.sig}, so nothing was committed: ${`${r.stdout}${r.stderr}`.trim()}`,
+      );
   }
   return [config.freeze.ledger, path.posix.dirname(config.freeze.ledger)];
 }
 
 /** After a refused commit: the proposal's paths back as HEAD has them (they held no work of the owner's: checked before). */
-async function putBack(repo: Repo, config: Config, p: Proposal, root: string): Promise<void> {
-  const paths = touched(config, p);
+async function putBack(repo: Repo, config: Config, p: Proposal, root: string, file: string): Promise<void> {
+  const kept = filled(p).flatMap((z) => {
+    try {
+      return [evidenceOf(config, file, z.evidence)];
+    } catch {
+      return [];
+    }
+  });
+  const paths = [...touched(config, p), ...kept];
   await repo.run(['reset', '-q', 'HEAD', '--', ...paths], { okCodes: [1] });
   for (const f of paths) {
     const at = await repo.run(['cat-file', '-e', `HEAD:${f}`], { okCodes: [1, 128] });
     if (at.code === 0) await repo.run(['checkout', 'HEAD', '--', f]);
     else if (existsSync(path.join(root, f))) rmSync(path.join(root, f), { force: true });
   }
+}
+
+/** Where freeze add keeps a results file beside the ledger: its digest names it. */
+function evidenceOf(config: Config, file: string, evidence: string): string {
+  return evidencePath(config, sha256(readFileSync(path.join(path.dirname(file), evidence))));
 }
 
 function defaultMessage(p: Proposal): string {

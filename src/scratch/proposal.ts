@@ -41,13 +41,23 @@ export interface ProposedFreeze {
 }
 
 /** What the gate's layers would say, as scratch predicts them. */
-export type Predicted = Record<'properties' | 'revert', 'pass' | 'refused' | 'skipped'>;
+export type Predicted = Record<'properties' | 'revert' | 'suite', 'pass' | 'refused' | 'skipped'>;
+
+/** The suite on the scratch tree: each failure, and whether the base's ledger freezes it. */
+export interface SuiteSeen {
+  cases: number;
+  failures: { name: string; sig: string; frozen: boolean }[];
+  /** Why the run cannot be believed (no report, a report that disagrees with the exit code), or null. */
+  problem: string | null;
+}
 
 export interface Verdict {
   /** The base's oracles plus the production diff: what the gate says of the branch without its oracle edits. */
   trusted: { status: string; reason: string };
   /** The base plus the proposal plus the production diff: what the gate should say once it is promoted. */
   proposed: { status: string; reason: string; failing_on_revert: string[] };
+  /** The suite there; null when suite.command is not set. */
+  suite: SuiteSeen | null;
   gate: Predicted;
 }
 

@@ -1,6 +1,7 @@
-// Scratch's replays: the property command run N times under one seed on the
-// scratch tree (the base plus the branch's oracle files plus its production
-// diff), classified by replay's promotion table. Each freeze candidate
+// Scratch's replays: the suite command (what freeze rows let failures of
+// through; the property command when no suite is set) run N times under one
+// seed on the scratch tree (the base plus the branch's oracle files plus its
+// production diff), classified by replay's promotion table. Each freeze candidate
 // becomes a proposed row bound to the results file, which promote adds with
 // `freeze add --from-replay` once an owner fills its reason and owner.
 import { hostname } from 'node:os';
@@ -40,7 +41,7 @@ export async function scratchReplays(
   range: TrustedRange,
   set: ReplaySetting,
 ): Promise<ProposedFreeze[]> {
-  const command = propertyCommand(config);
+  const command = config.suite.command ?? propertyCommand(config);
   const tree = await trustedTree(repo, config, range);
   try {
     const started = new Date().toISOString();
