@@ -84,7 +84,7 @@ t(
     assert.is(proposal.verdict.trusted.status, 'does_not_describe');
     assert.is(proposal.verdict.proposed.status, 'describes_patch');
     assert.equal(proposal.verdict.proposed.failing_on_revert, ['bill.discount_bounded']);
-    assert.equal(proposal.verdict.gate, { properties: 'pass', revert: 'pass' });
+    assert.equal(proposal.verdict.gate, { properties: 'pass', revert: 'pass', suite: 'skipped' });
     assert.equal(proposal.freeze, [], 'no flicker in two replays');
     const summary = readFileSync(path.join(repo.dir, 'proposal.md'), 'utf8');
     assert.match(summary, /## Registry rows \(1\)\n- bill\.discount_bounded: /);
