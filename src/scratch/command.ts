@@ -4,8 +4,8 @@
 // its own oracle edits), and on the base plus the branch's oracle files plus
 // the production diff (what it should say once an owner promotes them). The
 // branch's own tests run there too, so the invariants they name and the
-// registry lacks become proposed rows, and replays there propose freeze
-// rows. Nothing is written to the repository: the proposal is a file for an
+// registry lacks become proposed rows; the suite runs there once, and
+// replays of it propose freeze rows. Nothing is written to the repository: the proposal is a file for an
 // owner, and `patchwarden promote` turns it into one owner commit.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -144,7 +144,7 @@ async function propose(s: Scratch): Promise<Proposal> {
   const mine = await branchChanges(s);
   const production = mine.patch.filter((c) => s.classify(c.path) === 'src');
   s.progress(
-    `${counted(production.length, 'production path')}, ${counted(mine.oracles.length, 'other path')} the branch changes`,
+    `${counted(production.length, 'production path')}, ${counted(mine.oracles.length, 'oracle path')} the branch changes`,
   );
   s.progress("1. the revert check on the base's oracles plus the production diff");
   const trusted = await check(s, range.onto);
