@@ -137,6 +137,19 @@ t(
     assert.is(gate.code, 0, JSON.stringify(gate.out.layers, null, 1));
     assert.is(layer(gate.out, 'revert').details.status, 'describes_patch');
     assert.equal(gate.out.scratch, { file: 'proposal.json', agrees: true, differences: [] });
+
+    // The agent then changes its fix: the gate refuses it, and says where it now differs from the proposal.
+    repo.write('src/bill.py', BILL('price + 1'));
+    repo.git(['commit', '-qam', 'bill: round up'], { env: AGENT });
+    gate = repo.json(['gate', '--base', 'main', '--scratch', 'proposal.json']);
+    assert.is(gate.code, 1, 'the gate decides');
+    assert.is(layer(gate.out, 'properties').status, 'refused');
+    const said = gate.out.scratch.differences.join('\n');
+    assert.match(
+      said,
+      /^production diff: scratch judged [0-9a-f]{12} \(src\/bill\.py\), the gate judges [0-9a-f]{12}$/m,
+    );
+    assert.match(said, /^properties: scratch predicted pass, the gate says refused: /m);
   },
 );
 
