@@ -60,10 +60,10 @@ export async function run(args: string[]): Promise<number> {
   const who = await agentRefusal(repo, config, head, positionals[0]);
   if (who) return emit(common.format, violationsOutcome([who]));
   const oids = await writeBlobs(repo, proposal, file);
-  const stale = await staleness(repo, config, proposal, head, oids);
+  const stale = await staleness(repo, config, proposal, head, oids, positionals[0]);
   if (stale.length) return emit(common.format, violationsOutcome(stale));
   const paths = touched(config, proposal);
-  const work = await uncommitted(repo, paths);
+  const work = await uncommitted(repo, paths, positionals[0]);
   if (work) return emit(common.format, violationsOutcome([work]));
   try {
     await apply(repo, config, proposal, oids, root);
@@ -155,6 +155,7 @@ async function staleness(
   p: Proposal,
   head: string,
   oids: Map<string, string>,
+  file: string,
 ): Promise<Violation[]> {
   const rerun = `ask for a new proposal: on the branch, git rebase ${shellQuote(p.base_ref)} && patchwarden scratch --base ${shellQuote(p.base_ref)}; then promote the proposal it writes`;
   const ancestor = await repo.run(['merge-base', '--is-ancestor', p.base, head], { okCodes: [1, 128] });
@@ -164,7 +165,7 @@ async function staleness(
         rule: 'promote-base',
         paths: [],
         message: `HEAD does not contain the proposal's base ${p.base.slice(0, 12)}`,
-        fix: 'check out the branch the proposal merges into, up to date (git fetch, then git checkout and git pull), and run promote there',
+        fix: `on the branch the proposal merges into (${p.base_ref}), up to date: git switch ${shellQuote(localBranch(p.base_ref))} && git pull --ff-only && patchwarden promote ${shellQuote(file)}`,
       },
     ];
   const paths = touched(config, p).filter((f) => f !== config.freeze.ledger);
@@ -207,7 +208,7 @@ function touched(config: Config, p: Proposal): string[] {
 const filled = (p: Proposal) => p.freeze.filter((z) => z.reason?.trim() && z.owner?.trim());
 
 /** Staged work, or uncommitted edits of the paths the commit writes: promote would sweep them in. */
-async function uncommitted(repo: Repo, paths: string[]): Promise<Violation | null> {
+async function uncommitted(repo: Repo, paths: string[], file: string): Promise<Violation | null> {
   const staged = (await repo.run(['diff', '--cached', '--quiet'], { okCodes: [1] })).code !== 0;
   const edited = (await repo.run(['diff', '--name-only', 'HEAD', '--', ...paths])).stdout
     .toString()
@@ -220,7 +221,7 @@ async function uncommitted(repo: Repo, paths: string[]): Promise<Violation | nul
     message: staged
       ? 'the index holds staged changes: promote makes a commit of the proposal alone'
       : 'these paths hold uncommitted edits',
-    fix: 'commit or set them aside first (git stash), then run promote again',
+    fix: `set them aside, promote, and take them back: git stash && patchwarden promote ${shellQuote(file)} && git stash pop`,
   };
 }
 
@@ -298,6 +299,11 @@ async function putBack(repo: Repo, config: Config, p: Proposal, root: string, fi
     if (at.code === 0) await repo.run(['checkout', 'HEAD', '--', f]);
     else if (existsSync(path.join(root, f))) rmSync(path.join(root, f), { force: true });
   }
+}
+
+/** The local branch a remote-tracking name stands for (origin/main: main). */
+function localBranch(ref: string): string {
+  return ref.replace(/^(refs\/remotes\/)?origin\//, '').replace(/^refs\/heads\//, '');
 }
 
 /** Where freeze add keeps a results file beside the ledger: its digest names it. */

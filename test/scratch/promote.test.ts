@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, tempRepo, type TempRepo } from '../helpers/repo.js';
+import { cleanup, ensureBin, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
 import { config, PYTEST, pyProperty, registry } from '../properties/projects.js';
 import { Keys } from '../prereceive/server.js';
@@ -153,27 +153,53 @@ t(
   },
 );
 
-t('a proposal edited after scratch wrote it, or stale on HEAD, is not promoted, and nothing is written', () => {
-  const repo = agentBranch();
-  const s = repo.pw(['scratch', '--base', 'main', '--out', 'proposal.json']);
-  assert.is(s.code, 0, s.stderr);
-  const file = path.join(repo.dir, 'proposal.json');
-  const proposal = JSON.parse(readFileSync(file, 'utf8'));
-  repo.git(['checkout', '-q', 'main']);
-  const owned = { env: { GIT_AUTHOR_EMAIL: OWNER, GIT_COMMITTER_EMAIL: OWNER } };
-  // A test swapped for one that asserts nothing, its blob id left as it was.
-  proposal.files[0].content = Buffer.from('def test_nothing():\n    pass\n').toString('base64');
-  repo.write('edited.json', JSON.stringify(proposal));
-  const edited = repo.pw(['promote', 'edited.json'], owned);
-  assert.is(edited.code, 2);
-  assert.match(edited.stderr, /does not hash to its blob id .*edited after scratch wrote it/);
-  // main moved on under the registry since: stale, with the step that makes a new proposal.
-  repo.commit({ 'spec/invariants.yaml': registry('bill.total_non_negative', 'bill.other') }, 'owner: another row');
-  const stale = repo.pw(['promote', file], owned);
-  assert.is(stale.code, 1, stale.stderr);
-  assert.match(stale.stdout, /\[promote-stale\] 1 path of the proposal changed on HEAD since it was made/);
-  assert.match(stale.stdout, /git rebase main && patchwarden scratch --base main/);
-  assert.is(repo.git(['status', '--porcelain', '--untracked-files=no']).stdout, '');
-});
+t(
+  'a proposal edited after scratch wrote it, stale on HEAD, off its base or over staged work is not promoted; each printed fix works',
+  () => {
+    ensureBin();
+    const repo = agentBranch();
+    const s = repo.pw(['scratch', '--base', 'main', '--out', 'proposal.json']);
+    assert.is(s.code, 0, s.stderr);
+    const file = path.join(repo.dir, 'proposal.json');
+    const proposal = JSON.parse(readFileSync(file, 'utf8'));
+    repo.git(['checkout', '-q', 'main']);
+    const owned = { env: { GIT_AUTHOR_EMAIL: OWNER, GIT_COMMITTER_EMAIL: OWNER } };
+    // A test swapped for one that asserts nothing, its blob id left as it was.
+    proposal.files[0].content = Buffer.from('def test_nothing():\n    pass\n').toString('base64');
+    repo.write('edited.json', JSON.stringify(proposal));
+    const edited = repo.pw(['promote', 'edited.json'], owned);
+    assert.is(edited.code, 2);
+    assert.match(edited.stderr, /does not hash to its blob id .*edited after scratch wrote it/);
+    // main moved on under the registry since: stale, with the step that makes a new proposal.
+    repo.commit({ 'spec/invariants.yaml': registry('bill.total_non_negative', 'bill.other') }, 'owner: another row');
+    const stale = repo.pw(['promote', file], owned);
+    assert.is(stale.code, 1, stale.stderr);
+    assert.match(stale.stdout, /\[promote-stale\] 1 path of the proposal changed on HEAD since it was made/);
+    assert.match(stale.stdout, /git rebase main && patchwarden scratch --base main/);
+    assert.is(repo.git(['status', '--porcelain', '--untracked-files=no']).stdout, '', 'nothing written');
+    // On another branch than the one it merges into, with staged work: each refusal gives its line.
+    repo.git(['reset', '-q', '--hard', 'HEAD~1']);
+    const empty = repo.git(['mktree'], { input: '' }).stdout.trim();
+    repo.git(['checkout', '-q', '--detach', repo.git(['commit-tree', empty, '-m', 'unrelated']).stdout.trim()]);
+    const away = repo.pw(['promote', file], owned);
+    assert.is(away.code, 1, away.stderr);
+    assert.match(away.stdout, /\[promote-base\] HEAD does not contain the proposal's base/);
+    assert.match(away.stdout, /git switch main && git pull --ff-only && patchwarden promote /);
+    repo.git(['checkout', '-q', 'main']);
+    repo.write('notes.txt', 'staged\n');
+    repo.git(['add', 'notes.txt']);
+    const dirty = repo.pw(['promote', file], owned);
+    assert.is(dirty.code, 1, dirty.stderr);
+    assert.match(dirty.stdout, /\[promote-dirty\] the index holds staged changes/);
+    const line = /git stash && patchwarden promote .* && git stash pop/.exec(dirty.stdout)![0];
+    const followed = sh('sh', ['-c', line], { cwd: repo.dir, env: { ...repo.env, ...owned.env } });
+    assert.is(followed.code, 0, followed.stdout + followed.stderr);
+    assert.is(
+      repo.git(['show', '--name-only', '--format=', 'HEAD']).stdout.includes('spec/properties/test_discount.py'),
+      true,
+    );
+    assert.is(readFileSync(path.join(repo.dir, 'notes.txt'), 'utf8'), 'staged\n');
+  },
+);
 
 test.run();
