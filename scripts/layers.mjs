@@ -32,6 +32,7 @@ export const ORDER = [
   'refactors',
   'replay',
   // outer layer: the commands and entry points that compose the rules
+  'scratch',
   'gate',
   'hooks',
   'adopt',

@@ -64,6 +64,11 @@ const commands: Record<string, Entry> = {
   replay: { summary: 'run a command N times and classify each case', load: () => import('../replay/command.js') },
   tamper: { summary: 'refuse production code that games the test run', load: () => import('../tamper/command.js') },
   gate: { summary: 'every layer, one decision table, one exit code', load: () => import('../gate/command.js') },
+  scratch: {
+    summary: 'run a branch on a scratch runner; propose its oracle files and rows',
+    load: () => import('../scratch/command.js'),
+  },
+  promote: { summary: "commit a scratch proposal as an owner's commit", load: () => import('../scratch/promote.js') },
 };
 
 // Two spaces after the longest name, so every name stands apart from its summary.

@@ -27,8 +27,12 @@ import { fixturesLayer, ledgerLayer, mixingAndOwners, type GateContext } from '.
 import { propertyLayers, suiteLayer } from './tests.js';
 import { tamperLayer } from './tamper.js';
 import { githubAnnotations, jsonLayers, textTable } from './table.js';
+import { compareVerdicts, type Comparison } from '../scratch/compare.js';
+import { readProposal } from '../scratch/proposal.js';
+import { diffDigest } from '../refactors/ack.js';
+import { treeDiff } from '../git/changes.js';
 
-export const help = `usage: patchwarden gate --base REV [--hits FILE] [--seed S] [--format FORMAT] [--config PATH] [-C DIR]
+export const help = `usage: patchwarden gate --base REV [--hits FILE] [--seed S] [--scratch FILE] [--format FORMAT] [--config PATH] [-C DIR]
 
 The merge gate: every layer over the commits of HEAD that are not in REV,
 judged by the config, ledger, lock and registry as they are at REV.
@@ -66,6 +70,10 @@ judge.
                          FILE, for freeze list --hits and freeze extend --hits
   --seed S               run the revert check's properties with PROP_SEED=S
                          (to replay a run exactly: the gate prints the line)
+  --scratch FILE         compare with a scratch proposal (patchwarden scratch
+                         --out): print where its predicted verdict and the
+                         production diff it judged differ from the gate's;
+                         the gate's verdict and exit code stand
 
 The revert check's two runs get a fresh PROP_SEED: an HMAC of
 PATCHWARDEN_SEED_KEY (a CI secret), the base tree and the production diff's
@@ -85,11 +93,14 @@ export async function run(args: string[]): Promise<number> {
       require: { type: 'string' },
       hits: { type: 'string' },
       seed: { type: 'string' },
+      scratch: { type: 'string' },
     },
     false,
     [...FORMATS, ...REPORT_FORMATS],
   );
   if (!values.base) throw new UsageError('gate needs --base REV, the branch the change would merge into');
+  // Read first: a proposal that cannot be read stops the gate before any run.
+  const proposal = values.scratch === undefined ? null : readProposal(values.scratch);
   const suiteTimeout = durationFlag('--suite-timeout', values['suite-timeout'] ?? '60m');
   const repo = await openRepo(common.dir);
   const base = await resolveCommit(repo, values.base);
@@ -126,6 +137,8 @@ export async function run(args: string[]): Promise<number> {
   const header = { base, head, commits: commits.length, rules };
   const listed = overrideLines(overrides.granted).map((l) => `patchwarden gate: ${l}`);
   const code = exitCode(layers);
+  const scratch = proposal && compareVerdicts(proposal, layers, await productionDigest(ctx));
+  const compared = scratch ? scratchLines(values.scratch!, scratch) : [];
   if (values.hits) await writeHits(values.hits, layers, base, head);
   if ((REPORT_FORMATS as readonly string[]).includes(common.format)) {
     const { report } = await import('../common/reports.js');
@@ -145,8 +158,14 @@ export async function run(args: string[]): Promise<number> {
       contained: containedSoFar(),
       overrides: overrides.granted,
       layers: jsonLayers(layers),
+      ...(scratch && { scratch: { file: values.scratch, ...scratch } }),
     },
-    text: [...textTable(header, layers), ...listed, ...containedLines().map((l) => `patchwarden gate: ${l}`)],
+    text: [
+      ...textTable(header, layers),
+      ...listed,
+      ...containedLines().map((l) => `patchwarden gate: ${l}`),
+      ...compared,
+    ],
     github: githubAnnotations(layers),
   });
   return code;
@@ -205,6 +224,21 @@ async function gateContext(
     progress,
   };
   return ctx;
+}
+
+/** The digest of the production diff the revert check judges, as scratch records it. */
+async function productionDigest(ctx: GateContext): Promise<string> {
+  const diff = await treeDiff(ctx.repo, ctx.revertFrom.mergeBase, ctx.head);
+  return diffDigest(diff.filter((c) => ctx.classify(c.path) === 'src'));
+}
+
+function scratchLines(file: string, c: Comparison): string[] {
+  const said = `patchwarden gate: scratch proposal ${file}`;
+  if (c.agrees) return [`${said}: agrees with the gate`];
+  return [
+    `${said}: differs from the gate; the gate's verdict stands:`,
+    ...c.differences.map((d) => `patchwarden gate:   ${d}`),
+  ];
 }
 
 /** The suite's freeze hits as a file of their own, kept as a CI artifact (an empty list when the suite did not run). */

@@ -218,9 +218,10 @@ export async function judgedTree(
  * The range's production commits, and the paths its admitted owner-signed
  * oracle commits change that no other commit of the range touches: both runs
  * see those as head has them. Only with owners.signers: without signatures
- * the oracle lands on the base branch first.
+ * the oracle lands on the base branch first. (trusted-tree.ts builds replay's
+ * tree from them too.)
  */
-async function rangeFacts(
+export async function rangeFacts(
   repo: Repo,
   config: Config,
   classify: Classify,

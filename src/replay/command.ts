@@ -1,7 +1,9 @@
 // `patchwarden replay --runs N --seed S [--env-class C] [--out FILE] -- COMMAND`
 // and `patchwarden replay merge FILE...`: classify each case over repeated runs
 // under one seed, and print what the promotion table says to do with it.
+import { realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
+import path from 'node:path';
 import { durationFlag, parse, type Common } from '../common/args.js';
 import { openWithConfig } from '../config/context.js';
 import { emit } from '../common/output.js';
@@ -13,7 +15,8 @@ import type { Config } from '../config/schema.js';
 import { pinFixture } from '../fixtures/pin.js';
 import { formatUtc } from '../freeze/clock.js';
 import { isExpired, parseLedger, readWorktreeLedger } from '../freeze/ledger.js';
-import type { Repo } from '../git/repo.js';
+import { mergeBase, resolveCommit, worktreeRoot, type Repo } from '../git/repo.js';
+import { trustedTree, type TrustedTree } from '../properties/trusted-tree.js';
 import { containedLines, containedSoFar } from '../runner/contain.js';
 import { runEnv } from '../runner/env.js';
 import { checkedSeed } from '../runner/seed.js';
@@ -25,7 +28,7 @@ import { replay } from './replay.js';
 import { mergeResults, readResults, writeResults } from './results.js';
 import type { EnvClass, Results } from './types.js';
 
-export const help = `usage: patchwarden replay --runs N --seed S [--env-class local|remote] [--out FILE] [--pin] -- COMMAND
+export const help = `usage: patchwarden replay --runs N --seed S [--env-class local|remote] [--base REV] [--out FILE] [--pin] -- COMMAND
        patchwarden replay merge FILE...
 
 Runs COMMAND N times, each with PROP_SEED=S in its environment (and {junit} /
@@ -38,6 +41,11 @@ stable_pass, stable_fail or flicker. A case is keyed by its fixture id
   --seed S           the seed, passed as PROP_SEED (required)
   --env-class C      local or remote (default: remote in CI: CI=true or a
                      provider's own variables)
+  --base REV         run on trusted files: a temporary tree of REV (the
+                     target branch) plus the admitted owner-signed commits
+                     and the production diff of the commits of HEAD not in
+                     REV; the branch's own oracle edits are left out (what
+                     CI uses; by hand, without it, the working tree runs)
   --out FILE         also write every run's observations, for replay merge
   --pin              write the shrunk counterexample of each stable_fail as
                      a fixture (fixtures add), so it is replayed as pinned
@@ -68,7 +76,8 @@ const DEFAULT_RUNS = 7;
 const DEFAULT_TTL = '7d';
 const MAX_RUNS = 1000;
 
-function envClass(given: string | undefined): EnvClass {
+/** The runners' class: --env-class, else remote in CI. */
+export function envClass(given: string | undefined): EnvClass {
   if (given === undefined) return /^(true|1)$/i.test(process.env.CI ?? '') || ciRun() ? 'remote' : 'local';
   if (given !== 'local' && given !== 'remote')
     throw new UsageError(`--env-class must be local or remote, not ${JSON.stringify(given)}`);
@@ -180,6 +189,7 @@ async function runReplay(args: string[]): Promise<number> {
       timeout: { type: 'string' },
       ttl: { type: 'string' },
       pin: { type: 'boolean' },
+      base: { type: 'string' },
     },
     false,
   );
@@ -205,16 +215,25 @@ async function runReplay(args: string[]): Promise<number> {
   const started = new Date().toISOString();
   const vars = runEnv(config, seed);
   const ci = ciRun();
-  const records = await replay({
-    command,
-    cwd: common.dir,
-    runs,
-    env: vars,
-    timeoutMs,
-    readReport,
-    signCase: (tc) => signCase(tc, opts),
-    progress: (line) => process.stderr.write(line + '\n'),
-  });
+  const progress = (line: string) => process.stderr.write(line + '\n');
+  const tree = values.base === undefined ? null : await baseTree(repo, config, values.base, progress);
+  let records: Awaited<ReturnType<typeof replay>>;
+  try {
+    // In the trusted tree, the asserting expressions are read from the files that ran.
+    const signing = tree ? signOptions(config, false, await checkoutSource(tree.dir)) : opts;
+    records = await replay({
+      command,
+      cwd: tree ? path.join(tree.dir, path.relative(worktreeRoot(repo), realpathSync(common.dir))) : common.dir,
+      runs,
+      env: vars,
+      timeoutMs,
+      readReport,
+      signCase: (tc) => signCase(tc, signing),
+      progress,
+    });
+  } finally {
+    await tree?.remove();
+  }
   if (values.out !== undefined) {
     const results: Results = {
       format: 'patchwarden-replay',
@@ -236,6 +255,25 @@ async function runReplay(args: string[]): Promise<number> {
     { seed, env, ttlMs, ci, vars, project: { repo, config }, pin: Boolean(values.pin), out: values.out ?? null },
     records.map((record) => ({ record })),
   );
+}
+
+/** The trusted tree for --base: the target's oracles, the admitted owner commits and the production diff of HEAD. */
+async function baseTree(
+  repo: Repo,
+  config: Config,
+  rev: string,
+  progress: (line: string) => void,
+): Promise<TrustedTree> {
+  const onto = await resolveCommit(repo, rev);
+  const head = await resolveCommit(repo, 'HEAD');
+  const base = await mergeBase(repo, onto, head);
+  if (!base) throw new CannotJudge(`HEAD and ${rev} have no common history: --base needs the branch HEAD merges into`);
+  const tree = await trustedTree(repo, config, { base, head, onto, now: new Date() });
+  const kept = tree.kept.length ? `, admitted owner commits' ${tree.kept.join(', ')}` : '';
+  progress(
+    `replay: running on ${rev}'s oracles${kept} and HEAD's production diff (${tree.production.length ? tree.production.join(', ') : 'none'}); the branch's other edits are left out`,
+  );
+  return tree;
 }
 
 async function runMerge(args: string[]): Promise<number> {
