@@ -69,7 +69,7 @@ export async function run(args: string[]): Promise<number> {
       ...(await casesFinding(repo, root, config)),
       ...(await evidenceFinding(repo, config)),
     );
-    findings.push(...(await oracleFindings(repo, config)), ...ownersFindings(config));
+    findings.push(...(await oracleFindings(repo, config)), ...strictFixturesFinding(config), ...ownersFindings(config));
   }
   const ok = findings.every((f) => f.ok);
   const text = findings.map((f) => `${!f.ok ? 'PROBLEM' : f.warn ? 'WARNING' : 'ok     '} ${f.check}: ${f.detail}`);
@@ -220,6 +220,19 @@ function ownersFindings(config: Config): Finding[] {
     detail: `no owner is set up, so the oracles are anyone's to change: ${SET_UP_OWNERS}; owners.required: true then makes a missing owner a refusal`,
   });
   return findings;
+}
+
+/** A config from before fixtures.strict: a note naming the key, never a problem (it judges as before). */
+function strictFixturesFinding(config: Config): Finding[] {
+  if (!config.present || config.fixtures.strict) return [];
+  return [
+    {
+      check: 'fixtures',
+      ok: true,
+      warn: true,
+      detail: `fixtures.strict is not set, so the lock covers ${config.fixtures.inputs} alone: an output-shaped file elsewhere in the fixtures zone (fixtures/expected.json) or an unlocked one there passes; an owner sets \`strict: true\` under \`fixtures:\` in ${CONFIG_FILE}, runs \`patchwarden fixtures lock\` and commits both, signed`,
+    },
+  ];
 }
 
 async function configFinding(repo: Repo, explicit: string | undefined, findings: Finding[]): Promise<Config | null> {

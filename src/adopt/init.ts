@@ -82,7 +82,8 @@ A new project also gets an empty freeze ledger of version 2, the stricter
 defaults (docs/freeze.md); an existing ledger is never touched. A new config
 turns ownership on (owners.required, known agents by identity and trailer):
 until an owner's key is listed, every oracle commit is refused at the server
-and the gate.`;
+and the gate. It also sets fixtures.strict: the whole fixtures zone holds
+locked inputs only (docs/fixtures.md).`;
 
 /** The one line that gives every clone the hooks: npm runs "prepare" after each install. */
 export const PREPARE = 'patchwarden init --yes --if-repo';

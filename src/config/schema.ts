@@ -32,7 +32,12 @@ export interface Config {
     require_evidence: boolean | null;
     forbid: string[];
   };
-  fixtures: { inputs: string; lock: string; forbid: string[] };
+  /**
+   * strict: the whole fixtures zone holds locked inputs only (an output-shaped
+   * name anywhere in it, or a file the lock does not list, is refused).
+   * forbid_except: paths an owner allows despite a `forbid` name.
+   */
+  fixtures: { inputs: string; lock: string; forbid: string[]; strict: boolean; forbid_except: string[] };
   /** min_cases: 0 is off. pending_ttl: how long an owner's pending mark on an invariant holds. */
   properties: { command: string | null; invariants: string; timeout: number; min_cases: number; pending_ttl: number };
   suite: { command: string | null };
@@ -115,7 +120,13 @@ export function defaults(source = CONFIG_FILE): Config {
       require_evidence: null,
       forbid: [],
     },
-    fixtures: { inputs: 'fixtures/input', lock: 'fixtures/inputs.sha256', forbid: FORBID_OUTPUTS },
+    fixtures: {
+      inputs: 'fixtures/input',
+      lock: 'fixtures/inputs.sha256',
+      forbid: FORBID_OUTPUTS,
+      strict: false,
+      forbid_except: [],
+    },
     properties: {
       command: null,
       invariants: 'spec/invariants.yaml',
@@ -170,7 +181,13 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
     require_evidence: { type: 'bool' },
     forbid: { type: 'globs' },
   },
-  fixtures: { inputs: { type: 'path' }, lock: { type: 'path' }, forbid: { type: 'globs' } },
+  fixtures: {
+    inputs: { type: 'path' },
+    lock: { type: 'path' },
+    forbid: { type: 'globs' },
+    strict: { type: 'bool' },
+    forbid_except: { type: 'paths' },
+  },
   properties: {
     command: { type: 'command' },
     invariants: { type: 'path' },
