@@ -15,6 +15,7 @@ import { BASELINE_FILE } from '../zones/names.js';
 import { HOOKS, hookSetup, installHook, sharedHooksPath, type HookSetup } from './install.js';
 import { editPackageJson } from './package-json.js';
 import { installManager, wireManager } from './managers.js';
+import { keepFormattersOut } from './formatters.js';
 import { starterConfig } from './starter.js';
 import {
   addSigner,
@@ -77,6 +78,10 @@ Running it twice changes nothing.
                branch and tag in ${BASELINE_FILE} (commit it with the config);
                the commits reachable from them are never judged, every later
                one is (docs/hooks.md#adopting-on-a-repository-with-history)
+
+Where the project runs a formatter, init adds the fixtures and freeze folders
+to .prettierignore and to .pre-commit-config.yaml's exclude (when it has
+none), and names the lint-staged globs that reach them.
 
 A new project also gets an empty freeze ledger of version 2, the stricter
 defaults (docs/freeze.md); an existing ledger is never touched. A new config
@@ -157,6 +162,8 @@ export async function run(args: string[]): Promise<number> {
   if (values.baseline) actions.push(await writeBaseline(repo, root));
   if (team !== undefined) actions.push(...(await writeCodeowners(repo, common.config, root, team)));
   actions.push(...(await lockFixtures(repo, common.config)));
+  // npm's "prepare" reruns init on every install: an existing project's ignore files change only when asked.
+  if (fresh || !values['if-repo']) actions.push(...(await formattersOut(repo, common.config, root)));
   actions.push(...(await ignoreInstallFolder(repo, root)));
   actions.push(...installHooks(setup, root, !values['no-chain']));
   const zoned = await srcZone(repo, common.config);
@@ -327,6 +334,12 @@ async function lockFixtures(
   return [
     `${config.fixtures.lock}: written for ${counted(files, 'fixture')} (review it, and commit it with the config)`,
   ];
+}
+
+/** The formatters kept off the fixtures and freeze folders (adopt/formatters.ts). */
+async function formattersOut(repo: Repo, explicit: string | undefined, root: string): Promise<string[]> {
+  const config = await readableConfig(repo, explicit);
+  return typeof config === 'string' ? [] : keepFormattersOut(root, config);
 }
 
 /** A new project's ledger: version 2, so the stricter defaults hold from the first row. */
