@@ -9,6 +9,7 @@ import { openRepo, worktreeRoot, type Repo } from '../git/repo.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { clockNow } from '../freeze/clock.js';
 import { parseLedger, readWorktreeLedger } from '../freeze/ledger.js';
+import { bindLedger, evidenceFolder } from '../freeze/bound.js';
 import { parseRegistry } from '../properties/registry.js';
 import { TYPED_IDENTITY } from '../owners/pusher.js';
 import { SET_UP_OWNERS, ownersUnset } from '../owners/rule.js';
@@ -266,10 +267,12 @@ async function oracleFindings(repo: Repo, config: Config): Promise<Finding[]> {
       async () => {
         const { text } = await readWorktreeLedger(repo, config);
         if (text === null) return `no ${config.freeze.ledger} (no freezes)`;
-        const problems = parseLedger(text, config.freeze.ledger, config, clockNow()).problems;
+        // Each row's evidence file is re-read as the gate reads it (freeze/bound.ts).
+        const parsed = parseLedger(text, config.freeze.ledger, config, clockNow());
+        const { problems } = await bindLedger(repo, config, parsed, { kind: 'worktree' });
         if (problems.length)
           throw new CannotJudge(
-            `${counted(problems.length, 'broken row')}; first: ${problems[0].message}; fix each row that \`patchwarden freeze check\` names, or run \`git checkout -- ${config.freeze.ledger}\``,
+            `${counted(problems.length, 'broken row')}; first: ${problems[0].message}; fix each row that \`patchwarden freeze check\` names, or run \`git checkout -- ${problems[0].rule === 'ledger-evidence' ? `${config.freeze.ledger} ${evidenceFolder(config)}` : config.freeze.ledger}\``,
           );
         return `${config.freeze.ledger} is valid`;
       },
