@@ -26,7 +26,7 @@ import {
   setSignersKey,
   signingKeyCandidate,
 } from './owner-key.js';
-import { ownerLines, uncovered, usesSections } from './codeowners.js';
+import { codeownersFile, ownerLines, teamHandleProblem, uncovered, usesSections } from './codeowners.js';
 import { newLedger as ledgerText } from '../freeze/edit.js';
 import { counted } from '../common/text.js';
 import { zoneFindings } from './zone-check.js';
@@ -34,7 +34,7 @@ import { classifierFor } from '../mixing/check.js';
 import { splitNul } from '../git/run.js';
 
 export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--baseline] [--src GLOB]... [--spec GLOB]...
-                        [--fixtures GLOB]... [--owner-key PATH] [--codeowners OWNER] [--format text|json] [-C DIR]
+                        [--fixtures GLOB]... [--owner-key PATH] [--codeowners @ORG/TEAM] [--format text|json] [-C DIR]
 
 Writes a starter ${CONFIG_FILE} (unless one exists) whose src zone is read from
 the project's metadata (pyproject.toml, setup.cfg, a package folder with
@@ -69,9 +69,10 @@ Running it twice changes nothing.
                owners.signers set. Without it, init only shows your signing
                key as a candidate and asks on a terminal; --yes alone never
                makes anyone an owner (an agent may be the one running init)
-  --codeowners OWNER
-               give every oracle path no CODEOWNERS rule covers an owner
-               (@team, @org/team or an email): the lines are appended to the
+  --codeowners @ORG/TEAM
+               give every oracle path no CODEOWNERS rule covers your team as
+               owner: a team handle (@org/team; a GitLab group may be @group),
+               never a person, an email or a placeholder: the lines are appended to the
                CODEOWNERS file the host reads (.github/CODEOWNERS when there
                is none, .gitlab/CODEOWNERS in a GitLab project)
   --baseline   adopting on a repository with history: record the tips of every
@@ -111,10 +112,6 @@ export async function run(args: string[]): Promise<number> {
   );
   const ownerKey = values['owner-key'] === undefined ? null : readOwnerKey(values['owner-key']);
   const team = values.codeowners;
-  if (team !== undefined && !/^(@[\w.-]+(\/[\w.-]+)?|[^\s@]+@[^\s@]+\.[^\s@]+)$/.test(team))
-    throw new UsageError(
-      `--codeowners takes a user or team (@name, @org/team) or an email, not ${JSON.stringify(team)}`,
-    );
   let repo;
   try {
     repo = await openRepo(common.dir);
@@ -123,6 +120,9 @@ export async function run(args: string[]): Promise<number> {
     throw err;
   }
   const root = worktreeRoot(repo);
+  // Before anything is written: a person or a placeholder as the owner of every oracle is worse than none.
+  const teamProblem = team === undefined ? null : teamHandleProblem(team, hostIsGitLab(root));
+  if (teamProblem) throw new UsageError(teamProblem);
   const setup = await hookSetup(repo, root);
   const shared = sharedHooksPath(setup);
   if (shared) {
@@ -354,6 +354,13 @@ function newLedger(root: string, config: Config): string[] {
   return [
     `${config.freeze.ledger}: written, version 2 (rows need replay evidence, a rename needs its owner's edit; commit it with the config)`,
   ];
+}
+
+/** GitLab reads the CODEOWNERS here: a GitLab pipeline, .gitlab/CODEOWNERS, or a file with GitLab's sections. */
+function hostIsGitLab(root: string): boolean {
+  if (existsSync(path.join(root, '.gitlab-ci.yml'))) return true;
+  const file = codeownersFile(root);
+  return file !== null && (file.startsWith('.gitlab/') || usesSections(readFileSync(path.join(root, file), 'utf8')));
 }
 
 /** Every oracle path without an owner gets `owner`, in the CODEOWNERS file the host reads. */
