@@ -23,7 +23,9 @@ export interface Config {
   /**
    * on_rename and require_evidence are null when not written: the ledger's
    * version decides them then (freeze/policy.ts). forbid: paths whose
-   * failures may never be frozen.
+   * failures may never be frozen. attestation: the gate verifies each
+   * evidence file's platform attestation, signed by `signer_workflow`
+   * (OWNER/REPO/.github/workflows/FILE), and refuses a row without one.
    */
   freeze: {
     ledger: string;
@@ -31,6 +33,8 @@ export interface Config {
     on_rename: 'warn' | 'refuse' | null;
     require_evidence: boolean | null;
     forbid: string[];
+    attestation: 'github' | null;
+    signer_workflow: string | null;
   };
   /**
    * strict: the whole fixtures zone holds locked inputs only (an output-shaped
@@ -119,6 +123,8 @@ export function defaults(source = CONFIG_FILE): Config {
       on_rename: null,
       require_evidence: null,
       forbid: [],
+      attestation: null,
+      signer_workflow: null,
     },
     fixtures: {
       inputs: 'fixtures/input',
@@ -180,6 +186,8 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
     on_rename: { type: 'enum', values: ['warn', 'refuse'] },
     require_evidence: { type: 'bool' },
     forbid: { type: 'globs' },
+    attestation: { type: 'enum', values: ['github'] },
+    signer_workflow: { type: 'string' },
   },
   fixtures: {
     inputs: { type: 'path' },
