@@ -323,13 +323,17 @@ async function lockFixtures(
   const config = await readableConfig(repo, explicit);
   if (typeof config === 'string') return [`fixtures not locked: ${config}; fix it, then run \`patchwarden doctor\``];
   const root = worktreeRoot(repo);
-  if (!existsSync(path.join(root, config.fixtures.inputs)) || existsSync(path.join(root, config.fixtures.lock)))
-    return [];
-  const { lockWorktree } = await import('../fixtures/command.js');
+  if (existsSync(path.join(root, config.fixtures.lock))) return [];
+  // Under fixtures.strict the lock covers the whole fixtures zone, so files there get one too.
+  const [{ lockWorktree }, { worktreeFiles }] = await Promise.all([
+    import('../fixtures/command.js'),
+    import('../fixtures/sources.js'),
+  ]);
+  if (!worktreeFiles(root, config).length && !existsSync(path.join(root, config.fixtures.inputs))) return [];
   const { forbidden, files } = await lockWorktree(repo, config);
   if (forbidden.length)
     return [
-      `${config.fixtures.inputs}: ${forbidden.join(', ')} look like outputs, not inputs; move them out, then run \`patchwarden fixtures lock\``,
+      `${config.fixtures.strict ? 'the fixtures zone' : config.fixtures.inputs}: ${forbidden.join(', ')} look like outputs, not inputs, so no lock was written; move them out (an input that only looks like one goes in fixtures.forbid_except), then run \`patchwarden fixtures lock\``,
     ];
   return [
     `${config.fixtures.lock}: written for ${counted(files, 'fixture')} (review it, and commit it with the config)`,
