@@ -134,6 +134,51 @@ export function ownerLines(missing: OraclePath[], owner: string, sections: boole
   ];
 }
 
+/** Names people write for "your team here": a CODEOWNERS line owned by one of them binds nobody. */
+const PLACEHOLDERS = new Set([
+  'team',
+  'teams',
+  'org',
+  'organization',
+  'owner',
+  'owners',
+  'group',
+  'user',
+  'name',
+  'your-team',
+  'yourteam',
+  'your-org',
+  'my-team',
+  'myteam',
+  'example',
+  'placeholder',
+  'todo',
+  'changeme',
+  'xxx',
+  'foo',
+  'bar',
+]);
+
+/**
+ * Why `owner` is not a team handle init may write, or null. GitHub tells a
+ * team from a person by its `@org/team` form; GitLab writes a top-level
+ * group as `@group`, like a user, so there (`gitlab`) that form is taken on
+ * the word of whoever runs init. A person or an email is refused: the review
+ * must outlive whoever is on the team today. Placeholders are refused too.
+ */
+export function teamHandleProblem(owner: string, gitlab: boolean): string | null {
+  const m = /^@([A-Za-z0-9][\w.-]*)(?:\/([A-Za-z0-9][\w.-]*(?:\/[A-Za-z0-9][\w.-]*)*))?$/.exec(owner);
+  if (!m || (!m[2] && !gitlab))
+    return `--codeowners takes a team handle (@org/team${gitlab ? ', or a GitLab group @group' : ''}), not ${JSON.stringify(owner)}: a review must not depend on one person`;
+  const placeholder = owner
+    .slice(1)
+    .split('/')
+    .find((part) => PLACEHOLDERS.has(part.toLowerCase()));
+  if (placeholder)
+    return `--codeowners ${owner}: "${placeholder}" is a placeholder, not a team; give your team's handle (the one in your host's team settings)`;
+  return null;
+}
+
 /** Whether a CODEOWNERS text uses GitLab sections. */
 export function usesSections(text: string): boolean {
   return /^\s*\^?\[[^\]]+\]/m.test(text);

@@ -9,6 +9,7 @@ import { openRepo, worktreeRoot, type Repo } from '../git/repo.js';
 import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import { clockNow } from '../freeze/clock.js';
 import { parseLedger, readWorktreeLedger } from '../freeze/ledger.js';
+import { bindLedger, evidenceFolder } from '../freeze/bound.js';
 import { parseRegistry } from '../properties/registry.js';
 import { TYPED_IDENTITY } from '../owners/pusher.js';
 import { SET_UP_OWNERS, ownersUnset } from '../owners/rule.js';
@@ -69,7 +70,7 @@ export async function run(args: string[]): Promise<number> {
       ...(await casesFinding(repo, root, config)),
       ...(await evidenceFinding(repo, config)),
     );
-    findings.push(...(await oracleFindings(repo, config)), ...ownersFindings(config));
+    findings.push(...(await oracleFindings(repo, config)), ...strictFixturesFinding(config), ...ownersFindings(config));
   }
   const ok = findings.every((f) => f.ok);
   const text = findings.map((f) => `${!f.ok ? 'PROBLEM' : f.warn ? 'WARNING' : 'ok     '} ${f.check}: ${f.detail}`);
@@ -222,6 +223,19 @@ function ownersFindings(config: Config): Finding[] {
   return findings;
 }
 
+/** A config from before fixtures.strict: a note naming the key, never a problem (it judges as before). */
+function strictFixturesFinding(config: Config): Finding[] {
+  if (!config.present || config.fixtures.strict) return [];
+  return [
+    {
+      check: 'fixtures',
+      ok: true,
+      warn: true,
+      detail: `fixtures.strict is not set, so the lock covers ${config.fixtures.inputs} alone: an output-shaped file elsewhere in the fixtures zone (fixtures/expected.json) or an unlocked one there passes; an owner sets \`strict: true\` under \`fixtures:\` in ${CONFIG_FILE}, runs \`patchwarden fixtures lock\` and commits both, signed`,
+    },
+  ];
+}
+
 async function configFinding(repo: Repo, explicit: string | undefined, findings: Finding[]): Promise<Config | null> {
   try {
     const config = await loadConfig(repo, explicit);
@@ -253,10 +267,12 @@ async function oracleFindings(repo: Repo, config: Config): Promise<Finding[]> {
       async () => {
         const { text } = await readWorktreeLedger(repo, config);
         if (text === null) return `no ${config.freeze.ledger} (no freezes)`;
-        const problems = parseLedger(text, config.freeze.ledger, config, clockNow()).problems;
+        // Each row's evidence file is re-read as the gate reads it (freeze/bound.ts).
+        const parsed = parseLedger(text, config.freeze.ledger, config, clockNow());
+        const { problems } = await bindLedger(repo, config, parsed, { kind: 'worktree' });
         if (problems.length)
           throw new CannotJudge(
-            `${counted(problems.length, 'broken row')}; first: ${problems[0].message}; fix each row that \`patchwarden freeze check\` names, or run \`git checkout -- ${config.freeze.ledger}\``,
+            `${counted(problems.length, 'broken row')}; first: ${problems[0].message}; fix each row that \`patchwarden freeze check\` names, or run \`git checkout -- ${problems[0].rule === 'ledger-evidence' ? `${config.freeze.ledger} ${evidenceFolder(config)}` : config.freeze.ledger}\``,
           );
         return `${config.freeze.ledger} is valid`;
       },

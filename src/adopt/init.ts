@@ -15,6 +15,7 @@ import { BASELINE_FILE } from '../zones/names.js';
 import { HOOKS, hookSetup, installHook, sharedHooksPath, type HookSetup } from './install.js';
 import { editPackageJson } from './package-json.js';
 import { installManager, wireManager } from './managers.js';
+import { keepFormattersOut } from './formatters.js';
 import { starterConfig } from './starter.js';
 import {
   addSigner,
@@ -25,7 +26,7 @@ import {
   setSignersKey,
   signingKeyCandidate,
 } from './owner-key.js';
-import { ownerLines, uncovered, usesSections } from './codeowners.js';
+import { codeownersFile, ownerLines, teamHandleProblem, uncovered, usesSections } from './codeowners.js';
 import { newLedger as ledgerText } from '../freeze/edit.js';
 import { counted } from '../common/text.js';
 import { zoneFindings } from './zone-check.js';
@@ -33,7 +34,7 @@ import { classifierFor } from '../mixing/check.js';
 import { splitNul } from '../git/run.js';
 
 export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--baseline] [--src GLOB]... [--spec GLOB]...
-                        [--fixtures GLOB]... [--owner-key PATH] [--codeowners OWNER] [--format text|json] [-C DIR]
+                        [--fixtures GLOB]... [--owner-key PATH] [--codeowners @ORG/TEAM] [--format text|json] [-C DIR]
 
 Writes a starter ${CONFIG_FILE} (unless one exists) whose src zone is read from
 the project's metadata (pyproject.toml, setup.cfg, a package folder with
@@ -68,9 +69,10 @@ Running it twice changes nothing.
                owners.signers set. Without it, init only shows your signing
                key as a candidate and asks on a terminal; --yes alone never
                makes anyone an owner (an agent may be the one running init)
-  --codeowners OWNER
-               give every oracle path no CODEOWNERS rule covers an owner
-               (@team, @org/team or an email): the lines are appended to the
+  --codeowners @ORG/TEAM
+               give every oracle path no CODEOWNERS rule covers your team as
+               owner: a team handle (@org/team; a GitLab group may be @group),
+               never a person, an email or a placeholder: the lines are appended to the
                CODEOWNERS file the host reads (.github/CODEOWNERS when there
                is none, .gitlab/CODEOWNERS in a GitLab project)
   --baseline   adopting on a repository with history: record the tips of every
@@ -78,11 +80,16 @@ Running it twice changes nothing.
                the commits reachable from them are never judged, every later
                one is (docs/hooks.md#adopting-on-a-repository-with-history)
 
+Where the project runs a formatter, init adds the fixtures and freeze folders
+to .prettierignore and to .pre-commit-config.yaml's exclude (when it has
+none), and names the lint-staged globs that reach them.
+
 A new project also gets an empty freeze ledger of version 2, the stricter
 defaults (docs/freeze.md); an existing ledger is never touched. A new config
 turns ownership on (owners.required, known agents by identity and trailer):
 until an owner's key is listed, every oracle commit is refused at the server
-and the gate.`;
+and the gate. It also sets fixtures.strict: the whole fixtures zone holds
+locked inputs only (docs/fixtures.md).`;
 
 /** The one line that gives every clone the hooks: npm runs "prepare" after each install. */
 export const PREPARE = 'patchwarden init --yes --if-repo';
@@ -105,10 +112,6 @@ export async function run(args: string[]): Promise<number> {
   );
   const ownerKey = values['owner-key'] === undefined ? null : readOwnerKey(values['owner-key']);
   const team = values.codeowners;
-  if (team !== undefined && !/^(@[\w.-]+(\/[\w.-]+)?|[^\s@]+@[^\s@]+\.[^\s@]+)$/.test(team))
-    throw new UsageError(
-      `--codeowners takes a user or team (@name, @org/team) or an email, not ${JSON.stringify(team)}`,
-    );
   let repo;
   try {
     repo = await openRepo(common.dir);
@@ -117,6 +120,9 @@ export async function run(args: string[]): Promise<number> {
     throw err;
   }
   const root = worktreeRoot(repo);
+  // Before anything is written: a person or a placeholder as the owner of every oracle is worse than none.
+  const teamProblem = team === undefined ? null : teamHandleProblem(team, hostIsGitLab(root));
+  if (teamProblem) throw new UsageError(teamProblem);
   const setup = await hookSetup(repo, root);
   const shared = sharedHooksPath(setup);
   if (shared) {
@@ -156,6 +162,8 @@ export async function run(args: string[]): Promise<number> {
   if (values.baseline) actions.push(await writeBaseline(repo, root));
   if (team !== undefined) actions.push(...(await writeCodeowners(repo, common.config, root, team)));
   actions.push(...(await lockFixtures(repo, common.config)));
+  // npm's "prepare" reruns init on every install: an existing project's ignore files change only when asked.
+  if (fresh || !values['if-repo']) actions.push(...(await formattersOut(repo, common.config, root)));
   actions.push(...(await ignoreInstallFolder(repo, root)));
   actions.push(...installHooks(setup, root, !values['no-chain']));
   const zoned = await srcZone(repo, common.config);
@@ -315,17 +323,27 @@ async function lockFixtures(
   const config = await readableConfig(repo, explicit);
   if (typeof config === 'string') return [`fixtures not locked: ${config}; fix it, then run \`patchwarden doctor\``];
   const root = worktreeRoot(repo);
-  if (!existsSync(path.join(root, config.fixtures.inputs)) || existsSync(path.join(root, config.fixtures.lock)))
-    return [];
-  const { lockWorktree } = await import('../fixtures/command.js');
+  if (existsSync(path.join(root, config.fixtures.lock))) return [];
+  // Under fixtures.strict the lock covers the whole fixtures zone, so files there get one too.
+  const [{ lockWorktree }, { worktreeFiles }] = await Promise.all([
+    import('../fixtures/command.js'),
+    import('../fixtures/sources.js'),
+  ]);
+  if (!worktreeFiles(root, config).length && !existsSync(path.join(root, config.fixtures.inputs))) return [];
   const { forbidden, files } = await lockWorktree(repo, config);
   if (forbidden.length)
     return [
-      `${config.fixtures.inputs}: ${forbidden.join(', ')} look like outputs, not inputs; move them out, then run \`patchwarden fixtures lock\``,
+      `${config.fixtures.strict ? 'the fixtures zone' : config.fixtures.inputs}: ${forbidden.join(', ')} look like outputs, not inputs, so no lock was written; move them out (an input that only looks like one goes in fixtures.forbid_except), then run \`patchwarden fixtures lock\``,
     ];
   return [
     `${config.fixtures.lock}: written for ${counted(files, 'fixture')} (review it, and commit it with the config)`,
   ];
+}
+
+/** The formatters kept off the fixtures and freeze folders (adopt/formatters.ts). */
+async function formattersOut(repo: Repo, explicit: string | undefined, root: string): Promise<string[]> {
+  const config = await readableConfig(repo, explicit);
+  return typeof config === 'string' ? [] : keepFormattersOut(root, config);
 }
 
 /** A new project's ledger: version 2, so the stricter defaults hold from the first row. */
@@ -340,6 +358,13 @@ function newLedger(root: string, config: Config): string[] {
   return [
     `${config.freeze.ledger}: written, version 2 (rows need replay evidence, a rename needs its owner's edit; commit it with the config)`,
   ];
+}
+
+/** GitLab reads the CODEOWNERS here: a GitLab pipeline, .gitlab/CODEOWNERS, or a file with GitLab's sections. */
+function hostIsGitLab(root: string): boolean {
+  if (existsSync(path.join(root, '.gitlab-ci.yml'))) return true;
+  const file = codeownersFile(root);
+  return file !== null && (file.startsWith('.gitlab/') || usesSections(readFileSync(path.join(root, file), 'utf8')));
 }
 
 /** Every oracle path without an owner gets `owner`, in the CODEOWNERS file the host reads. */

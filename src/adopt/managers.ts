@@ -63,7 +63,7 @@ export function managerHookInstalled(file: string, m: Manager): boolean {
  */
 const LAUNCH = `sh -c 'pw=node_modules/.bin/patchwarden; [ -x "$pw" ] || pw="$(git rev-parse --path-format=absolute --git-common-dir)/../$pw"; [ -x "$pw" ] || { echo "patchwarden: not installed here or in the main worktree (npm install); blocked." >&2; exit 2; }; exec "$pw" "$@"' patchwarden`;
 
-function editYaml(file: string, edit: (doc: Document) => void): void {
+export function editYaml(file: string, edit: (doc: Document) => void): void {
   const text = readFileSync(file, 'utf8');
   const doc = parseDocument(text);
   if (doc.errors.length)

@@ -66,9 +66,9 @@ export function codeownersFinding(root: string, config: Config): Finding[] {
       check: 'codeowners',
       ok: true,
       warn: true,
-      detail: `${where}${file ? ' gives no owner to' : ': no host requires a review of'} ${missing.map((m) => m.pattern).join(', ')}; add (with your team): \`patchwarden init --yes --codeowners @TEAM\`, which appends:\n${ownerLines(
+      detail: `${where}${file ? ' gives no owner to' : ': no host requires a review of'} ${missing.map((m) => m.pattern).join(', ')}; add them with your team's handle in place of @ORG/TEAM (init refuses a placeholder): \`patchwarden init --yes --codeowners @ORG/TEAM\`, which appends:\n${ownerLines(
         missing,
-        '@TEAM',
+        '@ORG/TEAM',
         false,
       )
         .map((l) => `    ${l}`)

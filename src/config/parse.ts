@@ -10,6 +10,23 @@ import { parseSize } from '../common/size.js';
 import { SCHEMA, defaults, type Config, type Kind } from './schema.js';
 import type { ZoneName } from '../zones/names.js';
 
+/** A GitHub workflow as gh's --signer-workflow takes it: [HOST/]OWNER/REPO/.github/workflows/FILE. */
+export const SIGNER_WORKFLOW = /^(?:[\w.-]+\/)?[\w.-]+\/[\w.-]+\/\.github\/workflows\/[\w.-]+\.ya?ml$/;
+
+function checkAttestation(config: Config, root: Node, fail: (why: string, node: Node | null) => never): void {
+  const { attestation, signer_workflow: workflow } = config.freeze;
+  if (attestation === 'github' && workflow === null)
+    fail(
+      'freeze.attestation: github needs freeze.signer_workflow, the workflow that attests the evidence (OWNER/REPO/.github/workflows/FILE.yml)',
+      root,
+    );
+  if (workflow !== null && !SIGNER_WORKFLOW.test(workflow))
+    fail(
+      `freeze.signer_workflow: ${JSON.stringify(workflow)} is not OWNER/REPO/.github/workflows/FILE.yml (a host may lead it)`,
+      root,
+    );
+}
+
 /** Parses config text; `source` names it in messages. */
 export function parseConfig(text: string, source: string): Config {
   const { doc, fail } = readYaml(text, source);
@@ -49,6 +66,7 @@ export function parseConfig(text: string, source: string): Config {
     if (key === 'zones') applyZones(config, zoneOrder, target as Record<ZoneName, string[]>);
   }
   if (!sawVersion) fail('missing `version: 1`', root);
+  checkAttestation(config, root, fail);
   return config;
 }
 

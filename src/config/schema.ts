@@ -23,7 +23,9 @@ export interface Config {
   /**
    * on_rename and require_evidence are null when not written: the ledger's
    * version decides them then (freeze/policy.ts). forbid: paths whose
-   * failures may never be frozen.
+   * failures may never be frozen. attestation: the gate verifies each
+   * evidence file's platform attestation, signed by `signer_workflow`
+   * (OWNER/REPO/.github/workflows/FILE), and refuses a row without one.
    */
   freeze: {
     ledger: string;
@@ -31,8 +33,15 @@ export interface Config {
     on_rename: 'warn' | 'refuse' | null;
     require_evidence: boolean | null;
     forbid: string[];
+    attestation: 'github' | null;
+    signer_workflow: string | null;
   };
-  fixtures: { inputs: string; lock: string; forbid: string[] };
+  /**
+   * strict: the whole fixtures zone holds locked inputs only (an output-shaped
+   * name anywhere in it, or a file the lock does not list, is refused).
+   * forbid_except: paths an owner allows despite a `forbid` name.
+   */
+  fixtures: { inputs: string; lock: string; forbid: string[]; strict: boolean; forbid_except: string[] };
   /** min_cases: 0 is off. pending_ttl: how long an owner's pending mark on an invariant holds. */
   properties: { command: string | null; invariants: string; timeout: number; min_cases: number; pending_ttl: number };
   suite: { command: string | null };
@@ -114,8 +123,16 @@ export function defaults(source = CONFIG_FILE): Config {
       on_rename: null,
       require_evidence: null,
       forbid: [],
+      attestation: null,
+      signer_workflow: null,
     },
-    fixtures: { inputs: 'fixtures/input', lock: 'fixtures/inputs.sha256', forbid: FORBID_OUTPUTS },
+    fixtures: {
+      inputs: 'fixtures/input',
+      lock: 'fixtures/inputs.sha256',
+      forbid: FORBID_OUTPUTS,
+      strict: false,
+      forbid_except: [],
+    },
     properties: {
       command: null,
       invariants: 'spec/invariants.yaml',
@@ -169,8 +186,16 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
     on_rename: { type: 'enum', values: ['warn', 'refuse'] },
     require_evidence: { type: 'bool' },
     forbid: { type: 'globs' },
+    attestation: { type: 'enum', values: ['github'] },
+    signer_workflow: { type: 'string' },
   },
-  fixtures: { inputs: { type: 'path' }, lock: { type: 'path' }, forbid: { type: 'globs' } },
+  fixtures: {
+    inputs: { type: 'path' },
+    lock: { type: 'path' },
+    forbid: { type: 'globs' },
+    strict: { type: 'bool' },
+    forbid_except: { type: 'paths' },
+  },
   properties: {
     command: { type: 'command' },
     invariants: { type: 'path' },

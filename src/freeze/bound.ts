@@ -11,6 +11,7 @@ import type { Config } from '../config/schema.js';
 import { readFileAt } from '../git/objects.js';
 import { worktreeRoot, type Repo } from '../git/repo.js';
 import { NO_FIXTURE } from './evidence.js';
+import { attestationProblem } from './attest.js';
 import type { Ledger, LedgerRow } from './ledger.js';
 
 /** Where the evidence is read: the working tree, or a commit (`:` for the index). */
@@ -134,12 +135,17 @@ async function readEvidence(repo: Repo, file: string, source: EvidenceSource): P
   }
 }
 
-/** Why the row's evidence file does not bear it out; empty when it does. */
+/**
+ * Why the row's evidence file does not bear it out; empty when it does.
+ * `attest`: where the config asks for it (the gate), the file's platform
+ * attestation is verified too, once everything else holds.
+ */
 export async function evidenceProblems(
   repo: Repo,
   config: Config,
   row: LedgerRow,
   source: EvidenceSource,
+  attest = false,
 ): Promise<string[]> {
   const file = evidencePath(config, row.evidence!);
   const bytes = await readEvidence(repo, file, source);
@@ -147,18 +153,30 @@ export async function evidenceProblems(
   if (sha256(bytes) !== row.evidence) return [`its evidence file ${file} does not hash to its name`];
   const shown = showEvidence(bytes, row.sig);
   if (typeof shown === 'string') return [`its evidence file ${file} is ${shown}`];
-  return unborne(row, shown).map((why) => `${file}: ${why}`);
+  const why = unborne(row, shown).map((w) => `${file}: ${w}`);
+  if (why.length || !attest || !config.freeze.attestation) return why;
+  const unattested = await attestationProblem(config, bytes, file, row.evidence!);
+  return unattested ? [unattested] : [];
 }
+
+const ATTEST_FIX =
+  'freeze.attestation is set: a row freezes only with an evidence file its signer workflow attested. Where gh is missing,\nwithout a token or offline, the runner needs it (the message says which); else replay the failure in that workflow,\nwhich attests its --out file (actions/attest-build-provenance), and have its owner add the row from that file';
 
 /**
  * The ledger with each row its evidence file does not bear out moved from
  * `rows` to `problems` (rule `ledger-evidence`): such a row freezes nothing.
  */
-export async function bindLedger(repo: Repo, config: Config, ledger: Ledger, source: EvidenceSource): Promise<Ledger> {
+export async function bindLedger(
+  repo: Repo,
+  config: Config,
+  ledger: Ledger,
+  source: EvidenceSource,
+  attest = false,
+): Promise<Ledger> {
   const problems: Violation[] = [];
   const rows: LedgerRow[] = [];
   for (const row of ledger.rows) {
-    const why = row.evidence ? await evidenceProblems(repo, config, row, source) : [];
+    const why = row.evidence ? await evidenceProblems(repo, config, row, source, attest) : [];
     if (!why.length) {
       rows.push(row);
       continue;
@@ -167,7 +185,9 @@ export async function bindLedger(repo: Repo, config: Config, ledger: Ledger, sou
       rule: 'ledger-evidence',
       paths: [config.freeze.ledger, evidencePath(config, row.evidence!)],
       message: `${ledger.source}:${row.line}: the row for sig ${row.sig} is not borne out by its replay evidence: ${why.join('; ')}`,
-      fix: 'replay the failure with --out FILE (in CI), then have its owner run the freeze add --from-replay line replay prints',
+      fix: why.some((w) => w.includes('gh attestation verify') || w.startsWith('freeze.attestation'))
+        ? ATTEST_FIX
+        : 'replay the failure with --out FILE (in CI), then have its owner run the freeze add --from-replay line replay prints',
       detail: [{ path: config.freeze.ledger, note: `line ${row.line}` }],
     });
   }

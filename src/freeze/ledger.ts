@@ -388,8 +388,17 @@ function looksLikeTestId(sig: string): boolean {
   return /::|[/\\[\]\s._]|^test/i.test(sig);
 }
 
-/** The ledger as stored at `rev` (`:` for the index); null when it has none. */
-export async function readLedgerAt(repo: Repo, config: Config, rev: string, now: Date): Promise<Ledger | null> {
+/**
+ * The ledger as stored at `rev` (`:` for the index); null when it has none.
+ * `attest`: verify each evidence file's attestation where the config asks (the gate).
+ */
+export async function readLedgerAt(
+  repo: Repo,
+  config: Config,
+  rev: string,
+  now: Date,
+  attest = false,
+): Promise<Ledger | null> {
   const file = config.freeze.ledger;
   // The index is what the hook judges: its messages name the path alone.
   const source = rev === ':' ? file : `${rev}:${file}`;
@@ -403,7 +412,13 @@ export async function readLedgerAt(repo: Repo, config: Config, rev: string, now:
   const blob = await readFileAt(repo, rev, file);
   if (!blob) return null;
   // Rows bound to replay evidence are judged by the evidence committed beside them, at the same revision.
-  return bindLedger(repo, config, parseLedger(blob.toString('utf8'), source, config, now), { kind: 'rev', rev });
+  return bindLedger(
+    repo,
+    config,
+    parseLedger(blob.toString('utf8'), source, config, now),
+    { kind: 'rev', rev },
+    attest,
+  );
 }
 
 /** The ledger's rule breaks at `rev` (`:` for the index), rows without required evidence included; a missing ledger has none. */

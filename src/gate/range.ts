@@ -134,7 +134,8 @@ export function fixturesLayer(ctx: GateContext): Promise<LayerResult> {
 
 export function ledgerLayer(ctx: GateContext): Promise<LayerResult> {
   return guarded('ledger', async () => {
-    const ledger = await readLedgerAt(ctx.repo, ctx.config, ctx.head, ctx.now);
+    // The gate alone verifies attestations (freeze.attestation): it runs where the CI's gh and token are.
+    const ledger = await readLedgerAt(ctx.repo, ctx.config, ctx.head, ctx.now, true);
     if (!ledger) return passed('ledger', `no ledger (${ctx.config.freeze.ledger}) at head`);
     const policy = freezePolicy(ctx.config, ledger);
     const evidence = evidenceViolations(

@@ -286,7 +286,7 @@ export function suiteLayer(ctx: GateContext, timeoutMs: number): Promise<LayerRe
     if (!command) return skipped('suite', 'suite.command is not set');
     const root = worktreeRoot(repo);
     const ledger = soundLedger(
-      (await readLedgerAt(repo, config, ctx.base, ctx.now)) ??
+      (await readLedgerAt(repo, config, ctx.base, ctx.now, true)) ??
         emptyLedger(`${ctx.base.slice(0, 12)}:${config.freeze.ledger}`),
     );
     ctx.progress('running the suite');

@@ -3,7 +3,8 @@
 // glob compiler (a config not yet cached, or --config), the ledger check, the
 // fixture check, the check of staged symbolic links, where a mixed commit
 // goes (for its advice), and the guard's own
-// files when they are staged or the committed config does not parse.
+// files when they are staged or the committed config does not parse, and
+// commit-msg's second look at the fixture lock and the ledger.
 export * from '../config/compile.js';
 export { checkLedgerAt } from '../freeze/ledger.js';
 export { clockNow } from '../freeze/clock.js';
@@ -12,3 +13,4 @@ export { stagedLinkViolations } from '../mixing/symlinks.js';
 export { stagedLanding } from '../mixing/advice.js';
 export { fallbackNote, lastValidConfig } from '../config/judging.js';
 export { guardFileProblems, touchedGuardFiles } from '../gate/guard-files.js';
+export { recheckIndex } from './recheck.js';

@@ -25,6 +25,7 @@ import { checkStaged } from '../mixing/staged.js';
 import { amendingCommit } from './amend.js';
 import { stagedInstallFolders } from './generated.js';
 import { commitOwners, messageCredits, stagedIdentity } from './staged-owners.js';
+import { leaveMark, takeMark, type Recheck } from './recheck-mark.js';
 import { MAX_BYTES, MAX_FILES, stagedTamper } from './staged-tamper.js';
 
 export const help = `usage: patchwarden pre-commit [--format text|json|github] [--config PATH] [-C DIR]
@@ -92,7 +93,11 @@ owners.trailers: strict a known coding agent that owners.assisted_by_ok does
 not list, stops the commit, as the owners rule stops it at push. The config
 and the staged set are the ones the pre-commit hook judges. Trailers are
 hints an agent can leave out; signatures, checked at push, on the server and
-in the gate, are what holds.`,
+in the gate, are what holds.
+It runs after the whole pre-commit chain, so where the pre-commit hook
+checked the fixture lock or the ledger, it checks the index again: a
+formatter that ran after the guard (lint-staged, prettier) and rewrote a
+fixture stops the commit here, named as such, instead of at push.`,
   run: judgeMessage,
 };
 
@@ -111,19 +116,23 @@ async function judgeMessage(args: string[]): Promise<number> {
   }
   const verdict = (violations: Violation[]) =>
     emit(common.format, violationsOutcome(violations, {}, 'patchwarden: commit-msg ok'));
-  if (!CREDIT.test(text)) return verdict([]);
+  const recheck = takeMark(file);
+  const credited = CREDIT.test(text);
+  if (!credited && !recheck.length) return verdict([]);
   const amend = await amendingCommit(common.dir);
   const { repo, changes, merging, config: at } = await readStaged(common.dir, amend);
   const { config, rules } = common.config
     ? await explicitJudge(repo, common.config, layers)
     : await baseJudge(repo, at);
+  const violations = recheck.length ? await (await layers()).recheckIndex(repo, config, recheck) : [];
   const { owners } = config;
-  if (!owners.agents.length && owners.trailers !== 'strict') return verdict([]);
+  if (!credited || (!owners.agents.length && owners.trailers !== 'strict')) return verdict(violations);
   const paths = changes.map((c) => c.path);
   const { oracle } = zonedPaths(changes, await classifierForPaths(repo, rules, paths));
-  if (!oracle.length) return verdict([]);
+  if (!oracle.length) return verdict(violations);
   const kind = amend ? 'amend' : merging ? 'merge' : 'commit';
-  return verdict(commitOwners(await messageCredits(repo, file), oracle, paths, owners, kind));
+  violations.push(...commitOwners(await messageCredits(repo, file), oracle, paths, owners, kind));
+  return verdict(violations);
 }
 
 export function run(args: string[]): Promise<number> {
@@ -187,14 +196,19 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
   const oracle = automaticMerge || !config.owners.agents.length ? [] : zonedPaths(changes, classify).oracle;
   if (oracle.length) violations.push(...commitOwners(await stagedIdentity(repo), oracle, paths, config.owners, kind));
   // The ledger and fixture layers load only for a commit that reaches them.
+  const recheck: Recheck[] = [];
   if (changes.some((c) => c.path === config.freeze.ledger && c.status !== 'D')) {
     const { checkLedgerAt, clockNow } = await layers();
     violations.push(...(await checkLedgerAt(repo, config, ':', clockNow())));
+    recheck.push('ledger');
   }
   if (touchesFixtures(paths, config, classify)) {
     const { fixtureViolations, verifyFixtures } = await layers();
     violations.push(...fixtureViolations(await verifyFixtures(repo, config, { kind: 'index' }), config, 'the index'));
+    recheck.push('fixtures');
   }
+  // commit-msg checks them again after the rest of the hook chain (a formatter may restage them).
+  leaveMark(repo.gitDir, violations.length ? [] : recheck);
   return emit(
     common.format,
     violationsOutcome(violations, {}, `patchwarden: ${automaticMerge ? 'pre-merge-commit' : 'pre-commit'} ok`),

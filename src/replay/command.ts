@@ -25,11 +25,11 @@ import { classify } from './classify.js';
 import { promote, type PromotionContext } from './promotion.js';
 import { outcome, type Classified } from './render.js';
 import { replay } from './replay.js';
-import { mergeResults, readResults, writeResults } from './results.js';
+import { mergedResults, mergeResults, readResults, writeResults } from './results.js';
 import type { EnvClass, Results } from './types.js';
 
 export const help = `usage: patchwarden replay --runs N --seed S [--env-class local|remote] [--base REV] [--out FILE] [--pin] -- COMMAND
-       patchwarden replay merge FILE...
+       patchwarden replay merge [--out FILE] FILE...
 
 Runs COMMAND N times, each with PROP_SEED=S in its environment (and {junit} /
 PATCHWARDEN_JUNIT for its JUnit report), and classifies every test case as
@@ -57,6 +57,9 @@ The words after -- are joined by spaces into one shell line, run in -C DIR
 failed run for every case.
 
 merge classifies over several --out files (one seed; remote when any is).
+With --out, merge writes the pooled runs as one results file (the files
+must share their pinned environment), and its freeze candidates get the
+\`freeze add --from-replay FILE\` line bound to it.
 
 Runs get TZ=UTC, LANG and LC_ALL C.UTF-8, PYTHONHASHSEED=0 (runner.env
 changes them). The CI run (GitHub, GitLab, Buildkite, CircleCI, Jenkins) is
@@ -277,11 +280,13 @@ async function baseTree(
 }
 
 async function runMerge(args: string[]): Promise<number> {
-  const { common, values, positionals } = parse(args, { ttl: { type: 'string' } });
+  const { common, values, positionals } = parse(args, { ttl: { type: 'string' }, out: { type: 'string' } });
   if (!positionals.length) throw new UsageError('replay merge needs at least one results file');
   const ttlMs = durationFlag('--ttl', values.ttl ?? DEFAULT_TTL);
   const inputs = positionals.map((file) => ({ file, results: readResults(file) }));
   const merged = mergeResults(inputs);
+  // The merged file is what a freeze row is bound to: its line names it.
+  if (values.out !== undefined) writeResults(values.out, mergedResults(inputs, merged));
   // merge needs no repository; inside one, its ledger says what is frozen already.
   const project = await openWithConfig(common).catch((err: unknown) => {
     if (err instanceof CannotJudge && !(err instanceof UsageError)) return null;
@@ -289,7 +294,7 @@ async function runMerge(args: string[]): Promise<number> {
   });
   return classified(
     common,
-    { seed: merged.seed, env: merged.envClass, ttlMs, ci: merged.ci, project, pin: false, out: null },
+    { seed: merged.seed, env: merged.envClass, ttlMs, ci: merged.ci, project, pin: false, out: values.out ?? null },
     merged.runs,
   );
 }

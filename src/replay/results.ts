@@ -147,3 +147,34 @@ export function mergeResults(inputs: { file: string; results: Results }[]): Merg
     runs: inputs.flatMap(({ file, results }) => results.runs.map((record) => ({ source: file, record }))),
   };
 }
+
+/**
+ * The merged runs as one results file (`replay merge --out`), the file a
+ * `freeze add --from-replay` row is bound to: one seed, one pinned
+ * environment (runs under another are another experiment), each run
+ * numbered anew, the CI run and variables of the remote file that names one.
+ */
+export function mergedResults(inputs: { file: string; results: Results }[], merged: Merged): Results {
+  const [first] = inputs;
+  const env = JSON.stringify(first.results.env ?? null);
+  const other = inputs.find((i) => JSON.stringify(i.results.env ?? null) !== env);
+  if (other)
+    throw new CannotJudge(
+      `its pinned environment differs from that of ${first.file}: one results file holds runs of one environment; merge them without --out`,
+      { file: other.file },
+    );
+  const withCi = inputs.find((i) => i.results.env_class === 'remote' && i.results.ci);
+  return {
+    format: 'patchwarden-replay',
+    version: 1,
+    seed: merged.seed,
+    env_class: merged.envClass,
+    command: first.results.command,
+    runner: [...new Set(inputs.map((i) => i.results.runner))].join(', '),
+    started: first.results.started,
+    ci: merged.ci,
+    ...(first.results.env && { env: first.results.env }),
+    ...(withCi?.results.ci_vars && { ci_vars: withCi.results.ci_vars }),
+    runs: merged.runs.map(({ record }, i) => ({ ...record, run: i + 1 })),
+  };
+}

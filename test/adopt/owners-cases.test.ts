@@ -57,7 +57,19 @@ test('doctor names every oracle path without an owner with the lines to add; ini
   for (const p of ['/fixtures/', '/freeze/', '/.patchwarden.yml', '/.github/workflows/', '/.github/CODEOWNERS'])
     assert.ok(f.detail.includes(p), `${p} in ${f.detail}`);
   assert.not.ok(f.detail.includes('/spec/ '), 'spec/ has an owner');
-  assert.match(f.detail, /patchwarden init --yes --codeowners @TEAM/);
+  assert.match(f.detail, /patchwarden init --yes --codeowners @ORG\/TEAM/);
+  // Run as printed, or with a person, an email or a placeholder, init writes nothing.
+  for (const [owner, why] of [
+    ['@ORG/TEAM', /"ORG" is a placeholder, not a team/],
+    ['@acme/team', /"team" is a placeholder/],
+    ['@alice', /takes a team handle \(@org\/team\), not "@alice"/],
+    ['qa@acme.example', /takes a team handle/],
+  ] as const) {
+    const r = repo.pw(['init', '--yes', '--codeowners', owner]);
+    assert.is(r.code, 2, owner);
+    assert.match(r.stderr, why);
+    assert.is(readFileSync(path.join(repo.dir, '.github/CODEOWNERS'), 'utf8'), '/spec/ @qa\n');
+  }
   const init = repo.json(['init', '--yes', '--codeowners', '@acme/qa']);
   assert.is(init.code, 0, init.stderr);
   const text = readFileSync(path.join(repo.dir, '.github/CODEOWNERS'), 'utf8');

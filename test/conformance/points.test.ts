@@ -173,6 +173,16 @@ const owned = lazy(() =>
   }),
 );
 
+/** A site under fixtures.strict: the whole fixtures zone holds locked inputs only. */
+const strictFixtures = lazy(() =>
+  makeSite({ 'src/app.ts': 'export const a = 1;\n', 'fixtures/input/case.json': '{"total": 10}\n' }, (work) => {
+    work.write('.patchwarden.yml', 'version: 1\nfixtures:\n  strict: true\n');
+    const locked = work.pw(['fixtures', 'lock']);
+    if (locked.code !== 0) throw new Error(`fixtures lock: ${locked.stderr}`);
+    work.commit({}, 'adopt patchwarden, fixtures strict');
+  }),
+);
+
 const BROKEN = 'version: 1\nzonez:\n  src: [src/**]\n';
 /** A site whose committed config stopped parsing after it was adopted (landed past the hooks). */
 const broken = lazy(() =>
@@ -316,6 +326,34 @@ const SCENARIOS: Scenario[] = [
     name: 'a broken fixture lock (a fixture changed, the lock not)',
     site: plain,
     files: { 'fixtures/input/case.json': '{"total": 11}\n' },
+    expect: {
+      'pre-commit': 'refuse fixtures',
+      'pre-push': 'refuse fixtures',
+      'pre-receive': 'refuse fixtures',
+      gate: 'refuse fixtures',
+    },
+  },
+  {
+    name: 'an expected output beside the inputs folder, without fixtures.strict',
+    site: plain,
+    files: { 'fixtures/expected.json': '{"total": 10}\n' },
+    expect: { 'pre-commit': 'accept', 'pre-push': 'accept', 'pre-receive': 'accept', gate: 'accept' },
+  },
+  {
+    name: 'an expected output beside the inputs folder, under fixtures.strict',
+    site: strictFixtures,
+    files: { 'fixtures/expected.json': '{"total": 10}\n' },
+    expect: {
+      'pre-commit': 'refuse fixtures',
+      'pre-push': 'refuse fixtures',
+      'pre-receive': 'refuse fixtures',
+      gate: 'refuse fixtures',
+    },
+  },
+  {
+    name: 'an unlocked file in the fixtures zone, under fixtures.strict',
+    site: strictFixtures,
+    files: { 'fixtures/notes.txt': 'where the cases came from\n' },
     expect: {
       'pre-commit': 'refuse fixtures',
       'pre-push': 'refuse fixtures',

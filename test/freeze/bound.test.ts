@@ -208,10 +208,16 @@ t(
     assert.match(layer.violations[0].message, /is not the input of the case it freezes/);
     repo.git(['reset', '-q', '--hard', 'HEAD~1']);
 
-    // The evidence file is re-read: edited or missing, the row is refused.
+    // The evidence file is re-read, by doctor too: edited or missing, the row is refused.
+    const doctorLedger = () => repo.json(['doctor']).out.checks.find((c: { check: string }) => c.check === 'ledger');
+    assert.is(doctorLedger().ok, true, JSON.stringify(doctorLedger()));
     const abs = path.join(repo.dir, kept);
     writeFileSync(abs, readFileSync(abs, 'utf8').replace('"20260917"', '"20260918"'));
     assert.match(repo.json(['freeze', 'check']).out.violations[0].message, /does not hash to its name/);
+    const said = doctorLedger();
+    assert.is(said.ok, false);
+    assert.match(said.detail, /does not hash to its name/);
+    assert.match(said.detail, /git checkout -- freeze\/signatures\.yaml freeze\/evidence`$/);
     rmSync(abs);
     assert.match(repo.json(['freeze', 'check']).out.violations[0].message, /is missing \(commit it with the ledger\)/);
   },

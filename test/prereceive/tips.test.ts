@@ -34,7 +34,7 @@ test('a fixture whose bytes differ from the lock is refused at the tip', () => {
   const r = s.push('main');
   assert.is.not(r.code, 0);
   assert.match(r.stderr, '[fixtures] fixture bytes in refs/heads/main at');
-  assert.match(r.stderr, 'fixtures/input/a.json  (changed)');
+  assert.match(r.stderr, 'fixtures/input/a.json  (changed: the lock has sha256 ');
   assert.is(s.ref('main'), before);
 });
 

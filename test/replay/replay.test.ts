@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, tempRepo, type TempRepo } from '../helpers/repo.js';
+import { cleanup, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
 
 const FIX = 'a1b2c3d4e5f60789';
@@ -318,6 +318,62 @@ withPytest(
     const ms = replayJson(repo, ['merge', a, other]);
     assert.is(ms.code, 2);
     assert.match(ms.out.error, /seed 6 differs from seed 5/);
+  },
+);
+
+withPytest(
+  'real pytest: merge --out writes one results file, and its freeze add --from-replay line, run as printed, is accepted',
+  () => {
+    const repo = tempRepo();
+    repo.commit({
+      '.patchwarden.yml': 'version: 1\n',
+      'tests/test_runner.py': 'import os\n\ndef test_runner_bound():\n    assert os.environ.get("RUNNER") != "b"\n',
+    });
+    assert.is(repo.pw(['freeze', 'init']).code, 0);
+    const [a, b] = ['a.json', 'b.json'];
+    for (const [file, runner] of [
+      [a, 'a'],
+      [b, 'b'],
+    ])
+      replayJson(repo, ['--runs', '2', '--seed', '5', '--env-class', 'remote', '--out', file, '--', PYTEST], {
+        RUNNER: runner,
+        // The CI run a version 2 row names, as GitHub Actions sets it.
+        GITHUB_ACTIONS: 'true',
+        GITHUB_RUN_ID: '4242',
+        GITHUB_SERVER_URL: 'https://github.com',
+        GITHUB_REPOSITORY: 'acme/shop',
+      });
+    // Without --out the line is the old one, which a flake without input cannot be frozen by.
+    const old = replayJson(repo, ['merge', a, b]).out.cases[0];
+    assert.is(old.status, 'flicker');
+    assert.ok(old.freeze_candidate.command.startsWith('patchwarden freeze add --sig='), old.freeze_candidate.command);
+    const m = replayJson(repo, ['merge', '--out', 'merged.json', a, b]);
+    const [v] = m.out.cases;
+    assert.equal([v.status, v.passes, v.fails], ['flicker', 2, 2]);
+    const line: string = v.freeze_candidate.command;
+    assert.ok(line.startsWith('patchwarden freeze add --from-replay=merged.json '), line);
+    const merged = JSON.parse(readFileSync(path.join(repo.dir, 'merged.json'), 'utf8'));
+    assert.equal(
+      merged.runs.map((r: { run: number }) => r.run),
+      [1, 2, 3, 4],
+    );
+    const added = sh('sh', ['-c', line], {
+      cwd: repo.dir,
+      env: { ...repo.env, OWNER: 'qa-team', REASON: 'runner b has no display' },
+    });
+    assert.is(added.code, 0, added.stdout + added.stderr);
+    const [row] = repo.json(['freeze', 'list']).out.records;
+    assert.equal(
+      [row.fixture, row.runs, row.fails, row.seed, row.run],
+      ['none', '4', '2', '5', 'https://github.com/acme/shop/actions/runs/4242'],
+    );
+    assert.is(repo.json(['freeze', 'check']).code, 0);
+    // Files pinned to other environments are not one experiment: no merged file is written.
+    const other = JSON.parse(readFileSync(path.join(repo.dir, b), 'utf8'));
+    writeFileSync(path.join(repo.dir, 'c.json'), JSON.stringify({ ...other, env: { ...other.env, TZ: 'Asia/Tokyo' } }));
+    const refused = replayJson(repo, ['merge', '--out', 'mixed.json', a, 'c.json']);
+    assert.is(refused.code, 2);
+    assert.match(refused.out.error, /pinned environment differs/);
   },
 );
 
