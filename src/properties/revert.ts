@@ -32,6 +32,8 @@ import { evidenceOwed } from '../owners/evidence.js';
 import type { Pusher } from '../owners/pusher.js';
 import { isOracle, type Classify } from '../zones/classify.js';
 import { buildCache, type BuildCache } from './buildcache.js';
+import { openRevertCache, type CachedRun, type RevertCache } from './cache.js';
+import { cacheKey } from './cache-key.js';
 import { headProblems, type CaseOutcome, type InvariantResult, type Mapping } from './mapping.js';
 import { dependencyProblems } from './deps.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
@@ -48,6 +50,9 @@ import { ABSENT, GITLINK } from '../git/raw-diff.js';
 import { addTempWorktree, linkEntries, type TempTree } from './worktree.js';
 import { counted } from '../common/text.js';
 import { isFresh, seedEnv, type PropSeed } from '../runner/seed.js';
+import { containment } from '../runner/contain.js';
+import { runEnv } from '../runner/env.js';
+import { judgeIdentity } from '../runner/install.js';
 
 export type RevertStatus =
   | 'describes_patch'
@@ -68,6 +73,8 @@ export interface RunSummary {
   invariants: InvariantResult[];
   /** Why the run refuses, in plain words (empty on a clean head run). */
   problems: string[];
+  /** The reverted run: the key of the cache entry it came from (cache.ts), or null when it ran now. */
+  cached?: string | null;
 }
 
 export interface RevertResult {
@@ -386,6 +393,7 @@ export async function revertCheck(
             },
             // One working tree: the reverted run needs the head run's tree put back first.
             jobs: 1,
+            cached: null,
             ...judging,
           });
         },
@@ -399,9 +407,14 @@ export async function revertCheck(
           reason: `dependencies differ from the base: ${deps.problems.join('; ')}. The runs link them in from the main tree, and what a dependency installs runs before any property: install them from the base's lock files${install} before the check, or land the dependency change first, reviewed, in a change of its own`,
         });
       } else {
+        const store = config.revert.cache
+          ? await revertCache(repo, config, onto, tree.kept, seed, facts.owners, say)
+          : null;
+        let fresh: PropertyRun | null = null;
+        store?.watch();
         await twoRuns(result, {
-          run: (side, stop, pinned) =>
-            freshRun(
+          run: async (side, stop, pinned) => {
+            const run = await freshRun(
               repo,
               config,
               registry,
@@ -411,7 +424,11 @@ export async function revertCheck(
               side === 'head' ? [...tree.kept, ...tree.production] : tree.kept,
               { guard, stop, cache, env: seedEnv(seed, pinned) },
               say,
-            ),
+            );
+            if (side === 'revert') fresh = run;
+            return run;
+          },
+          cached: store?.hit ?? null,
           revert: async () =>
             tree.production.map((c) => ({ path: c.path, action: c.oldMode === ABSENT ? 'removed' : 'restored' })),
           // Each run has a fresh tree of its own.
@@ -419,6 +436,8 @@ export async function revertCheck(
           jobs: config.revert.jobs,
           ...judging,
         });
+        // Only once both runs have ended, and only after a verdict.
+        store?.settle(fresh);
       }
     }
   } finally {
@@ -445,6 +464,8 @@ interface Steps {
   seed: PropSeed | null;
   /** revert.jobs: 2 runs the two sides at once (never in place). */
   jobs: number;
+  /** The reverted run as a trusted cache entry holds it (worktree mode), or null. */
+  cached: CachedRun | null;
   registry: Registry;
   guard: Guard;
   say: (line: string) => void;
@@ -458,6 +479,8 @@ interface Steps {
 interface Runs {
   onHead: PropertyRun;
   onRevert: PropertyRun;
+  /** The key of the cache entry onRevert came from. */
+  cached?: string;
 }
 
 function summary(run: PropertyRun, problems: string[]): RunSummary {
@@ -480,7 +503,11 @@ function allPass(m: Mapping): boolean {
 
 /** The two runs, one after the other or at once; then each case judged against the other run. */
 async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
-  const runs = s.jobs > 1 ? await atOnce(result, s) : await inTurn(result, s);
+  const runs = s.cached
+    ? await withCached(result, s, s.cached)
+    : s.jobs > 1
+      ? await atOnce(result, s)
+      : await inTurn(result, s);
   if (runs) await judgeRuns(result, s, runs);
 }
 
@@ -543,6 +570,63 @@ async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
   }
 }
 
+/**
+ * The reverted side from a trusted cache entry, which may only confirm
+ * holds. A cached failure would make its case fixed or pending, so the base
+ * runs fresh as without a cache. Otherwise head runs alone, and when any
+ * case is not holds against the cached outcomes (a regression, a skip, a
+ * case the entry lacks) the base runs fresh before the verdict.
+ */
+async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promise<Runs | null> {
+  const short = hit.key.slice(0, 12);
+  const failing = hit.run.mapping!.invariants.flatMap((i) =>
+    i.outcomes.filter((o) => o.outcome === 'failed').map((o) => JSON.stringify(o.name)),
+  );
+  if (failing.length) {
+    s.say(
+      `base: cached (key ${short}) fails ${failing.join(', ')}: a cached outcome only confirms holds, so the base runs fresh`,
+    );
+    return s.jobs > 1 ? atOnce(result, s) : inTurn(result, s);
+  }
+  s.say(`base: cached (key ${short}, written ${hit.written}); running the properties on head`);
+  result.reverted = await s.revert();
+  const onHead = await s.run('head', s.guard.signal);
+  s.guard.check();
+  if (headSettles(result, s, onHead)) return null;
+  const ev = judgeStates(onHead.mapping!.invariants, hit.run.mapping!.invariants, s.registry, s.now, s.ttl);
+  const unsure = ev.invariants.flatMap((i) =>
+    i.cases.filter((c) => c.state !== 'holds').map((c) => `${JSON.stringify(c.name)} ${c.state}`),
+  );
+  if (!unsure.length) return { onHead, onRevert: hit.run, cached: hit.key };
+  s.say(
+    `base: against the cached run ${unsure.join(', ')}: a cached outcome only confirms holds, so the base runs fresh`,
+  );
+  const onRevert = await s.run('revert', s.guard.signal);
+  s.guard.check();
+  return { onHead, onRevert };
+}
+
+/** The key of the reverted run (cache-key.ts), and the cache opened at it. */
+async function revertCache(
+  repo: Repo,
+  config: Config,
+  onto: string,
+  kept: RawChange[],
+  seed: PropSeed | null,
+  owners: string[],
+  say: (l: string) => void,
+): Promise<RevertCache> {
+  const contained = containment();
+  const { key } = await cacheKey(config, repo.root, {
+    tree: await treeWith(repo, onto, kept),
+    env: { ...runEnv(config), ...seedEnv(seed) },
+    owners,
+    judge: await judgeIdentity(),
+    contained,
+  });
+  return openRevertCache(repo, key, contained === 'pidns' || contained === 'subreaper', say);
+}
+
 /** A head run that cannot be judged settles the check: fails_on_head. */
 function headSettles(result: RevertResult, s: Steps, onHead: PropertyRun): boolean {
   const headIssues = onHead.problem ? [onHead.problem] : headProblems(onHead.mapping!, s.registry);
@@ -558,13 +642,13 @@ function headSettles(result: RevertResult, s: Steps, onHead: PropertyRun): boole
 }
 
 /** Each case judged against the other run. */
-async function judgeRuns(result: RevertResult, s: Steps, { onHead, onRevert }: Runs): Promise<void> {
+async function judgeRuns(result: RevertResult, s: Steps, { onHead, onRevert, cached }: Runs): Promise<void> {
   const revertIssue =
     onRevert.problem ??
     (onRevert.mapping!.mapped
       ? null
       : `the properties could not be collected: ${headProblems(onRevert.mapping!, s.registry)[0]}`);
-  result.revert_run = summary(onRevert, revertIssue ? [revertIssue] : []);
+  result.revert_run = { ...summary(onRevert, revertIssue ? [revertIssue] : []), cached: cached ?? null };
   if (revertIssue) {
     // A vouched diff whose every case passes on head has nothing the reverted run must judge.
     if (!s.owed && allPass(onHead.mapping!)) {
