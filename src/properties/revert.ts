@@ -43,7 +43,7 @@ import { propertyCommand, runProperties, type PropertyRun } from './run.js';
 import { dropScratch, makeScratch } from './scratch.js';
 import { describeBehaviour, productionBehaviour } from './behaviour.js';
 import { judgeStates, markAdvice, unmarkedFailures, type Evidence, type InvariantVerdict } from './states.js';
-import { sideEnv } from './runenv.js';
+import { onlyEnv, sideEnv } from './runenv.js';
 import { treeWith } from '../git/trees.js';
 import { codeFiles, revertable, revertPaths, type Reverted } from './tree.js';
 import { ABSENT, GITLINK } from '../git/raw-diff.js';
@@ -413,7 +413,7 @@ export async function revertCheck(
         let fresh: PropertyRun | null = null;
         store?.watch();
         await twoRuns(result, {
-          run: async (side, stop, pinned) => {
+          run: async (side, stop, pinned, only) => {
             const run = await freshRun(
               repo,
               config,
@@ -422,10 +422,11 @@ export async function revertCheck(
               onto,
               side,
               side === 'head' ? [...tree.kept, ...tree.production] : tree.kept,
-              { guard, stop, cache, env: seedEnv(seed, pinned) },
+              { guard, stop, cache, env: { ...seedEnv(seed, pinned), ...onlyEnv(only) } },
               say,
             );
-            if (side === 'revert') fresh = run;
+            // A run of some cases only is no reverted run to keep.
+            if (side === 'revert' && !only) fresh = run;
             return run;
           },
           cached: store?.hit ?? null,
@@ -454,9 +455,10 @@ interface Steps {
   /**
    * One run of the properties: on the base plus the production diff, or with
    * it reverted; aborting `stop` ends it; `pinned` runs it under the config's
-   * pinned seed rather than `seed`.
+   * pinned seed rather than `seed`; `only` names the cases to run where the
+   * runner can be told (runenv.ts), else every case runs.
    */
-  run: (side: Side, stop: AbortSignal, pinned?: boolean) => Promise<PropertyRun>;
+  run: (side: Side, stop: AbortSignal, pinned?: boolean, only?: string[]) => Promise<PropertyRun>;
   revert: () => Promise<Reverted[]>;
   /** Puts the production diff back after the reverted run, for a head run under the pinned seed. */
   unrevert: () => Promise<void>;
@@ -572,38 +574,87 @@ async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
 
 /**
  * The reverted side from a trusted cache entry, which may only confirm
- * holds. A cached failure would make its case fixed or pending, so the base
- * runs fresh as without a cache. Otherwise head runs alone, and when any
- * case is not holds against the cached outcomes (a regression, a skip, a
- * case the entry lacks) the base runs fresh before the verdict.
+ * holds. The cases the cached run fails would be fixed or pending on its
+ * word, so they run fresh on the base (beside head where jobs allow; only
+ * those cases where the runner can be told, runenv.ts). When any other case
+ * is not holds against the cached outcomes (a regression, a skip, a case the
+ * entry lacks), or the fresh part cannot be judged, the whole base runs fresh
+ * before the verdict.
  */
 async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promise<Runs | null> {
   const short = hit.key.slice(0, 12);
-  const failing = hit.run.mapping!.invariants.flatMap((i) =>
-    i.outcomes.filter((o) => o.outcome === 'failed').map((o) => JSON.stringify(o.name)),
-  );
-  if (failing.length) {
-    s.say(
-      `base: cached (key ${short}) fails ${failing.join(', ')}: a cached outcome only confirms holds, so the base runs fresh`,
-    );
-    return s.jobs > 1 ? atOnce(result, s) : inTurn(result, s);
-  }
-  s.say(`base: cached (key ${short}, written ${hit.written}); running the properties on head`);
+  const failing = [
+    ...new Set(
+      hit.run.mapping!.invariants.flatMap((i) => i.outcomes.filter((o) => o.outcome === 'failed').map((o) => o.name)),
+    ),
+  ];
   result.reverted = await s.revert();
-  const onHead = await s.run('head', s.guard.signal);
-  s.guard.check();
-  if (headSettles(result, s, onHead)) return null;
-  const ev = judgeStates(onHead.mapping!.invariants, hit.run.mapping!.invariants, s.registry, s.now, s.ttl);
-  const unsure = ev.invariants.flatMap((i) =>
-    i.cases.filter((c) => c.state !== 'holds').map((c) => `${JSON.stringify(c.name)} ${c.state}`),
-  );
-  if (!unsure.length) return { onHead, onRevert: hit.run, cached: hit.key };
   s.say(
-    `base: against the cached run ${unsure.join(', ')}: a cached outcome only confirms holds, so the base runs fresh`,
+    failing.length
+      ? `base: cached (key ${short}) fails ${failing.map((n) => JSON.stringify(n)).join(', ')}: a cached outcome only confirms holds, so those cases run fresh on the base`
+      : `base: cached (key ${short}, written ${hit.written}); running the properties on head`,
   );
-  const onRevert = await s.run('revert', s.guard.signal);
-  s.guard.check();
-  return { onHead, onRevert };
+  const stop = new AbortController();
+  const relay = () => stop.abort();
+  s.guard.signal.addEventListener('abort', relay, { once: true });
+  const beside = failing.length && s.jobs > 1 ? s.run('revert', stop.signal, false, failing) : null;
+  beside?.catch(() => undefined); // awaited below
+  try {
+    const onHead = await s.run('head', s.guard.signal);
+    s.guard.check();
+    if (headSettles(result, s, onHead)) return null;
+    const part = failing.length ? await (beside ?? s.run('revert', s.guard.signal, false, failing)) : null;
+    s.guard.check();
+    if (part?.problem) s.say(`base: the fresh run of those cases cannot be judged (${part.problem})`);
+    else {
+      const base = part ? merged(hit.run, part) : hit.run;
+      const ran = new Set(part?.mapping?.invariants.flatMap((i) => i.outcomes.map((o) => o.name)) ?? []);
+      const ev = judgeStates(onHead.mapping!.invariants, base.mapping!.invariants, s.registry, s.now, s.ttl);
+      const unsure = ev.invariants.flatMap((i) =>
+        i.cases
+          .filter((c) => c.state !== 'holds' && !ran.has(c.name))
+          .map((c) => `${JSON.stringify(c.name)} ${c.state}`),
+      );
+      if (!unsure.length) return { onHead, onRevert: base, cached: hit.key };
+      s.say(`base: against the cached run ${unsure.join(', ')}`);
+    }
+    s.say('a cached outcome only confirms holds: the whole base runs fresh');
+    const onRevert = await s.run('revert', s.guard.signal);
+    s.guard.check();
+    return { onHead, onRevert };
+  } finally {
+    stop.abort();
+    await beside?.catch(() => undefined);
+    s.guard.signal.removeEventListener('abort', relay);
+  }
+}
+
+/** The cached run with the outcomes a fresh run of some of its cases gave in their place, and that run's errors added. */
+function merged(cached: PropertyRun, part: PropertyRun): PropertyRun {
+  const fresh = new Map(part.mapping!.invariants.map((i) => [i.id, new Map(i.outcomes.map((o) => [o.key, o]))]));
+  const invariants = cached.mapping!.invariants.map((inv): InvariantResult => {
+    const now = fresh.get(inv.id) ?? new Map<string, CaseOutcome>();
+    const outcomes = [
+      ...inv.outcomes.map((o) => now.get(o.key) ?? o),
+      ...[...now.values()].filter((o) => !inv.outcomes.some((c) => c.key === o.key)),
+    ];
+    const status = !outcomes.length
+      ? 'missing'
+      : outcomes.some((o) => o.outcome === 'failed')
+        ? 'failed'
+        : outcomes.every((o) => o.outcome === 'skipped')
+          ? 'skipped'
+          : 'passed';
+    return {
+      ...inv,
+      outcomes,
+      status,
+      cases: outcomes.map((o) => o.name),
+      case_count: new Set(outcomes.filter((o) => o.outcome !== 'skipped').map((o) => o.key)).size,
+    };
+  });
+  const mapping = { ...cached.mapping!, invariants, strays: [...cached.mapping!.strays, ...part.mapping!.strays] };
+  return { ...cached, mapping, output: part.output, elapsedMs: part.elapsedMs };
 }
 
 /** The key of the reverted run (cache-key.ts), and the cache opened at it. */

@@ -49,3 +49,12 @@ export const SIDE_VARIABLE = 'PATCHWARDEN_SIDE';
 export function sideEnv(side: 'head' | 'revert'): Record<string, string> {
   return { [SIDE_VARIABLE]: side === 'head' ? 'head' : 'base' };
 }
+
+/**
+ * The cases a run is to run, by name (a JSON list), where the runner can be
+ * told (pytest, through the runtime guard's plugin); other runners run every
+ * case. The revert check names the cases a cached reverted run cannot answer for.
+ */
+export function onlyEnv(names: string[] | undefined): Record<string, string> {
+  return names ? { PATCHWARDEN_ONLY: JSON.stringify(names) } : {};
+}

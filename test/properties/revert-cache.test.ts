@@ -24,11 +24,16 @@ const PROPERTY = `import os, time
 from bill import total
 
 
-def test_total_non_negative(record_property):
-    record_property("invariant", "${ID}")
+def _log(name):
     side = os.environ.get("PATCHWARDEN_SIDE")
     with open(os.environ["SIDES_LOG"], "a") as log:
-        log.write(side + "\\n")
+        log.write("%s %s\\n" % (side, name))
+    return side
+
+
+def test_total_non_negative(record_property):
+    record_property("invariant", "${ID}")
+    side = _log("test_total_non_negative")
     if side == "head" and os.environ.get("FORGE_READY"):
         open(os.environ["FORGE_READY"], "w").close()
         for _ in range(600):
@@ -39,6 +44,12 @@ def test_total_non_negative(record_property):
     assert not (side == "base" and flake and os.path.exists(flake)), "flaky on the base"
     for xs in ([], [1, 2], [0, 5]):
         assert total(xs) >= 0
+
+
+def test_total_of_one(record_property):
+    record_property("invariant", "${ID}")
+    _log("test_total_of_one")
+    assert total([5]) >= 0
 `;
 
 const scratch: string[] = [];
@@ -69,8 +80,8 @@ function pyProject(baseSrc: string, headSrc: string, extra = '') {
 function check(repo: TempRepo, base: string, head: string, env: NodeJS.ProcessEnv = {}) {
   const log = path.join(tempDir(), 'sides.log');
   const r = repo.json(['revert-check', '--base', base, '--head', head], { env: { SIDES_LOG: log, ...env } });
-  const sides = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
-  return { ...r, sides };
+  const lines = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
+  return { ...r, lines, sides: [...new Set(lines.map((l) => l.split(' ')[0]))] };
 }
 
 const cacheDir = (repo: TempRepo) => path.join(repo.dir, '.git/patchwarden/revert-cache');
@@ -105,13 +116,32 @@ pyTest('a flaky base failure in the cache does not make the case fixed: the base
   rmSync(flake);
   const second = check(repo, base, head, { FLAKE: flake });
   assert.is(second.out.status, 'does_not_describe', second.stderr);
-  assert.equal(second.sides, ['head', 'base']);
-  assert.is(second.out.revert_run.cached, null);
-  assert.match(
-    second.stderr,
-    /base: cached \(key [0-9a-f]{12}\) fails "test_total_non_negative": a cached outcome only confirms holds, so the base runs fresh/,
+  assert.equal(
+    second.lines.filter((l) => l.startsWith('base')),
+    ['base test_total_non_negative'],
+    'the case the cache fails ran fresh on the base, and no other',
   );
   assert.equal(second.out.failing_on_revert, []);
+  assert.match(
+    second.stderr,
+    /base: cached \(key [0-9a-f]{12}\) fails "test_total_non_negative": a cached outcome only confirms holds, so those cases run fresh on the base/,
+  );
+});
+
+pyTest('the same honest fix checked again: only the case the cache fails runs on the base, and it is fixed', () => {
+  const { repo, base, head } = pyProject(BUGGY_PY, FIXED_PY);
+  const first = check(repo, base, head);
+  assert.is(first.out.status, 'describes_patch', first.stderr);
+  assert.equal(first.lines.filter((l) => l.startsWith('base')).length, 2);
+  const second = check(repo, base, head);
+  assert.is(second.out.status, 'describes_patch', second.stderr);
+  assert.equal(second.out.failing_on_revert, [ID]);
+  assert.equal(
+    second.lines.filter((l) => l.startsWith('base')),
+    ['base test_total_non_negative'],
+  );
+  assert.type(second.out.revert_run.cached, 'string');
+  assert.equal(second.out.states, first.out.states);
 });
 
 /** An entry rewritten to say the base passes: trusted, it would turn the honest fix into does_not_describe. */
