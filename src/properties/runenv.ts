@@ -36,6 +36,8 @@ export function propertyRunEnv(
     PYTHONPATH: [guard.pythonPath, base.PYTHONPATH].filter(Boolean).join(path.delimiter),
     NODE_OPTIONS: nodeOptions,
     PATCHWARDEN_GUARD: guard.config,
+    // Set by the check alone (onlyEnv), never inherited.
+    PATCHWARDEN_ONLY: undefined,
   };
 }
 
