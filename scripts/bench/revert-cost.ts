@@ -4,7 +4,8 @@
 // honest fix (no cache), the same check again (the reverted side cached),
 // and a change that breaks a Hypothesis property (shrinking included). Each
 // against the property command run once, plainly, on the head tree, the two
-// alternating run by run.
+// alternating run by run. Each project's rows are a bench file of their own
+// (41-revert-cost-pytest.ts, 42-revert-cost-node.ts), printed as each ends.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -216,15 +217,12 @@ function timed(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv,
 }
 
 /**
- * `RUNS` pairs after a warm-up of each, alternating which goes first;
- * `before` runs untimed ahead of each of ours. Wall times make the row; CPU
- * times its note, since on a shared machine the wall clock also measures the
- * other load.
+ * `RUNS` pairs, alternating which goes first; `before` runs untimed ahead of
+ * each of ours. No warm-up: each run takes seconds, and the first check of
+ * a fix is a cold one. Wall times make the row; CPU times its note, since on
+ * a shared machine the wall clock also measures the other load.
  */
 function pairs(ours: () => Timing, baseline: () => Timing, before: () => void = () => undefined) {
-  before();
-  ours();
-  baseline();
   const a: Timing[] = [];
   const b: Timing[] = [];
   for (let i = 0; i < RUNS; i++) {
@@ -250,7 +248,9 @@ function pairs(ours: () => Timing, baseline: () => Timing, before: () => void = 
   };
 }
 
-function rows(kind: 'py' | 'node', env: NodeJS.ProcessEnv): Row[] {
+/** The rows of one project. */
+export function revertCostRows(kind: 'py' | 'node'): Row[] {
+  const env = benchGitEnv();
   const p = makeProject(kind, env);
   const label = kind === 'py' ? 'pytest, 200 Hypothesis cases' : 'node --test, 200 cases';
   const junit = path.join(p.dir, '.git', 'bench-report.xml');
@@ -296,9 +296,4 @@ function rows(kind: 'py' | 'node', env: NodeJS.ProcessEnv): Row[] {
   } finally {
     rmSync(p.dir, { recursive: true, force: true });
   }
-}
-
-export default async function revertCost(): Promise<Row[]> {
-  const env = benchGitEnv();
-  return [...rows('py', env), ...rows('node', env)];
 }
