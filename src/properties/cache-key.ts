@@ -16,11 +16,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 
+/** What the caller knows of the run; the pinned variables it gets (the seed among them) are passed on their own. */
 export interface KeyFacts {
   /** The reverted run's tree object. */
   tree: string;
-  /** The pinned variables the run gets, the seed among them. */
-  env: Record<string, string>;
   /** The admitted owner-signed commits of the range. */
   owners: string[];
   /** The judge's version and the digest of its install. */
@@ -62,19 +61,23 @@ const RECORDS = [
   'modules.txt',
 ];
 
+/** The key; `facts` are awaited while the programs are asked their versions. */
 export async function cacheKey(
   config: Config,
   mainRoot: string | null,
-  facts: KeyFacts,
+  env: Record<string, string>,
+  facts: Promise<KeyFacts>,
 ): Promise<{ key: string; parts: Record<string, unknown> }> {
-  const env = { ...process.env, ...facts.env };
+  const all = { ...process.env, ...env };
+  const [known, asked] = await Promise.all([facts, programs(config.properties.command ?? '', all)]);
   const parts = {
     format: 1,
-    ...facts,
+    ...known,
+    env,
     config,
-    inherited: Object.fromEntries(INHERITED.map((n) => [n, env[n] ?? null])),
+    inherited: Object.fromEntries(INHERITED.map((n) => [n, all[n] ?? null])),
     os: [process.platform, process.arch, os.release()],
-    programs: await programs(config.properties.command ?? '', env),
+    programs: asked,
     deps: mainRoot ? config.revert.link.map((entry) => installed(mainRoot, entry)) : [],
   };
   return { key: createHash('sha256').update(JSON.stringify(parts)).digest('hex'), parts };

@@ -667,14 +667,18 @@ async function revertCache(
   owners: string[],
   say: (l: string) => void,
 ): Promise<RevertCache> {
-  const contained = containment();
-  const { key } = await cacheKey(config, repo.root, {
-    tree: await treeWith(repo, onto, kept),
-    env: { ...runEnv(config), ...seedEnv(seed) },
-    owners,
-    judge: await judgeIdentity(),
-    contained,
-  });
+  // The tree, the judge's digest and the programs' versions are taken
+  // together, and containment is probed meanwhile (before any of them resolves).
+  let contained = 'none';
+  const known = Promise.all([treeWith(repo, onto, kept), judgeIdentity()]);
+  const keyed = cacheKey(
+    config,
+    repo.root,
+    { ...runEnv(config), ...seedEnv(seed) },
+    known.then(([tree, judge]) => ({ tree, judge, owners, contained })),
+  );
+  contained = containment();
+  const { key } = await keyed;
   return openRevertCache(repo, key, contained === 'pidns' || contained === 'subreaper', say);
 }
 
