@@ -53,6 +53,7 @@ export interface Config {
   /**
    * require: who owes evidence for a production diff; null means by owners.signers (see evidenceRequired).
    * jobs: how many of the two runs go at once (2: head and reverted side concurrently; in-place is always 1).
+   * cache: whether the reverted run's result is kept under the git directory for a later check of the same key (properties/cache.ts).
    */
   revert: {
     mode: 'worktree' | 'in-place';
@@ -60,6 +61,7 @@ export interface Config {
     require: 'agents' | 'all' | null;
     ignore_docstrings: boolean;
     jobs: number;
+    cache: boolean;
   };
   /** base: the branch the revert check's diff is measured from when the pushed branch has no other upstream; null: the remote's default branch. */
   pre_push: { revert: boolean; base: string | null };
@@ -144,7 +146,7 @@ export function defaults(source = CONFIG_FILE): Config {
     gate: { require: [] },
     runner: { env: {} },
     signature: { project: null, length: 16 },
-    revert: { mode: 'worktree', link: [], require: null, ignore_docstrings: false, jobs: 1 },
+    revert: { mode: 'worktree', link: [], require: null, ignore_docstrings: false, jobs: 1, cache: true },
     pre_push: { revert: true, base: null },
     pre_receive: { deletions: 'allow', judging_branch: 'protect', replace_refs: 'refuse' },
     server: { caps: noCaps() },
@@ -213,6 +215,7 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
     require: { type: 'enum', values: ['agents', 'all'] },
     ignore_docstrings: { type: 'bool' },
     jobs: { type: 'int', min: 1, max: 2 },
+    cache: { type: 'bool' },
   },
   pre_push: { revert: { type: 'bool' }, base: { type: 'branch' } },
   pre_receive: {

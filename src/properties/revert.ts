@@ -32,6 +32,8 @@ import { evidenceOwed } from '../owners/evidence.js';
 import type { Pusher } from '../owners/pusher.js';
 import { isOracle, type Classify } from '../zones/classify.js';
 import { buildCache, type BuildCache } from './buildcache.js';
+import { openRevertCache, type CachedRun, type RevertCache } from './cache.js';
+import { cacheKey } from './cache-key.js';
 import { headProblems, type CaseOutcome, type InvariantResult, type Mapping } from './mapping.js';
 import { dependencyProblems } from './deps.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
@@ -42,13 +44,16 @@ import { dropScratch, makeScratch } from './scratch.js';
 import { describeBehaviour, productionBehaviour } from './behaviour.js';
 import { fixedByBuild, withBuildFailures } from './by-build.js';
 import { judgeStates, markAdvice, unmarkedFailures, type Evidence, type InvariantVerdict } from './states.js';
-import { sideEnv } from './runenv.js';
+import { onlyEnv, sideEnv } from './runenv.js';
 import { treeWith } from '../git/trees.js';
 import { codeFiles, revertable, revertPaths, type Reverted } from './tree.js';
 import { ABSENT, GITLINK } from '../git/raw-diff.js';
 import { addTempWorktree, linkEntries, type TempTree } from './worktree.js';
 import { counted } from '../common/text.js';
 import { isFresh, seedEnv, type PropSeed } from '../runner/seed.js';
+import { containment } from '../runner/contain.js';
+import { runEnv } from '../runner/env.js';
+import { judgeIdentity } from '../runner/install.js';
 
 export type RevertStatus =
   | 'describes_patch'
@@ -69,6 +74,8 @@ export interface RunSummary {
   invariants: InvariantResult[];
   /** Why the run refuses, in plain words (empty on a clean head run). */
   problems: string[];
+  /** The reverted run: the key of the cache entry it came from (cache.ts), or null when it ran now. */
+  cached?: string | null;
 }
 
 export interface RevertResult {
@@ -389,6 +396,7 @@ export async function revertCheck(
             },
             // One working tree: the reverted run needs the head run's tree put back first.
             jobs: 1,
+            cached: null,
             ...judging,
           });
         },
@@ -402,9 +410,14 @@ export async function revertCheck(
           reason: `dependencies differ from the base: ${deps.problems.join('; ')}. The runs link them in from the main tree, and what a dependency installs runs before any property: install them from the base's lock files${install} before the check, or land the dependency change first, reviewed, in a change of its own`,
         });
       } else {
+        const store = config.revert.cache
+          ? await revertCache(repo, config, onto, tree.kept, seed, facts.owners, say)
+          : null;
+        let fresh: PropertyRun | null = null;
+        store?.watch();
         await twoRuns(result, {
-          run: (side, stop, pinned) =>
-            freshRun(
+          run: async (side, stop, pinned, only) => {
+            const run = await freshRun(
               repo,
               config,
               registry,
@@ -412,9 +425,14 @@ export async function revertCheck(
               onto,
               side,
               side === 'head' ? [...tree.kept, ...tree.production] : tree.kept,
-              { guard, stop, cache, env: seedEnv(seed, pinned) },
+              { guard, stop, cache, env: { ...seedEnv(seed, pinned), ...onlyEnv(only) } },
               say,
-            ),
+            );
+            // A run of some cases only is no reverted run to keep.
+            if (side === 'revert' && !only) fresh = run;
+            return run;
+          },
+          cached: store?.hit ?? null,
           revert: async () =>
             tree.production.map((c) => ({ path: c.path, action: c.oldMode === ABSENT ? 'removed' : 'restored' })),
           // Each run has a fresh tree of its own.
@@ -422,6 +440,8 @@ export async function revertCheck(
           jobs: config.revert.jobs,
           ...judging,
         });
+        // Only once both runs have ended, and only after a verdict.
+        store?.settle(fresh);
       }
     }
   } finally {
@@ -438,9 +458,10 @@ interface Steps {
   /**
    * One run of the properties: on the base plus the production diff, or with
    * it reverted; aborting `stop` ends it; `pinned` runs it under the config's
-   * pinned seed rather than `seed`.
+   * pinned seed rather than `seed`; `only` names the cases to run where the
+   * runner can be told (runenv.ts), else every case runs.
    */
-  run: (side: Side, stop: AbortSignal, pinned?: boolean) => Promise<PropertyRun>;
+  run: (side: Side, stop: AbortSignal, pinned?: boolean, only?: string[]) => Promise<PropertyRun>;
   revert: () => Promise<Reverted[]>;
   /** Puts the production diff back after the reverted run, for a head run under the pinned seed. */
   unrevert: () => Promise<void>;
@@ -448,6 +469,8 @@ interface Steps {
   seed: PropSeed | null;
   /** revert.jobs: 2 runs the two sides at once (never in place). */
   jobs: number;
+  /** The reverted run as a trusted cache entry holds it (worktree mode), or null. */
+  cached: CachedRun | null;
   registry: Registry;
   guard: Guard;
   say: (line: string) => void;
@@ -463,6 +486,8 @@ interface Steps {
 interface Runs {
   onHead: PropertyRun;
   onRevert: PropertyRun;
+  /** The key of the cache entry onRevert came from. */
+  cached?: string;
 }
 
 function summary(run: PropertyRun, problems: string[]): RunSummary {
@@ -485,7 +510,11 @@ function allPass(m: Mapping): boolean {
 
 /** The two runs, one after the other or at once; then each case judged against the other run. */
 async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
-  const runs = s.jobs > 1 ? await atOnce(result, s) : await inTurn(result, s);
+  const runs = s.cached
+    ? await withCached(result, s, s.cached)
+    : s.jobs > 1
+      ? await atOnce(result, s)
+      : await inTurn(result, s);
   if (runs) await judgeRuns(result, s, runs);
 }
 
@@ -548,6 +577,116 @@ async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
   }
 }
 
+/**
+ * The reverted side from a trusted cache entry, which may only confirm
+ * holds. The cases the cached run fails would be fixed or pending on its
+ * word, so they run fresh on the base (beside head where jobs allow; only
+ * those cases where the runner can be told, runenv.ts). When any other case
+ * is not holds against the cached outcomes (a regression, a skip, a case the
+ * entry lacks), or the fresh part cannot be judged, the whole base runs fresh
+ * before the verdict.
+ */
+async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promise<Runs | null> {
+  const short = hit.key.slice(0, 12);
+  const failing = [
+    ...new Set(
+      hit.run.mapping!.invariants.flatMap((i) => i.outcomes.filter((o) => o.outcome === 'failed').map((o) => o.name)),
+    ),
+  ];
+  result.reverted = await s.revert();
+  s.say(
+    failing.length
+      ? `base: cached (key ${short}) fails ${failing.map((n) => JSON.stringify(n)).join(', ')}: a cached outcome only confirms holds, so those cases run fresh on the base`
+      : `base: cached (key ${short}, written ${hit.written}); running the properties on head`,
+  );
+  const stop = new AbortController();
+  const relay = () => stop.abort();
+  s.guard.signal.addEventListener('abort', relay, { once: true });
+  const beside = failing.length && s.jobs > 1 ? s.run('revert', stop.signal, false, failing) : null;
+  beside?.catch(() => undefined); // awaited below
+  try {
+    const onHead = await s.run('head', s.guard.signal);
+    s.guard.check();
+    if (headSettles(result, s, onHead)) return null;
+    const part = failing.length ? await (beside ?? s.run('revert', s.guard.signal, false, failing)) : null;
+    s.guard.check();
+    if (part?.problem) s.say(`base: the fresh run of those cases cannot be judged (${part.problem})`);
+    else {
+      const base = part ? merged(hit.run, part) : hit.run;
+      const ran = new Set(part?.mapping?.invariants.flatMap((i) => i.outcomes.map((o) => o.name)) ?? []);
+      const ev = judgeStates(onHead.mapping!.invariants, base.mapping!.invariants, s.registry, s.now, s.ttl);
+      const unsure = ev.invariants.flatMap((i) =>
+        i.cases
+          .filter((c) => c.state !== 'holds' && !ran.has(c.name))
+          .map((c) => `${JSON.stringify(c.name)} ${c.state}`),
+      );
+      if (!unsure.length) return { onHead, onRevert: base, cached: hit.key };
+      s.say(`base: against the cached run ${unsure.join(', ')}`);
+    }
+    s.say('a cached outcome only confirms holds: the whole base runs fresh');
+    const onRevert = await s.run('revert', s.guard.signal);
+    s.guard.check();
+    return { onHead, onRevert };
+  } finally {
+    stop.abort();
+    await beside?.catch(() => undefined);
+    s.guard.signal.removeEventListener('abort', relay);
+  }
+}
+
+/** The cached run with the outcomes a fresh run of some of its cases gave in their place, and that run's errors added. */
+function merged(cached: PropertyRun, part: PropertyRun): PropertyRun {
+  const fresh = new Map(part.mapping!.invariants.map((i) => [i.id, new Map(i.outcomes.map((o) => [o.key, o]))]));
+  const invariants = cached.mapping!.invariants.map((inv): InvariantResult => {
+    const now = fresh.get(inv.id) ?? new Map<string, CaseOutcome>();
+    const outcomes = [
+      ...inv.outcomes.map((o) => now.get(o.key) ?? o),
+      ...[...now.values()].filter((o) => !inv.outcomes.some((c) => c.key === o.key)),
+    ];
+    const status = !outcomes.length
+      ? 'missing'
+      : outcomes.some((o) => o.outcome === 'failed')
+        ? 'failed'
+        : outcomes.every((o) => o.outcome === 'skipped')
+          ? 'skipped'
+          : 'passed';
+    return {
+      ...inv,
+      outcomes,
+      status,
+      cases: outcomes.map((o) => o.name),
+      case_count: new Set(outcomes.filter((o) => o.outcome !== 'skipped').map((o) => o.key)).size,
+    };
+  });
+  const mapping = { ...cached.mapping!, invariants, strays: [...cached.mapping!.strays, ...part.mapping!.strays] };
+  return { ...cached, mapping, output: part.output, elapsedMs: part.elapsedMs };
+}
+
+/** The key of the reverted run (cache-key.ts), and the cache opened at it. */
+async function revertCache(
+  repo: Repo,
+  config: Config,
+  onto: string,
+  kept: RawChange[],
+  seed: PropSeed | null,
+  owners: string[],
+  say: (l: string) => void,
+): Promise<RevertCache> {
+  // The tree, the judge's digest and the programs' versions are taken
+  // together, and containment is probed meanwhile (before any of them resolves).
+  let contained = 'none';
+  const known = Promise.all([treeWith(repo, onto, kept), judgeIdentity()]);
+  const keyed = cacheKey(
+    config,
+    repo.root,
+    { ...runEnv(config), ...seedEnv(seed) },
+    known.then(([tree, judge]) => ({ tree, judge, owners, contained })),
+  );
+  contained = containment();
+  const { key } = await keyed;
+  return openRevertCache(repo, key, contained === 'pidns' || contained === 'subreaper', say);
+}
+
 /** A head run that cannot be judged settles the check: fails_on_head. */
 function headSettles(result: RevertResult, s: Steps, onHead: PropertyRun): boolean {
   const headIssues = onHead.problem ? [onHead.problem] : headProblems(onHead.mapping!, s.registry);
@@ -563,9 +702,9 @@ function headSettles(result: RevertResult, s: Steps, onHead: PropertyRun): boole
 }
 
 /** Each case judged against the other run. */
-async function judgeRuns(result: RevertResult, s: Steps, { onHead, onRevert }: Runs): Promise<void> {
+async function judgeRuns(result: RevertResult, s: Steps, { onHead, onRevert, cached }: Runs): Promise<void> {
   const { revertIssue, reverted, byBuild } = await revertedSide(s, onHead, onRevert);
-  result.revert_run = summary(onRevert, revertIssue ? [revertIssue] : []);
+  result.revert_run = { ...summary(onRevert, revertIssue ? [revertIssue] : []), cached: cached ?? null };
   if (revertIssue) {
     // A vouched diff whose every case passes on head has nothing the reverted run must judge.
     if (!s.owed && allPass(onHead.mapping!)) {

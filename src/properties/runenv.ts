@@ -36,6 +36,8 @@ export function propertyRunEnv(
     PYTHONPATH: [guard.pythonPath, base.PYTHONPATH].filter(Boolean).join(path.delimiter),
     NODE_OPTIONS: nodeOptions,
     PATCHWARDEN_GUARD: guard.config,
+    // Set by the check alone (onlyEnv), never inherited.
+    PATCHWARDEN_ONLY: undefined,
   };
 }
 
@@ -48,4 +50,13 @@ export const SIDE_VARIABLE = 'PATCHWARDEN_SIDE';
 
 export function sideEnv(side: 'head' | 'revert'): Record<string, string> {
   return { [SIDE_VARIABLE]: side === 'head' ? 'head' : 'base' };
+}
+
+/**
+ * The cases a run is to run, by name (a JSON list), where the runner can be
+ * told (pytest, through the runtime guard's plugin); other runners run every
+ * case. The revert check names the cases a cached reverted run cannot answer for.
+ */
+export function onlyEnv(names: string[] | undefined): Record<string, string> {
+  return names ? { PATCHWARDEN_ONLY: JSON.stringify(names) } : {};
 }

@@ -72,3 +72,13 @@ export async function checkJudge(): Promise<void> {
     `patchwarden's own files in ${s.dir} changed while a test command ran (${shown}): the code under test can rewrite the judge, so this run is not judged; install patchwarden where the job's test commands cannot write it (a read-only folder, or another user: docs/gate.md "Installing the judge out of reach") and run again`,
   );
 }
+
+/** The judge's version and the digest of its sealed install (the version alone when the sources run unbundled). */
+export async function judgeIdentity(): Promise<string> {
+  sealed ??= seal();
+  const files = (await sealed)?.files;
+  if (!files) return VERSION;
+  const all = createHash('sha256');
+  for (const f of [...files.keys()].sort()) all.update(`${f}\0${files.get(f)}\n`);
+  return `${VERSION} ${all.digest('hex')}`;
+}

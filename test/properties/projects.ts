@@ -99,6 +99,7 @@ export function fingerprint(repo: TempRepo): Record<string, string> {
       const full = path.join(dir, name);
       const rel = path.relative(repo.dir, full);
       if (rel === '.git/objects') continue; // a snapshot adds objects, never refs or files
+      if (rel === '.git/patchwarden/revert-cache') continue; // the reverted run's result, kept for the next check
       const st = lstatSync(full);
       if (st.isSymbolicLink()) out[rel] = `link ${readlinkSync(full)}`;
       else if (st.isDirectory()) walk(full);

@@ -2,11 +2,16 @@
 # PYTEST_PLUGINS. It sees what only the framework knows: which exception made
 # a case skip, the test functions as collected, and the framework's and the
 # spec modules' names, which must not change between collection and the end.
+# It also runs only the cases the revert check names in PATCHWARDEN_ONLY.
+import json
+import os
 import sys
 
 import pytest
 
 _g = sys.modules["_patchwarden_guard"]
+# Read as pytest starts, before collection imports production code.
+_ONLY = os.environ.get("PATCHWARDEN_ONLY")
 _modules = {}
 _functions = {}
 
@@ -57,6 +62,18 @@ def _snapshot():
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
     _g.quiet(_snapshot)()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    # The cases a cached reverted run cannot answer for (their names, a JSON
+    # list), run fresh on the base: every other case is deselected.
+    if _ONLY is None:
+        return
+    names = set(json.loads(_ONLY))
+    keep = [i for i in items if i.nodeid.rpartition("::")[2] in names]
+    config.hook.pytest_deselected(items=[i for i in items if i.nodeid.rpartition("::")[2] not in names])
+    items[:] = keep
 
 
 @pytest.hookimpl(trylast=True)
