@@ -2,6 +2,7 @@
 # PYTEST_PLUGINS. It sees what only the framework knows: which exception made
 # a case skip, the test functions as collected, and the framework's and the
 # spec modules' names, which must not change between collection and the end.
+import os
 import sys
 
 import pytest
@@ -57,6 +58,32 @@ def _snapshot():
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
     _g.quiet(_snapshot)()
+
+
+def _shard():
+    # PATCHWARDEN_SHARD=K/N (a part of a CI matrix): K and N, or None unsplit.
+    k, _, n = os.environ.get("PATCHWARDEN_SHARD", "1/1").partition("/")
+    return (int(k), int(n)) if n.isdigit() and k.isdigit() and int(n) > 1 else None
+
+
+# Read as pytest starts, before collection imports any project code.
+_SHARD = _shard()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session, config, items):
+    # A shard keeps whole test files, the files dealt out in sorted order, so
+    # the cases of an invariant kept in one file stay together in one shard.
+    if _SHARD is None:
+        return
+    k, n = _SHARD
+    files = sorted({item.nodeid.partition("::")[0] for item in items})
+    mine = {f for i, f in enumerate(files) if i % n == k - 1}
+    kept = [item for item in items if item.nodeid.partition("::")[0] in mine]
+    dropped = [item for item in items if item.nodeid.partition("::")[0] not in mine]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
 
 
 @pytest.hookimpl(trylast=True)
