@@ -100,9 +100,16 @@ def _guard():
                 return p[len(root) + 1:].split(sep)[0].split(".")[0]
         return ""
 
+    frameworks = {}
+
     def framework_code(fn):
-        k = kind(fn)
-        return k == "base" or (k in ("lib", "std") and top_package(fn) in framework)
+        # Asked for every frame a tracer reads (Hypothesis's explain phase
+        # reads f_code on each line): decided once per file, as kind is.
+        r = frameworks.get(fn)
+        if r is None:
+            k = kind(fn)
+            r = frameworks[fn] = k == "base" or (k in ("lib", "std") and top_package(fn) in framework)
+        return r
 
     def where(f):
         fn = f.f_code.co_filename
