@@ -55,8 +55,27 @@ def _snapshot():
             _modules[name] = (module, _bound(module), _methods(module))
 
 
+def _untraced():
+    # Before Python 3.12 Hypothesis explains a failure by tracing every line
+    # of the failing examples with sys.settrace, and its tracer reads each
+    # frame's f_code: an audit event the guard judges, millions of them (six
+    # times the run). The verdict and the minimal example do not depend on
+    # it; only the "Explanation" lines do. Turned off through the switch
+    # Hypothesis keeps for this, before the framework's methods are
+    # snapshotted, so nothing the guard compares changes.
+    core = sys.modules.get("hypothesis.core")
+    state = getattr(core, "StateForActualGivenExecution", None)
+    if sys.version_info < (3, 12) and state is not None and "_should_trace" not in _untraced.done:
+        _untraced.done.add("_should_trace")
+        state._should_trace = lambda self: False
+
+
+_untraced.done = set()
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
+    _g.quiet(_untraced)()
     _g.quiet(_snapshot)()
 
 
@@ -90,6 +109,7 @@ def pytest_collection_modifyitems(session, config, items):
 def pytest_collection_finish(session):
     @_g.quiet
     def take():
+        _untraced()
         _snapshot()
         for item in session.items:
             _functions[item.nodeid] = [(fn, _state(fn)) for fn in _functions_of(item)]
