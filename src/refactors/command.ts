@@ -90,11 +90,18 @@ export async function run(args: string[]): Promise<number> {
   });
   if (matrix.part) {
     writePart(values.out!, partOf(config, result, matrix.part.side, matrix.part.shard), takeSeedKey());
-    const what = result.part ? 'its run' : `no run (${result.status})`;
-    process.stderr.write(
-      `patchwarden: wrote side ${values.side} shard ${matrix.part.shard} (${what}) to ${showPath(values.out!)}\n`,
-    );
-    return 0;
+    const ran = result.part ? 'its run' : `no run (${result.status})`;
+    return emit(common.format, {
+      ok: true,
+      json: {
+        part: values.out,
+        side: values.side,
+        shard: matrix.part.shard,
+        ran: Boolean(result.part),
+        status: result.status,
+      },
+      text: [`patchwarden: wrote side ${values.side} shard ${matrix.part.shard} (${ran}) to ${showPath(values.out!)}`],
+    });
   }
   if (!revertPasses(result.status) && result.output) showOutput(result.output);
   return emit(common.format, {
