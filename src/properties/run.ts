@@ -113,7 +113,8 @@ export async function runProperties(
       ...opts.env,
     };
     // {shard}: this run's share of its side (runenv.ts), 1/1 unless a matrix part set it.
-    run = await runTestCommand(command.replaceAll('{shard}', env[SHARD_VARIABLE] ?? '1/1'), {
+    const shard = /^\d+\/\d+$/.test(env[SHARD_VARIABLE] ?? '') ? env[SHARD_VARIABLE]! : '1/1';
+    run = await runTestCommand(command.replaceAll('{shard}', shard), {
       cwd: treeDir,
       timeoutMs: config.properties.timeout,
       env,
