@@ -44,7 +44,7 @@ import { dropScratch, makeScratch } from './scratch.js';
 import { describeBehaviour, productionBehaviour } from './behaviour.js';
 import { fixedByBuild, withBuildFailures } from './by-build.js';
 import { judgeStates, markAdvice, unmarkedFailures, type Evidence, type InvariantVerdict } from './states.js';
-import { onlyEnv, sideEnv } from './runenv.js';
+import { onlyEnv, shardEnv, sideEnv } from './runenv.js';
 import { treeWith } from '../git/trees.js';
 import { codeFiles, revertable, revertPaths, type Reverted } from './tree.js';
 import { ABSENT, GITLINK } from '../git/raw-diff.js';
@@ -116,6 +116,8 @@ export interface RevertResult {
   seed: PropSeed | null;
   /** Invariants failing in both runs under a fresh seed that pass on head under the pinned one: a finding about the base, not a refusal. */
   found: BaseFinding | null;
+  /** The one side's run of a matrix part (RevertOptions.part); null when the check settled before any run. */
+  part?: PropertyRun | null;
 }
 
 /** A counterexample a fresh seed found on the base side: reported with the row edit, never held against the change. */
@@ -164,6 +166,10 @@ export interface RevertOptions {
   exemption?: (patch: RawChange[]) => Promise<Exemption>;
   /** The seed both runs get instead of the pinned one (the gate's), chosen once the patch's src-zone changes are known. */
   seed?: (patch: RawChange[]) => Promise<PropSeed>;
+  /** One part of a CI matrix (shard.ts): only this side runs, under `shard` (K/N), into `result.part`; nothing is judged. */
+  part?: { side: Side; shard: string };
+  /** The runs of both sides, merged from a matrix's parts (merge.ts): judged as if they had run here. */
+  merged?: Record<Side, PropertyRun>;
 }
 
 /** Whether a status lets the patch through. */
@@ -352,7 +358,10 @@ export async function revertCheck(
     byBuild: (output: string, onHead: InvariantResult[]) => fixedByBuild(repo, head, tree.production, output, onHead),
   };
   try {
-    if (mode === 'in-place') {
+    if (mode === 'in-place' && (opts.part || opts.merged))
+      throw new UsageError('--side and --merge need revert.mode: worktree (each side runs in a tree of its own)');
+    if (opts.merged) await twoRuns(result, mergedSteps(opts.merged, tree.production, judging));
+    else if (mode === 'in-place') {
       const judged = [...tree.harness, ...tree.production];
       const links = judged.filter((c) => c.oldMode === GITLINK || c.newMode === GITLINK).map((c) => c.path);
       if (links.length)
@@ -410,12 +419,14 @@ export async function revertCheck(
           reason: `dependencies differ from the base: ${deps.problems.join('; ')}. The runs link them in from the main tree, and what a dependency installs runs before any property: install them from the base's lock files${install} before the check, or land the dependency change first, reviewed, in a change of its own`,
         });
       } else {
-        const store = config.revert.cache
-          ? await revertCache(repo, config, onto, tree.kept, seed, facts.owners, say)
-          : null;
+        // A part of a matrix is keyed by no shard: it neither reads nor writes the cache.
+        const store =
+          config.revert.cache && !opts.part
+            ? await revertCache(repo, config, onto, tree.kept, seed, facts.owners, say)
+            : null;
         let fresh: PropertyRun | null = null;
         store?.watch();
-        await twoRuns(result, {
+        const steps: Steps = {
           run: async (side, stop, pinned, only) => {
             const run = await freshRun(
               repo,
@@ -425,7 +436,12 @@ export async function revertCheck(
               onto,
               side,
               side === 'head' ? [...tree.kept, ...tree.production] : tree.kept,
-              { guard, stop, cache, env: { ...seedEnv(seed, pinned), ...onlyEnv(only) } },
+              {
+                guard,
+                stop,
+                cache,
+                env: { ...seedEnv(seed, pinned), ...onlyEnv(only), ...shardEnv(opts.part?.shard ?? null) },
+              },
               say,
             );
             // A run of some cases only is no reverted run to keep.
@@ -433,15 +449,21 @@ export async function revertCheck(
             return run;
           },
           cached: store?.hit ?? null,
-          revert: async () =>
-            tree.production.map((c) => ({ path: c.path, action: c.oldMode === ABSENT ? 'removed' : 'restored' })),
+          revert: async () => revertedPaths(tree.production),
           // Each run has a fresh tree of its own.
           unrevert: async () => undefined,
           jobs: config.revert.jobs,
           ...judging,
-        });
-        // Only once both runs have ended, and only after a verdict.
-        store?.settle(fresh);
+        };
+        if (opts.part) {
+          say(`running one part: side ${opts.part.side === 'head' ? 'head' : 'base'}, shard ${opts.part.shard}`);
+          result.part = await steps.run(opts.part.side, guard.signal);
+          guard.check();
+        } else {
+          await twoRuns(result, steps);
+          // Only once both runs have ended, and only after a verdict.
+          store?.settle(fresh);
+        }
       }
     }
   } finally {
@@ -452,7 +474,31 @@ export async function revertCheck(
   return result;
 }
 
-type Side = 'head' | 'revert';
+export type Side = 'head' | 'revert';
+
+/** What a fresh reverted tree does to each production path. */
+function revertedPaths(production: RawChange[]): Reverted[] {
+  return production.map((c) => ({ path: c.path, action: c.oldMode === ABSENT ? 'removed' : 'restored' }));
+}
+
+/** The steps of a check judged from a matrix's merged runs: nothing runs here. */
+function mergedSteps(
+  runs: Record<Side, PropertyRun>,
+  production: RawChange[],
+  judging: Omit<Steps, 'run' | 'revert' | 'unrevert' | 'jobs' | 'cached'>,
+): Steps {
+  return {
+    cached: null,
+    run: async (side, _stop, pinned) => {
+      if (pinned) throw new CannotJudge('a merged check cannot run the properties again under the pinned seed');
+      return runs[side];
+    },
+    revert: async () => revertedPaths(production),
+    unrevert: async () => undefined,
+    jobs: 1,
+    ...judging,
+  };
+}
 
 interface Steps {
   /**

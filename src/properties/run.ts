@@ -23,7 +23,7 @@ import { openGuard } from './guard/session.js';
 import { GUARD_SOURCES } from './guard/sources.js';
 import { mapCases, type Mapping, type Placement } from './mapping.js';
 import type { Registry } from './registry.js';
-import { propertyRunEnv, TREE_ENV } from './runenv.js';
+import { propertyRunEnv, SHARD_VARIABLE, TREE_ENV } from './runenv.js';
 
 export interface PropertyRun {
   /** Null when the run produced nothing to map (see `problem`). */
@@ -112,7 +112,9 @@ export async function runProperties(
       ...runEnv(config),
       ...opts.env,
     };
-    run = await runTestCommand(command, {
+    // {shard}: this run's share of its side (runenv.ts), 1/1 unless a matrix part set it.
+    const shard = /^\d+\/\d+$/.test(env[SHARD_VARIABLE] ?? '') ? env[SHARD_VARIABLE]! : '1/1';
+    run = await runTestCommand(command.replaceAll('{shard}', shard), {
       cwd: treeDir,
       timeoutMs: config.properties.timeout,
       env,

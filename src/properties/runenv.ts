@@ -60,3 +60,15 @@ export function sideEnv(side: 'head' | 'revert'): Record<string, string> {
 export function onlyEnv(names: string[] | undefined): Record<string, string> {
   return names ? { PATCHWARDEN_ONLY: JSON.stringify(names) } : {};
 }
+
+/**
+ * Which shard of its side a run is (K/N, shard.ts), for the runners that
+ * shard themselves: `{shard}` in properties.command reads it (node
+ * --test-shard, jest and vitest --shard), and the guard's pytest plugin
+ * keeps only its own share of the test files. Unsplit runs are 1/1.
+ */
+export const SHARD_VARIABLE = 'PATCHWARDEN_SHARD';
+
+export function shardEnv(shard: string | null): Record<string, string> {
+  return { [SHARD_VARIABLE]: shard ?? '1/1' };
+}

@@ -5,17 +5,25 @@
 // run, as pre-push and the gate do.
 import { parse } from '../common/args.js';
 import { emit } from '../common/output.js';
-import { CannotJudge } from '../common/errors.js';
+import { CannotJudge, UsageError } from '../common/errors.js';
 import { showPath } from '../common/text.js';
 import { judgingConfig } from '../config/judging.js';
 import { mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
 import { clockNow } from '../freeze/clock.js';
 import { stateLines } from '../properties/report.js';
-import { revertCheck, revertPasses, type RevertResult } from '../properties/revert.js';
+import { revertCheck, revertPasses, type RevertResult, type Side } from '../properties/revert.js';
+import { mergeParts, readParts, type MergedParts } from '../properties/merge.js';
+import { parseShard, partOf, toSide, writePart } from '../properties/shard.js';
+import { propertyCommand } from '../properties/run.js';
+import { runEnv } from '../runner/env.js';
+import { takeSeedKey } from '../runner/seed.js';
+import type { Config } from '../config/schema.js';
+import { isOracle } from '../zones/classify.js';
+import { classifierFor } from '../mixing/check.js';
 import { containedLines, containedSoFar } from '../runner/contain.js';
 import { refactorExemption } from './ack.js';
 
-export const help = `usage: patchwarden revert-check [--base REV] [--head REV] [--format text|json] [--config PATH] [-C DIR]
+export const help = `usage: patchwarden revert-check [--base REV] [--head REV] [--side head|base [--shard K/N] --out FILE | --merge FILE...] [--format text|json] [--config PATH] [-C DIR]
 
 The properties (properties.command) run on the base plus the production
 diff (the src-zone part of base..head) and with that diff put back to base.
@@ -35,6 +43,15 @@ recover).
   --head REV   the patched commit (default HEAD)
   --base REV   the commit before the patch (default: the merge-base of head
                with its upstream branch)
+  --side head|base --shard K/N --out FILE
+               run one side only (base: the production diff reverted), or
+               shard K of N of it, and write what it said to FILE as a part
+               for --merge; {shard} in properties.command becomes K/N
+  --merge FILE...
+               the verdict from the parts of a CI matrix: refused unless
+               every shard of both sides is there once, each invariant's
+               cases come from one shard per side, and the parts agree on
+               base, head, command, seed, environment and judge
 
 The config and the registry are read from the base side.
 A production diff whose every file parses to the same syntax tree on both
@@ -45,18 +62,47 @@ not_applicable pass (exit 0); does_not_describe, regressed, pending_unmarked,
 fails_on_head and revert_broken refuse (exit 1); 2 could not judge.`;
 
 export async function run(args: string[]): Promise<number> {
-  const { common, values } = parse(args, { base: { type: 'string' }, head: { type: 'string' } }, false);
+  const { common, values, positionals } = parse(args, {
+    base: { type: 'string' },
+    head: { type: 'string' },
+    side: { type: 'string' },
+    shard: { type: 'string' },
+    out: { type: 'string' },
+    merge: { type: 'boolean' },
+  });
+  const matrix = matrixMode(values, positionals);
   const repo = await openRepo(common.dir);
-  const headRev = values.head ?? 'HEAD';
+  const merged = matrix.merge ? mergeParts(readParts(positionals), takeSeedKey()) : null;
+  const headRev = values.head ?? merged?.head ?? 'HEAD';
   const head = await resolveCommit(repo, headRev);
   const base =
-    values.base !== undefined ? await resolveCommit(repo, values.base) : await upstreamBase(repo, headRev, head);
+    values.base !== undefined
+      ? await resolveCommit(repo, values.base)
+      : (merged?.base ?? (await upstreamBase(repo, headRev, head)));
   const { config } = await judgingConfig(repo, common.config, base);
+  if (merged) await checkMerged(repo, config, merged, base, head);
   const result = await revertCheck(repo, config, base, head, {
     progress: (line) => process.stderr.write(`patchwarden: ${line}\n`),
     now: clockNow(),
     exemption: (patch) => refactorExemption(repo, base, patch),
+    part: matrix.part ?? undefined,
+    merged: merged?.runs,
   });
+  if (matrix.part) {
+    writePart(values.out!, partOf(config, result, matrix.part.side, matrix.part.shard), takeSeedKey());
+    const ran = result.part ? 'its run' : `no run (${result.status})`;
+    return emit(common.format, {
+      ok: true,
+      json: {
+        part: values.out,
+        side: values.side,
+        shard: matrix.part.shard,
+        ran: Boolean(result.part),
+        status: result.status,
+      },
+      text: [`patchwarden: wrote side ${values.side} shard ${matrix.part.shard} (${ran}) to ${showPath(values.out!)}`],
+    });
+  }
   if (!revertPasses(result.status) && result.output) showOutput(result.output);
   return emit(common.format, {
     ok: revertPasses(result.status),
@@ -86,6 +132,55 @@ export async function run(args: string[]): Promise<number> {
     text: [...textLines(result), ...containedLines().map((l) => `patchwarden: ${l}`)],
   });
 }
+
+/** Which matrix role the options ask for: one part (--side, --shard, --out), the merge (--merge FILE...), or neither. */
+function matrixMode(
+  values: { side?: string; shard?: string; out?: string; merge?: boolean; base?: string; head?: string },
+  positionals: string[],
+): { part: { side: Side; shard: string } | null; merge: boolean } {
+  if (values.merge) {
+    if (values.side || values.shard || values.out)
+      throw new UsageError('--merge takes the part files only, not --side, --shard or --out');
+    return { part: null, merge: true };
+  }
+  if (positionals.length)
+    throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (part files go after --merge)`);
+  if (!values.side) {
+    if (values.shard || values.out) throw new UsageError('--shard and --out need --side head|base');
+    return { part: null, merge: false };
+  }
+  if (!values.out) throw new UsageError('--side needs --out FILE, where the part is written for --merge');
+  const shard = values.shard ?? '1/1';
+  parseShard(shard);
+  return { part: { side: toSide(values.side), shard }, merge: false };
+}
+
+/**
+ * The parts must have run what this merge judges by: the base's command and
+ * pinned environment, on the same base and head. The merge job trusts the
+ * parts as it trusts the workflow that ran them, so it says so when no zone
+ * guards the workflow files.
+ */
+async function checkMerged(repo: Repo, config: Config, merged: MergedParts, base: string, head: string): Promise<void> {
+  const want = { base, head, command: propertyCommand(config), env: runEnv(config) };
+  for (const [field, value] of Object.entries(want))
+    if (JSON.stringify(value) !== JSON.stringify(merged[field as keyof typeof want]))
+      throw new CannotJudge(
+        `revert-check --merge: the parts ran with another ${field} (${JSON.stringify(merged[field as keyof typeof want])}) than this check judges by (${JSON.stringify(value)}); run the matrix again on this base and head`,
+      );
+  const classify = await classifierFor(repo, config);
+  if (!WORKFLOW_FILES.some((f) => isOracle(classify(f))))
+    process.stderr.write(
+      `patchwarden: warning: the merge is as trustworthy as the workflow that ran its parts, and no zone guards ${WORKFLOW_FILES.map((f) => f.replace(/\/x\.yml$/, '')).join(' or ')}: put them in zones.guard, or give them an owner in CODEOWNERS\n`,
+    );
+  if (!merged.verified)
+    process.stderr.write(
+      'patchwarden: the parts were read without PATCHWARDEN_SEED_KEY, so no HMAC was checked: set the key in every job of the matrix and in the merge job\n',
+    );
+}
+
+/** Paths inside the workflow folders of GitHub Actions and GitLab CI, to ask the zones about. */
+const WORKFLOW_FILES = ['.github/workflows/x.yml', '.gitlab-ci.yml'];
 
 /** The merge-base of head with its upstream, or an error that says how to name a base. */
 async function upstreamBase(repo: Repo, headRev: string, head: string): Promise<string> {

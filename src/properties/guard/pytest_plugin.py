@@ -2,7 +2,8 @@
 # PYTEST_PLUGINS. It sees what only the framework knows: which exception made
 # a case skip, the test functions as collected, and the framework's and the
 # spec modules' names, which must not change between collection and the end.
-# It also runs only the cases the revert check names in PATCHWARDEN_ONLY.
+# It also runs only the cases the revert check names in PATCHWARDEN_ONLY, and
+# only its own share of the test files in a shard of a CI matrix.
 import json
 import os
 import sys
@@ -59,27 +60,68 @@ def _snapshot():
             _modules[name] = (module, _bound(module), _methods(module))
 
 
+def _untraced():
+    # Before Python 3.12 Hypothesis explains a failure by tracing every line
+    # of the failing examples with sys.settrace, and its tracer reads each
+    # frame's f_code: an audit event the guard judges, millions of them (six
+    # times the run). The verdict and the minimal example do not depend on
+    # it; only the "Explanation" lines do. Turned off through the switch
+    # Hypothesis keeps for this, before the framework's methods are
+    # snapshotted, so nothing the guard compares changes.
+    core = sys.modules.get("hypothesis.core")
+    state = getattr(core, "StateForActualGivenExecution", None)
+    if sys.version_info < (3, 12) and state is not None and "_should_trace" not in _untraced.done:
+        _untraced.done.add("_should_trace")
+        state._should_trace = lambda self: False
+
+
+_untraced.done = set()
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
+    _g.quiet(_untraced)()
     _g.quiet(_snapshot)()
 
 
+def _shard():
+    # PATCHWARDEN_SHARD=K/N (a part of a CI matrix): K and N, or None unsplit.
+    k, _, n = os.environ.get("PATCHWARDEN_SHARD", "1/1").partition("/")
+    return (int(k), int(n)) if n.isdigit() and k.isdigit() and int(n) > 1 else None
+
+
+# Read as pytest starts, before collection imports any project code.
+_SHARD = _shard()
+
+
+def _keep(config, items, keep):
+    dropped = [item for item in items if not keep(item)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if keep(item)]
+
+
 @pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(config, items):
+def pytest_collection_modifyitems(session, config, items):
+    # A shard keeps whole test files, the files dealt out in sorted order, so
+    # the cases of an invariant kept in one file stay together in one shard.
+    if _SHARD is not None:
+        k, n = _SHARD
+        files = sorted({item.nodeid.partition("::")[0] for item in items})
+        mine = {f for i, f in enumerate(files) if i % n == k - 1}
+        _keep(config, items, lambda item: item.nodeid.partition("::")[0] in mine)
     # The cases a cached reverted run cannot answer for (their names, a JSON
     # list), run fresh on the base: every other case is deselected.
-    if _ONLY is None:
-        return
-    names = set(json.loads(_ONLY))
-    keep = [i for i in items if i.nodeid.rpartition("::")[2] in names]
-    config.hook.pytest_deselected(items=[i for i in items if i.nodeid.rpartition("::")[2] not in names])
-    items[:] = keep
+    if _ONLY is not None:
+        names = set(json.loads(_ONLY))
+        _keep(config, items, lambda item: item.nodeid.rpartition("::")[2] in names)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session):
     @_g.quiet
     def take():
+        _untraced()
         _snapshot()
         for item in session.items:
             _functions[item.nodeid] = [(fn, _state(fn)) for fn in _functions_of(item)]

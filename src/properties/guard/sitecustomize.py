@@ -100,9 +100,16 @@ def _guard():
                 return p[len(root) + 1:].split(sep)[0].split(".")[0]
         return ""
 
+    frameworks = {}
+
     def framework_code(fn):
-        k = kind(fn)
-        return k == "base" or (k in ("lib", "std") and top_package(fn) in framework)
+        # Asked for every frame a tracer reads (Hypothesis's explain phase
+        # reads f_code on each line): decided once per file, as kind is.
+        r = frameworks.get(fn)
+        if r is None:
+            k = kind(fn)
+            r = frameworks[fn] = k == "base" or (k in ("lib", "std") and top_package(fn) in framework)
+        return r
 
     def where(f):
         fn = f.f_code.co_filename
@@ -236,6 +243,11 @@ def _guard():
         finding("frame read", "reads a frame of %s:%s (%s)" % (p, l, what), a)
 
     def on_getattr(args, f, ev):
+        # Whose code reads is asked first: most reads come from a tracer in an
+        # installed package (Hypothesis's reads f_code on every line), whose
+        # frame is its own actor and never production code.
+        if f is not None and kind(f.f_code.co_filename) in ("lib", "base"):
+            return
         obj, name = args[0], args[1]
         reads_outward(frame_of(obj, name), f, name)
 
@@ -279,7 +291,11 @@ def _guard():
         h = HANDLERS.get(ev)
         if h is None:
             return
-        # The frequent events, most of which concern nothing here, leave at once.
+        # The guard's own reads (its frame walks) and the frequent events, most
+        # of which concern nothing here, leave at once.
+        me = _thread.get_ident()
+        if me in busy:
+            return
         if ev == "open":
             mode, flags = args[1], args[2]
             if not (isinstance(flags, int) and flags & WRITE or isinstance(mode, str) and ("w" in mode or "a" in mode or "x" in mode or "+" in mode)):
@@ -290,9 +306,6 @@ def _guard():
         elif ev == "object.__setattr__":
             if args[1] not in CODE_ATTRS:
                 return
-        me = _thread.get_ident()
-        if me in busy:
-            return
         busy.add(me)
         try:
             try:
