@@ -10,10 +10,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { sh } from '../helpers/repo.js';
 import { ciInstalls, missingUnless, testUnless } from '../helpers/skip.js';
 import { Project, removeProjects } from './project.js';
-import { agentClone, guardServer, installVendored, ownerSigns, revertVerdict, runAction, said } from './walk.js';
+import { installVendored, ownerSigns, walk } from './walk.js';
 
 const missing =
   missingUnless('go', ['version'], ciInstalls('go is not installed')) ??
@@ -102,16 +101,6 @@ func TestDeadline(t *testing.T) {
 }
 `;
 
-type Candidate = { name: string; freeze_candidate: { command: string; fixture: string } | null };
-
-const GITHUB = {
-  GITHUB_ACTIONS: 'true',
-  GITHUB_RUN_ID: '4242',
-  GITHUB_SERVER_URL: 'https://github.com',
-  GITHUB_REPOSITORY: 'acme/shop',
-  GITHUB_RUN_ATTEMPT: '1',
-};
-
 testUnless(missing)(
   'go module: from the tarball to a proven fix, a rebase judged alike, a frozen flake, the Action',
   () => {
@@ -147,120 +136,28 @@ testUnless(missing)(
     p.ok('git', ['add', '-A']);
     p.ok('git', ['commit', '-q', '-m', 'patchwarden: config, hooks, owner']);
     p.ok('git', ['push', '-q']);
-    guardServer(p);
-
-    // The owner lands a pending invariant: its subtest fails on main, TestBill with it.
-    p.write({
-      'spec/invariants.yaml': `version: 1\ninvariants:\n${row(COUNT)}${row(TOTAL, true)}`,
-      'spec/properties/bill_test.go': property([COUNT, TOTAL]),
-    });
-    p.ok('git', ['add', '-A']);
-    p.ok('git', ['commit', '-q', '-m', 'spec: totals are never negative (pending)']);
-    assert.match(said(p.ok('git', ['push'])), /pre-receive ok/);
-
-    // An agent's clone: npm ci runs "prepare", which installs the hooks.
-    const agent = agentClone(p, ['npm', 'ci', '--no-audit', '--no-fund']);
-    assert.match(readFileSync(path.join(agent.dir, '.git/hooks/pre-push'), 'utf8'), /patchwarden-managed/);
-
-    // An unrelated change (a suite test and the README) passes pre-push and the server while TOTAL is pending.
-    agent.ok('git', ['switch', '-q', '-c', 'docs']);
-    agent.commit(
-      {
+    walk(p, {
+      pw: ['npx', 'patchwarden'],
+      agentInstall: ['npm', 'ci', '--no-audit', '--no-fund'],
+      ciSetup: [],
+      pending: {
+        'spec/invariants.yaml': `version: 1\ninvariants:\n${row(COUNT)}${row(TOTAL, true)}`,
+        'spec/properties/bill_test.go': property([COUNT, TOTAL]),
+      },
+      unrelated: {
         'README.md': '# shop\n\nBills and their totals.\n',
         'bill/count_test.go':
           'package bill\n\nimport "testing"\n\nfunc TestCountTwo(t *testing.T) {\n\tif Count([]int{1, 2}) != 2 {\n\t\tt.Fatal("count")\n\t}\n}\n',
       },
-      'docs: what the shop does',
-    );
-    assert.match(said(agent.ok('git', ['push', '-u', 'origin', 'docs'])), /pre-receive ok/);
-
-    // A branch the agent pushes as a draft while main is red (hooks skipped), before the fix lands.
-    agent.ok('git', ['switch', '-q', '-c', 'currency', 'origin/main']);
-    agent.commit(
-      { 'bill/currency.go': 'package bill\n\n// Currency is the shop\'s currency.\nconst Currency = "EUR"\n' },
-      'feat: a currency',
-    );
-    agent.ok('git', ['push', '-q', '--no-verify', '-u', 'origin', 'currency']);
-
-    // The agent's fix of the pending invariant: pre-push proves it (fixed), the server takes it.
-    agent.ok('git', ['switch', '-q', '-c', 'fix-total', 'origin/main']);
-    agent.commit({ 'bill/bill.go': billGo(true) }, 'fix: an empty bill totals 0');
-    const checked = agent.pw('revert-check', '--base', 'origin/main', '--format', 'json');
-    const verdict = JSON.parse(checked.stdout);
-    assert.is(verdict.status, 'describes_patch', said(checked));
-    assert.equal(
-      Object.fromEntries(verdict.states.map((s: { id: string; state: string }) => [s.id, s.state])),
-      { [COUNT]: 'holds', [TOTAL]: 'fixed' },
-      said(checked),
-    );
-    const fixPush = agent.ok('git', ['push', '-u', 'origin', 'fix-total']);
-    assert.match(said(fixPush), /pre-receive ok/);
-
-    // CI: action.yml's step on the fix's pull request, the judge from the base's lock (the vendored tarball).
-    const ci = runAction(p, 'fix-total');
-    assert.ok(ci.ok, said(ci));
-    assert.is(ci.code, 0, said(ci));
-
-    // The owner merges it; the agent rebases the currency branch onto the fixed main and pushes as the docs say.
-    p.ok('git', ['fetch', '-q', 'origin']);
-    p.ok('git', ['merge', '-q', '--ff-only', 'origin/fix-total']);
-    p.ok('git', ['push', '-q', 'origin', 'main']);
-    agent.ok('git', ['switch', '-q', 'currency']);
-    agent.ok('git', ['pull', '-q', '--rebase', 'origin', 'main']);
-    const rebased = agent.run('git', ['push', '--force-with-lease']);
-    assert.is.not(rebased.code, 0, said(rebased));
-    assert.is(revertVerdict(rebased), 'does_not_describe', said(rebased));
-    // The gate, as the Action runs it on that pull request, says the same.
-    agent.ok('git', ['push', '-q', '--no-verify', '--force-with-lease']);
-    const gate = runAction(p, 'currency');
-    assert.not.ok(gate.ok, said(gate));
-    assert.match(gate.stdout, /does_not_describe/, said(gate));
-
-    // A timing flake in the suite: replay in CI prints the freeze line; the owner runs it as printed.
-    p.ok('git', ['pull', '-q', '--ff-only']);
-    p.write({ 'bill/deadline_test.go': FLAKE });
-    p.ok('git', ['add', '-A']);
-    p.ok('git', ['commit', '-q', '-m', 'test: the step keeps its deadline']);
-    p.ok('git', ['push', '-q']);
-    const suite = /^ {2}command: (.*)$/m.exec(config.split('\nsuite:\n')[1])?.[1] as string;
-    const replay = sh(
-      'npx',
-      [
-        'patchwarden',
-        'replay',
-        '--runs',
-        '4',
-        '--seed',
-        '20261205',
-        '--out',
-        'replay.json',
-        '--format',
-        'json',
-        '--',
-        suite,
-      ],
-      { cwd: p.dir, env: { ...p.env, ...GITHUB } },
-    );
-    const cases = JSON.parse(replay.stdout).cases as Candidate[];
-    const flake = cases.find((c) => c.name.includes('TestDeadline'));
-    assert.ok(flake?.freeze_candidate, said(replay));
-    assert.is(flake.freeze_candidate.fixture, 'none');
-    const line = flake.freeze_candidate.command;
-    const frozen = sh('sh', ['-c', line], {
-      cwd: p.dir,
-      env: {
-        ...p.env,
-        PATH: `${path.join(p.dir, 'node_modules/.bin')}:${p.env.PATH}`,
-        OWNER: 'Dana Owner',
-        REASON: 'the step sleeps past its deadline on a loaded runner',
+      draft: { 'bill/currency.go': 'package bill\n\n// Currency is the shop\'s currency.\nconst Currency = "EUR"\n' },
+      fix: { 'bill/bill.go': billGo(true) },
+      states: { [COUNT]: 'holds', [TOTAL]: 'fixed' },
+      flake: {
+        files: { 'bill/deadline_test.go': FLAKE },
+        name: 'TestDeadline',
+        failNext: (count) => ({ 'bill/deadline.count': count }),
       },
     });
-    assert.is(frozen.code, 0, `${line}\n${said(frozen)}`);
-    p.ok('git', ['add', '-A']);
-    p.ok('git', ['commit', '-q', '-m', 'freeze: the deadline flake, from its replay']);
-    assert.match(said(p.ok('git', ['push'])), /pre-receive ok/);
-    const list = JSON.parse(p.ok('npx', ['patchwarden', 'freeze', 'list', '--format', 'json']).stdout);
-    assert.equal([list.records[0].fixture, list.records[0].runs, list.records[0].fails], ['none', '4', '2']);
   },
 );
 
