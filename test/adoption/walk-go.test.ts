@@ -138,7 +138,7 @@ testUnless(missing)(
     p.ok('git', ['push', '-q']);
     walk(p, {
       pw: ['npx', 'patchwarden'],
-      agentInstall: ['npm', 'ci', '--no-audit', '--no-fund'],
+      agentInstall: [['npm', 'ci', '--no-audit', '--no-fund']],
       ciSetup: [],
       pending: {
         'spec/invariants.yaml': `version: 1\ninvariants:\n${row(COUNT)}${row(TOTAL, true)}`,
