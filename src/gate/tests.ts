@@ -123,6 +123,8 @@ export async function propertyLayers(ctx: GateContext, refused: string[] = []): 
 
 /** The revert layer of a check that ran: its evidence as a pass, or the one refusal it makes. */
 function revertLayer(r: RevertResult): LayerResult {
+  // Invariants whose property does not build without the diff, for want of what it adds (properties/by-build.ts).
+  const byBuild = r.states.filter((i) => i.by_build);
   const details = {
     status: r.status,
     evidence: r.evidence,
@@ -130,6 +132,7 @@ function revertLayer(r: RevertResult): LayerResult {
     failing_on_revert: r.failing_on_revert,
     reverted: r.reverted,
     ...(r.acknowledged ? { acknowledged: r.acknowledged } : {}),
+    ...(byBuild.length ? { by_build: Object.fromEntries(byBuild.map((i) => [i.id, i.by_build])) } : {}),
   };
   return r.status === 'acknowledged'
     ? passed(
@@ -140,7 +143,7 @@ function revertLayer(r: RevertResult): LayerResult {
     : r.status === 'describes_patch'
       ? passed(
           'revert',
-          `describes_patch: fixed with the production diff, failing without it: ${r.failing_on_revert.join(', ')}`,
+          `describes_patch: fixed with the production diff, failing without it: ${r.failing_on_revert.map((id) => (byBuild.some((i) => i.id === id) ? `${id} (by build)` : id)).join(', ')}`,
           details,
         )
       : r.status === 'no_behaviour_change'

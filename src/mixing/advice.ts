@@ -198,6 +198,13 @@ function forcePush(l: Landing, local = l.branch!): string {
 const earlierNote = (e: Earlier) =>
   `this branch already changes the oracle in ${e.commits.length === 1 ? 'commit' : 'commits'} ${e.commits.map((c) => c.slice(0, 12)).join(', ')}`;
 
+/**
+ * Where the oracle goes first to the default branch: a compiled property for
+ * what the fix adds does not build there and takes its whole package down.
+ */
+const compiledNote = (l: Landing) =>
+  `in Go, Rust or TypeScript a property that calls what this fix adds does not build on ${l.defaultBranch} and breaks its whole package there: land it with the fix in one pull request, the oracle commit signed by an owner (owners.signers), or put it in a package of its own or behind a build tag`;
+
 /** Sets the index to a tree of the split, leaving the working tree alone. */
 const readTree = (tree: string) => `  git read-tree ${tree}`;
 
@@ -253,7 +260,7 @@ export function stagedAdvice(oracle: string[], l: Landing | null): string {
   // Files the rebase would write over are put aside for it (--all: an ignored one too).
   const kept = t.kept ?? [];
   return [
-    `split it: open a pull request with only the oracle change against ${l.defaultBranch}; rebase this branch once it lands${whole} (a property that fails on ${l.defaultBranch} until this fix lands needs a pending mark on its registry row)${exact}:`,
+    `split it: open a pull request with only the oracle change against ${l.defaultBranch}; rebase this branch once it lands${whole} (a property that fails on ${l.defaultBranch} until this fix lands needs a pending mark on its registry row; ${compiledNote(l)})${exact}:`,
     ...reset,
     readTree(t.rest),
     "  git commit -m 'production change'",
@@ -345,7 +352,7 @@ export function rangeAdvice(s: RangeSplit, l: Landing): string {
   }
   const side = `${l.branch}-oracle`;
   return [
-    `open a pull request with only the oracle commits against ${l.defaultBranch}; rebase this branch once it lands${note}:`,
+    `open a pull request with only the oracle commits against ${l.defaultBranch}; rebase this branch once it lands${note} (${compiledNote(l)}):`,
     `  git push ${remote} ${s.oracleTip}:refs/heads/${shellQuote(side)}`,
     `once ${side} has landed on ${l.defaultBranch}:`,
     `  git pull --rebase ${remote} ${shellQuote(l.defaultBranch!)}`,

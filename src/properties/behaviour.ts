@@ -8,14 +8,20 @@
 // (a coding declaration, a pragma, a magic comment) that is added, removed
 // or moved. Docstrings are code unless revert.ignore_docstrings: Python hands
 // them to the program (`__doc__`: help texts, doctests, generated APIs).
+// A file that reads its own source at run time (inspect.getsource,
+// open(__file__), a function's toString()) makes its comments data: any
+// change to it counts.
+// Go is compared by its own parser where go is on PATH; Rust is not compared
+// at all: its doc comments are attributes, and doctests run them.
 import type { Config } from '../config/schema.js';
 import { treeDiff, type RawChange } from '../git/changes.js';
 import { readBlobs } from '../git/objects.js';
 import { GITLINK } from '../git/raw-diff.js';
 import type { Repo } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
+import { compareGo } from './go-syntax.js';
 import { compareScript, scriptKind } from './js-syntax.js';
-import { comparePython } from './python-syntax.js';
+import { comparePython, type SourcePair } from './python-syntax.js';
 
 export type Behaviour =
   /** Every production path parses to the same tree on both sides. */
@@ -25,6 +31,7 @@ export type Behaviour =
 
 const REGULAR = new Set(['100644', '100755']);
 const isPython = (file: string) => /\.py[iw]?$/i.test(file);
+const isGo = (file: string) => file.endsWith('.go');
 
 /** What rules a change out before any file is parsed, or null when its two sides need comparing. */
 function plainChange(c: RawChange): string | null {
@@ -33,7 +40,9 @@ function plainChange(c: RawChange): string | null {
   if (c.oldMode !== c.newMode) return `mode ${c.oldMode} becomes ${c.newMode}`;
   if (c.newMode === GITLINK) return 'a submodule (gitlink) that moves';
   if (!REGULAR.has(c.newMode)) return 'a symbolic link whose target changes';
-  if (!isPython(c.path) && !scriptKind(c.path)) return 'not Python, JavaScript or TypeScript, so any change counts';
+  if (c.path.endsWith('.rs')) return 'Rust: doc comments are attributes and doctests run, so any change counts';
+  if (!isPython(c.path) && !isGo(c.path) && !scriptKind(c.path))
+    return 'not Python, JavaScript, TypeScript or Go, so any change counts';
   return null;
 }
 
@@ -62,14 +71,19 @@ export async function productionBehaviour(
   // One read per blob: readBlobs would join a repeated id's bytes twice.
   const blobs = await readBlobs(repo, [...new Set(changes.flatMap((c) => [c.oldOid, c.newOid]))]);
   const pair = (c: RawChange) => ({ old: blobs.get(c.oldOid)!, new: blobs.get(c.newOid)! });
-  for (const c of changes.filter((c) => !isPython(c.path))) {
+  for (const c of changes.filter((c) => scriptKind(c.path))) {
     const why = await compareScript(c.path, pair(c));
     if (why) return { same: false, path: c.path, why };
   }
-  const python = changes.filter((c) => isPython(c.path));
-  const verdicts = await comparePython(python.map(pair), config.revert.ignore_docstrings);
-  const i = verdicts.findIndex((v) => v !== null);
-  if (i >= 0) return { same: false, path: python[i].path, why: verdicts[i]! };
+  // Python first: one python3 for every file; go (which may build its helper) only when that settles nothing.
+  for (const [files, compare] of [
+    [changes.filter((c) => isPython(c.path)), (p: SourcePair[]) => comparePython(p, config.revert.ignore_docstrings)],
+    [changes.filter((c) => isGo(c.path)), (p: SourcePair[]) => compareGo(repo, p)],
+  ] as const) {
+    const verdicts = await compare(files.map(pair));
+    const i = verdicts.findIndex((v) => v !== null);
+    if (i >= 0) return { same: false, path: files[i].path, why: verdicts[i]! };
+  }
   return { same: true, paths: changes.map((c) => c.path) };
 }
 

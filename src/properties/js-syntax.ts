@@ -2,7 +2,8 @@
 // syntax tree, by @babel/parser (bundled with the judge, loaded at the first
 // file that needs it). Positions, parentheses and raw spellings (the parser's
 // `extra`) and comments are dropped; a comment that a tool acts on is kept on
-// the node the parser attaches it to.
+// the node the parser attaches it to. Equal trees still differ when the file
+// reads its own source at run time (`selfReader`): its comments are data.
 import type { ParserPlugin } from '@babel/parser';
 import type { SourcePair } from './python-syntax.js';
 
@@ -93,6 +94,57 @@ function attached(node: Record<string, unknown>, at: number, marks: string[]): v
   }
 }
 
+type Node = Record<string, unknown> & { type: string };
+
+/** Every node of a tree, parents before children. */
+function* nodes(n: unknown): Generator<Node> {
+  if (Array.isArray(n)) for (const x of n) yield* nodes(x);
+  else if (n && typeof n === 'object' && typeof (n as Node).type === 'string') {
+    yield n as Node;
+    for (const [k, v] of Object.entries(n)) if (!DROPPED.has(k) && v && typeof v === 'object') yield* nodes(v);
+  }
+}
+
+const FUNCTIONS = new Set(['FunctionExpression', 'ArrowFunctionExpression', 'ClassExpression']);
+const FS_READS = new Set(['readFileSync', 'readFile', 'createReadStream', 'openSync', 'open']);
+const nameOf = (n: unknown) => ((n as Node | null)?.type === 'Identifier' ? ((n as Node).name as string) : null);
+
+/**
+ * How the file reads its own source at run time, or null: a function or
+ * class of its own turned into text (`toString()`, `String()`, a template, a
+ * `+`), `Function.prototype.toString`, or a file read beside `__filename` or
+ * `import.meta.url` (its own path). Its comments are then data.
+ */
+function selfReader(tree: unknown): string | null {
+  const all = [...nodes(tree)];
+  const own = new Set<string>();
+  for (const n of all) {
+    if ((n.type === 'FunctionDeclaration' || n.type === 'ClassDeclaration') && nameOf(n.id)) own.add(nameOf(n.id)!);
+    if (n.type === 'VariableDeclarator' && FUNCTIONS.has((n.init as Node | null)?.type ?? '') && nameOf(n.id))
+      own.add(nameOf(n.id)!);
+  }
+  const isOwn = (x: unknown) => FUNCTIONS.has((x as Node | null)?.type ?? '') || own.has(nameOf(x) ?? '');
+  const member = (n: Node, name: string) =>
+    n.type === 'MemberExpression' && (n.computed ? (n.property as Node).value === name : nameOf(n.property) === name);
+  let path = false;
+  let read = false;
+  for (const n of all) {
+    if (member(n, 'toString') && (isOwn(n.object) || member(n.object as Node, 'prototype')))
+      return 'toString() of its own function';
+    if (n.type === 'CallExpression' && nameOf(n.callee) === 'String' && isOwn((n.arguments as unknown[])[0]))
+      return 'String() of its own function';
+    if (n.type === 'TemplateLiteral' && (n.expressions as unknown[]).some(isOwn))
+      return 'a template holding its own function';
+    if (n.type === 'BinaryExpression' && n.operator === '+' && (isOwn(n.left) || isOwn(n.right)))
+      return "'+' on its own function";
+    if (nameOf(n) === '__filename' || (member(n, 'url') && (n.object as Node).type === 'MetaProperty')) path = true;
+    if (member(n, 'filename') && (n.object as Node).type === 'MetaProperty') path = true;
+    const callee = n.type === 'CallExpression' ? (n.callee as Node) : null;
+    if (callee && FS_READS.has(nameOf(callee) ?? nameOf(callee.property) ?? '')) read = true;
+  }
+  return path && read ? 'a file read beside its own path (__filename, import.meta.url)' : null;
+}
+
 type Parse = typeof import('@babel/parser').parse;
 let parser: Parse | null = null;
 
@@ -141,5 +193,7 @@ export async function compareScript(file: string, pair: SourcePair): Promise<str
     const first = marks[0].find((m, i) => m !== marks[1][i]) ?? marks[1][marks[0].length];
     return `a comment tools act on is added, removed or moved: ${first.split('\0')[0]}`;
   }
+  const reader = selfReader(b.program);
+  if (reader) return `the file reads its own source at run time (${reader}), so its comments are data`;
   return null;
 }

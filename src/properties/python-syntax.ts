@@ -4,10 +4,10 @@
 // folder, with this module's script, so no file of the repository (an ast.py
 // at its root) can stand in for the standard library. One process compares
 // every pair.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { piped } from './piped.js';
 
 /**
  * Reads a header line (1 to ignore docstrings, then each pair's two lengths),
@@ -16,6 +16,8 @@ import path from 'node:path';
  * fields ast.dump prints, without positions), through the built-in `_ast`.
  * A comment a tool acts on (DIRECTIVE) is kept with the statement it sits on
  * or before; `re` and `tokenize` load only for a source that may hold one.
+ * Equal trees still differ when the file reads its own source at run time
+ * (READERS, and `__doc__` where docstrings are ignored): its comments are data.
  */
 const SCRIPT = String.raw`
 import _ast, sys
@@ -66,6 +68,43 @@ def directives(src, tree):
         else:
             marks.append((text, "before", next((i for i, s in enumerate(stmts) if s.lineno > line), len(stmts))))
     return marks
+# Names through which a module reads its own source at run time: a comment
+# or a docstring in it is then data. __file__ counts unless it only finds the
+# folder (os.path.dirname(__file__), Path(__file__).parent).
+READERS = {"getsource", "getsourcelines", "getcomments", "findsource", "getsourcefile", "getfile", "linecache", "getline", "getlines", "get_source", "__loader__"}
+DOC_READERS = {"__doc__", "getdoc"}
+def folder_only(node, parents):
+    up = parents.get(id(node))
+    while isinstance(up, _ast.Call) and isinstance(up.func, (_ast.Name, _ast.Attribute)) and getattr(up.func, "id", getattr(up.func, "attr", "")) in ("Path", "PurePath", "abspath", "realpath", "resolve", "absolute"):
+        up = parents.get(id(up))
+    if isinstance(up, _ast.Attribute) and up.attr in ("parent", "parents", "resolve", "absolute"):
+        nxt = parents.get(id(up))
+        if up.attr in ("parent", "parents"):
+            return True
+        return isinstance(nxt, _ast.Call) and folder_only(nxt, parents)
+    return isinstance(up, _ast.Call) and getattr(up.func, "attr", getattr(up.func, "id", "")) == "dirname"
+def self_reader(tree, docstrings):
+    import ast
+    parents = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, _ast.Name):
+            names = [node.id]
+        elif isinstance(node, _ast.Attribute):
+            names = [node.attr]
+        elif isinstance(node, _ast.Import):
+            names = [a.name.split(".")[0] for a in node.names]
+        elif isinstance(node, _ast.ImportFrom):
+            names = [a.name for a in node.names] + [(node.module or "").split(".")[0]]
+        for n in names:
+            if n in READERS or (not docstrings and n in DOC_READERS):
+                return n
+            if n == "__file__" and not folder_only(node, parents):
+                return n
+    return None
 def side(src, docstrings):
     tree = compile(src, "<source>", "exec", _ast.PyCF_ONLY_AST)
     if not docstrings:
@@ -89,6 +128,10 @@ def compare(old, new, docstrings):
         n = max(len(a[1]), len(b[1]))
         x, y = next((x, y) for x, y in zip(a[1] + [None] * n, b[1] + [None] * n) if x != y)
         return "a comment tools act on is added, removed or moved: # %s" % (x or y)[0]
+    hinted = any(n.encode() in new for n in READERS | DOC_READERS | {"__file__"})
+    reader = hinted and self_reader(compile(new, "<source>", "exec", _ast.PyCF_ONLY_AST), docstrings)
+    if reader:
+        return "the file reads its own source at run time (%s), so its comments%s are data" % (reader, "" if docstrings else " and docstrings")
     return None
 data = sys.stdin.buffer.read()
 cut = data.index(b"\n")
@@ -115,7 +158,7 @@ export async function comparePython(pairs: SourcePair[], ignoreDocstrings: boole
   const input = Buffer.concat([header, ...pairs.flatMap((p) => [p.old, p.new])]);
   const empty = mkdtempSync(path.join(tmpdir(), 'patchwarden-python-'));
   try {
-    const { code, stdout, stderr } = await python(['-I', '-S', '-c', SCRIPT], empty, input);
+    const { code, stdout, stderr } = await piped('python3', ['-I', '-S', '-c', SCRIPT], empty, input);
     const lines = stdout.split('\n').slice(0, -1);
     if (code !== 0 || lines.length !== pairs.length) {
       const why =
@@ -130,25 +173,4 @@ export async function comparePython(pairs: SourcePair[], ignoreDocstrings: boole
   } finally {
     rmSync(empty, { recursive: true, force: true });
   }
-}
-function python(
-  args: string[],
-  cwd: string,
-  input: Buffer,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('python3', args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
-    );
-    child.stdin.on('error', () => {
-      /* an early exit is reported by its code */
-    });
-    child.stdin.end(input);
-  });
 }

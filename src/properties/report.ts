@@ -14,8 +14,11 @@ export function stateLines(r: RevertResult, indent = '  '): string[] {
     const mark = inv.pending
       ? `; pending mark by ${inv.pending.owner} since ${inv.pending.since}${inv.pending.expired ? `, expired ${inv.pending.expires}` : ` (until ${inv.pending.expires})`}: ${inv.pending.reason}`
       : '';
+    const build = inv.by_build
+      ? ` (by build: without the production diff it does not build, missing ${inv.by_build.join(', ')})`
+      : '';
     lines.push(
-      `${indent}${inv.id.padEnd(w)}  ${inv.state.padEnd(9)} ${[...counts].map(([s, n]) => `${n} ${s}`).join(', ') || 'no case'}${mark}`,
+      `${indent}${inv.id.padEnd(w)}  ${inv.state.padEnd(9)} ${[...counts].map(([s, n]) => `${n} ${s}`).join(', ') || 'no case'}${build}${mark}`,
     );
     const notable = inv.cases.filter((c) => c.state !== 'holds');
     for (const c of notable.slice(0, SHOWN))

@@ -40,6 +40,7 @@ import { loadRegistryAt, type Registry } from './registry.js';
 import { propertyCommand, runProperties, type PropertyRun } from './run.js';
 import { dropScratch, makeScratch } from './scratch.js';
 import { describeBehaviour, productionBehaviour } from './behaviour.js';
+import { fixedByBuild, withBuildFailures } from './by-build.js';
 import { judgeStates, markAdvice, unmarkedFailures, type Evidence, type InvariantVerdict } from './states.js';
 import { sideEnv } from './runenv.js';
 import { treeWith } from '../git/trees.js';
@@ -340,6 +341,7 @@ export async function revertCheck(
     now,
     ttl: config.properties.pending_ttl,
     advice: exemption?.advice ?? null,
+    byBuild: (output: string, onHead: InvariantResult[]) => fixedByBuild(repo, head, tree.production, output, onHead),
   };
   try {
     if (mode === 'in-place') {
@@ -453,6 +455,8 @@ interface Steps {
   advice: string | null;
   now: Date;
   ttl: number;
+  /** The invariants a reverted run that failed to build counts as failing (by-build.ts), each with the added symbols it misses. */
+  byBuild: (output: string, onHead: InvariantResult[]) => Promise<Map<string, string[]> | null>;
 }
 
 interface Runs {
@@ -559,11 +563,7 @@ function headSettles(result: RevertResult, s: Steps, onHead: PropertyRun): boole
 
 /** Each case judged against the other run. */
 async function judgeRuns(result: RevertResult, s: Steps, { onHead, onRevert }: Runs): Promise<void> {
-  const revertIssue =
-    onRevert.problem ??
-    (onRevert.mapping!.mapped
-      ? null
-      : `the properties could not be collected: ${headProblems(onRevert.mapping!, s.registry)[0]}`);
+  const { revertIssue, reverted, byBuild } = await revertedSide(s, onHead, onRevert);
   result.revert_run = summary(onRevert, revertIssue ? [revertIssue] : []);
   if (revertIssue) {
     // A vouched diff whose every case passes on head has nothing the reverted run must judge.
@@ -581,7 +581,9 @@ async function judgeRuns(result: RevertResult, s: Steps, { onHead, onRevert }: R
     }
     return;
   }
-  const ev = judgeStates(onHead.mapping!.invariants, onRevert.mapping!.invariants, s.registry, s.now, s.ttl);
+  const ev = judgeStates(onHead.mapping!.invariants, reverted, s.registry, s.now, s.ttl);
+  for (const inv of ev.invariants)
+    if (inv.state === 'fixed' && byBuild?.has(inv.id)) inv.by_build = byBuild.get(inv.id);
   await baseFindings(result, s, { onHead, onRevert }, ev);
   Object.assign(result, {
     states: ev.invariants,
@@ -591,7 +593,7 @@ async function judgeRuns(result: RevertResult, s: Steps, { onHead, onRevert }: R
     failing_on_revert: ev.fixed,
   });
   s.say(
-    `case states: ${ev.invariants.map((i) => `${i.id} ${i.state}`).join(', ')} (${formatDuration(onRevert.elapsedMs)})`,
+    `case states: ${ev.invariants.map((i) => `${i.id} ${i.state}${i.by_build ? ' (by build)' : ''}`).join(', ')} (${formatDuration(onRevert.elapsedMs)})`,
   );
   if (ev.refusals.length) {
     const why = new Set(ev.refusals.map((r) => r.why));
@@ -624,7 +626,7 @@ async function judgeRuns(result: RevertResult, s: Steps, { onHead, onRevert }: R
     return;
   }
   const unrun = ev.invariants.flatMap((i) => i.cases.filter((c) => c.reverted === 'missing').map((c) => c.name));
-  const strays = onRevert.mapping!.strays.map((x) => x.name);
+  const strays = (onRevert.mapping?.strays ?? []).map((x) => x.name);
   if (unrun.length || strays.length) {
     const what = [
       unrun.length ? `cases that did not run: ${unrun.join(', ')}` : '',
@@ -648,9 +650,32 @@ async function judgeRuns(result: RevertResult, s: Steps, { onHead, onRevert }: R
   });
 }
 
+/**
+ * The reverted run's invariants, or why it cannot be judged. A run that failed
+ * to build only for want of symbols the patch adds counts each invariant
+ * whose property file misses them as failing in every case (by build).
+ */
+async function revertedSide(s: Steps, onHead: PropertyRun, onRevert: PropertyRun) {
+  const byBuild = await s.byBuild(onRevert.output, onHead.mapping!.invariants);
+  if (byBuild) {
+    const build = [...new Set([...byBuild.values()].flat())].join(', ');
+    s.say(
+      `without the production diff the properties do not build, for want of what it adds (${build}): ${[...byBuild.keys()].join(', ')} fail by build`,
+    );
+    const reverted = withBuildFailures(onRevert.mapping?.invariants ?? [], onHead.mapping!.invariants, byBuild);
+    return { revertIssue: null, reverted, byBuild };
+  }
+  const revertIssue =
+    onRevert.problem ??
+    (onRevert.mapping!.mapped
+      ? null
+      : `the properties could not be collected: ${headProblems(onRevert.mapping!, s.registry)[0]}`);
+  return { revertIssue, reverted: onRevert.mapping?.invariants ?? [], byBuild: null };
+}
+
 /** The outcomes of one invariant's cases in a run, by key. */
 function outcomesOf(run: PropertyRun, id: string): Map<string, CaseOutcome> {
-  return new Map(run.mapping!.invariants.find((i) => i.id === id)?.outcomes.map((o) => [o.key, o]) ?? []);
+  return new Map(run.mapping?.invariants.find((i) => i.id === id)?.outcomes.map((o) => [o.key, o]) ?? []);
 }
 
 /**

@@ -32,6 +32,8 @@ export interface InvariantVerdict {
   cases: CaseVerdict[];
   /** The owner's mark on the registry row, with when it expires. */
   pending: (PendingMark & { expires: string; expired: boolean }) | null;
+  /** Fixed by build: without the production diff its property does not build, for want of these symbols the diff adds. */
+  by_build?: string[];
 }
 
 export interface Refusal {

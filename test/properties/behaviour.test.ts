@@ -100,6 +100,46 @@ py('Python: a docstring is code unless revert.ignore_docstrings', async () => {
   });
 });
 
+py(
+  'Python: a file that reads its own source owes evidence for a comment; one that only finds its folder does not',
+  async () => {
+    const edit = (src: string) => src.replace('# note', '# reworded');
+    const cases: [string, RegExp | null][] = [
+      ['import inspect\n# note\ndef f():\n    return inspect.getsource(f)\n', /getsource/],
+      ['from inspect import getcomments as c\n# note\ndef f():\n    return c(f)\n', /getcomments/],
+      ['import linecache\n# note\nX = linecache.getline(__file__, 2)\n', /linecache/],
+      ['from pathlib import Path\n# note\nX = Path(__file__).read_text()\n', /__file__/],
+      ['import os\n# note\nHERE = os.path.dirname(os.path.abspath(__file__))\n', null],
+      ['from pathlib import Path\n# note\nHERE = Path(__file__).resolve().parent\n', null],
+    ];
+    for (const [src, why] of cases) {
+      if (why) await differs({ 'src/m.py': src }, { 'src/m.py': edit(src) }, why);
+      else await same({ 'src/m.py': src }, { 'src/m.py': edit(src) });
+    }
+    // __doc__ read at run time: a docstring edit is behaviour even where docstrings are ignored.
+    const doc = 'def f():\n    """Usage: f."""\n    return f.__doc__\n';
+    await differs({ 'src/m.py': doc }, { 'src/m.py': doc.replace('Usage: f.', 'Usage: g.') }, /__doc__/, {
+      ignoreDocstrings: true,
+    });
+  },
+);
+
+test('JavaScript: a file that turns its own functions into text or reads its own path owes evidence for a comment', async () => {
+  const edit = (src: string) => src.replace('// note', '// reworded');
+  const cases: [string, RegExp | null][] = [
+    ['// note\nexport function f() { return String(f); }\n', /String\(\) of its own function/],
+    ['// note\nexport const f = () => `${f}`;\n', /template/],
+    ['// note\nexport const g = (h) => Function.prototype.toString.call(h);\n', /toString/],
+    ["import fs from 'node:fs';\n// note\nexport const me = fs.readFileSync(__filename, 'utf8');\n", /its own path/],
+    ["// note\nexport const data = new URL('./data.json', import.meta.url);\n", null],
+    ['// note\nexport function f() { return [1].map(f); }\n', null],
+  ];
+  for (const [src, why] of cases) {
+    if (why) await differs({ 'src/m.js': src }, { 'src/m.js': edit(src) }, why);
+    else await same({ 'src/m.js': src }, { 'src/m.js': edit(src) });
+  }
+});
+
 py('Python: an ast.py, tokenize.py and PYTHONPATH in the repository do not reach the parser', async () => {
   const fake =
     'def parse(*a, **k):\n    return None\ndef dump(*a, **k):\n    return ""\ndef compile(*a, **k):\n    return None\n';
@@ -166,10 +206,11 @@ test('TypeScript: a changed constant, pragmas and magic comments are behaviour; 
 test('renames, mode changes, added and deleted files, links, submodules and other languages are behaviour', async () => {
   await differs({ 'src/a.py': PY }, { 'src/a.py': null, 'src/b.py': PY }, /deleted|added/);
   await differs({ 'src/a.ts': TS }, { 'src/a.ts': TS, 'src/new.ts': 'export {};\n' }, /added/);
+  await differs({ 'src/a.c': 'int a;\n' }, { 'src/a.c': 'int a; // x\n' }, /not Python, JavaScript, TypeScript or Go/);
   await differs(
-    { 'src/a.go': 'package a\n' },
-    { 'src/a.go': 'package a // x\n' },
-    /not Python, JavaScript or TypeScript/,
+    { 'src/a.rs': 'fn a() {}\n' },
+    { 'src/a.rs': '/// A.\nfn a() {}\n' },
+    /Rust: doc comments are attributes/,
   );
   const repo = tempRepo();
   const base = repo.commit({ 'src/run.py': PY }, 'base');

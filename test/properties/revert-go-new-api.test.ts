@@ -1,0 +1,142 @@
+// New API in Go, proven: a property for a function the fix adds cannot build
+// without the fix, so the reverted run fails to build where head builds. With
+// real go and gotestsum, through the real gate: an owner's signed property
+// beside an agent's fix is `fixed (by build)` and accepted; a build failure
+// that names anything the diff does not add stays revert_broken; the owner's
+// split advice, run as printed, reaches a state the gate accepts.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { site } from '../attacks/range-site.js';
+import { advice, follow, ownerEnv } from '../helpers/advice.js';
+import { cleanup, PROJECT, type TempRepo } from '../helpers/repo.js';
+import { testUnless } from '../helpers/skip.js';
+import { commitAs, Keys } from '../prereceive/server.js';
+import { AGENT, commitBy, gate } from './evidence-site.js';
+
+const goTest = testUnless(
+  spawnSync('go', ['version']).status !== 0
+    ? 'go is not installed'
+    : spawnSync('gotestsum', ['--version']).status !== 0
+      ? 'gotestsum is not installed'
+      : null,
+);
+
+const TOTAL = 'bill.total';
+const DOUBLE = 'bill.double';
+const CONFIG = `version: 1
+zones:
+  spec: [spec/**]
+  src: ["**/!(*_test).go"]
+properties:
+  command: gotestsum --junitfile {junit} -- ./spec/...
+  invariants: spec/invariants.yaml
+owners:
+  signers: .patchwarden/allowed_signers
+`;
+const registry = (...ids: string[]) =>
+  `version: 1\ninvariants:\n${ids.map((id) => `  - id: ${id}\n    description: ${id} holds\n`).join('')}`;
+
+const BILL =
+  'package bill\n\n// Total sums the items.\nfunc Total(xs []int) int {\n\ts := 0\n\tfor _, x := range xs {\n\t\ts += x\n\t}\n\treturn s\n}\n';
+/** The agent's fix: Double, new, and (when `scaled`) Total given a scale, which changes its signature. */
+const withDouble = (scaled = false) =>
+  `${scaled ? BILL.replace('Total(xs []int) int {', 'Total(xs []int, k int) int {').replace('return s', 'return s * k') : BILL}\n// Double doubles.\nfunc Double(x int) int { return 2 * x }\n`;
+
+const goTestFile = (name: string, id: string, body: string) =>
+  `package properties\n\nimport (\n\t"testing"\n\n\t"example.com/shop/bill"\n)\n\nfunc ${name}(t *testing.T) {\n\tt.Run("[invariant:${id}]", func(t *testing.T) {\n\t\t${body}\n\t})\n}\n`;
+const TOTAL_TEST = goTestFile('TestTotal', TOTAL, 'if bill.Total([]int{1, 2}) != 3 {\n\t\t\tt.Fatal("Total")\n\t\t}');
+const DOUBLE_TEST = goTestFile('TestDouble', DOUBLE, 'if bill.Double(2) != 4 {\n\t\t\tt.Fatal("Double")\n\t\t}');
+
+function goSite(owner: { pub: string }) {
+  return site(CONFIG, {
+    '.patchwarden/allowed_signers': `owner@example.com ${owner.pub}\n`,
+    'go.mod': 'module example.com/shop\n\ngo 1.19\n',
+    'bill/bill.go': BILL,
+    'spec/invariants.yaml': registry(TOTAL),
+    'spec/properties/total_test.go': TOTAL_TEST,
+  });
+}
+
+const keys = new Keys();
+const owner = keys.make('owner');
+test.after.each(cleanup);
+test.after(() => keys.rm());
+
+goTest(
+  "go: an owner's signed property for a new function beside an agent's fix is fixed (by build); the gate accepts it",
+  () => {
+    const { work } = goSite(owner);
+    work.git(['switch', '-q', '-c', 'double', 'origin/main']);
+    commitAs(
+      work,
+      { 'spec/invariants.yaml': registry(TOTAL, DOUBLE), 'spec/properties/double_test.go': DOUBLE_TEST },
+      'property: Double doubles',
+      { sign: owner.file, email: 'owner@example.com' },
+    );
+    commitBy(work, AGENT, { 'bill/bill.go': withDouble() }, 'add Double');
+    const g = gate(work);
+    const revert = g.layers.revert.details;
+    assert.is(revert.status, 'describes_patch', `${revert.reason}\n${g.stderr}`);
+    assert.equal(revert.failing_on_revert, [DOUBLE]);
+    assert.equal(revert.by_build, { [DOUBLE]: ['bill.Double'] });
+    assert.match(g.layers.revert.summary, `${DOUBLE} (by build)`);
+    assert.is(g.code, 0, JSON.stringify(g.out.layers));
+  },
+);
+
+goTest('go: a reverted build that fails on anything the diff does not add stays revert_broken', () => {
+  const { work } = goSite(owner);
+  work.git(['switch', '-q', '-c', 'double', 'origin/main']);
+  // The property calls Double and Total with the fix's new signature: without the fix Total's call is wrong too.
+  commitAs(
+    work,
+    {
+      'spec/invariants.yaml': registry(TOTAL, DOUBLE),
+      'spec/properties/total_test.go': TOTAL_TEST.replace('bill.Total([]int{1, 2})', 'bill.Total([]int{1, 2}, 1)'),
+      'spec/properties/double_test.go': DOUBLE_TEST,
+    },
+    'property: Double doubles, Total scales',
+    { sign: owner.file, email: 'owner@example.com' },
+  );
+  commitBy(work, AGENT, { 'bill/bill.go': withDouble(true) }, 'add Double, scale Total');
+  const g = gate(work);
+  const revert = g.layers.revert.details;
+  assert.is(revert.status, 'revert_broken', `${revert.reason}\n${g.stderr}`);
+  assert.is.not(g.code, 0);
+});
+
+function installPreCommit(repo: TempRepo): void {
+  const hook = path.join(repo.dir, '.git/hooks/pre-commit');
+  copyFileSync(path.join(PROJECT, 'hooks/pre-commit'), hook);
+  chmodSync(hook, 0o755);
+}
+
+goTest(
+  "go: the owner's split advice for a property and a new function, run as printed, reaches a state the gate accepts",
+  () => {
+    const s = goSite(owner);
+    const { work } = s;
+    installPreCommit(work);
+    work.git(['switch', '-q', '-c', 'double', 'origin/main']);
+    work
+      .write('bill/bill.go', withDouble())
+      .write('spec/properties/double_test.go', DOUBLE_TEST)
+      .write('spec/invariants.yaml', registry(TOTAL, DOUBLE));
+    work.git(['add', '-A']);
+    const r = work.git(['commit', '-q', '-m', 'Double, with its property'], { allowFail: true });
+    assert.is(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, 'split it: an owner signs the oracle commit');
+    follow(work.dir, ownerEnv(work.env, 'owner@example.com', owner.file), advice(r.stderr));
+    const g = gate(work);
+    const revert = g.layers.revert.details;
+    assert.is(revert.status, 'describes_patch', `${revert.reason}\n${g.stderr}`);
+    assert.equal(revert.by_build, { [DOUBLE]: ['bill.Double'] });
+    assert.is(g.code, 0, JSON.stringify(g.out.layers));
+    assert.is(s.ref('refs/heads/double'), work.head(), 'pushed as printed');
+  },
+);
+
+test.run();
