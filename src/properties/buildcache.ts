@@ -83,7 +83,7 @@ export function buildCache(repo: Repo, say: (line: string) => void): BuildCache 
 }
 
 /** Every entry under `dir` with its size, inode and change time (which no write can set back); '' when absent. */
-function stamp(dir: string): string {
+export function stamp(dir: string): string {
   const lines: string[] = [];
   const walk = (rel: string) => {
     const st = lstatSync(path.join(dir, rel), { bigint: true, throwIfNoEntry: false });

@@ -32,6 +32,7 @@ import { evidenceOwed } from '../owners/evidence.js';
 import type { Pusher } from '../owners/pusher.js';
 import { isOracle, type Classify } from '../zones/classify.js';
 import { buildCache, type BuildCache } from './buildcache.js';
+import { moduleCache } from './modcache.js';
 import { headProblems, type CaseOutcome, type InvariantResult, type Mapping } from './mapping.js';
 import { dependencyProblems } from './deps.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
@@ -331,6 +332,7 @@ export async function revertCheck(
   );
   const guard = guardSignals((line) => say(line));
   const cache = buildCache(repo, say);
+  const mods = await moduleCache(repo, onto, say);
   // What both modes judge their two runs by.
   const judging = {
     seed,
@@ -376,7 +378,7 @@ export async function revertCheck(
                 classify,
                 signal: guard.signal,
                 guard: { tmp, trusted, main: repo.root, gocache },
-                env: { ...seedEnv(seed, pinned), ...sideEnv(side) },
+                env: { ...seedEnv(seed, pinned), ...mods.env, ...sideEnv(side) },
               });
               if (side === 'revert' && !run.problem) cache.keep(gocache);
               return run;
@@ -411,7 +413,7 @@ export async function revertCheck(
               onto,
               side,
               side === 'head' ? [...tree.kept, ...tree.production] : tree.kept,
-              { guard, stop, cache, env: seedEnv(seed, pinned) },
+              { guard, stop, cache, env: { ...seedEnv(seed, pinned), ...mods.env } },
               say,
             ),
           revert: async () =>
@@ -427,6 +429,7 @@ export async function revertCheck(
     cache.settle();
     guard.release();
   }
+  mods.check();
   say(`done: ${result.status}`);
   return result;
 }
