@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ciInstalls, missingUnless, testUnless } from '../helpers/skip.js';
 import { Project, removeProjects } from './project.js';
-import { installVendored, ownerSigns, walk } from './walk.js';
+import { installVendored, ownerSigns, runAction, said, walk } from './walk.js';
 
 const missing =
   missingUnless('go', ['version'], ciInstalls('go is not installed')) ??
@@ -22,6 +22,8 @@ test.after.each(removeProjects);
 
 const COUNT = 'bill.count_matches';
 const TOTAL = 'bill.total_non_negative';
+const DOUBLE = 'bill.double';
+const PW = ['npx', 'patchwarden'];
 const TODAY = new Date().toISOString().slice(0, 10);
 
 /** Total is one short on the base (negative for no items); `fixed` gives the sum. */
@@ -76,6 +78,24 @@ ${
 
 const row = (id: string, pending = false) =>
   `  - id: ${id}\n    description: ${id} holds\n${pending ? `    pending: {since: ${TODAY}, owner: Dana Owner, reason: empty bills total -1}\n` : ''}`;
+
+/** The owner's property for Double, a function main does not have yet. */
+const DOUBLE_TEST = `package properties
+
+import (
+\t"testing"
+
+\t"example.com/shop/bill"
+)
+
+func TestDouble(t *testing.T) {
+\tt.Run("[invariant:${DOUBLE}]", func(t *testing.T) {
+\t\tif bill.Double(2) != 4 {
+\t\t\tt.Fatal("Double")
+\t\t}
+\t})
+}
+`;
 
 /** A suite test that misses its deadline every other run: a timing flake with no input. */
 const FLAKE = `package bill
@@ -136,8 +156,8 @@ testUnless(missing)(
     p.ok('git', ['add', '-A']);
     p.ok('git', ['commit', '-q', '-m', 'patchwarden: config, hooks, owner']);
     p.ok('git', ['push', '-q']);
-    walk(p, {
-      pw: ['npx', 'patchwarden'],
+    const agent = walk(p, {
+      pw: PW,
       agentInstall: [['npm', 'ci', '--no-audit', '--no-fund']],
       ciSetup: [],
       pending: {
@@ -158,6 +178,44 @@ testUnless(missing)(
         failNext: (count) => ({ 'bill/deadline.count': count }),
       },
     });
+
+    // A comment-only Go change: compared by go/parser, no property runs, pre-push and the server pass it.
+    agent.ok('git', ['fetch', '-q', 'origin']);
+    agent.ok('git', ['switch', '-q', '-c', 'comment', 'origin/main']);
+    agent.commit(
+      { 'bill/bill.go': billGo(true).replace('Total sums the items.', 'Total adds the items up.') },
+      'docs: reword Total',
+    );
+    const comment = agent.ok('git', ['push', '-u', 'origin', 'comment']);
+    assert.match(said(comment), /no behaviour change/);
+    assert.not.match(said(comment), /running the properties/);
+    assert.match(said(comment), /pre-receive ok/);
+
+    // A new Go function proven: the owner's signed property and the agent's function on one branch, fixed by build.
+    p.ok('git', ['fetch', '-q', 'origin']);
+    p.ok('git', ['switch', '-q', '-c', 'double', 'origin/main']);
+    p.write({
+      'spec/invariants.yaml': `version: 1\ninvariants:\n${row(COUNT)}${row(TOTAL)}${row(DOUBLE)}`,
+      'spec/properties/double_test.go': DOUBLE_TEST,
+    });
+    p.ok('git', ['add', '-A']);
+    p.ok('git', ['commit', '-q', '-m', 'spec: Double doubles; totals no longer pending']);
+    p.ok('git', ['push', '-q', '-u', 'origin', 'double']);
+    agent.ok('git', ['fetch', '-q', 'origin']);
+    agent.ok('git', ['switch', '-q', '-c', 'double', '--track', 'origin/double']);
+    agent.commit(
+      { 'bill/bill.go': `${billGo(true)}\n// Double doubles.\nfunc Double(x int) int { return 2 * x }\n` },
+      'feat: Double',
+    );
+    const proven = agent.run(PW[0], [...PW.slice(1), 'revert-check', '--base', 'origin/main', '--format', 'json']);
+    const verdict = JSON.parse(proven.stdout);
+    assert.is(verdict.status, 'describes_patch', said(proven));
+    assert.equal(verdict.failing_on_revert, [DOUBLE]);
+    assert.equal(verdict.states.find((x: { id: string }) => x.id === DOUBLE).by_build, ['bill.Double']);
+    assert.match(said(agent.ok('git', ['push'])), /pre-receive ok/);
+    const ci = runAction(p, 'double');
+    assert.ok(ci.ok, said(ci));
+    assert.match(ci.stdout, /bill\.double \(by build\)/, said(ci));
   },
 );
 

@@ -121,9 +121,9 @@ export function runAction(p: Project, branch: string, setup: string[][] = []): R
   return { ...r, ok: /^ok=true$/m.test(out) };
 }
 
-/** The refusal a push printed for the revert check, or null. */
+/** The revert check's verdict in a refusal a push printed, or null. */
 export function revertVerdict(r: Run): string | null {
-  return /revert check (\w+)/.exec(said(r))?.[1] ?? null;
+  return /refused \[revert\] revert check (\w+)/.exec(said(r))?.[1] ?? null;
 }
 
 const GITHUB = {
@@ -222,9 +222,10 @@ export interface Stack {
  * The walk after init: the owner's pending invariant, the agent's clone and
  * its unrelated change, a draft branch, its fix proven by the revert check
  * and action.yml, the draft rebased onto the fixed main (pre-push and the gate
- * alike), and a timing flake frozen.
+ * alike), and a timing flake frozen. Returns the agent's clone, for the
+ * stack's own steps.
  */
-export function walk(p: Project, s: Stack): void {
+export function walk(p: Project, s: Stack): Clone {
   guardServer(p);
 
   // The owner lands a pending invariant: its property fails on main.
@@ -286,4 +287,5 @@ export function walk(p: Project, s: Stack): void {
   p.ok('git', ['commit', '-q', '-m', 'test: the step keeps its deadline']);
   p.ok('git', ['push', '-q']);
   freezeFlake(p, s.pw, s.flake.name, (count) => p.write(s.flake.failNext(count)));
+  return agent;
 }
