@@ -36,7 +36,7 @@ export function missingSymbol(message: string): string | null {
   const undef = /^undefined: (?:(\w+)\.)?(\w+)$/.exec(message);
   if (undef) return `${undef[1] ?? ''}.${undef[2]}`;
   const method =
-    /^\S+ undefined \(type \*?(?:(\w+)\.)?(\w+)(?:\[[^\]]*\])? has no field or method (\w+)(?:, but does have \w+)?\)$/.exec(
+    /^\S+ undefined \(type \*?(?:(\w+)\.)?(\w+)(?:\[[^\]]*\])? has no field or method (\w+)(?:, but does have [\w ]+)?\)$/.exec(
       message,
     );
   if (method) return `${method[1] ?? ''}.${method[2]}.${method[3]}`;
@@ -44,7 +44,7 @@ export function missingSymbol(message: string): string | null {
 }
 
 /** `pkg.Name` for each top-level name (methods `pkg.Type.Method`) head's Go production files declare and the base's do not, per package. */
-export async function addedGoSymbols(repo: Repo, production: RawChange[]): Promise<Set<string>> {
+async function addedGoSymbols(repo: Repo, production: RawChange[]): Promise<Set<string>> {
   const files = production.filter((c) => c.path.endsWith('.go') && !c.path.endsWith('_test.go'));
   const oids = [...new Set(files.flatMap((c) => [c.oldOid, c.newOid]).filter((o) => !/^0+$/.test(o)))];
   const blobs = await readBlobs(repo, oids);

@@ -37,7 +37,7 @@ type Helper = { path: string } | { missing: string };
 const helpers = new Map<string, Promise<Helper>>();
 
 /** The helper for this repository, built at the first call of a process that needs it. */
-export function goHelper(repo: Repo): Promise<Helper> {
+function goHelper(repo: Repo): Promise<Helper> {
   let h = helpers.get(repo.commonDir);
   if (!h) {
     h = buildHelper(repo);

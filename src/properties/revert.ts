@@ -659,7 +659,9 @@ async function judgeRuns(result: RevertResult, s: Steps, { onHead, onRevert }: R
  * whose property file misses them as failing in every case (by build).
  */
 async function revertedSide(s: Steps, onHead: PropertyRun, onRevert: PropertyRun) {
-  const byBuild = await s.byBuild(onRevert.output, onHead.mapping!.invariants);
+  // Only a run whose report was read: a timeout or a guard's refusal is never read as a build failure.
+  const read = onRevert.problem === null || onRevert.problem.startsWith('properties.command: ');
+  const byBuild = read ? await s.byBuild(onRevert.output, onHead.mapping!.invariants) : null;
   if (byBuild) {
     const build = [...new Set([...byBuild.values()].flat())].join(', ');
     s.say(
