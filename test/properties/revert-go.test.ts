@@ -243,4 +243,17 @@ goTest(
   },
 );
 
+goTest('go: a Go workspace (go.work) gets no shared module cache: the runs keep your own', () => {
+  // go refuses -mod=mod in workspace mode: this property asks only for -count=1.
+  const workspace = base({
+    'go.work': 'go 1.19\n\nuse .\n',
+    'spec/properties/bill_test.go': property().replace(' || !strings.Contains(os.Getenv("GOFLAGS"), "-mod=mod")', ''),
+  });
+  const { repo, base: b, head } = project(workspace, { 'bill/bill.go': billGo({ count: true }) });
+  const r = repo.json(['revert-check', '--base', b, '--head', head]);
+  assert.is(r.out.status, 'describes_patch', `${r.out.reason}\n${r.stderr}`);
+  assert.not.ok(existsSync(path.join(repo.dir, '.git/patchwarden/go-mod')));
+  assert.not.match(r.stderr, /read-only for both runs/);
+});
+
 test.run();
