@@ -11,6 +11,7 @@ import { clockNow } from '../freeze/clock.js';
 import { parseLedger, readWorktreeLedger } from '../freeze/ledger.js';
 import { freezePolicy } from '../freeze/policy.js';
 import { parseRegistry } from '../properties/registry.js';
+import { headProblems } from '../properties/mapping.js';
 import { runProperties } from '../properties/run.js';
 import { classifierFor } from '../mixing/check.js';
 import type { Repo } from '../git/repo.js';
@@ -96,6 +97,17 @@ export async function casesFinding(repo: Repo, root: string, config: Config): Pr
     ];
   const single = run.mapping.invariants.filter((i) => i.case_count === 1).map((i) => i.id);
   const counts = run.mapping.invariants.map((i) => `${i.id} ${i.case_count}`).join(', ');
+  // A property that errors before it records its id (an import error, a health check) counts no case.
+  const none = run.mapping.invariants.filter((i) => i.case_count === 0).map((i) => i.id);
+  if (none.length)
+    return [
+      {
+        check: 'invariant-cases',
+        ok: true,
+        warn: true,
+        detail: `no case of ${none.join(', ')} ran to name its invariant, so the revert check cannot judge ${none.length === 1 ? 'it' : 'them'}: ${headProblems(run.mapping, registry).join('; ') || `cases: ${counts}`}`,
+      },
+    ];
   if (!single.length)
     return [{ check: 'invariant-cases', ok: true, detail: `distinct cases per invariant: ${counts}` }];
   return [

@@ -12,7 +12,7 @@ import type { Config } from '../config/schema.js';
 import { BASELINE_FILE, CONFIG_FILE } from '../zones/names.js';
 import { isZeroId, type Repo } from '../git/repo.js';
 import { baselined, readBaseline } from '../mixing/baseline.js';
-import { agentInRange, fitRangeAdvice, rangeAdvice, type Landing } from '../mixing/advice.js';
+import { agentInRange, fitRangeAdvice, rangeAdvice, reorderAdvice, type Landing } from '../mixing/advice.js';
 import { judgeCommits } from '../mixing/check.js';
 import type { CommitSides } from '../mixing/commit-sides.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
@@ -222,7 +222,11 @@ async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
         (c) => push.sides.of(c),
       )
     : [];
-  await fitRangeAdvice(out, (oracleTip) => splitAdvice(facts, v, oracleTip));
+  await fitRangeAdvice(
+    out,
+    async (oracleTip) => splitAdvice(facts, v, oracleTip, await serverLanding(facts, v)),
+    async (oracle) => reorderAdvice(oracle, await serverLanding(facts, v)),
+  );
   for (const c of facts.linkFault.size ? v.commits : []) {
     const link = facts.linkFault.get(c);
     if (link) out.push(link);
@@ -250,14 +254,13 @@ async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
 }
 
 /**
- * How to land a ref whose oracle commits come first, from this server's side:
- * it knows the ref, the judging branch and who pushed, not what the clone
- * calls it (origin, as git clone names it).
+ * Where a ref lands, from this server's side: it knows the ref, the judging
+ * branch and who pushed, not what the clone calls it (origin, as git clone
+ * names it).
  */
-async function splitAdvice(facts: PushFacts, v: RefVerdict, oracleTip: string): Promise<string> {
-  const { repo, config, push } = facts;
-  const from = push.reach.boundary(v.commits);
-  const landing: Landing = {
+async function serverLanding(facts: PushFacts, v: RefVerdict): Promise<Landing> {
+  const { repo, config } = facts;
+  return {
     branch: v.ref.startsWith('refs/heads/') ? v.ref.slice('refs/heads/'.length) : null,
     remote: 'origin',
     defaultBranch: facts.branch.ref.replace(/^refs\/heads\//, ''),
@@ -271,8 +274,18 @@ async function splitAdvice(facts: PushFacts, v: RefVerdict, oracleTip: string): 
     ),
     remoteNote: 'origin: what your clone calls this server',
   };
+}
+
+/** How to land a ref whose oracle commits come first. */
+function splitAdvice(facts: PushFacts, v: RefVerdict, oracleTip: string, landing: Landing): string {
+  const from = facts.push.reach.boundary(v.commits);
   return rangeAdvice(
-    { oracleTip, base: from.length === 1 ? from[0] : null, local: push.peeled.get(v.new) ?? v.new, remoteRef: v.ref },
+    {
+      oracleTip,
+      base: from.length === 1 ? from[0] : null,
+      local: facts.push.peeled.get(v.new) ?? v.new,
+      remoteRef: v.ref,
+    },
     landing,
   );
 }

@@ -34,6 +34,7 @@ import { isOracle, type Classify } from '../zones/classify.js';
 import { buildCache, type BuildCache } from './buildcache.js';
 import { openRevertCache, type CachedRun, type RevertCache } from './cache.js';
 import { cacheKey } from './cache-key.js';
+import { moduleCache } from './modcache.js';
 import { headProblems, type CaseOutcome, type InvariantResult, type Mapping } from './mapping.js';
 import { dependencyProblems } from './deps.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
@@ -345,6 +346,7 @@ export async function revertCheck(
   );
   const guard = guardSignals((line) => say(line));
   const cache = buildCache(repo, say);
+  const mods = await moduleCache(repo, onto, say);
   // What both modes judge their two runs by.
   const judging = {
     seed,
@@ -393,7 +395,7 @@ export async function revertCheck(
                 classify,
                 signal: guard.signal,
                 guard: { tmp, trusted, main: repo.root, gocache },
-                env: { ...seedEnv(seed, pinned), ...sideEnv(side) },
+                env: { ...seedEnv(seed, pinned), ...mods.env, ...sideEnv(side) },
               });
               if (side === 'revert' && !run.problem) cache.keep(gocache);
               return run;
@@ -440,7 +442,12 @@ export async function revertCheck(
                 guard,
                 stop,
                 cache,
-                env: { ...seedEnv(seed, pinned), ...onlyEnv(only), ...shardEnv(opts.part?.shard ?? null) },
+                env: {
+                  ...seedEnv(seed, pinned),
+                  ...onlyEnv(only),
+                  ...shardEnv(opts.part?.shard ?? null),
+                  ...mods.env,
+                },
               },
               say,
             );
@@ -470,6 +477,7 @@ export async function revertCheck(
     cache.settle();
     guard.release();
   }
+  mods.check();
   say(`done: ${result.status}`);
   return result;
 }

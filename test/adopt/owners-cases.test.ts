@@ -185,4 +185,16 @@ withPytest('one-case invariants: doctor lists them; properties.min_cases refuses
   );
 });
 
+withPytest('doctor says so when a property errors before it names its invariant (no case counted)', () => {
+  const broken = PROPS['spec/test_bill.py'].replace('from bill import total', 'from bill import total, missing');
+  const repo = sample(`version: 1\nproperties:\n  command: ${PYTEST}\n`, { ...PROPS, 'spec/test_bill.py': broken });
+  const f = finding(repo.json(['doctor']).out, 'invariant-cases');
+  assert.equal([f.ok, f.warn], [true, true]);
+  assert.match(
+    f.detail,
+    /^no case of bill\.one, bill\.many ran to name its invariant, so the revert check cannot judge them/,
+  );
+  assert.match(f.detail, /error in "spec\.test_bill": collection failure/, f.detail);
+});
+
 test.run();

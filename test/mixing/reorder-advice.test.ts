@@ -4,15 +4,17 @@
 // Real git, a real bare remote, the project's pre-push hook.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, installPrePush, tempRepo, type TempRepo } from '../helpers/repo.js';
+import { chmodSync, copyFileSync } from 'node:fs';
+import path from 'node:path';
+import { cleanup, installPrePush, PROJECT, tempRepo, type TempRepo } from '../helpers/repo.js';
 
 const AGENT = 'coder[bot]@example.com';
 const CONFIG = 'version: 1\nowners:\n  agents: ["*[bot]@*"]\n';
 
 test.after.each(cleanup);
 
-/** A clone on main, pushed, then a production commit followed by an oracle commit (the oracle last). */
-function interleaved(): TempRepo {
+/** A clone on main, pushed, then a production commit followed by an oracle commit (the oracle last), made with `by`'s identity. */
+function interleaved(by: NodeJS.ProcessEnv = {}): TempRepo {
   const remote = tempRepo({ bare: true });
   const work = tempRepo();
   work.git(['remote', 'add', 'origin', remote.dir]);
@@ -22,6 +24,10 @@ function interleaved(): TempRepo {
     'start',
   );
   work.git(['push', '-q', 'origin', 'main']);
+  // The server's hook, from here on (the config is on main now).
+  copyFileSync(path.join(PROJECT, 'hooks/pre-receive'), path.join(remote.dir, 'hooks/pre-receive'));
+  chmodSync(path.join(remote.dir, 'hooks/pre-receive'), 0o755);
+  work.env = { ...work.env, ...by };
   work.commit({ 'src/app.js': 'export const a = 2;\n' }, 'code');
   work.commit({ 'spec/a.test.js': '// a, loosened\n' }, 'spec');
   return work;
@@ -69,6 +75,23 @@ test('an agent is told only what it may do: no oracle push, no reorder of oracle
   const v = mixing.violations.find((x: { rule: string }) => x.rule === 'mix-range');
   assert.match(v.fix, "are a human owner's to make");
   assert.not.match(v.fix, 'mix.range');
+});
+
+test('the server tells an agent the same, and a person what a person may do', () => {
+  const push = (work: TempRepo, env: NodeJS.ProcessEnv = {}) => {
+    const r = work.git(['push', '-q', '--no-verify', 'origin', 'main'], { allowFail: true, env });
+    assert.is.not(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stderr, '[mix-range]');
+    return r.stderr;
+  };
+  const person = push(interleaved());
+  assert.match(person, 'reorder the commits so the oracle commits come first');
+  // The server knows no pusher here: the agent is the one who made the commits.
+  const agent = push(interleaved(asAgent));
+  assert.match(agent, "the oracle changes of this range (spec/a.test.js) are a human owner's to make");
+  assert.match(agent, 'ask a human owner to land the oracle change on main');
+  assert.not.match(agent, 'mix.range');
+  assert.not.match(agent, 'reorder the commits so');
 });
 
 test.run();

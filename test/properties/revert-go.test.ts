@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cleanup, tempRepo } from '../helpers/repo.js';
 import { testUnless } from '../helpers/skip.js';
@@ -167,5 +167,93 @@ goTest(
     assert.not.ok(existsSync(path.join(seed, 'poison')));
   },
 );
+
+/** A module proxy in a folder (GOPROXY=file://…) serving example.com/money v1.0.0, and go.sum lines for it. */
+function moneyProxy(): { proxy: string; sum: string } {
+  const dir = tempRepo().dir;
+  const v = path.join(dir, 'example.com/money/@v');
+  mkdirSync(v, { recursive: true });
+  const mod = 'module example.com/money\n\ngo 1.19\n';
+  writeFileSync(path.join(v, 'list'), 'v1.0.0\n');
+  writeFileSync(path.join(v, 'v1.0.0.info'), '{"Version":"v1.0.0","Time":"2026-01-01T00:00:00Z"}\n');
+  writeFileSync(path.join(v, 'v1.0.0.mod'), mod);
+  const zip = spawnSync('python3', [
+    '-c',
+    'import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], "w") as z:\n    z.writestr("example.com/money@v1.0.0/go.mod", sys.argv[2])\n    z.writestr("example.com/money@v1.0.0/money.go", "package money\\n\\n// Cents of one euro.\\nconst Cents = 100\\n")\n',
+    path.join(v, 'v1.0.0.zip'),
+    mod,
+  ]);
+  assert.is(zip.status, 0, String(zip.stderr));
+  // go.sum as go writes it: go mod tidy in a scratch module with its own cache.
+  const scratch = tempRepo().dir;
+  writeFileSync(
+    path.join(scratch, 'go.mod'),
+    'module example.com/scratch\n\ngo 1.19\n\nrequire example.com/money v1.0.0\n',
+  );
+  writeFileSync(path.join(scratch, 'x.go'), 'package scratch\n\nimport _ "example.com/money"\n');
+  const env = {
+    ...process.env,
+    GOPROXY: `file://${dir}`,
+    GOSUMDB: 'off',
+    GOMODCACHE: path.join(scratch, 'mod'),
+    GOFLAGS: '-mod=mod',
+  };
+  const tidy = spawnSync('go', ['mod', 'download', 'example.com/money'], { cwd: scratch, env });
+  assert.is(tidy.status, 0, String(tidy.stderr));
+  spawnSync('go', ['mod', 'tidy'], { cwd: scratch, env });
+  spawnSync('chmod', ['-R', 'u+w', path.join(scratch, 'mod')]);
+  return { proxy: dir, sum: readFileSync(path.join(scratch, 'go.sum'), 'utf8') };
+}
+
+goTest(
+  'go: the modules are fetched once into a cache both runs share read-only; a run that writes there stops the check',
+  () => {
+    const { proxy, sum } = moneyProxy();
+    const usesMoney = (body: string, count = false) =>
+      billGo({ count }).replace(
+        'package bill\n',
+        `package bill\n\nimport "example.com/money"\n${body}\nvar _ = money.Cents\n`,
+      );
+    const withMoney = base({
+      'go.mod': 'module example.com/shop\n\ngo 1.19\n\nrequire example.com/money v1.0.0\n',
+      'go.sum': sum,
+      'bill/bill.go': usesMoney(''),
+    });
+    const userCache = path.join(tempRepo().dir, 'mod');
+    const goEnv = { ...env, GOPROXY: `file://${proxy}`, GOSUMDB: 'off', GOMODCACHE: userCache };
+    // The change writes into the module cache it runs with when WRITE is set.
+    const write =
+      '\nimport "os"\n\nfunc init() {\n\tif os.Getenv("WRITE") != "" {\n\t\t_ = os.WriteFile(os.Getenv("GOMODCACHE")+"/poison", []byte("x"), 0o644)\n\t}\n}\n';
+    const { repo, base: b, head } = project(withMoney, { 'bill/bill.go': usesMoney(write, true) });
+    const r = repo.json(['revert-check', '--base', b, '--head', head], { env: goEnv });
+    assert.is(r.out.status, 'describes_patch', `${r.out.reason}\n${r.stderr}`);
+    const shared = path.join(repo.dir, '.git/patchwarden/go-mod');
+    const money = path.join(shared, 'example.com/money@v1.0.0/money.go');
+    assert.ok(existsSync(money), 'fetched into the shared cache');
+    assert.is(statSync(money).mode & 0o222, 0, 'read-only for the runs');
+    assert.not.ok(
+      existsSync(path.join(userCache, 'example.com/money@v1.0.0')),
+      "the user's cache was read, not written",
+    );
+    // A change that writes there is seen: the check stops, and the cache is thrown away.
+    const again = repo.pw(['revert-check', '--base', b, '--head', head], { env: { ...goEnv, WRITE: '1' } });
+    assert.is(again.code, 2, again.stdout + again.stderr);
+    assert.match(again.stdout + again.stderr, /the Go module cache the runs share .* changed while they ran/);
+    assert.not.ok(existsSync(shared));
+  },
+);
+
+goTest('go: a Go workspace (go.work) gets no shared module cache: the runs keep your own', () => {
+  // go refuses -mod=mod in workspace mode: this property asks only for -count=1.
+  const workspace = base({
+    'go.work': 'go 1.19\n\nuse .\n',
+    'spec/properties/bill_test.go': property().replace(' || !strings.Contains(os.Getenv("GOFLAGS"), "-mod=mod")', ''),
+  });
+  const { repo, base: b, head } = project(workspace, { 'bill/bill.go': billGo({ count: true }) });
+  const r = repo.json(['revert-check', '--base', b, '--head', head]);
+  assert.is(r.out.status, 'describes_patch', `${r.out.reason}\n${r.stderr}`);
+  assert.not.ok(existsSync(path.join(repo.dir, '.git/patchwarden/go-mod')));
+  assert.not.match(r.stderr, /read-only for both runs/);
+});
 
 test.run();
