@@ -134,17 +134,16 @@ export function ownerLines(missing: OraclePath[], owner: string, sections: boole
   ];
 }
 
-/** Names people write for "your team here": a CODEOWNERS line owned by one of them binds nobody. */
+/**
+ * Names people write for "your team here": a CODEOWNERS line owned by one of
+ * them binds nobody. Words a real team is called (owners, maintainers) are
+ * not among them.
+ */
 const PLACEHOLDERS = new Set([
   'team',
   'teams',
   'org',
   'organization',
-  'owner',
-  'owners',
-  'group',
-  'user',
-  'name',
   'your-team',
   'yourteam',
   'your-org',
