@@ -141,6 +141,11 @@ const PLAIN: Record<string, RegExp> = {
   'f"': /[^"\n\\{}]*/y,
   "f'": /[^'\n\\{}]*/y,
 };
+/** Where the run of plain characters the sticky `re` reads from j ends (j when there is none). */
+const plainRun = (re: RegExp, src: string, j: number): number => {
+  re.lastIndex = j;
+  return re.exec(src) ? re.lastIndex : j;
+};
 /** The operators by their first character, longest first. */
 const byFirst = (ops: string[]) => {
   const m = new Map<string, string[]>();
@@ -313,11 +318,10 @@ class Lexer {
     let value = '';
     const plain = PLAIN[fmt ? `f${q}` : q];
     while (j < src.length) {
-      plain.lastIndex = j;
-      plain.exec(src);
-      if (plain.lastIndex > j) {
-        value += src.slice(j, plain.lastIndex);
-        j = plain.lastIndex;
+      const run = plainRun(plain, src, j);
+      if (run > j) {
+        value += src.slice(j, run);
+        j = run;
         if (j >= src.length) break;
       }
       if (src.startsWith(close, j)) {
@@ -497,11 +501,10 @@ class Lexer {
     let closed = false;
     const plain = PLAIN[q];
     while (j < src.length) {
-      plain.lastIndex = j;
-      plain.exec(src);
-      if (plain.lastIndex > j) {
-        value += src.slice(j, plain.lastIndex);
-        j = plain.lastIndex;
+      const run = plainRun(plain, src, j);
+      if (run > j) {
+        value += src.slice(j, run);
+        j = run;
         if (j >= src.length) break;
       }
       const ch = src[j];
