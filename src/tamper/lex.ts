@@ -99,6 +99,37 @@ export class Tokens {
     this.kinds[i] |= OWN;
     this.own.set(i, v);
   }
+  /**
+   * The tokens whose value can hold a match of `needle` (text of name and
+   * string characters, which no token boundary splits), in order: each
+   * whose source text holds a match, and each whose value is held apart.
+   */
+  holding(needle: RegExp): number[] {
+    const out = new Set<number>(this.own.keys());
+    const re = new RegExp(needle.source, needle.flags.includes('g') ? needle.flags : `${needle.flags}g`);
+    for (let m = re.exec(this.src); m; m = re.exec(this.src)) {
+      const i = this.covering(m.index);
+      if (i >= 0) out.add(i);
+      if (m[0] === '') re.lastIndex++;
+    }
+    return [...out].sort((a, b) => a - b);
+  }
+  /** The token whose source text covers offset at (not one held apart), or -1. */
+  private covering(at: number): number {
+    let lo = 0;
+    let hi = this.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.starts[mid] <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    // Tokens of no text (a line end, a parenthesis around an interpolation) may start where the covering one ends.
+    for (let i = lo - 1; i >= 0 && i >= lo - 4; i--) {
+      if (this.kinds[i] & OWN || this.ends[i] === this.starts[i]) continue;
+      return this.starts[i] <= at && at < this.ends[i] ? i : -1;
+    }
+    return -1;
+  }
   /** Token i becomes the source text [start, end) of kind k. */
   reset(i: number, k: Kind, start: number, end: number): void {
     this.kinds[i] = KIND_CODE[k];

@@ -117,15 +117,23 @@ const assigns = (...pats: string[]) => {
       .map((r) => [r.start, r.end]);
   };
 };
-/** Spans of the single tokens that pass the test. */
-function tokensWhere(s: Source, test: (i: number) => boolean): Span[] {
+/**
+ * Spans of the single tokens that pass the test. `needle`: text every value
+ * that passes holds; then only the tokens whose text holds it, and those
+ * whose value was decoded from an escape, are tested.
+ */
+function tokensWhere(s: Source, test: (i: number) => boolean, needle?: RegExp): Span[] {
   const out: Span[] = [];
+  if (needle) {
+    for (const i of s.toks.holding(needle)) if (test(i)) out.push([i, i + 1]);
+    return out;
+  }
   for (let i = 0; i < s.toks.length; i++) if (test(i)) out.push([i, i + 1]);
   return out;
 }
-/** Spans of the strings whose value matches re. */
-const stringsWhere = (s: Source, re: RegExp): Span[] =>
-  tokensWhere(s, (i) => s.toks.k(i) === 'str' && re.test(s.toks.v(i)!));
+/** Spans of the strings whose value matches re (and so holds needle). */
+const stringsWhere = (s: Source, re: RegExp, needle: RegExp): Span[] =>
+  tokensWhere(s, (i) => s.toks.k(i) === 'str' && re.test(s.toks.v(i)!), needle);
 const imports =
   (...mods: string[]) =>
   (s: Source): Span[] =>
@@ -136,14 +144,18 @@ const imports =
         ),
       )
       .map((m) => [m.at, m.at + 1]);
-/** Names and strings (not docstrings) matching a pattern. */
+/** Names and strings (not docstrings) matching a pattern; every match holds needle. */
 const words =
-  (re: RegExp) =>
+  (re: RegExp, needle: RegExp) =>
   (s: Source): Span[] =>
-    tokensWhere(s, (i) => {
-      const k = s.toks.k(i);
-      return (k === 'id' || (k === 'str' && !isDocstring(s, i))) && re.test(s.toks.v(i)!);
-    });
+    tokensWhere(
+      s,
+      (i) => {
+        const k = s.toks.k(i);
+        return (k === 'id' || (k === 'str' && !isDocstring(s, i))) && re.test(s.toks.v(i)!);
+      },
+      needle,
+    );
 const raised = (...pats: string[]) => {
   const find = refs(...pats);
   return (s: Source): Span[] => find(s).filter(([i]) => s.toks.is(i - 1, 'raise'));
@@ -241,7 +253,8 @@ const exitListener = (s: Source): Span[] =>
     .map((r) => [r.start, r.end]);
 
 /** `NODE_ENV` in the same statement as a string naming the test environment. */
-const nodeEnvTest = (s: Source): Span[] => together(words(/^NODE_ENV$/), (x) => stringsWhere(x, /^test(ing)?$/i))(s);
+const nodeEnvTest = (s: Source): Span[] =>
+  together(words(/^NODE_ENV$/, /NODE_ENV/), (x) => stringsWhere(x, /^test(ing)?$/i, /test/i))(s);
 
 /** The test framework named next to the module table or the command line: `"pytest" in sys.modules`. */
 const frameworkProbe = together(
@@ -263,7 +276,12 @@ const frameworkProbe = together(
     'flag.Lookup',
     'flag.CommandLine',
   ),
-  (x) => stringsWhere(x, /pytest|unittest|jest|vitest|mocha|node:test|^-?test\.|\.test$/i),
+  (x) =>
+    stringsWhere(
+      x,
+      /pytest|unittest|jest|vitest|mocha|node:test|^-?test\.|\.test$/i,
+      /pytest|unittest|jest|vitest|mocha|node:test|test\.|\.test/i,
+    ),
 );
 
 /** `typeof jest !== "undefined"`, `globalThis.describe`: the test runner's globals. */
@@ -508,7 +526,7 @@ const reportWrite = (s: Source): Span[] => {
     toks.k(i) === 'str'
       ? !isDocstring(s, i) && REPORT_NAME.test(toks.v(i)!)
       : toks.k(i) === 'id' && !toks.is(i - 1, '.') && s.textsAt(i).some((t) => REPORT_NAME.test(t));
-  const junit = tokensWhere(s, (i) => toks.k(i) === 'str' && !isDocstring(s, i) && /junit/i.test(toks.v(i)!));
+  const junit = tokensWhere(s, (i) => toks.k(i) === 'str' && !isDocstring(s, i) && /junit/i.test(toks.v(i)!), /junit/i);
   const writes = (x: Source): Span[] =>
     x.refs.flatMap((r): Span[] => {
       if (r.path.endsWith('()')) {
@@ -594,6 +612,9 @@ const goTesting = (s: Source): Span[] =>
 const ENV_NAMES =
   /^(_?PYTEST|JEST|VITEST|NODE_TEST|PATCHWARDEN)([A-Z0-9_]*)$|\b(PYTEST_CURRENT_TEST|JEST_WORKER_ID|NODE_TEST_CONTEXT|PATCHWARDEN_[A-Z_]+|PROP_SEED)\b/;
 
+/** Text every match of ENV_NAMES holds. */
+const ENV_NEEDLE = /PYTEST|JEST|VITEST|NODE_TEST|PATCHWARDEN|PROP_SEED/;
+
 export const RULES: Rule[] = [
   // ending the process, or hooking its exit
   {
@@ -665,7 +686,7 @@ export const RULES: Rule[] = [
     lang: 'python',
     find: all(
       imports('pytest', '_pytest', 'unittest', 'doctest', 'hypothesis', 'nose', 'nose2', 'py.test'),
-      words(/^pytest_[a-z_]+$/),
+      words(/^pytest_[a-z_]+$/, /pytest_/),
       conftest,
     ),
   },
@@ -678,14 +699,17 @@ export const RULES: Rule[] = [
   {
     id: 'framework.import',
     lang: 'java',
-    find: all(imports('org.junit', 'junit', 'org.testng'), words(/^(org\.junit|org\.testng|junit\.framework)\b/)),
+    find: all(
+      imports('org.junit', 'junit', 'org.testng'),
+      words(/^(org\.junit|org\.testng|junit\.framework)\b/, /org\.junit|org\.testng|junit\.framework/),
+    ),
   },
 
   // sniffing the test environment
-  { id: 'env.sniff', lang: 'python', find: all(words(ENV_NAMES), frameworkProbe) },
-  { id: 'env.sniff', lang: 'js', find: all(words(ENV_NAMES), nodeEnvTest, frameworkProbe, testGlobals) },
-  { id: 'env.sniff', lang: 'go', find: all(words(ENV_NAMES), frameworkProbe, refs('testing.Testing')) },
-  { id: 'env.sniff', lang: 'java', find: words(ENV_NAMES) },
+  { id: 'env.sniff', lang: 'python', find: all(words(ENV_NAMES, ENV_NEEDLE), frameworkProbe) },
+  { id: 'env.sniff', lang: 'js', find: all(words(ENV_NAMES, ENV_NEEDLE), nodeEnvTest, frameworkProbe, testGlobals) },
+  { id: 'env.sniff', lang: 'go', find: all(words(ENV_NAMES, ENV_NEEDLE), frameworkProbe, refs('testing.Testing')) },
+  { id: 'env.sniff', lang: 'java', find: words(ENV_NAMES, ENV_NEEDLE) },
 
   // reading the caller
   {
@@ -707,7 +731,7 @@ export const RULES: Rule[] = [
         'traceback.walk_stack',
         'traceback.StackSummary.extract',
       ),
-      words(/^f_back$/),
+      words(/^f_back$/, /f_back/),
     ),
   },
   {
