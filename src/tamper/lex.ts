@@ -252,6 +252,12 @@ const isSpaceAt = (s: string, i: number) => {
   const c = s.charCodeAt(i);
   return c === 32 || c === 9 || c === 12 || c === 11 || (c >= 0x80 && SPACE.test(s[i]));
 };
+/** Past the run of spaces and tabs from i (indentation, mostly): no token starts in it. */
+const skipBlanks = (s: string, i: number) => {
+  let c = s.charCodeAt(i);
+  while (c === 32 || c === 9) c = s.charCodeAt(++i);
+  return i;
+};
 const isWordCode = (c: number) =>
   (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36;
 const isIdStart = (s: string, i: number) => {
@@ -418,7 +424,7 @@ class Lexer {
         continue;
       }
       if (c === '\r' || isSpaceAt(src, i)) {
-        this.i++;
+        this.i = skipBlanks(src, i + 1);
         continue;
       }
       if (c === '\\' && src[i + 1] === '\n') {
@@ -554,7 +560,7 @@ class Lexer {
         continue;
       }
       if (c === '\r' || isSpaceAt(src, i)) {
-        this.i++;
+        this.i = skipBlanks(src, i + 1);
         continue;
       }
       if (c === '/' && (src[i + 1] === '/' || src[i + 1] === '*')) {
