@@ -35,7 +35,8 @@ export class Tokens {
   private cols: Int32Array;
   private readonly own = new Map<number, string>();
   constructor(readonly src: string) {
-    const n = Math.min(1 << 20, (src.length >> 2) + 16);
+    // Code holds about a token per three or four characters; the arrays grow by half when it holds more.
+    const n = (src.length >> 2) + 16;
     this.kinds = new Uint8Array(n);
     this.starts = new Int32Array(n);
     this.ends = new Int32Array(n);
@@ -147,7 +148,7 @@ export class Tokens {
     return i >= 0 && i < this.length && (this.kinds[i] & REGEX_NEXT) !== 0;
   }
   private grow(): void {
-    const n = this.kinds.length * 2;
+    const n = Math.ceil(this.kinds.length * 1.5);
     const more = <T extends Uint8Array | Int32Array>(a: T): T => {
       const b = new (a.constructor as new (n: number) => T)(n);
       b.set(a);

@@ -533,7 +533,7 @@ const reportWrite = (s: Source): Span[] => {
         if (WRITERS.test(lastName(r.path.slice(0, -2)))) return [[r.start, r.end]];
       }
       // open(name, "w"), fs.open(name, 'w'), os.OpenFile: a mode that writes
-      if (/^(open|io\.open|codecs\.open|fs\.open|fs\.openSync|fs\.promises\.open)\(\)/.test(r.path) && r.calls[0]) {
+      if (OPENERS.test(r.path) && r.calls[0]) {
         const modes = splitArgs(toks, r.calls[0][0], r.calls[0][1]).map(([a]) => s.stringAt(a) ?? '');
         if (modes.some((m) => /^[rbt]*[wax+][rwxab+t]*$/.test(m))) return [[r.start, r.end]];
       }
@@ -542,6 +542,20 @@ const reportWrite = (s: Source): Span[] => {
   const names = (): Span[] => tokensWhere(s, named);
   return [...junit, ...together(writes, names)(s)];
 };
+
+const OPENERS = /^(open|io\.open|codecs\.open|fs\.open|fs\.openSync|fs\.promises\.open)\(\)/;
+
+/**
+ * Whether any rule can read a reference: by the head of what it resolves to
+ * or of how it is written (the heads rules look references up by), or,
+ * whatever its head, as a call that may write a file or as a write to a
+ * function's code. The scan keeps no other reference.
+ */
+export function ruleReads(r: Ref): boolean {
+  if (RULE_HEADS.has(headOf(r.path)) || RULE_HEADS.has(headOf(r.raw))) return true;
+  if (r.path.endsWith('()') && WRITERS.test(lastName(r.path.slice(0, -2)))) return true;
+  return OPENERS.test(r.path) || (r.assigned && CODE_PARTS.test(r.path));
+}
 
 /** The last piece of a path split at `.`, `(`, `[` and `]`, read from its end (`write` of `f.write`); '' when none. */
 function lastName(path: string): string {

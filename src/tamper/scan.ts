@@ -101,9 +101,16 @@ export function joinPath(parts: string[]): string {
  * `heads`: the only first names a rule reads a reference by; a lone name
  * that is none of them, bound to nothing and followed by no member, call or
  * subscript, gets no reference (most names in a large file are such).
- * Without it every name gets one.
+ * Without it every name gets one. `reads`: whether a rule can read a
+ * reference; the file keeps only those (without it, every one).
  */
-export function readSource(text: string, lang: Lang, path: string, heads?: ReadonlySet<string>): Source {
+export function readSource(
+  text: string,
+  lang: Lang,
+  path: string,
+  heads?: ReadonlySet<string>,
+  reads?: (r: Ref) => boolean,
+): Source {
   const toks = lex(text, lang, /\.[jt]sx$/i.test(path));
   const pairs = matchBrackets(toks);
   const close = (i: number) => (pairs[i] >= 0 ? pairs[i] : toks.length - 1);
@@ -245,6 +252,9 @@ export function readSource(text: string, lang: Lang, path: string, heads?: Reado
     return { path: same === parts ? raw : joinPath(same), raw, start, end, calls, assigned, held };
   };
 
+  const keep = (r: Ref) => {
+    if (!reads || reads(r)) src.refs.push(r);
+  };
   const stars: string[] = [];
   collectBindings(src, bindings, imports, stars, chainAt);
 
@@ -261,7 +271,7 @@ export function readSource(text: string, lang: Lang, path: string, heads?: Reado
       if (called || toks.k(after) !== 'op' || !(toks.is(after, '.') || toks.is(after, '?.') || toks.is(after, '[')))
         continue;
       const c = chainAt(i);
-      if (c && c.end > close(i) + 1) src.refs.push(makeRef(c.parts, i, c.end, c.calls, assignOp(toks, c.end)));
+      if (c && c.end > close(i) + 1) keep(makeRef(c.parts, i, c.end, c.calls, assignOp(toks, c.end)));
       continue;
     }
     if (kind !== 'id' || (prev === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.')))) continue;
@@ -275,11 +285,11 @@ export function readSource(text: string, lang: Lang, path: string, heads?: Reado
     const assigned = assignOp(toks, c.end);
     // Assigning a bare name rebinds the name; it writes nothing it named before.
     const parts = assigned && c.end === i + 1 ? [toks.v(i)!] : c.parts;
-    src.refs.push(makeRef(parts, i, c.end, c.calls, assigned));
-    if (c.setter) src.refs.push(c.setter);
+    keep(makeRef(parts, i, c.end, c.calls, assigned));
+    if (c.setter) keep(c.setter);
     // `from os import *`: a name bound nowhere in the file may come from a star import.
     if (stars.length && !bindings.has(toks.v(i)!))
-      for (const m of stars) src.refs.push(makeRef([...m.split('.'), ...parts], i, c.end, c.calls, assigned));
+      for (const m of stars) keep(makeRef([...m.split('.'), ...parts], i, c.end, c.calls, assigned));
   }
   return src;
 }
