@@ -1,16 +1,19 @@
 // The tamper scan on large files, as pre-receive and the gate meet them:
 // `patchwarden tamper --commit HEAD` on one commit that adds 3.5 MiB of
 // multi-line JavaScript, a 3.4 MiB string literal, a 24 MiB single-line
-// minified file, and 3.5 MiB of Python, each timed from the command's start,
-// against what git alone takes to hand over the same change (the whole-file
-// diff the layer reads). The code is generated, deterministic, and written
-// the way vendor code is (require, process.env.NODE_ENV, Object.defineProperty,
-// errors thrown), with no line any rule refuses.
+// minified file, and 3.5 MiB of Python. Each row is the CPU time (user and
+// system) of the whole command, from its start, beside its target and against
+// the CPU time git alone takes to hand over the same change (the whole-file
+// diff the layer reads); the wall time and the peak memory are printed under
+// it. CPU time, because on a shared machine the wall time measures the load.
+// The code is generated, deterministic, and written the way vendor code is
+// (require, process.env.NODE_ENV, Object.defineProperty, errors thrown), with
+// no line any rule refuses.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { benchGitEnv, CLI, median, spell, timeOnce, type Row } from './lib.js';
+import { benchGitEnv, CLI, cpuTimeOnce, type Cmd, median, spell, timeOnce, type Row } from './lib.js';
 
 const MiB = 1 << 20;
 
@@ -73,6 +76,56 @@ const CASES: { name: string; file: string; text: () => string; ceiling: number; 
   { name: '3.5 MiB of Python', file: 'src/orders.py', text: () => fill(python, 3.5 * MiB), ceiling: 250, runs: 7 },
 ];
 
+interface Runs {
+  /** CPU ms (wall ms where GNU time is missing) of each run of ours and of the baseline. */
+  ours: number[];
+  baseline: number[];
+  wall: number[];
+  peak: number[];
+  unit: 'CPU' | 'wall';
+}
+
+/** `runs` runs of each, one after the other, after one warm-up of ours. */
+function measure(ours: Cmd, base: Cmd, runs: number): Runs {
+  const out: Runs = { ours: [], baseline: [], wall: [], peak: [], unit: 'CPU' };
+  timeOnce(ours);
+  for (let r = 0; r < runs; r++) {
+    const a = cpuTimeOnce(ours);
+    const b = cpuTimeOnce(base);
+    if (!a || !b) {
+      out.unit = 'wall';
+      out.ours.push(timeOnce(ours));
+      out.baseline.push(timeOnce(base));
+      continue;
+    }
+    out.ours.push(a.cpu);
+    out.baseline.push(b.cpu);
+    out.wall.push(a.wall);
+    out.peak.push(a.peak);
+  }
+  return out;
+}
+
+function scanRow(name: string, file: string, mb: number, ceiling: number, m: Runs, baseArgs: string[]): Row {
+  const range = (xs: number[], unit: string) =>
+    `${median(xs).toFixed(0)} ${unit} (${Math.min(...xs).toFixed(0)} .. ${Math.max(...xs).toFixed(0)})`;
+  const rate = mb / (median(m.ours) / 1000);
+  return {
+    name: `tamper --commit, ${name} (${m.unit} time of the whole command)`,
+    ours: m.ours,
+    baseline: m.baseline,
+    oursName: `${spell('node', ['dist/main.js', 'tamper', '--commit', 'HEAD'])}  # ${mb.toFixed(1)} MB in ${file}`,
+    baselineName: spell('git', baseArgs),
+    ceiling,
+    note: [
+      `${rate.toFixed(1)} MB/s of ${m.unit} time, target at least 20 MB/s: ${rate >= 20 ? 'meets' : 'MISSES'}`,
+      ...(m.wall.length
+        ? [`wall time ${range(m.wall, 'ms')}, peak memory ${range(m.peak, 'MB')}`]
+        : ['GNU time (/usr/bin/time) is missing: the rows are wall time, no peak memory']),
+    ],
+  };
+}
+
 export default async function serverScan(): Promise<Row[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchwarden-bench-scan-'));
   const env = benchGitEnv();
@@ -95,25 +148,8 @@ export default async function serverScan(): Promise<Row[]> {
       git(work, 'commit', '-qm', 'large file');
       const ours = { cmd: process.execPath, args: [CLI, 'tamper', '--commit', 'HEAD'], opts: { cwd: work, env } };
       const base = { cmd: 'git', args: ['diff', '-U1000000000', 'HEAD~1', 'HEAD'], opts: { cwd: work, env } };
-      const a: number[] = [];
-      const b: number[] = [];
-      timeOnce(ours);
-      for (let r = 0; r < c.runs; r++) {
-        a.push(timeOnce(ours));
-        b.push(timeOnce(base));
-      }
       const mb = Buffer.byteLength(text) / 1e6;
-      rows.push({
-        name: `tamper --commit, ${c.name}`,
-        ours: a,
-        baseline: b,
-        oursName: `${spell('node', ['dist/main.js', 'tamper', '--commit', 'HEAD'])}  # ${mb.toFixed(1)} MB in ${c.file}`,
-        baselineName: spell('git', base.args),
-        ceiling: c.ceiling,
-        note: [
-          `${(mb / (median(a) / 1000)).toFixed(1)} MB/s from the command's start (the issue asks for at least 20 MB/s of scan)`,
-        ],
-      });
+      rows.push(scanRow(c.name, c.file, mb, c.ceiling, measure(ours, base, c.runs), base.args));
     }
     return rows;
   } finally {

@@ -89,6 +89,24 @@ export function paired(ours: Cmd, baseline: Cmd, runs = 7): { ours: number[]; ba
   return { ours: a, baseline: b };
 }
 
+/**
+ * CPU time (user and system) in ms, wall time in ms and peak resident memory
+ * in MB of one run, from GNU time; null when GNU time is missing. On a loaded
+ * machine the CPU time is the figure that holds still.
+ */
+export function cpuTimeOnce({ cmd, args, opts = {} }: Cmd): { cpu: number; wall: number; peak: number } | null {
+  const r = spawnSync('/usr/bin/time', ['-f', '%U %S %e %M', cmd, ...args], {
+    env: benchEnv(),
+    ...opts,
+    stdio: ['pipe', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
+  if (r.error) return null;
+  if (r.status !== 0) throw new Error(`bench: ${cmd} ${args.join(' ')} exited ${r.status}: ${String(r.stderr).trim()}`);
+  const [user, sys, wall, kb] = String(r.stderr).trim().split('\n').pop()!.split(' ').map(Number);
+  return { cpu: (user + sys) * 1000, wall: wall * 1000, peak: kb / 1024 };
+}
+
 /** Peak resident memory in MB of one run, from GNU time when present. */
 export function peakMemory(cmd: string, args: string[], opts: SpawnSyncOptions = {}): number | null {
   const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], {

@@ -3,7 +3,8 @@
 // code needs.
 import { createRequire } from 'node:module';
 import type { Lang } from './lang.js';
-import { foreignCoding, opaqueLoads, RULE_HEADS, RULES, WHY, type RuleId } from './rules.js';
+import type { Tokens } from './lex.js';
+import { foreignCoding, opaqueLoads, RULE_HEADS, RULES, ruleReads, WHY, type RuleId } from './rules.js';
 import { readSource, type Span } from './scan.js';
 
 export interface Hit {
@@ -42,7 +43,7 @@ export function hitsIn(
   added: ReadonlySet<number> | null,
   disabled: ReadonlySet<string>,
 ): Hit[] {
-  const src = readSource(text, lang, path, RULE_HEADS);
+  const src = readSource(text, lang, path, RULE_HEADS, ruleReads);
   const lineAt = linesOf(text);
   const seen = new Set<string>();
   const out: Hit[] = [];
@@ -87,13 +88,10 @@ function linesOf(text: string): (line: number) => string {
 }
 
 /** The first added line the span covers, or null when it covers none. */
-function reportedLine(
-  toks: { line: number; endLine: number }[],
-  [a, b]: Span,
-  added: ReadonlySet<number> | null,
-): number | null {
-  const first = toks[a]?.line ?? 1;
-  const last = Math.max(first, toks[Math.max(a, b - 1)]?.endLine ?? first);
+function reportedLine(toks: Tokens, [a, b]: Span, added: ReadonlySet<number> | null): number | null {
+  const first = a >= 0 && a < toks.length ? toks.line(a) : 1;
+  const z = Math.max(a, b - 1);
+  const last = Math.max(first, z >= 0 && z < toks.length ? toks.endLine(z) : first);
   if (!added) return first;
   for (let l = first; l <= last; l++) if (added.has(l)) return l;
   return null;

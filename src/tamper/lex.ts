@@ -11,15 +11,156 @@ import type { Lang } from './lang.js';
 
 export type Kind = 'id' | 'str' | 'num' | 'op' | 'nl' | 'rx';
 
-export interface Token {
-  k: Kind;
-  /** The name, operator, or a string's contents without quotes or prefix (an interpolation as `{}`). */
-  v: string;
-  line: number;
-  /** The last line the token covers (a string may span lines). */
-  endLine: number;
-  /** Column of the token's first character. */
-  col: number;
+const KINDS: readonly Kind[] = ['id', 'str', 'num', 'op', 'nl', 'rx'];
+const KIND_CODE: Record<Kind, number> = { id: 0, str: 1, num: 2, op: 3, nl: 4, rx: 5 };
+/** Flag bits beside the kind: the value is held apart (not the source text between start and end). */
+const OWN = 0x80;
+/** A `)` of `if (…)` and the like, or the `}` of a block: a `/` after it starts a regular expression. */
+const REGEX_NEXT = 0x40;
+
+/**
+ * A file's tokens in typed arrays, one slot per token: no object per token.
+ * A token's value (a name, an operator, a string's contents without quotes or
+ * prefix, an interpolation as `{}`) is sliced from the source when read; only
+ * a value that differs from its source text (a decoded escape, a synthetic
+ * parenthesis) is held apart.
+ */
+export class Tokens {
+  length = 0;
+  private kinds: Uint8Array;
+  private starts: Int32Array;
+  private ends: Int32Array;
+  private lines: Int32Array;
+  private endLines: Int32Array;
+  private cols: Int32Array;
+  private readonly own = new Map<number, string>();
+  constructor(readonly src: string) {
+    // Code holds about a token per three or four characters; the arrays grow by half when it holds more.
+    const n = (src.length >> 2) + 16;
+    this.kinds = new Uint8Array(n);
+    this.starts = new Int32Array(n);
+    this.ends = new Int32Array(n);
+    this.lines = new Int32Array(n);
+    this.endLines = new Int32Array(n);
+    this.cols = new Int32Array(n);
+  }
+  k(i: number): Kind | undefined {
+    return i >= 0 && i < this.length ? KINDS[this.kinds[i] & 7] : undefined;
+  }
+  v(i: number): string | undefined {
+    if (i < 0 || i >= this.length) return undefined;
+    return this.kinds[i] & OWN ? this.own.get(i) : this.src.slice(this.starts[i], this.ends[i]);
+  }
+  /** Whether the token's value is s (of any kind), without slicing it. */
+  is(i: number, s: string): boolean {
+    if (i < 0 || i >= this.length) return false;
+    if (this.kinds[i] & OWN) return this.own.get(i) === s;
+    const a = this.starts[i];
+    return (
+      this.ends[i] - a === s.length &&
+      (s.length === 1 ? this.src.charCodeAt(a) === s.charCodeAt(0) : this.src.startsWith(s, a))
+    );
+  }
+  /** Whether the token is an operator and one of these. */
+  isOp(i: number, s: string): boolean {
+    return i >= 0 && i < this.length && (this.kinds[i] & 7) === 3 && this.is(i, s);
+  }
+  /** The character code of a one-character operator (0 for any other token). */
+  opCode(i: number): number {
+    if (i < 0 || i >= this.length || (this.kinds[i] & 7) !== 3) return 0;
+    if (this.kinds[i] & OWN) {
+      const v = this.own.get(i)!;
+      return v.length === 1 ? v.charCodeAt(0) : 0;
+    }
+    return this.ends[i] - this.starts[i] === 1 ? this.src.charCodeAt(this.starts[i]) : 0;
+  }
+  /** The line of the token's first character; its last line (a string may span lines); its column. */
+  line(i: number): number {
+    return this.lines[i];
+  }
+  endLine(i: number): number {
+    return this.endLines[i];
+  }
+  col(i: number): number {
+    return this.cols[i];
+  }
+  push(k: Kind, start: number, end: number, line: number, col: number): number {
+    if (this.length === this.kinds.length) this.grow();
+    const i = this.length++;
+    this.kinds[i] = KIND_CODE[k];
+    this.starts[i] = start;
+    this.ends[i] = end;
+    this.lines[i] = line;
+    this.endLines[i] = line;
+    this.cols[i] = col;
+    return i;
+  }
+  /** Gives token i a value of its own. */
+  hold(i: number, v: string): void {
+    this.kinds[i] |= OWN;
+    this.own.set(i, v);
+  }
+  /**
+   * The tokens whose value can hold a match of `needle` (text of name and
+   * string characters, which no token boundary splits), in order: each
+   * whose source text holds a match, and each whose value is held apart.
+   */
+  holding(needle: RegExp): number[] {
+    const out = new Set<number>(this.own.keys());
+    const re = new RegExp(needle.source, needle.flags.includes('g') ? needle.flags : `${needle.flags}g`);
+    for (let m = re.exec(this.src); m; m = re.exec(this.src)) {
+      const i = this.covering(m.index);
+      if (i >= 0) out.add(i);
+      if (m[0] === '') re.lastIndex++;
+    }
+    return [...out].sort((a, b) => a - b);
+  }
+  /** The token whose source text covers offset at (not one held apart), or -1. */
+  private covering(at: number): number {
+    let lo = 0;
+    let hi = this.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.starts[mid] <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    // Tokens of no text (a line end, a parenthesis around an interpolation) may start where the covering one ends.
+    for (let i = lo - 1; i >= 0 && i >= lo - 4; i--) {
+      if (this.kinds[i] & OWN || this.ends[i] === this.starts[i]) continue;
+      return this.starts[i] <= at && at < this.ends[i] ? i : -1;
+    }
+    return -1;
+  }
+  /** Token i becomes the source text [start, end) of kind k. */
+  reset(i: number, k: Kind, start: number, end: number): void {
+    this.kinds[i] = KIND_CODE[k];
+    this.own.delete(i);
+    this.starts[i] = start;
+    this.ends[i] = end;
+  }
+  setEndLine(i: number, line: number): void {
+    this.endLines[i] = line;
+  }
+  markRegexNext(i: number): void {
+    this.kinds[i] |= REGEX_NEXT;
+  }
+  regexNext(i: number): boolean {
+    return i >= 0 && i < this.length && (this.kinds[i] & REGEX_NEXT) !== 0;
+  }
+  private grow(): void {
+    const n = Math.ceil(this.kinds.length * 1.5);
+    const more = <T extends Uint8Array | Int32Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(n);
+      b.set(a);
+      return b;
+    };
+    this.kinds = more(this.kinds);
+    this.starts = more(this.starts);
+    this.ends = more(this.ends);
+    this.lines = more(this.lines);
+    this.endLines = more(this.endLines);
+    this.cols = more(this.cols);
+  }
 }
 
 const PY_OPS = [
@@ -112,6 +253,12 @@ const isSpaceAt = (s: string, i: number) => {
   const c = s.charCodeAt(i);
   return c === 32 || c === 9 || c === 12 || c === 11 || (c >= 0x80 && SPACE.test(s[i]));
 };
+/** Past the run of spaces and tabs from i (indentation, mostly): no token starts in it. */
+const skipBlanks = (s: string, i: number) => {
+  let c = s.charCodeAt(i);
+  while (c === 32 || c === 9) c = s.charCodeAt(++i);
+  return i;
+};
 const isWordCode = (c: number) =>
   (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36;
 const isIdStart = (s: string, i: number) => {
@@ -141,6 +288,11 @@ const PLAIN: Record<string, RegExp> = {
   'f"': /[^"\n\\{}]*/y,
   "f'": /[^'\n\\{}]*/y,
 };
+/** Where the run of plain characters the sticky `re` reads from j ends (j when there is none). */
+const plainRun = (re: RegExp, src: string, j: number): number => {
+  re.lastIndex = j;
+  return re.exec(src) ? re.lastIndex : j;
+};
 /** The operators by their first character, longest first. */
 const byFirst = (ops: string[]) => {
   const m = new Map<string, string[]>();
@@ -162,13 +314,13 @@ const lineEnd = (src: string, i: number, re: RegExp) => {
 };
 
 /** `jsx`: the file may hold JSX, whose text (`<p>see http://x {code}</p>`) is no comment and no string. */
-export function lex(src: string, lang: Lang, jsx = false): Token[] {
+export function lex(src: string, lang: Lang, jsx = false): Tokens {
   const lexer = new Lexer(lang === 'java' ? javaUnicode(src) : src, lang, jsx);
   if (lang === 'python') lexer.python(false);
   else lexer.c(false);
   const out = lexer.out;
-  if (lang === 'python' && out.length && out[out.length - 1].k !== 'nl')
-    out.push({ k: 'nl', v: '', line: lexer.line, endLine: lexer.line, col: 0 });
+  if (lang === 'python' && out.length && out.k(out.length - 1) !== 'nl')
+    out.push('nl', lexer.src.length, lexer.src.length, lexer.line, 0);
   return out;
 }
 
@@ -218,9 +370,7 @@ const OBJECT_AFTER = new Set([
 ]);
 
 class Lexer {
-  readonly out: Token[] = [];
-  /** `)` of `if (…)`, `while (…)`, `for (…)`, `with (…)` and `}` of a block: a `/` after them starts a regular expression. */
-  private readonly regexAfter = new Set<Token>();
+  readonly out: Tokens;
   i = 0;
   line = 1;
   lineStart = 0;
@@ -228,12 +378,18 @@ class Lexer {
     readonly src: string,
     readonly lang: Lang,
     readonly jsx: boolean,
-  ) {}
+  ) {
+    this.out = new Tokens(src);
+  }
 
-  private push(k: Kind, v: string, startLine: number, col: number): Token {
-    const t = { k, v, line: startLine, endLine: this.line, col };
-    this.out.push(t);
-    return t;
+  /** Pushes the source text [start, end) as a token starting on startLine. */
+  private push(k: Kind, start: number, end: number, startLine: number, col: number): number {
+    return this.out.push(k, start, end, startLine, col);
+  }
+
+  /** Pushes a parenthesis the source does not hold (around an interpolation) at `at`. */
+  private paren(v: '(' | ')', at: number): void {
+    this.out.hold(this.push('op', at, at, this.line, at - this.lineStart), v);
   }
 
   private newline(at: number): void {
@@ -248,7 +404,7 @@ class Lexer {
 
   /** Python tokens up to the end, or (inside an f-string field) up to the `}`, `!` or `:` that ends the expression. */
   python(field: boolean): void {
-    const { src } = this;
+    const { src, out } = this;
     let depth = 0;
     while (this.i < src.length) {
       const i = this.i;
@@ -262,14 +418,14 @@ class Lexer {
       }
       // Python reads a lone \r as a line break too; git's line numbers count \n only.
       if (c === '\n' || (c === '\r' && src[i + 1] !== '\n')) {
-        const last = this.out[this.out.length - 1];
-        if (!field && depth === 0 && last && last.k !== 'nl') this.push('nl', '', this.line, i - this.lineStart);
+        if (!field && depth === 0 && out.length && out.k(out.length - 1) !== 'nl')
+          this.push('nl', i, i, this.line, i - this.lineStart);
         if (c === '\n') this.newline(i);
         this.i++;
         continue;
       }
       if (c === '\r' || isSpaceAt(src, i)) {
-        this.i++;
+        this.i = skipBlanks(src, i + 1);
         continue;
       }
       if (c === '\\' && src[i + 1] === '\n') {
@@ -295,7 +451,7 @@ class Lexer {
       const op = opAt(src, i, PY_BY_FIRST);
       if ('([{'.includes(op)) depth++;
       else if (')]}'.includes(op)) depth = Math.max(0, depth - 1);
-      this.push('op', op, this.line, i - this.lineStart);
+      this.push('op', i, i + op.length, this.line, i - this.lineStart);
       this.i += op.length;
     }
   }
@@ -308,19 +464,15 @@ class Lexer {
     let j = this.i + prefix.length;
     const q = src[j];
     const close = src.startsWith(q.repeat(3), j) ? q.repeat(3) : q;
-    const tok = this.push('str', '', this.line, col);
     j += close.length;
-    let value = '';
+    const tok = this.push('str', j, j, this.line, col);
+    const value = new StringValue(src, j);
     const plain = PLAIN[fmt ? `f${q}` : q];
     while (j < src.length) {
-      plain.lastIndex = j;
-      plain.exec(src);
-      if (plain.lastIndex > j) {
-        value += src.slice(j, plain.lastIndex);
-        j = plain.lastIndex;
-        if (j >= src.length) break;
-      }
+      j = plainRun(plain, src, j);
+      if (j >= src.length) break;
       if (src.startsWith(close, j)) {
+        value.end(j);
         j += close.length;
         break;
       }
@@ -333,45 +485,45 @@ class Lexer {
       if (ch === '\\' && j + 1 < src.length && !(fmt && (src[j + 1] === '{' || src[j + 1] === '}'))) {
         if (src[j + 1] === '\r' && src[j + 2] === '\n') {
           this.newline(j + 2);
+          value.replace(j, j + 3, '');
           j += 3;
           continue;
         } // a line continuation
         if (src[j + 1] === '\n') this.newline(j + 1);
         if (raw) {
           const kept = src[j + 1] === q || src[j + 1] === '\\' || src[j + 1] === '\n';
-          value += kept ? ch + src[j + 1] : ch;
           j += kept ? 2 : 1;
           continue;
         }
         const [v, n] = escapeAt(src, j, true);
-        value += v;
+        value.replace(j, j + n, v);
         j += n;
         continue;
       }
       if (fmt && (ch === '{' || ch === '}') && src[j + 1] === ch) {
-        value += ch;
+        value.replace(j, j + 2, ch);
         j += 2;
         continue;
       }
       if (fmt && ch === '{') {
-        value += '{}';
+        const at = j;
         this.i = j + 1;
         this.pyField();
         j = this.i;
+        value.replace(at, j, '{}');
         continue;
       }
-      value += ch;
       j++;
     }
-    tok.v = value;
-    tok.endLine = this.line;
+    value.settle(this.out, tok, j);
+    this.out.setEndLine(tok, this.line);
     this.i = j;
   }
 
   /** One replacement field of an f-string, from after its `{`: the expression as code in parentheses, then its conversion and format spec. */
   private pyField(): void {
     const { src } = this;
-    this.push('op', '(', this.line, this.i - this.lineStart);
+    this.paren('(', this.i);
     this.python(true);
     if (src[this.i] === '!') {
       this.i++;
@@ -390,12 +542,12 @@ class Lexer {
       }
     }
     if (src[this.i] === '}') this.i++;
-    this.push('op', ')', this.line, this.i - this.lineStart);
+    this.paren(')', this.i);
   }
 
   /** C-family tokens up to the end, or (inside a template literal's `${`) up to its `}`. */
   c(field: boolean): void {
-    const { src, lang } = this;
+    const { src, lang, out } = this;
     let depth = 0;
     /** For each open `(`: does it follow a control keyword? For each open `{`: is it a block? */
     const parens: boolean[] = [];
@@ -409,32 +561,20 @@ class Lexer {
         continue;
       }
       if (c === '\r' || isSpaceAt(src, i)) {
-        this.i++;
+        this.i = skipBlanks(src, i + 1);
         continue;
       }
-      if (c === '/' && src[i + 1] === '/') {
-        // In JSX text `//` may be text before code; reading on as code is the side that hides nothing.
-        if (this.jsx) {
-          this.i += 2;
-          continue;
-        }
-        this.i = lineEnd(src, i, C_LINE_END);
-        continue;
-      }
-      if (c === '/' && src[i + 1] === '*') {
-        const end = src.indexOf('*/', i + 2);
-        const stop = end < 0 ? src.length : end + 2;
-        this.newlines(i, stop);
-        this.i = stop;
+      if (c === '/' && (src[i + 1] === '/' || src[i + 1] === '*')) {
+        this.comment(i);
         continue;
       }
       const col = i - this.lineStart;
       if (lang === 'java' && src.startsWith('"""', i)) {
         const end = src.indexOf('"""', i + 3);
         const stop = end < 0 ? src.length : end + 3;
-        const tok = this.push('str', src.slice(i + 3, stop - 3), this.line, col);
+        const tok = this.push('str', i + 3, Math.max(i + 3, stop - 3), this.line, col);
         this.newlines(i, stop);
-        tok.endLine = this.line;
+        out.setEndLine(tok, this.line);
         this.i = stop;
         continue;
       }
@@ -442,28 +582,9 @@ class Lexer {
         this.cString(c);
         continue;
       }
-      const last = this.out[this.out.length - 1];
-      if (
-        c === '/' &&
-        lang === 'js' &&
-        (this.regexAfter.has(last) || regexAllowed(last, this.out[this.out.length - 2]))
-      ) {
-        let j = i + 1;
-        let cls = false;
-        while (j < src.length && src[j] !== '\n') {
-          if (src[j] === '\\') {
-            j += 2;
-            continue;
-          }
-          if (src[j] === '[') cls = true;
-          else if (src[j] === ']') cls = false;
-          else if (src[j] === '/' && !cls) break;
-          j++;
-        }
-        j++;
-        while (j < src.length && /[a-z]/.test(src[j])) j++;
-        this.push('rx', src.slice(i, j), this.line, col);
-        this.i = j;
+      const last = out.length - 1;
+      if (c === '/' && lang === 'js' && (out.regexNext(last) || regexAllowed(out, last))) {
+        this.regex(i, col);
         continue;
       }
       if (this.word()) continue;
@@ -471,41 +592,69 @@ class Lexer {
       const op = opAt(src, i, C_BY_FIRST);
       if (op === '{') depth++;
       else if (op === '}') depth--;
-      const before = this.out[this.out.length - 1];
-      const tok = this.push('op', op, this.line, col);
-      if (op === '(')
-        parens.push(
-          before?.k === 'id' && /^(if|while|for|with)$/.test(before.v) && this.out[this.out.length - 3]?.v !== '.',
-        );
-      else if (op === ')' && parens.pop()) this.regexAfter.add(tok);
+      const tok = this.push('op', i, i + op.length, this.line, col);
+      const before = tok - 1;
+      if (op === '(') parens.push(out.k(before) === 'id' && CONTROL.has(out.v(before)!) && !out.is(tok - 2, '.'));
+      else if (op === ')' && parens.pop()) out.markRegexNext(tok);
       else if (op === '{')
-        braces.push(!(before && (before.k === 'op' || before.k === 'id') && OBJECT_AFTER.has(before.v)));
-      else if (op === '}' && braces.pop()) this.regexAfter.add(tok);
+        braces.push(!((out.k(before) === 'op' || out.k(before) === 'id') && OBJECT_AFTER.has(out.v(before)!)));
+      else if (op === '}' && braces.pop()) out.markRegexNext(tok);
       this.i += op.length;
     }
+  }
+
+  /** A `//` or `/*` comment at i, skipped. */
+  private comment(i: number): void {
+    const { src } = this;
+    if (src[i + 1] === '/') {
+      // In JSX text `//` may be text before code; reading on as code is the side that hides nothing.
+      this.i = this.jsx ? i + 2 : lineEnd(src, i, C_LINE_END);
+      return;
+    }
+    const end = src.indexOf('*/', i + 2);
+    const stop = end < 0 ? src.length : end + 2;
+    this.newlines(i, stop);
+    this.i = stop;
+  }
+
+  /** A regular expression literal from its `/` at i. */
+  private regex(i: number, col: number): void {
+    const { src } = this;
+    let j = i + 1;
+    let cls = false;
+    while (j < src.length && src[j] !== '\n') {
+      if (src[j] === '\\') {
+        j += 2;
+        continue;
+      }
+      if (src[j] === '[') cls = true;
+      else if (src[j] === ']') cls = false;
+      else if (src[j] === '/' && !cls) break;
+      j++;
+    }
+    j++;
+    while (j < src.length && /[a-z]/.test(src[j])) j++;
+    this.push('rx', i, Math.min(j, src.length), this.line, col);
+    this.i = j;
   }
 
   /** A quoted string from src[i] (the quote); a template literal's `${…}` parts are lexed as code, in parentheses, after its token. */
   private cString(q: string): void {
     const { src, lang } = this;
-    const tok = this.push('str', '', this.line, this.i - this.lineStart);
+    const at = { i: this.i, line: this.line, lineStart: this.lineStart };
+    const tok = this.push('str', at.i + 1, at.i + 1, this.line, this.i - this.lineStart);
     const raw = lang === 'go' && q === '`';
     const template = lang === 'js' && q === '`';
-    const at = { i: this.i, line: this.line, lineStart: this.lineStart };
     let j = this.i + 1;
-    let value = '';
+    const value = new StringValue(src, j);
     let closed = false;
     const plain = PLAIN[q];
     while (j < src.length) {
-      plain.lastIndex = j;
-      plain.exec(src);
-      if (plain.lastIndex > j) {
-        value += src.slice(j, plain.lastIndex);
-        j = plain.lastIndex;
-        if (j >= src.length) break;
-      }
+      j = plainRun(plain, src, j);
+      if (j >= src.length) break;
       const ch = src[j];
       if (ch === q) {
+        value.end(j);
         j++;
         closed = true;
         break;
@@ -517,36 +666,38 @@ class Lexer {
       if (ch === '\\' && !raw && j + 1 < src.length) {
         if (src[j + 1] === '\r' && src[j + 2] === '\n') {
           this.newline(j + 2);
+          value.replace(j, j + 3, '');
           j += 3;
           continue;
         } // a line continuation
         if (src[j + 1] === '\n') this.newline(j + 1);
         const [v, n] = escapeAt(src, j);
-        value += v;
+        value.replace(j, j + n, v);
         j += n;
         continue;
       }
       if (template && ch === '$' && src[j + 1] === '{') {
-        value += '${}';
-        this.push('op', '(', this.line, j - this.lineStart);
+        const from = j;
+        this.paren('(', j);
         this.i = j + 2;
         this.c(true);
         if (src[this.i] === '}') this.i++;
-        this.push('op', ')', this.line, this.i - this.lineStart);
+        this.paren(')', this.i);
         j = this.i;
+        value.replace(from, j, '${}');
         continue;
       }
-      value += ch;
       j++;
     }
     if (!closed && lang === 'js' && !template) {
       // No JavaScript string runs past its line: this quote is JSX text (`<p>Don't {code}</p>`), read on as code.
-      Object.assign(tok, { k: 'op', v: q, endLine: at.line });
+      this.out.reset(tok, 'op', at.i, at.i + 1);
+      this.out.setEndLine(tok, at.line);
       Object.assign(this, { i: at.i + 1, line: at.line, lineStart: at.lineStart });
       return;
     }
-    tok.v = value;
-    tok.endLine = this.line;
+    value.settle(this.out, tok, j);
+    this.out.setEndLine(tok, this.line);
     this.i = j;
   }
 
@@ -558,7 +709,7 @@ class Lexer {
     if (isDigit(src, start) || (src[start] === '.' && isDigit(src, start + 1))) {
       NUMBER.lastIndex = start + 1;
       NUMBER.exec(src);
-      this.push('num', src.slice(start, NUMBER.lastIndex), this.line, col);
+      this.push('num', start, NUMBER.lastIndex, this.line, col);
       this.i = NUMBER.lastIndex;
       return true;
     }
@@ -567,11 +718,17 @@ class Lexer {
     if (ascii.exec(src)) {
       const next = src.charCodeAt(ascii.lastIndex);
       if (!(next >= 0x80 || next === 92)) {
-        this.push('id', src.slice(start, ascii.lastIndex), this.line, col);
+        this.push('id', start, ascii.lastIndex, this.line, col);
         this.i = ascii.lastIndex;
         return true;
       }
     }
+    return this.wideName(start, col);
+  }
+
+  /** A name with an escape or a character beyond ASCII at start; false when none starts there. */
+  private wideName(start: number, col: number): boolean {
+    const { src, lang } = this;
     let j = start;
     /** The name with its escapes decoded; null while it has none (then it is the source text). */
     let decoded: string | null = null;
@@ -591,12 +748,55 @@ class Lexer {
       j++;
     }
     if (j === start) return false;
-    let name = decoded ?? src.slice(start, j);
+    const text = src.slice(start, j);
+    let name = decoded ?? text;
     // Python folds every name with NFKC: `os._ｅxit` is `os._exit`.
     if (lang === 'python' && /[^\x00-\x7f]/.test(name)) name = name.normalize('NFKC');
-    this.push('id', name, this.line, col);
+    const tok = this.push('id', start, j, this.line, col);
+    if (name !== text) this.out.hold(tok, name);
     this.i = j;
     return true;
+  }
+}
+
+/** Keywords whose `(…)` a `/` may follow as a regular expression. */
+const CONTROL = new Set(['if', 'while', 'for', 'with']);
+
+/**
+ * A string's value while it is read: the source text from its start until
+ * an escape or an interpolation makes it differ, then the pieces it is built
+ * of. A string without either (most of them) is never copied.
+ */
+class StringValue {
+  private pieces: string[] | null = null;
+  /** Where the source text not yet in pieces starts. */
+  private from: number;
+  private stop = -1;
+  constructor(
+    private readonly src: string,
+    private readonly start: number,
+  ) {
+    this.from = start;
+  }
+  /** The source text [a, b) reads as v. */
+  replace(a: number, b: number, v: string): void {
+    this.pieces ??= [];
+    this.pieces.push(this.src.slice(this.from, a), v);
+    this.from = b;
+  }
+  /** The closing quote is at j. */
+  end(j: number): void {
+    this.stop = j;
+  }
+  /** Gives the token its value: the source range, or the pieces held apart. */
+  settle(out: Tokens, tok: number, j: number): void {
+    const stop = this.stop < 0 ? Math.min(j, this.src.length) : this.stop;
+    if (!this.pieces) {
+      out.reset(tok, 'str', this.start, stop);
+      return;
+    }
+    this.pieces.push(this.src.slice(this.from, stop));
+    out.hold(tok, this.pieces.join(''));
   }
 }
 
@@ -609,12 +809,12 @@ function javaUnicode(src: string): string {
   });
 }
 
-/** Whether a `/` after these tokens starts a regular expression; `x.in / y` divides. */
-function regexAllowed(prev: Token | undefined, before: Token | undefined): boolean {
-  if (!prev) return true;
-  if (prev.k === 'op')
-    return !(prev.v === ')' || prev.v === ']' || prev.v === '}' || prev.v === '++' || prev.v === '--');
-  return prev.k === 'id' && REGEX_AFTER.has(prev.v) && !(before?.k === 'op' && (before.v === '.' || before.v === '?.'));
+/** Whether a `/` after token i starts a regular expression; `x.in / y` divides. */
+function regexAllowed(t: Tokens, i: number): boolean {
+  const k = t.k(i);
+  if (!k) return true;
+  if (k === 'op') return !(t.is(i, ')') || t.is(i, ']') || t.is(i, '}') || t.is(i, '++') || t.is(i, '--'));
+  return k === 'id' && REGEX_AFTER.has(t.v(i)!) && !(t.k(i - 1) === 'op' && (t.is(i - 1, '.') || t.is(i - 1, '?.')));
 }
 
 /** The character an escape at src[j] (the backslash) stands for, and its length: `'\\x5fexit'` spells `_exit`. */

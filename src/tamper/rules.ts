@@ -5,7 +5,6 @@
 import type { RuleId } from '../config/tamper-ids.js';
 import { posix } from 'node:path';
 import { langOf, type Lang } from './lang.js';
-import type { Token } from './lex.js';
 import { splitArgs, type Ref, type Source, type Span } from './scan.js';
 
 export type { RuleId } from '../config/tamper-ids.js';
@@ -118,12 +117,23 @@ const assigns = (...pats: string[]) => {
       .map((r) => [r.start, r.end]);
   };
 };
-/** Spans of the single tokens that pass the test. */
-function tokensWhere(s: Source, test: (t: Token, i: number) => boolean): Span[] {
+/**
+ * Spans of the single tokens that pass the test. `needle`: text every value
+ * that passes holds; then only the tokens whose text holds it, and those
+ * whose value was decoded from an escape, are tested.
+ */
+function tokensWhere(s: Source, test: (i: number) => boolean, needle?: RegExp): Span[] {
   const out: Span[] = [];
-  for (let i = 0; i < s.toks.length; i++) if (test(s.toks[i], i)) out.push([i, i + 1]);
+  if (needle) {
+    for (const i of s.toks.holding(needle)) if (test(i)) out.push([i, i + 1]);
+    return out;
+  }
+  for (let i = 0; i < s.toks.length; i++) if (test(i)) out.push([i, i + 1]);
   return out;
 }
+/** Spans of the strings whose value matches re (and so holds needle). */
+const stringsWhere = (s: Source, re: RegExp, needle: RegExp): Span[] =>
+  tokensWhere(s, (i) => s.toks.k(i) === 'str' && re.test(s.toks.v(i)!), needle);
 const imports =
   (...mods: string[]) =>
   (s: Source): Span[] =>
@@ -134,14 +144,21 @@ const imports =
         ),
       )
       .map((m) => [m.at, m.at + 1]);
-/** Names and strings (not docstrings) matching a pattern. */
+/** Names and strings (not docstrings) matching a pattern; every match holds needle. */
 const words =
-  (re: RegExp) =>
+  (re: RegExp, needle: RegExp) =>
   (s: Source): Span[] =>
-    tokensWhere(s, (t, i) => (t.k === 'id' || (t.k === 'str' && !isDocstring(s, i))) && re.test(t.v));
+    tokensWhere(
+      s,
+      (i) => {
+        const k = s.toks.k(i);
+        return (k === 'id' || (k === 'str' && !isDocstring(s, i))) && re.test(s.toks.v(i)!);
+      },
+      needle,
+    );
 const raised = (...pats: string[]) => {
   const find = refs(...pats);
-  return (s: Source): Span[] => find(s).filter(([i]) => s.toks[i - 1]?.v === 'raise');
+  return (s: Source): Span[] => find(s).filter(([i]) => s.toks.is(i - 1, 'raise'));
 };
 const all =
   (...finders: ((s: Source) => Span[])[]) =>
@@ -177,7 +194,8 @@ function inPythonEntry(s: Source, i: number): boolean {
   const { toks, stmts } = s;
   const isEntry = (k: number) => {
     const [a, b] = stmts[k];
-    const t = toks.slice(a, b).map((x) => (x.k === 'str' ? `'${x.v}'` : x.v));
+    const t: string[] = [];
+    for (let x = a; x < b; x++) t.push(toks.k(x) === 'str' ? `'${toks.v(x)}'` : toks.v(x)!);
     const head = t.join(' ');
     return (
       /^if __name__ == '__main__' :|^if '__main__' == __name__ :/.test(head) || /^(async )?def _?main \(/.test(head)
@@ -187,11 +205,11 @@ function inPythonEntry(s: Source, i: number): boolean {
   if (k < 0) return false;
   // The statement itself (`if __name__ == "__main__": sys.exit(main())`), then each enclosing block.
   if (isEntry(k)) return true;
-  let col = toks[stmts[k][0]].col;
+  let col = toks.col(stmts[k][0]);
   for (k--; k >= 0 && col > 0; k--) {
-    const first = toks[stmts[k][0]];
-    if (first.col >= col) continue;
-    col = first.col;
+    const first = toks.col(stmts[k][0]);
+    if (first >= col) continue;
+    col = first;
     if (isEntry(k)) return true;
   }
   return false;
@@ -201,10 +219,10 @@ function inPythonEntry(s: Source, i: number): boolean {
 function inMainBody(s: Source, i: number): boolean {
   const { toks } = s;
   for (let k = 0; k < toks.length; k++) {
-    if (toks[k].v !== 'main' || toks[k].k !== 'id' || toks[k + 1]?.v !== '(') continue;
+    if (!toks.is(k, 'main') || toks.k(k) !== 'id' || !toks.is(k + 1, '(')) continue;
     let j = s.close(k + 1) + 1;
-    while (j < toks.length && toks[j].v !== '{' && toks[j].v !== ';' && j - k < 40) j++;
-    if (toks[j]?.v === '{' && i > j && i < s.close(j)) return true;
+    while (j < toks.length && !toks.is(j, '{') && !toks.is(j, ';') && j - k < 40) j++;
+    if (toks.is(j, '{') && i > j && i < s.close(j)) return true;
   }
   return false;
 }
@@ -214,8 +232,7 @@ function inMainBody(s: Source, i: number): boolean {
 /** `sys.modules[__name__] = ...`: a module replacing itself (the lazy-module idiom), not another. */
 function selfModule(s: Source, i: number): boolean {
   const t = s.toks;
-  for (let j = i; j < i + 6 && j < t.length; j++)
-    if (t[j].v === '[') return t[j + 1]?.v === '__name__' && t[j + 2]?.v === ']';
+  for (let j = i; j < i + 6 && j < t.length; j++) if (t.is(j, '[')) return t.is(j + 1, '__name__') && t.is(j + 2, ']');
   return false;
 }
 
@@ -237,7 +254,7 @@ const exitListener = (s: Source): Span[] =>
 
 /** `NODE_ENV` in the same statement as a string naming the test environment. */
 const nodeEnvTest = (s: Source): Span[] =>
-  together(words(/^NODE_ENV$/), (x) => tokensWhere(x, (t) => t.k === 'str' && /^test(ing)?$/i.test(t.v)))(s);
+  together(words(/^NODE_ENV$/, /NODE_ENV/), (x) => stringsWhere(x, /^test(ing)?$/i, /test/i))(s);
 
 /** The test framework named next to the module table or the command line: `"pytest" in sys.modules`. */
 const frameworkProbe = together(
@@ -260,7 +277,11 @@ const frameworkProbe = together(
     'flag.CommandLine',
   ),
   (x) =>
-    tokensWhere(x, (t) => t.k === 'str' && /pytest|unittest|jest|vitest|mocha|node:test|^-?test\.|\.test$/i.test(t.v)),
+    stringsWhere(
+      x,
+      /pytest|unittest|jest|vitest|mocha|node:test|^-?test\.|\.test$/i,
+      /pytest|unittest|jest|vitest|mocha|node:test|test\.|\.test/i,
+    ),
 );
 
 /** `typeof jest !== "undefined"`, `globalThis.describe`: the test runner's globals. */
@@ -268,7 +289,8 @@ const TEST_GLOBALS = /^(jest|vi|describe|it|test|expect|beforeEach|afterEach|bef
 const testGlobals = (s: Source): Span[] => [
   ...tokensWhere(
     s,
-    (t, i) => t.k === 'id' && t.v === 'typeof' && s.toks[i + 1]?.k === 'id' && TEST_GLOBALS.test(s.toks[i + 1].v),
+    (i) =>
+      s.toks.k(i) === 'id' && s.toks.is(i, 'typeof') && s.toks.k(i + 1) === 'id' && TEST_GLOBALS.test(s.toks.v(i + 1)!),
   ).map(([i]): Span => [i, i + 2]),
   ...['globalThis', 'global', 'window', 'self']
     .flatMap((h) => refsWithHead(s, 'raw', h))
@@ -287,7 +309,7 @@ const captureStack = (s: Source): Span[] =>
       (r) =>
         r.path.startsWith('Error.captureStackTrace()') &&
         r.calls[0] &&
-        s.toks[r.calls[0][0]]?.v !== 'this' &&
+        !s.toks.is(r.calls[0][0], 'this') &&
         splitArgs(s.toks, r.calls[0][0], r.calls[0][1]).length < 2,
     )
     .map((r) => [r.start, r.end]);
@@ -298,15 +320,15 @@ const freshStack =
   (s: Source): Span[] => {
     const out: Span[] = s.refs.filter((r) => ctors.test(r.path) && members.test(r.path)).map((r) => [r.start, r.end]);
     let at: Map<number, Ref> | undefined;
-    s.toks.forEach((t, i) => {
-      if (t.v !== 'new' || t.k !== 'id') return;
+    for (let i = 0; i < s.toks.length; i++) {
+      if (!s.toks.is(i, 'new') || s.toks.k(i) !== 'id') continue;
       at ??= new Map(s.refs.map((r) => [r.start, r]));
       const r = at.get(i + 1);
-      if (!r || !ctors.test(r.path.replace(/$/, '()'))) return;
+      if (!r || !ctors.test(r.path.replace(/$/, '()'))) continue;
       let j = r.end;
-      if (s.toks[j]?.v === ')') j++;
-      if (s.toks[j]?.v === '.' && members.test(`.${s.toks[j + 1]?.v}`) && j > r.end) out.push([i, j + 2]);
-    });
+      if (s.toks.is(j, ')')) j++;
+      if (s.toks.is(j, '.') && members.test(`.${s.toks.v(j + 1)}`) && j > r.end) out.push([i, j + 2]);
+    }
     return out;
   };
 
@@ -319,18 +341,17 @@ const PY_CONSTANT = new Set(['True', 'False', 'None', 'not', 'and', 'or', 'is', 
 function paramNames(s: Source, a: number, b: number): string[][] {
   return splitArgs(s.toks, a, b).map(([x, y]) => {
     let end = x;
-    while (end < y && !(s.toks[end].k === 'op' && (s.toks[end].v === '=' || s.toks[end].v === ':'))) end++;
-    return s.toks
-      .slice(x, end)
-      .filter((t) => t.k === 'id')
-      .map((t) => t.v);
+    while (end < y && !(s.toks.isOp(end, '=') || s.toks.isOp(end, ':'))) end++;
+    const names: string[] = [];
+    for (let k = x; k < end; k++) if (s.toks.k(k) === 'id') names.push(s.toks.v(k)!);
+    return names;
   });
 }
 
 /** Does the token range read any of the names (not as a member of something else)? */
 function reads(s: Source, a: number, b: number, names: string[]): boolean {
   for (let k = a; k < b; k++)
-    if (s.toks[k].k === 'id' && names.includes(s.toks[k].v) && s.toks[k - 1]?.v !== '.') return true;
+    if (s.toks.k(k) === 'id' && names.includes(s.toks.v(k)!) && !s.toks.is(k - 1, '.')) return true;
   return false;
 }
 
@@ -338,39 +359,39 @@ function reads(s: Source, a: number, b: number, names: string[]): boolean {
 const pythonEq = (s: Source): Span[] => {
   const { toks } = s;
   const defs = new Map<string, number>();
-  toks.forEach((t, i) => {
-    if (t.k === 'id' && toks[i - 1]?.v === 'def' && toks[i + 1]?.v === '(') defs.set(t.v, i);
-  });
+  for (let i = 0; i < toks.length; i++)
+    if (toks.k(i) === 'id' && toks.is(i - 1, 'def') && toks.is(i + 1, '(')) defs.set(toks.v(i)!, i);
   const out: Span[] = [];
-  toks.forEach((t, i) => {
-    if ((t.k !== 'id' && t.k !== 'str') || (t.v !== '__eq__' && t.v !== '__ne__')) return;
-    if (t.k === 'id' && toks[i - 1]?.v === 'def') {
+  for (let i = 0; i < toks.length; i++) {
+    const k = toks.k(i);
+    if ((k !== 'id' && k !== 'str') || !(toks.is(i, '__eq__') || toks.is(i, '__ne__'))) continue;
+    if (k === 'id' && toks.is(i - 1, 'def')) {
       if (pyDefIgnoresArg(s, i)) out.push([i - 1, i + 1]);
-      return;
+      continue;
     }
     // `__eq__ = lambda s, o: True`, `{"__eq__": lambda …}`, `setattr(C, "__eq__", f)`, `__eq__ = always`
     const j = i + 2;
-    if (!['=', ':', ','].includes(toks[i + 1]?.v ?? '')) return;
-    if (toks[j]?.v === 'lambda') {
+    if (!(toks.is(i + 1, '=') || toks.is(i + 1, ':') || toks.is(i + 1, ','))) continue;
+    if (toks.is(j, 'lambda')) {
       if (pyLambdaIgnoresArg(s, j)) out.push([i, j + 1]);
     } else if (
-      toks[j]?.k === 'id' &&
-      defs.has(toks[j].v) &&
-      toks[j + 1]?.v !== '(' &&
-      pyDefIgnoresArg(s, defs.get(toks[j].v)!)
+      toks.k(j) === 'id' &&
+      defs.has(toks.v(j)!) &&
+      !toks.is(j + 1, '(') &&
+      pyDefIgnoresArg(s, defs.get(toks.v(j)!)!)
     )
       out.push([i, j + 1]);
-  });
+  }
   return out;
 };
 
 function pyLambdaIgnoresArg(s: Source, at: number): boolean {
   const { toks } = s;
   let colon = at + 1;
-  while (colon < toks.length && !(toks[colon].k === 'op' && toks[colon].v === ':') && toks[colon].k !== 'nl') colon++;
+  while (colon < toks.length && !toks.isOp(colon, ':') && toks.k(colon) !== 'nl') colon++;
   let end = colon + 1;
-  for (let depth = 0; end < toks.length && toks[end].k !== 'nl'; end++) {
-    const v = toks[end].k === 'op' ? toks[end].v : '';
+  for (let depth = 0; end < toks.length && toks.k(end) !== 'nl'; end++) {
+    const v = toks.k(end) === 'op' ? toks.v(end)! : '';
     if ('([{'.includes(v) && v) depth++;
     else if (')]}'.includes(v) && v) {
       if (depth-- === 0) break;
@@ -390,31 +411,33 @@ function pyDefIgnoresArg(s: Source, name: number): boolean {
     .slice(1)
     .flat();
   let colon = s.close(open) + 1;
-  while (colon < toks.length && !(toks[colon].k === 'op' && toks[colon].v === ':')) colon++; // past `-> T`
+  while (colon < toks.length && !toks.isOp(colon, ':')) colon++; // past `-> T`
   const header = s.stmtOf[colon];
   if (header < 0) return false;
   // The body: the rest of the header line, or the statements indented under it.
   const body: Span[] = [[colon + 1, stmts[header][1]]];
-  const defCol = toks[stmts[header][0]].col;
-  for (let k = header + 1; k < stmts.length && toks[stmts[k][0]].col > defCol; k++) body.push(stmts[k]);
-  const returns = body.filter(([a]) => toks[a]?.v === 'return');
+  const defCol = toks.col(stmts[header][0]);
+  for (let k = header + 1; k < stmts.length && toks.col(stmts[k][0]) > defCol; k++) body.push(stmts[k]);
+  const returns = body.filter(([a]) => toks.is(a, 'return'));
   const honest = (a: number, b: number) => reads(s, a, b, ['NotImplemented']);
   if (!body.some(([a, b]) => reads(s, a, b, args)) && returns.some(([a, b]) => !honest(a, b))) return true;
   // A constant returned before anything that could branch: `return (True)`, `return not None`.
   for (const [a, b] of body) {
-    if (a >= b || (b - a === 1 && toks[a].k === 'str')) continue; // docstring
-    if (toks[a].v === 'return')
-      return (
-        b > a + 1 &&
-        toks
-          .slice(a + 1, b)
-          .every(
-            (t) => t.k === 'num' || (t.k === 'op' && '()-+~'.includes(t.v)) || (t.k === 'id' && PY_CONSTANT.has(t.v)),
-          )
-      );
-    if (/^(if|elif|else|for|while|try|with|match|raise|assert|async|yield|def|class)$/.test(toks[a].v)) return false;
+    if (a >= b || (b - a === 1 && toks.k(a) === 'str')) continue; // docstring
+    if (toks.is(a, 'return')) return b > a + 1 && constantFrom(s, a + 1, b);
+    if (/^(if|elif|else|for|while|try|with|match|raise|assert|async|yield|def|class)$/.test(toks.v(a)!)) return false;
   }
   return false;
+}
+
+/** Whether the tokens [a, b) are a constant: numbers, constant names, parentheses and signs. */
+function constantFrom(s: Source, a: number, b: number): boolean {
+  for (let x = a; x < b; x++) {
+    const k = s.toks.k(x);
+    const v = s.toks.v(x)!;
+    if (!(k === 'num' || (k === 'op' && '()-+~'.includes(v)) || (k === 'id' && PY_CONSTANT.has(v)))) return false;
+  }
+  return true;
 }
 
 /** JavaScript and Java: `equals`, `asymmetricMatch`, `[Symbol.hasInstance]` that never read their argument; `[Symbol.toPrimitive]` returning a literal. */
@@ -423,68 +446,75 @@ const cEq =
   (s: Source): Span[] => {
     const { toks } = s;
     const out: Span[] = [];
-    toks.forEach((t, i) => {
+    for (let i = 0; i < toks.length; i++) {
       let j: number;
       let primitive = false;
-      if (t.k === 'id' && names.test(t.v)) {
+      if (toks.k(i) === 'id' && names.test(toks.v(i)!)) {
         // a member access is a call of it, unless it is assigned (`A.prototype.equals = …`)
-        if (toks[i - 1]?.v === '.' && toks[i + 1]?.v !== '=') return;
+        if (toks.is(i - 1, '.') && !toks.is(i + 1, '=')) continue;
         j = i + 1;
       } else if (
-        t.v === '[' &&
-        toks[i + 1]?.v === 'Symbol' &&
-        toks[i + 2]?.v === '.' &&
-        /^(hasInstance|toPrimitive)$/.test(toks[i + 3]?.v ?? '') &&
-        toks[i + 4]?.v === ']'
+        toks.is(i, '[') &&
+        toks.is(i + 1, 'Symbol') &&
+        toks.is(i + 2, '.') &&
+        (toks.is(i + 3, 'hasInstance') || toks.is(i + 3, 'toPrimitive')) &&
+        toks.is(i + 4, ']')
       ) {
-        primitive = toks[i + 3].v === 'toPrimitive';
+        primitive = toks.is(i + 3, 'toPrimitive');
         j = i + 5;
-      } else return;
-      if (toks[j]?.v === '=' || toks[j]?.v === ':') j++;
-      if (toks[j]?.v === 'async') j++;
-      if (toks[j]?.v === 'function') j++;
-      let params: string[];
-      if (toks[j]?.k === 'id' && toks[j + 1]?.v === '=>') {
-        params = [toks[j].v];
-        j++;
-      } // o => true
-      else if (toks[j]?.v === '(') {
-        params = paramNames(s, j + 1, s.close(j)).flat();
-        j = s.close(j) + 1;
-        if (toks[j]?.v === ':') while (j < toks.length && !['{', '=>', ';', ','].includes(toks[j].v)) j++; // a return type
-        if (toks[j]?.v === 'throws') while (j < toks.length && toks[j].v !== '{' && toks[j].v !== ';') j++;
-      } else return;
-      let a: number;
-      let b: number;
-      if (toks[j]?.v === '=>' && toks[j + 1]?.v !== '{') {
-        a = j + 1;
-        b = a;
-        for (let depth = 0; b < toks.length; b++) {
-          const v = toks[b].k === 'op' ? toks[b].v : '';
-          if (v && '([{'.includes(v)) depth++;
-          else if (v && ')]}'.includes(v)) {
-            if (depth-- === 0) break;
-          } else if ((v === ',' || v === ';') && depth === 0) break;
-        }
-        if (primitive ? b === a + 1 && /^(num|str)$/.test(toks[a].k) : !reads(s, a, b, params)) out.push([i, a + 1]);
-        return;
-      }
-      if (toks[j]?.v === '=>') j++;
-      if (toks[j]?.v !== '{') return;
-      a = j + 1;
-      b = s.close(j);
-      const first = toks[a]?.v === 'return' ? toks[a + 1] : undefined;
-      const literal =
-        first !== undefined &&
-        (/^(num|str)$/.test(first.k) || /^(true|false|null)$/.test(first.v)) &&
-        [';', '}'].includes(toks[a + 2]?.v ?? '');
-      const returnsValue = toks
-        .slice(a, b)
-        .some((x, k) => x.v === 'return' && ![';', '}'].includes(toks[a + k + 1]?.v ?? ';'));
-      if (primitive ? literal : literal || (returnsValue && !reads(s, a, b, params))) out.push([i, a + 1]);
-    });
+      } else continue;
+      const a = cEqIgnoresArg(s, j, primitive);
+      if (a !== null) out.push([i, a + 1]);
+    }
     return out;
   };
+
+/** The function from token j (after its name): the start of its body when it ignores its argument (or, `primitive`, returns a literal), else null. */
+function cEqIgnoresArg(s: Source, j: number, primitive: boolean): number | null {
+  const { toks } = s;
+  if (toks.is(j, '=') || toks.is(j, ':')) j++;
+  if (toks.is(j, 'async')) j++;
+  if (toks.is(j, 'function')) j++;
+  let params: string[];
+  if (toks.k(j) === 'id' && toks.is(j + 1, '=>')) {
+    params = [toks.v(j)!];
+    j++;
+  } // o => true
+  else if (toks.is(j, '(')) {
+    params = paramNames(s, j + 1, s.close(j)).flat();
+    j = s.close(j) + 1;
+    if (toks.is(j, ':')) while (j < toks.length && !['{', '=>', ';', ','].includes(toks.v(j)!)) j++; // a return type
+    if (toks.is(j, 'throws')) while (j < toks.length && !toks.is(j, '{') && !toks.is(j, ';')) j++;
+  } else return null;
+  if (toks.is(j, '=>') && !toks.is(j + 1, '{')) {
+    const a = j + 1;
+    let b = a;
+    for (let depth = 0; b < toks.length; b++) {
+      const v = toks.k(b) === 'op' ? toks.v(b)! : '';
+      if (v && '([{'.includes(v)) depth++;
+      else if (v && ')]}'.includes(v)) {
+        if (depth-- === 0) break;
+      } else if ((v === ',' || v === ';') && depth === 0) break;
+    }
+    const literal = b === a + 1 && /^(num|str)$/.test(toks.k(a)!);
+    return (primitive ? literal : !reads(s, a, b, params)) ? a : null;
+  }
+  if (toks.is(j, '=>')) j++;
+  if (!toks.is(j, '{')) return null;
+  const a = j + 1;
+  const b = s.close(j);
+  const ends = (x: number) => toks.is(x, ';') || toks.is(x, '}');
+  const first = a + 1;
+  const literal =
+    toks.is(a, 'return') &&
+    first < toks.length &&
+    (/^(num|str)$/.test(toks.k(first)!) || /^(true|false|null)$/.test(toks.v(first)!)) &&
+    ends(a + 2);
+  let returnsValue = false;
+  for (let x = a; x < b && !returnsValue; x++)
+    returnsValue = toks.is(x, 'return') && x + 1 < toks.length && !ends(x + 1);
+  return (primitive ? literal : literal || (returnsValue && !reads(s, a, b, params))) ? a : null;
+}
 
 /** A string that names a test report, or a write of a file whose name looks like one. */
 const REPORT_NAME = /junit|\.xml\b|test-results|surefire-reports/i;
@@ -493,25 +523,39 @@ const WRITERS =
 const reportWrite = (s: Source): Span[] => {
   const { toks } = s;
   const named = (i: number) =>
-    toks[i].k === 'str'
-      ? !isDocstring(s, i) && REPORT_NAME.test(toks[i].v)
-      : toks[i].k === 'id' && toks[i - 1]?.v !== '.' && s.textsAt(i).some((t) => REPORT_NAME.test(t));
-  const junit = tokensWhere(s, (t, i) => t.k === 'str' && !isDocstring(s, i) && /junit/i.test(t.v));
+    toks.k(i) === 'str'
+      ? !isDocstring(s, i) && REPORT_NAME.test(toks.v(i)!)
+      : toks.k(i) === 'id' && !toks.is(i - 1, '.') && s.textsAt(i).some((t) => REPORT_NAME.test(t));
+  const junit = tokensWhere(s, (i) => toks.k(i) === 'str' && !isDocstring(s, i) && /junit/i.test(toks.v(i)!), /junit/i);
   const writes = (x: Source): Span[] =>
     x.refs.flatMap((r): Span[] => {
       if (r.path.endsWith('()')) {
         if (WRITERS.test(lastName(r.path.slice(0, -2)))) return [[r.start, r.end]];
       }
       // open(name, "w"), fs.open(name, 'w'), os.OpenFile: a mode that writes
-      if (/^(open|io\.open|codecs\.open|fs\.open|fs\.openSync|fs\.promises\.open)\(\)/.test(r.path) && r.calls[0]) {
+      if (OPENERS.test(r.path) && r.calls[0]) {
         const modes = splitArgs(toks, r.calls[0][0], r.calls[0][1]).map(([a]) => s.stringAt(a) ?? '');
         if (modes.some((m) => /^[rbt]*[wax+][rwxab+t]*$/.test(m))) return [[r.start, r.end]];
       }
       return [];
     });
-  const names = (): Span[] => tokensWhere(s, (_, i) => named(i));
+  const names = (): Span[] => tokensWhere(s, named);
   return [...junit, ...together(writes, names)(s)];
 };
+
+const OPENERS = /^(open|io\.open|codecs\.open|fs\.open|fs\.openSync|fs\.promises\.open)\(\)/;
+
+/**
+ * Whether any rule can read a reference: by the head of what it resolves to
+ * or of how it is written (the heads rules look references up by), or,
+ * whatever its head, as a call that may write a file or as a write to a
+ * function's code. The scan keeps no other reference.
+ */
+export function ruleReads(r: Ref): boolean {
+  if (RULE_HEADS.has(headOf(r.path)) || RULE_HEADS.has(headOf(r.raw))) return true;
+  if (r.path.endsWith('()') && WRITERS.test(lastName(r.path.slice(0, -2)))) return true;
+  return OPENERS.test(r.path) || (r.assigned && CODE_PARTS.test(r.path));
+}
 
 /** The last piece of a path split at `.`, `(`, `[` and `]`, read from its end (`write` of `f.write`); '' when none. */
 function lastName(path: string): string {
@@ -535,11 +579,9 @@ const killOwn = (call: string, self: RegExp) => {
       .filter((r) => {
         const [first] = splitArgs(s.toks, r.calls[0][0], r.calls[0][1]);
         if (!first) return false;
-        const arg = s.toks.slice(first[0], first[1]);
-        return (
-          arg.every((t) => t.k === 'num' || t.k === 'op') ||
-          s.refs.some((x) => x.start >= first[0] && x.start < first[1] && self.test(x.path))
-        );
+        let literal = true;
+        for (let x = first[0]; x < first[1] && literal; x++) literal = s.toks.k(x) === 'num' || s.toks.k(x) === 'op';
+        return literal || s.refs.some((x) => x.start >= first[0] && x.start < first[1] && self.test(x.path));
       })
       .map((r) => [r.start, r.end]);
 };
@@ -574,7 +616,7 @@ const conftest = (s: Source): Span[] => (/(^|\/)conftest\.py$/.test(s.path) && s
 
 /** Go's testing package belongs in _test.go files. */
 const goTesting = (s: Source): Span[] =>
-  /_test\.go$/.test(s.path) ? [] : imports('testing')(s).filter(([i]) => s.toks[i].v === 'testing');
+  /_test\.go$/.test(s.path) ? [] : imports('testing')(s).filter(([i]) => s.toks.is(i, 'testing'));
 
 /**
  * A runner's environment variable, or the prefix a scan of the environment
@@ -583,6 +625,9 @@ const goTesting = (s: Source): Span[] =>
  */
 const ENV_NAMES =
   /^(_?PYTEST|JEST|VITEST|NODE_TEST|PATCHWARDEN)([A-Z0-9_]*)$|\b(PYTEST_CURRENT_TEST|JEST_WORKER_ID|NODE_TEST_CONTEXT|PATCHWARDEN_[A-Z_]+|PROP_SEED)\b/;
+
+/** Text every match of ENV_NAMES holds. */
+const ENV_NEEDLE = /PYTEST|JEST|VITEST|NODE_TEST|PATCHWARDEN|PROP_SEED/;
 
 export const RULES: Rule[] = [
   // ending the process, or hooking its exit
@@ -655,7 +700,7 @@ export const RULES: Rule[] = [
     lang: 'python',
     find: all(
       imports('pytest', '_pytest', 'unittest', 'doctest', 'hypothesis', 'nose', 'nose2', 'py.test'),
-      words(/^pytest_[a-z_]+$/),
+      words(/^pytest_[a-z_]+$/, /pytest_/),
       conftest,
     ),
   },
@@ -668,14 +713,17 @@ export const RULES: Rule[] = [
   {
     id: 'framework.import',
     lang: 'java',
-    find: all(imports('org.junit', 'junit', 'org.testng'), words(/^(org\.junit|org\.testng|junit\.framework)\b/)),
+    find: all(
+      imports('org.junit', 'junit', 'org.testng'),
+      words(/^(org\.junit|org\.testng|junit\.framework)\b/, /org\.junit|org\.testng|junit\.framework/),
+    ),
   },
 
   // sniffing the test environment
-  { id: 'env.sniff', lang: 'python', find: all(words(ENV_NAMES), frameworkProbe) },
-  { id: 'env.sniff', lang: 'js', find: all(words(ENV_NAMES), nodeEnvTest, frameworkProbe, testGlobals) },
-  { id: 'env.sniff', lang: 'go', find: all(words(ENV_NAMES), frameworkProbe, refs('testing.Testing')) },
-  { id: 'env.sniff', lang: 'java', find: words(ENV_NAMES) },
+  { id: 'env.sniff', lang: 'python', find: all(words(ENV_NAMES, ENV_NEEDLE), frameworkProbe) },
+  { id: 'env.sniff', lang: 'js', find: all(words(ENV_NAMES, ENV_NEEDLE), nodeEnvTest, frameworkProbe, testGlobals) },
+  { id: 'env.sniff', lang: 'go', find: all(words(ENV_NAMES, ENV_NEEDLE), frameworkProbe, refs('testing.Testing')) },
+  { id: 'env.sniff', lang: 'java', find: words(ENV_NAMES, ENV_NEEDLE) },
 
   // reading the caller
   {
@@ -697,7 +745,7 @@ export const RULES: Rule[] = [
         'traceback.walk_stack',
         'traceback.StackSummary.extract',
       ),
-      words(/^f_back$/),
+      words(/^f_back$/, /f_back/),
     ),
   },
   {

@@ -4,7 +4,7 @@
 // those bindings to the thing it names. Rules match what a chain resolves to,
 // so an alias, a string-spelled attribute, a destructured binding or a call
 // split over lines counts as the plain spelling.
-import { lex, type Token } from './lex.js';
+import { lex, type Tokens } from './lex.js';
 import type { Lang } from './lang.js';
 
 export interface Ref {
@@ -37,7 +37,7 @@ export type Span = [number, number];
 export interface Source {
   lang: Lang;
   path: string;
-  toks: Token[];
+  toks: Tokens;
   /** Statement index of each token (-1 for separators). */
   stmtOf: Int32Array;
   /** Token range of each statement. */
@@ -101,9 +101,16 @@ export function joinPath(parts: string[]): string {
  * `heads`: the only first names a rule reads a reference by; a lone name
  * that is none of them, bound to nothing and followed by no member, call or
  * subscript, gets no reference (most names in a large file are such).
- * Without it every name gets one.
+ * Without it every name gets one. `reads`: whether a rule can read a
+ * reference; the file keeps only those (without it, every one).
  */
-export function readSource(text: string, lang: Lang, path: string, heads?: ReadonlySet<string>): Source {
+export function readSource(
+  text: string,
+  lang: Lang,
+  path: string,
+  heads?: ReadonlySet<string>,
+  reads?: (r: Ref) => boolean,
+): Source {
   const toks = lex(text, lang, /\.[jt]sx$/i.test(path));
   const pairs = matchBrackets(toks);
   const close = (i: number) => (pairs[i] >= 0 ? pairs[i] : toks.length - 1);
@@ -123,17 +130,17 @@ export function readSource(text: string, lang: Lang, path: string, heads?: Reado
     textsAt: () => [],
   };
   const stringAt = (i: number): string | null => {
-    const t = toks[i];
-    if (t?.k === 'str') return t.v;
-    if (t?.k !== 'id') return null;
-    const b = bindings.get(t.v);
+    const k = toks.k(i);
+    if (k === 'str') return toks.v(i)!;
+    if (k !== 'id' || !bindings.size) return null;
+    const b = bindings.get(toks.v(i)!);
     return b && 'str' in b ? b.str : null;
   };
   src.stringAt = stringAt;
   src.textsAt = (i) => {
-    const t = toks[i];
-    if (t?.k === 'str') return [t.v];
-    const b = t?.k === 'id' ? bindings.get(t.v) : undefined;
+    const k = toks.k(i);
+    if (k === 'str') return [toks.v(i)!];
+    const b = k === 'id' && bindings.size ? bindings.get(toks.v(i)!) : undefined;
     return b ? ('str' in b ? [b.str] : (b.texts ?? NO_TEXTS)) : NO_TEXTS;
   };
 
@@ -152,13 +159,13 @@ export function readSource(text: string, lang: Lang, path: string, heads?: Reado
   /** The chain starting at the name (or the parenthesized chain) at i; null when i does not start one. */
   const chainAt = (i: number, depth = 0): Chain | null => {
     if (depth > 4) return null;
-    if (toks[i]?.k === 'op' && toks[i].v === '(') {
+    if (toks.isOp(i, '(')) {
       // `(await import("node:process")).default.exit`, `(os)._exit`: the chain goes on after the `)`.
-      const c = chainAt(toks[i + 1]?.k === 'id' && toks[i + 1].v === 'await' ? i + 2 : i + 1, depth + 1);
+      const c = chainAt(toks.k(i + 1) === 'id' && toks.is(i + 1, 'await') ? i + 2 : i + 1, depth + 1);
       return c && c.end === close(i) ? follow(i, c.parts, c.end + 1, c.calls, c.setter, depth) : null;
     }
-    if (toks[i]?.k !== 'id') return null;
-    return follow(i, resolve([toks[i].v]), i + 1, NO_CALLS, null, depth);
+    if (toks.k(i) !== 'id') return null;
+    return follow(i, resolve([toks.v(i)!]), i + 1, NO_CALLS, null, depth);
   };
   /** The members, subscripts and calls after a chain's head. */
   const follow = (
@@ -171,32 +178,32 @@ export function readSource(text: string, lang: Lang, path: string, heads?: Reado
   ): Chain => {
     let parts = head; // a fresh array: resolve() and a chain's own parts are never shared
     let j = from;
-    while (j < toks.length) {
-      const t = toks[j];
-      if (t.k === 'op' && (t.v === '.' || t.v === '?.') && toks[j + 1]?.k === 'id') {
-        parts.push(toks[j + 1].v);
+    while (j < toks.length && toks.k(j) === 'op') {
+      const dot = toks.is(j, '.');
+      if ((dot || toks.is(j, '?.')) && toks.k(j + 1) === 'id') {
+        parts.push(toks.v(j + 1)!);
         j += 2;
         continue;
       }
-      if (t.k === 'op' && t.v === '?.' && toks[j + 1]?.v === '(') {
+      if (!dot && toks.is(j, '?.') && toks.is(j + 1, '(')) {
         j++;
         continue;
       }
-      if (t.k === 'op' && t.v === '!' && lang === 'js' && toks[j + 1]?.k === 'op' && toks[j + 1].v === '.') {
+      if (toks.is(j, '!') && lang === 'js' && toks.isOp(j + 1, '.')) {
         j++;
         continue;
       }
-      if (t.k === 'op' && t.v === '[') {
+      if (toks.is(j, '[')) {
         const end = close(j);
         const name = end === j + 2 ? stringAt(j + 1) : null;
         // `sys.modules["os"]._exit` is the module itself.
-        if (name !== null && lang === 'python' && joinPath(parts) === 'sys.modules' && toks[end + 1]?.v === '.')
+        if (name !== null && lang === 'python' && joinPath(parts) === 'sys.modules' && toks.is(end + 1, '.'))
           parts = moduleParts(name);
         else parts.push(name ?? '[]');
         j = end + 1;
         continue;
       }
-      if (t.k === 'op' && t.v === '(') {
+      if (toks.is(j, '(')) {
         const end = close(j);
         if (calls === NO_CALLS) calls = [];
         calls.push([j + 1, end]);
@@ -237,55 +244,65 @@ export function readSource(text: string, lang: Lang, path: string, heads?: Reado
     lang === 'python' ? pythonCanonical(parts) : lang === 'js' ? jsCanonical(parts) : parts;
   const canonical = (parts: string[]) => joinPath(canonicalParts(parts));
   const makeRef = (parts: string[], start: number, end: number, calls: [number, number][], assigned: boolean): Ref => {
-    const bound = toks[start]?.k === 'id' && bindings.has(toks[start].v);
-    const head = bound ? resolve([toks[start].v]) : [];
+    const name = toks.k(start) === 'id' && bindings.size ? toks.v(start)! : '';
+    const head = name && bindings.has(name) ? resolve([name]) : [];
     const held = head.includes('()') ? canonical(head) : '';
     const raw = joinPath(parts);
     const same = canonicalParts(parts);
     return { path: same === parts ? raw : joinPath(same), raw, start, end, calls, assigned, held };
   };
 
+  const keep = (r: Ref) => {
+    if (!reads || reads(r)) src.refs.push(r);
+  };
   const stars: string[] = [];
   collectBindings(src, bindings, imports, stars, chainAt);
 
   for (let i = 0; i < toks.length; i++) {
-    const prev = toks[i - 1];
-    if (toks[i].k === 'op' && toks[i].v === '(') {
+    const kind = toks.k(i);
+    const prev = toks.k(i - 1);
+    if (kind === 'op' && toks.is(i, '(')) {
       // A parenthesized chain that goes on after its `)`; a call's parentheses are the chain before them.
-      const after = toks[close(i) + 1];
+      const after = close(i) + 1;
       const called =
-        prev &&
-        (prev.k === 'str' ||
-          (prev.k === 'id' && !EXPRESSION_AFTER.has(prev.v)) ||
-          (prev.k === 'op' && (prev.v === ')' || prev.v === ']')));
-      if (called || after?.k !== 'op' || !['.', '?.', '['].includes(after.v)) continue;
+        prev === 'str' ||
+        (prev === 'id' && !EXPRESSION_AFTER.has(toks.v(i - 1)!)) ||
+        (prev === 'op' && (toks.is(i - 1, ')') || toks.is(i - 1, ']')));
+      if (called || toks.k(after) !== 'op' || !(toks.is(after, '.') || toks.is(after, '?.') || toks.is(after, '[')))
+        continue;
       const c = chainAt(i);
-      if (c && c.end > close(i) + 1) src.refs.push(makeRef(c.parts, i, c.end, c.calls, assignOp(toks[c.end])));
+      if (c && c.end > close(i) + 1) keep(makeRef(c.parts, i, c.end, c.calls, assignOp(toks, c.end)));
       continue;
     }
-    if (toks[i].k !== 'id' || (prev?.k === 'op' && (prev.v === '.' || prev.v === '?.'))) continue;
-    if (lang === 'python' && prev?.k === 'id' && (prev.v === 'def' || prev.v === 'class')) continue;
-    if (heads && !stars.length && unread(toks[i].v, toks[i + 1], heads) && !bindings.has(toks[i].v)) continue;
+    if (kind !== 'id' || (prev === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.')))) continue;
+    if (lang === 'python' && prev === 'id' && (toks.is(i - 1, 'def') || toks.is(i - 1, 'class'))) continue;
+    if (heads && !stars.length && !chainOn(toks, i + 1)) {
+      const name = toks.v(i)!;
+      if (unread(name, heads) && !bindings.has(name)) continue;
+    }
     const c = chainAt(i);
     if (!c) continue;
-    const assigned = assignOp(toks[c.end]);
+    const assigned = assignOp(toks, c.end);
     // Assigning a bare name rebinds the name; it writes nothing it named before.
-    const parts = assigned && c.end === i + 1 ? [toks[i].v] : c.parts;
-    src.refs.push(makeRef(parts, i, c.end, c.calls, assigned));
-    if (c.setter) src.refs.push(c.setter);
+    const parts = assigned && c.end === i + 1 ? [toks.v(i)!] : c.parts;
+    keep(makeRef(parts, i, c.end, c.calls, assigned));
+    if (c.setter) keep(c.setter);
     // `from os import *`: a name bound nowhere in the file may come from a star import.
-    if (stars.length && !bindings.has(toks[i].v))
-      for (const m of stars) src.refs.push(makeRef([...m.split('.'), ...parts], i, c.end, c.calls, assigned));
+    if (stars.length && !bindings.has(toks.v(i)!))
+      for (const m of stars) keep(makeRef([...m.split('.'), ...parts], i, c.end, c.calls, assigned));
   }
   return src;
 }
 
-/** Tokens that carry a chain on past a name. */
-const CHAIN_ON = new Set(['.', '?.', '!', '[', '(']);
+/** Whether token j carries a chain on past a name: `.`, `?.`, `!`, `[` or `(`. */
+function chainOn(toks: Tokens, j: number): boolean {
+  if (toks.k(j) !== 'op') return false;
+  const c = toks.opCode(j);
+  return c === 46 || c === 33 || c === 91 || c === 40 || toks.is(j, '?.');
+}
 
 /** A lone name no rule reads by its head: `posix`, `nt` and `__builtins__` read as `os` and `builtins`. */
-function unread(name: string, next: Token | undefined, heads: ReadonlySet<string>): boolean {
-  if (next?.k === 'op' && CHAIN_ON.has(next.v)) return false;
+function unread(name: string, heads: ReadonlySet<string>): boolean {
   return !heads.has(name) && name !== 'posix' && name !== 'nt' && name !== '__builtins__';
 }
 
@@ -314,9 +331,11 @@ const EXPRESSION_AFTER = new Set([
   'assert',
 ]);
 
-function assignOp(t: Token | undefined): boolean {
-  if (t?.k !== 'op' || !t.v.endsWith('=')) return false;
-  return t.v === '=' || /^[-+*/%&|^@]=$|^(\*\*|\/\/|>>|<<|\?\?|&&|\|\|)=$/.test(t.v);
+function assignOp(toks: Tokens, i: number): boolean {
+  if (toks.k(i) !== 'op') return false;
+  const v = toks.v(i)!;
+  if (!v.endsWith('=')) return false;
+  return v === '=' || /^[-+*/%&|^@]=$|^(\*\*|\/\/|>>|<<|\?\?|&&|\|\|)=$/.test(v);
 }
 
 /** `posix` and `nt` are `os` under its platform name; `__builtins__` is `builtins`; `os.__dict__["_exit"]` is `os._exit`. */
@@ -341,16 +360,15 @@ function jsCanonical(parts: string[]): string[] {
 }
 
 /** Splits the tokens [start, end) at top-level commas. */
-export function splitArgs(toks: Token[], start: number, end: number): Span[] {
+export function splitArgs(toks: Tokens, start: number, end: number): Span[] {
   const out: Span[] = [];
   let depth = 0;
   let from = start;
   for (let i = start; i < end; i++) {
-    const t = toks[i];
-    if (t.k !== 'op') continue;
-    if ('([{'.includes(t.v)) depth++;
-    else if (')]}'.includes(t.v)) depth--;
-    else if (t.v === ',' && depth === 0) {
+    const c = toks.opCode(i);
+    if (c === 40 || c === 91 || c === 123) depth++;
+    else if (c === 41 || c === 93 || c === 125) depth--;
+    else if (c === 44 && depth === 0) {
       out.push([from, i]);
       from = i + 1;
     }
@@ -360,23 +378,24 @@ export function splitArgs(toks: Token[], start: number, end: number): Span[] {
 }
 
 /** The closing bracket of each opening one, by token index (-1: none, or not a bracket). */
-function matchBrackets(toks: Token[]): Int32Array {
+function matchBrackets(toks: Tokens): Int32Array {
   const pairs = new Int32Array(toks.length).fill(-1);
   const stack: number[] = [];
-  const open: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
-  toks.forEach((t, i) => {
-    if (t.k !== 'op') return;
-    if (t.v === '(' || t.v === '[' || t.v === '{') stack.push(i);
-    else if (t.v === ')' || t.v === ']' || t.v === '}') {
+  /** The opener's code of each closer's: `(` 40 of `)` 41, `[` 91 of `]` 93, `{` 123 of `}` 125. */
+  const opener = (c: number) => (c === 41 ? 40 : c - 2);
+  for (let i = 0; i < toks.length; i++) {
+    const c = toks.opCode(i);
+    if (c === 40 || c === 91 || c === 123) stack.push(i);
+    else if (c === 41 || c === 93 || c === 125) {
       // A stray closer (bad or partial code) closes nothing.
-      if (stack.length && toks[stack[stack.length - 1]].v === open[t.v]) pairs[stack.pop()!] = i;
+      if (stack.length && toks.opCode(stack[stack.length - 1]) === opener(c)) pairs[stack.pop()!] = i;
     }
-  });
+  }
   return pairs;
 }
 
 /** Python statements end at a logical newline or `;`; the others at `;`, `{` and `}`. */
-function statements(toks: Token[], lang: Lang): { stmtOf: Int32Array; stmts: Span[] } {
+function statements(toks: Tokens, lang: Lang): { stmtOf: Int32Array; stmts: Span[] } {
   const stmtOf = new Int32Array(toks.length).fill(-1);
   const stmts: Span[] = [];
   let from = 0;
@@ -388,25 +407,24 @@ function statements(toks: Token[], lang: Lang): { stmtOf: Int32Array; stmts: Spa
     }
     from = separator ? i + 1 : i;
   };
-  toks.forEach((t, i) => {
-    if (t.k === 'nl' || (t.k === 'op' && (t.v === ';' || (lang !== 'python' && (t.v === '{' || t.v === '}'))))) end(i);
+  for (let i = 0; i < toks.length; i++) {
+    const c = toks.opCode(i);
+    if (toks.k(i) === 'nl' || c === 59 || (lang !== 'python' && (c === 123 || c === 125))) end(i);
     // Go ends a statement at a line break after a name, literal or closing bracket.
     else if (
       lang === 'go' &&
-      toks[i + 1] &&
-      toks[i + 1].line > t.endLine &&
-      (t.k !== 'op' || /^([)\]}]|\+\+|--)$/.test(t.v))
+      i + 1 < toks.length &&
+      toks.line(i + 1) > toks.endLine(i) &&
+      (toks.k(i) !== 'op' || /^([)\]}]|\+\+|--)$/.test(toks.v(i)!))
     )
       end(i + 1, false);
-  });
+  }
   end(toks.length);
   return { stmtOf, stmts };
 }
 
 /** What an unbound name stands for: no strings (shared; most names are unbound). */
 const NO_TEXTS: readonly string[] = [];
-const IMPORT_WORDS = new Set(['import', 'from', 'export']);
-const DECLARE = new Set(['const', 'let', 'var']);
 
 type ChainAt = (i: number) => { parts: string[]; end: number } | null;
 
@@ -420,64 +438,58 @@ function collectBindings(
 ) {
   const { toks, lang } = src;
   const bindChain = (name: string, at: number) => {
-    const rhs =
-      toks[at]?.k === 'id' && toks[at].v === 'new'
-        ? at + 1
-        : toks[at]?.k === 'id' && toks[at].v === 'await'
-          ? at + 1
-          : at;
-    if (toks[rhs]?.k === 'str') {
-      bindings.set(name, { str: toks[rhs].v });
+    const rhs = toks.k(at) === 'id' && (toks.is(at, 'new') || toks.is(at, 'await')) ? at + 1 : at;
+    if (toks.k(rhs) === 'str') {
+      bindings.set(name, { str: toks.v(rhs)! });
       return;
     }
     const c = chainAt(rhs);
     // `node = node.parent` says nothing new about what `node` names.
-    if (!c || (toks[rhs].k === 'id' && toks[rhs].v === name)) return;
+    if (!c || (toks.k(rhs) === 'id' && toks.is(rhs, name))) return;
     const stmt = src.stmtOf[rhs];
     const texts: string[] = [];
-    for (let k = rhs; k < toks.length && src.stmtOf[k] === stmt; k++) if (toks[k].k === 'str') texts.push(toks[k].v);
+    for (let k = rhs; k < toks.length && src.stmtOf[k] === stmt; k++) if (toks.k(k) === 'str') texts.push(toks.v(k)!);
     bindings.set(name, { parts: c.parts, texts });
   };
   // An import starts a statement or a line (Go and JavaScript may end statements at a newline).
-  toks.forEach((t, s) => {
-    if (t.k !== 'id' || !IMPORT_WORDS.has(t.v)) return;
+  for (let s = 0; s < toks.length; s++) {
+    if (toks.k(s) !== 'id' || !(toks.is(s, 'import') || toks.is(s, 'from') || toks.is(s, 'export'))) continue;
     const stmt = src.stmtOf[s];
-    if (src.stmts[stmt]?.[0] !== s && toks[s - 1]?.endLine === t.line) return;
+    if (src.stmts[stmt]?.[0] !== s && s > 0 && toks.endLine(s - 1) === toks.line(s)) continue;
     const e = src.stmts[stmt]?.[1] ?? toks.length;
-    if (lang === 'python' && t.v !== 'export') pythonImport(toks, s, e, bindings, imports, stars);
-    else if (lang === 'js' && t.v !== 'from') jsImport(toks, s, e, bindings, imports);
-    else if (lang === 'go' && t.v === 'import') goImport(toks, s, e, bindings, imports);
-    else if (lang === 'java' && t.v === 'import') javaImport(toks, s, e, bindings, imports);
-  });
+    const word = toks.v(s);
+    if (lang === 'python' && word !== 'export') pythonImport(toks, s, e, bindings, imports, stars);
+    else if (lang === 'js' && word !== 'from') jsImport(toks, s, e, bindings, imports);
+    else if (lang === 'go' && word === 'import') goImport(toks, s, e, bindings, imports);
+    else if (lang === 'java' && word === 'import') javaImport(toks, s, e, bindings, imports);
+  }
+  const declares = (i: number) => toks.is(i, 'const') || toks.is(i, 'let') || toks.is(i, 'var');
   let depth = 0;
   for (let i = 0; i < toks.length; i++) {
-    const t = toks[i];
-    const prev = toks[i - 1];
-    if (t.k === 'op' && '([{'.includes(t.v)) depth++;
-    else if (t.k === 'op' && ')]}'.includes(t.v)) depth = Math.max(0, depth - 1);
-    if (prev?.k === 'op' && (prev.v === '.' || prev.v === '?.')) continue;
+    const kind = toks.k(i);
+    const c = toks.opCode(i);
+    if (c === 40 || c === 91 || c === 123) depth++;
+    else if (c === 41 || c === 93 || c === 125) depth = Math.max(0, depth - 1);
+    if (toks.k(i - 1) === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.'))) continue;
     // NAME = chain, NAME := chain, NAME: Type = chain
-    if (t.k === 'id') {
+    if (kind === 'id') {
       let j = i + 1;
-      const declared =
-        lang === 'js' ? DECLARE.has(prev?.v ?? '') : lang === 'python' && src.stmts[src.stmtOf[i]]?.[0] === i;
-      if (toks[j]?.v === ':' && toks[j].k === 'op' && declared) {
+      const declared = lang === 'js' ? declares(i - 1) : lang === 'python' && src.stmts[src.stmtOf[i]]?.[0] === i;
+      if (declared && toks.isOp(j, ':')) {
         const stmt = src.stmtOf[i];
-        while (j < toks.length && src.stmtOf[j] === stmt && !(toks[j].k === 'op' && toks[j].v === '=')) j++;
+        while (j < toks.length && src.stmtOf[j] === stmt && !toks.isOp(j, '=')) j++;
       }
-      const op = toks[j];
       // In Python, `NAME = x` inside brackets is a keyword argument or a parameter's default: it names no
       // module or function, though its string still tells what `open(path, mode="w")` does.
       const assigns =
-        op?.k === 'op' &&
-        (op.v === ':=' || (op.v === '=' && (lang !== 'python' || depth === 0 || toks[j + 1]?.k === 'str')));
-      if (assigns && toks[j + 1] && t.v !== '_') bindChain(t.v, j + 1);
+        toks.isOp(j, ':=') || (toks.isOp(j, '=') && (lang !== 'python' || depth === 0 || toks.k(j + 1) === 'str'));
+      if (assigns && j + 1 < toks.length && !toks.is(i, '_')) bindChain(toks.v(i)!, j + 1);
     }
     // const { a, b: c, d: { e } } = chain
-    if (lang === 'js' && t.k === 'op' && t.v === '{' && prev?.k === 'id' && DECLARE.has(prev.v)) {
+    if (lang === 'js' && c === 123 && toks.k(i - 1) === 'id' && declares(i - 1)) {
       const end = src.close(i);
-      if (toks[end + 1]?.v === '=') {
-        const rhs = toks[end + 2]?.v === 'await' ? end + 3 : end + 2;
+      if (toks.is(end + 1, '=')) {
+        const rhs = toks.is(end + 2, 'await') ? end + 3 : end + 2;
         const c = chainAt(rhs);
         if (c) destructure(toks, i, end, c.parts, bindings, src.close);
       }
@@ -486,7 +498,7 @@ function collectBindings(
 }
 
 function destructure(
-  toks: Token[],
+  toks: Tokens,
   open: number,
   close: number,
   from: string[],
@@ -494,19 +506,19 @@ function destructure(
   closeOf: (i: number) => number,
 ) {
   for (const [s, e] of splitArgs(toks, open + 1, close)) {
-    const key = toks[s];
-    if (key?.k !== 'id' && key?.k !== 'str') continue;
-    const member = [...from, key.v];
-    if (toks[s + 1]?.v === ':' && toks[s + 2]) {
-      const target = toks[s + 2];
-      if (target.k === 'op' && target.v === '{') destructure(toks, s + 2, closeOf(s + 2), member, bindings, closeOf);
-      else if (target.k === 'id') bindings.set(target.v, { parts: member });
-    } else if (key.k === 'id' && s < e) bindings.set(key.v, { parts: member });
+    const key = toks.k(s);
+    if (key !== 'id' && key !== 'str') continue;
+    const member = [...from, toks.v(s)!];
+    if (toks.is(s + 1, ':') && s + 2 < toks.length) {
+      const target = s + 2;
+      if (toks.isOp(target, '{')) destructure(toks, target, closeOf(target), member, bindings, closeOf);
+      else if (toks.k(target) === 'id') bindings.set(toks.v(target)!, { parts: member });
+    } else if (key === 'id' && s < e) bindings.set(toks.v(s)!, { parts: member });
   }
 }
 
 function pythonImport(
-  toks: Token[],
+  toks: Tokens,
   s: number,
   e: number,
   bindings: Map<string, Binding>,
@@ -515,105 +527,102 @@ function pythonImport(
 ) {
   const dotted = (i: number): [string, number] => {
     let name = '';
-    while (i < e && toks[i].k === 'op' && (toks[i].v === '.' || toks[i].v === '...')) name += toks[i++].v; // relative
-    while (i < e && toks[i].k === 'id') {
-      name += toks[i++].v;
-      if (toks[i]?.v !== '.' || toks[i + 1]?.k !== 'id') break;
-      name += toks[i++].v;
+    while (i < e && (toks.isOp(i, '.') || toks.isOp(i, '...'))) name += toks.v(i++); // relative
+    while (i < e && toks.k(i) === 'id') {
+      name += toks.v(i++);
+      if (!toks.is(i, '.') || toks.k(i + 1) !== 'id') break;
+      name += toks.v(i++);
     }
     return [name, i];
   };
-  if (toks[s].v === 'import') {
+  if (toks.is(s, 'import')) {
     for (const [a, b] of splitArgs(toks, s + 1, e)) {
       const [name, i] = dotted(a);
       if (!name) continue;
       imports.push({ module: name, at: a });
-      if (toks[i]?.v === 'as' && i + 1 < b) bindings.set(toks[i + 1].v, { parts: name.split('.') });
+      if (toks.is(i, 'as') && i + 1 < b) bindings.set(toks.v(i + 1)!, { parts: name.split('.') });
       else bindings.set(name.split('.')[0], { parts: [name.split('.')[0]] });
     }
     return;
   }
   const [mod, i] = dotted(s + 1);
-  if (toks[i]?.v !== 'import') return;
+  if (!toks.is(i, 'import')) return;
   imports.push({ module: mod, at: s });
   let from = i + 1;
   let to = e;
-  if (toks[from]?.v === '(') {
+  if (toks.is(from, '(')) {
     to = Math.min(e, toks.length);
     from++;
   }
   for (const [a, b] of splitArgs(toks, from, to)) {
-    const name = toks[a];
-    if (name?.v === '*') stars.push(mod);
-    if (name?.k !== 'id') continue;
-    imports.push({ module: `${mod}.${name.v}`, at: a });
-    const alias = toks[a + 1]?.v === 'as' && a + 2 < b + 1 ? toks[a + 2].v : name.v;
-    bindings.set(alias, { parts: [...mod.split('.'), name.v] });
+    if (toks.is(a, '*')) stars.push(mod);
+    if (toks.k(a) !== 'id') continue;
+    const name = toks.v(a)!;
+    imports.push({ module: `${mod}.${name}`, at: a });
+    const alias = toks.is(a + 1, 'as') && a + 2 < b + 1 ? toks.v(a + 2)! : name;
+    bindings.set(alias, { parts: [...mod.split('.'), name] });
   }
 }
 
-function jsImport(toks: Token[], s: number, e: number, bindings: Map<string, Binding>, imports: Import[]) {
+function jsImport(toks: Tokens, s: number, e: number, bindings: Map<string, Binding>, imports: Import[]) {
   // import x, { a as b } from 'm' / import * as x from 'm' / import 'm' / export ... from 'm'
   // (the `{` of a named import ends the statement split, so look ahead past it)
   let fromAt = -1;
   for (let i = s; i < Math.min(toks.length, e + 200); i++) {
-    if (toks[i].k === 'str' && (toks[i - 1]?.v === 'from' || i === s + 1)) {
+    if (toks.k(i) === 'str' && (toks.is(i - 1, 'from') || i === s + 1)) {
       fromAt = i;
       break;
     }
-    if (toks[i].k === 'op' && toks[i].v === ';') break;
+    if (toks.isOp(i, ';')) break;
   }
-  if (toks[s].v === 'import' && toks[s + 1]?.v === '(') return; // a dynamic import is a chain
+  if (toks.is(s, 'import') && toks.is(s + 1, '(')) return; // a dynamic import is a chain
   if (fromAt < 0) return;
-  const mod = toks[fromAt].v;
+  const mod = toks.v(fromAt)!;
   imports.push({ module: mod, at: s });
-  if (toks[s].v !== 'import') return;
+  if (!toks.is(s, 'import')) return;
   const parts = [mod.replace(/^node:/, '')];
   for (let i = s + 1; i < fromAt; i++) {
-    const t = toks[i];
-    if (t.k === 'op' && t.v === '*' && toks[i + 1]?.v === 'as') {
-      bindings.set(toks[i + 2].v, { parts });
+    if (toks.isOp(i, '*') && toks.is(i + 1, 'as')) {
+      bindings.set(toks.v(i + 2)!, { parts });
       i += 2;
       continue;
     }
-    if (t.k === 'op' && t.v === '{') {
+    if (toks.isOp(i, '{')) {
       let j = i + 1;
-      while (j < fromAt && toks[j].v !== '}') {
-        const name = toks[j];
-        if (name.k === 'id' && name.v !== 'type') {
-          const alias = toks[j + 1]?.v === 'as' ? toks[j + 2] : name;
-          bindings.set(alias.v, { parts: [...parts, name.v] });
-          j += toks[j + 1]?.v === 'as' ? 3 : 1;
+      while (j < fromAt && !toks.is(j, '}')) {
+        if (toks.k(j) === 'id' && !toks.is(j, 'type')) {
+          const as = toks.is(j + 1, 'as');
+          bindings.set(toks.v(as ? j + 2 : j)!, { parts: [...parts, toks.v(j)!] });
+          j += as ? 3 : 1;
         } else j++;
       }
       i = j;
       continue;
     }
-    if (t.k === 'id' && t.v !== 'type' && (toks[i + 1]?.v === ',' || i + 1 === fromAt - 1))
-      bindings.set(t.v, { parts });
+    if (toks.k(i) === 'id' && !toks.is(i, 'type') && (toks.is(i + 1, ',') || i + 1 === fromAt - 1))
+      bindings.set(toks.v(i)!, { parts });
   }
 }
 
-function goImport(toks: Token[], s: number, e: number, bindings: Map<string, Binding>, imports: Import[]) {
+function goImport(toks: Tokens, s: number, e: number, bindings: Map<string, Binding>, imports: Import[]) {
   let i = s + 1;
-  const end = toks[i]?.v === '(' ? Math.max(e, toks.length) : e;
+  const end = toks.is(i, '(') ? Math.max(e, toks.length) : e;
   for (; i < end; i++) {
-    const t = toks[i];
-    if (t.k === 'op' && t.v === ')') break;
-    if (t.k !== 'str') continue;
-    imports.push({ module: t.v, at: i });
+    if (toks.isOp(i, ')')) break;
+    if (toks.k(i) !== 'str') continue;
+    const v = toks.v(i)!;
+    imports.push({ module: v, at: i });
     const alias =
-      toks[i - 1]?.k === 'id' && toks[i - 1].v !== 'import' ? toks[i - 1].v : t.v.slice(t.v.lastIndexOf('/') + 1);
-    if (alias !== '_' && alias !== '.') bindings.set(alias, { parts: [t.v] });
+      toks.k(i - 1) === 'id' && !toks.is(i - 1, 'import') ? toks.v(i - 1)! : v.slice(v.lastIndexOf('/') + 1);
+    if (alias !== '_' && alias !== '.') bindings.set(alias, { parts: [v] });
   }
 }
 
-function javaImport(toks: Token[], s: number, e: number, bindings: Map<string, Binding>, imports: Import[]) {
+function javaImport(toks: Tokens, s: number, e: number, bindings: Map<string, Binding>, imports: Import[]) {
   let i = s + 1;
-  if (toks[i]?.v === 'static') i++;
+  if (toks.is(i, 'static')) i++;
   let name = '';
-  while (i < e && (toks[i].k === 'id' || (toks[i].k === 'op' && (toks[i].v === '.' || toks[i].v === '*'))))
-    name += toks[i++].v;
+  while (i < e && (toks.k(i) === 'id' || toks.isOp(i, '.') || toks.isOp(i, '*'))) name += toks.v(i++);
   const mod = name.replace(/\.\*$/, '');
   imports.push({ module: mod, at: s });
   if (!name.endsWith('*')) bindings.set(mod.slice(mod.lastIndexOf('.') + 1), { parts: mod.split('.') });

@@ -67,9 +67,10 @@ function babelWords(text: string): { names: Set<string>; strings: Set<string> } 
 function lexWords(text: string): { names: Set<string>; strings: Set<string> } {
   const names = new Set<string>();
   const strings = new Set<string>();
-  for (const t of lex(text, 'js')) {
-    if (t.k === 'id') names.add(t.v);
-    else if (t.k === 'str') strings.add(t.v);
+  const toks = lex(text, 'js');
+  for (let i = 0; i < toks.length; i++) {
+    if (toks.k(i) === 'id') names.add(toks.v(i)!);
+    else if (toks.k(i) === 'str') strings.add(toks.v(i)!);
   }
   return { names, strings };
 }
