@@ -34,7 +34,7 @@ import { isOracle, type Classify } from '../zones/classify.js';
 import { buildCache, type BuildCache } from './buildcache.js';
 import { openRevertCache, type CachedRun, type RevertCache } from './cache.js';
 import { cacheKey } from './cache-key.js';
-import { moduleCache } from './modcache.js';
+import { moduleCache, type ModuleCache } from './modcache.js';
 import { headProblems, type CaseOutcome, type InvariantResult, type Mapping } from './mapping.js';
 import { dependencyProblems } from './deps.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
@@ -276,7 +276,125 @@ export async function revertCheck(
   const mode = config.revert.mode;
   const onto = opts.onto ?? base;
   const now = opts.now ?? new Date();
-  const result: RevertResult = {
+  const result = notApplicable(base, head, mode);
+  const classify = await classifierFor(repo, config);
+  const facts = await rangeFacts(repo, config, classify, base, head, onto, now);
+  const tree = await judgedTree(repo, classify, base, head, onto, facts.kept);
+  result.outside_src = tree.outsideSrc.filter((p) => !facts.kept.has(p));
+  result.owner_commits = facts.owners;
+  if (!tree.patch.length) {
+    result.reason = 'the range changes no production code (src zone): nothing to revert';
+    return result;
+  }
+  propertyCommand(config);
+  const seed = opts.seed ? await opts.seed(tree.patch) : null;
+  result.seed = seed;
+  // Settled before any run: who owes evidence, and an owner's row for exactly this diff.
+  const owed = await evidenceOwed(repo, config, onto, facts.production, opts.pushers);
+  result.evidence = { owed: owed.owed, why: owed.why };
+  const exemption = opts.exemption ? await opts.exemption(tree.patch) : null;
+  result.digest = exemption?.digest ?? null;
+  if (
+    await settledWithoutRuns(
+      result,
+      exemption?.row ?? null,
+      () => productionBehaviour(repo, config, base, head, onto),
+      say,
+    )
+  )
+    return result;
+  // Pending marks and new invariants come from the base plus the admitted owner changes.
+  const registry = await loadRegistryAt(repo, config, facts.kept.has(config.properties.invariants) ? head : onto);
+  say(
+    `${counted(tree.production.length, 'production path')} to revert, ${counted(registry.invariants.length, 'registered invariant')}, mode ${mode}; ${owed.owed ? 'owes a fixed case' : 'vouched for'}: ${owed.why}`,
+  );
+  const guard = guardSignals((line) => say(line));
+  const cache = buildCache(repo, say);
+  const mods = await moduleCache(repo, onto, say);
+  // What both modes judge their two runs by.
+  const judging = {
+    seed,
+    registry,
+    guard,
+    say,
+    owed: owed.owed,
+    now,
+    ttl: config.properties.pending_ttl,
+    advice: exemption?.advice ?? null,
+    byBuild: (output: string, onHead: InvariantResult[]) => fixedByBuild(repo, head, tree.production, output, onHead),
+  };
+  const check: Check = {
+    repo,
+    config,
+    opts,
+    onto,
+    head,
+    classify,
+    tree,
+    facts,
+    registry,
+    seed,
+    guard,
+    cache,
+    mods,
+    say,
+    judging,
+  };
+  try {
+    if (mode === 'in-place' && (opts.part || opts.merged))
+      throw new UsageError('--side and --merge need revert.mode: worktree (each side runs in a tree of its own)');
+    if (opts.merged) await twoRuns(result, mergedSteps(opts.merged, tree.production, judging));
+    else if (mode === 'in-place') await inPlaceCheck(result, check);
+    else await worktreeCheck(result, check);
+  } finally {
+    cache.settle();
+    guard.release();
+  }
+  mods.check();
+  say(`done: ${result.status}`);
+  return result;
+}
+
+export type Side = 'head' | 'revert';
+
+/** What a fresh reverted tree does to each production path. */
+function revertedPaths(production: RawChange[]): Reverted[] {
+  return production.map((c) => ({ path: c.path, action: c.oldMode === ABSENT ? 'removed' : 'restored' }));
+}
+
+/**
+ * Settled before any run: an owner's row for exactly this diff, or a diff
+ * that keeps every syntax tree, which owes no property.
+ */
+async function settledWithoutRuns(
+  result: RevertResult,
+  row: Exemption['row'],
+  behaviourOf: () => ReturnType<typeof productionBehaviour>,
+  say: (line: string) => void,
+): Promise<boolean> {
+  if (row && result.digest) {
+    Object.assign(result, {
+      status: 'acknowledged',
+      acknowledged: row,
+      reason: `an owner acknowledged this diff (${result.digest.slice(0, 12)}) as a refactor: ${row.owner}: ${row.reason}`,
+    });
+    say(`acknowledged refactor ${result.digest.slice(0, 12)} by ${row.owner}: no property run`);
+    return true;
+  }
+  const behaviour = await behaviourOf();
+  if (behaviour) say(describeBehaviour(behaviour));
+  if (!behaviour?.same) return false;
+  Object.assign(result, {
+    status: 'no_behaviour_change',
+    reason: describeBehaviour(behaviour),
+    unchanged: behaviour.paths,
+  });
+  return true;
+}
+
+/** The result of a check that has not run: every field at its empty value. */
+function notApplicable(base: string, head: string, mode: RevertResult['mode']): RevertResult {
+  return {
     status: 'not_applicable',
     failing_on_revert: [],
     reason: '',
@@ -301,192 +419,141 @@ export async function revertCheck(
     seed: null,
     found: null,
   };
-  const classify = await classifierFor(repo, config);
-  const facts = await rangeFacts(repo, config, classify, base, head, onto, now);
-  const tree = await judgedTree(repo, classify, base, head, onto, facts.kept);
-  result.outside_src = tree.outsideSrc.filter((p) => !facts.kept.has(p));
-  result.owner_commits = facts.owners;
-  if (!tree.patch.length) {
-    result.reason = 'the range changes no production code (src zone): nothing to revert';
-    return result;
-  }
-  propertyCommand(config);
-  const seed = opts.seed ? await opts.seed(tree.patch) : null;
-  result.seed = seed;
-  // Settled before any run: who owes evidence, and an owner's row for exactly this diff.
-  const owed = await evidenceOwed(repo, config, onto, facts.production, opts.pushers);
-  result.evidence = { owed: owed.owed, why: owed.why };
-  const exemption = opts.exemption ? await opts.exemption(tree.patch) : null;
-  result.digest = exemption?.digest ?? null;
-  const row = exemption?.row;
-  if (row && result.digest) {
-    Object.assign(result, {
-      status: 'acknowledged',
-      acknowledged: row,
-      reason: `an owner acknowledged this diff (${result.digest.slice(0, 12)}) as a refactor: ${row.owner}: ${row.reason}`,
-    });
-    say(`acknowledged refactor ${result.digest.slice(0, 12)} by ${row.owner}: no property run`);
-    return result;
-  }
-  // A diff that keeps every syntax tree owes no property: nothing runs.
-  const behaviour = await productionBehaviour(repo, config, base, head, onto);
-  if (behaviour) say(describeBehaviour(behaviour));
-  if (behaviour?.same) {
-    Object.assign(result, {
-      status: 'no_behaviour_change',
-      reason: describeBehaviour(behaviour),
-      unchanged: behaviour.paths,
-    });
-    return result;
-  }
-  // Pending marks and new invariants come from the base plus the admitted owner changes.
-  const registry = await loadRegistryAt(repo, config, facts.kept.has(config.properties.invariants) ? head : onto);
-  say(
-    `${counted(tree.production.length, 'production path')} to revert, ${counted(registry.invariants.length, 'registered invariant')}, mode ${mode}; ${owed.owed ? 'owes a fixed case' : 'vouched for'}: ${owed.why}`,
-  );
-  const guard = guardSignals((line) => say(line));
-  const cache = buildCache(repo, say);
-  const mods = await moduleCache(repo, onto, say);
-  // What both modes judge their two runs by.
-  const judging = {
-    seed,
-    registry,
-    guard,
-    say,
-    owed: owed.owed,
-    now,
-    ttl: config.properties.pending_ttl,
-    advice: exemption?.advice ?? null,
-    byBuild: (output: string, onHead: InvariantResult[]) => fixedByBuild(repo, head, tree.production, output, onHead),
-  };
-  try {
-    if (mode === 'in-place' && (opts.part || opts.merged))
-      throw new UsageError('--side and --merge need revert.mode: worktree (each side runs in a tree of its own)');
-    if (opts.merged) await twoRuns(result, mergedSteps(opts.merged, tree.production, judging));
-    else if (mode === 'in-place') {
-      const judged = [...tree.harness, ...tree.production];
-      const links = judged.filter((c) => c.oldMode === GITLINK || c.newMode === GITLINK).map((c) => c.path);
-      if (links.length)
-        throw new CannotJudge(
-          `revert.mode: in-place cannot put submodule pointers back in the working tree (${links.map(showPath).join(', ')}); use revert.mode: worktree`,
-        );
-      if (config.revert.jobs > 1)
-        say('revert.jobs: 2 does not apply in place: one working tree, one run after the other');
-      await inPlace(repo, head, judged, guard, say, {
-        toBase: async (root, env, scratch) => {
-          if (!tree.harness.length) return;
-          say(`taking ${tree.harness.length} path(s) outside the production diff from the base side`);
-          await revertPaths(root, tree.harness, env, scratch);
-          guard.check();
-        },
-        runs: async (root, env, scratch) => {
-          const trees = {
-            head: await treeWith(repo, onto, [...tree.kept, ...tree.production], scratch),
-            revert: await treeWith(repo, onto, tree.kept, scratch),
-          };
-          let n = 0;
-          await twoRuns(result, {
-            run: async (side, _stop, pinned) => {
-              const tmp = path.join(scratch!, `run-${++n}`);
-              mkdirSync(tmp);
-              const trusted = await codeFiles(repo, trees[side], (f) => classify(f) !== 'src');
-              const gocache = cache.open(side, tmp);
-              const run = await runProperties(root, config, registry, {
-                classify,
-                signal: guard.signal,
-                guard: { tmp, trusted, main: repo.root, gocache },
-                env: { ...seedEnv(seed, pinned), ...mods.env, ...sideEnv(side) },
-              });
-              if (side === 'revert' && !run.problem) cache.keep(gocache);
-              return run;
-            },
-            revert: () => revertPaths(root, tree.production, env, scratch),
-            // The new side of each change is the old side of its flip.
-            unrevert: async () => {
-              await revertPaths(root, tree.production.map(flipped), env, scratch);
-            },
-            // One working tree: the reverted run needs the head run's tree put back first.
-            jobs: 1,
-            cached: null,
-            ...judging,
-          });
-        },
-      });
-    } else {
-      const deps = repo.root ? await dependencyProblems(repo, repo.root, onto, config.revert.link) : null;
-      if (deps?.problems.length) {
-        const install = deps.installs.length ? ` (${deps.installs.join('; ')})` : '';
-        Object.assign(result, {
-          status: 'fails_on_head',
-          reason: `dependencies differ from the base: ${deps.problems.join('; ')}. The runs link them in from the main tree, and what a dependency installs runs before any property: install them from the base's lock files${install} before the check, or land the dependency change first, reviewed, in a change of its own`,
-        });
-      } else {
-        // A part of a matrix is keyed by no shard: it neither reads nor writes the cache.
-        const store =
-          config.revert.cache && !opts.part
-            ? await revertCache(repo, config, onto, tree.kept, seed, facts.owners, say)
-            : null;
-        let fresh: PropertyRun | null = null;
-        store?.watch();
-        const steps: Steps = {
-          run: async (side, stop, pinned, only) => {
-            const run = await freshRun(
-              repo,
-              config,
-              registry,
-              classify,
-              onto,
-              side,
-              side === 'head' ? [...tree.kept, ...tree.production] : tree.kept,
-              {
-                guard,
-                stop,
-                cache,
-                env: {
-                  ...seedEnv(seed, pinned),
-                  ...onlyEnv(only),
-                  ...shardEnv(opts.part?.shard ?? null),
-                  ...mods.env,
-                },
-              },
-              say,
-            );
-            // A run of some cases only is no reverted run to keep.
-            if (side === 'revert' && !only) fresh = run;
-            return run;
-          },
-          cached: store?.hit ?? null,
-          revert: async () => revertedPaths(tree.production),
-          // Each run has a fresh tree of its own.
-          unrevert: async () => undefined,
-          jobs: config.revert.jobs,
-          ...judging,
-        };
-        if (opts.part) {
-          say(`running one part: side ${opts.part.side === 'head' ? 'head' : 'base'}, shard ${opts.part.shard}`);
-          result.part = await steps.run(opts.part.side, guard.signal);
-          guard.check();
-        } else {
-          await twoRuns(result, steps);
-          // Only once both runs have ended, and only after a verdict.
-          store?.settle(fresh);
-        }
-      }
-    }
-  } finally {
-    cache.settle();
-    guard.release();
-  }
-  mods.check();
-  say(`done: ${result.status}`);
-  return result;
 }
 
-export type Side = 'head' | 'revert';
+/** What a check's runs are built from, once the range is judged and before either side runs. */
+interface Check {
+  repo: Repo;
+  config: Config;
+  opts: RevertOptions;
+  onto: string;
+  head: string;
+  classify: Classify;
+  tree: Awaited<ReturnType<typeof judgedTree>>;
+  facts: Awaited<ReturnType<typeof rangeFacts>>;
+  registry: Registry;
+  seed: PropSeed | null;
+  guard: Guard;
+  cache: BuildCache;
+  mods: ModuleCache;
+  say: (line: string) => void;
+  judging: Omit<Steps, 'run' | 'revert' | 'unrevert' | 'jobs' | 'cached'>;
+}
 
-/** What a fresh reverted tree does to each production path. */
-function revertedPaths(production: RawChange[]): Reverted[] {
-  return production.map((c) => ({ path: c.path, action: c.oldMode === ABSENT ? 'removed' : 'restored' }));
+/** `in-place`: both runs in the working tree, one after the other, the production diff reverted between them. */
+async function inPlaceCheck(result: RevertResult, c: Check): Promise<void> {
+  const { repo, config, onto, head, classify, tree, registry, seed, guard, cache, mods, say, judging } = c;
+  const judged = [...tree.harness, ...tree.production];
+  const links = judged.filter((c) => c.oldMode === GITLINK || c.newMode === GITLINK).map((c) => c.path);
+  if (links.length)
+    throw new CannotJudge(
+      `revert.mode: in-place cannot put submodule pointers back in the working tree (${links.map(showPath).join(', ')}); use revert.mode: worktree`,
+    );
+  if (config.revert.jobs > 1) say('revert.jobs: 2 does not apply in place: one working tree, one run after the other');
+  await inPlace(repo, head, judged, guard, say, {
+    toBase: async (root, env, scratch) => {
+      if (!tree.harness.length) return;
+      say(`taking ${tree.harness.length} path(s) outside the production diff from the base side`);
+      await revertPaths(root, tree.harness, env, scratch);
+      guard.check();
+    },
+    runs: async (root, env, scratch) => {
+      const trees = {
+        head: await treeWith(repo, onto, [...tree.kept, ...tree.production], scratch),
+        revert: await treeWith(repo, onto, tree.kept, scratch),
+      };
+      let n = 0;
+      await twoRuns(result, {
+        run: async (side, _stop, pinned) => {
+          const tmp = path.join(scratch!, `run-${++n}`);
+          mkdirSync(tmp);
+          const trusted = await codeFiles(repo, trees[side], (f) => classify(f) !== 'src');
+          const gocache = cache.open(side, tmp);
+          const run = await runProperties(root, config, registry, {
+            classify,
+            signal: guard.signal,
+            guard: { tmp, trusted, main: repo.root, gocache },
+            env: { ...seedEnv(seed, pinned), ...mods.env, ...sideEnv(side) },
+          });
+          if (side === 'revert' && !run.problem) cache.keep(gocache);
+          return run;
+        },
+        revert: () => revertPaths(root, tree.production, env, scratch),
+        // The new side of each change is the old side of its flip.
+        unrevert: async () => {
+          await revertPaths(root, tree.production.map(flipped), env, scratch);
+        },
+        // One working tree: the reverted run needs the head run's tree put back first.
+        jobs: 1,
+        cached: null,
+        ...judging,
+      });
+    },
+  });
+}
+
+/** `worktree`: each run in a fresh tree of its own, both sides at once under revert.jobs: 2, or one part of a matrix. */
+async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
+  const { repo, config, opts, onto, classify, tree, facts, registry, seed, guard, cache, mods, say, judging } = c;
+  const deps = repo.root ? await dependencyProblems(repo, repo.root, onto, config.revert.link) : null;
+  if (deps?.problems.length) {
+    const install = deps.installs.length ? ` (${deps.installs.join('; ')})` : '';
+    Object.assign(result, {
+      status: 'fails_on_head',
+      reason: `dependencies differ from the base: ${deps.problems.join('; ')}. The runs link them in from the main tree, and what a dependency installs runs before any property: install them from the base's lock files${install} before the check, or land the dependency change first, reviewed, in a change of its own`,
+    });
+  } else {
+    // A part of a matrix is keyed by no shard: it neither reads nor writes the cache.
+    const store =
+      config.revert.cache && !opts.part
+        ? await revertCache(repo, config, onto, tree.kept, seed, facts.owners, say)
+        : null;
+    let fresh: PropertyRun | null = null;
+    store?.watch();
+    const steps: Steps = {
+      run: async (side, stop, pinned, only) => {
+        const run = await freshRun(
+          repo,
+          config,
+          registry,
+          classify,
+          onto,
+          side,
+          side === 'head' ? [...tree.kept, ...tree.production] : tree.kept,
+          {
+            guard,
+            stop,
+            cache,
+            env: {
+              ...seedEnv(seed, pinned),
+              ...onlyEnv(only),
+              ...shardEnv(opts.part?.shard ?? null),
+              ...mods.env,
+            },
+          },
+          say,
+        );
+        // A run of some cases only is no reverted run to keep.
+        if (side === 'revert' && !only) fresh = run;
+        return run;
+      },
+      cached: store?.hit ?? null,
+      revert: async () => revertedPaths(tree.production),
+      // Each run has a fresh tree of its own.
+      unrevert: async () => undefined,
+      jobs: config.revert.jobs,
+      ...judging,
+    };
+    if (opts.part) {
+      say(`running one part: side ${opts.part.side === 'head' ? 'head' : 'base'}, shard ${opts.part.shard}`);
+      result.part = await steps.run(opts.part.side, guard.signal);
+      guard.check();
+    } else {
+      await twoRuns(result, steps);
+      // Only once both runs have ended, and only after a verdict.
+      store?.settle(fresh);
+    }
+  }
 }
 
 /** The steps of a check judged from a matrix's merged runs: nothing runs here. */
