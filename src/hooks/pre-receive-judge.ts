@@ -83,6 +83,29 @@ export function startEarly(
   return { classify, branchFaults, tampering, baseline };
 }
 
+/** What is wrong with a ref's command itself: a second command for one ref, a deletion the config refuses. */
+function commandFaults(v: RefVerdict, once: Set<string>, branch: JudgingBranch, config: Config): Violation[] {
+  const out: Violation[] = [];
+  // git's own client never sends two commands for one ref; a hand-made push
+  // that does would be judged on one and could land the other.
+  if (once.has(v.ref))
+    out.push({
+      rule: 'duplicate-ref',
+      paths: [],
+      message: `${v.ref} is updated by more than one command of this push; only one of them could land, so none is judged and the push is refused`,
+      fix: 'push each ref once (git push does)',
+    });
+  once.add(v.ref);
+  if (isZeroId(v.new) && v.ref !== branch.ref && config.pre_receive.deletions === 'refuse')
+    out.push({
+      rule: 'delete',
+      paths: [],
+      message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})`,
+      fix: `keep ${v.ref}; where deleting refs is wanted, pre_receive.deletions: allow in ${CONFIG_FILE} on ${branch.ref} lets deletions through`,
+    });
+  return out;
+}
+
 /** What every ref of the push is judged with: the rules, and the push's facts read once for all refs. */
 interface PushFacts {
   repo: Repo;
@@ -119,28 +142,8 @@ export async function judgePush(
   }));
   const branchFaults = await early.branchFaults;
   const once = new Set<string>();
-  for (const [i, v] of verdicts.entries()) {
-    v.violations.push(...branchFaults[i]);
-    // git's own client never sends two commands for one ref; a hand-made push
-    // that does would be judged on one and could land the other.
-    if (once.has(v.ref)) {
-      v.violations.push({
-        rule: 'duplicate-ref',
-        paths: [],
-        message: `${v.ref} is updated by more than one command of this push; only one of them could land, so none is judged and the push is refused`,
-        fix: 'push each ref once (git push does)',
-      });
-    }
-    once.add(v.ref);
-    if (isZeroId(v.new) && v.ref !== branch.ref && config.pre_receive.deletions === 'refuse') {
-      v.violations.push({
-        rule: 'delete',
-        paths: [],
-        message: `deleting ${v.ref} is refused (pre_receive.deletions: refuse in ${config.source})`,
-        fix: `keep ${v.ref}; where deleting refs is wanted, pre_receive.deletions: allow in ${CONFIG_FILE} on ${branch.ref} lets deletions through`,
-      });
-    }
-  }
+  for (const [i, v] of verdicts.entries())
+    v.violations.push(...branchFaults[i], ...commandFaults(v, once, branch, config));
   // Commits that predate the guard (the adoption baseline on the judging branch) are left out of the commit rules.
   const old = await baselined(repo, branch.id, ['--all'], push.all, early.baseline);
   if (old.size)
