@@ -98,6 +98,32 @@ test('init --owner-key lists the owner and turns ownership on; an agent is refus
   assert.is(r.code, 0, said(r));
 });
 
+test("an agent's ledger edit (acknowledging its own rename) is refused at commit, by pre-push, by the server and by the gate", () => {
+  const { s } = adopted(['--owner-key', `${owner.file}.pub`]);
+  const ledger = config(s.work).freeze.ledger as string;
+  const edit = `${readFileSync(path.join(s.work.dir, ledger), 'utf8')}# test_total renamed to test_sum: same case (agent)\n`;
+  const agent = { GIT_AUTHOR_EMAIL: 'noreply@anthropic.com', GIT_COMMITTER_EMAIL: 'noreply@anthropic.com' };
+  const before = s.ref('main');
+  // At commit time: the hooks init installed refuse the agent identity.
+  s.work.write(ledger, edit);
+  s.work.git(['add', '-A']);
+  const c = s.work.git(['commit', '-q', '-m', 'acknowledge my rename'], { env: agent, allowFail: true });
+  assert.is(c.code, 1, said(c));
+  assert.match(said(c), /owners-agent/);
+  // Past the hooks (--no-verify): pre-push, the server alone, and the gate each refuse it.
+  commitAs(s.work, {}, 'acknowledge my rename', { email: 'noreply@anthropic.com' });
+  let r = s.push('main');
+  assert.is(r.code, 1, said(r));
+  assert.match(said(r), /owners-agent/);
+  r = s.push('--no-verify', 'main');
+  assert.is(r.code, 1, said(r));
+  assert.match(r.stderr, /remote: .*owners-agent/, r.stderr);
+  assert.is(s.ref('main'), before);
+  const gate = s.work.json(['gate', '--base', 'origin/main']);
+  assert.is(gate.code, 1);
+  assert.is(gate.out.layers.find((l: { layer: string }) => l.layer === 'owners').status, 'refused');
+});
+
 test('init --yes alone makes no one an owner: doctor says so, every oracle commit is refused, and the printed step sets it up', () => {
   const { s, init } = adopted([]);
   assert.match(init, /owners: no owner's key given, so every oracle commit is refused until one is/);
