@@ -11,6 +11,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { DEADLINE_FLAKE } from '../helpers/flake.js';
 import { ciInstalls, missingUnless, testUnless } from '../helpers/skip.js';
 import { Project, removeProjects, tempDir } from './project.js';
 import { installVendored, ownerSigns, walk } from './walk.js';
@@ -82,21 +83,6 @@ def test_total_non_negative(record_property, items):
 
 const row = (id: string, pending = false) =>
   `  - id: ${id}\n    description: ${id} holds\n${pending ? `    pending: {since: ${TODAY}, owner: Dana Owner, reason: empty bills total -1}\n` : ''}`;
-
-/** A suite test that misses its deadline every other run: a timing flake with no input. */
-const FLAKE = `import pathlib
-import time
-
-COUNT = pathlib.Path(__file__).parent / "deadline.count"
-
-
-def test_deadline():
-    n = int(COUNT.read_text()) if COUNT.exists() else 0
-    COUNT.write_text(str(n + 1))
-    start = time.monotonic()
-    time.sleep(0.3 if n % 2 else 0.0)
-    assert time.monotonic() - start < 0.2, "the step ran past its deadline"
-`;
 
 testUnless(missing)(
   'flask app under pre-commit: from the tarball to a proven fix, a rebase judged alike, a frozen flake, the Action',
@@ -174,7 +160,7 @@ testUnless(missing)(
       fix: { 'shop/bill.py': bill(true) },
       states: { [COUNT]: 'holds', [TOTAL]: 'fixed' },
       flake: {
-        files: { 'tests/test_deadline.py': FLAKE },
+        files: { 'tests/test_deadline.py': DEADLINE_FLAKE },
         name: 'test_deadline',
         failNext: (count) => ({ 'tests/deadline.count': count }),
       },

@@ -8,6 +8,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
+import { GITHUB_RUN } from '../helpers/flake.js';
 import { PROJECT, sh, type Run } from '../helpers/repo.js';
 import { packed } from './pack.js';
 import { type Project, tempDir } from './project.js';
@@ -126,14 +127,6 @@ export function revertVerdict(r: Run): string | null {
   return /refused \[revert\] revert check (\w+)/.exec(said(r))?.[1] ?? null;
 }
 
-const GITHUB = {
-  GITHUB_ACTIONS: 'true',
-  GITHUB_RUN_ID: '4242',
-  GITHUB_SERVER_URL: 'https://github.com',
-  GITHUB_REPOSITORY: 'acme/shop',
-  GITHUB_RUN_ATTEMPT: '1',
-};
-
 type Case = { name: string; freeze_candidate: { command: string; fixture: string } | null };
 
 /**
@@ -163,7 +156,7 @@ export function freezeFlake(p: Project, pw: string[], name: string, failNext: (c
       '--',
       suite,
     ],
-    { cwd: p.dir, env: { ...p.env, ...GITHUB } },
+    { cwd: p.dir, env: { ...p.env, ...GITHUB_RUN } },
   );
   const flake = (JSON.parse(replay.stdout).cases as Case[]).find((c) => c.name.includes(name));
   assert.ok(flake?.freeze_candidate, said(replay));

@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { cleanup, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
 import { NOW, sample } from '../gate/sample.js';
+import { GITHUB_RUN } from '../helpers/flake.js';
 
 const t = testUnless(pytestMissing);
 test.after.each(cleanup);
@@ -18,13 +19,6 @@ test.after.each(cleanup);
 const LEDGER = 'freeze/signatures.yaml';
 const PYTEST = 'python3 -B -m pytest -q -p no:cacheprovider tests --junitxml={junit}';
 const CONFIG = `version: 1\nsuite:\n  command: ${PYTEST}\n`;
-const GITHUB = {
-  GITHUB_ACTIONS: 'true',
-  GITHUB_RUN_ID: '4242',
-  GITHUB_SERVER_URL: 'https://github.com',
-  GITHUB_REPOSITORY: 'acme/shop',
-  GITHUB_RUN_ATTEMPT: '1',
-};
 const RUN_URL = 'https://github.com/acme/shop/actions/runs/4242';
 const WORK =
   'import time\n\n\ndef slow_step(seconds):\n    time.sleep(seconds)\n\n\ndef on_time(n):\n    return n % 2 == 0\n';
@@ -87,7 +81,7 @@ function project(version: string | null, tests: (fixture: (input: string) => str
 function replay(repo: TempRepo) {
   const r = repo.pw(
     ['replay', '--runs', '4', '--seed', '20260917', '--out', 'replay.json', '--format', 'json', '--', PYTEST],
-    { env: GITHUB },
+    { env: GITHUB_RUN },
   );
   const out = JSON.parse(r.stdout);
   return { code: r.code, byName: new Map<string, any>(out.cases.map((c: any) => [c.name, c])) };

@@ -10,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, sh, tempRepo, type TempRepo } from '../helpers/repo.js';
 import { missingUnless, pytestMissing, testUnless } from '../helpers/skip.js';
+import { GITHUB_RUN } from '../helpers/flake.js';
 
 test.after.each(cleanup);
 const t = testUnless(pytestMissing);
@@ -18,13 +19,6 @@ const withHypothesis = testUnless(
 );
 
 const PYTEST = 'python3 -B -m pytest -q -p no:cacheprovider tests --junitxml={junit}';
-const GITHUB = {
-  GITHUB_ACTIONS: 'true',
-  GITHUB_RUN_ID: '4242',
-  GITHUB_SERVER_URL: 'https://github.com',
-  GITHUB_REPOSITORY: 'acme/shop',
-  GITHUB_RUN_ATTEMPT: '1',
-};
 const COUNTER = `import pathlib
 HERE = pathlib.Path(__file__).parent
 
@@ -120,7 +114,7 @@ t(
     );
     repo.git(['add', '-A']);
     repo.git(['commit', '-qm', 'pin the input']);
-    const r = replay(repo, ['--runs', '4', '--seed', '20260917', '--out', 'results.json', '--', PYTEST], GITHUB);
+    const r = replay(repo, ['--runs', '4', '--seed', '20260917', '--out', 'results.json', '--', PYTEST], GITHUB_RUN);
     assert.is(r.code, 0, JSON.stringify(r.out));
     assert.is(r.out.env_class, 'remote', 'GITHUB_ACTIONS makes it remote without --env-class');
     assert.equal(r.out.ci, { provider: 'github', run: 'https://github.com/acme/shop/actions/runs/4242' });
@@ -150,7 +144,7 @@ t(
     const written = sh('sh', ['-c', `OWNER=qa-team; ${said}`], { cwd: repo.dir, env: repo.env });
     assert.is(written.code, 0, written.stdout + written.stderr);
     // Replayed again, the flake gets no second row.
-    const again = replay(repo, ['--runs', '4', '--seed', '20260917', '--', PYTEST], GITHUB);
+    const again = replay(repo, ['--runs', '4', '--seed', '20260917', '--', PYTEST], GITHUB_RUN);
     assert.is(again.out.cases[0].action, 'already_frozen');
     assert.is(again.out.cases[0].freeze_candidate, null);
     assert.match(

@@ -10,33 +10,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, tempRepo } from '../helpers/repo.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
+import { DEADLINE_FLAKE, GITHUB_RUN } from '../helpers/flake.js';
 import { config, PYTEST, pyProperty, registry } from '../properties/projects.js';
 
 const t = testUnless(pytestMissing);
 test.after.each(cleanup);
 
 const SUITE = 'python3 -B -m pytest -q -p no:cacheprovider spec --junitxml={junit}';
-const GITHUB = {
-  GITHUB_ACTIONS: 'true',
-  GITHUB_RUN_ID: '4242',
-  GITHUB_SERVER_URL: 'https://github.com',
-  GITHUB_REPOSITORY: 'acme/shop',
-  GITHUB_RUN_ATTEMPT: '1',
-};
-// A timing flake: every other run the step is slow and misses its deadline.
-const DEADLINE = `import pathlib
-import time
-
-COUNT = pathlib.Path(__file__).parent / "deadline.count"
-
-
-def test_deadline():
-    n = int(COUNT.read_text()) if COUNT.exists() else 0
-    COUNT.write_text(str(n + 1))
-    start = time.monotonic()
-    time.sleep(0.3 if n % 2 else 0.0)
-    assert time.monotonic() - start < 0.2, "the step ran past its deadline"
-`;
 
 t(
   'a flake the replays show becomes a proposed row; promote writes it, bound to its evidence, once the owner fills it',
@@ -58,10 +38,10 @@ t(
     repo.git(['add', '-A']);
     repo.git(['commit', '-qm', 'ledger']);
     repo.git(['checkout', '-q', '-b', 'topic']);
-    repo.commit({ 'spec/test_deadline.py': DEADLINE }, 'spec: the step meets its deadline');
+    repo.commit({ 'spec/test_deadline.py': DEADLINE_FLAKE }, 'spec: the step meets its deadline');
 
     const s = repo.json(['scratch', '--base', 'main', '--out', 'proposal.json', '--replay', '4', '--seed', '9'], {
-      env: GITHUB,
+      env: GITHUB_RUN,
     });
     const file = path.join(repo.dir, 'proposal.json');
     const proposal = JSON.parse(readFileSync(file, 'utf8'));
