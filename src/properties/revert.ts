@@ -34,7 +34,7 @@ import { isOracle, type Classify } from '../zones/classify.js';
 import { buildCache, type BuildCache } from './buildcache.js';
 import { openRevertCache, type CachedRun, type RevertCache } from './cache.js';
 import { cacheKey } from './cache-key.js';
-import { moduleCache, type ModuleCache } from './modcache.js';
+import { moduleCache } from './modcache.js';
 import { headProblems, type CaseOutcome, type InvariantResult, type Mapping } from './mapping.js';
 import { dependencyProblems } from './deps.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
@@ -310,7 +310,6 @@ export async function revertCheck(
   );
   const guard = guardSignals((line) => say(line));
   const cache = buildCache(repo, say);
-  const mods = await moduleCache(repo, onto, say);
   // What both modes judge their two runs by.
   const judging = {
     seed,
@@ -336,7 +335,6 @@ export async function revertCheck(
     seed,
     guard,
     cache,
-    mods,
     say,
     judging,
   };
@@ -350,7 +348,6 @@ export async function revertCheck(
     cache.settle();
     guard.release();
   }
-  mods.check();
   say(`done: ${result.status}`);
   return result;
 }
@@ -435,20 +432,21 @@ interface Check {
   seed: PropSeed | null;
   guard: Guard;
   cache: BuildCache;
-  mods: ModuleCache;
   say: (line: string) => void;
   judging: Omit<Steps, 'run' | 'revert' | 'unrevert' | 'jobs' | 'cached'>;
 }
 
 /** `in-place`: both runs in the working tree, one after the other, the production diff reverted between them. */
 async function inPlaceCheck(result: RevertResult, c: Check): Promise<void> {
-  const { repo, config, onto, head, classify, tree, registry, seed, guard, cache, mods, say, judging } = c;
+  const { repo, config, onto, head, classify, tree, registry, seed, guard, cache, say, judging } = c;
   const judged = [...tree.harness, ...tree.production];
   const links = judged.filter((c) => c.oldMode === GITLINK || c.newMode === GITLINK).map((c) => c.path);
   if (links.length)
     throw new CannotJudge(
       `revert.mode: in-place cannot put submodule pointers back in the working tree (${links.map(showPath).join(', ')}); use revert.mode: worktree`,
     );
+  // Prepared only for a check that runs the properties; checked once both runs have ended.
+  const mods = await moduleCache(repo, onto, say);
   if (config.revert.jobs > 1) say('revert.jobs: 2 does not apply in place: one working tree, one run after the other');
   await inPlace(repo, head, judged, guard, say, {
     toBase: async (root, env, scratch) => {
@@ -490,11 +488,12 @@ async function inPlaceCheck(result: RevertResult, c: Check): Promise<void> {
       });
     },
   });
+  mods.check();
 }
 
 /** `worktree`: each run in a fresh tree of its own, both sides at once under revert.jobs: 2, or one part of a matrix. */
 async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
-  const { repo, config, opts, onto, classify, tree, facts, registry, seed, guard, cache, mods, say, judging } = c;
+  const { repo, config, opts, onto, classify, tree, facts, registry, seed, guard, cache, say, judging } = c;
   const deps = repo.root ? await dependencyProblems(repo, repo.root, onto, config.revert.link) : null;
   if (deps?.problems.length) {
     const install = deps.installs.length ? ` (${deps.installs.join('; ')})` : '';
@@ -503,6 +502,8 @@ async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
       reason: `dependencies differ from the base: ${deps.problems.join('; ')}. The runs link them in from the main tree, and what a dependency installs runs before any property: install them from the base's lock files${install} before the check, or land the dependency change first, reviewed, in a change of its own`,
     });
   } else {
+    // Prepared only for a check that runs the properties; checked once the runs have ended.
+    const mods = await moduleCache(repo, onto, say);
     // A part of a matrix is keyed by no shard: it neither reads nor writes the cache.
     const store =
       config.revert.cache && !opts.part
@@ -553,6 +554,7 @@ async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
       // Only once both runs have ended, and only after a verdict.
       store?.settle(fresh);
     }
+    mods.check();
   }
 }
 
