@@ -10,6 +10,20 @@ test('start and final records with no finding: the run stands', () => {
   assert.equal(guardProblems([rec({ t: 'start', pid: 7, rt: 'python' }), rec({ t: 'final', pid: 7 })], true), []);
 });
 
+test("a module.register hooks thread ends with its process: its main thread's final record stands for it, and only that", () => {
+  const hooks = rec({ t: 'start', pid: '13.1', rt: 'node', hooks: true });
+  assert.equal(
+    guardProblems([rec({ t: 'start', pid: 13, rt: 'node' }), hooks, rec({ t: 'final', pid: 13 })], true),
+    [],
+  );
+  assert.equal(guardProblems([rec({ t: 'start', pid: 13, rt: 'node' }), hooks], true).length, 2);
+  // A worker thread that is not the hooks thread still owes its own.
+  const worker = rec({ t: 'start', pid: '13.2', rt: 'node' });
+  assert.equal(guardProblems([rec({ t: 'start', pid: 13, rt: 'node' }), worker, rec({ t: 'final', pid: 13 })], true), [
+    "runtime guard: the node process 13.2 ended without the guard's final record, so what it did last went unseen (it left through os._exit, a signal, or a closed channel)",
+  ]);
+});
+
 test('a finding names the event, the file and line, once however often it came', () => {
   const f = rec({
     t: 'finding',

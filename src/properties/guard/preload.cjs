@@ -22,7 +22,7 @@
   const fs = require('node:fs');
   const path = require('node:path');
   const { fileURLToPath } = require('node:url');
-  const { threadId } = require('node:worker_threads');
+  const { threadId, isMainThread, parentPort } = require('node:worker_threads');
   const where = process.env.PATCHWARDEN_GUARD;
   if (!where) return;
   const cfg = JSON.parse(fs.readFileSync(where, 'utf8'));
@@ -39,7 +39,11 @@
       /* the channel is gone: no final record, the run fails closed */
     }
   };
-  send({ t: 'start', rt: 'node', v: process.versions.node });
+  // The module.register hooks thread runs this preload too, and ends with its
+  // process without an exit event: it says so, and its process's main thread's
+  // final record stands for it (records.ts).
+  const hooksThread = !isMainThread && parentPort === null;
+  send({ t: 'start', rt: 'node', v: process.versions.node, ...(hooksThread ? { hooks: true } : {}) });
   if (Number(process.versions.node.split('.')[0]) < 20) {
     send({
       t: 'finding',

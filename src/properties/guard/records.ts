@@ -20,6 +20,8 @@ interface GuardRecord {
   file?: string;
   line?: number;
   name?: string;
+  /** A module.register hooks thread: it lives as long as its process. */
+  hooks?: boolean;
 }
 
 function parse(line: string): GuardRecord | null {
@@ -35,6 +37,7 @@ function parse(line: string): GuardRecord | null {
 export function guardProblems(lines: string[], ended: boolean): string[] {
   const problems: string[] = [];
   const started = new Map<string, string>();
+  const hooksThreads = new Set<string>();
   const finished = new Set<string>();
   const seen = new Set<string>();
   let stopped = false;
@@ -47,8 +50,10 @@ export function guardProblems(lines: string[], ended: boolean): string[] {
       continue;
     }
     const pid = String(r.pid);
-    if (r.t === 'start') started.set(pid, r.rt ?? 'guarded');
-    else if (r.t === 'final') finished.add(pid);
+    if (r.t === 'start') {
+      started.set(pid, r.rt ?? 'guarded');
+      if (r.hooks === true) hooksThreads.add(pid);
+    } else if (r.t === 'final') finished.add(pid);
     else if (r.t === 'failed') continue;
     else if (r.t === 'stop') stopped = true;
     else {
@@ -61,7 +66,9 @@ export function guardProblems(lines: string[], ended: boolean): string[] {
   // A stop counts only beside a finding, which refuses the run anyway.
   const killed = stopped && seen.size > 0;
   for (const [pid, rt] of started) {
-    if (!finished.has(pid) && !killed)
+    // A hooks thread's process ending cleanly (its main thread's final record) ends it too.
+    const done = finished.has(pid) || (hooksThreads.has(pid) && finished.has(pid.split('.')[0]));
+    if (!done && !killed)
       problems.push(
         `runtime guard: the ${rt} process ${pid} ended without the guard's final record, so what it did last went unseen (it left through os._exit, a signal, or a closed channel)`,
       );
