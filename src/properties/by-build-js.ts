@@ -86,12 +86,12 @@ async function addedScriptSymbols(repo: Repo, production: RawChange[]): Promise<
     const now = await scriptNames(c.path, blobs.get(c.newOid)!);
     const was =
       c.oldMode === ABSENT
-        ? { exports: new Set(), members: new Set() }
+        ? { exports: new Set<string>(), members: new Set<string>() }
         : await scriptNames(c.path, blobs.get(c.oldOid)!);
     if (!now || !was) continue;
     added.exports.set(c.path, new Set([...now.exports].filter((n) => !was.exports.has(n))));
     for (const m of now.members) added.members.add(m);
-    for (const m of was.members) before.add(String(m));
+    for (const m of was.members) before.add(m);
   }
   for (const m of before) added.members.delete(m);
   return added;
@@ -155,7 +155,8 @@ export async function scriptErrors(
   return out;
 }
 
-/** A script's property file is the invariant's when it names the invariant's id. */
+/** A script's property file is the invariant's when it names the invariant's id whole (`bill.d` is not named by `bill.double`). */
 export function scriptOwns(source: string, inv: InvariantResult): boolean {
-  return source.includes(inv.id);
+  const id = inv.id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\w.-])${id}(?![\\w.-])`).test(source);
 }

@@ -3,7 +3,7 @@
 // keeps a reverted run revert_broken); and what a script exports.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { scriptBuildErrors } from '../../src/properties/by-build-js.js';
+import { scriptBuildErrors, scriptOwns } from '../../src/properties/by-build-js.js';
 import { goBuildErrors, missingSymbol } from '../../src/properties/by-build-go.js';
 import { scriptNames } from '../../src/properties/js-exports.js';
 
@@ -76,6 +76,14 @@ error TS5083: Cannot read file 'tsconfig.json'.
   ]);
   // An assertion, or `is not a function` (anything can throw it), is no load error.
   assert.is(scriptBuildErrors('TypeError: double is not a function\nAssertionError [ERR_ASSERTION]: 3 == 4\n'), null);
+});
+
+test("a script's property file is an invariant's when it names the id whole", () => {
+  const inv = (id: string) => ({ id, status: 'failed' as const, cases: [], outcomes: [], case_count: 0 });
+  const source = "test('[invariant:bill.double] doubles', () => {});\nconst other = 'bill.total_x';\n";
+  assert.ok(scriptOwns(source, inv('bill.double')));
+  assert.not.ok(scriptOwns(source, inv('bill.d')));
+  assert.not.ok(scriptOwns(source, inv('bill.total')));
 });
 
 test('a script exports its ES, type and CommonJS names; its top-level classes their members', async () => {
