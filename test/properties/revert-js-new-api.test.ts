@@ -4,14 +4,16 @@
 // registry), through the real gate: an owner's signed property beside an
 // agent's fix is `fixed (by build)` and accepted; a property that fails on a
 // plain assertion is fixed as before; a load error naming a symbol the diff
-// does not add (as its parser reads it) stays revert_broken.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// does not add (as its parser reads it) stays revert_broken; the owner's
+// split advice, run as printed, reaches a state the gate accepts.
+import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { site } from '../attacks/range-site.js';
-import { cleanup, sh } from '../helpers/repo.js';
+import { advice, follow, ownerEnv } from '../helpers/advice.js';
+import { cleanup, PROJECT, sh } from '../helpers/repo.js';
 import { testUnless } from '../helpers/skip.js';
 import { commitAs, Keys } from '../prereceive/server.js';
 import { AGENT, commitBy, gate } from './evidence-site.js';
@@ -60,13 +62,17 @@ test.after(() => {
 
 /** A project on main with `total` and its property; the work clone on a branch for the change. */
 function jsSite(files: Record<string, string>, command = `${NODE_TEST} spec/properties/`) {
-  const { work } = site(config(command), {
+  return siteOn(files, command).work;
+}
+
+function siteOn(files: Record<string, string>, command = `${NODE_TEST} spec/properties/`) {
+  const s = site(config(command), {
     '.patchwarden/allowed_signers': `owner@example.com ${owner.pub}\n`,
     'spec/invariants.yaml': registry(TOTAL),
     ...files,
   });
-  work.git(['switch', '-q', '-c', 'double', 'origin/main']);
-  return work;
+  s.work.git(['switch', '-q', '-c', 'double', 'origin/main']);
+  return s;
 }
 
 test("node --test: an owner's signed property for a new export beside an agent's fix is fixed (by build); the gate accepts it", () => {
@@ -126,6 +132,29 @@ test('node --test: a load error naming a symbol the diff does not add (re-export
   assert.is(revert.status, 'revert_broken', `${revert.reason}\n${g.stderr}`);
   assert.match(g.layers.revert.violations[0].message, 'double');
   assert.is.not(g.code, 0);
+});
+
+test("node --test: the owner's split advice for a property and a new export, run as printed, reaches a state the gate accepts", () => {
+  const s = siteOn({ 'src/bill.mjs': BILL, 'spec/properties/total.test.mjs': TOTAL_TEST });
+  const { work } = s;
+  const hook = path.join(work.dir, '.git/hooks/pre-commit');
+  copyFileSync(path.join(PROJECT, 'hooks/pre-commit'), hook);
+  chmodSync(hook, 0o755);
+  work
+    .write('src/bill.mjs', BILL + DOUBLE_FN)
+    .write('spec/properties/double.test.mjs', DOUBLE_TEST)
+    .write('spec/invariants.yaml', registry(TOTAL, DOUBLE));
+  work.git(['add', '-A']);
+  const r = work.git(['commit', '-q', '-m', 'double, with its property'], { allowFail: true });
+  assert.is(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stderr, 'split it: an owner signs the oracle commit');
+  follow(work.dir, ownerEnv(work.env, 'owner@example.com', owner.file), advice(r.stderr));
+  const g = gate(work);
+  const revert = g.layers.revert.details;
+  assert.is(revert.status, 'describes_patch', `${revert.reason}\n${g.stderr}`);
+  assert.equal(revert.by_build, { [DOUBLE]: ['double (src/bill.mjs)'] });
+  assert.is(g.code, 0, JSON.stringify(g.out.layers));
+  assert.is(s.ref('refs/heads/double'), work.head(), 'pushed as printed');
 });
 
 const TS_BILL = 'export function total(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 0);\n}\n';
