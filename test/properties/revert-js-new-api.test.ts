@@ -4,8 +4,9 @@
 // registry), through the real gate: an owner's signed property beside an
 // agent's fix is `fixed (by build)` and accepted; a property that fails on a
 // plain assertion is fixed as before; a load error naming a symbol the diff
-// does not add (as its parser reads it) stays revert_broken; the owner's
-// split advice, run as printed, reaches a state the gate accepts.
+// does not add (as its parser reads it) stays revert_broken, and so does a
+// reverted run that timed out whatever it printed; the owner's split advice,
+// run as printed, reaches a state the gate accepts.
 import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -31,14 +32,14 @@ const NODE_TEST =
   'node --test --test-reporter=junit --test-reporter-destination={junit} --test-reporter=spec --test-reporter-destination=stderr';
 const TOTAL = 'bill.total';
 const DOUBLE = 'bill.double';
-const config = (command: string) => `version: 1
+const config = (command: string, properties = '') => `version: 1
 zones:
   spec: [spec/**]
   src: [src/**]
 properties:
   command: ${JSON.stringify(command)}
   invariants: spec/invariants.yaml
-owners:
+${properties}owners:
   signers: .patchwarden/allowed_signers
 `;
 const registry = (...ids: string[]) =>
@@ -65,8 +66,8 @@ function jsSite(files: Record<string, string>, command = `${NODE_TEST} spec/prop
   return siteOn(files, command).work;
 }
 
-function siteOn(files: Record<string, string>, command = `${NODE_TEST} spec/properties/`) {
-  const s = site(config(command), {
+function siteOn(files: Record<string, string>, command = `${NODE_TEST} spec/properties/`, properties = '') {
+  const s = site(config(command, properties), {
     '.patchwarden/allowed_signers': `owner@example.com ${owner.pub}\n`,
     'spec/invariants.yaml': registry(TOTAL),
     ...files,
@@ -131,6 +132,29 @@ test('node --test: a load error naming a symbol the diff does not add (re-export
   const revert = g.layers.revert.details;
   assert.is(revert.status, 'revert_broken', `${revert.reason}\n${g.stderr}`);
   assert.match(g.layers.revert.violations[0].message, 'double');
+  assert.is.not(g.code, 0);
+});
+
+test('node --test: a reverted run that times out is never read as a build failure, whatever its output says', () => {
+  // After the properties, a step that waits forever where bill has no double: the reverted run times out.
+  const wait = "import('../src/bill.mjs').then((m) => { if (!m.double) setInterval(() => {}, 1000); });\n";
+  const s = siteOn(
+    { 'src/bill.mjs': BILL, 'spec/properties/total.test.mjs': TOTAL_TEST, 'spec/wait.mjs': wait },
+    `${NODE_TEST} spec/properties/; node spec/wait.mjs`,
+    '  timeout: 20s\n',
+  );
+  commitAs(
+    s.work,
+    { 'spec/invariants.yaml': registry(TOTAL, DOUBLE), 'spec/properties/double.test.mjs': DOUBLE_TEST },
+    'property: double doubles',
+    signed,
+  );
+  commitBy(s.work, AGENT, { 'src/bill.mjs': BILL + DOUBLE_FN }, 'add double');
+  const g = gate(s.work);
+  const revert = g.layers.revert.details;
+  assert.is(revert.status, 'revert_broken', `${revert.reason}\n${g.stderr}`);
+  assert.match(g.layers.revert.violations[0].message, 'ran past properties.timeout');
+  assert.is(revert.by_build, undefined);
   assert.is.not(g.code, 0);
 });
 
