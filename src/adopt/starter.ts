@@ -41,25 +41,47 @@ export function detectLanguage(root: string): Language {
   return deps.some((d) => !TOOLING.has(d)) || test ? 'node' : null;
 }
 
-/** Node's test runner only when the project already uses it: a guess at jest or mocha would fail the gate. */
-function nodeRunsNodeTest(root: string): boolean {
+/** The project's own JavaScript test runner, where the starter knows how to run it: a guess at jest or mocha would fail the gate. */
+function nodeRunner(root: string): 'node' | 'vitest' | null {
+  let pkg: { scripts?: Record<string, string>; dependencies?: object; devDependencies?: object };
   try {
-    return /\bnode\s+(--\S+\s+)*--test\b/.test(
-      JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts?.test ?? '',
-    );
+    pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
   } catch {
-    return false;
+    return null;
   }
+  const test = pkg.scripts?.test ?? '';
+  if (/\bnode\s+(--\S+\s+)*--test\b/.test(test)) return 'node';
+  const deps = { ...pkg.dependencies, ...pkg.devDependencies };
+  return /\bvitest\b/.test(test) || Object.hasOwn(deps, 'vitest') ? 'vitest' : null;
 }
+
+/**
+ * The runner's command, to which the files to run are added. node's JUnit
+ * reporter says only "test failed" for a file that cannot load, so the spec
+ * reporter on stderr says why (a refusal prints the output); vitest runs once
+ * (`run`, never watch mode) with its default reporter beside the JUnit one.
+ */
+const RUNNER_COMMANDS = {
+  node: 'node --test --test-reporter=junit --test-reporter-destination={junit} --test-reporter=spec --test-reporter-destination=stderr',
+  vitest: 'npx vitest run --reporter=default --reporter=junit --outputFile.junit={junit}',
+};
 
 /** Go's packages but those under spec/, from the module's own list. */
 const GO_PACKAGES_BUT_SPEC = '$(go list ./... | grep -v -E "^$(go list -m)/spec(/|$)")';
 
 /** The command that runs the properties under spec/properties, where the starter knows the project's runner. */
-function propertyCommand(language: Language, nodeTest: string | null): string | null {
+function propertyCommand(language: Language, runner: 'node' | 'vitest' | null): string | null {
   if (language === 'python') return 'python3 -m pytest -q spec/properties --junitxml={junit}';
   if (language === 'go') return 'gotestsum --junitfile {junit} -- ./spec/...';
-  return nodeTest && `${nodeTest} spec/properties`;
+  return runner && `${RUNNER_COMMANDS[runner]} spec/properties`;
+}
+
+/** The suite's command: every test but the spec zone's. */
+function suiteCommand(language: Language, runner: 'node' | 'vitest' | null, testDirs: string[]): string | null {
+  if (language === 'python') return 'python3 -m pytest -q --ignore=spec --junitxml={junit}';
+  if (language === 'go') return `gotestsum --junitfile {junit} -- ${GO_PACKAGES_BUT_SPEC}`;
+  if (runner === 'vitest') return `${RUNNER_COMMANDS.vitest} --exclude 'spec/**'`;
+  return runner === 'node' && testDirs.length ? `${RUNNER_COMMANDS.node} ${testDirs.join(' ')}` : null;
 }
 
 /** Zone globs given on init's command line (--src, --spec, --fixtures), each replacing what the starter would write. */
@@ -92,25 +114,13 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}, signers: st
   // tests/ stays free: ordinary tests are the patch's own suite, which it may change; spec/ holds the human-owned properties.
   const src = chosen.src ?? sourceGlobs(root);
   const language = detectLanguage(root);
-  const nodeTest = language === 'node' && nodeRunsNodeTest(root);
+  const runner = language === 'node' ? nodeRunner(root) : null;
   const list = (globs: string[]) =>
     `[${globs.map((g) => (/^[\w./*-]+$/.test(g) && !g.startsWith('*') ? g : JSON.stringify(g))).join(', ')}]`;
   // Properties run only against a registry; without one the revert check would stop every push.
-  // node's JUnit reporter says only "test failed" for a file that cannot load;
-  // the spec reporter on stderr says why, and a refusal prints that output.
-  const nodeTestCommand =
-    'node --test --test-reporter=junit --test-reporter-destination={junit} --test-reporter=spec --test-reporter-destination=stderr';
-  const properties = !has(REGISTRY) ? null : propertyCommand(language, nodeTest ? nodeTestCommand : null);
+  const properties = !has(REGISTRY) ? null : propertyCommand(language, runner);
   // The suite leaves the spec zone out: a pending property is the registry's, never a suite failure.
-  const testDirs = ['test', 'tests'].filter(has);
-  const suite =
-    language === 'python'
-      ? 'python3 -m pytest -q --ignore=spec --junitxml={junit}'
-      : language === 'go'
-        ? `gotestsum --junitfile {junit} -- ${GO_PACKAGES_BUT_SPEC}`
-        : nodeTest && testDirs.length
-          ? `${nodeTestCommand} ${testDirs.join(' ')}`
-          : null;
+  const suite = suiteCommand(language, runner, ['test', 'tests'].filter(has));
   const lines = [
     '# patchwarden: production code and the oracles that judge it change in separate commits.',
     '# Every key but version is optional; see the documentation for each one.',

@@ -166,6 +166,18 @@ function parsed(ext: string, bytes: Buffer, parse: Parse): ReturnType<Parse> {
   });
 }
 
+/** The program of a JavaScript or TypeScript file, or null when it is neither or does not parse. */
+export async function parseScript(file: string, bytes: Buffer): Promise<ReturnType<Parse>['program'] | null> {
+  const ext = scriptKind(file);
+  if (!ext) return null;
+  parser ??= await loadParser();
+  try {
+    return parsed(ext, bytes, parser).program;
+  } catch {
+    return null;
+  }
+}
+
 /** Null when both sides parse to the same tree, else why not. */
 export async function compareScript(file: string, pair: SourcePair): Promise<string | null> {
   const ext = scriptKind(file);

@@ -14,12 +14,10 @@ import { openRepo } from '../../src/git/repo.js';
 import { productionBehaviour } from '../../src/properties/behaviour.js';
 import { cleanup, installPrePush, tempRepo, type TempRepo } from '../helpers/repo.js';
 import { testUnless } from '../helpers/skip.js';
+import { GO_MISSING, GO_MOD, GOTESTSUM_MISSING, goConfig, goProperty, goRegistry, TOTAL_BODY } from './go-module.js';
 
-const goMissing = spawnSync('go', ['version']).status !== 0 ? 'go is not installed' : null;
-const goTest = testUnless(goMissing);
-const pushTest = testUnless(
-  goMissing ?? (spawnSync('gotestsum', ['--version']).status !== 0 ? 'gotestsum is not installed' : null),
-);
+const goTest = testUnless(GO_MISSING);
+const pushTest = testUnless(GOTESTSUM_MISSING);
 
 const BILL = `package bill
 
@@ -119,31 +117,6 @@ goTest('go: without go on PATH every Go change owes evidence', async () => {
   }
 });
 
-const GO_CONFIG = `version: 1
-zones:
-  spec: [spec/**]
-  src: ["**/!(*_test).go"]
-properties:
-  command: gotestsum --junitfile {junit} -- ./spec/...
-  invariants: spec/invariants.yaml
-`;
-const PROPERTY = `package properties
-
-import (
-\t"testing"
-
-\t"example.com/shop/bill"
-)
-
-func TestBill(t *testing.T) {
-\tt.Run("[invariant:bill.total]", func(t *testing.T) {
-\t\tif bill.Total([]int{1, 2}) != 3 {
-\t\t\tt.Fatal("Total")
-\t\t}
-\t})
-}
-`;
-
 pushTest(
   'go: a comment-only change pushed through pre-push runs no property (timed with the helper build, then warm)',
   () => {
@@ -153,10 +126,10 @@ pushTest(
     installPrePush(repo);
     repo.commit(
       {
-        'go.mod': 'module example.com/shop\n\ngo 1.19\n',
-        '.patchwarden.yml': GO_CONFIG,
-        'spec/invariants.yaml': 'version: 1\ninvariants:\n  - id: bill.total\n    description: totals add up\n',
-        'spec/properties/bill_test.go': PROPERTY,
+        'go.mod': GO_MOD,
+        '.patchwarden.yml': goConfig(),
+        'spec/invariants.yaml': goRegistry('bill.total'),
+        'spec/properties/bill_test.go': goProperty('TestBill', 'bill.total', TOTAL_BODY),
         'bill/bill.go': BILL,
       },
       'start',

@@ -4,7 +4,6 @@
 // beside an agent's fix is `fixed (by build)` and accepted; a build failure
 // that names anything the diff does not add stays revert_broken; the owner's
 // split advice, run as printed, reaches a state the gate accepts.
-import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -15,45 +14,25 @@ import { cleanup, PROJECT, type TempRepo } from '../helpers/repo.js';
 import { testUnless } from '../helpers/skip.js';
 import { commitAs, Keys } from '../prereceive/server.js';
 import { AGENT, commitBy, gate } from './evidence-site.js';
+import { GO_MOD, GOTESTSUM_MISSING, goConfig, goProperty, goRegistry as registry, TOTAL_BODY } from './go-module.js';
 
-const goTest = testUnless(
-  spawnSync('go', ['version']).status !== 0
-    ? 'go is not installed'
-    : spawnSync('gotestsum', ['--version']).status !== 0
-      ? 'gotestsum is not installed'
-      : null,
-);
+const goTest = testUnless(GOTESTSUM_MISSING);
 
 const TOTAL = 'bill.total';
 const DOUBLE = 'bill.double';
-const CONFIG = `version: 1
-zones:
-  spec: [spec/**]
-  src: ["**/!(*_test).go"]
-properties:
-  command: gotestsum --junitfile {junit} -- ./spec/...
-  invariants: spec/invariants.yaml
-owners:
-  signers: .patchwarden/allowed_signers
-`;
-const registry = (...ids: string[]) =>
-  `version: 1\ninvariants:\n${ids.map((id) => `  - id: ${id}\n    description: ${id} holds\n`).join('')}`;
-
 const BILL =
   'package bill\n\n// Total sums the items.\nfunc Total(xs []int) int {\n\ts := 0\n\tfor _, x := range xs {\n\t\ts += x\n\t}\n\treturn s\n}\n';
 /** The agent's fix: Double, new, and (when `scaled`) Total given a scale, which changes its signature. */
 const withDouble = (scaled = false) =>
   `${scaled ? BILL.replace('Total(xs []int) int {', 'Total(xs []int, k int) int {').replace('return s', 'return s * k') : BILL}\n// Double doubles.\nfunc Double(x int) int { return 2 * x }\n`;
 
-const goTestFile = (name: string, id: string, body: string) =>
-  `package properties\n\nimport (\n\t"testing"\n\n\t"example.com/shop/bill"\n)\n\nfunc ${name}(t *testing.T) {\n\tt.Run("[invariant:${id}]", func(t *testing.T) {\n\t\t${body}\n\t})\n}\n`;
-const TOTAL_TEST = goTestFile('TestTotal', TOTAL, 'if bill.Total([]int{1, 2}) != 3 {\n\t\t\tt.Fatal("Total")\n\t\t}');
-const DOUBLE_TEST = goTestFile('TestDouble', DOUBLE, 'if bill.Double(2) != 4 {\n\t\t\tt.Fatal("Double")\n\t\t}');
+const TOTAL_TEST = goProperty('TestTotal', TOTAL, TOTAL_BODY);
+const DOUBLE_TEST = goProperty('TestDouble', DOUBLE, 'if bill.Double(2) != 4 {\n\t\t\tt.Fatal("Double")\n\t\t}');
 
 function goSite(owner: { pub: string }) {
-  return site(CONFIG, {
+  return site(goConfig('owners:\n  signers: .patchwarden/allowed_signers\n'), {
     '.patchwarden/allowed_signers': `owner@example.com ${owner.pub}\n`,
-    'go.mod': 'module example.com/shop\n\ngo 1.19\n',
+    'go.mod': GO_MOD,
     'bill/bill.go': BILL,
     'spec/invariants.yaml': registry(TOTAL),
     'spec/properties/total_test.go': TOTAL_TEST,

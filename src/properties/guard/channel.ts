@@ -2,9 +2,12 @@
 // private folder that every guarded interpreter opens before project code
 // runs. patchwarden holds a write end of its own until the command's whole
 // process group has ended, so the pipe reaches its end only when every
-// interpreter has closed it; then the records are judged.
+// interpreter has closed it; then the records are judged. Whether it ended is
+// read from the pipe itself once the wait is over, never from which of the
+// event loop's callbacks came first: a loop held up past the wait (a loaded
+// machine, the other side's run) runs its timers before it reads the end.
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, openSync } from 'node:fs';
+import { closeSync, constants, openSync, readSync } from 'node:fs';
 import net from 'node:net';
 
 export interface Channel {
@@ -24,12 +27,9 @@ export function openChannel(file: string): Channel {
     holder = null;
   };
   const socket = new net.Socket({ fd: reader, readable: true, writable: false });
-  let text = '';
+  const chunks: Buffer[] = [];
   let ended = false;
-  socket.setEncoding('utf8');
-  socket.on('data', (d: string) => {
-    text += d;
-  });
+  socket.on('data', (d: Buffer) => chunks.push(d));
   const end = new Promise<void>((resolve) => {
     socket.on('end', () => {
       ended = true;
@@ -49,7 +49,9 @@ export function openChannel(file: string): Channel {
         }),
       ]);
       clearTimeout(timer);
+      if (!ended) ended = readToEnd(reader, chunks);
       socket.destroy();
+      const text = Buffer.concat(chunks).toString('utf8');
       return { lines: text.split('\n').filter((l) => l !== ''), ended };
     },
     close() {
@@ -57,4 +59,20 @@ export function openChannel(file: string): Channel {
       socket.destroy();
     },
   };
+}
+
+/** Reads what the pipe still holds without waiting: true at its end (no writer holds it open), false while one does. */
+function readToEnd(fd: number, chunks: Buffer[]): boolean {
+  for (;;) {
+    const buf = Buffer.alloc(1 << 16);
+    let n: number;
+    try {
+      n = readSync(fd, buf);
+    } catch {
+      // EAGAIN: a writer still holds it; anything else (the socket failed and closed it) cannot show an end.
+      return false;
+    }
+    if (n === 0) return true;
+    chunks.push(buf.subarray(0, n));
+  }
 }

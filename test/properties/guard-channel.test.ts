@@ -1,0 +1,55 @@
+// The runtime guard's channel: whether it reached its end is read from the
+// pipe, also when the event loop is held up past the wait (a loaded machine),
+// where its timers run before it reads the pipe's end.
+import { closeSync, constants, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { openChannel } from '../../src/properties/guard/channel.js';
+
+const dirs: string[] = [];
+test.after.each(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A channel with `lines` written by a writer that then closes, unless `keep`. */
+function channelWith(lines: string[], keep = false) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pw-channel-'));
+  dirs.push(dir);
+  const ch = openChannel(path.join(dir, 'channel'));
+  const w = openSync(ch.path, constants.O_WRONLY | constants.O_NONBLOCK);
+  for (const l of lines) writeSync(w, `${l}\n`);
+  if (!keep) closeSync(w);
+  return { ch, close: () => keep && closeSync(w) };
+}
+
+/** Holds the event loop for `ms`, as a loaded machine or a synchronous step of the other run does. */
+function hold(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until);
+}
+
+test('every writer closed: the channel ends and its lines are read', async () => {
+  const { ch } = channelWith(['{"t":"start","pid":1}', '{"t":"final","pid":1}']);
+  assert.equal(await ch.drain(2000), { lines: ['{"t":"start","pid":1}', '{"t":"final","pid":1}'], ended: true });
+});
+
+test('the event loop held up past the wait: the channel still ends, with every line', async () => {
+  const { ch } = channelWith(['{"t":"start","pid":1}', '{"t":"final","pid":1}']);
+  const drained = ch.drain(20);
+  hold(300);
+  assert.equal(await drained, { lines: ['{"t":"start","pid":1}', '{"t":"final","pid":1}'], ended: true });
+});
+
+test('a writer still holding the channel: it has not ended, held up or not', async () => {
+  for (const held of [0, 300]) {
+    const { ch, close } = channelWith(['{"t":"start","pid":1}'], true);
+    const drained = ch.drain(20);
+    hold(held);
+    assert.equal(await drained, { lines: ['{"t":"start","pid":1}'], ended: false }, `held ${held} ms`);
+    close();
+  }
+});
+
+test.run();
