@@ -1,6 +1,6 @@
-// What a script imports, read with the parser the project bundles
-// (@babel/parser): for the layer lint (scripts/layers.mjs) and the test
-// runner's unit tier (scripts/test.mjs).
+// What a script imports, and where it writes a git command line itself, read
+// with the parser the project bundles (@babel/parser): for the layer lint
+// (scripts/layers.mjs) and the test runner's unit tier (scripts/test.mjs).
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,6 +18,31 @@ function literal(node) {
   return null;
 }
 
+/** The calls that start git with an argument list written at the call: src/git/'s runners, and node's own process starters. */
+const GIT_RUNNERS = new Set(['runGit', 'runGitSync']);
+const STARTERS = new Set(['spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync']);
+
+/** How a call starts git with a command line of its own (`repo.run([...])`, `runGit(...)`, `spawn('git', ...)`), or null. */
+function gitCall(node) {
+  const c = node.callee;
+  const name = c.type === 'Identifier' ? c.name : c.type === 'MemberExpression' && !c.computed ? c.property.name : null;
+  if (c.type === 'Identifier' && GIT_RUNNERS.has(name)) return `${name}(...)`;
+  const [first] = node.arguments;
+  if (c.type === 'MemberExpression' && (name === 'run' || name === 'text')) {
+    // A repository's runner, whatever it is handed (a helper that forwards an argument list is one more way in).
+    const owner =
+      c.object.type === 'Identifier'
+        ? c.object.name
+        : c.object.type === 'MemberExpression'
+          ? c.object.property.name
+          : '';
+    if (first?.type === 'ArrayExpression' || /repo$/i.test(owner ?? '')) return `${owner || '...'}.${name}(...)`;
+  }
+  const program = literal(first);
+  if (STARTERS.has(name) && program !== null && /^git(\s|$)/.test(program)) return `${name}('git', ...)`;
+  return null;
+}
+
 const isCreateRequire = (callee, names) =>
   (callee.type === 'Identifier' && names.has(callee.name)) ||
   (callee.type === 'MemberExpression' &&
@@ -29,13 +54,17 @@ const isCreateRequire = (callee, names) =>
  * imports, `import type`, re-exports, TypeScript's `import x = require()` and
  * `typeof import()`, `import()` and `require()` (also through a function
  * `createRequire` made). Each as { spec, line }; a call whose path is no
- * literal comes back with spec null.
+ * literal comes back with spec null. Beside them, `gitCalls`: each place that
+ * writes a git command line itself, as { what, line }: a `.run([...])` or
+ * `.text([...])` of an argument list, a call or import of `runGit` or
+ * `runGitSync`, a process started as `git`.
  */
-export function importsOf(file, text) {
+function readScript(file, text) {
   const plugins = file.endsWith('x') ? ['typescript', 'jsx'] : ['typescript'];
   parser ??= createRequire(import.meta.url)('@babel/parser');
   const ast = parser.parse(text, { sourceType: 'unambiguous', plugins, allowReturnOutsideFunction: true });
   const found = [];
+  const gitCalls = [];
   const add = (arg, node) => found.push({ spec: literal(arg), line: node.loc.start.line });
   // Names bound to createRequire itself, and to the functions it returns.
   const creators = new Set(['createRequire']);
@@ -45,9 +74,11 @@ export function importsOf(file, text) {
     if (!node || typeof node.type !== 'string') return;
     switch (node.type) {
       case 'ImportDeclaration':
-        for (const s of node.specifiers)
-          if (s.type === 'ImportSpecifier' && (s.imported.name ?? s.imported.value) === 'createRequire')
-            creators.add(s.local.name);
+        for (const s of node.specifiers) {
+          const imported = s.type === 'ImportSpecifier' ? (s.imported.name ?? s.imported.value) : null;
+          if (imported === 'createRequire') creators.add(s.local.name);
+          if (GIT_RUNNERS.has(imported)) gitCalls.push({ what: `an import of ${imported}`, line: s.loc.start.line });
+        }
         add(node.source, node);
         break;
       case 'ExportNamedDeclaration':
@@ -78,6 +109,8 @@ export function importsOf(file, text) {
           (c.type === 'Identifier' && requires.has(c.name)) ||
           (c.type === 'CallExpression' && isCreateRequire(c.callee, creators));
         if (loads) add(node.arguments[0], node);
+        const what = gitCall(node);
+        if (what) gitCalls.push({ what, line: node.loc.start.line });
         break;
       }
     }
@@ -85,7 +118,7 @@ export function importsOf(file, text) {
       if (key !== 'loc' && key !== 'extra' && node[key] && typeof node[key] === 'object') visit(node[key]);
   };
   visit(ast.program);
-  return found;
+  return { imports: found, gitCalls };
 }
 
 // Parsing every file takes seconds on a cold start; what a file imports is kept
@@ -120,10 +153,11 @@ function writeCache(file, cache, used) {
 }
 
 /**
- * What each of `files` imports (importsOf), or the Error that kept it from
- * parsing, by file. `name` names the cache, one per caller.
+ * What each of `files` imports and where it writes git command lines
+ * (readScript), or the Error that kept it from parsing, by file. `name` names
+ * the cache, one per caller.
  */
-export function importsOfFiles(name, files) {
+export function readScripts(name, files) {
   const store = path.join(CACHES, `patchwarden-imports-${name}.json`);
   const cache = readCache(store);
   const used = new Set();
@@ -134,7 +168,7 @@ export function importsOfFiles(name, files) {
     const key = digest(`${path.basename(file)}\0${text}`);
     try {
       if (!cache.files[key]) {
-        cache.files[key] = importsOf(file, text);
+        cache.files[key] = readScript(file, text);
         parsed = true;
       }
       used.add(key);
@@ -146,4 +180,11 @@ export function importsOfFiles(name, files) {
   // Written when this run parsed a file or left an entry unused.
   if (parsed || Object.keys(cache.files).length !== used.size) writeCache(store, cache, used);
   return out;
+}
+
+/** What each of `files` imports (readScript's `imports`), or the Error that kept it from parsing, by file. */
+export function importsOfFiles(name, files) {
+  return new Map(
+    [...readScripts(name, files)].map(([file, found]) => [file, found instanceof Error ? found : found.imports]),
+  );
 }

@@ -5,12 +5,14 @@
 // on a folder the order does not name, and on an import whose path it cannot
 // read as a literal inside src/ or a package, unless the line above it says
 // `layers: built files` (a load of the judge's own bundle at run time, which
-// no source folder's order applies to). docs/architecture.md explains the
-// order.
+// no source folder's order applies to). It also fails on a git command line
+// written outside src/git/ (`repo.run([...])`, `runGit`, a process started as
+// `git`): plumbing lives in git/ only, as named functions. docs/architecture.md
+// explains the order.
 // Usage: node scripts/layers.mjs [ROOT]   (ROOT holds src/; default: here)
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { importsOfFiles } from './imports.mjs';
+import { readScripts } from './imports.mjs';
 
 // Lowest first: a folder may import only folders before it in this list.
 export const ORDER = [
@@ -38,6 +40,16 @@ export const ORDER = [
   'adopt',
   'cli',
 ];
+
+/** The one folder that writes git command lines. */
+const GIT_FOLDER = 'git';
+
+/**
+ * Folders that still write git command lines of their own: the enforcement
+ * points' orchestrators, whose rewrite moves each into a named function of
+ * git/. Known exceptions, to be emptied, never added to.
+ */
+export const GIT_CALLS_PENDING = ['hooks', 'gate'];
 
 /** The files the lint reads: every script or module a build or a runtime could load. */
 const SOURCE = /\.(?:[cm]?ts|tsx|[cm]?js|jsx)$/;
@@ -74,25 +86,31 @@ export function folderImports(root) {
   const src = path.join(root, 'src');
   const edges = [];
   const unreadable = [];
+  const gitCalls = [];
   const files = readdirSync(src, { recursive: true })
     .map(String)
     .filter((rel) => SOURCE.test(rel))
     .map((rel) => path.join(src, rel));
-  for (const [file, found] of importsOfFiles('layers', files)) {
+  for (const [file, found] of readScripts('layers', files)) {
     const shown = path.relative(root, file);
     if (found instanceof Error) {
       unreadable.push(`${shown}: does not parse (${found.message}), so its imports cannot be checked`);
       continue;
     }
     const from = path.relative(src, file).split(path.sep)[0];
-    const lines = found.some((f) => f.spec === null) ? readFileSync(file, 'utf8').split('\n') : [];
-    for (const { spec, line } of found) {
+    if (from !== GIT_FOLDER && !GIT_CALLS_PENDING.includes(from))
+      for (const { what, line } of found.gitCalls)
+        gitCalls.push(
+          `${shown}:${line}: ${what} writes a git command line outside src/git/: call a named function of src/git/ (add one there, named for what it does)`,
+        );
+    const lines = found.imports.some((f) => f.spec === null) ? readFileSync(file, 'utf8').split('\n') : [];
+    for (const { spec, line } of found.imports) {
       const { to, problem } = place(src, file, spec, lines[line - 2] ?? '');
       if (problem) unreadable.push(`${shown}:${line}: ${problem}`);
       else if (to && to !== from) edges.push({ from, to, file: shown, line, spec });
     }
   }
-  return { edges, unreadable };
+  return { edges, unreadable, gitCalls };
 }
 
 /** Strongly connected sets of more than one folder (Tarjan). */
@@ -138,7 +156,7 @@ export function cycles(edges) {
 
 /** Every broken rule, as lines to print; empty when the layers hold. */
 export function problems(root, order = ORDER) {
-  const { edges, unreadable } = folderImports(root);
+  const { edges, unreadable, gitCalls } = folderImports(root);
   const rank = new Map(order.map((f, i) => [f, i]));
   const out = [];
   const folders = new Set(
@@ -151,7 +169,7 @@ export function problems(root, order = ORDER) {
       out.push(
         `src/${f}/ is not in the layer order (scripts/layers.mjs ORDER): place it there and in docs/architecture.md`,
       );
-  out.push(...unreadable);
+  out.push(...unreadable, ...gitCalls);
   for (const set of cycles(edges)) out.push(`folder cycle: ${set.join(' <-> ')}`);
   for (const e of edges) {
     if (rank.has(e.from) && rank.has(e.to) && rank.get(e.to) > rank.get(e.from)) {
@@ -171,5 +189,5 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     );
     process.exit(1);
   }
-  console.log(`layers: ${ORDER.length} folders, imports run downward only`);
+  console.log(`layers: ${ORDER.length} folders, imports run downward only, git command lines only in src/git/`);
 }

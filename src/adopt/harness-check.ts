@@ -9,7 +9,7 @@ import { HARNESS_CONFIGS, harnessGuarded } from '../config/harness.js';
 import { SHARED_CONFIGS, setupFilesOf } from '../config/harness-setup.js';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
-import { splitNul } from '../git/run.js';
+import { trackedFiles } from '../git/files.js';
 import { classifierFor } from '../mixing/check.js';
 import { globMatcher } from '../zones/glob.js';
 import { CONFIG_FILE, ORACLE_ZONES } from '../zones/names.js';
@@ -29,7 +29,7 @@ export async function harnessFindings(repo: Repo, root: string, config: Config):
       },
     ];
   }
-  const files = splitNul((await repo.run(['ls-files', '-z', '--cached', '--full-name'])).stdout);
+  const files = await trackedFiles(repo);
   const tracked = new Set(files);
   const isConfig = globMatcher([...HARNESS_CONFIGS, ...SHARED_CONFIGS]);
   const classify = await classifierFor(repo, config);

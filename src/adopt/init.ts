@@ -10,7 +10,9 @@ import type { Config } from '../config/schema.js';
 import { loadConfig } from '../config/load.js';
 import { parseConfig } from '../config/parse.js';
 import { openRepo, worktreeRoot, type Repo } from '../git/repo.js';
-import { baselineText, currentTips } from '../mixing/baseline.js';
+import { isIgnored, isTracked, workingFiles } from '../git/files.js';
+import { currentTips } from '../git/refs.js';
+import { baselineText } from '../mixing/baseline.js';
 import { BASELINE_FILE } from '../zones/names.js';
 import { HOOKS, hookSetup, installHook, sharedHooksPath, type HookSetup } from './install.js';
 import { editPackageJson } from './package-json.js';
@@ -31,7 +33,6 @@ import { newLedger as ledgerText } from '../freeze/edit.js';
 import { counted } from '../common/text.js';
 import { zoneFindings } from './zone-check.js';
 import { classifierFor } from '../mixing/check.js';
-import { splitNul } from '../git/run.js';
 
 export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--baseline] [--src GLOB]... [--spec GLOB]...
                         [--fixtures GLOB]... [--owner-key PATH] [--codeowners @ORG/TEAM] [--format text|json] [-C DIR]
@@ -202,9 +203,7 @@ async function srcZone(
   const found = (await zoneFindings(repo, worktreeRoot(repo), config)).find((f) => f.check === 'zones.src');
   if (!found) return { ok: false, missed: true, detail: 'src zone: none is set' };
   if (found.ok) return { ok: true, missed: false, detail: `src zone: ${found.detail}` };
-  const files = splitNul(
-    (await repo.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--full-name'])).stdout,
-  );
+  const files = await workingFiles(repo);
   const classify = await classifierFor(repo, config);
   const own = files.filter((f) => !/(^|\/)\./.test(f) && !/^package(-lock)?\.json$/.test(f) && !classify(f));
   return {
@@ -292,9 +291,7 @@ async function writeBaseline(repo: Repo, root: string): Promise<string> {
  */
 async function ignoreInstallFolder(repo: Repo, root: string): Promise<string[]> {
   if (!existsSync(path.join(root, 'package.json'))) return [];
-  const tracked = await repo.text(['ls-files', '--', 'node_modules']);
-  const ignored = (await repo.run(['check-ignore', '-q', '--no-index', 'node_modules/'], { okCodes: [1] })).code === 0;
-  if (tracked || ignored) return [];
+  if ((await isTracked(repo, 'node_modules')) || (await isIgnored(repo, 'node_modules/'))) return [];
   const file = path.join(root, '.gitignore');
   const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
   writeFileSync(file, `${text}${text && !text.endsWith('\n') ? '\n' : ''}node_modules/\n`);

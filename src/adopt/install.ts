@@ -4,7 +4,7 @@ import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSyn
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CannotJudge } from '../common/errors.js';
-import type { Repo } from '../git/repo.js';
+import { configWithScope, gitPath, type Repo } from '../git/repo.js';
 import { detectManager, type Manager } from './managers.js';
 
 /**
@@ -37,13 +37,10 @@ export interface HookSetup {
 
 /** Reads how this repository runs hooks. */
 export async function hookSetup(repo: Repo, root: string): Promise<HookSetup> {
-  const scoped = (await repo.run(['config', '--show-scope', '--get', 'core.hooksPath'], { okCodes: [1] })).stdout
-    .toString('utf8')
-    .trim();
-  const [hooksPathScope = null, hooksPath = null] = scoped
-    ? [scoped.slice(0, scoped.indexOf('\t')), scoped.slice(scoped.indexOf('\t') + 1)]
-    : [];
-  const gitHooksDir = path.resolve(root, await repo.text(['rev-parse', '--git-path', 'hooks']));
+  const scoped = await configWithScope(repo, 'core.hooksPath');
+  const hooksPath = scoped?.value ?? null;
+  const hooksPathScope = scoped?.scope ?? null;
+  const gitHooksDir = path.resolve(root, await gitPath(repo, 'hooks'));
   const manager = detectManager(root);
   const found = { gitHooksDir, hooksPath, hooksPathScope };
   if (manager) return { style: 'manager', manager, ...found, installDir: gitHooksDir };

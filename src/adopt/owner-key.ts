@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isMap, parseDocument } from 'yaml';
 import { UsageError } from '../common/errors.js';
-import { configValue, type Repo } from '../git/repo.js';
+import { configValue, identity, type Repo } from '../git/repo.js';
 
 /** Where a new config keeps its owners' keys (the guard zone holds .patchwarden/**). */
 export const SIGNERS_FILE = '.patchwarden/allowed_signers';
@@ -55,8 +55,8 @@ export async function signingKeyCandidate(repo: Repo): Promise<string | null> {
 
 /** The address the owner commits as (git's committer identity, user.email or GIT_COMMITTER_EMAIL). */
 export async function ownerEmail(repo: Repo): Promise<string> {
-  const r = await repo.run(['var', 'GIT_COMMITTER_IDENT'], { okCodes: [128] });
-  const email = r.code === 0 ? /<([^>]*)>/.exec(r.stdout.toString('utf8'))?.[1] : undefined;
+  const committer = await identity(repo, 'committer');
+  const email = committer ? /<([^>]*)>/.exec(committer)?.[1] : undefined;
   if (!email)
     throw new UsageError(
       '--owner-key needs the email you commit as: git config user.email you@example.com, then run init again',

@@ -10,7 +10,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
-import { splitNul } from '../git/run.js';
+import { workingFiles } from '../git/files.js';
 import { classifierFor } from '../mixing/check.js';
 import { SEED_VARIABLE } from '../runner/env.js';
 import type { Finding } from './doctor.js';
@@ -29,9 +29,7 @@ export async function seedFinding(repo: Repo, root: string, config: Config): Pro
   if (command.includes(SEED_VARIABLE))
     return [{ check, ok: true, detail: `properties.command passes $${SEED_VARIABLE} to the properties` }];
   const classify = await classifierFor(repo, config);
-  const files = splitNul(
-    (await repo.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--full-name'])).stdout,
-  ).filter((f) => classify(f) === 'spec' || SETTINGS.test(f));
+  const files = (await workingFiles(repo)).filter((f) => classify(f) === 'spec' || SETTINGS.test(f));
   const naming = files.find((f) => {
     const file = path.join(root, f);
     const st = statSync(file, { throwIfNoEntry: false });

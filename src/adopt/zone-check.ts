@@ -2,7 +2,7 @@
 // that matches nothing guards nothing (every change passes as free), and an
 // oracle zone with files but no owners can be changed by anyone who commits,
 // and a src glob listed before an oracle zone claims that zone's paths.
-import { splitNul } from '../git/run.js';
+import { workingFiles } from '../git/files.js';
 import type { Repo } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
 import type { Config } from '../config/schema.js';
@@ -14,9 +14,7 @@ import { sourceGlobs } from './layout.js';
 
 /** The zones against the tracked files (and the untracked ones git does not ignore, which the next `git add -A` commits). */
 export async function zoneFindings(repo: Repo, root: string, config: Config): Promise<Finding[]> {
-  const files = splitNul(
-    (await repo.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--full-name'])).stdout,
-  );
+  const files = await workingFiles(repo);
   const classify = await classifierFor(repo, config);
   const count = new Map<string, number>();
   for (const f of files) {

@@ -7,6 +7,7 @@
 // fails every time.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { readBlob } from '../git/objects.js';
 import { configBool, type Repo } from '../git/repo.js';
 import { classifierFrom, type Classify, type ZoneRule } from '../zones/classify.js';
 import { defaults, type Config } from './schema.js';
@@ -46,9 +47,7 @@ export async function judgeOf(
   const cached = cachedJudge(repo, at.oid, at.shown);
   if (cached) return cached;
   const { parseConfig, zoneRules } = await load();
-  const config = at.oid
-    ? parseConfig((await repo.run(['cat-file', 'blob', at.oid])).stdout.toString('utf8'), at.shown)
-    : defaults(at.shown);
+  const config = at.oid ? parseConfig((await readBlob(repo, at.oid)).toString('utf8'), at.shown) : defaults(at.shown);
   const judge = { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) } };
   cacheJudge(repo, at.oid, judge);
   return judge;

@@ -4,7 +4,8 @@
 // newest commit of its history whose config does (so a correction can always
 // land, and nothing is judged more loosely than before the break).
 import { type CannotJudge, isCannotJudge } from '../common/errors.js';
-import type { Repo } from '../git/repo.js';
+import { firstParentChanges } from '../git/commits.js';
+import { commitOrNull, type Repo } from '../git/repo.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import { loadConfig, loadConfigAt } from './load.js';
 import { defaults, type Config } from './schema.js';
@@ -24,12 +25,8 @@ export interface Fallback {
  */
 export async function lastValidConfig(repo: Repo, rev: string): Promise<Fallback | null> {
   // Each commit that changed the config; the state before it is a candidate.
-  const out = await repo.text(['rev-list', '--first-parent', '--max-count=200', rev, '--', CONFIG_FILE]);
-  for (const changed of out.split('\n').filter(Boolean)) {
-    const parent =
-      (await repo.run(['rev-parse', '--verify', '--quiet', `${changed}^1`], { okCodes: [1] })).stdout
-        .toString('utf8')
-        .trim() || null;
+  for (const changed of await firstParentChanges(repo, rev, CONFIG_FILE, 200)) {
+    const parent = await commitOrNull(repo, `${changed}^1`);
     try {
       return { rev: parent, config: parent ? await loadConfigAt(repo, parent) : defaults(CONFIG_FILE) };
     } catch (err) {

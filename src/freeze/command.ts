@@ -5,10 +5,10 @@ import { durationFlag, parse, type Common } from '../common/args.js';
 import { openWithConfig } from '../config/context.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { annotation } from '../common/render.js';
-import { UsageError } from '../common/errors.js';
+import { CannotJudge, UsageError } from '../common/errors.js';
 import { counted, shellQuote } from '../common/text.js';
 import type { Config } from '../config/schema.js';
-import { configBool, worktreeRoot, type Repo } from '../git/repo.js';
+import { configBool, identity, worktreeRoot, type Repo } from '../git/repo.js';
 import { voidFixtures } from '../fixtures/verify.js';
 import { readReport } from '../junit/read.js';
 import { isIneligibleSig, signCase, signOptions } from '../signature/sign.js';
@@ -327,8 +327,15 @@ async function init(args: string[]): Promise<number> {
 
 /** Freeze rows are a human's: an identity matching owners.agents may not write one. */
 async function agentRefusal(repo: Repo, config: Config) {
-  const author = config.owners.agents.length ? addressOf(await repo.text(['var', 'GIT_AUTHOR_IDENT'])) : null;
-  if (author === null || !identityMatcher(config.owners.agents)(author)) return null;
+  if (!config.owners.agents.length) return null;
+  const ident = await identity(repo, 'author');
+  // Who writes the row decides whether it may: unknown is not "not an agent".
+  if (ident === null)
+    throw new CannotJudge(
+      'git cannot tell who is writing this row (git var GIT_AUTHOR_IDENT): git config user.name "Your Name" && git config user.email you@example.com',
+    );
+  const author = addressOf(ident);
+  if (!identityMatcher(config.owners.agents)(author)) return null;
   return violationsOutcome(
     [
       {

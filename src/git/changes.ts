@@ -113,3 +113,8 @@ export async function rangeChanges(
 export async function treeDiff(repo: Repo, from: string, to: string): Promise<RawChange[]> {
   return parseRaw(splitNul((await repo.run(['diff-tree', '-r', ...rawFlags, from, to, '--'])).stdout));
 }
+
+/** The paths the index changes against `rev`, deletions among them (no renames: both sides count). */
+export async function stagedPaths(repo: Repo, rev: string): Promise<string[]> {
+  return splitNul((await repo.run(['diff-index', '--cached', '-z', '--name-only', '--no-renames', rev, '--'])).stdout);
+}

@@ -63,3 +63,59 @@ export async function readBlobs(repo: Repo, oids: string[], type = 'blob'): Prom
   );
   return new Map([...parts].map(([oid, chunks]) => [oid, Buffer.concat(chunks)]));
 }
+
+/** The blob of `oid` whole; an error when there is none. */
+export async function readBlob(repo: Repo, oid: string): Promise<Buffer> {
+  return (await repo.run(['cat-file', 'blob', oid])).stdout;
+}
+
+/** Stores `bytes` as a blob, exactly as given (no filters); its id. */
+export async function writeBlob(repo: Repo, bytes: Buffer | string): Promise<string> {
+  return repo.text(['hash-object', '-w', '--no-filters', '--stdin'], { input: bytes });
+}
+
+/** The blob ids of files on disk (absolute paths), of their raw bytes (no filters), stored when `write`; many per git process. */
+export async function hashFiles(repo: Repo, files: string[], write: boolean): Promise<string[]> {
+  const oids: string[] = [];
+  for (let i = 0; i < files.length; ) {
+    const chunk: string[] = [];
+    let size = 0;
+    while (i < files.length && size < 64_000) {
+      chunk.push(files[i]);
+      size += files[i].length + 1;
+      i++;
+    }
+    const out = await repo.run(['hash-object', ...(write ? ['-w'] : []), '--no-filters', '--', ...chunk]);
+    oids.push(...out.stdout.toString('utf8').trim().split('\n'));
+  }
+  return oids;
+}
+
+/** Whether `spec` (`REV`, `REV:PATH`, `REV^{commit}`) names an object this repository holds. */
+export async function objectExists(repo: Repo, spec: string): Promise<boolean> {
+  return (await repo.run(['cat-file', '-e', spec], { okCodes: [1, 128] })).code === 0;
+}
+
+/** The id of the object `spec` names (`REV:PATH` the blob or tree there), or null when it names none. */
+export async function objectId(repo: Repo, spec: string): Promise<string | null> {
+  const r = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', spec], { okCodes: [1, 128] });
+  return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
+}
+
+/**
+ * The id and type of the object each of `specs` names, in order, null where
+ * it names none, from one process. A spec may not hold a newline (the batch
+ * reads one a line).
+ */
+export async function objectsOf(repo: Repo, specs: string[]): Promise<({ oid: string; type: string } | null)[]> {
+  if (!specs.length) return [];
+  const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
+    input: specs.map((s) => `${s}\n`).join(''),
+  });
+  const lines = out.split('\n');
+  return specs.map((_, i) => {
+    // A spec git cannot find comes back as `SPEC missing` (or `ambiguous`), which a bare object id would match.
+    const m = /^([0-9a-f]{40,64}) (blob|tree|commit|tag)$/.exec(lines[i] ?? '');
+    return m ? { oid: m[1], type: m[2] } : null;
+  });
+}

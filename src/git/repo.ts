@@ -129,6 +129,11 @@ export async function mergeBase(repo: Repo, a: string, b: string): Promise<strin
   return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
 }
 
+/** Whether commit `a` is `b` or one of its ancestors; false when either is absent. */
+export async function isAncestor(repo: Repo, a: string, b: string): Promise<boolean> {
+  return (await repo.run(['merge-base', '--is-ancestor', a, b], { okCodes: [1, 128] })).code === 0;
+}
+
 /** git's all-zero object id (either hash format): a ref being created or deleted, or no commit at all. */
 export const isZeroId = (oid: string) => /^0+$/.test(oid);
 export const ZERO_ID = '0'.repeat(40);
@@ -138,14 +143,42 @@ export async function emptyTree(repo: Repo): Promise<string> {
   return repo.text(['hash-object', '-t', 'tree', '--stdin']);
 }
 
-/** A boolean git config value, read the way git reads it. */
 /** A git config value, or null when it is not set. */
 export async function configValue(repo: Repo, key: string): Promise<string | null> {
   const r = await repo.run(['config', '--get', key], { okCodes: [1] });
   return r.stdout.toString('utf8').trim() || null;
 }
 
+/** A git config value and the scope that sets it (system, global, local, worktree, command), or null when it is not set. */
+export async function configWithScope(repo: Repo, key: string): Promise<{ scope: string; value: string } | null> {
+  const r = await repo.run(['config', '--show-scope', '--get', key], { okCodes: [1] });
+  const line = r.stdout.toString('utf8').trim();
+  const tab = line.indexOf('\t');
+  return tab < 0 ? null : { scope: line.slice(0, tab), value: line.slice(tab + 1) };
+}
+
+/** A boolean git config value, read the way git reads it. */
 export async function configBool(repo: Repo, key: string): Promise<boolean> {
   const r = await repo.run(['config', '--type=bool', '--get', key], { okCodes: [1] });
   return r.stdout.toString('utf8').trim() === 'true';
+}
+
+/** Where git keeps `name` in this repository's git directory (`hooks`, `info/exclude`), as git resolves it (relative to `cwd`, or absolute). */
+export async function gitPath(repo: Repo, name: string): Promise<string> {
+  return repo.text(['rev-parse', '--git-path', name]);
+}
+
+/**
+ * Who git says commits or authors here (`Name <email>`, without the date:
+ * config, GIT_COMMITTER_* and GIT_AUTHOR_* alike), or null when git cannot
+ * tell (no email set and none to guess).
+ */
+export async function identity(repo: Repo, who: 'author' | 'committer'): Promise<string | null> {
+  const r = await repo.run(['var', who === 'author' ? 'GIT_AUTHOR_IDENT' : 'GIT_COMMITTER_IDENT'], { okCodes: [128] });
+  return r.code === 0
+    ? r.stdout
+        .toString('utf8')
+        .trim()
+        .replace(/ \d+ [-+]\d{4}$/, '')
+    : null;
 }

@@ -46,6 +46,9 @@ const realObjects = { GIT_NO_REPLACE_OBJECTS: '1', GIT_GRAFT_FILE: '/dev/null' }
  */
 const buffered = { GIT_FLUSH: '0' };
 
+/** For commands that write refs or worktrees: the user's hooks (reference-transaction, post-checkout) must not run for the guard's own bookkeeping. */
+export const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
+
 export function runGit(cwd: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', [...pinned, ...args], {

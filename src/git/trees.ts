@@ -1,10 +1,12 @@
 // Trees written from a tree and a set of changes, without touching the index
-// or the working tree: through a temporary index of their own.
+// or the working tree: through a temporary index of their own; trees of
+// given entries, and commits of a tree.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ABSENT, type RawChange } from './raw-diff.js';
 import type { Repo } from './repo.js';
+import type { TreeEntry } from './objects.js';
 
 /**
  * The tree `base` (null: the empty tree) with each of `changes` taken at its
@@ -14,7 +16,7 @@ import type { Repo } from './repo.js';
 export async function treeWith(
   repo: Repo,
   base: string | null,
-  changes: RawChange[],
+  changes: Pick<RawChange, 'path' | 'newMode' | 'newOid'>[],
   scratch = tmpdir(),
 ): Promise<string> {
   if (base && !changes.length) return repo.text(['rev-parse', '--verify', '--end-of-options', `${base}^{tree}`]);
@@ -29,4 +31,22 @@ export async function treeWith(
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/** A tree of exactly `entries` (paths without a slash; a `tree` entry is a tree object), as a git object. */
+export async function makeTree(repo: Repo, entries: TreeEntry[]): Promise<string> {
+  return repo.text(['mktree', '-z'], {
+    input: entries.map((e) => `${e.mode} ${e.type} ${e.oid}\t${e.path}\0`).join(''),
+  });
+}
+
+/** A commit of `tree` on `parents` (none: a root commit), by the identity and dates `env` sets. */
+export async function commitTree(
+  repo: Repo,
+  tree: string,
+  parents: string[],
+  message: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
+  return repo.text(['commit-tree', tree, ...parents.flatMap((p) => ['-p', p]), '-m', message], { env });
 }

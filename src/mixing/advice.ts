@@ -11,7 +11,9 @@ import { shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
 import { rangeChanges, treeDiff, type RawChange } from '../git/changes.js';
-import { commitOrNull, mergeBase, type Repo } from '../git/repo.js';
+import { commitRecords } from '../git/commits.js';
+import { currentBranch, fullRefName, remoteDefaultBranch, remoteNames } from '../git/refs.js';
+import { commitOrNull, configValue, identity, mergeBase, type Repo } from '../git/repo.js';
 import { treeWith } from '../git/trees.js';
 import { addressOf, identityMatcher } from '../owners/identity.js';
 import { isOracle, type Classify } from '../zones/classify.js';
@@ -64,11 +66,6 @@ export interface Earlier {
   rest: string[];
 }
 
-async function text(repo: Repo, args: string[]): Promise<string> {
-  const r = await repo.run(args, { okCodes: [1, 128] });
-  return r.code === 0 ? r.stdout.toString('utf8').trim() : '';
-}
-
 /**
  * Where a change lands, from the repository: `branch`, `remote` and the
  * default branch where the caller knows them, else from HEAD and the
@@ -80,26 +77,22 @@ export async function landingOf(
   known: { branch?: string; remote?: string; defaultBranch?: string } = {},
   classify?: Classify,
 ): Promise<Landing> {
-  const branch = known.branch ?? ((await text(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD'])) || null);
-  const remotes = (await text(repo, ['remote'])).split('\n').filter(Boolean);
-  const configured = branch ? await text(repo, ['config', '--get', `branch.${branch}.remote`]) : '';
+  const branch = known.branch ?? (await currentBranch(repo));
+  const remotes = await remoteNames(repo);
+  const configured = branch ? ((await configValue(repo, `branch.${branch}.remote`)) ?? '') : '';
   const remote = known.remote ?? (configured || (remotes.includes('origin') ? 'origin' : (remotes[0] ?? null)));
   let defaultBranch: string | null = known.defaultBranch ?? null;
   if (remote && !defaultBranch) {
-    const head = await text(repo, ['symbolic-ref', '--quiet', '--short', `refs/remotes/${remote}/HEAD`]);
-    defaultBranch = head ? head.slice(remote.length + 1) : null;
+    defaultBranch = await remoteDefaultBranch(repo, remote);
     for (const name of ['main', 'master'])
-      if (!defaultBranch && (await text(repo, ['rev-parse', '--verify', '--quiet', `refs/remotes/${remote}/${name}`])))
-        defaultBranch = name;
+      if (!defaultBranch && (await commitOrNull(repo, `refs/remotes/${remote}/${name}`))) defaultBranch = name;
   }
   // A branch made from origin/main tracks origin/main, and a bare `git push` of it is refused.
   const upstream =
     Boolean(branch && configured === remote) &&
-    (await text(repo, ['config', '--get', `branch.${branch}.merge`])) === `refs/heads/${branch}`;
+    (await configValue(repo, `branch.${branch}.merge`)) === `refs/heads/${branch}`;
   const isAgent = identityMatcher(config.owners.agents);
-  const who = [await text(repo, ['var', 'GIT_COMMITTER_IDENT']), await text(repo, ['var', 'GIT_AUTHOR_IDENT'])].map(
-    (i) => addressOf(i.replace(/ \d+ [+-]\d{4}$/, '')),
-  );
+  const who = [await identity(repo, 'committer'), await identity(repo, 'author')].map((i) => addressOf(i ?? ''));
   const l: Landing = {
     branch,
     remote,
@@ -109,10 +102,10 @@ export async function landingOf(
     agent: config.owners.agents.length > 0 && who.some(isAgent),
   };
   if (classify && !onDefault(l)) {
-    const head = await text(repo, ['rev-parse', '--verify', '--quiet', 'HEAD']);
-    const tip = await text(repo, ['rev-parse', '--verify', '--quiet', `refs/remotes/${remote}/${defaultBranch}`]);
+    const head = await commitOrNull(repo, 'HEAD');
+    const tip = await commitOrNull(repo, `refs/remotes/${remote}/${defaultBranch}`);
     l.base = head && tip ? await mergeBase(repo, head, tip) : null;
-    l.earlier = l.base ? await earlierChanges(repo, head, l.base, classify) : null;
+    l.earlier = head && l.base ? await earlierChanges(repo, head, l.base, classify) : null;
   }
   return l;
 }
@@ -170,10 +163,8 @@ export async function agentInRange(
   const isAgent = identityMatcher(config.owners.agents);
   if (pushers.some(isAgent)) return true;
   if (!commits.length) return false;
-  const who = await repo.text(['log', '--no-walk=unsorted', '--stdin', '--format=%ae%n%ce'], {
-    input: `${commits.join('\n')}\n`,
-  });
-  return who.split('\n').some((a) => a && isAgent(a));
+  const who = await commitRecords(repo, commits, '%ae%x1f%ce');
+  return who.some((r) => r.split('\x1f').some((a) => a && isAgent(a)));
 }
 
 /** Whether the change goes to the default branch itself (or there is no other to tell it from). */
@@ -387,7 +378,7 @@ export async function judgedReorderAdvice(
 }
 
 async function judgedLanding(repo: Repo, config: Config, baseName: string, commits: string[]): Promise<Landing> {
-  const full = await text(repo, ['rev-parse', '--symbolic-full-name', '--end-of-options', baseName]);
+  const full = (await fullRefName(repo, baseName)) ?? '';
   const tracking = /^refs\/remotes\/([^/]+)\/(.+)$/.exec(full);
   const known = tracking
     ? { remote: tracking[1], defaultBranch: tracking[2] }

@@ -7,33 +7,11 @@
 // file is in the guard zone and read from the base side, so a patch cannot
 // widen its own exemption.
 import { CannotJudge } from '../common/errors.js';
-import { readFileAt } from '../git/objects.js';
+import { reachableFrom } from '../git/commits.js';
+import { objectsOf, readFileAt } from '../git/objects.js';
+import type { Tip } from '../git/refs.js';
 import type { Repo } from '../git/repo.js';
 import { BASELINE_FILE } from '../zones/names.js';
-
-export interface Tip {
-  commit: string;
-  ref: string;
-}
-
-/** Every branch (local and remote-tracking) and tag of the repository, peeled to its commit. */
-export async function currentTips(repo: Repo): Promise<Tip[]> {
-  const out = await repo.text([
-    'for-each-ref',
-    '--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname) %(refname)',
-    'refs/heads/',
-    'refs/remotes/',
-    'refs/tags/',
-  ]);
-  const tips: Tip[] = [];
-  for (const line of out.split('\n').filter(Boolean)) {
-    const [type, id, peeledType, peeled, ref] = line.split(' ');
-    if (ref.startsWith('refs/remotes/') && ref.endsWith('/HEAD')) continue; // a pointer to another branch
-    const commit = type === 'commit' ? id : peeledType === 'commit' ? peeled : null;
-    if (commit) tips.push({ commit, ref }); // a tag of a tree or a blob has no history
-  }
-  return tips;
-}
 
 export function baselineText(tips: Tip[]): string {
   return [
@@ -79,15 +57,8 @@ export async function baselined(
   if (!text) return new Set();
   const tips = parseBaseline(text.toString('utf8'), `${judgeRev!.slice(0, 12)}:${BASELINE_FILE}`);
   // Only tips this repository holds: a branch it never received brings nothing here to exempt.
-  const types = tips.length
-    ? (await repo.text(['cat-file', '--batch-check=%(objecttype)'], { input: tips.join('\n') + '\n' })).split('\n')
-    : [];
-  const present = tips.filter((_, i) => types[i] === 'commit');
-  if (!present.length) return new Set();
-  // The exclusions may be options (--all, --remotes=NAME), which only the command line takes; a --not there leaves stdin's tips alone.
-  const reachable = await repo.text(['rev-list', ...(exclude.length ? ['--not', ...exclude] : []), '--stdin'], {
-    input: present.join('\n') + '\n',
-  });
+  const objects = await objectsOf(repo, tips);
+  const present = tips.filter((_, i) => objects[i]?.type === 'commit');
   const range = new Set(commits);
-  return new Set(reachable.split('\n').filter((c) => range.has(c)));
+  return new Set((await reachableFrom(repo, present, exclude)).filter((c) => range.has(c)));
 }

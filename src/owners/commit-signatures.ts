@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readBlobs } from '../git/objects.js';
+import { commitRecords } from '../git/commits.js';
 import type { Repo } from '../git/repo.js';
-import { splitNul } from '../git/run.js';
 import { parseAllowedSigners, type SignerLine, signersOf } from './allowed-signers.js';
 import { checkSshSig, parseSshSig } from './sshsig.js';
 
@@ -130,19 +130,7 @@ async function gitVerifies(repo: Repo, commits: string[], signers: Buffer): Prom
   try {
     const file = path.join(dir, 'allowed_signers');
     writeFileSync(file, signers);
-    const out = await repo.run(
-      [
-        '-c',
-        `gpg.ssh.allowedSignersFile=${file}`,
-        'log',
-        '--no-walk=unsorted',
-        '--stdin',
-        '-z',
-        '--format=%H%x1f%G?%x1f%GS',
-      ],
-      { input: commits.join('\n') + '\n' },
-    );
-    for (const record of splitNul(out.stdout)) {
+    for (const record of await commitRecords(repo, commits, '%H%x1f%G?%x1f%GS', { allowedSigners: file })) {
       const [id, signature, signer] = record.split('\x1f');
       result.set(id, { signature: signature || 'N', signer });
     }

@@ -1,8 +1,8 @@
 // Who made a set of commits, from one `git log` process, and whether each
 // carries a good signature from the allowed-signers file given for this call
 // (commit-signatures.ts: checked in-process, no process per signature).
+import { commitRecords } from '../git/commits.js';
 import type { Repo } from '../git/repo.js';
-import { splitNul } from '../git/run.js';
 import { verifySignatures } from './commit-signatures.js';
 import { addressOf } from './identity.js';
 
@@ -41,20 +41,15 @@ export async function readAuthorship(
   if (!commits.length) return result;
   const format = '%H%x1f%ae%x1f%ce%x1f%an%x1f%cn%x1f%P%x1f%ct%x1f';
   const trailer = (key: string) => `%(trailers:key=${key},valueonly,unfold,separator=%x1e)`;
-  const [out, verified] = await Promise.all([
-    repo.run(
-      [
-        'log',
-        '--no-walk=unsorted',
-        '--stdin',
-        '-z',
-        `--format=${format}${trailer('Co-authored-by')}%x1f${CREDIT_TRAILERS.map(trailer).join('%x1e')}`,
-      ],
-      { input: commits.join('\n') + '\n' },
+  const [records, verified] = await Promise.all([
+    commitRecords(
+      repo,
+      commits,
+      `${format}${trailer('Co-authored-by')}%x1f${CREDIT_TRAILERS.map(trailer).join('%x1e')}`,
     ),
     signers ? verifySignatures(repo, commits, signers) : null,
   ]);
-  for (const record of splitNul(out.stdout)) {
+  for (const record of records) {
     const [id, author, committer, authorName, committerName, parents, date, trailers, credits] = record.split('\x1f');
     const status = verified?.get(id);
     result.set(id, {

@@ -9,7 +9,6 @@ import {
   chmodSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readlinkSync,
   renameSync,
@@ -20,15 +19,15 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
-import type { Repo } from '../git/repo.js';
-import { listTree, readBlobs, readFileAt } from '../git/objects.js';
-import { splitNul } from '../git/run.js';
+import { workingFiles } from '../git/files.js';
+import { hashFiles, listTree, objectExists, readBlobs, readFileAt, writeBlob } from '../git/objects.js';
+import { createRef, deleteRef } from '../git/refs.js';
+import { commitOrNull, type Repo } from '../git/repo.js';
+import { commitTree, makeTree, treeWith } from '../git/trees.js';
 import { pruneEmptyParents } from './tree.js';
 
 export const SNAPSHOT_REF = 'refs/patchwarden/snapshot';
 
-/** Ref updates must not run the user's reference-transaction hook. */
-const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
 const IDENTITY = {
   GIT_AUTHOR_NAME: 'patchwarden',
   GIT_AUTHOR_EMAIL: 'patchwarden@localhost',
@@ -63,9 +62,8 @@ function indexPath(repo: Repo): string {
 
 /** The snapshot a previous in-place check left, or null. */
 export async function findSnapshot(repo: Repo): Promise<Snapshot | null> {
-  const r = await repo.run(['rev-parse', '--verify', '--quiet', `${SNAPSHOT_REF}^{commit}`], { okCodes: [1] });
-  const commit = r.stdout.toString('utf8').trim();
-  if (r.code !== 0 || !commit) return null;
+  const commit = await commitOrNull(repo, SNAPSHOT_REF);
+  if (!commit) return null;
   const metaBlob = await readFileAt(repo, commit, 'meta.json');
   if (!metaBlob)
     throw new CannotJudge(
@@ -73,8 +71,7 @@ export async function findSnapshot(repo: Repo): Promise<Snapshot | null> {
     );
   const meta = JSON.parse(metaBlob.toString('utf8')) as SnapshotMeta;
   const files = new Map<string, { mode: string; oid: string }>();
-  const hasTree = (await repo.run(['cat-file', '-e', `${commit}:worktree`], { okCodes: [128, 1] })).code === 0;
-  if (hasTree)
+  if (await objectExists(repo, `${commit}:worktree`))
     for (const e of await listTree(repo, `${commit}:worktree`)) files.set(e.path, { mode: e.mode, oid: e.oid });
   return { commit, meta, files };
 }
@@ -95,12 +92,6 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** Tracked and untracked, not ignored, files of the working tree, each once. */
-async function listWorkingFiles(repo: Repo): Promise<string[]> {
-  const out = await repo.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--full-name']);
-  return [...new Set(splitNul(out.stdout))];
-}
-
 type Disk = { kind: 'file'; mode: string } | { kind: 'link'; target: string } | { kind: 'other' } | null;
 
 function onDisk(file: string): Disk {
@@ -112,33 +103,6 @@ function onDisk(file: string): Disk {
   } catch {
     return null;
   }
-}
-
-/** Blob ids of files on disk, raw bytes (no filters), many per git process. */
-async function hashFiles(repo: Repo, root: string, files: string[], write: boolean): Promise<string[]> {
-  const oids: string[] = [];
-  for (let i = 0; i < files.length; ) {
-    const chunk: string[] = [];
-    let size = 0;
-    while (i < files.length && size < 64_000) {
-      chunk.push(files[i]);
-      size += files[i].length + 1;
-      i++;
-    }
-    const out = await repo.run([
-      'hash-object',
-      ...(write ? ['-w'] : []),
-      '--no-filters',
-      '--',
-      ...chunk.map((f) => path.join(root, f)),
-    ]);
-    oids.push(...out.stdout.toString('utf8').trim().split('\n'));
-  }
-  return oids;
-}
-
-async function hashBytes(repo: Repo, bytes: Buffer | string): Promise<string> {
-  return await repo.text(['hash-object', '-w', '--no-filters', '--stdin'], { input: bytes });
 }
 
 /**
@@ -155,74 +119,71 @@ export async function takeSnapshot(
 ): Promise<Snapshot> {
   const existing = await findSnapshot(repo);
   if (existing) throw busy(existing);
-  const paths = [...new Set([...(await listWorkingFiles(repo)), ...touched])];
+  const paths = [...new Set([...(await workingFiles(repo)), ...touched])];
   const entries: { mode: string; oid: string; path: string }[] = [];
   const regular: { path: string; mode: string }[] = [];
   const skipped: string[] = [];
   for (const p of paths) {
     const d = onDisk(path.join(root, p));
     if (!d) continue; // absent now, so absent after the restore
-    if (d.kind === 'link') entries.push({ mode: '120000', oid: await hashBytes(repo, d.target), path: p });
+    if (d.kind === 'link') entries.push({ mode: '120000', oid: await writeBlob(repo, d.target), path: p });
     else if (d.kind === 'file') regular.push({ path: p, mode: d.mode });
     else skipped.push(p);
   }
   const oids = await hashFiles(
     repo,
-    root,
-    regular.map((r) => r.path),
+    regular.map((r) => path.join(root, r.path)),
     true,
   );
   regular.forEach((r, i) => {
     entries.push({ mode: r.mode, oid: oids[i], path: r.path });
   });
-
-  const tmp = mkdtempSync(path.join(scratch, 'snapshot-'));
+  const worktree = await treeWith(
+    repo,
+    null,
+    entries.map((e) => ({ path: e.path, newMode: e.mode, newOid: e.oid })),
+    scratch,
+  );
+  let hasIndex = true;
+  let indexBytes: Buffer = Buffer.alloc(0);
   try {
-    const env = { GIT_INDEX_FILE: path.join(tmp, 'index') };
-    await repo.run(['update-index', '-z', '--add', '--index-info'], {
-      env,
-      input: entries.map((e) => `${e.mode} ${e.oid}\t${e.path}\0`).join(''),
-    });
-    const worktree = await repo.text(['write-tree'], { env });
-    let hasIndex = true;
-    let indexBytes: Buffer = Buffer.alloc(0);
-    try {
-      indexBytes = readFileSync(indexPath(repo));
-    } catch {
-      hasIndex = false;
-    }
-    const meta: SnapshotMeta = {
-      version: 1,
-      pid: process.pid,
-      started: new Date().toISOString(),
-      root,
-      head,
-      touched,
-      index: hasIndex,
-      skipped,
-    };
-    const top = [
-      `040000 tree ${worktree}\tworktree`,
-      `100644 blob ${await hashBytes(repo, JSON.stringify(meta, null, 2) + '\n')}\tmeta.json`,
-      ...(hasIndex ? [`100644 blob ${await hashBytes(repo, indexBytes)}\tindex`] : []),
-    ];
-    const tree = await repo.text(['mktree', '-z'], { input: top.map((l) => l + '\0').join('') });
-    const commit = await repo.text(
-      ['commit-tree', tree, '-m', `patchwarden in-place revert check snapshot (pid ${process.pid})`],
-      { env: IDENTITY },
-    );
-    // An empty old value: the ref must not exist yet, so two checks cannot both own it.
-    const made = await repo.run([...NO_HOOKS, 'update-ref', '-m', 'patchwarden snapshot', SNAPSHOT_REF, commit, ''], {
-      okCodes: [128, 1],
-    });
-    if (made.code !== 0) {
-      const other = await findSnapshot(repo);
-      throw other ? busy(other) : new CannotJudge(`cannot write ${SNAPSHOT_REF}: ${made.stderr.trim()}`);
-    }
-    return { commit, meta, files: new Map(entries.map((e) => [e.path, { mode: e.mode, oid: e.oid }])) };
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    indexBytes = readFileSync(indexPath(repo));
+  } catch {
+    hasIndex = false;
   }
+  const meta: SnapshotMeta = {
+    version: 1,
+    pid: process.pid,
+    started: new Date().toISOString(),
+    root,
+    head,
+    touched,
+    index: hasIndex,
+    skipped,
+  };
+  const tree = await makeTree(repo, [
+    { mode: '040000', type: 'tree', oid: worktree, path: 'worktree' },
+    {
+      mode: '100644',
+      type: 'blob',
+      oid: await writeBlob(repo, JSON.stringify(meta, null, 2) + '\n'),
+      path: 'meta.json',
+    },
+    ...(hasIndex ? [{ mode: '100644', type: 'blob', oid: await writeBlob(repo, indexBytes), path: 'index' }] : []),
+  ]);
+  const commit = await commitTree(
+    repo,
+    tree,
+    [],
+    `patchwarden in-place revert check snapshot (pid ${process.pid})`,
+    IDENTITY,
+  );
+  const refused = await createRef(repo, SNAPSHOT_REF, commit, 'patchwarden snapshot');
+  if (refused !== null) {
+    const other = await findSnapshot(repo);
+    throw other ? busy(other) : new CannotJudge(`cannot write ${SNAPSHOT_REF}: ${refused}`);
+  }
+  return { commit, meta, files: new Map(entries.map((e) => [e.path, { mode: e.mode, oid: e.oid }])) };
 }
 
 function busy(s: Snapshot): CannotJudge {
@@ -252,7 +213,7 @@ export async function restoreSnapshot(repo: Repo, snap: Snapshot): Promise<Resto
     for (let d = path.posix.dirname(p); d !== '.'; d = path.posix.dirname(d)) keepDirs.add(d);
 
   // What is here now that was not: files the revert or the command created.
-  for (const p of new Set([...(await listWorkingFiles(repo)), ...snap.meta.touched])) {
+  for (const p of new Set([...(await workingFiles(repo)), ...snap.meta.touched])) {
     if (snap.files.has(p)) continue;
     const d = onDisk(path.join(root, p));
     if (!d || d.kind === 'other') continue;
@@ -267,11 +228,15 @@ export async function restoreSnapshot(repo: Repo, snap: Snapshot): Promise<Resto
   for (const [p, e] of snap.files) {
     const d = onDisk(path.join(root, p));
     if (e.mode === '120000') {
-      if (d?.kind !== 'link' || (await hashBytes(repo, d.target)) !== e.oid) stale.push(p);
+      if (d?.kind !== 'link' || (await writeBlob(repo, d.target)) !== e.oid) stale.push(p);
     } else if (d?.kind !== 'file' || d.mode !== e.mode) stale.push(p);
     else regular.push(p);
   }
-  const now = await hashFiles(repo, root, regular, false);
+  const now = await hashFiles(
+    repo,
+    regular.map((p) => path.join(root, p)),
+    false,
+  );
   regular.forEach((p, i) => {
     if (now[i] !== snap.files.get(p)!.oid) stale.push(p);
   });
@@ -306,6 +271,6 @@ export async function restoreSnapshot(repo: Repo, snap: Snapshot): Promise<Resto
       report.index = 'restored';
     }
   }
-  await repo.run([...NO_HOOKS, 'update-ref', '-d', SNAPSHOT_REF, snap.commit], { okCodes: [128, 1] });
+  await deleteRef(repo, SNAPSHOT_REF, snap.commit);
   return report;
 }

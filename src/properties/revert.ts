@@ -23,9 +23,8 @@ import { formatDuration } from '../common/duration.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { showPath } from '../common/text.js';
 import type { Config } from '../config/schema.js';
-import { rangeChanges, treeDiff, type RawChange } from '../git/changes.js';
+import { rangeChanges, stagedPaths, treeDiff, type RawChange } from '../git/changes.js';
 import { resolveCommit, worktreeRoot, type Repo } from '../git/repo.js';
-import { splitNul } from '../git/run.js';
 import { classifierFor } from '../mixing/check.js';
 import { admitOwnerCommits } from '../owners/admission.js';
 import { evidenceOwed } from '../owners/evidence.js';
@@ -1085,9 +1084,7 @@ async function inPlace(
   try {
     say('snapshot of the working tree');
     // Staged paths, deletions among them: a path of HEAD the index lacks is written when set aside.
-    const staged = splitNul(
-      (await repo.run(['diff-index', '--cached', '-z', '--name-only', '--no-renames', head, '--'])).stdout,
-    );
+    const staged = await stagedPaths(repo, head);
     snap = await takeSnapshot(repo, root, head, [...new Set([...judged.map((c) => c.path), ...staged])], scratch);
     guard.check();
     const aside = revertable(await treeDiff(repo, head, `${snap.commit}:worktree`)).filter(

@@ -6,7 +6,6 @@
 // inside the command and can reach the report. A guarded run (the revert
 // check's) also has the runtime guards watch the command from inside, and
 // any finding of theirs is a problem too.
-import { execFileSync } from 'node:child_process';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
@@ -16,7 +15,7 @@ import { readReport } from '../junit/read.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
 import { runEnv } from '../runner/env.js';
-import { splitNul } from '../git/run.js';
+import { checkoutFiles } from '../git/files.js';
 import type { Classify } from '../zones/classify.js';
 import { unreported } from './guard/records.js';
 import { openGuard } from './guard/session.js';
@@ -66,13 +65,7 @@ function placement(root: string, classify: Classify): Placement {
   return {
     root,
     locate: (suffix) => {
-      files ??= splitNul(
-        execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
-          cwd: root,
-          env: { ...process.env, ...TREE_ENV },
-          maxBuffer: 1 << 30,
-        }),
-      );
+      files ??= checkoutFiles(root, TREE_ENV);
       return files.filter((f) => f === suffix || f.endsWith(`/${suffix}`));
     },
     inSpec: (f) => classify(f) === 'spec',

@@ -6,14 +6,15 @@
 // in-place mode builds its judged tree so, and sets work in progress aside.
 // The files are written through a throwaway index (in `scratch`), so it never
 // writes the index of the tree it works in.
-import { mkdtempSync, readdirSync, rmdirSync, rmSync, lstatSync } from 'node:fs';
+import { readdirSync, rmdirSync, rmSync, lstatSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { RawChange } from '../git/changes.js';
 import { ABSENT, GITLINK } from '../git/raw-diff.js';
-import { treeWith } from '../git/trees.js';
+import { checkoutEntries } from '../git/checkout.js';
+import { listTree } from '../git/objects.js';
+import { commitTree, treeWith } from '../git/trees.js';
 import type { Repo } from '../git/repo.js';
-import { runGit, splitNul } from '../git/run.js';
 
 export interface Reverted {
   path: string;
@@ -38,13 +39,12 @@ const MAKER = {
 
 /** treeWith's tree as a commit on top of `onto`: where a revert check starts when some of a range's own changes count as the base's. */
 export async function commitWith(repo: Repo, onto: string, changes: RawChange[], message: string): Promise<string> {
-  return repo.text(['commit-tree', await treeWith(repo, onto, changes), '-p', onto, '-m', message], { env: MAKER });
+  return commitTree(repo, await treeWith(repo, onto, changes), [onto], message, MAKER);
 }
 
 /** Code files of a tree that `keep` accepts (the guard's list of the base's spec and harness). */
 export async function codeFiles(repo: Repo, tree: string, keep: (file: string) => boolean): Promise<string[]> {
-  const out = await repo.run(['ls-tree', '-r', '-z', '--name-only', '--full-tree', tree]);
-  return splitNul(out.stdout).filter((f) => CODE.test(f) && keep(f));
+  return (await listTree(repo, tree)).map((e) => e.path).filter((f) => CODE.test(f) && keep(f));
 }
 
 const CODE = /\.(py|pyw|js|mjs|cjs|jsx|ts|mts|cts|tsx)$/;
@@ -67,19 +67,12 @@ export async function revertPaths(
     done.push({ path: c.path, action: 'removed' });
   }
   const restore = changes.filter((c) => c.oldMode !== ABSENT);
-  if (!restore.length) return done;
-  const dir = mkdtempSync(path.join(scratch, 'patchwarden-index-'));
-  try {
-    const git = (args: string[], input: string) =>
-      runGit(root, args, { input, env: { ...env, GIT_INDEX_FILE: path.join(dir, 'index') } });
-    await git(
-      ['update-index', '-z', '--index-info'],
-      restore.map((c) => `${c.oldMode} ${c.oldOid}\t${c.path}\0`).join(''),
-    );
-    await git(['checkout-index', '-f', '-z', '--stdin'], restore.map((c) => `${c.path}\0`).join(''));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  await checkoutEntries(
+    root,
+    restore.map((c) => ({ mode: c.oldMode, oid: c.oldOid, path: c.path })),
+    env,
+    scratch,
+  );
   for (const c of restore) done.push({ path: c.path, action: 'restored' });
   return done;
 }

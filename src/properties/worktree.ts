@@ -15,14 +15,10 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CannotJudge } from '../common/errors.js';
 import type { Repo } from '../git/repo.js';
-import { runGit } from '../git/run.js';
+import { addWorktree, fillWorktree, removeWorktree } from '../git/worktrees.js';
 import { TREE_ENV } from './runenv.js';
 import { workspaceDirs } from './workspaces.js';
-
-/** Hooks of the user's must not run for a throwaway checkout. */
-const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
 
 export interface TempTree {
   dir: string;
@@ -48,36 +44,19 @@ export async function addTempWorktree(repo: Repo, commit: string, opts: Worktree
   const remove = async () => {
     // A link, or a folder of links: removed without following any.
     for (const l of linked.splice(0)) rmSync(path.join(dir, l), { recursive: true, force: true });
-    const r = await repo.run([...NO_HOOKS, 'worktree', 'remove', '--force', '--force', dir], { okCodes: [128, 1] });
     // Should git have lost track of it, take away its folder and its entry ourselves.
-    if (r.code !== 0 && admin) rmSync(admin, { recursive: true, force: true });
+    if (!(await removeWorktree(repo, dir)) && admin) rmSync(admin, { recursive: true, force: true });
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await addEntry(repo, dir, commit);
+    await addWorktree(repo, dir, commit);
     admin = gitDirOf(dir);
-    await runGit(dir, ['read-tree', '--reset', '-u', opts.files ?? 'HEAD'], { env: TREE_ENV });
+    await fillWorktree(dir, opts.files ?? 'HEAD', TREE_ENV);
   } catch (err) {
     await remove();
     throw err;
   }
   return { dir, env: TREE_ENV, linked, remove };
-}
-
-/**
- * `git worktree add`, tried again when it trips over another check's entry
- * still being written (git reads every entry's files while adding one).
- */
-async function addEntry(repo: Repo, dir: string, commit: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const r = await repo.run([...NO_HOOKS, 'worktree', 'add', '--detach', '--no-checkout', '--quiet', dir, commit], {
-      okCodes: [128],
-    });
-    if (r.code === 0) return;
-    if (attempt === 3 || !/failed to read .*worktrees\//.test(r.stderr))
-      throw new CannotJudge(`git worktree add ${dir} failed: ${r.stderr.trim()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-  }
 }
 
 /** The worktree's entry under the common git directory, from its `.git` file. */

@@ -8,7 +8,7 @@ import { emit } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { showPath } from '../common/text.js';
 import { judgingConfig } from '../config/judging.js';
-import { mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
+import { commitOrNull, mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
 import { clockNow } from '../freeze/clock.js';
 import { stateLines } from '../properties/report.js';
 import { revertCheck, revertPasses, type RevertResult, type Side } from '../properties/revert.js';
@@ -184,11 +184,8 @@ const WORKFLOW_FILES = ['.github/workflows/x.yml', '.gitlab-ci.yml'];
 
 /** The merge-base of head with its upstream, or an error that says how to name a base. */
 async function upstreamBase(repo: Repo, headRev: string, head: string): Promise<string> {
-  const up = await repo.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${headRev}@{upstream}`], {
-    okCodes: [1, 128],
-  });
-  const upstream = up.stdout.toString('utf8').trim();
-  if (up.code !== 0 || !upstream)
+  const upstream = await commitOrNull(repo, `${headRev}@{upstream}`);
+  if (!upstream)
     throw new CannotJudge(
       `no base to revert to: ${headRev} has no upstream branch; name one with --base REV (for example --base origin/main)`,
     );

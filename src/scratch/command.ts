@@ -17,7 +17,8 @@ import { judgingConfig } from '../config/judging.js';
 import type { Config } from '../config/schema.js';
 import { clockNow } from '../freeze/clock.js';
 import { treeDiff, type RawChange } from '../git/changes.js';
-import { readBlobs, readFileAt } from '../git/objects.js';
+import { readBlobs, readFileAt, writeBlob } from '../git/objects.js';
+import { currentBranch } from '../git/refs.js';
 import { ABSENT } from '../git/raw-diff.js';
 import { mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
 import { classifierFor } from '../mixing/check.js';
@@ -155,7 +156,7 @@ async function propose(s: Scratch): Promise<Proposal> {
     base_ref: s.baseRef,
     head: range.head,
     merge_base: range.base,
-    branch: await branchName(repo),
+    branch: await currentBranch(repo),
     made: range.now.toISOString(),
     production: { paths: production.map((c) => c.path), digest: diffDigest(production) },
     files: await proposedFiles(repo, mine.oracles, s.classify),
@@ -244,7 +245,7 @@ async function candidateCommit(s: Scratch, p: Proposal): Promise<string> {
       ? Buffer.from(mine.content ?? '', 'base64').toString('utf8')
       : await readFileAt(repo, range.onto, file);
     const text = withRows(before === null ? null : before.toString(), p.registry, file);
-    const oid = await repo.text(['hash-object', '-w', '--stdin'], { input: text });
+    const oid = await writeBlob(repo, text);
     changes.push({ status: 'M', path: file, oldMode: '', oldOid: '', newMode: '100644', newOid: oid });
   }
   return changes.length ? commitWith(repo, range.onto, changes, 'scratch: the base plus the proposal') : range.onto;
@@ -276,9 +277,4 @@ function predicted(r: RevertResult): Omit<Predicted, 'suite'> {
     properties: headRefused(r.status) ? 'refused' : 'pass',
     revert: revertPasses(r.status) ? 'pass' : 'refused',
   };
-}
-
-async function branchName(repo: Repo): Promise<string | null> {
-  const r = await repo.run(['symbolic-ref', '--short', '-q', 'HEAD'], { okCodes: [1, 128] });
-  return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
 }

@@ -15,8 +15,18 @@ import type { Violation } from '../common/verdict.js';
 import { judgingConfig } from '../config/judging.js';
 import type { Config } from '../config/schema.js';
 import { evidencePath, sha256 } from '../freeze/bound.js';
-import { readFileAt } from '../git/objects.js';
-import { openRepo, resolveCommit, worktreeRoot, type Repo } from '../git/repo.js';
+import {
+  changedSince,
+  checkoutAt,
+  checkoutIndex,
+  commitIndex,
+  hasStagedChanges,
+  setIndexEntries,
+  stagePaths,
+  unstage,
+} from '../git/checkout.js';
+import { objectExists, objectId, readBlobs, readFileAt, writeBlob } from '../git/objects.js';
+import { identity, isAncestor, openRepo, resolveCommit, worktreeRoot, ZERO_ID, type Repo } from '../git/repo.js';
 import { addressOf, identityMatcher } from '../owners/identity.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import { readProposal, type Proposal } from './proposal.js';
@@ -68,16 +78,15 @@ export async function run(args: string[]): Promise<number> {
   try {
     await apply(repo, config, proposal, oids, root);
     const freeze = await freezeRows(repo, config, proposal, file, common.config);
-    if (freeze.length) await repo.run(['add', '-A', '--', ...freeze]);
-    const message = values.message ?? defaultMessage(proposal);
-    const made = await repo.run(['commit', '-q', '-m', message], { okCodes: [1] });
-    if (made.code !== 0) throw new CannotJudge(`git commit refused: ${made.stderr.toString().trim()}`);
+    await stagePaths(repo, freeze);
+    const refused = await commitIndex(repo, values.message ?? defaultMessage(proposal));
+    if (refused !== null) throw new CannotJudge(`git commit refused: ${refused}`);
   } catch (err) {
     await putBack(repo, config, proposal, root, file);
     throw err;
   }
   const commit = await resolveCommit(repo, 'HEAD');
-  const signed = (await repo.text(['cat-file', 'commit', commit])).includes('\ngpgsig ');
+  const signed = (await readBlobs(repo, [commit], 'commit')).get(commit)!.toString('utf8').includes('\ngpgsig ');
   const v = proposal.verdict.gate;
   return emit(common.format, {
     ok: true,
@@ -100,12 +109,8 @@ export async function run(args: string[]): Promise<number> {
 /** The refusal for a committer or author owners.agents names, naming who may promote. */
 async function agentRefusal(repo: Repo, config: Config, head: string, file: string): Promise<Violation | null> {
   const isAgent = identityMatcher(config.owners.agents);
-  const idents = await Promise.all(
-    ['GIT_COMMITTER_IDENT', 'GIT_AUTHOR_IDENT'].map((v) =>
-      repo.text(['var', v]).then((t) => addressOf(t.replace(/ \d+ [-+]\d{4}$/, ''))),
-    ),
-  );
-  const agent = idents.find((a) => a && isAgent(a));
+  const idents = await Promise.all([identity(repo, 'committer'), identity(repo, 'author')]);
+  const agent = idents.map((i) => addressOf(i ?? '')).find((a) => a && isAgent(a));
   if (!agent) return null;
   const signers = config.owners.signers;
   const listed = signers ? await readFileAt(repo, head, signers) : null;
@@ -137,7 +142,7 @@ async function writeBlobs(repo: Repo, p: Proposal, file: string): Promise<Map<st
   const oids = new Map<string, string>();
   for (const f of p.files) {
     if (f.content === null) continue;
-    const oid = await repo.text(['hash-object', '-w', '--stdin'], { input: Buffer.from(f.content, 'base64') });
+    const oid = await writeBlob(repo, Buffer.from(f.content, 'base64'));
     if (oid !== f.oid)
       throw new CannotJudge(
         `${f.path}: its content does not hash to its blob id ${f.oid}: the file was edited after scratch wrote it`,
@@ -158,8 +163,7 @@ async function staleness(
   file: string,
 ): Promise<Violation[]> {
   const rerun = `ask for a new proposal: on the branch, git rebase ${shellQuote(p.base_ref)} && patchwarden scratch --base ${shellQuote(p.base_ref)}; then promote the proposal it writes`;
-  const ancestor = await repo.run(['merge-base', '--is-ancestor', p.base, head], { okCodes: [1, 128] });
-  if (ancestor.code !== 0)
+  if (!(await isAncestor(repo, p.base, head)))
     return [
       {
         rule: 'promote-base',
@@ -169,8 +173,7 @@ async function staleness(
       },
     ];
   const paths = touched(config, p).filter((f) => f !== config.freeze.ledger);
-  const at = async (rev: string, f: string) =>
-    (await repo.run(['rev-parse', '-q', '--verify', `${rev}:${f}`], { okCodes: [1, 128] })).stdout.toString().trim();
+  const at = async (rev: string, f: string) => (await objectId(repo, `${rev}:${f}`)) ?? '';
   const changed = [];
   for (const f of paths) if ((await at(p.base, f)) !== (await at(head, f))) changed.push(f);
   const out: Violation[] = [];
@@ -182,7 +185,7 @@ async function staleness(
       fix: rerun,
     });
   // Where the branch is fetched, each file must be the branch's.
-  if ((await repo.run(['cat-file', '-e', `${p.head}^{commit}`], { okCodes: [1, 128] })).code === 0) {
+  if (await objectExists(repo, `${p.head}^{commit}`)) {
     const differ = [];
     for (const f of p.files) if ((await at(p.head, f.path)) !== (oids.get(f.path) ?? '')) differ.push(f.path);
     if (differ.length)
@@ -209,11 +212,8 @@ const filled = (p: Proposal) => p.freeze.filter((z) => z.reason?.trim() && z.own
 
 /** Staged work, or uncommitted edits of the paths the commit writes: promote would sweep them in. */
 async function uncommitted(repo: Repo, paths: string[], file: string): Promise<Violation | null> {
-  const staged = (await repo.run(['diff', '--cached', '--quiet'], { okCodes: [1] })).code !== 0;
-  const edited = (await repo.run(['diff', '--name-only', 'HEAD', '--', ...paths])).stdout
-    .toString()
-    .split('\n')
-    .filter(Boolean);
+  const staged = await hasStagedChanges(repo);
+  const edited = await changedSince(repo, 'HEAD', paths);
   if (!staged && !edited.length) return null;
   return {
     rule: 'promote-dirty',
@@ -227,21 +227,25 @@ async function uncommitted(repo: Repo, paths: string[], file: string): Promise<V
 
 /** The files into the index and the working tree, then the registry rows. */
 async function apply(repo: Repo, config: Config, p: Proposal, oids: Map<string, string>, root: string): Promise<void> {
-  const info = p.files.map((f) =>
-    f.oid ? `${f.mode} ${oids.get(f.path)}\t${f.path}\0` : `0 ${'0'.repeat(40)}\t${f.path}\0`,
+  await setIndexEntries(
+    repo,
+    p.files.map((f) =>
+      f.oid && f.mode
+        ? { mode: f.mode, oid: oids.get(f.path)!, path: f.path }
+        : { mode: '0', oid: ZERO_ID, path: f.path },
+    ),
   );
-  if (info.length)
-    await repo.run(['update-index', '-z', '--add', '--remove', '--index-info'], { input: info.join('') });
-  const kept = p.files.filter((f) => f.oid).map((f) => `${f.path}\0`);
-  if (kept.length) await repo.run(['checkout-index', '-f', '-z', '--stdin'], { input: kept.join('') });
+  await checkoutIndex(
+    repo,
+    p.files.filter((f) => f.oid).map((f) => f.path),
+  );
   for (const f of p.files) if (!f.oid) rmSync(path.join(root, f.path), { force: true });
   if (!p.registry.length) return;
   const file = config.properties.invariants;
-  const before = await repo.run(['show', `:${file}`], { okCodes: [128] });
-  const text = withRows(before.code === 0 ? before.stdout.toString('utf8') : null, p.registry, file);
-  const oid = await repo.text(['hash-object', '-w', '--stdin'], { input: text });
-  await repo.run(['update-index', '--add', '--cacheinfo', `100644,${oid},${file}`]);
-  await repo.run(['checkout-index', '-f', '--', file]);
+  const before = await readFileAt(repo, ':', file);
+  const oid = await writeBlob(repo, withRows(before?.toString('utf8') ?? null, p.registry, file));
+  await setIndexEntries(repo, [{ mode: '100644', oid, path: file }]);
+  await checkoutIndex(repo, [file]);
 }
 
 /**
@@ -293,10 +297,9 @@ async function putBack(repo: Repo, config: Config, p: Proposal, root: string, fi
     }
   });
   const paths = [...touched(config, p), ...kept];
-  await repo.run(['reset', '-q', 'HEAD', '--', ...paths], { okCodes: [1] });
+  await unstage(repo, paths);
   for (const f of paths) {
-    const at = await repo.run(['cat-file', '-e', `HEAD:${f}`], { okCodes: [1, 128] });
-    if (at.code === 0) await repo.run(['checkout', 'HEAD', '--', f]);
+    if (await objectExists(repo, `HEAD:${f}`)) await checkoutAt(repo, 'HEAD', f);
     else if (existsSync(path.join(root, f))) rmSync(path.join(root, f), { force: true });
   }
 }

@@ -4,16 +4,14 @@
 // equally well, reads as nothing: the failure is then judged without it.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { runGit, splitNul } from '../git/run.js';
+import { checkoutFiles } from '../git/files.js';
 
 /** The text of the checkout file a trace names; null when it is not there. */
 export type SourceReader = (file: string) => string | null;
 
 /** A reader over the files git sees in `root` (tracked, and untracked but not ignored). */
 export async function checkoutSource(root: string): Promise<SourceReader> {
-  const listed = splitNul(
-    (await runGit(root, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'])).stdout,
-  );
+  const listed = checkoutFiles(root);
   return sourceOver(listed, (rel) => {
     try {
       return readFileSync(path.join(root, rel), 'utf8');

@@ -1,11 +1,10 @@
 // The lines a change adds, per file, with each file's text after the change,
-// from one `git diff` over git objects (works in a bare repository and in the
-// push quarantine), or the same for many changes from one `git diff-tree
-// --stdin` (a push of many refs). The diff is asked for with whole
-// files as context: the scanner judges a line with the imports and aliases
-// around it, and one git process is all a hook can spend.
+// read from one whole-file patch (git/patches.ts), or the same for many
+// changes from one patch of them all (a push of many refs): one git process is
+// all a hook can spend.
 import { CannotJudge } from '../common/errors.js';
-import { emptyTree, type Repo } from '../git/repo.js';
+import { wholeFilePatch, wholeFilePatches } from '../git/patches.js';
+import type { Repo } from '../git/repo.js';
 
 export interface Added {
   path: string;
@@ -18,26 +17,6 @@ export interface Added {
 }
 
 /**
- * Pinned so that no diff setting (prefixes, relative paths, renames, drivers,
- * blank-line suppression) changes what is read; `-a` so that a `-diff`
- * attribute cannot hide a file's lines.
- */
-const PINNED = ['-c', 'diff.suppressBlankEmpty=false'];
-const FLAGS = [
-  '-U1000000000',
-  '-a',
-  '--no-color',
-  '--no-ext-diff',
-  '--no-textconv',
-  '--no-renames',
-  '--no-relative',
-  '--full-index',
-  '--src-prefix=a/',
-  '--dst-prefix=b/',
-  '--diff-filter=AMT',
-];
-
-/**
  * What `to` adds over `from` (commits or trees; null `from` is the empty
  * tree); `to` null is the index; `paths`, when given, limits the diff to
  * those paths, taken literally. Files that gain no line are left out.
@@ -48,16 +27,7 @@ export async function addedLines(
   to: string | null,
   paths?: string[],
 ): Promise<Added[]> {
-  const base = from ?? (await emptyTree(repo));
-  const args = [
-    ...(paths ? ['--literal-pathspecs'] : []),
-    ...PINNED,
-    'diff',
-    ...FLAGS,
-    ...(to === null ? ['--cached', base] : [base, to]),
-  ];
-  const out = (await repo.run([...args, '--', ...(paths ?? [])])).stdout.toString('utf8');
-  return parsePatches(out, false)[0];
+  return parsePatches(await wholeFilePatch(repo, from, to, paths), false)[0];
 }
 
 /**
@@ -67,11 +37,7 @@ export async function addedLines(
  */
 export async function addedLinesOf(repo: Repo, lines: string[]): Promise<Added[][]> {
   if (!lines.length) return [];
-  // --always: a change that adds nothing still has its header line, so each answer is counted.
-  const out = await repo.run([...PINNED, 'diff-tree', '--stdin', '--always', '-r', '-p', ...FLAGS], {
-    input: lines.map((l) => `${l}\n`).join(''),
-  });
-  const added = parsePatches(out.stdout.toString('utf8'), true);
+  const added = parsePatches(await wholeFilePatches(repo, lines), true);
   if (added.length !== lines.length)
     throw new CannotJudge(`git diff-tree answered for ${added.length} of ${lines.length} changes`);
   return added;

@@ -9,7 +9,8 @@ import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
 import { configBool, emptyTree, isZeroId, mergeBase } from '../git/repo.js';
-import { readBlobs, readFileAt } from '../git/objects.js';
+import { reachableFrom } from '../git/commits.js';
+import { objectsOf, readBlobs, readFileAt } from '../git/objects.js';
 import { addedLines, addedLinesOf, type Added } from './added.js';
 import type { AllowRow } from './allow.js';
 import { CannotJudge } from '../common/errors.js';
@@ -309,8 +310,7 @@ async function pushBases(
   const single = [...new Set(refs.flatMap((r) => (r.boundary.length === 1 ? r.boundary : [])))];
   if (single.length) {
     // What these commits reach that the judging branch does not: a commit missing from it is one the branch holds.
-    const out = await repo.text(['rev-list', '--stdin'], { input: `${single.join('\n')}\n^${judgeRev}\n` });
-    const outside = new Set(out.split('\n'));
+    const outside = new Set(await reachableFrom(repo, single, [judgeRev]));
     for (const b of single) if (!outside.has(b)) holds.add(b);
   }
   return Promise.all(
@@ -323,15 +323,15 @@ async function pushBases(
 
 /** The tree of each commit (or tree), from one process. */
 async function treesOf(repo: Repo, revs: string[]): Promise<Map<string, string>> {
-  const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
-    input: revs.map((r) => `${r}^{tree}\n`).join(''),
-  });
-  const lines = out.split('\n');
+  const trees = await objectsOf(
+    repo,
+    revs.map((r) => `${r}^{tree}`),
+  );
   return new Map(
     revs.map((r, i) => {
-      const [id, type] = lines[i].split(' ');
-      if (type !== 'tree') throw new CannotJudge(`${r} names no tree`);
-      return [r, id];
+      const tree = trees[i];
+      if (tree?.type !== 'tree') throw new CannotJudge(`${r} names no tree`);
+      return [r, tree.oid];
     }),
   );
 }

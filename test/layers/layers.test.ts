@@ -1,7 +1,7 @@
 // The layer check run as `npm run lint:layers` does: it passes on the tree,
 // and on a temporary copy of src/ it fails on an import that climbs, however
-// it is spelled, on an import whose path it cannot read, on a folder cycle and
-// on a folder the order does not name.
+// it is spelled, on an import whose path it cannot read, on a folder cycle, on
+// a folder the order does not name and on a git command line outside src/git/.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -124,6 +124,57 @@ test('an import whose path the lint cannot read, or that leaves src/, fails with
     );
     assert.match(r.stderr, /src\/git\/broken\.ts: does not parse/);
     assert.not.match(r.stderr, 'src/git/built.cjs');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+// Each a git command line written outside src/git/, on line 2 of its own file.
+const GIT_CALLS: Record<string, { text: string; what: string }> = {
+  literal: { text: "export const f = (repo: any) => repo.run(['status']);", what: 'repo.run(...)' },
+  'spread-text': {
+    text: "export const f = (repo: any, a: string[]) => repo.text([...a, 'log']);",
+    what: 'repo.text(...)',
+  },
+  forwarded: { text: 'export const f = (repo: any, args: string[]) => repo.run(args);', what: 'repo.run(...)' },
+  member: { text: 'export const f = (s: any, args: string[]) => s.repo.text(args);', what: 'repo.text(...)' },
+  'run-git': {
+    text: "import { runGit } from '../git/run.js';\nexport const f = () => runGit('.', ['status']);",
+    what: 'runGit(...)',
+  },
+  spawn: {
+    text: "import { spawnSync } from 'node:child_process';\nexport const f = () => spawnSync('git', ['status']);",
+    what: "spawnSync('git', ...)",
+  },
+  'exec-file': {
+    text: "import * as cp from 'node:child_process';\nexport const f = () => cp.execFileSync(`git`, ['status']);",
+    what: "execFileSync('git', ...)",
+  },
+  exec: {
+    text: "import { execSync } from 'node:child_process';\nexport const f = () => execSync('git status');",
+    what: "execSync('git', ...)",
+  },
+};
+
+test('a git command line outside src/git/ fails however it is written; hooks/ and gate/ are the known exceptions', () => {
+  const root = copyOfSrc();
+  try {
+    for (const [name, { text }] of Object.entries(GIT_CALLS))
+      for (const folder of ['owners', 'git', 'hooks', 'gate'])
+        writeFileSync(path.join(root, 'src', folder, `calls-${name}.ts`), `// runs git\n${text}\n`);
+    const r = sh(process.execPath, [SCRIPT, root]);
+    assert.is(r.code, 1);
+    for (const [name, { text, what }] of Object.entries(GIT_CALLS)) {
+      const line = text.split('\n').length + 1;
+      assert.match(
+        r.stderr,
+        `src/owners/calls-${name}.ts:${line}: ${what} writes a git command line outside src/git/`,
+        name,
+      );
+      for (const folder of ['git', 'hooks', 'gate']) assert.not.match(r.stderr, `src/${folder}/calls-${name}.ts`, name);
+    }
+    // The import of the runner is named too: runGit is git/'s own.
+    assert.match(r.stderr, 'src/owners/calls-run-git.ts:2: an import of runGit writes a git command line');
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
