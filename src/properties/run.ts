@@ -7,6 +7,9 @@
 // check's) also has the runtime guards watch the command from inside, and
 // any finding of theirs is a problem too.
 import { execFileSync } from 'node:child_process';
+import { workspaceDirs } from './workspaces.js';
+import { openSealed, type SealedMode, type WorkerSetup } from './sealed/env.js';
+import { installDir } from '../runner/install.js';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
@@ -19,7 +22,7 @@ import { runEnv } from '../runner/env.js';
 import { splitNul } from '../git/run.js';
 import type { Classify } from '../zones/classify.js';
 import { unreported } from './guard/records.js';
-import { openGuard } from './guard/session.js';
+import { type GuardSession, openGuard } from './guard/session.js';
 import { GUARD_SOURCES } from './guard/sources.js';
 import { mapCases, type Mapping, type Placement } from './mapping.js';
 import type { Registry } from './registry.js';
@@ -34,6 +37,8 @@ export interface PropertyRun {
   output: string;
   code: number | null;
   elapsedMs: number;
+  /** Where production code ran (sealed/env.ts): `off` for an unguarded run. */
+  sealed: SealedMode;
 }
 
 export interface RunOptions {
@@ -60,19 +65,24 @@ export function propertyCommand(config: Config): string {
   return command;
 }
 
+/** The files of the tree, tracked and untracked, relative. */
+function treeFiles(root: string): string[] {
+  return splitNul(
+    execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+      cwd: root,
+      env: { ...process.env, ...TREE_ENV },
+      maxBuffer: 1 << 30,
+    }),
+  );
+}
+
 /** Spec files of the tree the command ran in. */
 function placement(root: string, classify: Classify): Placement {
   let files: string[] | null = null;
   return {
     root,
     locate: (suffix) => {
-      files ??= splitNul(
-        execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
-          cwd: root,
-          env: { ...process.env, ...TREE_ENV },
-          maxBuffer: 1 << 30,
-        }),
-      );
+      files ??= treeFiles(root);
       return files.filter((f) => f === suffix || f.endsWith(`/${suffix}`));
     },
     inSpec: (f) => classify(f) === 'spec',
@@ -92,26 +102,36 @@ export async function runProperties(
 ): Promise<PropertyRun> {
   const command = propertyCommand(config);
   const tree = realpathSync(treeDir);
-  const guard = opts.guard
-    ? openGuard(
-        {
-          tree,
-          main: opts.guard.main && realpathSync(opts.guard.main),
-          trusted: opts.guard.trusted,
-          writable: [realpathSync(opts.guard.tmp), tree],
-        },
-        GUARD_SOURCES,
-      )
-    : null;
+  // Sealing is the guarded run's (the revert check's): the guard counts its runtimes as the harness's.
+  const sealed = opts.guard ? openSealed(config) : null;
+  let guard: GuardSession | null = null;
+  try {
+    guard = opts.guard
+      ? openGuard(
+          {
+            tree,
+            main: opts.guard.main && realpathSync(opts.guard.main),
+            trusted: opts.guard.trusted,
+            writable: [realpathSync(opts.guard.tmp), tree],
+            runtime: sealed?.runtime ?? null,
+          },
+          GUARD_SOURCES,
+        )
+      : null;
+  } catch (err) {
+    sealed?.dispose();
+    throw err;
+  }
   let run;
   let refused: string[] = [];
   let failures: string[] = [];
   try {
-    const env = {
+    const plain = {
       ...(guard ? propertyRunEnv(opts.guard!.tmp, opts.guard!.gocache, guard) : TREE_ENV),
       ...runEnv(config),
       ...opts.env,
     };
+    const env = sealed ? sealed.activate({ ...process.env, ...plain }, workerSetup(tree, config, opts, guard!)) : plain;
     // {shard}: this run's share of its side (runenv.ts), 1/1 unless a matrix part set it.
     const shard = /^\d+\/\d+$/.test(env[SHARD_VARIABLE] ?? '') ? env[SHARD_VARIABLE]! : '1/1';
     run = await runTestCommand(command.replaceAll('{shard}', shard), {
@@ -129,9 +149,15 @@ export async function runProperties(
     }
   } catch (err) {
     guard?.dispose();
+    sealed?.dispose();
     throw err;
   }
-  const base = { output: run.output, code: run.code, elapsedMs: run.elapsedMs };
+  const base = {
+    output: run.output,
+    code: run.code,
+    elapsedMs: run.elapsedMs,
+    sealed: sealed?.mode ?? ('off' as const),
+  };
   try {
     if (run.timedOut)
       return {
@@ -168,5 +194,51 @@ export async function runProperties(
   } finally {
     run.dispose();
     guard?.dispose();
+    sealed?.dispose();
   }
+}
+
+/**
+ * What a sealed worker loads and must not reach: the tree's production
+ * files, the dependency folders linked in from the main tree, and the
+ * guard's folder, the run's temporary root, the git directory and the
+ * judge's install kept out.
+ */
+function workerSetup(tree: string, config: Config, opts: RunOptions, guard: GuardSession): WorkerSetup {
+  const main = opts.guard!.main;
+  const entries = config.revert.link.flatMap((entry) =>
+    path.basename(entry) === 'node_modules'
+      ? [
+          entry,
+          ...workspaceDirs(path.join(main ?? tree, path.posix.dirname(entry))).map((ws) =>
+            path.posix.join(path.posix.dirname(entry), ws, 'node_modules'),
+          ),
+        ]
+      : [entry],
+  );
+  const judge = installDir();
+  return {
+    tree,
+    src: treeFiles(tree)
+      .filter((f) => opts.classify(f) === 'src')
+      .flatMap((f) => {
+        try {
+          return [realpathSync(path.join(tree, f))];
+        } catch {
+          return [];
+        }
+      }),
+    linked: main ? entries.map((e) => path.join(main, e)) : [],
+    deny: [path.dirname(guard.config), opts.guard!.tmp, gitCommonDir(tree), ...(judge ? [judge] : [])],
+    tmp: opts.guard!.tmp,
+  };
+}
+
+function gitCommonDir(tree: string): string {
+  const dir = execFileSync('git', ['rev-parse', '--git-common-dir'], {
+    cwd: tree,
+    env: { ...process.env, ...TREE_ENV },
+    encoding: 'utf8',
+  }).trim();
+  return path.resolve(tree, dir);
 }

@@ -44,7 +44,8 @@ let probed: Probe | null = null;
 const ISOLATED = ['-I', '-S'];
 
 function probe(source: string): Probe {
-  if (process.platform !== 'linux') return { abi: 0, python: null };
+  // PATCHWARDEN_LANDLOCK=off runs the fallback on purpose (it can only weaken: gate.require names kernel).
+  if (process.platform !== 'linux' || process.env.PATCHWARDEN_LANDLOCK === 'off') return { abi: 0, python: null };
   const exe = spawnSync('python3', [...ISOLATED, '-c', 'import sys; print(sys.executable)'], {
     encoding: 'utf8',
     timeout: 10_000,
