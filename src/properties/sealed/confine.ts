@@ -7,7 +7,7 @@
 // granted folder that holds a denied path is granted entry by entry instead,
 // so a judge installed under node_modules or /usr stays out of reach.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 /** Read-only system paths; those a machine lacks grant nothing. */
 const SYSTEM = [
@@ -116,6 +116,25 @@ function pythonDirs(pathVar: string): string[] {
   return dirs;
 }
 
+/**
+ * The Python installs virtual environments in the tree or the linked folders
+ * were made from (pyvenv.cfg's `home`, the folder of its python): a venv's
+ * python is a link into that install.
+ */
+function venvHomes(dirs: string[]): string[] {
+  return dirs.flatMap((d) =>
+    ['', '.venv', 'venv'].flatMap((sub) => {
+      try {
+        const cfg = readFileSync(path.join(d, sub, 'pyvenv.cfg'), 'utf8');
+        const home = /^home\s*=\s*(.+?)\s*$/m.exec(cfg)?.[1];
+        return home && path.isAbsolute(home) ? [path.dirname(home)] : [];
+      } catch {
+        return [];
+      }
+    }),
+  );
+}
+
 /** Node's install: patchwarden's own node and the one the command finds on PATH. */
 function nodeDirs(pathVar: string): string[] {
   const nodes = [process.execPath];
@@ -162,6 +181,7 @@ export function confinePrefix(s: ConfineSetup, python: string): string[] {
     ...s.linked,
     s.runtime,
     ...pythonDirs(s.pathVar),
+    ...venvHomes([s.tree, ...s.linked]),
     ...s.pythonPath,
     ...nodeDirs(s.pathVar),
   ])
