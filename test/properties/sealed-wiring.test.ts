@@ -20,7 +20,7 @@ const abi = landlockProbe(readFileSync(path.join(PROJECT, 'src/properties/sealed
 const kernelTest = testUnless(abi > 0 ? null : 'Landlock is not available on this kernel: kernel sealing cannot run');
 
 /** The property command: the worker computes `total([1, 2])` and reports what it could reach; the case passes on 3. */
-const RUNNER = String.raw`import json, os, subprocess, sys
+const RUNNER = `import json, os, subprocess, sys
 file = os.environ.get("PATCHWARDEN_SEALED")
 facts = {"sealed": file is not None}
 ok = False
@@ -44,6 +44,7 @@ print(json.dumps({"total": total([1, 2]),
     "write_tmp": attempt(lambda: open(os.path.join(sys.argv[2], "w.txt"), "w").write("x")),
     "write_tree": attempt(lambda: open("w.txt", "w").write("x")),
     "env": sorted(k for k in os.environ if k.startswith("PATCHWARDEN_") or k == "PROP_SEED"),
+    "guard_paths": sorted(k for k, v in os.environ.items() if "patchwarden-guard-" in v),
     "tmpdir": os.environ.get("TMPDIR") == sys.argv[2]}))
 '''
     r = subprocess.run([*cfg["confine"], sys.executable, "-c", worker, file, cfg["tmp"]], env=cfg["env"], cwd=cfg["root"],
@@ -116,7 +117,7 @@ kernelTest('kernel: production code runs in a confined worker with none of the r
       plugins: ['patchwarden_sealed', '_patchwarden_pytest'],
       node_options: undefined,
       root: true,
-      worker: { total: 3, read_json: 13, write_tmp: 'ok', write_tree: 13, env: [], tmpdir: true },
+      worker: { total: 3, read_json: 13, write_tmp: 'ok', write_tree: 13, env: [], guard_paths: [], tmpdir: true },
     },
   );
   assert.match(head_.node_options, /--import "file:\/\/[^"]+\/node\/register\.mjs"$/);
@@ -136,6 +137,7 @@ test('process (and kernel without Landlock): an unconfined worker that keeps the
     const w = side('head');
     assert.equal([w.mode, w.confined], ['process', false]);
     assert.equal(w.worker.env, ['PATCHWARDEN_GUARD'], 'the guard stays in the worker; the side and the seed do not');
+    assert.equal(w.worker.guard_paths, ['NODE_OPTIONS', 'PATCHWARDEN_GUARD', 'PYTHONPATH']);
     assert.is(w.worker.total, 3);
     if (sealed === 'kernel') {
       const text = repo.pw(['revert-check', '--base', base, '--head', head], { env: { FACTS_DIR: facts, ...env } });
