@@ -7,9 +7,6 @@
 // check's) also has the runtime guards watch the command from inside, and
 // any finding of theirs is a problem too.
 import { execFileSync } from 'node:child_process';
-import { workspaceDirs } from './workspaces.js';
-import { openSealed, type SealedMode, type WorkerSetup } from './sealed/env.js';
-import { installDir } from '../runner/install.js';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
@@ -19,6 +16,7 @@ import { readReport } from '../junit/read.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
 import { runEnv } from '../runner/env.js';
+import { installDir } from '../runner/install.js';
 import { splitNul } from '../git/run.js';
 import type { Classify } from '../zones/classify.js';
 import { unreported } from './guard/records.js';
@@ -27,6 +25,8 @@ import { GUARD_SOURCES } from './guard/sources.js';
 import { mapCases, type Mapping, type Placement } from './mapping.js';
 import type { Registry } from './registry.js';
 import { propertyRunEnv, SHARD_VARIABLE, TREE_ENV } from './runenv.js';
+import { openSealed, type SealedMode, type SealedSession, type WorkerSetup } from './sealed/env.js';
+import { workspaceDirs } from './workspaces.js';
 
 export interface PropertyRun {
   /** Null when the run produced nothing to map (see `problem`). */
@@ -102,26 +102,7 @@ export async function runProperties(
 ): Promise<PropertyRun> {
   const command = propertyCommand(config);
   const tree = realpathSync(treeDir);
-  // Sealing is the guarded run's (the revert check's): the guard counts its runtimes as the harness's.
-  const sealed = opts.guard ? openSealed(config) : null;
-  let guard: GuardSession | null = null;
-  try {
-    guard = opts.guard
-      ? openGuard(
-          {
-            tree,
-            main: opts.guard.main && realpathSync(opts.guard.main),
-            trusted: opts.guard.trusted,
-            writable: [realpathSync(opts.guard.tmp), tree],
-            runtime: sealed?.runtime ?? null,
-          },
-          GUARD_SOURCES,
-        )
-      : null;
-  } catch (err) {
-    sealed?.dispose();
-    throw err;
-  }
+  const { guard, sealed } = opts.guard ? openSessions(tree, config, opts.guard) : { guard: null, sealed: null };
   let run;
   let refused: string[] = [];
   let failures: string[] = [];
@@ -131,7 +112,7 @@ export async function runProperties(
       ...runEnv(config),
       ...opts.env,
     };
-    const env = sealed ? sealed.activate({ ...process.env, ...plain }, workerSetup(tree, config, opts, guard!)) : plain;
+    const env = sealed ? sealed.activate({ ...process.env, ...plain }, workerSetup(tree, config, opts, guard)) : plain;
     // {shard}: this run's share of its side (runenv.ts), 1/1 unless a matrix part set it.
     const shard = /^\d+\/\d+$/.test(env[SHARD_VARIABLE] ?? '') ? env[SHARD_VARIABLE]! : '1/1';
     run = await runTestCommand(command.replaceAll('{shard}', shard), {
@@ -195,6 +176,31 @@ export async function runProperties(
     run.dispose();
     guard?.dispose();
     sealed?.dispose();
+  }
+}
+
+/** A guarded run's guard, and its sealing (the guard counts the sealed runtimes as the harness's). */
+function openSessions(
+  tree: string,
+  config: Config,
+  g: NonNullable<RunOptions['guard']>,
+): { guard: GuardSession; sealed: SealedSession | null } {
+  const sealed = openSealed(config);
+  try {
+    const guard = openGuard(
+      {
+        tree,
+        main: g.main && realpathSync(g.main),
+        trusted: g.trusted,
+        writable: [realpathSync(g.tmp), tree],
+        runtime: sealed?.runtime ?? null,
+      },
+      GUARD_SOURCES,
+    );
+    return { guard, sealed };
+  } catch (err) {
+    sealed?.dispose();
+    throw err;
   }
 }
 
