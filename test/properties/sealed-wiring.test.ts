@@ -193,4 +193,14 @@ kernelTest('gate.require: kernel passes where the worker was confined by the ker
   assert.is(out.layers.find((l: { layer: string }) => l.layer === 'properties').details.sealed, 'kernel');
 });
 
+kernelTest("the sealed mode a run gets is part of the revert cache's key", () => {
+  const { repo, base, head } = sealedProject('kernel');
+  assert.match(check(repo, base, head).stderr, /base: cached for the next check/);
+  assert.match(check(repo, base, head).stderr, /base: cached \(key/);
+  // The same config on a machine without Landlock runs sealed: process: the kernel-sealed entry does not answer for it.
+  const fallback = check(repo, base, head, { PATCHWARDEN_LANDLOCK: 'off' });
+  assert.match(fallback.stderr, /base: not cached/);
+  assert.is(fallback.out.revert_run.sealed, 'process');
+});
+
 test.run();
