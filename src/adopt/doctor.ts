@@ -24,6 +24,7 @@ import { zoneFindings } from './zone-check.js';
 import { harnessFindings } from './harness-check.js';
 import { casesFinding, codeownersFinding, evidenceFinding } from './method-check.js';
 import { seedFinding } from './seed-check.js';
+import { sealedFindings } from './sealed-check.js';
 
 export const help = `usage: patchwarden doctor [--format text|json] [--config PATH] [-C DIR]
 
@@ -41,7 +42,9 @@ ledger refuses), which oracle paths no CODEOWNERS rule gives an owner (with
 the lines to add), and, running properties.command once, which invariants
 ran a single case, and warns when neither properties.command nor a spec or
 runner config file names $PROP_SEED (the gate's fresh seed would change no
-input).
+input). It says whether this machine can run properties.sealed: kernel
+(Landlock) and, with sealing on, names the property files that mock or patch
+what the sealed worker runs.
 Exit 0 when all is in order, 1 when something is not.`;
 
 export interface Finding {
@@ -67,6 +70,7 @@ export async function run(args: string[]): Promise<number> {
       ...(await harnessFindings(repo, root, config)),
       ...codeownersFinding(root, config),
       ...(await seedFinding(repo, root, config)),
+      ...(await sealedFindings(repo, root, config)),
       ...(await casesFinding(repo, root, config)),
       ...(await evidenceFinding(repo, config)),
     );

@@ -148,6 +148,7 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}, signers: st
     ...(properties ? [] : [`  # Set once ${REGISTRY} lists invariants and spec/ has their properties:`]),
     `  ${properties ? '' : '# '}command: ${properties ?? 'YOUR PROPERTY COMMAND --junit-output {junit}'}`,
     `  invariants: ${REGISTRY}`,
+    ...sealedLines(root, language, runner === 'node'),
     'suite:',
     `  ${suite ? '' : '# '}command: ${suite ?? 'YOUR TEST COMMAND --junit-output {junit}'}`,
     ...(language === 'node'
@@ -167,6 +168,59 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}, signers: st
     '#   require: [properties, fixtures, freeze]',
   ];
   return lines.join('\n') + '\n';
+}
+
+/** Files where a Python project names its test plugins and settings. */
+const PYTHON_SETTINGS = [
+  'pyproject.toml',
+  'setup.cfg',
+  'pytest.ini',
+  'tox.ini',
+  'requirements.txt',
+  'requirements-dev.txt',
+  'Pipfile',
+];
+
+/** pytest-django: its settings and database fixtures load production code in the property process. */
+function usesPytestDjango(root: string): boolean {
+  return PYTHON_SETTINGS.some((f) => {
+    try {
+      return /pytest[-_]django|DJANGO_SETTINGS_MODULE/i.test(readFileSync(path.join(root, f), 'utf8'));
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The JavaScript runner a project that does not use node:test depends on, if any. */
+function runnerDependency(root: string): string | null {
+  try {
+    const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+    const deps = { ...pkg.dependencies, ...pkg.devDependencies };
+    return ['jest', 'vitest', 'mocha'].find((r) => r in deps) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** properties.sealed: kernel where the runner is one sealing serves (pytest without pytest-django, node:test), else off and why. */
+function sealedLines(root: string, language: Language, nodeTest: boolean): string[] {
+  const off = (why: string) => [`  # ${why}: sealing cannot serve it yet.`, '  sealed: off'];
+  if ((language === 'python' && !usesPytestDjango(root)) || nodeTest)
+    return [
+      '  # Production code runs in a worker the kernel confines (Landlock); where the',
+      '  # machine has none, runs are sealed: process and say so.',
+      '  sealed: kernel',
+    ];
+  if (language === 'python')
+    return off('pytest-django loads settings, models and database fixtures in the property process');
+  if (language === 'go') return off('Go properties run in one test binary with the code they judge');
+  const runner = language === 'node' ? runnerDependency(root) : null;
+  if (runner)
+    return off(
+      `${runner} runs spec files through its own module pipeline (transforms, ${runner === 'mocha' ? 'root hooks' : `${runner === 'jest' ? 'jest' : 'vi'}.mock`})`,
+    );
+  return off('no runner sealing serves was found (pytest, node --test)');
 }
 
 /** The setup files the root's harness configs name, in the guard zone beside them (doctor checks every config later). */

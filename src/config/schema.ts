@@ -3,8 +3,8 @@
 import { RULE_IDS } from './tamper-ids.js';
 import { CONFIG_FILE, ZONES, type ZoneName } from '../zones/names.js';
 
-/** What `gate.require` may name: properties (with revert), the fixture lock, the suite judged by the ledger. */
-export const GATE_REQUIREMENTS = ['properties', 'fixtures', 'freeze', 'contained'] as const;
+/** What `gate.require` may name: properties (with revert), the fixture lock, the suite judged by the ledger, containment, kernel sealing. */
+export const GATE_REQUIREMENTS = ['properties', 'fixtures', 'freeze', 'contained', 'kernel'] as const;
 export type GateRequirement = (typeof GATE_REQUIREMENTS)[number];
 
 /** Bytes of production code to scan for tamper, new commits to walk, signatures to verify. */
@@ -42,8 +42,18 @@ export interface Config {
    * forbid_except: paths an owner allows despite a `forbid` name.
    */
   fixtures: { inputs: string; lock: string; forbid: string[]; strict: boolean; forbid_except: string[] };
-  /** min_cases: 0 is off. pending_ttl: how long an owner's pending mark on an invariant holds. */
-  properties: { command: string | null; invariants: string; timeout: number; min_cases: number; pending_ttl: number };
+  /**
+   * min_cases: 0 is off. pending_ttl: how long an owner's pending mark on an invariant holds.
+   * sealed: where production code runs in a guarded property run (properties/sealed/): a kernel-confined worker, a guarded worker, or the property process itself.
+   */
+  properties: {
+    command: string | null;
+    invariants: string;
+    timeout: number;
+    min_cases: number;
+    pending_ttl: number;
+    sealed: 'kernel' | 'process' | 'off';
+  };
   suite: { command: string | null };
   /** Layers the gate refuses to skip: a missing one is "unproven". */
   gate: { require: GateRequirement[] };
@@ -141,6 +151,7 @@ export function defaults(source = CONFIG_FILE): Config {
       timeout: 10 * 60_000,
       min_cases: 0,
       pending_ttl: 90 * DAY,
+      sealed: 'off',
     },
     suite: { command: null },
     gate: { require: [] },
@@ -204,6 +215,7 @@ export const SCHEMA: Record<string, Record<string, Kind>> = {
     timeout: { type: 'duration' },
     min_cases: { type: 'int', min: 0, max: 1_000_000 },
     pending_ttl: { type: 'duration' },
+    sealed: { type: 'enum', values: ['kernel', 'process', 'off'] },
   },
   suite: { command: { type: 'command' } },
   gate: { require: { type: 'enums', values: GATE_REQUIREMENTS } },

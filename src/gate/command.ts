@@ -21,7 +21,8 @@ import { ciRun } from '../replay/ci.js';
 import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, overrideLines } from '../owners/override.js';
 import { exitCode, type LayerResult } from './layer.js';
 import { containedSoFar, containedLines } from '../runner/contain.js';
-import { containedLayer, enforceRequired, requirements } from './require.js';
+import { sealedLines, sealedSoFar } from '../properties/sealed/env.js';
+import { containedLayer, enforceRequired, kernelLayer, requirements } from './require.js';
 import { checkedSeed } from '../runner/seed.js';
 import { fixturesLayer, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
 import { propertyLayers, suiteLayer } from './tests.js';
@@ -62,7 +63,7 @@ judge.
   --format FORMAT        text (the default), json, github, sarif, junit or
                          codequality
   --suite-timeout DUR    kill the suite after this long (default 60m)
-  --require LAYERS       properties, fixtures, freeze, contained
+  --require LAYERS       properties, fixtures, freeze, contained, kernel
                          (comma-separated): a missing one is refused as
                          unproven; adds to gate.require
   --hits FILE            write the suite's freeze hits (each failure a row let
@@ -125,6 +126,7 @@ export async function run(args: string[]): Promise<number> {
       ...(await propertyLayers(ctx, refused)),
       await suiteLayer(ctx, suiteTimeout),
       ...containedLayer(required, containedSoFar(), config.source),
+      ...kernelLayer(required, sealedSoFar(), config.properties.sealed, config.source),
     ],
     required,
     config.source,
@@ -156,6 +158,7 @@ export async function run(args: string[]): Promise<number> {
       rules,
       required,
       contained: containedSoFar(),
+      sealed: sealedSoFar(),
       overrides: overrides.granted,
       layers: jsonLayers(layers),
       ...(scratch && { scratch: { file: values.scratch, ...scratch } }),
@@ -164,6 +167,7 @@ export async function run(args: string[]): Promise<number> {
       ...textTable(header, layers),
       ...listed,
       ...containedLines().map((l) => `patchwarden gate: ${l}`),
+      ...sealedLines().map((l) => `patchwarden gate: ${l}`),
       ...compared,
     ],
     github: githubAnnotations(layers),

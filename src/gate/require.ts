@@ -1,10 +1,12 @@
 // `gate.require` / `--require`: the method's "if any of the three is
 // missing, the patch is unproven". A required layer that is not configured
 // is refused instead of skipped. `contained` asks that the test commands ran
-// where every process they started was ended with them.
+// where every process they started was ended with them; `kernel`, that the
+// properties ran sealed with the worker confined by the kernel.
 import { GATE_REQUIREMENTS, type Config, type GateRequirement } from '../config/schema.js';
 import { UsageError } from '../common/errors.js';
 import { CONTAINED_WHY, type Contained } from '../runner/contain.js';
+import { type SealedMode, sealedWhy } from '../properties/sealed/env.js';
 import { type LayerResult, passed, skipped } from './layer.js';
 
 /** `--require properties,fixtures`, joined to the config's list: the command line can only add. */
@@ -22,7 +24,10 @@ export function requirements(config: Config, flag: string | undefined): GateRequ
   return [...new Set([...config.gate.require, ...(given as GateRequirement[])])];
 }
 
-const SETUP: Record<Exclude<GateRequirement, 'contained'>, string> = {
+/** The requirements on how the runs ran, each with a row of its own. */
+type RunRequirement = 'contained' | 'kernel';
+
+const SETUP: Record<Exclude<GateRequirement, RunRequirement>, string> = {
   properties: 'set properties.command and list invariants in properties.invariants (docs/revert-check.md)',
   fixtures:
     'pin the failing inputs under fixtures.inputs and commit the lock (patchwarden fixtures add, patchwarden fixtures lock)',
@@ -42,7 +47,7 @@ function missing(req: GateRequirement, l: LayerResult): boolean {
 /** The layers with every required one that is missing turned into a refusal. */
 export function enforceRequired(layers: LayerResult[], required: GateRequirement[], source: string): LayerResult[] {
   return layers.map((l) => {
-    const req = required.find((r): r is keyof typeof SETUP => r !== 'contained' && missing(r, l));
+    const req = required.find((r): r is keyof typeof SETUP => r in SETUP && missing(r, l));
     if (!req) return l;
     const message = `unproven: gate.require names ${req}, but ${l.summary}`;
     return {
@@ -85,6 +90,38 @@ export function containedLayer(
           paths: [source],
           message,
           fix: `run the gate where unprivileged user namespaces are allowed (unshare --user --pid works there) or as root with CAP_SYS_ADMIN, or where it may make a child of its own cgroup, or with python3 on PATH on Linux (the subreaper launcher); docs/revert-check.md "Nothing outlives the run"; or drop contained from gate.require in ${source}`,
+        },
+      ],
+    },
+  ];
+}
+
+/** The `kernel` row under gate.require: refused when a property run was not sealed in a kernel-confined worker. */
+export function kernelLayer(
+  required: GateRequirement[],
+  sealed: SealedMode | null,
+  wanted: SealedMode,
+  source: string,
+): LayerResult[] {
+  if (!required.includes('kernel')) return [];
+  if (!sealed) return [skipped('kernel', 'no property ran')];
+  if (sealed === 'kernel') return [passed('kernel', `sealed: kernel: ${sealedWhy('kernel', wanted)}`)];
+  const fix =
+    wanted === 'kernel'
+      ? 'run the gate on Linux 5.13 or newer with Landlock enabled (`patchwarden doctor` says whether this machine can: it needs "landlock" in /sys/kernel/security/lsm and python3 on PATH)'
+      : `set properties.sealed: kernel in ${source}, in a commit of its own`;
+  return [
+    {
+      layer: 'kernel',
+      ok: false,
+      status: 'refused',
+      summary: `unproven: sealed: ${sealed}`,
+      violations: [
+        {
+          rule: 'unproven',
+          paths: [source],
+          message: `unproven: gate.require names kernel, but the properties ran sealed: ${sealed} (${sealedWhy(sealed, wanted)})`,
+          fix: `${fix}; docs/revert-check.md "Sealed runs"; or drop kernel from gate.require in ${source}`,
         },
       ],
     },

@@ -18,8 +18,12 @@ export function textTable(h: GateHeader, layers: LayerResult[]): string[] {
   ];
   const w = Math.max(5, ...layers.map((l) => l.layer.length)) + 2;
   const sw = Math.max(6, ...layers.map((l) => l.status.length)) + 2;
-  lines.push(`  ${'layer'.padEnd(w)}${'status'.padEnd(sw)}summary`);
-  for (const l of layers) lines.push(`  ${l.layer.padEnd(w)}${l.status.padEnd(sw)}${l.summary}`);
+  // Where production code ran, for the layers whose properties ran (sealed/env.ts); no column when none did.
+  const column = layers.some((l) => sealedOf(l));
+  const cell = (text: string) => (column ? text.padEnd(9) : '');
+  lines.push(`  ${'layer'.padEnd(w)}${'status'.padEnd(sw)}${cell('sealed')}summary`);
+  for (const l of layers)
+    lines.push(`  ${l.layer.padEnd(w)}${l.status.padEnd(sw)}${cell(sealedOf(l) ?? '-')}${l.summary}`);
   for (const l of layers) {
     const renamed = renamedMatches(l);
     if (renamed.length)
@@ -41,6 +45,11 @@ export function textTable(h: GateHeader, layers: LayerResult[]): string[] {
   ].filter(Boolean);
   lines.push('', `patchwarden gate: ${verdict.join('; ') || 'passed'}`);
   return lines;
+}
+
+function sealedOf(l: LayerResult): string | null {
+  const s = l.details?.sealed;
+  return typeof s === 'string' ? s : null;
 }
 
 /** One annotation per violation, and one per layer that could not judge. */

@@ -83,6 +83,7 @@ export async function propertyLayers(ctx: GateContext, refused: string[] = []): 
       pending: result.pending,
       neutral: result.neutral,
       head_run: result.head_run,
+      sealed: result.sealed,
       outside_src: result.outside_src,
       owner_commits: result.owner_commits,
       env: { ...runEnv(config), ...seedEnv(result.seed) },
@@ -127,6 +128,7 @@ function revertLayer(r: RevertResult): LayerResult {
   const byBuild = r.states.filter((i) => i.by_build);
   const details = {
     status: r.status,
+    sealed: r.sealed,
     evidence: r.evidence,
     digest: r.digest,
     failing_on_revert: r.failing_on_revert,

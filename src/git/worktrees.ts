@@ -1,9 +1,10 @@
 // Linked worktrees the guard adds for its own runs, and removes. Adding and
 // removing one runs no hook of the user's, and removal touches only that
-// worktree's own entry.
+// worktree's own entry; and the git directory a worktree shares.
+import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
 import type { Repo } from './repo.js';
-import { NO_HOOKS, runGit } from './run.js';
+import { NO_HOOKS, runGit, runGitSync } from './run.js';
 
 /**
  * `git worktree add` of a detached, empty checkout of `commit` at `dir`,
@@ -31,4 +32,9 @@ export async function fillWorktree(dir: string, tree: string, env: NodeJS.Proces
 export async function removeWorktree(repo: Repo, dir: string): Promise<boolean> {
   const r = await repo.run([...NO_HOOKS, 'worktree', 'remove', '--force', '--force', dir], { okCodes: [128, 1] });
   return r.code === 0;
+}
+
+/** The git directory every worktree of the checkout at `dir` shares (absolute). */
+export function commonGitDir(dir: string, env?: NodeJS.ProcessEnv): string {
+  return path.resolve(dir, runGitSync(dir, ['rev-parse', '--git-common-dir'], { env }).stdout.toString().trim());
 }

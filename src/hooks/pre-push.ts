@@ -22,6 +22,7 @@ import { revertCheck, revertPasses, type RevertResult, type RevertStatus } from 
 import { stateLines } from '../properties/report.js';
 import type { InvariantVerdict } from '../properties/states.js';
 import { containedSoFar } from '../runner/contain.js';
+import { sealedSoFar } from '../properties/sealed/env.js';
 import { judgeTamper } from '../tamper/judge.js';
 import { guardFileProblems, guardFileViolations, touchedGuardFiles } from '../gate/guard-files.js';
 import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
@@ -399,7 +400,11 @@ export async function run(args: string[]): Promise<number> {
     common.format,
     violationsOutcome(
       violations,
-      { refs: verdicts.map(({ violations: _, ...rest }) => rest), contained: containedSoFar() },
+      {
+        refs: verdicts.map(({ violations: _, ...rest }) => rest),
+        contained: containedSoFar(),
+        sealed: sealedSoFar(),
+      },
       'patchwarden: pre-push ok',
     ),
   );

@@ -2,9 +2,9 @@
 // base plus what admitted owner commits change), the whole judging config
 // (the property command, properties.timeout, runner.env, the zones, the
 // guard's tamper mode), the pinned environment with the seed, the judge's
-// version and install digest, how test commands are contained, the linked
-// dependencies' installed state (their lock files are in the tree), each
-// program the command names as found on PATH (its bytes, and each
+// version and install digest, how test commands are contained and the
+// sealed mode the run gets, the linked dependencies' installed state (their
+// lock files are in the tree), each program the command names as found on PATH (its bytes, and each
 // interpreter's own account of its version, Python's installed
 // distributions too), the inherited variables that choose what code runs,
 // OS and architecture, and the admitted owner commits. A part missing from
@@ -26,6 +26,8 @@ export interface KeyFacts {
   judge: string;
   /** The containment test commands run under (runner/contain.ts). */
   contained: string;
+  /** Where production code runs (sealed/env.ts): kernel falls back to process on a machine without Landlock. */
+  sealed: string;
 }
 
 /** Inherited variables that choose which code a run executes. */

@@ -39,7 +39,13 @@ interface Entry {
   format: 1;
   key: string;
   written: string;
-  run: { mapping: PropertyRun['mapping']; code: number | null; elapsedMs: number; output: string };
+  run: {
+    mapping: PropertyRun['mapping'];
+    code: number | null;
+    elapsedMs: number;
+    output: string;
+    sealed: PropertyRun['sealed'];
+  };
 }
 
 interface Written {
@@ -128,7 +134,7 @@ function readEntry(dir: string, key: string, say: (l: string) => void): CachedRu
 function parsed(bytes: Buffer, key: string): Entry | null {
   try {
     const e = JSON.parse(bytes.toString('utf8')) as Entry;
-    return e.format === 1 && e.key === key && e.run?.mapping ? e : null;
+    return e.format === 1 && e.key === key && e.run?.mapping && e.run.sealed ? e : null;
   } catch {
     return null;
   }
@@ -141,7 +147,13 @@ export function writeEntry(dir: string, key: string, run: PropertyRun, now = new
     format: 1,
     key,
     written: now.toISOString(),
-    run: { mapping: run.mapping, code: run.code, elapsedMs: run.elapsedMs, output: run.output.slice(-OUTPUT_KEPT) },
+    run: {
+      mapping: run.mapping,
+      code: run.code,
+      elapsedMs: run.elapsedMs,
+      output: run.output.slice(-OUTPUT_KEPT),
+      sealed: run.sealed,
+    },
   };
   const bytes = Buffer.from(JSON.stringify(entry));
   const file = path.join(dir, `${key}.json`);

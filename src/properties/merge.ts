@@ -12,6 +12,7 @@ import type { InvariantResult, Mapping } from './mapping.js';
 import type { Side } from './revert.js';
 import type { PropertyRun } from './run.js';
 import { macMatches, PART_VERSION, parseShard, type Part } from './shard.js';
+import { weakestMode } from './sealed/env.js';
 
 export interface MergedParts {
   base: string;
@@ -107,9 +108,10 @@ function sideRun(all: { file: string; part: Part }[], side: 'head' | 'base'): Pr
     .join('\n');
   const elapsedMs = Math.max(...parts.map(({ part }) => part.run?.elapsed_ms ?? 0));
   const code = parts.map(({ part }) => part.run?.code ?? null).find((c) => c !== 0) ?? 0;
-  if (problems.length) return { mapping: null, problem: problems.join('; '), output, code, elapsedMs };
+  const sealed = weakestMode(parts.map(({ part }) => part.run?.sealed));
+  if (problems.length) return { mapping: null, problem: problems.join('; '), output, code, elapsedMs, sealed };
   const mappings = parts.map(({ file, part }) => ({ file, shard: part.shard, mapping: part.run!.mapping! }));
-  return { mapping: mergeMappings(side, mappings), problem: null, output, code, elapsedMs };
+  return { mapping: mergeMappings(side, mappings), problem: null, output, code, elapsedMs, sealed };
 }
 
 /** Each invariant from the one shard whose run had its cases; the rest of the mappings put together. */

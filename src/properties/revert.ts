@@ -39,6 +39,7 @@ import { dependencyProblems } from './deps.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
 import { guardSignals, type Guard } from './interrupt.js';
 import { loadRegistryAt, type Registry } from './registry.js';
+import { type SealedMode, sealedMode, weakestMode } from './sealed/env.js';
 import { propertyCommand, runProperties, type PropertyRun } from './run.js';
 import { dropScratch, makeScratch } from './scratch.js';
 import { describeBehaviour, productionBehaviour } from './behaviour.js';
@@ -76,6 +77,8 @@ export interface RunSummary {
   problems: string[];
   /** The reverted run: the key of the cache entry it came from (cache.ts), or null when it ran now. */
   cached?: string | null;
+  /** Where production code ran (sealed/env.ts). */
+  sealed: SealedMode;
 }
 
 export interface RevertResult {
@@ -116,6 +119,8 @@ export interface RevertResult {
   seed: PropSeed | null;
   /** Invariants failing in both runs under a fresh seed that pass on head under the pinned one: a finding about the base, not a refusal. */
   found: BaseFinding | null;
+  /** Where production code ran in the runs that judged the invariants (the weaker of the two); null before any run. */
+  sealed: SealedMode | null;
   /** The one side's run of a matrix part (RevertOptions.part); null when the check settled before any run. */
   part?: PropertyRun | null;
 }
@@ -414,6 +419,7 @@ function notApplicable(base: string, head: string, mode: RevertResult['mode']): 
     output: null,
     seed: null,
     found: null,
+    sealed: null,
   };
 }
 
@@ -613,7 +619,13 @@ interface Runs {
 }
 
 function summary(run: PropertyRun, problems: string[]): RunSummary {
-  return { elapsed_ms: run.elapsedMs, code: run.code, invariants: run.mapping?.invariants ?? [], problems };
+  return {
+    elapsed_ms: run.elapsedMs,
+    code: run.code,
+    invariants: run.mapping?.invariants ?? [],
+    problems,
+    sealed: run.sealed,
+  };
 }
 
 /** A head run that fails while head also changes the harness: say the harness must land first. */
@@ -797,14 +809,16 @@ async function revertCache(
   // The tree, the judge's digest and the programs' versions are taken
   // together, and containment is probed meanwhile (before any of them resolves).
   let contained = 'none';
+  let sealed = 'off';
   const known = Promise.all([treeWith(repo, onto, kept), judgeIdentity()]);
   const keyed = cacheKey(
     config,
     repo.root,
     { ...runEnv(config), ...seedEnv(seed) },
-    known.then(([tree, judge]) => ({ tree, judge, owners, contained })),
+    known.then(([tree, judge]) => ({ tree, judge, owners, contained, sealed })),
   );
   contained = containment();
+  sealed = sealedMode(config);
   const { key } = await keyed;
   return openRevertCache(repo, key, contained === 'pidns' || contained === 'subreaper', say);
 }
@@ -813,7 +827,10 @@ async function revertCache(
 function headSettles(result: RevertResult, s: Steps, onHead: PropertyRun): boolean {
   const headIssues = onHead.problem ? [onHead.problem] : headProblems(onHead.mapping!, s.registry);
   result.head_run = summary(onHead, headIssues);
-  s.say(`properties on head ${headIssues.length ? 'cannot be judged' : 'ran'} (${formatDuration(onHead.elapsedMs)})`);
+  result.sealed = onHead.sealed;
+  s.say(
+    `properties on head ${headIssues.length ? 'cannot be judged' : 'ran'} (${formatDuration(onHead.elapsedMs)}, sealed: ${onHead.sealed})`,
+  );
   if (!headIssues.length) return false;
   Object.assign(result, {
     status: 'fails_on_head',
@@ -827,6 +844,7 @@ function headSettles(result: RevertResult, s: Steps, onHead: PropertyRun): boole
 async function judgeRuns(result: RevertResult, s: Steps, { onHead, onRevert, cached }: Runs): Promise<void> {
   const { revertIssue, reverted, byBuild } = await revertedSide(s, onHead, onRevert);
   result.revert_run = { ...summary(onRevert, revertIssue ? [revertIssue] : []), cached: cached ?? null };
+  result.sealed = weakestMode([onHead.sealed, onRevert.sealed]);
   if (revertIssue) {
     // A vouched diff whose every case passes on head has nothing the reverted run must judge.
     if (!s.owed && allPass(onHead.mapping!)) {

@@ -16,13 +16,17 @@ import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
 import { runEnv } from '../runner/env.js';
 import { checkoutFiles } from '../git/files.js';
+import { commonGitDir } from '../git/worktrees.js';
+import { installDir } from '../runner/install.js';
 import type { Classify } from '../zones/classify.js';
 import { unreported } from './guard/records.js';
-import { openGuard } from './guard/session.js';
+import { type GuardSession, openGuard } from './guard/session.js';
 import { GUARD_SOURCES } from './guard/sources.js';
 import { mapCases, type Mapping, type Placement } from './mapping.js';
 import type { Registry } from './registry.js';
 import { propertyRunEnv, SHARD_VARIABLE, TREE_ENV } from './runenv.js';
+import { openSealed, type SealedMode, type SealedSession, type WorkerSetup } from './sealed/env.js';
+import { workspaceDirs } from './workspaces.js';
 
 export interface PropertyRun {
   /** Null when the run produced nothing to map (see `problem`). */
@@ -33,6 +37,8 @@ export interface PropertyRun {
   output: string;
   code: number | null;
   elapsedMs: number;
+  /** Where production code ran (sealed/env.ts): `off` for an unguarded run. */
+  sealed: SealedMode;
 }
 
 export interface RunOptions {
@@ -59,6 +65,7 @@ export function propertyCommand(config: Config): string {
   return command;
 }
 
+/** The files of the tree, tracked and untracked, relative. */
 /** Spec files of the tree the command ran in. */
 function placement(root: string, classify: Classify): Placement {
   let files: string[] | null = null;
@@ -85,26 +92,17 @@ export async function runProperties(
 ): Promise<PropertyRun> {
   const command = propertyCommand(config);
   const tree = realpathSync(treeDir);
-  const guard = opts.guard
-    ? openGuard(
-        {
-          tree,
-          main: opts.guard.main && realpathSync(opts.guard.main),
-          trusted: opts.guard.trusted,
-          writable: [realpathSync(opts.guard.tmp), tree],
-        },
-        GUARD_SOURCES,
-      )
-    : null;
+  const { guard, sealed } = opts.guard ? openSessions(tree, config, opts.guard) : { guard: null, sealed: null };
   let run;
   let refused: string[] = [];
   let failures: string[] = [];
   try {
-    const env = {
+    const plain = {
       ...(guard ? propertyRunEnv(opts.guard!.tmp, opts.guard!.gocache, guard) : TREE_ENV),
       ...runEnv(config),
       ...opts.env,
     };
+    const env = sealed ? sealed.activate({ ...process.env, ...plain }, workerSetup(tree, config, opts, guard)) : plain;
     // {shard}: this run's share of its side (runenv.ts), 1/1 unless a matrix part set it.
     const shard = /^\d+\/\d+$/.test(env[SHARD_VARIABLE] ?? '') ? env[SHARD_VARIABLE]! : '1/1';
     run = await runTestCommand(command.replaceAll('{shard}', shard), {
@@ -122,9 +120,15 @@ export async function runProperties(
     }
   } catch (err) {
     guard?.dispose();
+    sealed?.dispose();
     throw err;
   }
-  const base = { output: run.output, code: run.code, elapsedMs: run.elapsedMs };
+  const base = {
+    output: run.output,
+    code: run.code,
+    elapsedMs: run.elapsedMs,
+    sealed: sealed?.mode ?? ('off' as const),
+  };
   try {
     if (run.timedOut)
       return {
@@ -161,5 +165,72 @@ export async function runProperties(
   } finally {
     run.dispose();
     guard?.dispose();
+    sealed?.dispose();
   }
+}
+
+/** A guarded run's guard, and its sealing (the guard counts the sealed runtimes as the harness's). */
+function openSessions(
+  tree: string,
+  config: Config,
+  g: NonNullable<RunOptions['guard']>,
+): { guard: GuardSession; sealed: SealedSession | null } {
+  const sealed = openSealed(config);
+  try {
+    const guard = openGuard(
+      {
+        tree,
+        main: g.main && realpathSync(g.main),
+        trusted: g.trusted,
+        writable: [realpathSync(g.tmp), tree],
+        runtime: sealed?.runtime ?? null,
+      },
+      GUARD_SOURCES,
+    );
+    return { guard, sealed };
+  } catch (err) {
+    sealed?.dispose();
+    throw err;
+  }
+}
+
+/**
+ * What a sealed worker loads and must not reach: the tree's production
+ * files, the dependency folders linked in from the main tree, and the
+ * guard's folder, the run's temporary root, the git directory and the
+ * judge's install kept out.
+ */
+function workerSetup(tree: string, config: Config, opts: RunOptions, guard: GuardSession): WorkerSetup {
+  const main = opts.guard!.main;
+  const entries = config.revert.link.flatMap((entry) =>
+    path.basename(entry) === 'node_modules'
+      ? [
+          entry,
+          ...workspaceDirs(path.join(main ?? tree, path.posix.dirname(entry))).map((ws) =>
+            path.posix.join(path.posix.dirname(entry), ws, 'node_modules'),
+          ),
+        ]
+      : [entry],
+  );
+  const judge = installDir();
+  return {
+    tree,
+    src: checkoutFiles(tree, TREE_ENV)
+      .filter((f) => opts.classify(f) === 'src')
+      .flatMap((f) => {
+        try {
+          return [realpathSync(path.join(tree, f))];
+        } catch {
+          return [];
+        }
+      }),
+    linked: main ? entries.map((e) => path.join(main, e)) : [],
+    deny: [
+      path.dirname(guard.config),
+      opts.guard!.tmp,
+      commonGitDir(tree, { ...process.env, ...TREE_ENV }),
+      ...(judge ? [judge] : []),
+    ],
+    tmp: opts.guard!.tmp,
+  };
 }

@@ -13,6 +13,7 @@ import { VERSION } from '../common/version.js';
 import type { Config } from '../config/schema.js';
 import { runEnv, SEED_VARIABLE } from '../runner/env.js';
 import type { Mapping } from './mapping.js';
+import type { SealedMode } from './sealed/env.js';
 import type { RevertResult, Side } from './revert.js';
 import { propertyCommand, type PropertyRun } from './run.js';
 
@@ -43,6 +44,8 @@ export interface Part {
     elapsed_ms: number;
     output: string;
     mapping: Mapping | null;
+    /** Where production code ran (sealed/env.ts). */
+    sealed: SealedMode;
   } | null;
   /** HMAC-SHA256 under PATCHWARDEN_SEED_KEY of the part without this field, hex; null without a key. */
   mac: string | null;
@@ -92,6 +95,7 @@ export function partOf(config: Config, result: RevertResult, side: Side, shard: 
           elapsed_ms: run.elapsedMs,
           output: run.output.slice(-OUTPUT_KEEP),
           mapping: run.mapping,
+          sealed: run.sealed,
         }
       : null,
     mac: null,

@@ -21,6 +21,7 @@ import type { Config } from '../config/schema.js';
 import { isOracle } from '../zones/classify.js';
 import { classifierFor } from '../mixing/check.js';
 import { containedLines, containedSoFar } from '../runner/contain.js';
+import { sealedLines } from '../properties/sealed/env.js';
 import { refactorExemption } from './ack.js';
 
 export const help = `usage: patchwarden revert-check [--base REV] [--head REV] [--side head|base [--shard K/N] --out FILE | --merge FILE...] [--format text|json] [--config PATH] [-C DIR]
@@ -128,8 +129,13 @@ export async function run(args: string[]): Promise<number> {
       head_run: result.head_run,
       revert_run: result.revert_run,
       contained: containedSoFar(),
+      sealed: result.sealed,
     },
-    text: [...textLines(result), ...containedLines().map((l) => `patchwarden: ${l}`)],
+    text: [
+      ...textLines(result),
+      ...containedLines().map((l) => `patchwarden: ${l}`),
+      ...sealedLines().map((l) => `patchwarden: ${l}`),
+    ],
   });
 }
 

@@ -22,7 +22,7 @@ interface Sealed {
 let sealed: Promise<Sealed | null> | null = null;
 
 /** The folder of the running bundle (dist/), or null when the sources run unbundled. */
-function installDir(): string | null {
+export function installDir(): string | null {
   if (VERSION === 'unbundled' || !process.argv[1]) return null;
   const dir = path.dirname(realpathSync(process.argv[1]));
   return statSync(path.join(dir, 'lazy'), { throwIfNoEntry: false })?.isDirectory() ? dir : null;

@@ -41,6 +41,8 @@ export interface GuardSetup {
   trusted: string[];
   /** Folders the run may write to (real paths: its temporary root, the tree). */
   writable: string[];
+  /** The sealed runtimes' folder (sealed/env.ts), whose code counts as the harness's; null when unsealed. */
+  runtime?: string | null;
 }
 
 export interface GuardSession {
@@ -84,6 +86,7 @@ export function openGuard(setup: GuardSetup, sources: GuardSources): GuardSessio
         main: setup.main,
         trusted: setup.trusted,
         writable: setup.writable,
+        runtime: setup.runtime ?? null,
         report: junit,
         framework: PY_FRAMEWORK,
       }),

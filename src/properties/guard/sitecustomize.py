@@ -39,6 +39,8 @@ def _guard():
     report = cfg["report"]
     writable = tuple(cfg["writable"])
     guard_dir = os.path.dirname(realpath(__file__))
+    # A sealed run's runtimes (proxies, worker) are the harness's code.
+    runtime = cfg.get("runtime")
     framework = frozenset(cfg["framework"])
     cwd = os.getcwd()
 
@@ -87,6 +89,8 @@ def _guard():
             elif under(p, std):
                 k = "std"
             elif p.startswith(tree + sep) and p[len(tree) + 1:].replace(sep, "/") in trusted:
+                k = "base"
+            elif runtime and p.startswith(runtime + sep):
                 k = "base"
             else:
                 k = "patch"

@@ -1,0 +1,124 @@
+# The sealed worker's kernel confinement: Landlock through ctypes, then exec.
+#
+#   python3 -I -S confine.py --rw DIR ... --ro PATH ... -- CMD ARGS...
+#   python3 -I -S confine.py --probe     (prints the Landlock ABI, 0 when unavailable)
+#
+# The ruleset handles every file system right the ABI knows; --ro paths get
+# read and execute, --rw paths every right. From ABI 4 TCP bind and connect
+# are handled with no rule (no TCP at all); from ABI 6 abstract unix sockets
+# and signals are scoped to the worker's own domain. no_new_privs, then
+# restrict_self, then exec: what CMD starts inherits the domain. Anything
+# that keeps the rules from applying exits 125 with its reason on stderr:
+# the worker is never run unconfined.
+import ctypes, os, stat, sys
+
+CREATE_RULESET, ADD_RULE, RESTRICT_SELF = 444, 445, 446
+CREATE_RULESET_VERSION = 1
+RULE_PATH_BENEATH = 1
+PR_SET_NO_NEW_PRIVS = 38
+
+EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+REFER, TRUNCATE, IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+# The rights that apply to a file (not a directory) beneath a rule.
+FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
+NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+
+
+class RulesetAttr(ctypes.Structure):
+    _fields_ = [("fs", ctypes.c_uint64), ("net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
+
+
+class PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def fail(why):
+    sys.stderr.write("patchwarden confine: %s\n" % why)
+    sys.stderr.flush()
+    os._exit(125)
+
+
+def abi():
+    n = libc.syscall(CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(CREATE_RULESET_VERSION))
+    return n if n > 0 else 0
+
+
+def fs_rights(v):
+    rights = (1 << 13) - 1  # ABI 1: execute .. make_sym
+    if v >= 2:
+        rights |= REFER
+    if v >= 3:
+        rights |= TRUNCATE
+    if v >= 5:
+        rights |= IOCTL_DEV
+    return rights
+
+
+def args(argv):
+    rw, ro, i = [], [], 0
+    while i < len(argv) and argv[i] != "--":
+        if argv[i] in ("--rw", "--ro") and i + 1 < len(argv):
+            (rw if argv[i] == "--rw" else ro).append(argv[i + 1])
+            i += 2
+        else:
+            fail("unknown argument %r (usage: confine.py --rw DIR --ro PATH ... -- CMD ARGS...)" % argv[i])
+    if i + 1 >= len(argv):
+        fail("no command after --")
+    return rw, ro, argv[i + 1:]
+
+
+def add(ruleset, path, rights):
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return  # a path this machine lacks grants nothing
+    try:
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):
+            rights &= FILE_RIGHTS
+        rule = PathBeneath(rights, fd)
+        if libc.syscall(ADD_RULE, ruleset, RULE_PATH_BENEATH, ctypes.byref(rule), ctypes.c_uint32(0)) != 0:
+            fail("landlock_add_rule(%s): %s" % (path, os.strerror(ctypes.get_errno())))
+    finally:
+        os.close(fd)
+
+
+def confine(rw, ro):
+    v = abi()
+    if v < 1:
+        fail("Landlock is not available on this kernel (landlock_create_ruleset: %s)" % os.strerror(ctypes.get_errno()))
+    handled = fs_rights(v)
+    attr = RulesetAttr(handled, NET_BIND_TCP | NET_CONNECT_TCP if v >= 4 else 0,
+                       SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if v >= 6 else 0)
+    size = 24 if v >= 6 else 16 if v >= 4 else 8
+    ruleset = libc.syscall(CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if ruleset < 0:
+        fail("landlock_create_ruleset: %s" % os.strerror(ctypes.get_errno()))
+    for p in ro:
+        add(ruleset, p, handled & (EXECUTE | READ_FILE | READ_DIR))
+    for p in rw:
+        add(ruleset, p, handled)
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        fail("prctl(PR_SET_NO_NEW_PRIVS): %s" % os.strerror(ctypes.get_errno()))
+    if libc.syscall(RESTRICT_SELF, ruleset, ctypes.c_uint32(0)) != 0:
+        fail("landlock_restrict_self: %s" % os.strerror(ctypes.get_errno()))
+    os.close(ruleset)
+
+
+def main():
+    if sys.argv[1:] == ["--probe"]:
+        print(abi())
+        return
+    rw, ro, cmd = args(sys.argv[1:])
+    confine(rw, ro)
+    try:
+        os.execvp(cmd[0], cmd)
+    except OSError as e:
+        fail("cannot run %s: %s" % (cmd[0], e.strerror))
+
+
+main()

@@ -1,0 +1,199 @@
+// What the kernel lets a sealed worker reach (confine.py applies it with
+// Landlock). Read and execute: the system, the judged tree, the dependency
+// folders linked into it, the interpreters' installs. Read and write: the
+// worker's own temporary root and /dev/null. Never: the judge's install, the
+// property's report, the guard's channel, the run's private folders, the git
+// directory (the revert cache and the judge's config cache live there). A
+// granted folder that holds a denied path is granted entry by entry instead,
+// so a judge installed under node_modules or /usr stays out of reach.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+/** Read-only system paths; those a machine lacks grant nothing. */
+const SYSTEM = [
+  '/usr',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/bin',
+  '/sbin',
+  '/etc',
+  '/opt',
+  '/proc',
+  '/sys',
+  '/dev/zero',
+  '/dev/full',
+  '/dev/random',
+  '/dev/urandom',
+];
+
+/** Written by the worker besides its temporary root. */
+const SYSTEM_RW = ['/dev/null'];
+
+export interface Probe {
+  /** The Landlock ABI (0: unavailable). */
+  abi: number;
+  /** The Python that applies the rules (absolute), or null when there is none. */
+  python: string | null;
+}
+
+let probed: Probe | null = null;
+
+/** Isolated, and without site: nothing of the project's runs in the launcher. */
+const ISOLATED = ['-I', '-S'];
+
+function probe(source: string): Probe {
+  // PATCHWARDEN_LANDLOCK=off runs the fallback on purpose (it can only weaken: gate.require names kernel).
+  if (process.platform !== 'linux' || process.env.PATCHWARDEN_LANDLOCK === 'off') return { abi: 0, python: null };
+  const exe = spawnSync('python3', [...ISOLATED, '-c', 'import sys; print(sys.executable)'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  const python = exe.status === 0 ? exe.stdout.trim() : '';
+  if (!python || !path.isAbsolute(python)) return { abi: 0, python: null };
+  const r = spawnSync(python, [...ISOLATED, '-c', source, '--probe'], { encoding: 'utf8', timeout: 10_000 });
+  const abi = r.status === 0 ? Number.parseInt(r.stdout.trim(), 10) : 0;
+  return { abi: Number.isFinite(abi) && abi > 0 ? abi : 0, python };
+}
+
+/** The Landlock ABI this machine offers sealed workers (0: none) and the Python that applies it, probed once per process with confine.py's `source`. */
+export function landlockProbe(source: string): Probe {
+  probed ??= probe(source);
+  return probed;
+}
+
+/** What the ABI lets the worker be kept from, for the output and doctor. */
+export function abiReach(abi: number): string {
+  const parts = ['files'];
+  if (abi >= 4) parts.push('TCP');
+  if (abi >= 6) parts.push('signals and abstract sockets outside its domain');
+  return `Landlock ABI ${abi}: ${parts.join(', ')}`;
+}
+
+const inside = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+
+function real(p: string): string | null {
+  try {
+    return realpathSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/** `p` granted whole, or entry by entry around the denied paths beneath it. */
+export function carve(p: string, deny: string[]): string[] {
+  const r = real(p);
+  if (!r || deny.some((d) => inside(r, d))) return [];
+  if (!deny.some((d) => inside(d, r))) return [r];
+  if (!statSync(r).isDirectory()) return [];
+  return readdirSync(r).flatMap((e) => carve(path.join(r, e), deny));
+}
+
+const pythonInstalls = new Map<string, string[]>();
+
+/**
+ * The folders of the Python the property command finds on `PATH` (its
+ * prefixes and site folders), asked once per PATH. Isolated, so no
+ * sitecustomize (the guard's) runs.
+ */
+function pythonDirs(pathVar: string): string[] {
+  let dirs = pythonInstalls.get(pathVar);
+  if (dirs) return dirs;
+  const code =
+    'import json, site, sys; print(json.dumps([sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *site.getsitepackages(), site.getusersitepackages()]))';
+  const r = spawnSync('python3', ['-I', '-c', code], {
+    encoding: 'utf8',
+    timeout: 10_000,
+    env: { ...process.env, PATH: pathVar },
+  });
+  try {
+    dirs = r.status === 0 ? (JSON.parse(r.stdout) as string[]).filter((d) => typeof d === 'string') : [];
+  } catch {
+    dirs = [];
+  }
+  pythonInstalls.set(pathVar, dirs);
+  return dirs;
+}
+
+/**
+ * The Python installs virtual environments in the tree or the linked folders
+ * were made from (pyvenv.cfg's `home`, the folder of its python): a venv's
+ * python is a link into that install.
+ */
+function venvHomes(dirs: string[]): string[] {
+  return dirs.flatMap((d) =>
+    ['', '.venv', 'venv'].flatMap((sub) => {
+      try {
+        const cfg = readFileSync(path.join(d, sub, 'pyvenv.cfg'), 'utf8');
+        const home = /^home\s*=\s*(.+?)\s*$/m.exec(cfg)?.[1];
+        return home && path.isAbsolute(home) ? [path.dirname(home)] : [];
+      } catch {
+        return [];
+      }
+    }),
+  );
+}
+
+/** Node's install: patchwarden's own node and the one the command finds on PATH. */
+function nodeDirs(pathVar: string): string[] {
+  const nodes = [process.execPath];
+  for (const d of pathVar.split(path.delimiter)) {
+    const n = d && path.join(d, 'node');
+    if (n && existsSync(n)) {
+      nodes.push(n);
+      break;
+    }
+  }
+  return nodes.flatMap((n) => {
+    const r = real(n);
+    return r ? [path.dirname(path.dirname(r))] : [];
+  });
+}
+
+export interface ConfineSetup {
+  /** The judged tree (a real path). */
+  tree: string;
+  /** Dependency folders linked into the tree (in the main tree). */
+  linked: string[];
+  /** The folder holding confine.py and the worker runtimes (read only). */
+  runtime: string;
+  /** The worker's temporary root (read and write). */
+  tmp: string;
+  /** What the worker must never reach. */
+  deny: string[];
+  /** The PATH the property command runs with. */
+  pathVar: string;
+  /** Folders of the project's PYTHONPATH. */
+  pythonPath: string[];
+}
+
+/** The argv prefix that confines a worker: [python, -I, -S, confine.py, --rw ..., --ro ..., --]; `python` from landlockProbe. */
+export function confinePrefix(s: ConfineSetup, python: string): string[] {
+  const deny = s.deny.map((d) => real(d) ?? d);
+  const ro = new Set<string>();
+  const grant = (p: string) => {
+    for (const c of carve(p, deny)) ro.add(c);
+  };
+  for (const p of [
+    ...SYSTEM,
+    s.tree,
+    ...s.linked,
+    s.runtime,
+    ...pythonDirs(s.pathVar),
+    ...venvHomes([s.tree, ...s.linked]),
+    ...s.pythonPath,
+    ...nodeDirs(s.pathVar),
+  ])
+    grant(p);
+  const rw = [s.tmp, ...SYSTEM_RW].flatMap((p) => carve(p, deny));
+  for (const p of rw) ro.delete(p);
+  return [
+    python,
+    ...ISOLATED,
+    path.join(s.runtime, 'confine.py'),
+    ...rw.flatMap((p) => ['--rw', p]),
+    ...[...ro].flatMap((p) => ['--ro', p]),
+    '--',
+  ];
+}
