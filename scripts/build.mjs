@@ -25,12 +25,13 @@ for (const file of [
 ]) {
   buildId.update(file).update('\0').update(readFileSync(file)).update('\0');
 }
-// The runtime guards' own sources (Python, and the Node preload) go into the
-// bundle as text: they are written out for each guarded run.
+// The runtime guards' own sources (Python, and the Node preload) and the
+// sealed runs' runtimes go into the bundle as text: they are written out for
+// each guarded or sealed run.
 const guardSources = {
   name: 'guard-sources-as-text',
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/]properties[\\/]guard[\\/][^\\/]+\.(py|cjs)$/ }, (args) => ({
+    b.onLoad({ filter: /[\\/]src[\\/]properties[\\/](guard|sealed[\\/]python)[\\/][^\\/]+\.(py|cjs)$/ }, (args) => ({
       contents: readFileSync(args.path, 'utf8'),
       loader: 'text',
     }));
