@@ -285,13 +285,13 @@ py('a failing property reports the production frames and signs as unsealed, in e
       const [ss, ps] = [signCase(s, sign)!, signCase(p, sign)!];
       assert.equal(ss, ps, `${tb} ${name}`);
     }
-    const text = sealed.cases.get('test_total_raises_nothing')!.failures[0].text;
     const where = {
       long: /src\/bill\/total\.py:7: ArithmeticError/,
       short: /src\/bill\/total\.py:7: in total/,
       native: /bill\/total\.py", line 7, in total/,
     }[tb]!;
-    assert.match(sealed.cases.get('test_total_raises_nothing')!.failures[0].text, where);
+    const text = sealed.cases.get('test_total_raises_nothing')!.failures[0].text;
+    assert.match(text, where, text);
     const frames = signCase(sealed.cases.get('test_total_raises_nothing')!, sign)!.frames;
     assert.ok(frames.includes('total'), `${tb}: ${frames}`);
   }
