@@ -10,6 +10,8 @@ import * as assert from 'uvu/assert';
 import { defaults } from '../../src/config/schema.js';
 import { signCase, signOptions } from '../../src/signature/sign.js';
 import { testUnless } from '../helpers/skip.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { removeProjects, rerun, runProject, sealedMissing, statuses } from './sealed-python-site.js';
 
 const py = testUnless(sealedMissing);
@@ -295,6 +297,52 @@ py('a failing property reports the production frames and signs as unsealed, in e
     const frames = signCase(sealed.cases.get('test_total_raises_nothing')!, sign)!.frames;
     assert.ok(frames.includes('total'), `${tb}: ${frames}`);
   }
+});
+
+const SEEDED = {
+  'src/probe.py': `import os
+
+
+def seen():
+    return sorted(k for k in os.environ if k == "PROP_SEED" or k.startswith(("PATCHWARDEN", "PYTEST")))
+`,
+  'spec/test_seed.py': `import json
+import os
+
+from hypothesis import given, settings, strategies as st
+
+from probe import seen
+
+SEEN = []
+
+
+@settings(max_examples=20, deadline=None, database=None)
+@given(st.integers())
+def test_examples(x):
+    SEEN.append(x)
+
+
+def test_zz_record():
+    with open(os.environ["EXAMPLES_OUT"], "w") as f:
+        json.dump({"examples": SEEN, "worker": seen()}, f)
+`,
+};
+
+py('PROP_SEED reaches Hypothesis as --hypothesis-seed does, and never the worker', () => {
+  let dir = '';
+  const examples = (opts: { seed?: string; sealed?: boolean; args?: string[] }) => {
+    const out = path.join(dir || '/nonexistent', 'examples.json');
+    const env = { EXAMPLES_OUT: out, ...(opts.seed ? { PROP_SEED: opts.seed } : {}) };
+    const r = dir ? rerun(dir, { env, sealed: opts.sealed, args: opts.args }) : null;
+    assert.is(r?.code, 0, r?.output);
+    return JSON.parse(readFileSync(out, 'utf8')) as { examples: number[]; worker: string[] };
+  };
+  dir = runProject(SEEDED, { env: { EXAMPLES_OUT: '/dev/null' } }).dir;
+  const a = examples({ seed: '11' });
+  assert.equal(a.worker, [], 'the worker saw none of the run variables');
+  assert.equal(examples({ seed: '11' }).examples, a.examples);
+  assert.not.equal(examples({ seed: '12' }).examples, a.examples);
+  assert.equal(examples({ sealed: false, args: ['spec', '--hypothesis-seed=11'] }).examples, a.examples);
 });
 
 test.run();
