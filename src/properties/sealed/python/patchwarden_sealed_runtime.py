@@ -56,13 +56,17 @@ def _refused(what, typename):
     raise TypeError("%s: %s on a production %s object is refused; compare its fields or a value computed from it" % (_MODE, what, typename))
 
 
+# The dunder attributes a handle reads from the worker: names, as text.
+_NAMES = frozenset(("__name__", "__qualname__", "__module__", "__doc__"))
+
+
 class _Handle:
     """A production object that is not data: each use is a request to the worker."""
 
     __slots__ = ("_pw_wid", "_pw_type", "__weakref__")
 
     def __getattr__(self, name):
-        if name.startswith("__") and name.endswith("__"):
+        if name.startswith("__") and name.endswith("__") and name not in _NAMES:
             raise AttributeError(name)
         return _client.request(["get", self._pw_wid, name])
 
@@ -508,18 +512,19 @@ class _Client:
                 self._chan.send(msg)
                 while True:
                     reply = self._chan.receive()
-                    if reply[0] == "ok":
-                        return _dec(reply[1])
-                    if reply[0] == "raise":
-                        e, frames = _dec(reply[1]), _frames(reply[1][5])
-                        break
-                    if reply[0] != "cb":
+                    if type(reply) is not list or not reply or reply[0] not in ("ok", "raise", "cb"):
                         raise ValueError("%s: the worker sent a message of no known kind" % _MODE)
+                    if reply[0] != "cb":
+                        break
                     self._chan.send(self._serve(reply))
-            except (Closed, OSError, ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as err:
+            except (Closed, OSError, ValueError, RecursionError) as err:
                 self._gone = self._ended(err)
                 raise WorkerGone(self._gone) from None
-        _raise(e, frames)
+        # The reply was read whole: a value that cannot be rebuilt here (a
+        # handle as a dict key) fails this call only.
+        if reply[0] == "ok":
+            return _dec(reply[1])
+        _raise(_dec(reply[1]), _frames(reply[1][5]))
 
     def _ended(self, err):
         proc = self._proc
@@ -577,11 +582,30 @@ class _ProxyModule(type(sys)):
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__") and name != "__all__":
             raise AttributeError(name)
+        if name in _submodules(self):
+            # A src submodule is imported here, as a proxy of its own.
+            return importlib.import_module("%s.%s" % (self.__name__, name))
         wid = self.__dict__["_pw_handle"]._pw_wid
         return _client.request(["all", wid] if name == "__all__" else ["get", wid, name])
 
     def __dir__(self):
         return sorted(set(_client.request(["dir", self.__dict__["_pw_handle"]._pw_wid])) | set(self.__dict__))
+
+
+def _submodules(module):
+    # The names of a proxy package's src-zone submodules, from the src list.
+    subs = module.__dict__.get("_pw_submodules")
+    if subs is None:
+        places = {os.path.realpath(p) for p in module.__dict__.get("__path__", ())}
+        subs = set()
+        for f in _CFG["src"]:
+            parent, base = os.path.split(f)
+            if parent in places and base.endswith(".py") and base != "__init__.py":
+                subs.add(base[:-3])
+            elif base == "__init__.py" and os.path.dirname(parent) in places:
+                subs.add(os.path.basename(parent))
+        module.__dict__["_pw_submodules"] = subs
+    return subs
 
 
 class _Loader:

@@ -12,6 +12,7 @@ import importlib
 import os
 import sys
 import threading
+import time
 
 from patchwarden_sealed_wire import Channel, Closed
 
@@ -301,15 +302,17 @@ def _receive():
         os._exit(0)
 
 
-def _die_with_parent():
-    # Linux: the worker is killed when the property process dies mid-call.
-    try:
-        import ctypes
-        import signal
+def _watch_parent():
+    # The channel's end is seen only between calls: a worker busy in
+    # production code ends when the property process is gone.
+    parent = os.getppid()
 
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except Exception:
-        pass
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="patchwarden-sealed-parent", daemon=True).start()
 
 
 def main():
@@ -317,7 +320,7 @@ def main():
     rfd, wfd = int(sys.argv[1]), int(sys.argv[2])
     for fd in (rfd, wfd):
         os.set_inheritable(fd, False)
-    _die_with_parent()
+    _watch_parent()
     sys.argv[:] = sys.argv[:1]
     _chan = Channel(rfd, wfd)
     while True:
