@@ -229,11 +229,11 @@ def _record_class(module, qualname, wid, kind, names):
     if cls is None:
         name = qualname.rpartition(".")[2]
         bases = (_EnumRecord,) if kind == "enum" else (_Record,)
+        ns = {"__module__": module, "__qualname__": qualname, "_pw_wid": wid, "_pw_kind": kind, "_pw_names": tuple(names)}
         if kind == "namedtuple":
+            # A NamedTuple is a tuple: compared, ordered and hashed as one.
             bases = (_Record, collections.namedtuple(name, names, rename=True))
-        ns = {"__module__": module, "__qualname__": qualname, "_pw_wid": wid, "_pw_kind": kind, "_pw_names": tuple(names), "__slots__": () if kind == "namedtuple" else None}
-        if ns["__slots__"] is None:
-            del ns["__slots__"]
+            ns.update({k: getattr(tuple, k) for k in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__")}, __slots__=())
         cls = _classes[key] = _RecordClass(name, bases, ns)
     return cls
 
@@ -396,6 +396,8 @@ def _enc(o, depth=0):
 # --- production frames --------------------------------------------------------
 
 _codes = {}
+# Lines past this are no source file's: such a frame is left out.
+_LINES = 1_000_000
 
 
 def _statement(last, width):
@@ -456,7 +458,9 @@ def _frames(frames):
     out = []
     for f in frames:
         args = [[str(a[0]), str(a[1])] for a in f[4]]
-        out.append([str(f[0]), int(f[1]), int(f[2]), str(f[3]), args, *[int(c) for c in f[5:7]]])
+        frame = [str(f[0]), int(f[1]), int(f[2]), str(f[3]), args, *[int(c) for c in f[5:7]]]
+        if 0 < frame[2] <= _LINES and 0 <= frame[1] <= _LINES:
+            out.append(frame)
     return out
 
 
@@ -582,10 +586,12 @@ class _ProxyModule(type(sys)):
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__") and name != "__all__":
             raise AttributeError(name)
-        if name in _submodules(self):
-            # A src submodule is imported here, as a proxy of its own.
-            return importlib.import_module("%s.%s" % (self.__name__, name))
         wid = self.__dict__["_pw_handle"]._pw_wid
+        if name in _submodules(self):
+            # A src submodule the worker's package has imported (else this
+            # raises AttributeError, as unsealed) is a proxy of its own here.
+            _client.request(["get", wid, name])
+            return importlib.import_module("%s.%s" % (self.__name__, name))
         return _client.request(["all", wid] if name == "__all__" else ["get", wid, name])
 
     def __dir__(self):
