@@ -297,7 +297,9 @@ def _exception(v):
     try:
         e = cls(*args)
     except Exception:
-        e = cls(text)
+        # A built-in whose constructor wants other arguments (UnicodeDecodeError).
+        e = cls.__new__(cls)
+        e.args = (text,)
     if "_pw_wid" in vars(cls):
         e._pw_text = text
     for i in range(0, len(attrs), 2):
