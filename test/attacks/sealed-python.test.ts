@@ -44,6 +44,33 @@ py('control: the honest fix turns the property green sealed', () => {
   assert.is(sealed.code, 0, sealed.output);
 });
 
+py('production code never runs in the property process: its modules load in the worker', () => {
+  const bill = `import os
+import sys
+
+LOADED_IN = os.getpid()
+PROPERTY_MODULES = sorted(m for m in sys.modules if m.startswith("test_"))
+
+
+def total(xs):
+    return sum(xs)
+`;
+  const spec = `import os
+import sys
+
+import bill
+
+
+def test_elsewhere():
+    assert bill.LOADED_IN != os.getpid() and bill.PROPERTY_MODULES == []
+    assert type(sys.modules["bill"]).__name__ == "_ProxyModule"
+`;
+  const sealed = runProject({ 'src/bill.py': bill, 'spec/test_bill.py': spec });
+  assert.is(sealed.code, 0, sealed.output);
+  const plain = rerun(sealed.dir, { sealed: false });
+  assert.is(plain.code, 1, plain.output);
+});
+
 py('an object whose __ge__, __eq__ and __bool__ lie: a handle, refused', () => {
   const bill = `class Total:
     def __init__(self, v):
