@@ -14,7 +14,11 @@ import sys
 import threading
 import time
 
-from patchwarden_sealed_wire import Channel, Closed
+# No bytecode written beside the runtime's sources, whoever may write there.
+_writes, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+from patchwarden_sealed_wire import Channel, Closed  # noqa: E402
+
+sys.dont_write_bytecode = _writes
 
 _OWN = {os.path.realpath(__file__), os.path.realpath(sys.modules["patchwarden_sealed_wire"].__file__)}
 _DEPTH = 200
