@@ -20,20 +20,24 @@ for (const file of [
   'package-lock.json',
   ...readdirSync('src', { recursive: true })
     .map((f) => path.join('src', f))
-    .filter((f) => /\.(ts|py|cjs)$/.test(f))
+    .filter((f) => /\.(ts|py|cjs|mjs)$/.test(f))
     .sort(),
 ]) {
   buildId.update(file).update('\0').update(readFileSync(file)).update('\0');
 }
-// The runtime guards' own sources (Python, and the Node preload) go into the
-// bundle as text: they are written out for each guarded run.
+// The runtime guards' own sources (Python, and the Node preload) and the
+// sealed runtimes' go into the bundle as text: they are written out for each
+// guarded or sealed run.
 const guardSources = {
   name: 'guard-sources-as-text',
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/]properties[\\/]guard[\\/][^\\/]+\.(py|cjs)$/ }, (args) => ({
-      contents: readFileSync(args.path, 'utf8'),
-      loader: 'text',
-    }));
+    b.onLoad(
+      { filter: /[\\/]src[\\/]properties[\\/](guard|sealed)[\\/]([^\\/]+[\\/])*[^\\/]+\.(py|cjs|mjs)$/ },
+      (args) => ({
+        contents: readFileSync(args.path, 'utf8'),
+        loader: 'text',
+      }),
+    );
   },
 };
 const shared = {
