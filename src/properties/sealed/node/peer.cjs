@@ -35,14 +35,14 @@ const TYPED_BY_NAME = new Map(TYPED.map((t) => [t.name, t]));
 const OWN = path.dirname(__filename) + path.sep;
 
 /** A TypeError for what a handle cannot do: its answer would come from production code. */
-function refuse(what, name) {
-  return new TypeError(
-    `${MODE}: ${what} of a production ${name} is not available in a sealed run (compare data, not handles)`,
-  );
+function refuse(what) {
+  return new TypeError(`${MODE}: ${what} is not available in a sealed run (compare data, not handles)`);
 }
 
 /** A function defined on the object with no crossing: a handle's value is never its truth. */
 const REFUSE_PRIMITIVE = new Set([Symbol.toPrimitive, 'valueOf', 'toString', 'toJSON']);
+/** Fields and methods that convert a value: production code's answer to them never crosses. */
+const CONVERSIONS = new Set(['valueOf', 'toString', 'toLocaleString', 'toJSON']);
 
 class Peer {
   /**
@@ -220,6 +220,14 @@ class Peer {
         return Reflect.set(this.local(m.id), key(m.k), this.dec(m.v));
       case 'has':
         return Reflect.has(this.local(m.id), key(m.k));
+      case 'method': {
+        // A record's method: run on an instance rebuilt from the fields, which come back with the result.
+        const self = Object.create(this.local(m.id).prototype);
+        for (const [k, y] of m.v)
+          Object.defineProperty(self, k, { value: this.dec(y), enumerable: true, writable: true, configurable: true });
+        const r = Reflect.apply(self[m.k], self, this.dec(m.args));
+        return { r, f: Object.fromEntries(Object.keys(self).map((k) => [k, self[k]])) };
+      }
       default:
         if (this.serveExtra) return this.serveExtra(m);
         throw new Error(`${MODE}: unknown request ${m.op}`);
@@ -310,7 +318,7 @@ class Peer {
     if (types.isArrayBuffer(v)) return { $: 'B', v: new Uint8Array(v).slice() };
     if (types.isNativeError(v) || v instanceof Error) return this.encError(v, seen);
     const proto = Object.getPrototypeOf(v);
-    if (proto === Object.prototype || proto === null || types.isModuleNamespaceObject(v))
+    if (proto === null || proto === Object.prototype || isPlainData(v, proto))
       return { $: 'o', n: proto === null, v: this.fields(v, seen) };
     const standIn = this.standInClass.get(proto);
     if (standIn !== undefined) return { $: 'r', c: { $: 'R', id: standIn }, v: this.fields(v, seen) };
@@ -377,6 +385,7 @@ class Peer {
         )?.name;
         h.en = typeof proto.name === 'string' ? proto.name : h.n;
       }
+      if (h.c && !isNative(v)) h.m = methodNames(proto);
     } else if (kind === 'object') {
       const proto = Object.getPrototypeOf(v);
       const ctor = proto !== null && Object.hasOwn(proto, 'constructor') ? proto.constructor : undefined;
@@ -397,8 +406,7 @@ class Peer {
         return x.v.map(d);
       case 'o': {
         const o = x.n ? Object.create(null) : {};
-        for (const [k, y] of x.v)
-          Object.defineProperty(o, k, { value: d(y), enumerable: true, writable: true, configurable: true });
+        this.assign(o, x.v);
         return o;
       }
       case 'd':
@@ -435,9 +443,26 @@ class Peer {
     const id = this.remoteIds.get(cls);
     const proto = id !== undefined ? this.standInProto(id, cls) : typeof cls === 'function' ? cls.prototype : null;
     const o = Object.create(proto ?? Object.prototype);
-    for (const [k, y] of x.v)
-      Object.defineProperty(o, k, { value: this.dec(y), enumerable: true, writable: true, configurable: true });
+    this.assign(o, x.v);
     return o;
+  }
+
+  /**
+   * Decoded fields onto `o`. A field that would convert the value (valueOf,
+   * toString, toJSON) and holds the other side's function is refused, not
+   * called there: a comparison's answer is never production code's.
+   */
+  assign(o, fields) {
+    for (const [k, y] of fields) {
+      let v = this.dec(y);
+      if (CONVERSIONS.has(k) && typeof v === 'function' && this.remoteIds.has(v)) {
+        const what = `${k} of a production object`;
+        v = () => {
+          throw refuse(what);
+        };
+      }
+      Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+    }
   }
 
   decError(x) {
@@ -449,8 +474,7 @@ class Peer {
       const proto = id !== undefined ? this.standInProto(id, cls) : typeof cls === 'function' ? cls.prototype : null;
       if (proto) Object.setPrototypeOf(err, proto);
     }
-    for (const [k, y] of x.f)
-      Object.defineProperty(err, k, { value: this.dec(y), enumerable: true, writable: true, configurable: true });
+    this.assign(err, x.f);
     Object.defineProperty(err, 'stack', { value: x.s, writable: true, configurable: true });
     this.remotes.set(x.id, err);
     this.remoteIds.set(err, x.id);
@@ -493,9 +517,30 @@ class Peer {
       proto = Object.create(Object.prototype);
       Object.defineProperty(proto, 'constructor', { value: cls, writable: true, configurable: true });
     }
+    for (const k of info?.m ?? []) {
+      const value = CONVERSIONS.has(k)
+        ? () => {
+            throw refuse(`${k} of a production ${info.n}`);
+          }
+        : this.recordMethod(id, k);
+      Object.defineProperty(proto, k, { value, configurable: true });
+    }
     this.standIns.set(id, proto);
     this.standInClass.set(proto, id);
     return proto;
+  }
+
+  /** A method of a stand-in record: a call into the worker on the record's fields, whose new values it takes back. */
+  recordMethod(id, k) {
+    const peer = this;
+    return {
+      [k](...args) {
+        const { r, f } = peer.call('method', { id, k, v: peer.fields(this, new Set()), args: peer.enc(args) });
+        for (const [name, v] of Object.entries(f))
+          Object.defineProperty(this, name, { value: v, enumerable: true, writable: true, configurable: true });
+        return r;
+      },
+    }[k];
   }
 
   /** A handle: every use is a call into the other side; its value as a primitive is refused. */
@@ -507,8 +552,10 @@ class Peer {
     const what = `${h.k} ${h.n || '(anonymous)'}`;
     const label = `[${MODE} handle: ${what}]`;
     // An instance's handle has its class's stand-in prototype: `instanceof` answers here.
+    // (A function declaration: the target of a class's handle must be constructible.)
+    function callable() {}
     const target =
-      h.k === 'function' ? () => {} : Object.create(h.cls ? this.standInProto(h.cls.id, this.proxy(h.cls)) : null);
+      h.k === 'function' ? callable : Object.create(h.cls ? this.standInProto(h.cls.id, this.proxy(h.cls)) : null);
     if (h.k === 'function') Object.defineProperty(target, 'name', { value: h.n });
     Object.defineProperty(target, inspect.custom, { value: () => label });
     const keyOf = (k) => (typeof k === 'string' ? k : WELL_KNOWN.has(k) ? { y: WELL_KNOWN.get(k) } : null);
@@ -516,7 +563,7 @@ class Peer {
       get(_t, k) {
         if (REFUSE_PRIMITIVE.has(k))
           return () => {
-            throw refuse(k === Symbol.toPrimitive ? 'the primitive value' : String(k), what);
+            throw refuse(`${k === Symbol.toPrimitive ? 'the primitive value' : String(k)} of a production ${what}`);
           };
         if (k === 'then' || k === inspect.custom) return k === 'then' ? undefined : target[k];
         if (h.k === 'function' && k === 'name') return h.n;
@@ -558,6 +605,23 @@ function isRecord(v, proto) {
   for (let p = proto; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p))
     for (const k of Reflect.ownKeys(p)) if (!('value' in Object.getOwnPropertyDescriptor(p, k))) return false;
   return true;
+}
+
+/** An ordinary object whose prototype is no class's (Object.create(x)): data, arriving plain. */
+function isPlainData(v, proto) {
+  if (Object.hasOwn(proto, 'constructor') || types.isGeneratorObject(v) || types.isProxy(v)) return false;
+  return Object.prototype.toString.call(v) === '[object Object]';
+}
+
+/** The methods a record's class gives it, along its prototypes (its conversions are refused here). */
+function methodNames(proto) {
+  const names = new Set();
+  for (let p = proto; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p))
+    for (const k of Object.getOwnPropertyNames(p)) {
+      const d = Object.getOwnPropertyDescriptor(p, k);
+      if (k !== 'constructor' && typeof d.value === 'function') names.add(k);
+    }
+  return [...names];
 }
 
 function isNative(fn) {
