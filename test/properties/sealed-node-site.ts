@@ -47,7 +47,8 @@ function temp(prefix: string): string {
 export interface NodeRun {
   code: number;
   out: string;
-  /** The JUnit report as written. */
+  /** The JUnit report's path, and its text as the run left it. */
+  report: string;
   xml: string;
   /** Cases by name. */
   cases: Map<string, TestCase>;
@@ -123,7 +124,7 @@ export class SealedProject {
       /* no report: every case below is missing */
     }
     const cases = new Map(xml ? parseReport(xml, report).cases.map((c) => [c.name, c]) : []);
-    return { code: r.code, out: r.stdout + r.stderr, xml, cases };
+    return { code: r.code, out: r.stdout + r.stderr, report, xml, cases };
   }
 }
 
