@@ -220,17 +220,18 @@ test('clamp', () => { fc.assert(fc.property(fc.integer(), (n) => { assert.ok(cla
   },
 );
 
-test('a failing property: the same signature sealed and unsealed, with the production frames', () => {
+test('failing properties, sync and async: the same signatures sealed and unsealed, with the production frames', () => {
   const p = new SealedProject({
     'package.json': '{"type":"module"}\n',
     'src/bill.js':
-      "export class InventoryError extends Error {}\nfunction line(q) { if (q < 0) throw new InventoryError('negative quantity ' + q); return q; }\nexport const total = (qs) => qs.reduce((s, q) => s + line(q), 0);\n",
+      "export class InventoryError extends Error {}\nfunction line(q) { if (q < 0) throw new InventoryError('negative quantity ' + q); return q; }\nexport const total = (qs) => qs.reduce((s, q) => s + line(q), 0);\nexport async function later(qs) { await new Promise((r) => setTimeout(r, 5)); return total(qs); }\n",
     'spec/bill.test.js':
-      "import test from 'node:test';\nimport { total } from '../src/bill.js';\ntest('total', () => { total([1, -2]); });\n",
+      "import test from 'node:test';\nimport { later, total } from '../src/bill.js';\ntest('total', () => { total([1, -2]); });\ntest('later', async () => { await later([1, -3]); });\n",
   });
   const signatures = (sealed: boolean) => {
     const r = p.run(['spec/bill.test.js'], { sealed });
     assert.is(statusOf(r, 'total'), 'failed', r.out);
+    assert.is(statusOf(r, 'later'), 'failed', r.out);
     const report = path.join(p.private, `sig-${sealed}.xml`);
     writeFileSync(report, r.xml);
     const s = sh(process.execPath, [
@@ -250,6 +251,7 @@ test('a failing property: the same signature sealed and unsealed, with the produ
     }));
   };
   const unsealed = signatures(false);
+  assert.is(unsealed.length, 2);
   assert.equal(signatures(true), unsealed);
   assert.ok(unsealed[0].frames.includes('line') && unsealed[0].frames.includes('total'), String(unsealed[0].frames));
 });

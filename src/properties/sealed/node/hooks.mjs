@@ -48,7 +48,8 @@ function exportNames(file) {
 
 export async function load(url, context, nextLoad) {
   const file = srcFile(url);
-  if (file === null) return nextLoad(url, context);
+  // JSON is data: it loads here as it would unsealed.
+  if (file === null || context.importAttributes?.type === 'json') return nextLoad(url, context);
   const names = await exportNames(file);
   const lines = [
     `import __sealed from ${JSON.stringify(runtimeUrl)};`,

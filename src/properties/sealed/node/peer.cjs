@@ -193,7 +193,7 @@ class Peer {
     this.send({ t: 'call', q, op, ...fields });
     const r = this.wait(q);
     const v = this.dec(r.v);
-    if (r.t === 'err') throw this.crossedError(v);
+    if (r.t === 'err') throw this.crossedError(v, callers());
     return v;
   }
 
@@ -248,7 +248,7 @@ class Peer {
     if (this.pending.size === 0) this.release();
     const v = this.dec(m.v);
     if (m.ok) p.resolve(v);
-    else p.reject(this.crossedError(v));
+    else p.reject(this.crossedError(v, p.callers));
   }
 
   encPromise(p) {
@@ -269,9 +269,11 @@ class Peer {
   }
 
   decPromise(id) {
+    // Who awaits it, as the call that returned it saw them: a rejection's stack ends with them.
+    const at = callers();
     return new Promise((resolve, reject) => {
       if (this.ended) return reject(this.deadError());
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, callers: at });
       this.socket.ref();
     });
   }
@@ -482,23 +484,14 @@ class Peer {
   }
 
   /** An error thrown across: the other side's frames, then this side's callers (as an unsealed stack reads). */
-  crossedError(v) {
+  crossedError(v, ours) {
     if (!(v instanceof Error) || !this.remoteIds.has(v) || this.crossed.has(v) || typeof v.stack !== 'string') return v;
     this.crossed.add(v);
     const theirs = v.stack.split('\n');
     const cut = theirs.findIndex((l) => /^\s+at /.test(l) && l.includes(OWN));
     const head = cut < 0 ? theirs : theirs.slice(0, cut);
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = limit + 20;
-    const here = new Error().stack ?? '';
-    Error.stackTraceLimit = limit;
     const frames = head.filter((l) => /^\s+at /.test(l)).length;
-    const ours = here
-      .split('\n')
-      .slice(1)
-      .filter((l) => !l.includes(OWN))
-      .slice(0, Math.max(0, limit - frames));
-    v.stack = [...head, ...ours].join('\n');
+    v.stack = [...head, ...ours.slice(0, Math.max(0, Error.stackTraceLimit - frames))].join('\n');
     return v;
   }
 
@@ -567,6 +560,8 @@ class Peer {
           };
         if (k === 'then' || k === inspect.custom) return k === 'then' ? undefined : target[k];
         if (h.k === 'function' && k === 'name') return h.n;
+        // instanceof answers here, from the stand-in prototype (below).
+        if (h.k === 'function' && k === Symbol.hasInstance) return undefined;
         if (h.k === 'function' && k === 'prototype' && h.c) return peer.standInProto(h.id, p);
         const key = keyOf(k);
         return key === null ? undefined : peer.call('get', { id: h.id, k: key });
@@ -605,6 +600,18 @@ function isRecord(v, proto) {
   for (let p = proto; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p))
     for (const k of Reflect.ownKeys(p)) if (!('value' in Object.getOwnPropertyDescriptor(p, k))) return false;
   return true;
+}
+
+/** The frames of this side's stack that are not the runtime's own. */
+function callers() {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = limit + 20;
+  const here = new Error().stack ?? '';
+  Error.stackTraceLimit = limit;
+  return here
+    .split('\n')
+    .slice(1)
+    .filter((l) => !l.includes(OWN));
 }
 
 /** An ordinary object whose prototype is no class's (Object.create(x)): data, arriving plain. */
