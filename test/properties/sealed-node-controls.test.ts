@@ -5,7 +5,8 @@
 // assert.throws sees, callbacks run here re-entrantly, async functions,
 // timers, temp files and child processes work in the worker, modules that
 // import each other load there, an npm workspaces package in src is proxied,
-// and fast-check draws from PROP_SEED in the property process. A failing
+// fast-check draws from PROP_SEED in the property process, and mocha's
+// specs load through import(). A failing
 // property's signature is the same sealed and unsealed. Real node --test.
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -217,6 +218,24 @@ test('clamp', () => { fc.assert(fc.property(fc.integer(), (n) => { assert.ok(cla
     assert.is(statusOf(r, 'double'), 'passed', r.out);
     assert.is(statusOf(r, 'clamp'), 'failed', r.out);
     assert.match(r.cases.get('clamp')?.failures[0]?.text ?? '', /Counterexample: \[\d+\]/);
+  },
+);
+
+const MOCHA = path.join(PROJECT, 'node_modules/mocha/bin/mocha.js');
+const mochaMissing = existsSync(MOCHA) ? null : 'mocha is not installed';
+
+testUnless(mochaMissing)(
+  'mocha: an ES module spec it would require() is imported instead, and its src import is proxied',
+  () => {
+    const p = new SealedProject({
+      'package.json': '{"type":"module"}\n',
+      'src/m.js': 'export const add = (a, b) => a + b;\nexport const where = () => process.pid;\n',
+      'spec/m.test.js':
+        "import assert from 'node:assert/strict';\nimport { add, where } from '../src/m.js';\nit('adds in the worker', () => { assert.equal(add(1, 2), 3); assert.notEqual(where(), process.pid); });\n",
+    });
+    const r = p.node([MOCHA, 'spec/m.test.js']);
+    assert.is(r.code, 0, r.out);
+    assert.match(r.out, /1 passing/);
   },
 );
 

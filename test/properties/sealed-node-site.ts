@@ -96,17 +96,26 @@ export class SealedProject {
     return file;
   }
 
-  /** `node --test` over `files`, JUnit report into the private folder. */
-  run(files: string[], opts: RunOptions = {}): NodeRun {
-    const report = path.join(this.private, `report-${made.length}-${Date.now()}.xml`);
-    const sealed = opts.sealed ?? true;
+  /** The property process's environment: sealed unless `opts.sealed` is false. */
+  env(opts: RunOptions = {}): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = { PROP_SEED: SEED, NODE_OPTIONS: '', ...opts.env };
-    if (sealed) {
+    if (opts.sealed ?? true) {
       env.PATCHWARDEN_SEALED = this.sealedJson(opts.confine ?? []);
       env.NODE_OPTIONS = `--import ${pathToFileURL(path.join(this.private, 'node', 'register.mjs')).href}`;
     }
-    const r = sh(
-      process.execPath,
+    return cleanEnv(env);
+  }
+
+  /** `node ARGS` in the project, as a property command runs. */
+  node(args: string[], opts: RunOptions = {}): { code: number; out: string } {
+    const r = sh(process.execPath, args, { cwd: this.dir, env: this.env(opts), timeout: 180_000 });
+    return { code: r.code, out: r.stdout + r.stderr };
+  }
+
+  /** `node --test` over `files`, JUnit report into the private folder. */
+  run(files: string[], opts: RunOptions = {}): NodeRun {
+    const report = path.join(this.private, `report-${made.length}-${Date.now()}.xml`);
+    const r = this.node(
       [
         '--test',
         '--test-reporter=junit',
@@ -115,7 +124,7 @@ export class SealedProject {
         '--test-reporter-destination=stdout',
         ...files,
       ],
-      { cwd: this.dir, env: cleanEnv(env), timeout: 180_000 },
+      opts,
     );
     let xml = '';
     try {
@@ -124,7 +133,7 @@ export class SealedProject {
       /* no report: every case below is missing */
     }
     const cases = new Map(xml ? parseReport(xml, report).cases.map((c) => [c.name, c]) : []);
-    return { code: r.code, out: r.stdout + r.stderr, report, xml, cases };
+    return { code: r.code, out: r.out, report, xml, cases };
   }
 }
 

@@ -63,10 +63,20 @@ class Runtime {
   hookRequire() {
     const rt = this;
     const compile = Module.prototype._compile;
-    Module.prototype._compile = function (content, filename) {
-      if (!rt.isSrc(filename)) return compile.call(this, content, filename);
-      this.exports = rt.require(filename);
-      return undefined;
+    Module.prototype._compile = function (content, filename, format) {
+      if (rt.isSrc(filename)) {
+        this.exports = rt.require(filename);
+        return undefined;
+      }
+      // require() of an ES module links its imports where no module hook
+      // runs: refused as Node refused it before require(esm), so a runner
+      // falls back to import() (mocha does), where the hooks run.
+      if (format === 'module') {
+        const err = new Error(`${MODE}: require() of the ES module ${filename}: load it with import()`);
+        err.code = 'ERR_REQUIRE_ESM';
+        throw err;
+      }
+      return Reflect.apply(compile, this, [content, filename, format]);
     };
     const native = Module._extensions['.node'];
     Module._extensions['.node'] = function (module, filename) {
