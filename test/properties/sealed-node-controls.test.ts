@@ -5,9 +5,10 @@
 // assert.throws sees, callbacks run here re-entrantly, async functions,
 // timers, temp files and child processes work in the worker, modules that
 // import each other load there, an npm workspaces package in src is proxied,
-// fast-check draws from PROP_SEED in the property process, and mocha's
-// specs load through import(). A failing
-// property's signature is the same sealed and unsealed. Real node --test.
+// fast-check draws from PROP_SEED in the property process (the runtime
+// makes it fast-check's global seed), and mocha's specs load through
+// import(). A failing property's signature is the same sealed and
+// unsealed. Real node --test and mocha.
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -196,7 +197,7 @@ const FAST_CHECK = path.join(PROJECT, 'node_modules/fast-check');
 const fastCheckMissing = existsSync(FAST_CHECK) ? null : 'fast-check is not installed';
 
 testUnless(fastCheckMissing)(
-  'fast-check over a production function: the seed from PROP_SEED, a counterexample red',
+  'fast-check over a production function: PROP_SEED its global seed (set by the runtime or the spec), a counterexample red',
   () => {
     const p = new SealedProject({
       'package.json': '{"type":"module"}\n',
@@ -211,8 +212,20 @@ test('double', () => { fc.assert(fc.property(fc.integer(), (n) => { assert.equal
 test('clamp', () => { fc.assert(fc.property(fc.integer(), (n) => { assert.ok(clamp(n) <= 100); })); });
 `,
     });
+    // Neither of these seeds fast-check itself: the sealed runtime does, from PROP_SEED.
+    p.write(
+      'spec/unseeded.test.js',
+      `import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport fc from 'fast-check';\ntest('seeded by the runtime', () => { assert.equal(fc.readConfigureGlobal().seed, ${SEED}); });\n`,
+    );
+    p.write(
+      'spec/unseeded-cjs.test.cjs',
+      `const test = require('node:test');\nconst assert = require('node:assert/strict');\nconst fc = require('fast-check');\ntest('seeded by the runtime, CommonJS', () => { assert.equal(fc.readConfigureGlobal().seed, ${SEED}); });\n`,
+    );
     mkdirSync(path.join(p.dir, 'node_modules'));
     symlinkSync(FAST_CHECK, path.join(p.dir, 'node_modules/fast-check'), 'dir');
+    const unseeded = p.run(['spec/unseeded.test.js', 'spec/unseeded-cjs.test.cjs']);
+    assert.is(statusOf(unseeded, 'seeded by the runtime'), 'passed', unseeded.out);
+    assert.is(statusOf(unseeded, 'seeded by the runtime, CommonJS'), 'passed', unseeded.out);
     const r = p.run(['spec/num.test.js']);
     assert.is(statusOf(r, 'seeded'), 'passed', r.out);
     assert.is(statusOf(r, 'double'), 'passed', r.out);

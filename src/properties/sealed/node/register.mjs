@@ -12,7 +12,12 @@ if (process.env.PATCHWARDEN_SEALED) {
   const { port1, port2 } = new MessageChannel();
   rt.answer(port1);
   register('./hooks.mjs', import.meta.url, {
-    data: { src: [...rt.src], port: port2, runtime: pathToFileURL(require.resolve('./runtime.cjs')).href },
+    data: {
+      src: [...rt.src],
+      port: port2,
+      runtime: pathToFileURL(require.resolve('./runtime.cjs')).href,
+      seed: rt.seed,
+    },
     transferList: [port2],
   });
 }

@@ -2,7 +2,8 @@
 // The property side of a sealed run: one worker process per property
 // process, started at the first import or require of a src-zone file, and
 // the module proxies that stand for those files here. Production code never
-// loads in this process.
+// loads in this process. PROP_SEED stays this process's: the property's
+// own seeding reads it, and fast-check starts with it as its global seed.
 const { spawn } = require('node:child_process');
 const { readFileSync, realpathSync } = require('node:fs');
 const Module = require('node:module');
@@ -10,6 +11,8 @@ const path = require('node:path');
 const { Peer, MODE } = require('./peer.cjs');
 
 const KEY = Symbol.for('patchwarden.sealed.runtime');
+/** fast-check's CommonJS entry (lib/ in version 3): it starts with PROP_SEED as its global seed. */
+const FAST_CHECK_CJS = /[\\/]node_modules[\\/]fast-check[\\/]lib[\\/](?:cjs[\\/])?fast-check\.js$/;
 
 class Runtime {
   /** @param {{ src: string[], confine: string[], env: Record<string, string>, root: string }} config */
@@ -18,6 +21,8 @@ class Runtime {
     this.src = new Set(config.src);
     this.peer = null;
     this.namespaces = new Map();
+    /** PROP_SEED, handed to fast-check as its global seed where it is a 32-bit integer. */
+    this.seed = /^-?\d{1,10}$/.test(process.env.PROP_SEED ?? '') ? Number(process.env.PROP_SEED) | 0 : null;
   }
 
   isSrc(file) {
@@ -67,6 +72,12 @@ class Runtime {
       if (rt.isSrc(filename)) {
         this.exports = rt.require(filename);
         return undefined;
+      }
+      if (rt.seed !== null && format !== 'module' && FAST_CHECK_CJS.test(filename)) {
+        const r = Reflect.apply(compile, this, [content, filename, format]);
+        const fc = this.exports;
+        fc.configureGlobal({ ...fc.readConfigureGlobal(), seed: rt.seed });
+        return r;
       }
       // require() of an ES module links its imports where no module hook
       // runs: refused as Node refused it before require(esm), so a runner
