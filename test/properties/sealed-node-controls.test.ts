@@ -234,6 +234,25 @@ test('clamp', () => { fc.assert(fc.property(fc.integer(), (n) => { assert.ok(cla
   },
 );
 
+test('a worker that cannot start (its confinement refuses): each import and require fails naming why, nothing hangs', () => {
+  const p = new SealedProject({
+    'package.json': '{"type":"module"}\n',
+    'src/m.js': 'export const add = (a, b) => a + b;\n',
+    'src/c.cjs': 'exports.add = (a, b) => a + b;\n',
+    'spec/m.test.js':
+      "import test from 'node:test';\nimport assert from 'node:assert/strict';\ntest('import', async () => { const { add } = await import('../src/m.js'); assert.equal(add(1, 2), 3); });\n",
+    'spec/c.test.cjs':
+      "const test = require('node:test');\nconst assert = require('node:assert/strict');\ntest('require', () => { assert.equal(require('../src/c.cjs').add(1, 2), 3); });\n",
+  });
+  const confine = ['sh', '-c', 'echo "confine: Landlock is not available" >&2; exit 125', 'confine'];
+  const r = p.run(['spec/m.test.js', 'spec/c.test.cjs'], { confine });
+  for (const name of ['import', 'require']) {
+    assert.is(statusOf(r, name), 'failed', r.out);
+    assert.match(r.cases.get(name)?.failures[0]?.text ?? '', /patchwarden sealed mode: the sealed worker ended/);
+  }
+  assert.match(r.out, /confine: Landlock is not available/);
+});
+
 const MOCHA = path.join(PROJECT, 'node_modules/mocha/bin/mocha.js');
 const mochaMissing = existsSync(MOCHA) ? null : 'mocha is not installed';
 
