@@ -9,6 +9,9 @@ if (process.env.PATCHWARDEN_SEALED) {
   const require = createRequire(import.meta.url);
   const rt = require('./runtime.cjs').runtime();
   rt.hookRequire();
+  // A test file node --test runs in a process of its own: its worker starts
+  // now, while the runner and the spec load, rather than at the first src import.
+  if (process.env.NODE_TEST_CONTEXT) rt.worker();
   const { port1, port2 } = new MessageChannel();
   rt.answer(port1);
   register('./hooks.mjs', import.meta.url, {
