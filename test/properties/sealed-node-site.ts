@@ -60,6 +60,8 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** The confinement the worker starts under (argv prefix). */
   confine?: string[];
+  /** Added to the worker's environment (process mode: the guard's variables). */
+  workerEnv?: Record<string, string>;
 }
 
 export class SealedProject {
@@ -88,11 +90,12 @@ export class SealedProject {
   }
 
   /** The JSON a sealed run writes, for this run. */
-  sealedJson(confine: string[]): string {
+  sealedJson(confine: string[], workerEnv: Record<string, string> = {}): string {
     const tmp = temp('pw-sealed-tmp-');
     const file = path.join(this.private, 'sealed.json');
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp, TMPDIR: tmp, LANG: 'C.UTF-8' };
-    writeFileSync(file, JSON.stringify({ mode: 'kernel', root: this.dir, src: this.srcFiles(), confine, env, tmp }));
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp, TMPDIR: tmp, LANG: 'C.UTF-8', ...workerEnv };
+    const mode = workerEnv.PATCHWARDEN_GUARD ? 'process' : 'kernel';
+    writeFileSync(file, JSON.stringify({ mode, root: this.dir, src: this.srcFiles(), confine, env, tmp }));
     return file;
   }
 
@@ -100,8 +103,9 @@ export class SealedProject {
   env(opts: RunOptions = {}): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = { PROP_SEED: SEED, NODE_OPTIONS: '', ...opts.env };
     if (opts.sealed ?? true) {
-      env.PATCHWARDEN_SEALED = this.sealedJson(opts.confine ?? []);
-      env.NODE_OPTIONS = `--import ${pathToFileURL(path.join(this.private, 'node', 'register.mjs')).href}`;
+      env.PATCHWARDEN_SEALED = this.sealedJson(opts.confine ?? [], opts.workerEnv);
+      const register = `--import ${pathToFileURL(path.join(this.private, 'node', 'register.mjs')).href}`;
+      env.NODE_OPTIONS = [env.NODE_OPTIONS, register].filter(Boolean).join(' ');
     }
     return cleanEnv(env);
   }

@@ -22,9 +22,13 @@
   const fs = require('node:fs');
   const path = require('node:path');
   const { fileURLToPath } = require('node:url');
-  const { threadId } = require('node:worker_threads');
+  const { threadId, isMainThread, parentPort } = require('node:worker_threads');
   const where = process.env.PATCHWARDEN_GUARD;
-  if (!where) return;
+  // Node's own module hooks thread (module.register: tsx, the sealed runtime)
+  // is a thread with no parent port, which Node ends at exit without its
+  // exit event: it runs the hooks the runner registered (a registration by
+  // production code is refused), no project code, and sends no records.
+  if (!where || (!isMainThread && parentPort === null)) return;
   const cfg = JSON.parse(fs.readFileSync(where, 'utf8'));
   const fd = fs.openSync(cfg.channel, 'w');
   const writeSync = fs.writeSync;
@@ -131,6 +135,9 @@
   ];
   const trusted = new Set(cfg.trusted);
   const tree = cfg.tree;
+  // Folders of patchwarden's own code the run loads (the sealed runtime): it
+  // acts for the runner, as an installed package does.
+  const runtimeDirs = (cfg.runtime ?? []).map((d) => d + path.sep);
   const report = cfg.report;
   const guardFile = __filename;
   const capture = Error.captureStackTrace;
@@ -184,6 +191,7 @@
       return 'patch';
     }
     if (p === guardFile) return 'guard';
+    for (let i = 0; i < runtimeDirs.length; i++) if (p.startsWith(runtimeDirs[i])) return 'lib';
     // Inside the tree only the root's node_modules is installed code: a
     // node_modules folder the patch adds under src is the patch's.
     if (p.startsWith(tree + SEP)) {

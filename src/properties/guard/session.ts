@@ -41,6 +41,8 @@ export interface GuardSetup {
   trusted: string[];
   /** Folders the run may write to (real paths: its temporary root, the tree). */
   writable: string[];
+  /** Folders of patchwarden's own code the run loads besides the guard (real paths: the sealed runtime), whose acts are the runner's. */
+  runtime?: string[];
 }
 
 export interface GuardSession {
@@ -84,6 +86,7 @@ export function openGuard(setup: GuardSetup, sources: GuardSources): GuardSessio
         main: setup.main,
         trusted: setup.trusted,
         writable: setup.writable,
+        runtime: setup.runtime ?? [],
         report: junit,
         framework: PY_FRAMEWORK,
       }),
