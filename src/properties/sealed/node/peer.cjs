@@ -56,7 +56,9 @@ class Peer {
     this.side = o.side;
     this.serveExtra = o.serve ?? null;
     this.onEnd = o.onEnd ?? null;
-    this.buf = Buffer.alloc(0);
+    /** What arrived and is not yet a whole frame: chunks, joined once a frame is whole. */
+    this.chunks = [];
+    this.have = 0;
     this.ended = null;
     this.nextId = 1;
     this.nextQ = 1;
@@ -77,7 +79,7 @@ class Peer {
     this.waiting = 0;
     this.replies = new Map();
     this.socket.on('data', (d) => {
-      this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d;
+      this.append(d);
       this.pump();
     });
     this.socket.on('end', () => this.end('the channel closed'));
@@ -128,14 +130,22 @@ class Peer {
     if (on ? this.waiting++ === 0 : --this.waiting === 0) this.handle.setBlocking(on);
   }
 
-  /** The next whole frame in the buffer, or null. */
+  append(d) {
+    this.chunks.push(d);
+    this.have += d.length;
+  }
+
+  /** The next whole frame received, or null. */
   take() {
-    if (this.buf.length < 4) return null;
-    const n = this.buf.readUInt32LE(0);
-    if (this.buf.length < 4 + n) return null;
-    const body = this.buf.subarray(4, 4 + n);
-    this.buf = this.buf.subarray(4 + n);
-    return v8.deserialize(body);
+    if (this.have < 4) return null;
+    if (this.chunks[0].length < 4) this.chunks = [Buffer.concat(this.chunks)];
+    const n = this.chunks[0].readUInt32LE(0);
+    if (this.have < 4 + n) return null;
+    const all = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
+    const rest = all.subarray(4 + n);
+    this.chunks = rest.length ? [rest] : [];
+    this.have = rest.length;
+    return v8.deserialize(all.subarray(4, 4 + n));
   }
 
   /** Handles every whole frame buffered (asynchronous arrivals). */
@@ -178,12 +188,12 @@ class Peer {
           this.end('end of file on the channel');
           throw this.deadError();
         }
-        this.buf = Buffer.concat([this.buf, chunk.subarray(0, n)]);
+        this.append(Buffer.from(chunk.subarray(0, n)));
       }
     } finally {
       this.blocking(false);
       // Frames that came with the answer are served once this call returns.
-      if (this.buf.length >= 4) setImmediate(() => this.pump());
+      if (this.have >= 4) setImmediate(() => this.pump());
     }
   }
 
@@ -223,8 +233,7 @@ class Peer {
       case 'method': {
         // A record's method: run on an instance rebuilt from the fields, which come back with the result.
         const self = Object.create(this.local(m.id).prototype);
-        for (const [k, y] of m.v)
-          Object.defineProperty(self, k, { value: this.dec(y), enumerable: true, writable: true, configurable: true });
+        this.assign(self, m.v);
         const r = Reflect.apply(self[m.k], self, this.dec(m.args));
         return { r, f: Object.fromEntries(Object.keys(self).map((k) => [k, self[k]])) };
       }
@@ -307,6 +316,9 @@ class Peer {
   encObject(v, seen) {
     const e = (x) => this.enc(x, seen);
     if (Array.isArray(v)) return { $: 'a', v: Array.from(v, e) };
+    const proto = Object.getPrototypeOf(v);
+    // The common case first: an object literal is data, whatever else it holds.
+    if (proto === Object.prototype && !types.isProxy(v)) return { $: 'o', n: false, v: this.fields(v, seen) };
     if (types.isPromise(v)) return this.encPromise(v);
     if (types.isDate(v)) return { $: 'd', v: Date.prototype.getTime.call(v) };
     if (types.isMap(v)) return { $: 'm', v: Array.from(Map.prototype.entries.call(v), ([k, x]) => [e(k), e(x)]) };
@@ -319,7 +331,6 @@ class Peer {
     }
     if (types.isArrayBuffer(v)) return { $: 'B', v: new Uint8Array(v).slice() };
     if (types.isNativeError(v) || v instanceof Error) return this.encError(v, seen);
-    const proto = Object.getPrototypeOf(v);
     if (proto === null || proto === Object.prototype || isPlainData(v, proto))
       return { $: 'o', n: proto === null, v: this.fields(v, seen) };
     const standIn = this.standInClass.get(proto);
@@ -329,8 +340,11 @@ class Peer {
     return this.handleOf(v, 'object');
   }
 
-  fields(v, seen) {
-    return Object.keys(v).map((k) => [k, this.enc(v[k], seen)]);
+  /** Own enumerable fields, flat: name, value, name, value... */
+  fields(v, seen, skip = null) {
+    const out = [];
+    for (const k of Object.keys(v)) if (skip === null || !skip.includes(k)) out.push(k, this.enc(v[k], seen));
+    return out;
   }
 
   encError(v, seen) {
@@ -359,7 +373,7 @@ class Peer {
       c: own ? this.enc(ctor, seen) : null,
       m: String(get('message') ?? ''),
       s: typeof get('stack') === 'string' ? get('stack') : '',
-      f: this.fields(v, seen).filter(([k]) => k !== 'message' && k !== 'stack'),
+      f: this.fields(v, seen, ['message', 'stack']),
       a: base === 'AggregateError' && Array.isArray(get('errors')) ? this.enc(get('errors'), seen) : null,
     };
   }
@@ -455,15 +469,18 @@ class Peer {
    * called there: a comparison's answer is never production code's.
    */
   assign(o, fields) {
-    for (const [k, y] of fields) {
-      let v = this.dec(y);
+    for (let i = 0; i < fields.length; i += 2) {
+      const k = fields[i];
+      let v = this.dec(fields[i + 1]);
       if (CONVERSIONS.has(k) && typeof v === 'function' && this.remoteIds.has(v)) {
         const what = `${k} of a production object`;
         v = () => {
           throw refuse(what);
         };
       }
-      Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+      if (k === '__proto__')
+        Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+      else o[k] = v;
     }
   }
 
@@ -516,7 +533,7 @@ class Peer {
             throw refuse(`${k} of a production ${info.n}`);
           }
         : this.recordMethod(id, k);
-      Object.defineProperty(proto, k, { value, configurable: true });
+      Object.defineProperty(proto, k, { value, writable: true, configurable: true });
     }
     this.standIns.set(id, proto);
     this.standInClass.set(proto, id);
