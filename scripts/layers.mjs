@@ -5,7 +5,8 @@
 // on a folder the order does not name, and on an import whose path it cannot
 // read as a literal inside src/ or a package, unless the line above it says
 // `layers: built files` (a load of the judge's own bundle at run time, which
-// no source folder's order applies to). It also fails on a git command line
+// no source folder's order applies to) or `layers: project files` (the sealed
+// worker loading the project under test). It also fails on a git command line
 // written outside src/git/ (`repo.run([...])`, `runGit`, a process started as
 // `git`): plumbing lives in git/ only, as named functions. docs/architecture.md
 // explains the order.
@@ -57,8 +58,8 @@ const SOURCE = /\.(?:[cm]?ts|tsx|[cm]?js|jsx)$/;
 /** A module by name (`yaml`, `@scope/pkg/sub`, `node:fs`), as against a path or a URL. */
 const PACKAGE = /^(?:node:)?(?:@[\w.-]+\/)?[\w.-]+(?:\/[^:]*)?$/;
 
-/** The marker, on the line above, of a load of the built bundle's own files. */
-const BUILT_FILES = /\/\/ layers: built files\b/;
+/** The marker, on the line above, of a load of the built bundle's own files, or of the project under test. */
+const BUILT_FILES = /\/\/ layers: (?:built|project) files\b/;
 
 /** The src/ folder an import lands in, '' for a package, null for the built bundle's files, or why the lint cannot place it. */
 function place(src, file, spec, above) {

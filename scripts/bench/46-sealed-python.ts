@@ -114,7 +114,7 @@ export default async function sealedPythonRows(): Promise<Row[]> {
         name: 'one crossing of a sealed run: a production call and its answer (median of 2000)',
         ours: crossing.sealed,
         baseline: crossing.plain,
-        unit: 'us',
+        unit: 'µs',
         ceiling: 100,
         oursName: 'total([1, 2, 3]) from the property process, answered by the worker',
         baselineName: 'the same call unsealed, in process',

@@ -50,7 +50,7 @@ export interface Row {
   limit?: { ms: number; name: string };
   /** Extra units allowed on top of target × baseline (e.g. "plus one second"). */
   slack?: number;
-  unit?: 'ms' | 'MB' | 'us';
+  unit?: 'ms' | 'MB' | 'µs';
   /** Lines printed under the row: figures that say what part of it is not patchwarden's. */
   note?: string[];
 }

@@ -137,7 +137,8 @@
   const tree = cfg.tree;
   const report = cfg.report;
   const guardFile = __filename;
-  // A sealed run's runtimes (proxies, worker) are the harness's code.
+  // A sealed run's runtimes (proxies, worker): patchwarden's own code the run
+  // loads, acting for the runner as an installed package does.
   const runtime = typeof cfg.runtime === 'string' ? cfg.runtime : null;
   const capture = Error.captureStackTrace;
   const apply = Reflect.apply;
@@ -190,7 +191,7 @@
       return 'patch';
     }
     if (p === guardFile) return 'guard';
-    if (runtime && p.startsWith(runtime + SEP)) return 'base';
+    if (runtime && p.startsWith(runtime + SEP)) return 'lib';
     // Inside the tree only the root's node_modules is installed code: a
     // node_modules folder the patch adds under src is the patch's.
     if (p.startsWith(tree + SEP)) {
