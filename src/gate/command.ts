@@ -23,7 +23,9 @@ import { exitCode, type LayerResult } from './layer.js';
 import { containedSoFar, containedLines } from '../runner/contain.js';
 import { containedLayer, enforceRequired, requirements } from './require.js';
 import { checkedSeed } from '../runner/seed.js';
-import { fixturesLayer, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
+import { Facts } from '../judge/facts.js';
+import { startPlan } from '../judge/rule.js';
+import { fixturesLayer, GATE_RULES, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
 import { propertyLayers, suiteLayer } from './tests.js';
 import { tamperLayer } from './tamper.js';
 import { githubAnnotations, jsonLayers, textTable } from './table.js';
@@ -208,6 +210,19 @@ async function gateContext(
   const own = overrides.granted.flatMap((o) => changes.get(o.commit) ?? []);
   const withOwn = (rev: string) =>
     own.length ? commitWith(repo, rev, own, "the base plus the owners' overrides") : rev;
+  const classify = await classifierFor(repo, config);
+  const now = clockNow();
+  const facts = new Facts({
+    point: 'gate',
+    repo,
+    config,
+    tip: head,
+    where: `head ${head.slice(0, 12)}`,
+    paths: [...changes.values()].flatMap((list) => list.map((c) => c.path)),
+    classify: () => classify,
+    now,
+  });
+  startPlan(facts, GATE_RULES);
   const ctx: GateContext = {
     repo,
     config,
@@ -219,9 +234,10 @@ async function gateContext(
     changes,
     overrides,
     revertFrom: { mergeBase: await withOwn(forkPoint), onto: await withOwn(base) },
-    classify: await classifierFor(repo, config),
-    now: clockNow(),
+    classify,
+    now,
     progress,
+    facts,
   };
   return ctx;
 }

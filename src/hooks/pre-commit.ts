@@ -10,14 +10,16 @@ import path from 'node:path';
 import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { CannotJudge, isCannotJudge, UsageError } from '../common/errors.js';
-import { shellQuote } from '../common/text.js';
 import { classifierForPaths, explicitJudge, judgeOf, type Judge } from '../config/judge.js';
-import { guardFiles } from '../config/guard-files.js';
-import { CONFIG_FILE } from '../zones/names.js';
 import type { Repo } from '../git/repo.js';
 import type { Violation } from '../common/verdict.js';
 import { CREDIT_TRAILERS } from '../owners/signatures.js';
-import { touchesFixtures } from '../fixtures/folder.js';
+import { Facts } from '../judge/facts.js';
+import { runPlan, startPlan, type Plan } from '../judge/rule.js';
+import { fixturesRule } from '../judge/rules/fixtures.js';
+import { freezeRule } from '../judge/rules/freeze.js';
+import { guardFileRule } from '../judge/rules/guard-file.js';
+import type { Classify } from '../zones/classify.js';
 import { SYMLINK } from '../git/raw-diff.js';
 import { readStaged } from '../git/staged.js';
 import { zonedPaths } from '../zones/zoned.js';
@@ -135,6 +137,18 @@ async function judgeMessage(args: string[]): Promise<number> {
   return verdict(violations);
 }
 
+/** The engine's rules on the index: the guard's files first, which stop the commit; then the ledger and the lock. */
+const GUARD_PLAN: Plan = [[guardFileRule]];
+const INDEX_PLAN: Plan = [[freezeRule, fixturesRule]];
+
+/** A staged guard file that does not parse stops the commit (exit 2), saying how to restage it or leave it out. */
+function stopOnGuardFiles([first, ...more]: Violation[]): void {
+  if (!first) return;
+  throw new CannotJudge(
+    `${first.message}${more.length ? ` (and ${more.map((v) => v.message).join('; ')})` : ''}; ${first.fix}`,
+  );
+}
+
 export function run(args: string[]): Promise<number> {
   return judgeIndex(args, false);
 }
@@ -148,27 +162,21 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
     ? await explicitJudge(repo, common.config, layers)
     : await baseJudge(repo, at);
   const paths = changes.map((c) => c.path);
+  let classifying: Promise<Classify> | undefined;
+  const facts = new Facts({
+    point: 'pre-commit',
+    repo,
+    config,
+    tip: ':',
+    where: 'the index',
+    paths,
+    classify: () => (classifying ??= classifierForPaths(repo, rules, paths)),
+    load: layers,
+  });
   // A staged guard file that does not parse would judge every later commit: it is stopped here.
-  const named = new Set(guardFiles(config));
-  if (changes.some((c) => named.has(c.path))) {
-    const { guardFileProblems, touchedGuardFiles } = await layers();
-    const [first, ...more] = await guardFileProblems(
-      repo,
-      ':',
-      touchedGuardFiles(
-        changes.filter((c) => c.status !== 'D').map((c) => c.path),
-        config,
-      ),
-    );
-    if (first) {
-      const file = first.file ?? CONFIG_FILE;
-      throw new CannotJudge(
-        `${first.message}${more.length ? ` (and ${more.map((p) => p.describe()).join('; ')})` : ''}; correct it and stage it again (git add -- ${shellQuote(file)}), or leave it out of this commit (git restore --staged -- ${shellQuote(file)})`,
-        { file, line: first.line },
-      );
-    }
-  }
-  const classify = await classifierForPaths(repo, rules, paths);
+  stopOnGuardFiles(await runPlan(facts, GUARD_PLAN));
+  startPlan(facts, INDEX_PLAN);
+  const classify = await facts.classify();
   const kind = amend ? 'amend' : merging ? 'merge' : 'commit';
   let mixed = automaticMerge ? [] : checkStaged(changes, classify, kind);
   // The split advice fits the branch and the committer: read only for a commit that mixes.
@@ -195,18 +203,11 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
   // The check is small and in this bundle: the layers' chunk would cost a spec commit about 100 ms.
   const oracle = automaticMerge || !config.owners.agents.length ? [] : zonedPaths(changes, classify).oracle;
   if (oracle.length) violations.push(...commitOwners(await stagedIdentity(repo), oracle, paths, config.owners, kind));
-  // The ledger and fixture layers load only for a commit that reaches them.
+  // The ledger and the fixture lock, read (and their modules loaded) only for a commit that reaches them.
+  violations.push(...(await runPlan(facts, INDEX_PLAN)));
   const recheck: Recheck[] = [];
-  if (changes.some((c) => c.path === config.freeze.ledger && c.status !== 'D')) {
-    const { checkLedgerAt, clockNow } = await layers();
-    violations.push(...(await checkLedgerAt(repo, config, ':', clockNow())));
-    recheck.push('ledger');
-  }
-  if (touchesFixtures(paths, config, classify)) {
-    const { fixtureViolations, verifyFixtures } = await layers();
-    violations.push(...fixtureViolations(await verifyFixtures(repo, config, { kind: 'index' }), config, 'the index'));
-    recheck.push('fixtures');
-  }
+  if (facts.touchesLedger()) recheck.push('ledger');
+  if (await facts.touchesFixtures()) recheck.push('fixtures');
   // commit-msg checks them again after the rest of the hook chain (a formatter may restage them).
   leaveMark(repo.gitDir, violations.length ? [] : recheck);
   return emit(

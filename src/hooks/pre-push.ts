@@ -9,7 +9,6 @@ import { judgingConfig } from '../config/judging.js';
 import type { Config } from '../config/schema.js';
 import { counted } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
-import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import type { RawChange } from '../git/changes.js';
 import { commitOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
 import { fitRangeAdvice, landingOf, rangeAdvice, reorderAdvice } from '../mixing/advice.js';
@@ -23,7 +22,11 @@ import { stateLines } from '../properties/report.js';
 import type { InvariantVerdict } from '../properties/states.js';
 import { containedSoFar } from '../runner/contain.js';
 import { judgeTamper } from '../tamper/judge.js';
-import { guardFileProblems, guardFileViolations, touchedGuardFiles } from '../gate/guard-files.js';
+import { Facts } from '../judge/facts.js';
+import { runPlan, type Plan } from '../judge/rule.js';
+import { fixturesRule } from '../judge/rules/fixtures.js';
+import { guardFileRule } from '../judge/rules/guard-file.js';
+import { classifierFor } from '../mixing/check.js';
 import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
 import { frameworkPush, pushesOneRef } from './framework-push.js';
 import { parseRefLines, readHookInput } from './ref-lines.js';
@@ -221,7 +224,10 @@ async function revertRef(
   if (r.acknowledged) v.acknowledged = r.acknowledged;
 }
 
-/** The fixture lock, the tamper layer, and the guard's own files at the pushed tip (which stop the other two). */
+/** The engine's rules at a pushed tip: a guard file that does not parse stops the rules that would read it. */
+const PUSH_PLAN: Plan = [[guardFileRule], [fixturesRule]];
+
+/** The engine's rules, then the tamper layer, at the pushed tip. */
 async function cheapLayers(
   repo: Repo,
   config: Config,
@@ -229,21 +235,20 @@ async function cheapLayers(
   range: { tip: string; paths: Iterable<string>; base: string | null; judgeRev: string | null },
   say: (line: string) => void,
 ): Promise<void> {
-  // A guard file that does not parse would judge every later push once it lands.
   const { tip } = range;
-  const guard = touchedGuardFiles(range.paths, config);
-  const broken = guard.size
-    ? guardFileViolations(await guardFileProblems(repo, tip, guard), `${v.local_ref} at ${tip.slice(0, 12)}`)
-    : [];
-  v.violations.push(...broken);
-  if (broken.length) return; // refused already; the other layers would read the same broken files
-  v.violations.push(
-    ...fixtureViolations(
-      await verifyFixtures(repo, config, { kind: 'rev', rev: tip }),
-      config,
-      `commit ${tip.slice(0, 12)}`,
-    ),
-  );
+  const facts = new Facts({
+    point: 'pre-push',
+    repo,
+    config,
+    tip,
+    where: `${v.local_ref} at ${tip.slice(0, 12)}`,
+    paths: range.paths,
+    classify: () => classifierFor(repo, config),
+    now: clockNow(),
+  });
+  const found = await runPlan(facts, PUSH_PLAN);
+  v.violations.push(...found);
+  if (found.some((x) => x.rule === 'guard-file')) return; // the tamper layer would read the same broken files
   const tamper = await judgeTamper(repo, config, { from: range.base, to: tip, judgeRev: range.judgeRev });
   v.violations.push(...tamper.violations);
   tamper.warnings.forEach(say);

@@ -23,7 +23,11 @@ import { authenticatedPusher, TYPED_IDENTITY, type Pusher } from '../owners/push
 import { tamperPush, type TamperVerdict } from '../tamper/judge.js';
 import { classifierFrom, type Classify } from '../zones/classify.js';
 import { fallbackNote, lastValidConfig } from '../config/judging.js';
-import { guardFileProblems, guardFileViolations, touchedGuardFiles } from '../gate/guard-files.js';
+import { Facts } from '../judge/facts.js';
+import { runPlan, type Plan } from '../judge/rule.js';
+import { fixturesRule } from '../judge/rules/fixtures.js';
+import { freezeRule } from '../judge/rules/freeze.js';
+import { guardFileRule } from '../judge/rules/guard-file.js';
 import { branchViolations, judgingBranch, unguardedRefusal, type JudgingBranch } from './judging-branch.js';
 import type { Pushed, RefUpdate, readPush } from './pre-receive.js';
 import { capsFor, costViolations, pushCost, type Caps } from './pre-receive-cost.js';
@@ -206,6 +210,14 @@ export async function judgePush(
 }
 
 /**
+ * The engine's rules at a ref's new tip: a guard file that does not parse
+ * stops the rules that would read it; the ledger and the fixture lock are
+ * read only where the ref's new commits touch them (what no new commit
+ * touched is what the server already holds and has judged).
+ */
+const TIP_PLAN: Plan = [[guardFileRule], [freezeRule, fixturesRule]];
+
+/**
  * The rules on one pushed ref, over every commit new to it (a commit that
  * two refs bring is judged for both): mixing per commit and over the ref's
  * commits, links that leave their zone, the oracle files at its tip, and the
@@ -240,13 +252,16 @@ async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
     const touched = v.commits.length === push.all.length ? push.paths : new Set<string>();
     if (touched !== push.paths)
       for (const c of v.commits) for (const change of push.changes.get(c) ?? []) touched.add(change.path);
-    // A guard file that does not parse would judge every later push once it lands.
-    const guard = touchedGuardFiles(touched, config);
-    const broken = guard.size
-      ? guardFileViolations(await guardFileProblems(repo, tip, guard), `${v.ref} at ${tip.slice(0, 12)}`)
-      : [];
-    out.push(...broken);
-    if (!broken.length) out.push(...(await tipViolations(repo, config, v, tip, touched, classify)));
+    const atTip = new Facts({
+      point: 'pre-receive',
+      repo,
+      config,
+      tip,
+      where: `${v.ref} at ${tip.slice(0, 12)}`,
+      paths: touched,
+      classify: () => classify,
+    });
+    out.push(...(await runPlan(atTip, TIP_PLAN)));
   }
   const tamper = tip && v.commits.length ? facts.tamper.get(v.ref) : undefined;
   if (tamper) {
@@ -291,36 +306,6 @@ function splitAdvice(facts: PushFacts, v: RefVerdict, oracleTip: string, landing
     },
     landing,
   );
-}
-
-/**
- * The oracle files at a new tip, when the ref's new commits touch them: what
- * no new commit touched is what the server already holds and has judged.
- */
-async function tipViolations(
-  repo: Repo,
-  config: Config,
-  ref: RefVerdict,
-  tip: string,
-  touched: Set<string>,
-  classify: Classify,
-): Promise<Violation[]> {
-  const out: Violation[] = [];
-  // Loaded only when needed: most pushes touch neither, and the hook starts on every push.
-  if (touched.has(config.freeze.ledger)) {
-    const [{ checkLedgerAt }, { clockNow }] = await Promise.all([
-      import('../freeze/ledger.js'),
-      import('../freeze/clock.js'),
-    ]);
-    out.push(...(await checkLedgerAt(repo, config, tip, clockNow())));
-  }
-  const { touchesFixtures } = await import('../fixtures/folder.js');
-  if (touchesFixtures([...touched], config, classify)) {
-    const { fixtureViolations, verifyFixtures } = await import('../fixtures/verify.js');
-    const report = await verifyFixtures(repo, config, { kind: 'rev', rev: tip });
-    out.push(...fixtureViolations(report, config, `${ref.ref} at ${tip.slice(0, 12)}`));
-  }
-  return out;
 }
 
 /** The first line of each named commit's message, for people reading the refusal. */
