@@ -17,7 +17,8 @@ import { checkRange } from '../mixing/check.js';
 import { clockNow } from '../freeze/clock.js';
 import { commitWith } from '../properties/tree.js';
 import { overrideLines, type Override } from '../owners/override.js';
-import { revertCheck, revertPasses, type RevertResult, type RevertStatus } from '../properties/revert.js';
+import { revertCheck, type RevertResult, type RevertStatus } from '../properties/revert.js';
+import { revertViolation } from '../properties/verdict.js';
 import { stateLines } from '../properties/report.js';
 import type { InvariantVerdict } from '../properties/states.js';
 import { containedSoFar } from '../runner/contain.js';
@@ -200,7 +201,8 @@ async function revertRef(
         `revert check: ${r.digest!.slice(0, 12)} is acknowledged as a refactor by ${r.acknowledged.owner} (${ACK_FILE}): ${r.acknowledged.reason}`,
       );
     else if (r.states.length) say(`revert check ${r.status}: ${r.reason}\n${stateLines(r).join('\n')}`);
-    if (!revertPasses(r.status)) {
+    const refusal = revertViolation(r);
+    if (refusal) {
       if (r.output)
         say(
           `the property command said:\n${r.output
@@ -210,13 +212,7 @@ async function revertRef(
             .map((l) => `  | ${l}`)
             .join('\n')}`,
         );
-      v.violations.push({
-        rule: 'revert',
-        paths: r.reverted.map((p) => p.path),
-        message: `revert check ${r.status}: ${r.reason}`,
-        fix: r.fix ?? undefined,
-        detail: r.reverted.map((p) => ({ path: p.path, zone: 'src', note: p.action })),
-      });
+      v.violations.push(refusal);
     }
   }
   const r = reverted.get(key)!;
