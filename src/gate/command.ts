@@ -28,6 +28,7 @@ import { startPlan } from '../judge/rule.js';
 import { fixturesLayer, GATE_RULES, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
 import { propertyLayers, suiteLayer } from './tests.js';
 import { tamperLayer } from './tamper.js';
+import { judgeTamper } from '../tamper/judge.js';
 import { githubAnnotations, jsonLayers, textTable } from './table.js';
 import { compareVerdicts, type Comparison } from '../scratch/compare.js';
 import { readProposal } from '../scratch/proposal.js';
@@ -221,6 +222,7 @@ async function gateContext(
     paths: [...changes.values()].flatMap((list) => list.map((c) => c.path)),
     classify: () => classify,
     now,
+    tamper: () => judgeTamper(repo, config, { from: forkPoint, to: head, judgeRev: base }, classify),
   });
   startPlan(facts, GATE_RULES);
   const ctx: GateContext = {

@@ -10,6 +10,7 @@ import { runPlan, type Plan } from '../judge/rule.js';
 import { fixturesRule } from '../judge/rules/fixtures.js';
 import { freezeRule, missingEvidence } from '../judge/rules/freeze.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
+import { tamperRule } from '../judge/rules/tamper.js';
 import { fitRangeAdvice, judgedRangeAdvice, judgedReorderAdvice } from '../mixing/advice.js';
 import { judgeCommits } from '../mixing/check.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
@@ -46,7 +47,7 @@ export interface GateContext {
 }
 
 /** The rules of the engine among the gate's rows, started together; each row runs its own, so every row is judged. */
-export const GATE_RULES: Plan = [[guardFileRule, freezeRule, fixturesRule]];
+export const GATE_RULES: Plan = [[guardFileRule, freezeRule, fixturesRule, tamperRule]];
 
 /** Owners first: owner-signed oracle commits are left out of the whole-range mixing rule. */
 export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> {

@@ -19,7 +19,7 @@ import { runPlan, startPlan, type Plan } from '../judge/rule.js';
 import { fixturesRule } from '../judge/rules/fixtures.js';
 import { freezeRule } from '../judge/rules/freeze.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
-import type { Classify } from '../zones/classify.js';
+import { tamperRule } from '../judge/rules/tamper.js';
 import { SYMLINK } from '../git/raw-diff.js';
 import { readStaged } from '../git/staged.js';
 import { zonedPaths } from '../zones/zoned.js';
@@ -28,7 +28,7 @@ import { amendingCommit } from './amend.js';
 import { stagedInstallFolders } from './generated.js';
 import { commitOwners, messageCredits, stagedIdentity } from './staged-owners.js';
 import { leaveMark, takeMark, type Recheck } from './recheck-mark.js';
-import { MAX_BYTES, MAX_FILES, stagedTamper } from './staged-tamper.js';
+import { boundedTamper, MAX_BYTES, MAX_FILES } from './staged-tamper.js';
 
 export const help = `usage: patchwarden pre-commit [--format text|json|github] [--config PATH] [-C DIR]
 
@@ -137,9 +137,9 @@ async function judgeMessage(args: string[]): Promise<number> {
   return verdict(violations);
 }
 
-/** The engine's rules on the index: the guard's files first, which stop the commit; then the ledger and the lock. */
+/** The engine's rules on the index: the guard's files first, which stop the commit; then the tamper scan, the ledger and the lock. */
 const GUARD_PLAN: Plan = [[guardFileRule]];
-const INDEX_PLAN: Plan = [[freezeRule, fixturesRule]];
+const INDEX_PLAN: Plan = [[tamperRule, freezeRule, fixturesRule]];
 
 /** A staged guard file that does not parse stops the commit (exit 2), saying how to restage it or leave it out. */
 function stopOnGuardFiles([first, ...more]: Violation[]): void {
@@ -162,16 +162,17 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
     ? await explicitJudge(repo, common.config, layers)
     : await baseJudge(repo, at);
   const paths = changes.map((c) => c.path);
-  let classifying: Promise<Classify> | undefined;
-  const facts = new Facts({
+  const facts: Facts = new Facts({
     point: 'pre-commit',
     repo,
     config,
     tip: ':',
     where: 'the index',
     paths,
-    classify: () => (classifying ??= classifierForPaths(repo, rules, paths)),
+    classify: () => classifierForPaths(repo, rules, paths),
     load: layers,
+    // git's own merge authors nothing: what it brings was judged commit by commit, and is again on push.
+    tamper: async () => (automaticMerge ? null : boundedTamper(repo, config, changes, await facts.classify(), base)),
   });
   // A staged guard file that does not parse would judge every later commit: it is stopped here.
   stopOnGuardFiles(await runPlan(facts, GUARD_PLAN));
@@ -189,22 +190,13 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
     const { stagedLinkViolations } = await layers();
     violations.push(...(await stagedLinkViolations(repo, changes, classify)));
   }
-  // The tamper scan when it is cheap; its modules load only for staged production files within the bound.
-  const tamper = automaticMerge ? null : await stagedTamper(repo, config, changes, classify, base);
-  if (tamper && 'left' in tamper)
-    process.stderr.write(
-      `patchwarden: tamper scan left to pre-push (${tamper.left} a commit scans); \`patchwarden tamper --staged\` scans them now\n`,
-    );
-  else if (tamper) {
-    for (const w of tamper.warnings) process.stderr.write(`patchwarden: ${w}\n`);
-    violations.push(...tamper.violations);
-  }
   // An agent identity may not change an oracle: git is asked who commits only when an oracle is staged.
   // The check is small and in this bundle: the layers' chunk would cost a spec commit about 100 ms.
   const oracle = automaticMerge || !config.owners.agents.length ? [] : zonedPaths(changes, classify).oracle;
   if (oracle.length) violations.push(...commitOwners(await stagedIdentity(repo), oracle, paths, config.owners, kind));
-  // The ledger and the fixture lock, read (and their modules loaded) only for a commit that reaches them.
+  // The tamper scan, the ledger and the fixture lock, read (and their modules loaded) only for a commit that reaches them.
   violations.push(...(await runPlan(facts, INDEX_PLAN)));
+  for (const w of facts.takeNotes()) process.stderr.write(`patchwarden: ${w}\n`);
   const recheck: Recheck[] = [];
   if (facts.touchesLedger()) recheck.push('ledger');
   if (await facts.touchesFixtures()) recheck.push('fixtures');

@@ -27,6 +27,7 @@ import { Facts } from '../judge/facts.js';
 import { runPlan, type Plan } from '../judge/rule.js';
 import { fixturesRule } from '../judge/rules/fixtures.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
+import { tamperRule } from '../judge/rules/tamper.js';
 import { classifierFor } from '../mixing/check.js';
 import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
 import { frameworkPush, pushesOneRef } from './framework-push.js';
@@ -221,9 +222,9 @@ async function revertRef(
 }
 
 /** The engine's rules at a pushed tip: a guard file that does not parse stops the rules that would read it. */
-const PUSH_PLAN: Plan = [[guardFileRule], [fixturesRule]];
+const PUSH_PLAN: Plan = [[guardFileRule], [fixturesRule, tamperRule]];
 
-/** The engine's rules, then the tamper layer, at the pushed tip. */
+/** The engine's rules at the pushed tip, over what the ref's range changes and adds. */
 async function cheapLayers(
   repo: Repo,
   config: Config,
@@ -232,7 +233,7 @@ async function cheapLayers(
   say: (line: string) => void,
 ): Promise<void> {
   const { tip } = range;
-  const facts = new Facts({
+  const facts: Facts = new Facts({
     point: 'pre-push',
     repo,
     config,
@@ -241,13 +242,10 @@ async function cheapLayers(
     paths: range.paths,
     classify: () => classifierFor(repo, config),
     now: clockNow(),
+    tamper: () => judgeTamper(repo, config, { from: range.base, to: tip, judgeRev: range.judgeRev }, facts.classify()),
   });
-  const found = await runPlan(facts, PUSH_PLAN);
-  v.violations.push(...found);
-  if (found.some((x) => x.rule === 'guard-file')) return; // the tamper layer would read the same broken files
-  const tamper = await judgeTamper(repo, config, { from: range.base, to: tip, judgeRev: range.judgeRev });
-  v.violations.push(...tamper.violations);
-  tamper.warnings.forEach(say);
+  v.violations.push(...(await runPlan(facts, PUSH_PLAN)));
+  facts.takeNotes().forEach(say);
 }
 
 /** The revert check a ref owes, from where its branch leaves its target; null where none runs (and why, said). */

@@ -28,6 +28,7 @@ import { runPlan, type Plan } from '../judge/rule.js';
 import { fixturesRule } from '../judge/rules/fixtures.js';
 import { freezeRule } from '../judge/rules/freeze.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
+import { tamperRule } from '../judge/rules/tamper.js';
 import { branchViolations, judgingBranch, unguardedRefusal, type JudgingBranch } from './judging-branch.js';
 import type { Pushed, RefUpdate, readPush } from './pre-receive.js';
 import { capsFor, costViolations, pushCost, type Caps } from './pre-receive-cost.js';
@@ -213,9 +214,10 @@ export async function judgePush(
  * The engine's rules at a ref's new tip: a guard file that does not parse
  * stops the rules that would read it; the ledger and the fixture lock are
  * read only where the ref's new commits touch them (what no new commit
- * touched is what the server already holds and has judged).
+ * touched is what the server already holds and has judged); the tamper
+ * verdict on what the ref adds.
  */
-const TIP_PLAN: Plan = [[guardFileRule], [freezeRule, fixturesRule]];
+const TIP_PLAN: Plan = [[guardFileRule], [freezeRule, fixturesRule, tamperRule]];
 
 /**
  * The rules on one pushed ref, over every commit new to it (a commit that
@@ -260,13 +262,11 @@ async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
       where: `${v.ref} at ${tip.slice(0, 12)}`,
       paths: touched,
       classify: () => classify,
+      // The push was scanned once, ref by ref, while git walked it (startEarly).
+      tamper: async () => (v.commits.length ? (facts.tamper.get(v.ref) ?? null) : null),
     });
     out.push(...(await runPlan(atTip, TIP_PLAN)));
-  }
-  const tamper = tip && v.commits.length ? facts.tamper.get(v.ref) : undefined;
-  if (tamper) {
-    out.push(...tamper.violations);
-    for (const w of tamper.warnings) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
+    for (const w of atTip.takeNotes()) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
   }
   return out;
 }

@@ -15,7 +15,7 @@ export const MAX_FILES = 20;
 export const MAX_BYTES = 128 * 1024;
 
 /** The verdict on the staged production files, or why they were left to pre-push; null when nothing is there to scan. */
-export async function stagedTamper(
+async function stagedTamper(
   repo: Repo,
   config: Config,
   changes: RawChange[],
@@ -46,4 +46,20 @@ export async function stagedTamper(
     { from: base.from, to: null, judgeRev: base.rev, paths: files.map((c) => c.path) },
     classify,
   );
+}
+
+/** The pre-commit hook's tamper fact: the verdict within the bound; above it, a note that pre-push scans them. */
+export async function boundedTamper(
+  repo: Repo,
+  config: Config,
+  changes: RawChange[],
+  classify: Classify,
+  base: { from: string | null; rev: string | null },
+): Promise<TamperVerdict | null> {
+  const tamper = await stagedTamper(repo, config, changes, classify, base);
+  if (!tamper || !('left' in tamper)) return tamper;
+  process.stderr.write(
+    `patchwarden: tamper scan left to pre-push (${tamper.left} a commit scans); \`patchwarden tamper --staged\` scans them now\n`,
+  );
+  return null;
 }

@@ -1,7 +1,8 @@
 // The facts of one range, built once and read by every rule of a plan: the
 // config that judges, the tip judged (a commit, or `:` for the index), the
 // paths the range changes, the classifier, the guard's own files read in one
-// batch, the ledger and the fixture lock. Each is read once, when first asked
+// batch, the ledger, the fixture lock and the tamper scan of what the range
+// adds. Each is read once, when first asked
 // for or when a plan starts it (rule.ts), and what a range does not reach is
 // never read: its modules load only then (readers.ts).
 import type { CannotJudge } from '../common/errors.js';
@@ -11,6 +12,7 @@ import { touchesFixtures } from '../fixtures/folder.js';
 import type { FixtureReport } from '../fixtures/judge.js';
 import type { Ledger } from '../freeze/ledger.js';
 import type { Repo } from '../git/repo.js';
+import type { TamperVerdict } from '../tamper/judge.js';
 import type { Classify } from '../zones/classify.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import type { Point } from './rule.js';
@@ -33,6 +35,12 @@ export interface RangeInput {
   now?: Date;
   /** The readers' module; the pre-commit hook hands its own lazy chunk, which holds them. */
   load?: () => Promise<Readers>;
+  /**
+   * The tamper scan of what the range adds, as the point reads it (the diff
+   * from its base side, the staged files within pre-commit's bound, or
+   * pre-receive's scan of the whole push); null where nothing is scanned.
+   */
+  tamper?: () => Promise<TamperVerdict | null>;
 }
 
 /**
@@ -42,7 +50,7 @@ export interface RangeInput {
  */
 const WHEN_TOUCHED: ReadonlySet<Point> = new Set(['pre-commit', 'pre-receive']);
 
-export type FactName = 'guardProblems' | 'ledger' | 'voided' | 'fixtureReport';
+export type FactName = 'guardProblems' | 'ledger' | 'voided' | 'fixtureReport' | 'tamper';
 
 export class Facts {
   readonly point: Point;
@@ -53,6 +61,7 @@ export class Facts {
   readonly touched: ReadonlySet<string>;
   private readonly input: RangeInput;
   private readonly read = new Map<string, Promise<unknown>>();
+  private said: string[] = [];
 
   constructor(input: RangeInput) {
     this.input = input;
@@ -130,6 +139,23 @@ export class Facts {
       if (WHEN_TOUCHED.has(this.point) && !(await this.touchesFixtures())) return null;
       return (await this.load()).verifyFixtures(this.repo, this.config, this.source());
     });
+  }
+
+  /** The tamper verdict on what the range adds; null where the point scans nothing. */
+  tamper(): Promise<TamperVerdict | null> {
+    return this.once('tamper', async () => (this.input.tamper ? this.input.tamper() : null));
+  }
+
+  /** A line a rule says without refusing (a hit that stands in warn mode), for the point to print. */
+  note(line: string): void {
+    this.said.push(line);
+  }
+
+  /** The lines said since the point last took them. */
+  takeNotes(): string[] {
+    const lines = this.said;
+    this.said = [];
+    return lines;
   }
 
   private source(): { kind: 'index' } | { kind: 'rev'; rev: string } {
