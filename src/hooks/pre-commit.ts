@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
-import { CannotJudge, isCannotJudge, UsageError } from '../common/errors.js';
-import { classifierForPaths, explicitJudge, judgeOf, type Judge } from '../config/judge.js';
+import { CannotJudge, UsageError } from '../common/errors.js';
+import { classifierForPaths, explicitJudge, judgeOrLastValid, type Judge } from '../config/judge.js';
 import type { Repo } from '../git/repo.js';
 import type { Violation } from '../common/verdict.js';
 import { CREDIT_TRAILERS } from '../owners/signatures.js';
@@ -54,21 +54,10 @@ const layers = () => import('./pre-commit-layers.js');
  * The judge committed on the base side; where that config does not parse, the
  * last one on HEAD's first-parent line that did, so its correction can commit.
  */
-async function baseJudge(repo: Repo, at: { oid: string | null; shown: string }): Promise<Judge> {
-  try {
-    return await judgeOf(repo, at, layers);
-  } catch (err) {
-    const rev = at.shown.slice(0, at.shown.lastIndexOf(':'));
-    if (!isCannotJudge(err) || !rev) throw err;
-    const { fallbackNote, lastValidConfig, zoneRules } = await layers();
-    const fallback = await lastValidConfig(repo, rev);
-    if (!fallback) throw err;
-    process.stderr.write(`patchwarden: ${fallbackNote(err, fallback)}\n`);
-    return {
-      config: fallback.config,
-      rules: { exact: zoneRules(fallback.config, false), folded: zoneRules(fallback.config, true) },
-    };
-  }
+function baseJudge(repo: Repo, at: { oid: string | null; shown: string }): Promise<Judge> {
+  // `HEAD:.patchwarden.yml`; a first commit's staged config (`:.patchwarden.yml`) has no history to fall back on.
+  const rev = at.shown.slice(0, at.shown.lastIndexOf(':')) || null;
+  return judgeOrLastValid(repo, at, rev, layers, (note) => process.stderr.write(`patchwarden: ${note}\n`));
 }
 
 /** `patchwarden pre-merge-commit`: git's hook before a merge it made on its own commits. */

@@ -3,13 +3,13 @@
 // pushed ref, and the verdict.
 import type { Common } from '../common/args.js';
 import { emit } from '../common/output.js';
-import { isCannotJudge } from '../common/errors.js';
 import { counted } from '../common/text.js';
 import { violationLines } from '../common/render.js';
 import type { Violation } from '../common/verdict.js';
-import { explicitJudge, judgeOf, type Judge } from '../config/judge.js';
+import { explicitJudge, judgeOrLastValid, type Judge } from '../config/judge.js';
 import type { Config } from '../config/schema.js';
 import { BASELINE_FILE, CONFIG_FILE } from '../zones/names.js';
+import { isAncestor, subjects } from '../git/history.js';
 import { isZeroId, type Repo } from '../git/repo.js';
 import { baselined, readBaseline } from '../mixing/baseline.js';
 import { agentInRange, fitRangeAdvice, rangeAdvice, reorderAdvice, type Landing } from '../mixing/advice.js';
@@ -22,7 +22,6 @@ import { judgeOverrides, overrideClaims, overrideLines, type Override } from '..
 import { authenticatedPusher, TYPED_IDENTITY, type Pusher } from '../owners/pusher.js';
 import { tamperPush, type TamperVerdict } from '../tamper/judge.js';
 import { classifierFrom, type Classify } from '../zones/classify.js';
-import { fallbackNote, lastValidConfig } from '../config/judging.js';
 import { Facts } from '../judge/facts.js';
 import { runPlan, type Plan } from '../judge/rule.js';
 import { fixturesRule } from '../judge/rules/fixtures.js';
@@ -76,10 +75,10 @@ export function startEarly(
     const p = await push;
     return Boolean(p?.commits.get(u.ref)?.some((c) => p.parents.get(c)?.includes(old)));
   };
-  const isAncestor = async (a: string, b: string) =>
-    (await repo.run(['merge-base', '--is-ancestor', a, b], { okCodes: [1] })).code === 0;
   const branchFaults = Promise.all(
-    updates.map((u) => branchViolations(u, branch, config, async (a, b) => (await grows(u, a)) || isAncestor(a, b))),
+    updates.map((u) =>
+      branchViolations(u, branch, config, async (a, b) => (await grows(u, a)) || isAncestor(repo, a, b)),
+    ),
   );
   const tampering = tamperPush(repo, config, branch.id, updates, classify, peeled, push);
   const baseline = readBaseline(repo, branch.id);
@@ -308,21 +307,6 @@ function splitAdvice(facts: PushFacts, v: RefVerdict, oracleTip: string, landing
   );
 }
 
-/** The first line of each named commit's message, for people reading the refusal. */
-async function subjects(repo: Repo, commits: string[]): Promise<Map<string, string>> {
-  if (!commits.length) return new Map();
-  const out = await repo.run(['log', '--no-walk=unsorted', '--stdin', '-z', '--format=%H %s'], {
-    input: commits.join('\n') + '\n',
-  });
-  return new Map(
-    out.stdout
-      .toString('utf8')
-      .split('\0')
-      .filter(Boolean)
-      .map((r) => [r.slice(0, r.indexOf(' ')), r.slice(r.indexOf(' ') + 1)]),
-  );
-}
-
 function render(verdicts: RefVerdict[], newCommits: number, subject: Map<string, string>, notes: string[]): string[] {
   const text: string[] = notes.map((n) => `patchwarden: ${n}`);
   const first = text.length;
@@ -406,21 +390,16 @@ export async function judgeReceived(
   const notes: string[] = [];
   let judge = common.config ? await explicitJudge(repo, common.config, compiler) : null;
   if (!judge && branch.config) {
-    try {
-      judge = await judgeOf(repo, { oid: branch.config, shown: `${branch.id}:${CONFIG_FILE}` }, compiler);
-    } catch (err) {
-      // A judging branch whose config does not parse is judged by its last one that does: its correction can land.
-      if (!isCannotJudge(err)) throw err;
-      const fallback = await lastValidConfig(repo, branch.id!);
-      if (!fallback) throw err;
-      notes.push(`${fallbackNote(err, fallback)}; push the correction to ${branch.ref}`);
-      const { zoneRules } = await compiler();
-      judge = {
-        config: fallback.config,
-        rules: { exact: zoneRules(fallback.config, false), folded: zoneRules(fallback.config, true) },
-      };
-      branch = { ...branch, id: fallback.rev };
-    }
+    // A judging branch whose config does not parse is judged by its last one that does: its correction can land.
+    const { rev, ...found } = await judgeOrLastValid(
+      repo,
+      { oid: branch.config, shown: `${branch.id}:${CONFIG_FILE}` },
+      branch.id,
+      compiler,
+      (note) => notes.push(`${note}; push the correction to ${branch.ref}`),
+    );
+    judge = found;
+    branch = { ...branch, id: rev };
   }
   const config = judge?.config;
   if (!judge || !config?.present) {
