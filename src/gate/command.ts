@@ -34,6 +34,7 @@ import { compareVerdicts, type Comparison } from '../scratch/compare.js';
 import { readProposal } from '../scratch/proposal.js';
 import { diffDigest } from '../refactors/ack.js';
 import { treeDiff } from '../git/changes.js';
+import { isShallow } from '../git/history.js';
 
 export const help = `usage: patchwarden gate --base REV [--hits FILE] [--seed S] [--scratch FILE] [--format FORMAT] [--config PATH] [-C DIR]
 
@@ -191,9 +192,8 @@ async function gateContext(
   const changes = new Map([...walked.changes].filter(([c]) => !old.has(c)));
   const forkPoint = await mergeBase(repo, base, head);
   if (!forkPoint) {
-    const shallow = (await repo.text(['rev-parse', '--is-shallow-repository'])) === 'true';
     throw new CannotJudge(
-      shallow
+      (await isShallow(repo))
         ? `this clone is shallow, so HEAD and ${baseName} share no history here; fetch the full history (fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 in GitLab CI, or git fetch --unshallow)`
         : `HEAD and ${baseName} have no common history`,
     );

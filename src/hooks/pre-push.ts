@@ -10,6 +10,7 @@ import type { Config } from '../config/schema.js';
 import { counted } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import type { RawChange } from '../git/changes.js';
+import { notOnRemote, remoteHoldsRefs, tracksRemote } from '../git/history.js';
 import { commitOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
 import { fitRangeAdvice, landingOf, rangeAdvice, reorderAdvice } from '../mixing/advice.js';
 import { BASELINE_FILE } from '../zones/names.js';
@@ -118,21 +119,19 @@ async function rangeOf(repo: Repo, remote: string, ref: PushedRef, tip: string):
     if (base) return { base, exclude: [base, `--remotes=${remote}`], first: false };
   }
   // No default branch to measure from: every commit no ref of this remote has.
-  const fresh = await repo.text(['rev-list', '--reverse', tip, '--not', `--remotes=${remote}`]);
-  if (!fresh) return { base: tip, exclude: [tip], first: false }; // the remote has it all already
-  const parent = await commitOrNull(repo, `${fresh.split('\n')[0]}^`);
+  const fresh = await notOnRemote(repo, tip, remote);
+  if (!fresh.length) return { base: tip, exclude: [tip], first: false }; // the remote has it all already
+  const parent = await commitOrNull(repo, `${fresh[0]}^`);
   if (parent) return { base: parent, exclude: [`--remotes=${remote}`], first: false };
   // A whole history with no base side. Into a remote that holds nothing (the
   // first push of a repository), there are no rules yet to judge it by; next
   // to branches of that remote, it is judged whole, by the remote's default
   // branch where this clone has it (else by its own tip's rules).
-  const tracked = await repo.text(['for-each-ref', '--count=1', '--format=%(refname)', `refs/remotes/${remote}/`]);
-  if (tracked) return { base: null, exclude: null, first: false, judge };
+  if (await tracksRemote(repo, remote)) return { base: null, exclude: null, first: false, judge };
   // Nothing of this remote is known here (a URL, a remote never fetched): only
   // the remote can say whether it is empty; a push beside refs this clone has
   // not seen cannot be judged (it could replace a branch with anything).
-  const held = await repo.text(['ls-remote', '--end-of-options', remote]);
-  if (held.trim()) {
+  if (await remoteHoldsRefs(repo, remote)) {
     throw new CannotJudge(
       `${remote} holds refs this clone has never fetched, so this push cannot be judged against them; fetch them first through a named remote (git remote add NAME ${remote}; git fetch NAME), then push to NAME`,
     );

@@ -7,6 +7,7 @@
 // than the bound.
 import type { Config } from '../config/schema.js';
 import { GITLINK, SYMLINK, type RawChange } from '../git/raw-diff.js';
+import { blobSizes } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
 import type { TamperVerdict } from '../tamper/judge.js';
 import type { Classify } from '../zones/classify.js';
@@ -30,13 +31,13 @@ async function stagedTamper(
   if (files.length > MAX_FILES) return { left: `${files.length} staged production files, over the ${MAX_FILES}` };
   // The blobs' sizes and the layer's module, side by side.
   const [sizes, { judgeTamper }] = await Promise.all([
-    repo.text(['cat-file', '--batch-check=%(objectsize)'], { input: files.map((c) => `${c.newOid}\n`).join('') }),
+    blobSizes(
+      repo,
+      files.map((c) => c.newOid),
+    ),
     import('../tamper/judge.js'),
   ]);
-  const bytes = sizes
-    .split('\n')
-    .filter(Boolean)
-    .reduce((sum, n) => sum + Number(n), 0);
+  const bytes = sizes.reduce((sum, n) => sum + n, 0);
   // A blob git cannot size (NaN) goes on to the scan, which fails closed on it.
   if (bytes > MAX_BYTES)
     return { left: `${Math.ceil(bytes / 1024)} KiB of staged production files, over the ${MAX_BYTES / 1024} KiB` };
