@@ -29,6 +29,7 @@ import { fixturesLayer, GATE_RULES, ledgerLayer, mixingAndOwners, type GateConte
 import { propertyLayers, suiteLayer } from './tests.js';
 import { tamperLayer } from './tamper.js';
 import { judgeTamper } from '../tamper/judge.js';
+import { symlinkViolations } from '../mixing/symlinks.js';
 import { githubAnnotations, jsonLayers, textTable } from './table.js';
 import { compareVerdicts, type Comparison } from '../scratch/compare.js';
 import { readProposal } from '../scratch/proposal.js';
@@ -223,6 +224,7 @@ async function gateContext(
     classify: () => classify,
     now,
     tamper: () => judgeTamper(repo, config, { from: forkPoint, to: head, judgeRev: base }, classify),
+    links: () => symlinkViolations(repo, commits, changes, classify),
   });
   startPlan(facts, GATE_RULES);
   const ctx: GateContext = {

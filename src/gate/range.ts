@@ -10,10 +10,10 @@ import { runPlan, type Plan } from '../judge/rule.js';
 import { fixturesRule } from '../judge/rules/fixtures.js';
 import { freezeRule, missingEvidence } from '../judge/rules/freeze.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
+import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
 import { fitRangeAdvice, judgedRangeAdvice, judgedReorderAdvice } from '../mixing/advice.js';
 import { judgeCommits } from '../mixing/check.js';
-import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
 import type { Overrides } from '../owners/override.js';
 import { ownersApply, ownersUnset, untouchedLines } from '../owners/rule.js';
@@ -47,7 +47,7 @@ export interface GateContext {
 }
 
 /** The rules of the engine among the gate's rows, started together; each row runs its own, so every row is judged. */
-export const GATE_RULES: Plan = [[guardFileRule, freezeRule, fixturesRule, tamperRule]];
+export const GATE_RULES: Plan = [[guardFileRule, freezeRule, fixturesRule, tamperRule, symlinkRule]];
 
 /** Owners first: owner-signed oracle commits are left out of the whole-range mixing rule. */
 export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> {
@@ -82,7 +82,7 @@ export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> 
         ctx.classify,
         exempt,
       ),
-      ...(await symlinkViolations(ctx.repo, ctx.commits, ctx.changes, ctx.classify)),
+      ...(await runPlan(ctx.facts, [[symlinkRule]])),
     ];
     await fitRangeAdvice(
       v,

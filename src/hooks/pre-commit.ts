@@ -19,7 +19,10 @@ import { runPlan, startPlan, type Plan } from '../judge/rule.js';
 import { fixturesRule } from '../judge/rules/fixtures.js';
 import { freezeRule } from '../judge/rules/freeze.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
+import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
+import type { RawChange } from '../git/raw-diff.js';
+import type { Classify } from '../zones/classify.js';
 import { SYMLINK } from '../git/raw-diff.js';
 import { readStaged } from '../git/staged.js';
 import { zonedPaths } from '../zones/zoned.js';
@@ -128,7 +131,14 @@ async function judgeMessage(args: string[]): Promise<number> {
 
 /** The engine's rules on the index: the guard's files first, which stop the commit; then the tamper scan, the ledger and the lock. */
 const GUARD_PLAN: Plan = [[guardFileRule]];
-const INDEX_PLAN: Plan = [[tamperRule, freezeRule, fixturesRule]];
+const INDEX_PLAN: Plan = [[symlinkRule, tamperRule, freezeRule, fixturesRule]];
+
+/** The staged links that leave their zone; the check (and its git process) loads only when a link in a zone is staged. */
+async function stagedLinks(repo: Repo, changes: RawChange[], zones: Promise<Classify> | null): Promise<Violation[]> {
+  const classify = await zones;
+  if (!classify || !changes.some((c) => c.newMode === SYMLINK && classify(c.path) !== null)) return [];
+  return (await layers()).stagedLinkViolations(repo, changes, classify);
+}
 
 /** A staged guard file that does not parse stops the commit (exit 2), saying how to restage it or leave it out. */
 function stopOnGuardFiles([first, ...more]: Violation[]): void {
@@ -162,6 +172,7 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
     load: layers,
     // git's own merge authors nothing: what it brings was judged commit by commit, and is again on push.
     tamper: async () => (automaticMerge ? null : boundedTamper(repo, config, changes, await facts.classify(), base)),
+    links: () => stagedLinks(repo, changes, automaticMerge ? null : facts.classify()),
   });
   // A staged guard file that does not parse would judge every later commit: it is stopped here.
   stopOnGuardFiles(await runPlan(facts, GUARD_PLAN));
@@ -174,11 +185,6 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
     mixed = checkStaged(changes, classify, kind, await (await layers()).stagedLanding(repo, config, changes, classify));
   // git's own merge authors nothing: what it brings was judged commit by commit, and is again on push.
   const violations = automaticMerge ? [] : [...(await stagedInstallFolders(repo, changes)), ...mixed];
-  // The link check (and its git process) loads only when a link in a zone is staged.
-  if (!automaticMerge && changes.some((c) => c.newMode === SYMLINK && classify(c.path) !== null)) {
-    const { stagedLinkViolations } = await layers();
-    violations.push(...(await stagedLinkViolations(repo, changes, classify)));
-  }
   // An agent identity may not change an oracle: git is asked who commits only when an oracle is staged.
   // The check is small and in this bundle: the layers' chunk would cost a spec commit about 100 ms.
   const oracle = automaticMerge || !config.owners.agents.length ? [] : zonedPaths(changes, classify).oracle;

@@ -28,7 +28,9 @@ import { Facts } from '../judge/facts.js';
 import { runPlan, type Plan } from '../judge/rule.js';
 import { fixturesRule } from '../judge/rules/fixtures.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
+import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
+import { symlinkViolations } from '../mixing/symlinks.js';
 import { classifierFor } from '../mixing/check.js';
 import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
 import { frameworkPush, pushesOneRef } from './framework-push.js';
@@ -221,14 +223,21 @@ async function revertRef(
 }
 
 /** The engine's rules at a pushed tip: a guard file that does not parse stops the rules that would read it. */
-const PUSH_PLAN: Plan = [[guardFileRule], [fixturesRule, tamperRule]];
+const PUSH_PLAN: Plan = [[guardFileRule], [fixturesRule, tamperRule, symlinkRule]];
 
 /** The engine's rules at the pushed tip, over what the ref's range changes and adds. */
 async function cheapLayers(
   repo: Repo,
   config: Config,
   v: RefVerdict,
-  range: { tip: string; paths: Iterable<string>; base: string | null; judgeRev: string | null },
+  range: {
+    tip: string;
+    commits: string[];
+    changes: Map<string, RawChange[]>;
+    paths: Iterable<string>;
+    base: string | null;
+    judgeRev: string | null;
+  },
   say: (line: string) => void,
 ): Promise<void> {
   const { tip } = range;
@@ -242,6 +251,7 @@ async function cheapLayers(
     classify: () => classifierFor(repo, config),
     now: clockNow(),
     tamper: () => judgeTamper(repo, config, { from: range.base, to: tip, judgeRev: range.judgeRev }, facts.classify()),
+    links: async () => symlinkViolations(repo, range.commits, range.changes, await facts.classify()),
   });
   v.violations.push(...(await runPlan(facts, PUSH_PLAN)));
   facts.takeNotes().forEach(say);
@@ -352,7 +362,7 @@ export async function run(args: string[]): Promise<number> {
     const rules = await judgingConfig(repo, common.config, judgingTip ?? range.base ?? range.judge ?? v.tip, say);
     const { config } = rules;
     const judgeRev = rules.rev;
-    const { commits, paths, violations, baselined, overrides, overrideChanges } = await checkRange(
+    const { commits, changes, paths, violations, baselined, overrides, overrideChanges } = await checkRange(
       repo,
       config,
       range.exclude,
@@ -377,7 +387,7 @@ export async function run(args: string[]): Promise<number> {
     );
     v.violations.push(...violations);
     if (!commits.length) continue;
-    await cheapLayers(repo, config, v, { tip: v.tip, paths, base: range.base, judgeRev }, say);
+    await cheapLayers(repo, config, v, { tip: v.tip, commits, changes, paths, base: range.base, judgeRev }, say);
     const job = await revertJob(
       repo,
       config,

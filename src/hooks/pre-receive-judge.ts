@@ -27,6 +27,7 @@ import { runPlan, type Plan } from '../judge/rule.js';
 import { fixturesRule } from '../judge/rules/fixtures.js';
 import { freezeRule } from '../judge/rules/freeze.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
+import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
 import { branchViolations, judgingBranch, unguardedRefusal, type JudgingBranch } from './judging-branch.js';
 import type { Pushed, RefUpdate, readPush } from './pre-receive.js';
@@ -214,9 +215,9 @@ export async function judgePush(
  * stops the rules that would read it; the ledger and the fixture lock are
  * read only where the ref's new commits touch them (what no new commit
  * touched is what the server already holds and has judged); the tamper
- * verdict on what the ref adds.
+ * verdict on what the ref adds, and the links its commits bring.
  */
-const TIP_PLAN: Plan = [[guardFileRule], [freezeRule, fixturesRule, tamperRule]];
+const TIP_PLAN: Plan = [[guardFileRule], [freezeRule, fixturesRule, tamperRule, symlinkRule]];
 
 /**
  * The rules on one pushed ref, over every commit new to it (a commit that
@@ -243,10 +244,6 @@ async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
     async (oracleTip) => splitAdvice(facts, v, oracleTip, await serverLanding(facts, v)),
     async (oracle) => reorderAdvice(oracle, await serverLanding(facts, v)),
   );
-  for (const c of facts.linkFault.size ? v.commits : []) {
-    const link = facts.linkFault.get(c);
-    if (link) out.push(link);
-  }
   const tip = push.peeled.get(v.new);
   if (tip) {
     // A ref that brings every new commit (one ref pushed) touches what the whole walk touched.
@@ -263,6 +260,8 @@ async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
       classify: () => classify,
       // The push was scanned once, ref by ref, while git walked it (startEarly).
       tamper: async () => (v.commits.length ? (facts.tamper.get(v.ref) ?? null) : null),
+      // The push's links were read once for every new commit; a ref's are its commits'.
+      links: async () => v.commits.flatMap((c) => facts.linkFault.get(c) ?? []),
     });
     out.push(...(await runPlan(atTip, TIP_PLAN)));
     for (const w of atTip.takeNotes()) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);

@@ -6,6 +6,7 @@
 // for or when a plan starts it (rule.ts), and what a range does not reach is
 // never read: its modules load only then (readers.ts).
 import type { CannotJudge } from '../common/errors.js';
+import type { Violation } from '../common/verdict.js';
 import { guardFiles } from '../config/guard-files.js';
 import type { Config } from '../config/schema.js';
 import { touchesFixtures } from '../fixtures/folder.js';
@@ -41,6 +42,12 @@ export interface RangeInput {
    * pre-receive's scan of the whole push); null where nothing is scanned.
    */
   tamper?: () => Promise<TamperVerdict | null>;
+  /**
+   * The range's symbolic links that leave their zone, as the point reads
+   * them (each commit's, the staged set's, or pre-receive's read of the whole
+   * push); none where the point gives no reader.
+   */
+  links?: () => Promise<Violation[]>;
 }
 
 /**
@@ -50,7 +57,7 @@ export interface RangeInput {
  */
 const WHEN_TOUCHED: ReadonlySet<Point> = new Set(['pre-commit', 'pre-receive']);
 
-export type FactName = 'guardProblems' | 'ledger' | 'voided' | 'fixtureReport' | 'tamper';
+export type FactName = 'guardProblems' | 'ledger' | 'voided' | 'fixtureReport' | 'tamper' | 'links';
 
 export class Facts {
   readonly point: Point;
@@ -144,6 +151,11 @@ export class Facts {
   /** The tamper verdict on what the range adds; null where the point scans nothing. */
   tamper(): Promise<TamperVerdict | null> {
     return this.once('tamper', async () => (this.input.tamper ? this.input.tamper() : null));
+  }
+
+  /** The symbolic links of the range that point out of their zone, one violation per commit (or for the index). */
+  links(): Promise<Violation[]> {
+    return this.once('links', async () => (this.input.links ? this.input.links() : []));
   }
 
   /** A line a rule says without refusing (a hit that stands in warn mode), for the point to print. */
