@@ -261,7 +261,7 @@ async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
       // The push was scanned once, ref by ref, while git walked it (startEarly).
       tamper: async () => (v.commits.length ? (facts.tamper.get(v.ref) ?? null) : null),
       // The push's links were read once for every new commit; a ref's are its commits'.
-      links: async () => v.commits.flatMap((c) => facts.linkFault.get(c) ?? []),
+      links: async () => (facts.linkFault.size ? v.commits.flatMap((c) => facts.linkFault.get(c) ?? []) : []),
     });
     out.push(...(await runPlan(atTip, TIP_PLAN)));
     for (const w of atTip.takeNotes()) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
