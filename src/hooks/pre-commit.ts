@@ -168,6 +168,7 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
     tip: ':',
     where: 'the index',
     paths,
+    guardPaths: changes.filter((c) => c.status !== 'D').map((c) => c.path),
     classify: () => classifierForPaths(repo, rules, paths),
     load: layers,
     // git's own merge authors nothing: what it brings was judged commit by commit, and is again on push.

@@ -31,6 +31,12 @@ export interface RangeInput {
   where: string;
   /** Every path the range changes. */
   paths: Iterable<string>;
+  /**
+   * The paths whose guard files must parse, where not every changed path:
+   * pre-commit checks the staged files that are there, and leaves a staged
+   * deletion to the push, which judges the range.
+   */
+  guardPaths?: Iterable<string>;
   classify: () => Classify | Promise<Classify>;
   /** The time expiry is judged at; the clock's (PATCHWARDEN_NOW, else now) when not given. */
   now?: Date;
@@ -89,7 +95,7 @@ export class Facts {
   /** The guard's own files the range touches: the config, the files it names, the adoption baseline. */
   guardTouched(): Set<string> {
     const names = new Set([...guardFiles(this.config), CONFIG_FILE]);
-    return new Set([...this.touched].filter((p) => names.has(p)));
+    return new Set([...(this.input.guardPaths ?? this.touched)].filter((p) => names.has(p)));
   }
 
   /** What stops the touched guard files at the tip from judging, read in one batch; none when none is touched. */
