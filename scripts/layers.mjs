@@ -36,6 +36,7 @@ export const ORDER = [
   'replay',
   // outer layer: the commands and entry points that compose the rules
   'scratch',
+  'judge',
   'gate',
   'hooks',
   'adopt',

@@ -1,6 +1,6 @@
 // The guard's own files for a config, the one list every enforcement point
-// checks before they land (gate/guard-files.ts parses them): the config, the
-// files it names, and the adoption baseline.
+// checks before they land (the engine's guard-file rule, judge/): the config,
+// the files it names, and the adoption baseline.
 import { BASELINE_FILE, CONFIG_FILE, type ZoneName } from '../zones/names.js';
 import type { Config } from './schema.js';
 

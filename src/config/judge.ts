@@ -7,6 +7,7 @@
 // fails every time.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { isCannotJudge } from '../common/errors.js';
 import { readBlob } from '../git/objects.js';
 import { configBool, type Repo } from '../git/repo.js';
 import { classifierFrom, type Classify, type ZoneRule } from '../zones/classify.js';
@@ -51,6 +52,33 @@ export async function judgeOf(
   const judge = { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) } };
   cacheJudge(repo, at.oid, judge);
   return judge;
+}
+
+/**
+ * The judge in the config blob a hook holds (`judgeOf`); where that config
+ * does not parse, the last one on `rev`'s first-parent line that does
+ * (`lastValidConfig`, config/judging.ts), said through `fallBack`, so its
+ * correction can land. `rev` in the answer is where the files the judging
+ * config names are read: `rev`, or the commit the fallback came from.
+ */
+export async function judgeOrLastValid(
+  repo: Repo,
+  at: { oid: string | null; shown: string },
+  rev: string | null,
+  load: LoadCompiler,
+  fallBack: (note: string) => void,
+): Promise<Judge & { rev: string | null }> {
+  try {
+    return { ...(await judgeOf(repo, at, load)), rev };
+  } catch (err) {
+    if (!isCannotJudge(err) || !rev) throw err;
+    const { fallbackNote, lastValidConfig, zoneRules } = await load();
+    const fallback = await lastValidConfig(repo, rev);
+    if (!fallback) throw err;
+    fallBack(fallbackNote(err, fallback));
+    const { config } = fallback;
+    return { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) }, rev: fallback.rev };
+  }
 }
 
 /** `--config PATH`: a file the user names, read as it is (never cached). */

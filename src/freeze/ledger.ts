@@ -13,8 +13,7 @@ import { listIndex, listTree, readFileAt } from '../git/objects.js';
 import { worktreeRoot, type Repo } from '../git/repo.js';
 import { parseUtc } from './clock.js';
 import { bindLedger } from './bound.js';
-import { evidenceViolations, NO_FIXTURE, voidedFixtures } from './evidence.js';
-import { freezePolicy } from './policy.js';
+import { NO_FIXTURE } from './evidence.js';
 
 export interface LedgerRow {
   sig: string;
@@ -419,20 +418,6 @@ export async function readLedgerAt(
     { kind: 'rev', rev },
     attest,
   );
-}
-
-/** The ledger's rule breaks at `rev` (`:` for the index), rows without required evidence included; a missing ledger has none. */
-export async function checkLedgerAt(repo: Repo, config: Config, rev: string, now: Date): Promise<Violation[]> {
-  const ledger = await readLedgerAt(repo, config, rev, now);
-  if (!ledger) return [];
-  if (!freezePolicy(config, ledger).requireEvidence) return ledger.problems;
-  const voided = await voidedFixtures(
-    repo,
-    config,
-    ledger.rows,
-    rev === ':' ? { kind: 'index' } : { kind: 'rev', rev },
-  );
-  return [...ledger.problems, ...evidenceViolations(ledger, config, voided)];
 }
 
 /** The ledger in the working tree, its absolute path, and its text (null when absent). */

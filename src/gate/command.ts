@@ -24,14 +24,19 @@ import { containedSoFar, containedLines } from '../runner/contain.js';
 import { sealedLines, sealedSoFar } from '../properties/sealed/env.js';
 import { containedLayer, enforceRequired, kernelLayer, requirements } from './require.js';
 import { checkedSeed } from '../runner/seed.js';
-import { fixturesLayer, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
+import { Facts } from '../judge/facts.js';
+import { startPlan } from '../judge/rule.js';
+import { fixturesLayer, GATE_RULES, ledgerLayer, mixingAndOwners, type GateContext } from './range.js';
 import { propertyLayers, suiteLayer } from './tests.js';
 import { tamperLayer } from './tamper.js';
+import { judgeTamper } from '../tamper/judge.js';
+import { symlinkViolations } from '../mixing/symlinks.js';
 import { githubAnnotations, jsonLayers, textTable } from './table.js';
 import { compareVerdicts, type Comparison } from '../scratch/compare.js';
 import { readProposal } from '../scratch/proposal.js';
 import { diffDigest } from '../refactors/ack.js';
 import { treeDiff } from '../git/changes.js';
+import { isShallow } from '../git/history.js';
 
 export const help = `usage: patchwarden gate --base REV [--hits FILE] [--seed S] [--scratch FILE] [--format FORMAT] [--config PATH] [-C DIR]
 
@@ -192,9 +197,8 @@ async function gateContext(
   const changes = new Map([...walked.changes].filter(([c]) => !old.has(c)));
   const forkPoint = await mergeBase(repo, base, head);
   if (!forkPoint) {
-    const shallow = (await repo.text(['rev-parse', '--is-shallow-repository'])) === 'true';
     throw new CannotJudge(
-      shallow
+      (await isShallow(repo))
         ? `this clone is shallow, so HEAD and ${baseName} share no history here; fetch the full history (fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 in GitLab CI, or git fetch --unshallow)`
         : `HEAD and ${baseName} have no common history`,
     );
@@ -212,6 +216,21 @@ async function gateContext(
   const own = overrides.granted.flatMap((o) => changes.get(o.commit) ?? []);
   const withOwn = (rev: string) =>
     own.length ? commitWith(repo, rev, own, "the base plus the owners' overrides") : rev;
+  const classify = await classifierFor(repo, config);
+  const now = clockNow();
+  const facts = new Facts({
+    point: 'gate',
+    repo,
+    config,
+    tip: head,
+    where: `head ${head.slice(0, 12)}`,
+    paths: [...changes.values()].flatMap((list) => list.map((c) => c.path)),
+    classify: () => classify,
+    now,
+    tamper: () => judgeTamper(repo, config, { from: forkPoint, to: head, judgeRev: base }, classify),
+    links: () => symlinkViolations(repo, commits, changes, classify),
+  });
+  startPlan(facts, GATE_RULES);
   const ctx: GateContext = {
     repo,
     config,
@@ -223,9 +242,10 @@ async function gateContext(
     changes,
     overrides,
     revertFrom: { mergeBase: await withOwn(forkPoint), onto: await withOwn(base) },
-    classify: await classifierFor(repo, config),
-    now: clockNow(),
+    classify,
+    now,
     progress,
+    facts,
   };
   return ctx;
 }

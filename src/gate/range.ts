@@ -1,16 +1,19 @@
-// The gate's object-only layers over base..head: mixing, owners, and the
-// fixture lock at head. Rules come from the base side.
+// The gate's object-only layers over base..head: mixing (with the guard's
+// own files), owners, the ledger and the fixture lock at head. Rules come
+// from the base side.
 import type { Config } from '../config/schema.js';
-import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
-import { evidenceViolations, voidedFixtures } from '../freeze/evidence.js';
-import { readLedgerAt } from '../freeze/ledger.js';
 import { freezePolicy } from '../freeze/policy.js';
 import type { RawChange } from '../git/changes.js';
 import type { Repo } from '../git/repo.js';
-import { guardFileProblems, guardFileViolations, touchedGuardFiles } from './guard-files.js';
+import type { Facts } from '../judge/facts.js';
+import { runPlan, type Plan } from '../judge/rule.js';
+import { fixturesRule } from '../judge/rules/fixtures.js';
+import { freezeRule, missingEvidence } from '../judge/rules/freeze.js';
+import { guardFileRule } from '../judge/rules/guard-file.js';
+import { symlinkRule } from '../judge/rules/symlink.js';
+import { tamperRule } from '../judge/rules/tamper.js';
 import { fitRangeAdvice, judgedRangeAdvice, judgedReorderAdvice } from '../mixing/advice.js';
 import { judgeCommits } from '../mixing/check.js';
-import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
 import type { Overrides } from '../owners/override.js';
 import { ownersApply, ownersUnset, untouchedLines } from '../owners/rule.js';
@@ -39,7 +42,12 @@ export interface GateContext {
   progress(line: string): void;
   /** --seed: the revert check's property seed, instead of the one the gate derives or draws. */
   seed?: string;
+  /** The range's facts (head judged), which the engine's rules read. */
+  facts: Facts;
 }
+
+/** The rules of the engine among the gate's rows, started together; each row runs its own, so every row is judged. */
+export const GATE_RULES: Plan = [[guardFileRule, freezeRule, fixturesRule, tamperRule, symlinkRule]];
 
 /** Owners first: owner-signed oracle commits are left out of the whole-range mixing rule. */
 export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> {
@@ -74,7 +82,7 @@ export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> 
         ctx.classify,
         exempt,
       ),
-      ...(await symlinkViolations(ctx.repo, ctx.commits, ctx.changes, ctx.classify)),
+      ...(await runPlan(ctx.facts, [[symlinkRule]])),
     ];
     await fitRangeAdvice(
       v,
@@ -88,14 +96,7 @@ export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> 
       (oracle) => judgedReorderAdvice(ctx.repo, ctx.config, ctx.baseName, { oracle, commits: ctx.commits }),
     );
     // A guard file that does not parse would judge every later change once it merges.
-    const guard = touchedGuardFiles(
-      [...ctx.changes.values()].flatMap((list) => list.map((c) => c.path)),
-      ctx.config,
-    );
-    if (guard.size)
-      v.push(
-        ...guardFileViolations(await guardFileProblems(ctx.repo, ctx.head, guard), `head ${ctx.head.slice(0, 12)}`),
-      );
+    v.push(...(await runPlan(ctx.facts, [[guardFileRule]])));
     return judged(
       'mixing',
       v,
@@ -117,8 +118,8 @@ function mixingSummary(v: { rule: string; paths: string[] }[]): string {
 
 export function fixturesLayer(ctx: GateContext): Promise<LayerResult> {
   return guarded('fixtures', async () => {
-    const report = await verifyFixtures(ctx.repo, ctx.config, { kind: 'rev', rev: ctx.head });
-    const v = fixtureViolations(report, ctx.config, `head ${ctx.head.slice(0, 12)}`);
+    const v = await runPlan(ctx.facts, [[fixturesRule]]);
+    const report = (await ctx.facts.fixtureReport())!;
     const none = report.lockMissing && !v.length;
     return judged(
       'fixtures',
@@ -134,21 +135,17 @@ export function fixturesLayer(ctx: GateContext): Promise<LayerResult> {
 
 export function ledgerLayer(ctx: GateContext): Promise<LayerResult> {
   return guarded('ledger', async () => {
-    // The gate alone verifies attestations (freeze.attestation): it runs where the CI's gh and token are.
-    const ledger = await readLedgerAt(ctx.repo, ctx.config, ctx.head, ctx.now, true);
+    const ledger = await ctx.facts.ledger();
     if (!ledger) return passed('ledger', `no ledger (${ctx.config.freeze.ledger}) at head`);
     const policy = freezePolicy(ctx.config, ledger);
-    const evidence = evidenceViolations(
-      ledger,
-      ctx.config,
-      await voidedFixtures(ctx.repo, ctx.config, ledger.rows, { kind: 'rev', rev: ctx.head }),
-    );
+    const v = await runPlan(ctx.facts, [[freezeRule]]);
     const result = judged(
       'ledger',
-      [...ledger.problems, ...(policy.requireEvidence ? evidence : [])],
+      v,
       `${ledger.source.replace(/^[0-9a-f]{12,}/, (id) => id.slice(0, 12))}: ${counted(ledger.rows.length, 'well-formed row')} (version ${ledger.version})`,
-      `${ctx.config.freeze.ledger} at head breaks ${counted(ledger.problems.length + (policy.requireEvidence ? evidence.length : 0), 'rule')}`,
+      `${ctx.config.freeze.ledger} at head breaks ${counted(v.length, 'rule')}`,
     );
+    const evidence = policy.requireEvidence ? [] : await missingEvidence(ctx.facts, ledger);
     // What a stricter ledger would refuse is said, never enforced, until the owners opt in.
     if (!policy.requireEvidence && evidence.length) {
       const lines = evidence.map((v) => v.detail?.[0]?.note ?? '').join(', ');

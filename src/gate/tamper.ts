@@ -2,19 +2,16 @@
 // merge-base, judged by the config and allow rows at the base.
 import { guarded, judged, skipped, type LayerResult } from './layer.js';
 import type { GateContext } from './range.js';
-import { judgeTamper } from '../tamper/judge.js';
+import { runPlan } from '../judge/rule.js';
+import { tamperRule } from '../judge/rules/tamper.js';
 import { counted } from '../common/text.js';
 
 export async function tamperLayer(ctx: GateContext): Promise<LayerResult> {
   return guarded('tamper', async () => {
     if (ctx.config.tamper.mode === 'off') return skipped('tamper', `tamper.mode is off in ${ctx.config.source}`);
-    const v = await judgeTamper(
-      ctx.repo,
-      ctx.config,
-      { from: ctx.mergeBase, to: ctx.head, judgeRev: ctx.base },
-      ctx.classify,
-    );
-    for (const w of v.warnings) ctx.progress(w);
+    const violations = await runPlan(ctx.facts, [[tamperRule]]);
+    for (const w of ctx.facts.takeNotes()) ctx.progress(w);
+    const v = (await ctx.facts.tamper())!;
     const allowed = v.hits.filter((h) => h.allowed_by).length;
     const files = `${counted(v.files, 'production file')} with added lines`;
     const warned = v.warnings.length;
@@ -24,7 +21,7 @@ export async function tamperLayer(ctx: GateContext): Promise<LayerResult> {
     const standing = v.hits.length - allowed;
     return judged(
       'tamper',
-      v.violations,
+      violations,
       pass,
       `production code the range adds games the test run (${counted(standing, 'hit')} not allowed)`,
       { mode: v.mode, hits: v.hits },

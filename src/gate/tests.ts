@@ -20,6 +20,7 @@ import { loadRegistryAt } from '../properties/registry.js';
 import { stateLines } from '../properties/report.js';
 import { headRefused, revertCheck, type BaseFinding, type RevertResult } from '../properties/revert.js';
 import { judgeStates, markAdvice } from '../properties/states.js';
+import { revertViolation, seedLine } from '../properties/verdict.js';
 import { ACK_FILE, diffDigest, refactorExemption } from '../refactors/ack.js';
 import { ciRun } from '../replay/ci.js';
 import { runHeadOnly } from '../properties/harness-tree.js';
@@ -27,7 +28,7 @@ import { TREE_ENV } from '../properties/runenv.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
 import { runEnv, SEED_VARIABLE } from '../runner/env.js';
-import { gateSeed, SEED_KEY_VARIABLE, seedEnv, type PropSeed } from '../runner/seed.js';
+import { gateSeed, seedEnv, type PropSeed } from '../runner/seed.js';
 import type { RawChange } from '../git/changes.js';
 import { signCase, signOptions } from '../signature/sign.js';
 import { checkoutSource } from '../signature/source.js';
@@ -168,14 +169,7 @@ function revertLayer(r: RevertResult): LayerResult {
                 ok: false,
                 status: 'refused',
                 summary: r.status,
-                violations: [
-                  {
-                    rule: 'revert',
-                    paths: r.reverted.map((p) => p.path),
-                    message: `${r.status}: ${r.reason} (${r.evidence?.why ?? ''})${r.seed ? `; ${seedLine(r.seed)}` : ''}`,
-                    fix: r.fix ?? undefined,
-                  },
-                ],
+                violations: [revertViolation(r)!],
                 details,
               };
 }
@@ -194,16 +188,6 @@ async function chooseSeed(ctx: GateContext, patch: RawChange[]): Promise<PropSee
   }));
   ctx.progress(seedLine(seed));
   return seed;
-}
-
-const SOURCES: Record<PropSeed['source'], string> = {
-  keyed: `derived from ${SEED_KEY_VARIABLE}, the base tree and the production diff`,
-  random: `drawn for this run: ${SEED_KEY_VARIABLE} is not set`,
-  given: 'given with --seed',
-};
-
-function seedLine(seed: PropSeed): string {
-  return `the revert check's runs had PROP_SEED=${seed.value} (${SOURCES[seed.source]})`;
 }
 
 /** The command that runs the same revert check again under the same seed. */

@@ -5,6 +5,14 @@ import { streamBlobs } from './blob-stream.js';
 import { splitNul } from './run.js';
 import { GITLINK } from './raw-diff.js';
 
+/** Each blob's size in bytes, in the order given (NaN for one git cannot size). */
+export async function blobSizes(repo: Repo, oids: string[]): Promise<number[]> {
+  const out = await repo.text(['cat-file', '--batch-check=%(objectsize)'], {
+    input: oids.map((o) => `${o}\n`).join(''),
+  });
+  return out.split('\n').filter(Boolean).map(Number);
+}
+
 export interface TreeEntry {
   mode: string;
   /** blob, tree or commit (a submodule). */

@@ -9,15 +9,20 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
-import { CannotJudge, isCannotJudge, UsageError } from '../common/errors.js';
-import { shellQuote } from '../common/text.js';
-import { classifierForPaths, explicitJudge, judgeOf, type Judge } from '../config/judge.js';
-import { guardFiles } from '../config/guard-files.js';
-import { CONFIG_FILE } from '../zones/names.js';
+import { CannotJudge, UsageError } from '../common/errors.js';
+import { classifierForPaths, explicitJudge, judgeOrLastValid, type Judge } from '../config/judge.js';
 import type { Repo } from '../git/repo.js';
 import type { Violation } from '../common/verdict.js';
 import { CREDIT_TRAILERS } from '../owners/signatures.js';
-import { touchesFixtures } from '../fixtures/folder.js';
+import { Facts } from '../judge/facts.js';
+import { runPlan, startPlan, type Plan } from '../judge/rule.js';
+import { fixturesRule } from '../judge/rules/fixtures.js';
+import { freezeRule } from '../judge/rules/freeze.js';
+import { guardFileRule } from '../judge/rules/guard-file.js';
+import { symlinkRule } from '../judge/rules/symlink.js';
+import { tamperRule } from '../judge/rules/tamper.js';
+import type { RawChange } from '../git/raw-diff.js';
+import type { Classify } from '../zones/classify.js';
 import { SYMLINK } from '../git/raw-diff.js';
 import { readStaged } from '../git/staged.js';
 import { zonedPaths } from '../zones/zoned.js';
@@ -26,7 +31,7 @@ import { amendingCommit } from './amend.js';
 import { stagedInstallFolders } from './generated.js';
 import { commitOwners, messageCredits, stagedIdentity } from './staged-owners.js';
 import { leaveMark, takeMark, type Recheck } from './recheck-mark.js';
-import { MAX_BYTES, MAX_FILES, stagedTamper } from './staged-tamper.js';
+import { boundedTamper, MAX_BYTES, MAX_FILES } from './staged-tamper.js';
 
 export const help = `usage: patchwarden pre-commit [--format text|json|github] [--config PATH] [-C DIR]
 
@@ -52,21 +57,10 @@ const layers = () => import('./pre-commit-layers.js');
  * The judge committed on the base side; where that config does not parse, the
  * last one on HEAD's first-parent line that did, so its correction can commit.
  */
-async function baseJudge(repo: Repo, at: { oid: string | null; shown: string }): Promise<Judge> {
-  try {
-    return await judgeOf(repo, at, layers);
-  } catch (err) {
-    const rev = at.shown.slice(0, at.shown.lastIndexOf(':'));
-    if (!isCannotJudge(err) || !rev) throw err;
-    const { fallbackNote, lastValidConfig, zoneRules } = await layers();
-    const fallback = await lastValidConfig(repo, rev);
-    if (!fallback) throw err;
-    process.stderr.write(`patchwarden: ${fallbackNote(err, fallback)}\n`);
-    return {
-      config: fallback.config,
-      rules: { exact: zoneRules(fallback.config, false), folded: zoneRules(fallback.config, true) },
-    };
-  }
+function baseJudge(repo: Repo, at: { oid: string | null; shown: string }): Promise<Judge> {
+  // `HEAD:.patchwarden.yml`; a first commit's staged config (`:.patchwarden.yml`) has no history to fall back on.
+  const rev = at.shown.slice(0, at.shown.lastIndexOf(':')) || null;
+  return judgeOrLastValid(repo, at, rev, layers, (note) => process.stderr.write(`patchwarden: ${note}\n`));
 }
 
 /** `patchwarden pre-merge-commit`: git's hook before a merge it made on its own commits. */
@@ -135,6 +129,25 @@ async function judgeMessage(args: string[]): Promise<number> {
   return verdict(violations);
 }
 
+/** The engine's rules on the index: the guard's files first, which stop the commit; then the tamper scan, the ledger and the lock. */
+const GUARD_PLAN: Plan = [[guardFileRule]];
+const INDEX_PLAN: Plan = [[symlinkRule, tamperRule, freezeRule, fixturesRule]];
+
+/** The staged links that leave their zone; the check (and its git process) loads only when a link in a zone is staged. */
+async function stagedLinks(repo: Repo, changes: RawChange[], zones: Promise<Classify> | null): Promise<Violation[]> {
+  const classify = await zones;
+  if (!classify || !changes.some((c) => c.newMode === SYMLINK && classify(c.path) !== null)) return [];
+  return (await layers()).stagedLinkViolations(repo, changes, classify);
+}
+
+/** A staged guard file that does not parse stops the commit (exit 2), saying how to restage it or leave it out. */
+function stopOnGuardFiles([first, ...more]: Violation[]): void {
+  if (!first) return;
+  throw new CannotJudge(
+    `${first.message}${more.length ? ` (and ${more.map((v) => v.message).join('; ')})` : ''}; ${first.fix}`,
+  );
+}
+
 export function run(args: string[]): Promise<number> {
   return judgeIndex(args, false);
 }
@@ -148,27 +161,24 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
     ? await explicitJudge(repo, common.config, layers)
     : await baseJudge(repo, at);
   const paths = changes.map((c) => c.path);
+  const facts: Facts = new Facts({
+    point: 'pre-commit',
+    repo,
+    config,
+    tip: ':',
+    where: 'the index',
+    paths,
+    guardPaths: changes.filter((c) => c.status !== 'D').map((c) => c.path),
+    classify: () => classifierForPaths(repo, rules, paths),
+    load: layers,
+    // git's own merge authors nothing: what it brings was judged commit by commit, and is again on push.
+    tamper: async () => (automaticMerge ? null : boundedTamper(repo, config, changes, await facts.classify(), base)),
+    links: () => stagedLinks(repo, changes, automaticMerge ? null : facts.classify()),
+  });
   // A staged guard file that does not parse would judge every later commit: it is stopped here.
-  const named = new Set(guardFiles(config));
-  if (changes.some((c) => named.has(c.path))) {
-    const { guardFileProblems, touchedGuardFiles } = await layers();
-    const [first, ...more] = await guardFileProblems(
-      repo,
-      ':',
-      touchedGuardFiles(
-        changes.filter((c) => c.status !== 'D').map((c) => c.path),
-        config,
-      ),
-    );
-    if (first) {
-      const file = first.file ?? CONFIG_FILE;
-      throw new CannotJudge(
-        `${first.message}${more.length ? ` (and ${more.map((p) => p.describe()).join('; ')})` : ''}; correct it and stage it again (git add -- ${shellQuote(file)}), or leave it out of this commit (git restore --staged -- ${shellQuote(file)})`,
-        { file, line: first.line },
-      );
-    }
-  }
-  const classify = await classifierForPaths(repo, rules, paths);
+  stopOnGuardFiles(await runPlan(facts, GUARD_PLAN));
+  startPlan(facts, INDEX_PLAN);
+  const classify = await facts.classify();
   const kind = amend ? 'amend' : merging ? 'merge' : 'commit';
   let mixed = automaticMerge ? [] : checkStaged(changes, classify, kind);
   // The split advice fits the branch and the committer: read only for a commit that mixes.
@@ -176,37 +186,16 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
     mixed = checkStaged(changes, classify, kind, await (await layers()).stagedLanding(repo, config, changes, classify));
   // git's own merge authors nothing: what it brings was judged commit by commit, and is again on push.
   const violations = automaticMerge ? [] : [...(await stagedInstallFolders(repo, changes)), ...mixed];
-  // The link check (and its git process) loads only when a link in a zone is staged.
-  if (!automaticMerge && changes.some((c) => c.newMode === SYMLINK && classify(c.path) !== null)) {
-    const { stagedLinkViolations } = await layers();
-    violations.push(...(await stagedLinkViolations(repo, changes, classify)));
-  }
-  // The tamper scan when it is cheap; its modules load only for staged production files within the bound.
-  const tamper = automaticMerge ? null : await stagedTamper(repo, config, changes, classify, base);
-  if (tamper && 'left' in tamper)
-    process.stderr.write(
-      `patchwarden: tamper scan left to pre-push (${tamper.left} a commit scans); \`patchwarden tamper --staged\` scans them now\n`,
-    );
-  else if (tamper) {
-    for (const w of tamper.warnings) process.stderr.write(`patchwarden: ${w}\n`);
-    violations.push(...tamper.violations);
-  }
   // An agent identity may not change an oracle: git is asked who commits only when an oracle is staged.
   // The check is small and in this bundle: the layers' chunk would cost a spec commit about 100 ms.
   const oracle = automaticMerge || !config.owners.agents.length ? [] : zonedPaths(changes, classify).oracle;
   if (oracle.length) violations.push(...commitOwners(await stagedIdentity(repo), oracle, paths, config.owners, kind));
-  // The ledger and fixture layers load only for a commit that reaches them.
+  // The tamper scan, the ledger and the fixture lock, read (and their modules loaded) only for a commit that reaches them.
+  violations.push(...(await runPlan(facts, INDEX_PLAN)));
+  for (const w of facts.takeNotes()) process.stderr.write(`patchwarden: ${w}\n`);
   const recheck: Recheck[] = [];
-  if (changes.some((c) => c.path === config.freeze.ledger && c.status !== 'D')) {
-    const { checkLedgerAt, clockNow } = await layers();
-    violations.push(...(await checkLedgerAt(repo, config, ':', clockNow())));
-    recheck.push('ledger');
-  }
-  if (touchesFixtures(paths, config, classify)) {
-    const { fixtureViolations, verifyFixtures } = await layers();
-    violations.push(...fixtureViolations(await verifyFixtures(repo, config, { kind: 'index' }), config, 'the index'));
-    recheck.push('fixtures');
-  }
+  if (facts.touchesLedger()) recheck.push('ledger');
+  if (await facts.touchesFixtures()) recheck.push('fixtures');
   // commit-msg checks them again after the rest of the hook chain (a formatter may restage them).
   leaveMark(repo.gitDir, violations.length ? [] : recheck);
   return emit(

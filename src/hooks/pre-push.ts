@@ -9,8 +9,8 @@ import { judgingConfig } from '../config/judging.js';
 import type { Config } from '../config/schema.js';
 import { counted } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
-import { fixtureViolations, verifyFixtures } from '../fixtures/verify.js';
 import type { RawChange } from '../git/changes.js';
+import { notOnRemote, remoteHoldsRefs, tracksRemote } from '../git/history.js';
 import { commitOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
 import { fitRangeAdvice, landingOf, rangeAdvice, reorderAdvice } from '../mixing/advice.js';
 import { BASELINE_FILE } from '../zones/names.js';
@@ -18,13 +18,21 @@ import { checkRange } from '../mixing/check.js';
 import { clockNow } from '../freeze/clock.js';
 import { commitWith } from '../properties/tree.js';
 import { overrideLines, type Override } from '../owners/override.js';
-import { revertCheck, revertPasses, type RevertResult, type RevertStatus } from '../properties/revert.js';
+import { revertCheck, type RevertResult, type RevertStatus } from '../properties/revert.js';
+import { revertViolation } from '../properties/verdict.js';
 import { stateLines } from '../properties/report.js';
 import type { InvariantVerdict } from '../properties/states.js';
 import { containedSoFar } from '../runner/contain.js';
 import { sealedSoFar } from '../properties/sealed/env.js';
 import { judgeTamper } from '../tamper/judge.js';
-import { guardFileProblems, guardFileViolations, touchedGuardFiles } from '../gate/guard-files.js';
+import { Facts } from '../judge/facts.js';
+import { runPlan, type Plan } from '../judge/rule.js';
+import { fixturesRule } from '../judge/rules/fixtures.js';
+import { guardFileRule } from '../judge/rules/guard-file.js';
+import { symlinkRule } from '../judge/rules/symlink.js';
+import { tamperRule } from '../judge/rules/tamper.js';
+import { symlinkViolations } from '../mixing/symlinks.js';
+import { classifierFor } from '../mixing/check.js';
 import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
 import { frameworkPush, pushesOneRef } from './framework-push.js';
 import { parseRefLines, readHookInput } from './ref-lines.js';
@@ -114,21 +122,19 @@ async function rangeOf(repo: Repo, remote: string, ref: PushedRef, tip: string):
     if (base) return { base, exclude: [base, `--remotes=${remote}`], first: false };
   }
   // No default branch to measure from: every commit no ref of this remote has.
-  const fresh = await repo.text(['rev-list', '--reverse', tip, '--not', `--remotes=${remote}`]);
-  if (!fresh) return { base: tip, exclude: [tip], first: false }; // the remote has it all already
-  const parent = await commitOrNull(repo, `${fresh.split('\n')[0]}^`);
+  const fresh = await notOnRemote(repo, tip, remote);
+  if (!fresh.length) return { base: tip, exclude: [tip], first: false }; // the remote has it all already
+  const parent = await commitOrNull(repo, `${fresh[0]}^`);
   if (parent) return { base: parent, exclude: [`--remotes=${remote}`], first: false };
   // A whole history with no base side. Into a remote that holds nothing (the
   // first push of a repository), there are no rules yet to judge it by; next
   // to branches of that remote, it is judged whole, by the remote's default
   // branch where this clone has it (else by its own tip's rules).
-  const tracked = await repo.text(['for-each-ref', '--count=1', '--format=%(refname)', `refs/remotes/${remote}/`]);
-  if (tracked) return { base: null, exclude: null, first: false, judge };
+  if (await tracksRemote(repo, remote)) return { base: null, exclude: null, first: false, judge };
   // Nothing of this remote is known here (a URL, a remote never fetched): only
   // the remote can say whether it is empty; a push beside refs this clone has
   // not seen cannot be judged (it could replace a branch with anything).
-  const held = await repo.text(['ls-remote', '--end-of-options', remote]);
-  if (held.trim()) {
+  if (await remoteHoldsRefs(repo, remote)) {
     throw new CannotJudge(
       `${remote} holds refs this clone has never fetched, so this push cannot be judged against them; fetch them first through a named remote (git remote add NAME ${remote}; git fetch NAME), then push to NAME`,
     );
@@ -198,7 +204,8 @@ async function revertRef(
         `revert check: ${r.digest!.slice(0, 12)} is acknowledged as a refactor by ${r.acknowledged.owner} (${ACK_FILE}): ${r.acknowledged.reason}`,
       );
     else if (r.states.length) say(`revert check ${r.status}: ${r.reason}\n${stateLines(r).join('\n')}`);
-    if (!revertPasses(r.status)) {
+    const refusal = revertViolation(r);
+    if (refusal) {
       if (r.output)
         say(
           `the property command said:\n${r.output
@@ -208,13 +215,7 @@ async function revertRef(
             .map((l) => `  | ${l}`)
             .join('\n')}`,
         );
-      v.violations.push({
-        rule: 'revert',
-        paths: r.reverted.map((p) => p.path),
-        message: `revert check ${r.status}: ${r.reason}`,
-        fix: r.fix ?? undefined,
-        detail: r.reverted.map((p) => ({ path: p.path, zone: 'src', note: p.action })),
-      });
+      v.violations.push(refusal);
     }
   }
   const r = reverted.get(key)!;
@@ -222,32 +223,39 @@ async function revertRef(
   if (r.acknowledged) v.acknowledged = r.acknowledged;
 }
 
-/** The fixture lock, the tamper layer, and the guard's own files at the pushed tip (which stop the other two). */
+/** The engine's rules at a pushed tip: a guard file that does not parse stops the rules that would read it. */
+const PUSH_PLAN: Plan = [[guardFileRule], [fixturesRule, tamperRule, symlinkRule]];
+
+/** The engine's rules at the pushed tip, over what the ref's range changes and adds. */
 async function cheapLayers(
   repo: Repo,
   config: Config,
   v: RefVerdict,
-  range: { tip: string; paths: Iterable<string>; base: string | null; judgeRev: string | null },
+  range: {
+    tip: string;
+    commits: string[];
+    changes: Map<string, RawChange[]>;
+    paths: Iterable<string>;
+    base: string | null;
+    judgeRev: string | null;
+  },
   say: (line: string) => void,
 ): Promise<void> {
-  // A guard file that does not parse would judge every later push once it lands.
   const { tip } = range;
-  const guard = touchedGuardFiles(range.paths, config);
-  const broken = guard.size
-    ? guardFileViolations(await guardFileProblems(repo, tip, guard), `${v.local_ref} at ${tip.slice(0, 12)}`)
-    : [];
-  v.violations.push(...broken);
-  if (broken.length) return; // refused already; the other layers would read the same broken files
-  v.violations.push(
-    ...fixtureViolations(
-      await verifyFixtures(repo, config, { kind: 'rev', rev: tip }),
-      config,
-      `commit ${tip.slice(0, 12)}`,
-    ),
-  );
-  const tamper = await judgeTamper(repo, config, { from: range.base, to: tip, judgeRev: range.judgeRev });
-  v.violations.push(...tamper.violations);
-  tamper.warnings.forEach(say);
+  const facts: Facts = new Facts({
+    point: 'pre-push',
+    repo,
+    config,
+    tip,
+    where: `${v.local_ref} at ${tip.slice(0, 12)}`,
+    paths: range.paths,
+    classify: () => classifierFor(repo, config),
+    now: clockNow(),
+    tamper: () => judgeTamper(repo, config, { from: range.base, to: tip, judgeRev: range.judgeRev }, facts.classify()),
+    links: async () => symlinkViolations(repo, range.commits, range.changes, await facts.classify()),
+  });
+  v.violations.push(...(await runPlan(facts, PUSH_PLAN)));
+  facts.takeNotes().forEach(say);
 }
 
 /** The revert check a ref owes, from where its branch leaves its target; null where none runs (and why, said). */
@@ -355,7 +363,7 @@ export async function run(args: string[]): Promise<number> {
     const rules = await judgingConfig(repo, common.config, judgingTip ?? range.base ?? range.judge ?? v.tip, say);
     const { config } = rules;
     const judgeRev = rules.rev;
-    const { commits, paths, violations, baselined, overrides, overrideChanges } = await checkRange(
+    const { commits, changes, paths, violations, baselined, overrides, overrideChanges } = await checkRange(
       repo,
       config,
       range.exclude,
@@ -380,7 +388,7 @@ export async function run(args: string[]): Promise<number> {
     );
     v.violations.push(...violations);
     if (!commits.length) continue;
-    await cheapLayers(repo, config, v, { tip: v.tip, paths, base: range.base, judgeRev }, say);
+    await cheapLayers(repo, config, v, { tip: v.tip, commits, changes, paths, base: range.base, judgeRev }, say);
     const job = await revertJob(
       repo,
       config,

@@ -3,13 +3,13 @@
 // pushed ref, and the verdict.
 import type { Common } from '../common/args.js';
 import { emit } from '../common/output.js';
-import { isCannotJudge } from '../common/errors.js';
 import { counted } from '../common/text.js';
 import { violationLines } from '../common/render.js';
 import type { Violation } from '../common/verdict.js';
-import { explicitJudge, judgeOf, type Judge } from '../config/judge.js';
+import { explicitJudge, judgeOrLastValid, type Judge } from '../config/judge.js';
 import type { Config } from '../config/schema.js';
 import { BASELINE_FILE, CONFIG_FILE } from '../zones/names.js';
+import { isAncestor, subjects } from '../git/history.js';
 import { isZeroId, type Repo } from '../git/repo.js';
 import { baselined, readBaseline } from '../mixing/baseline.js';
 import { agentInRange, fitRangeAdvice, rangeAdvice, reorderAdvice, type Landing } from '../mixing/advice.js';
@@ -22,8 +22,13 @@ import { judgeOverrides, overrideClaims, overrideLines, type Override } from '..
 import { authenticatedPusher, TYPED_IDENTITY, type Pusher } from '../owners/pusher.js';
 import { tamperPush, type TamperVerdict } from '../tamper/judge.js';
 import { classifierFrom, type Classify } from '../zones/classify.js';
-import { fallbackNote, lastValidConfig } from '../config/judging.js';
-import { guardFileProblems, guardFileViolations, touchedGuardFiles } from '../gate/guard-files.js';
+import { Facts } from '../judge/facts.js';
+import { runPlan, type Plan } from '../judge/rule.js';
+import { fixturesRule } from '../judge/rules/fixtures.js';
+import { freezeRule } from '../judge/rules/freeze.js';
+import { guardFileRule } from '../judge/rules/guard-file.js';
+import { symlinkRule } from '../judge/rules/symlink.js';
+import { tamperRule } from '../judge/rules/tamper.js';
 import { branchViolations, judgingBranch, unguardedRefusal, type JudgingBranch } from './judging-branch.js';
 import type { Pushed, RefUpdate, readPush } from './pre-receive.js';
 import { capsFor, costViolations, pushCost, type Caps } from './pre-receive-cost.js';
@@ -71,10 +76,10 @@ export function startEarly(
     const p = await push;
     return Boolean(p?.commits.get(u.ref)?.some((c) => p.parents.get(c)?.includes(old)));
   };
-  const isAncestor = async (a: string, b: string) =>
-    (await repo.run(['merge-base', '--is-ancestor', a, b], { okCodes: [1] })).code === 0;
   const branchFaults = Promise.all(
-    updates.map((u) => branchViolations(u, branch, config, async (a, b) => (await grows(u, a)) || isAncestor(a, b))),
+    updates.map((u) =>
+      branchViolations(u, branch, config, async (a, b) => (await grows(u, a)) || isAncestor(repo, a, b)),
+    ),
   );
   const tampering = tamperPush(repo, config, branch.id, updates, classify, peeled, push);
   const baseline = readBaseline(repo, branch.id);
@@ -206,6 +211,15 @@ export async function judgePush(
 }
 
 /**
+ * The engine's rules at a ref's new tip: a guard file that does not parse
+ * stops the rules that would read it; the ledger and the fixture lock are
+ * read only where the ref's new commits touch them (what no new commit
+ * touched is what the server already holds and has judged); the tamper
+ * verdict on what the ref adds, and the links its commits bring.
+ */
+const TIP_PLAN: Plan = [[guardFileRule], [freezeRule, fixturesRule, tamperRule, symlinkRule]];
+
+/**
  * The rules on one pushed ref, over every commit new to it (a commit that
  * two refs bring is judged for both): mixing per commit and over the ref's
  * commits, links that leave their zone, the oracle files at its tip, and the
@@ -230,28 +244,27 @@ async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
     async (oracleTip) => splitAdvice(facts, v, oracleTip, await serverLanding(facts, v)),
     async (oracle) => reorderAdvice(oracle, await serverLanding(facts, v)),
   );
-  for (const c of facts.linkFault.size ? v.commits : []) {
-    const link = facts.linkFault.get(c);
-    if (link) out.push(link);
-  }
   const tip = push.peeled.get(v.new);
   if (tip) {
     // A ref that brings every new commit (one ref pushed) touches what the whole walk touched.
     const touched = v.commits.length === push.all.length ? push.paths : new Set<string>();
     if (touched !== push.paths)
       for (const c of v.commits) for (const change of push.changes.get(c) ?? []) touched.add(change.path);
-    // A guard file that does not parse would judge every later push once it lands.
-    const guard = touchedGuardFiles(touched, config);
-    const broken = guard.size
-      ? guardFileViolations(await guardFileProblems(repo, tip, guard), `${v.ref} at ${tip.slice(0, 12)}`)
-      : [];
-    out.push(...broken);
-    if (!broken.length) out.push(...(await tipViolations(repo, config, v, tip, touched, classify)));
-  }
-  const tamper = tip && v.commits.length ? facts.tamper.get(v.ref) : undefined;
-  if (tamper) {
-    out.push(...tamper.violations);
-    for (const w of tamper.warnings) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
+    const atTip = new Facts({
+      point: 'pre-receive',
+      repo,
+      config,
+      tip,
+      where: `${v.ref} at ${tip.slice(0, 12)}`,
+      paths: touched,
+      classify: () => classify,
+      // The push was scanned once, ref by ref, while git walked it (startEarly).
+      tamper: async () => (v.commits.length ? (facts.tamper.get(v.ref) ?? null) : null),
+      // The push's links were read once for every new commit; a ref's are its commits'.
+      links: async () => (facts.linkFault.size ? v.commits.flatMap((c) => facts.linkFault.get(c) ?? []) : []),
+    });
+    out.push(...(await runPlan(atTip, TIP_PLAN)));
+    for (const w of atTip.takeNotes()) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
   }
   return out;
 }
@@ -290,51 +303,6 @@ function splitAdvice(facts: PushFacts, v: RefVerdict, oracleTip: string, landing
       remoteRef: v.ref,
     },
     landing,
-  );
-}
-
-/**
- * The oracle files at a new tip, when the ref's new commits touch them: what
- * no new commit touched is what the server already holds and has judged.
- */
-async function tipViolations(
-  repo: Repo,
-  config: Config,
-  ref: RefVerdict,
-  tip: string,
-  touched: Set<string>,
-  classify: Classify,
-): Promise<Violation[]> {
-  const out: Violation[] = [];
-  // Loaded only when needed: most pushes touch neither, and the hook starts on every push.
-  if (touched.has(config.freeze.ledger)) {
-    const [{ checkLedgerAt }, { clockNow }] = await Promise.all([
-      import('../freeze/ledger.js'),
-      import('../freeze/clock.js'),
-    ]);
-    out.push(...(await checkLedgerAt(repo, config, tip, clockNow())));
-  }
-  const { touchesFixtures } = await import('../fixtures/folder.js');
-  if (touchesFixtures([...touched], config, classify)) {
-    const { fixtureViolations, verifyFixtures } = await import('../fixtures/verify.js');
-    const report = await verifyFixtures(repo, config, { kind: 'rev', rev: tip });
-    out.push(...fixtureViolations(report, config, `${ref.ref} at ${tip.slice(0, 12)}`));
-  }
-  return out;
-}
-
-/** The first line of each named commit's message, for people reading the refusal. */
-async function subjects(repo: Repo, commits: string[]): Promise<Map<string, string>> {
-  if (!commits.length) return new Map();
-  const out = await repo.run(['log', '--no-walk=unsorted', '--stdin', '-z', '--format=%H %s'], {
-    input: commits.join('\n') + '\n',
-  });
-  return new Map(
-    out.stdout
-      .toString('utf8')
-      .split('\0')
-      .filter(Boolean)
-      .map((r) => [r.slice(0, r.indexOf(' ')), r.slice(r.indexOf(' ') + 1)]),
   );
 }
 
@@ -421,21 +389,16 @@ export async function judgeReceived(
   const notes: string[] = [];
   let judge = common.config ? await explicitJudge(repo, common.config, compiler) : null;
   if (!judge && branch.config) {
-    try {
-      judge = await judgeOf(repo, { oid: branch.config, shown: `${branch.id}:${CONFIG_FILE}` }, compiler);
-    } catch (err) {
-      // A judging branch whose config does not parse is judged by its last one that does: its correction can land.
-      if (!isCannotJudge(err)) throw err;
-      const fallback = await lastValidConfig(repo, branch.id!);
-      if (!fallback) throw err;
-      notes.push(`${fallbackNote(err, fallback)}; push the correction to ${branch.ref}`);
-      const { zoneRules } = await compiler();
-      judge = {
-        config: fallback.config,
-        rules: { exact: zoneRules(fallback.config, false), folded: zoneRules(fallback.config, true) },
-      };
-      branch = { ...branch, id: fallback.rev };
-    }
+    // A judging branch whose config does not parse is judged by its last one that does: its correction can land.
+    const { rev, ...found } = await judgeOrLastValid(
+      repo,
+      { oid: branch.config, shown: `${branch.id}:${CONFIG_FILE}` },
+      branch.id,
+      compiler,
+      (note) => notes.push(`${note}; push the correction to ${branch.ref}`),
+    );
+    judge = found;
+    branch = { ...branch, id: rev };
   }
   const config = judge?.config;
   if (!judge || !config?.present) {

@@ -12,8 +12,11 @@ import { shellQuote } from '../common/text.js';
 import type { Repo } from '../git/repo.js';
 import { readFileAt } from '../git/objects.js';
 import { fixtureViolations, FORMATTER_NOTE, verifyFixtures } from '../fixtures/verify.js';
-import { checkLedgerAt } from '../freeze/ledger.js';
 import { clockNow } from '../freeze/clock.js';
+import { Facts } from '../judge/facts.js';
+import { runPlan } from '../judge/rule.js';
+import { freezeRule } from '../judge/rules/freeze.js';
+import { classifierFor } from '../mixing/check.js';
 import type { Recheck } from './recheck-mark.js';
 
 const AFTER = 'after the commit hooks ran (pre-commit had passed them)';
@@ -21,8 +24,19 @@ const AFTER = 'after the commit hooks ran (pre-commit had passed them)';
 /** The index checked again; a drift from the lock is named as the formatter's rewrite it most likely is. */
 export async function recheckIndex(repo: Repo, config: Config, kinds: Recheck[]): Promise<Violation[]> {
   const out: Violation[] = [];
+  // The freeze rule again, on the index as it is now.
+  const ledger = new Facts({
+    point: 'pre-commit',
+    repo,
+    config,
+    tip: ':',
+    where: 'the index',
+    paths: [config.freeze.ledger],
+    classify: () => classifierFor(repo, config),
+    now: clockNow(),
+  });
   if (kinds.includes('ledger'))
-    for (const v of await checkLedgerAt(repo, config, ':', clockNow()))
+    for (const v of await runPlan(ledger, [[freezeRule]]))
       out.push({
         ...v,
         message: `${v.message}, ${AFTER}: a formatter likely rewrote it`,

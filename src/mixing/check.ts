@@ -9,7 +9,6 @@ import { isOracle, type Classify } from '../zones/classify.js';
 import { REORDER_ADVICE } from './advice.js';
 import { baselined } from './baseline.js';
 import { mixViolation, touchedSides, type Sides } from './rule.js';
-import { symlinkViolations } from './symlinks.js';
 
 /** The config's zones as this repository reads paths; the glob compiler loads only here (hooks with a cached config never need it). */
 export async function classifierFor(repo: Repo, config: Config): Promise<Classify> {
@@ -97,6 +96,8 @@ function rangeSplitAdvice(commits: string[], changes: Map<string, Change[]>, cla
 
 export interface RangeVerdict {
   commits: string[];
+  /** Each judged commit's changes, and every path they change. */
+  changes: Map<string, RawChange[]>;
   paths: Set<string>;
   violations: Violation[];
   /** Commits of the adoption baseline, left out. */
@@ -111,8 +112,9 @@ export interface RangeVerdict {
  * exclude), less the commits of the adoption baseline at `judgeRev`: owners
  * (when configured, with the signers file read at `judgeRev`, where the
  * config came from), then mixing per commit and over the range, owner-signed
- * oracle commits left out of the latter, and symbolic links that leave their
- * zone. An admitted owner override commit is left out of mixing.
+ * oracle commits left out of the latter. An admitted owner override commit
+ * is left out of mixing. Symbolic links are the symlink rule's
+ * (symlinks.ts), which the callers run over `changes`.
  */
 export async function checkRange(
   repo: Repo,
@@ -152,6 +154,7 @@ export async function checkRange(
   const paths = new Set([...changes.values()].flatMap((list) => list.map((c) => c.path)));
   return {
     commits,
+    changes,
     paths,
     baselined: [...old],
     overrides: override.granted,
@@ -166,7 +169,6 @@ export async function checkRange(
         classify,
         owners.exempt,
       ),
-      ...(await symlinkViolations(repo, commits, changes, classify)),
     ],
   };
 }

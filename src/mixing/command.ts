@@ -9,10 +9,10 @@ import { classifierForPaths, explicitJudge, judgeOf } from '../config/judge.js';
 import { judgingConfig } from '../config/judging.js';
 import { commitOrNull, mergeBase, openRepo, resolveCommit } from '../git/repo.js';
 import { readStaged } from '../git/staged.js';
-import { checkRange } from './check.js';
+import { checkRange, classifierFor } from './check.js';
 import { checkStaged } from './staged.js';
 import { fitRangeAdvice, judgedRangeAdvice, judgedReorderAdvice, stagedLanding } from './advice.js';
-import { stagedLinkViolations } from './symlinks.js';
+import { stagedLinkViolations, symlinkViolations } from './symlinks.js';
 
 export const help = `usage: patchwarden check [--staged | --commit REV | --range A..B] [--format text|json|github] [--config PATH] [-C DIR]
 
@@ -73,7 +73,8 @@ export async function run(args: string[]): Promise<number> {
     // A root commit has nothing older to be judged by.
     const base = (await commitOrNull(repo, `${id}^1`)) ?? id;
     const { config } = await judgingConfig(repo, common.config, base);
-    const { violations } = await checkRange(repo, config, `${id}^@`, id, base);
+    const { violations, commits, changes } = await checkRange(repo, config, `${id}^@`, id, base);
+    violations.push(...(await symlinkViolations(repo, commits, changes, await classifierFor(repo, config))));
     return emit(common.format, violationsOutcome(violations, { commits: [id] }));
   }
   const m = /^(.*?)\.\.(.+)$/.exec(values.range!);
@@ -81,7 +82,7 @@ export async function run(args: string[]): Promise<number> {
   const from = await resolveCommit(repo, m[1] || 'HEAD');
   const to = await resolveCommit(repo, m[2]);
   const { config } = await judgingConfig(repo, common.config, from);
-  const { commits, violations } = await checkRange(repo, config, from, to, from);
+  const { commits, changes, violations } = await checkRange(repo, config, from, to, from);
   await fitRangeAdvice(
     violations,
     async (oracleTip) =>
@@ -93,5 +94,6 @@ export async function run(args: string[]): Promise<number> {
       }),
     (oracle) => judgedReorderAdvice(repo, config, m[1] || 'HEAD', { oracle, commits }),
   );
+  violations.push(...(await symlinkViolations(repo, commits, changes, await classifierFor(repo, config))));
   return emit(common.format, violationsOutcome(violations, { commits }));
 }

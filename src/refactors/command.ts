@@ -12,6 +12,7 @@ import { commitOrNull, mergeBase, openRepo, resolveCommit, type Repo } from '../
 import { clockNow } from '../freeze/clock.js';
 import { stateLines } from '../properties/report.js';
 import { revertCheck, revertPasses, type RevertResult, type Side } from '../properties/revert.js';
+import { revertViolation } from '../properties/verdict.js';
 import { mergeParts, readParts, type MergedParts } from '../properties/merge.js';
 import { parseShard, partOf, toSide, writePart } from '../properties/shard.js';
 import { propertyCommand } from '../properties/run.js';
@@ -227,15 +228,7 @@ function textLines(r: RevertResult): string[] {
       ...paths,
       ...unchanged,
     ];
-  const fix: Record<string, string> = {
-    fails_on_head:
-      'make every registered invariant run on the base plus the production diff; a case naming an unregistered id needs its id registered first, and a changed test harness must land first, each in a change of their own',
-    regressed:
-      'fix the production code so every case that passes without the patch passes with it (a freeze row does not cover a regression)',
-    revert_broken:
-      'the reverted tree could not run the properties, so the check proves nothing; keep the properties importable without the patch (e.g. test through a stable entry point)',
-  };
-  const advice = r.fix ?? fix[r.status];
+  const advice = revertViolation(r)?.fix;
   return [
     `patchwarden: refused [revert] ${r.status} for ${range}: ${r.reason}`,
     ...owed,

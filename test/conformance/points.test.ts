@@ -260,6 +260,18 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // The hooks' plans stop at the guard-file refusal: no point goes on to scan with the broken lock in place.
+    name: 'a malformed fixture lock committed with a tamper hit',
+    site: plain,
+    files: { 'fixtures/inputs.sha256': 'not a lock line\n', 'src/report.py': EXIT },
+    expect: {
+      'pre-commit': ['stop', STOP_AT_COMMIT],
+      'pre-push': 'refuse guard-file mix',
+      'pre-receive': 'refuse guard-file mix',
+      gate: ['refuse error:fixtures guard-file mix tamper', TABLE_ROWS],
+    },
+  },
+  {
     name: 'a mixed commit (production code and the registry)',
     site: plain,
     files: { 'src/app.ts': 'export const a = 4;\n', 'spec/rules.md': `${SPEC}# four\n` },

@@ -1,14 +1,13 @@
-// The guard's own files as a commit (or the index) holds them: the config and
-// the files it names (freeze ledger, fixture lock, invariant registry,
-// allowed signers), and the adoption baseline. Once one of them is on the branch that judges, every
+// The guard's own files as a commit (or the index) holds them, read for the
+// guard-file rule (rules/guard-file.ts): the config and the files it names
+// (freeze ledger, fixture lock, invariant registry, allowed signers), and the
+// adoption baseline. Once one of them is on the branch that judges, every
 // later change is judged by it, so one that does not parse would stop every
 // commit and push, so they are checked before they land (a branch where the
 // config is broken anyway is judged as config/judging.ts says).
 import { CannotJudge, isCannotJudge } from '../common/errors.js';
-import type { Violation } from '../common/verdict.js';
 import { loadConfigAt } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { guardFiles } from '../config/guard-files.js';
 import { BASELINE_FILE, CONFIG_FILE } from '../zones/names.js';
 import { parseLock } from '../fixtures/lock-format.js';
 import { readLedgerAt } from '../freeze/ledger.js';
@@ -98,28 +97,5 @@ function checkSigners(text: string, shown: string): void {
         { file: shown, line: i + 1 },
       );
     }
-  });
-}
-
-/** The guard files a set of changed paths touches, for `config`'s names and the head's. */
-export function touchedGuardFiles(paths: Iterable<string>, ...configs: Config[]): Set<string> {
-  const names = new Set([...configs.flatMap(guardFiles), CONFIG_FILE]);
-  return new Set([...paths].filter((p) => names.has(p)));
-}
-
-/**
- * The refusal of a range whose head holds a guard file that does not parse:
- * once landed, it would judge every later push. `where` names the head
- * (`refs/heads/x at 1234abcd`).
- */
-export function guardFileViolations(problems: CannotJudge[], where: string): Violation[] {
-  return problems.map((p) => {
-    const file = p.file?.replace(/^[^:]*:(?=.)/, '') ?? CONFIG_FILE;
-    return {
-      rule: 'guard-file',
-      paths: [file],
-      message: `${where}: ${file}${p.line ? `:${p.line}` : ''}: ${p.message}; once it lands, it would judge every later commit and push`,
-      fix: `correct ${file}${p.line ? ` at line ${p.line}` : ''} (\`patchwarden doctor\` checks the working tree's), commit the correction (git commit -m "Fix ${file}" -- ${file}) and push again`,
-    };
   });
 }
