@@ -291,7 +291,7 @@ const PLAIN: Record<string, RegExp> = {
 /** Where the run of plain characters the sticky `re` reads from j ends (j when there is none). */
 const plainRun = (re: RegExp, src: string, j: number): number => {
   re.lastIndex = j;
-  return re.exec(src) ? re.lastIndex : j;
+  return re.test(src) ? re.lastIndex : j;
 };
 /** The operators by their first character, longest first. */
 const byFirst = (ops: string[]) => {
@@ -310,7 +310,7 @@ const opAt = (src: string, i: number, table: Map<string, string[]>) => {
 /** The end of a line comment from i: the next line break (not consumed), or the end. */
 const lineEnd = (src: string, i: number, re: RegExp) => {
   re.lastIndex = i;
-  return re.exec(src) ? re.lastIndex - 1 : src.length;
+  return re.test(src) ? re.lastIndex - 1 : src.length;
 };
 
 /** `jsx`: the file may hold JSX, whose text (`<p>see http://x {code}</p>`) is no comment and no string. */
@@ -708,14 +708,15 @@ class Lexer {
     const col = start - this.lineStart;
     if (isDigit(src, start) || (src[start] === '.' && isDigit(src, start + 1))) {
       NUMBER.lastIndex = start + 1;
-      NUMBER.exec(src);
+      NUMBER.test(src);
       this.push('num', start, NUMBER.lastIndex, this.line, col);
       this.i = NUMBER.lastIndex;
       return true;
     }
     const ascii = lang === 'python' ? PY_NAME : C_NAME;
     ascii.lastIndex = start;
-    if (ascii.exec(src)) {
+    // test(), not exec(): no match object for each of the file's names
+    if (ascii.test(src)) {
       const next = src.charCodeAt(ascii.lastIndex);
       if (!(next >= 0x80 || next === 92)) {
         this.push('id', start, ascii.lastIndex, this.line, col);
