@@ -513,9 +513,10 @@ function collectBindings(
     const c = toks.opCode(i);
     if (c === 40 || c === 91 || c === 123) depth++;
     else if (c === 41 || c === 93 || c === 125) depth = Math.max(0, depth - 1);
-    if (toks.k(i - 1) === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.'))) continue;
-    // NAME = chain, NAME := chain, NAME: Type = chain
-    if (kind === 'id') {
+    // NAME = chain, NAME := chain, NAME: Type = chain (most names are followed by none of these)
+    const next = toks.opCode(i + 1);
+    if (kind === 'id' && (next === 61 || next === 58 || toks.isOp(i + 1, ':='))) {
+      if (toks.k(i - 1) === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.'))) continue;
       let j = i + 1;
       const declared = lang === 'js' ? declares(i - 1) : lang === 'python' && src.stmts[src.stmtOf[i]]?.[0] === i;
       if (declared && toks.isOp(j, ':')) {
