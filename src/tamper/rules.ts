@@ -565,7 +565,10 @@ export function ruleReads(r: Ref): boolean {
 
 /** The last piece of a path split at `.`, `(`, `[` and `]`, read from its end (`write` of `f.write`); '' when none. */
 function lastName(path: string): string {
-  const sep = (k: number) => '.([]'.includes(path[k]);
+  const sep = (k: number) => {
+    const c = path.charCodeAt(k);
+    return c === 46 || c === 40 || c === 91 || c === 93; // . ( [ ]
+  };
   let end = path.length;
   while (end > 0 && sep(end - 1)) end--;
   let start = end;

@@ -165,8 +165,9 @@ function collectRefs(
   const bindings = chains.bindings;
   for (let i = 0; i < toks.length; i++) {
     const kind = toks.k(i);
+    if (kind !== 'id' && !(kind === 'op' && toks.opCode(i) === 40)) continue;
     const prev = toks.k(i - 1);
-    if (kind === 'op' && toks.is(i, '(')) {
+    if (kind === 'op') {
       // A parenthesized chain that goes on after its `)`; a call's parentheses are the chain before them.
       const after = close(i) + 1;
       const called =
@@ -179,7 +180,7 @@ function collectRefs(
       if (c && c.end > close(i) + 1) keep(chains.ref(c.parts, i, c.end, c.calls, assignOp(toks, c.end)));
       continue;
     }
-    if (kind !== 'id' || (prev === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.')))) continue;
+    if (prev === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.'))) continue;
     if (lang === 'python' && prev === 'id' && (toks.is(i - 1, 'def') || toks.is(i - 1, 'class'))) continue;
     if (heads && !stars.length && !chainOn(toks, i + 1)) {
       const name = toks.v(i)!;
