@@ -12,7 +12,9 @@ import type { Lang } from './lang.js';
 export type Kind = 'id' | 'str' | 'num' | 'op' | 'nl' | 'rx';
 
 const KINDS: readonly Kind[] = ['id', 'str', 'num', 'op', 'nl', 'rx'];
-const KIND_CODE: Record<Kind, number> = { id: 0, str: 1, num: 2, op: 3, nl: 4, rx: 5 };
+/** The code of a kind, its index in KINDS (compared, not looked up: a lookup by a varying key is slow). */
+const kindCode = (k: Kind): number =>
+  k === 'id' ? 0 : k === 'str' ? 1 : k === 'num' ? 2 : k === 'op' ? 3 : k === 'nl' ? 4 : 5;
 /** Flag bits beside the kind: the value is held apart (not the source text between start and end). */
 const OWN = 0x80;
 /** A `)` of `if (…)` and the like, or the `}` of a block: a `/` after it starts a regular expression. */
@@ -34,6 +36,7 @@ export class Tokens {
   private endLines: Int32Array;
   private cols: Int32Array;
   private readonly own = new Map<number, string>();
+  private ownOrder: number[] | null = null;
   constructor(readonly src: string) {
     // Code holds about a token per three or four characters; the arrays grow by half when it holds more.
     const n = (src.length >> 2) + 16;
@@ -87,7 +90,7 @@ export class Tokens {
   push(k: Kind, start: number, end: number, line: number, col: number): number {
     if (this.length === this.kinds.length) this.grow();
     const i = this.length++;
-    this.kinds[i] = KIND_CODE[k];
+    this.kinds[i] = kindCode(k);
     this.starts[i] = start;
     this.ends[i] = end;
     this.lines[i] = line;
@@ -97,6 +100,7 @@ export class Tokens {
   }
   /** Gives token i a value of its own. */
   hold(i: number, v: string): void {
+    this.ownOrder = null;
     this.kinds[i] |= OWN;
     this.own.set(i, v);
   }
@@ -106,14 +110,19 @@ export class Tokens {
    * whose source text holds a match, and each whose value is held apart.
    */
   holding(needle: RegExp): number[] {
-    const out = new Set<number>(this.own.keys());
+    const out = new Set<number>();
     const re = new RegExp(needle.source, needle.flags.includes('g') ? needle.flags : `${needle.flags}g`);
     for (let m = re.exec(this.src); m; m = re.exec(this.src)) {
       const i = this.covering(m.index);
       if (i >= 0) out.add(i);
       if (m[0] === '') re.lastIndex++;
     }
-    return [...out].sort((a, b) => a - b);
+    return mergeSorted([...out], this.ownSorted());
+  }
+  /** The tokens whose value is held apart, in order (sorted once: each search merges them in). */
+  private ownSorted(): number[] {
+    this.ownOrder ??= [...this.own.keys()].sort((a, b) => a - b);
+    return this.ownOrder;
   }
   /** The token whose source text covers offset at (not one held apart), or -1. */
   private covering(at: number): number {
@@ -133,8 +142,11 @@ export class Tokens {
   }
   /** Token i becomes the source text [start, end) of kind k. */
   reset(i: number, k: Kind, start: number, end: number): void {
-    this.kinds[i] = KIND_CODE[k];
-    this.own.delete(i);
+    if (this.kinds[i] & OWN) {
+      this.ownOrder = null;
+      this.own.delete(i);
+    }
+    this.kinds[i] = kindCode(k);
     this.starts[i] = start;
     this.ends[i] = end;
   }
@@ -161,6 +173,18 @@ export class Tokens {
     this.endLines = more(this.endLines);
     this.cols = more(this.cols);
   }
+}
+
+/** The union of two ascending lists of token indexes, ascending, each index once. */
+function mergeSorted(a: number[], b: number[]): number[] {
+  const out: number[] = [];
+  let x = 0;
+  let y = 0;
+  while (x < a.length || y < b.length) {
+    const v = y >= b.length || (x < a.length && a[x] <= b[y]) ? a[x++] : b[y++];
+    if (out[out.length - 1] !== v) out.push(v);
+  }
+  return out;
 }
 
 const PY_OPS = [
@@ -276,9 +300,6 @@ const isDigit = (s: string, i: number) => {
 /** Where a `//` comment ends: JavaScript also ends it at `\r`, U+2028 and U+2029 (and Java's decoded `\u000a` is one of these). */
 const C_LINE_END = /[\n\r\u2028\u2029]/g;
 const PY_LINE_END = /[\n\r]/g;
-/** An ASCII name, read at once; a name with an escape or another character goes the long way. */
-const C_NAME = /[A-Za-z_$][\w$]*/y;
-const PY_NAME = /[A-Za-z_]\w*/y;
 const NUMBER = /[\w.]*/y;
 /** A run of characters that mean nothing inside a string opened by the key (`f"`: an f-string's): read at once. */
 const PLAIN: Record<string, RegExp> = {
@@ -291,26 +312,25 @@ const PLAIN: Record<string, RegExp> = {
 /** Where the run of plain characters the sticky `re` reads from j ends (j when there is none). */
 const plainRun = (re: RegExp, src: string, j: number): number => {
   re.lastIndex = j;
-  return re.exec(src) ? re.lastIndex : j;
+  return re.test(src) ? re.lastIndex : j;
 };
-/** The operators by their first character, longest first. */
+/** The operators by the code of their first character (all ASCII), longest first. */
 const byFirst = (ops: string[]) => {
-  const m = new Map<string, string[]>();
-  for (const o of ops) m.set(o[0], [...(m.get(o[0]) ?? []), o]);
-  return m;
+  const table: (string[] | undefined)[] = new Array(128).fill(undefined);
+  for (const o of ops) (table[o.charCodeAt(0)] ??= []).push(o);
+  return table;
 };
 const PY_BY_FIRST = byFirst(PY_OPS);
 const C_BY_FIRST = byFirst(C_OPS);
-const opAt = (src: string, i: number, table: Map<string, string[]>) => {
-  const c = src[i];
-  const list = table.get(c);
+const opAt = (src: string, i: number, table: (string[] | undefined)[]) => {
+  const list = table[src.charCodeAt(i)];
   if (list) for (const o of list) if (src.startsWith(o, i)) return o;
-  return c;
+  return src[i];
 };
 /** The end of a line comment from i: the next line break (not consumed), or the end. */
 const lineEnd = (src: string, i: number, re: RegExp) => {
   re.lastIndex = i;
-  return re.exec(src) ? re.lastIndex - 1 : src.length;
+  return re.test(src) ? re.lastIndex - 1 : src.length;
 };
 
 /** `jsx`: the file may hold JSX, whose text (`<p>see http://x {code}</p>`) is no comment and no string. */
@@ -449,8 +469,9 @@ class Lexer {
       }
       if (this.word()) continue;
       const op = opAt(src, i, PY_BY_FIRST);
-      if ('([{'.includes(op)) depth++;
-      else if (')]}'.includes(op)) depth = Math.max(0, depth - 1);
+      const code = op.length === 1 ? op.charCodeAt(0) : 0;
+      if (code === 40 || code === 91 || code === 123) depth++;
+      else if (code === 41 || code === 93 || code === 125) depth = Math.max(0, depth - 1);
       this.push('op', i, i + op.length, this.line, i - this.lineStart);
       this.i += op.length;
     }
@@ -463,7 +484,8 @@ class Lexer {
     const fmt = /[ft]/i.test(prefix);
     let j = this.i + prefix.length;
     const q = src[j];
-    const close = src.startsWith(q.repeat(3), j) ? q.repeat(3) : q;
+    const triple = q + q + q;
+    const close = src.startsWith(triple, j) ? triple : q;
     j += close.length;
     const tok = this.push('str', j, j, this.line, col);
     const value = new StringValue(src, j);
@@ -594,7 +616,7 @@ class Lexer {
       else if (op === '}') depth--;
       const tok = this.push('op', i, i + op.length, this.line, col);
       const before = tok - 1;
-      if (op === '(') parens.push(out.k(before) === 'id' && CONTROL.has(out.v(before)!) && !out.is(tok - 2, '.'));
+      if (op === '(') parens.push(out.k(before) === 'id' && control(out, before) && !out.is(tok - 2, '.'));
       else if (op === ')' && parens.pop()) out.markRegexNext(tok);
       else if (op === '{')
         braces.push(!((out.k(before) === 'op' || out.k(before) === 'id') && OBJECT_AFTER.has(out.v(before)!)));
@@ -708,18 +730,20 @@ class Lexer {
     const col = start - this.lineStart;
     if (isDigit(src, start) || (src[start] === '.' && isDigit(src, start + 1))) {
       NUMBER.lastIndex = start + 1;
-      NUMBER.exec(src);
+      NUMBER.test(src);
       this.push('num', start, NUMBER.lastIndex, this.line, col);
       this.i = NUMBER.lastIndex;
       return true;
     }
-    const ascii = lang === 'python' ? PY_NAME : C_NAME;
-    ascii.lastIndex = start;
-    if (ascii.exec(src)) {
-      const next = src.charCodeAt(ascii.lastIndex);
-      if (!(next >= 0x80 || next === 92)) {
-        this.push('id', start, ascii.lastIndex, this.line, col);
-        this.i = ascii.lastIndex;
+    // An ASCII name (`$` only outside Python) read by character codes: most of a file's tokens are names.
+    const dollar = lang !== 'python';
+    let c = src.charCodeAt(start);
+    if (isWordCode(c) && (c !== 36 || dollar)) {
+      let j = start + 1;
+      for (c = src.charCodeAt(j); isWordCode(c) && (c !== 36 || dollar); c = src.charCodeAt(++j));
+      if (!(c >= 0x80 || c === 92)) {
+        this.push('id', start, j, this.line, col);
+        this.i = j;
         return true;
       }
     }
@@ -759,8 +783,8 @@ class Lexer {
   }
 }
 
-/** Keywords whose `(…)` a `/` may follow as a regular expression. */
-const CONTROL = new Set(['if', 'while', 'for', 'with']);
+/** Whether token i is a keyword whose `(…)` a `/` may follow as a regular expression (tested in place: most are names of calls). */
+const control = (t: Tokens, i: number) => t.is(i, 'if') || t.is(i, 'while') || t.is(i, 'for') || t.is(i, 'with');
 
 /**
  * A string's value while it is read: the source text from its start until
@@ -841,9 +865,11 @@ const ESCAPE = /\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})
 /** A Python string's prefix (`rb`, `f`, none) when a string starts at i, else null. */
 function stringPrefix(src: string, i: number): string | null {
   for (let n = 0; n <= 2; n++) {
-    const c = src[i + n];
-    if (c === '"' || c === "'") return src.slice(i, i + n);
-    if (c === undefined || !'rRbBuUfFtT'.includes(c)) return null;
+    const c = src.charCodeAt(i + n);
+    if (c === 34 || c === 39) return src.slice(i, i + n);
+    if (!PREFIX_CODES.has(c)) return null;
   }
   return null;
 }
+/** `rRbBuUfFtT` by character code. */
+const PREFIX_CODES = new Set([114, 82, 98, 66, 117, 85, 102, 70, 116, 84]);

@@ -111,9 +111,15 @@ const refs = (...pats: string[]) => {
 const assigns = (...pats: string[]) => {
   const heads = headsOf(pats);
   return (s: Source): Span[] => {
-    const near = new Set(heads.flatMap((h) => [...refsWithHead(s, 'raw', h), ...refsWithHead(s, 'path', h)]));
+    const written = (r: Ref) => r.assigned;
+    const near = new Set(
+      heads.flatMap((h) => [
+        ...refsWithHead(s, 'raw', h).filter(written),
+        ...refsWithHead(s, 'path', h).filter(written),
+      ]),
+    );
     return [...near]
-      .filter((r) => r.assigned && pats.some((p) => (pathMatches(r.raw, p) || pathMatches(r.path, p)) && own(r, p)))
+      .filter((r) => pats.some((p) => (pathMatches(r.raw, p) || pathMatches(r.path, p)) && own(r, p)))
       .map((r) => [r.start, r.end]);
   };
 };
@@ -442,14 +448,14 @@ function constantFrom(s: Source, a: number, b: number): boolean {
 
 /** JavaScript and Java: `equals`, `asymmetricMatch`, `[Symbol.hasInstance]` that never read their argument; `[Symbol.toPrimitive]` returning a literal. */
 const cEq =
-  (names: RegExp) =>
+  (...names: string[]) =>
   (s: Source): Span[] => {
     const { toks } = s;
     const out: Span[] = [];
     for (let i = 0; i < toks.length; i++) {
       let j: number;
       let primitive = false;
-      if (toks.k(i) === 'id' && names.test(toks.v(i)!)) {
+      if (toks.k(i) === 'id' && names.some((n) => toks.is(i, n))) {
         // a member access is a call of it, unless it is assigned (`A.prototype.equals = …`)
         if (toks.is(i - 1, '.') && !toks.is(i + 1, '=')) continue;
         j = i + 1;
@@ -552,14 +558,17 @@ const OPENERS = /^(open|io\.open|codecs\.open|fs\.open|fs\.openSync|fs\.promises
  * function's code. The scan keeps no other reference.
  */
 export function ruleReads(r: Ref): boolean {
-  if (RULE_HEADS.has(headOf(r.path)) || RULE_HEADS.has(headOf(r.raw))) return true;
+  if (RULE_HEADS.has(headOf(r.path)) || (r.raw !== r.path && RULE_HEADS.has(headOf(r.raw)))) return true;
   if (r.path.endsWith('()') && WRITERS.test(lastName(r.path.slice(0, -2)))) return true;
   return OPENERS.test(r.path) || (r.assigned && CODE_PARTS.test(r.path));
 }
 
 /** The last piece of a path split at `.`, `(`, `[` and `]`, read from its end (`write` of `f.write`); '' when none. */
 function lastName(path: string): string {
-  const sep = (k: number) => '.([]'.includes(path[k]);
+  const sep = (k: number) => {
+    const c = path.charCodeAt(k);
+    return c === 46 || c === 40 || c === 91 || c === 93; // . ( [ ]
+  };
   let end = path.length;
   while (end > 0 && sep(end - 1)) end--;
   let start = end;
@@ -864,8 +873,8 @@ export const RULES: Rule[] = [
 
   // comparison that does not look at its argument
   { id: 'eq.always', lang: 'python', find: pythonEq },
-  { id: 'eq.always', lang: 'js', find: cEq(/^(equals|asymmetricMatch)$/) },
-  { id: 'eq.always', lang: 'java', find: cEq(/^equals$/) },
+  { id: 'eq.always', lang: 'js', find: cEq('equals', 'asymmetricMatch') },
+  { id: 'eq.always', lang: 'java', find: cEq('equals') },
 
   // writing report-shaped files
   { id: 'report.write', lang: 'python', find: reportWrite },

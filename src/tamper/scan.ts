@@ -113,10 +113,8 @@ export function readSource(
 ): Source {
   const toks = lex(text, lang, /\.[jt]sx$/i.test(path));
   const pairs = matchBrackets(toks);
-  const close = (i: number) => (pairs[i] >= 0 ? pairs[i] : toks.length - 1);
   const { stmtOf, stmts } = statements(toks, lang);
   const bindings = new Map<string, Binding>();
-  const imports: Import[] = [];
   const src: Source = {
     lang,
     path,
@@ -124,64 +122,138 @@ export function readSource(
     stmtOf,
     stmts,
     refs: [],
-    imports,
-    close,
-    stringAt: () => null,
-    textsAt: () => [],
+    imports: [],
+    close: (i) => (pairs[i] >= 0 ? pairs[i] : toks.length - 1),
+    stringAt: (i) => stringOf(toks, bindings, i),
+    textsAt: (i) => textsOf(toks, bindings, i),
   };
-  const stringAt = (i: number): string | null => {
-    const k = toks.k(i);
-    if (k === 'str') return toks.v(i)!;
-    if (k !== 'id' || !bindings.size) return null;
-    const b = bindings.get(toks.v(i)!);
-    return b && 'str' in b ? b.str : null;
-  };
-  src.stringAt = stringAt;
-  src.textsAt = (i) => {
-    const k = toks.k(i);
-    if (k === 'str') return [toks.v(i)!];
-    const b = k === 'id' && bindings.size ? bindings.get(toks.v(i)!) : undefined;
-    return b ? ('str' in b ? [b.str] : (b.texts ?? NO_TEXTS)) : NO_TEXTS;
-  };
+  const chains = new Chains(src, bindings);
+  const stars: string[] = [];
+  collectBindings(src, bindings, src.imports, stars, (i) => chains.at(i));
+  collectRefs(src, chains, stars, heads, (r) => {
+    if (!reads || reads(r)) src.refs.push(r);
+  });
+  return src;
+}
+
+/** A string token's value, or the string a name is bound to. */
+function stringOf(toks: Tokens, bindings: Map<string, Binding>, i: number): string | null {
+  const k = toks.k(i);
+  if (k === 'str') return toks.v(i)!;
+  if (k !== 'id' || !bindings.size) return null;
+  const b = bindings.get(toks.v(i)!);
+  return b && 'str' in b ? b.str : null;
+}
+
+/** The strings a token stands for: its own value, or the strings in what a name was last assigned. */
+function textsOf(toks: Tokens, bindings: Map<string, Binding>, i: number): readonly string[] {
+  const k = toks.k(i);
+  if (k === 'str') return [toks.v(i)!];
+  const b = k === 'id' && bindings.size ? bindings.get(toks.v(i)!) : undefined;
+  return b ? ('str' in b ? [b.str] : (b.texts ?? NO_TEXTS)) : NO_TEXTS;
+}
+
+/** Every reference a rule can read: each chain the main pass meets, offered to `keep`. */
+function collectRefs(
+  src: Source,
+  chains: Chains,
+  stars: string[],
+  heads: ReadonlySet<string> | undefined,
+  keep: (r: Ref) => void,
+): void {
+  const { toks, lang, close } = src;
+  const bindings = chains.bindings;
+  for (let i = 0; i < toks.length; i++) {
+    const kind = toks.k(i);
+    if (kind !== 'id' && !(kind === 'op' && toks.opCode(i) === 40)) continue;
+    const prev = toks.k(i - 1);
+    if (kind === 'op') {
+      // A parenthesized chain that goes on after its `)`; a call's parentheses are the chain before them.
+      const after = close(i) + 1;
+      const called =
+        prev === 'str' ||
+        (prev === 'id' && !EXPRESSION_AFTER.has(toks.v(i - 1)!)) ||
+        (prev === 'op' && (toks.is(i - 1, ')') || toks.is(i - 1, ']')));
+      if (called || toks.k(after) !== 'op' || !(toks.is(after, '.') || toks.is(after, '?.') || toks.is(after, '[')))
+        continue;
+      const c = chains.at(i);
+      if (c && c.end > close(i) + 1) keep(chains.ref(c.parts, i, c.end, c.calls, assignOp(toks, c.end)));
+      continue;
+    }
+    if (prev === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.'))) continue;
+    if (lang === 'python' && prev === 'id' && (toks.is(i - 1, 'def') || toks.is(i - 1, 'class'))) continue;
+    if (heads && !stars.length && !chainOn(toks, i + 1)) {
+      const name = toks.v(i)!;
+      if (unread(name, heads) && !bindings.has(name)) continue;
+    }
+    const c = chains.at(i);
+    if (!c) continue;
+    const assigned = assignOp(toks, c.end);
+    // Assigning a bare name rebinds the name; it writes nothing it named before.
+    const parts = assigned && c.end === i + 1 ? [toks.v(i)!] : c.parts;
+    keep(chains.ref(parts, i, c.end, c.calls, assigned));
+    if (c.setter) keep(c.setter);
+    // `from os import *`: a name bound nowhere in the file may come from a star import.
+    if (stars.length && !bindings.has(toks.v(i)!))
+      for (const m of stars) keep(chains.ref([...m.split('.'), ...parts], i, c.end, c.calls, assigned));
+  }
+}
+
+type Chain = { parts: string[]; end: number; calls: [number, number][]; setter: Ref | null };
+
+/** Reference chains read from a file's tokens through its bindings. */
+class Chains {
+  private readonly toks: Tokens;
+  private readonly lang: Lang;
+  constructor(
+    private readonly src: Source,
+    readonly bindings: Map<string, Binding>,
+  ) {
+    this.toks = src.toks;
+    this.lang = src.lang;
+  }
 
   /** Follows a head name through the bindings (bounded: bindings may loop). */
-  const resolve = (parts: string[], depth = 0): string[] => {
-    const b = depth < 8 && bindings.size ? bindings.get(parts[0]) : undefined;
+  resolve(parts: string[], depth = 0): string[] {
+    const b = depth < 8 && this.bindings.size ? this.bindings.get(parts[0]) : undefined;
     if (!b || !('parts' in b) || b.parts[0] === parts[0]) return parts;
-    return [...resolve(b.parts, depth + 1), ...parts.slice(1)].slice(0, 24);
-  };
-  const moduleParts = (name: string): string[] => {
-    if (lang === 'python' || lang === 'java') return name.split('.');
-    return [name.replace(/^node:/, '')];
-  };
+    return [...this.resolve(b.parts, depth + 1), ...parts.slice(1)].slice(0, 24);
+  }
 
-  type Chain = { parts: string[]; end: number; calls: [number, number][]; setter: Ref | null };
+  private moduleParts(name: string): string[] {
+    if (this.lang === 'python' || this.lang === 'java') return name.split('.');
+    return [name.replace(/^node:/, '')];
+  }
+
   /** The chain starting at the name (or the parenthesized chain) at i; null when i does not start one. */
-  const chainAt = (i: number, depth = 0): Chain | null => {
+  at(i: number, depth = 0): Chain | null {
+    const { toks } = this;
     if (depth > 4) return null;
     if (toks.isOp(i, '(')) {
       // `(await import("node:process")).default.exit`, `(os)._exit`: the chain goes on after the `)`.
-      const c = chainAt(toks.k(i + 1) === 'id' && toks.is(i + 1, 'await') ? i + 2 : i + 1, depth + 1);
-      return c && c.end === close(i) ? follow(i, c.parts, c.end + 1, c.calls, c.setter, depth) : null;
+      const c = this.at(toks.k(i + 1) === 'id' && toks.is(i + 1, 'await') ? i + 2 : i + 1, depth + 1);
+      return c && c.end === this.src.close(i) ? this.follow(i, c.parts, c.end + 1, c.calls, c.setter, depth) : null;
     }
     if (toks.k(i) !== 'id') return null;
-    return follow(i, resolve([toks.v(i)!]), i + 1, NO_CALLS, null, depth);
-  };
+    return this.follow(i, this.resolve([toks.v(i)!]), i + 1, NO_CALLS, null, depth);
+  }
+
   /** The members, subscripts and calls after a chain's head. */
-  const follow = (
+  private follow(
     i: number,
     head: string[],
     from: number,
     calls: [number, number][],
     setter: Ref | null,
     depth: number,
-  ): Chain => {
-    let parts = head; // a fresh array: resolve() and a chain's own parts are never shared
+  ): Chain {
+    const { toks, lang, src } = this;
+    const chain: Chain = { parts: head, end: from, calls, setter }; // head is fresh: resolve() and a chain's own parts are never shared
     let j = from;
     while (j < toks.length && toks.k(j) === 'op') {
       const dot = toks.is(j, '.');
       if ((dot || toks.is(j, '?.')) && toks.k(j + 1) === 'id') {
-        parts.push(toks.v(j + 1)!);
+        chain.parts.push(toks.v(j + 1)!);
         j += 2;
         continue;
       }
@@ -194,104 +266,76 @@ export function readSource(
         continue;
       }
       if (toks.is(j, '[')) {
-        const end = close(j);
-        const name = end === j + 2 ? stringAt(j + 1) : null;
+        const end = src.close(j);
+        const name = end === j + 2 ? src.stringAt(j + 1) : null;
         // `sys.modules["os"]._exit` is the module itself.
-        if (name !== null && lang === 'python' && joinPath(parts) === 'sys.modules' && toks.is(end + 1, '.'))
-          parts = moduleParts(name);
-        else parts.push(name ?? '[]');
+        if (name !== null && lang === 'python' && joinPath(chain.parts) === 'sys.modules' && toks.is(end + 1, '.'))
+          chain.parts = this.moduleParts(name);
+        else chain.parts.push(name ?? '[]');
         j = end + 1;
         continue;
       }
       if (toks.is(j, '(')) {
-        const end = close(j);
-        if (calls === NO_CALLS) calls = [];
-        calls.push([j + 1, end]);
-        // Only a call whose last name ends one of the special calls can be one: most calls skip the join.
-        const here = SPECIAL_LAST.has(parts[parts.length - 1]) ? joinPath(parts) + '()' : '';
-        const special = GETTERS.has(here) || SETTERS.has(here) || THROUGH.has(here) || LOADERS[lang].has(here);
-        const args = special ? splitArgs(toks, j + 1, end) : [];
-        const first = args[0] ? chainAt(args[0][0], depth + 1) : null;
-        const name = args[1] && args[1][1] - args[1][0] === 1 ? stringAt(args[1][0]) : null;
-        const loaded =
-          LOADERS[lang].has(here) && args[0] && args[0][1] - args[0][0] === 1 ? stringAt(args[0][0]) : null;
-        if (GETTERS.has(here) && first && first.end === args[0][1] && name !== null) parts = [...first.parts, name];
-        else if (THROUGH.has(here) && first && first.end === args[0][1] && args.length === 1) parts = [...first.parts];
-        else if (loaded !== null) {
-          imports.push({ module: loaded, at: i });
-          parts = moduleParts(loaded);
-        } else {
-          if (SETTERS.has(here) && first && first.end === args[0][1]) {
-            const target =
-              name !== null &&
-              here !== 'Object.assign()' &&
-              here !== 'Object.defineProperties()' &&
-              here !== 'Object.setPrototypeOf()'
-                ? [...first.parts, name]
-                : [...first.parts, '[]'];
-            setter = makeRef(target, i, end + 1, [], true);
-          }
-          parts.push('()');
-        }
-        j = end + 1;
+        j = this.call(i, j, chain, depth);
         continue;
       }
       break;
     }
-    return { parts, end: j, calls, setter };
-  };
-  const canonicalParts = (parts: string[]) =>
-    lang === 'python' ? pythonCanonical(parts) : lang === 'js' ? jsCanonical(parts) : parts;
-  const canonical = (parts: string[]) => joinPath(canonicalParts(parts));
-  const makeRef = (parts: string[], start: number, end: number, calls: [number, number][], assigned: boolean): Ref => {
-    const name = toks.k(start) === 'id' && bindings.size ? toks.v(start)! : '';
-    const head = name && bindings.has(name) ? resolve([name]) : [];
-    const held = head.includes('()') ? canonical(head) : '';
-    const raw = joinPath(parts);
-    const same = canonicalParts(parts);
-    return { path: same === parts ? raw : joinPath(same), raw, start, end, calls, assigned, held };
-  };
-
-  const keep = (r: Ref) => {
-    if (!reads || reads(r)) src.refs.push(r);
-  };
-  const stars: string[] = [];
-  collectBindings(src, bindings, imports, stars, chainAt);
-
-  for (let i = 0; i < toks.length; i++) {
-    const kind = toks.k(i);
-    const prev = toks.k(i - 1);
-    if (kind === 'op' && toks.is(i, '(')) {
-      // A parenthesized chain that goes on after its `)`; a call's parentheses are the chain before them.
-      const after = close(i) + 1;
-      const called =
-        prev === 'str' ||
-        (prev === 'id' && !EXPRESSION_AFTER.has(toks.v(i - 1)!)) ||
-        (prev === 'op' && (toks.is(i - 1, ')') || toks.is(i - 1, ']')));
-      if (called || toks.k(after) !== 'op' || !(toks.is(after, '.') || toks.is(after, '?.') || toks.is(after, '[')))
-        continue;
-      const c = chainAt(i);
-      if (c && c.end > close(i) + 1) keep(makeRef(c.parts, i, c.end, c.calls, assignOp(toks, c.end)));
-      continue;
-    }
-    if (kind !== 'id' || (prev === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.')))) continue;
-    if (lang === 'python' && prev === 'id' && (toks.is(i - 1, 'def') || toks.is(i - 1, 'class'))) continue;
-    if (heads && !stars.length && !chainOn(toks, i + 1)) {
-      const name = toks.v(i)!;
-      if (unread(name, heads) && !bindings.has(name)) continue;
-    }
-    const c = chainAt(i);
-    if (!c) continue;
-    const assigned = assignOp(toks, c.end);
-    // Assigning a bare name rebinds the name; it writes nothing it named before.
-    const parts = assigned && c.end === i + 1 ? [toks.v(i)!] : c.parts;
-    keep(makeRef(parts, i, c.end, c.calls, assigned));
-    if (c.setter) keep(c.setter);
-    // `from os import *`: a name bound nowhere in the file may come from a star import.
-    if (stars.length && !bindings.has(toks.v(i)!))
-      for (const m of stars) keep(makeRef([...m.split('.'), ...parts], i, c.end, c.calls, assigned));
+    chain.end = j;
+    return chain;
   }
-  return src;
+
+  /** The call whose `(` is at j in the chain starting at i: its arguments, and what a special call makes of the chain. */
+  private call(i: number, j: number, chain: Chain, depth: number): number {
+    const { toks, lang, src } = this;
+    const end = src.close(j);
+    if (chain.calls === NO_CALLS) chain.calls = [];
+    chain.calls.push([j + 1, end]);
+    const parts = chain.parts;
+    // Only a call whose last name ends one of the special calls can be one: most calls skip the join.
+    const here = SPECIAL_LAST.has(parts[parts.length - 1]) ? joinPath(parts) + '()' : '';
+    const special = GETTERS.has(here) || SETTERS.has(here) || THROUGH.has(here) || LOADERS[lang].has(here);
+    const args = special ? splitArgs(toks, j + 1, end) : [];
+    const first = args[0] ? this.at(args[0][0], depth + 1) : null;
+    const name = args[1] && args[1][1] - args[1][0] === 1 ? src.stringAt(args[1][0]) : null;
+    const loaded =
+      LOADERS[lang].has(here) && args[0] && args[0][1] - args[0][0] === 1 ? src.stringAt(args[0][0]) : null;
+    if (GETTERS.has(here) && first && first.end === args[0][1] && name !== null) chain.parts = [...first.parts, name];
+    else if (THROUGH.has(here) && first && first.end === args[0][1] && args.length === 1)
+      chain.parts = [...first.parts];
+    else if (loaded !== null) {
+      src.imports.push({ module: loaded, at: i });
+      chain.parts = this.moduleParts(loaded);
+    } else {
+      if (SETTERS.has(here) && first && first.end === args[0][1]) {
+        const target =
+          name !== null &&
+          here !== 'Object.assign()' &&
+          here !== 'Object.defineProperties()' &&
+          here !== 'Object.setPrototypeOf()'
+            ? [...first.parts, name]
+            : [...first.parts, '[]'];
+        chain.setter = this.ref(target, i, end + 1, [], true);
+      }
+      parts.push('()');
+    }
+    return end + 1;
+  }
+
+  private canonicalParts(parts: string[]): string[] {
+    return this.lang === 'python' ? pythonCanonical(parts) : this.lang === 'js' ? jsCanonical(parts) : parts;
+  }
+
+  /** The reference to the chain `parts` written over tokens [start, end). */
+  ref(parts: string[], start: number, end: number, calls: [number, number][], assigned: boolean): Ref {
+    const { toks, bindings } = this;
+    const name = toks.k(start) === 'id' && bindings.size ? toks.v(start)! : '';
+    const head = name && bindings.has(name) ? this.resolve([name]) : [];
+    const held = head.includes('()') ? joinPath(this.canonicalParts(head)) : '';
+    const raw = joinPath(parts);
+    const same = this.canonicalParts(parts);
+    return { path: same === parts ? raw : joinPath(same), raw, start, end, calls, assigned, held };
+  }
 }
 
 /** Whether token j carries a chain on past a name: `.`, `?.`, `!`, `[` or `(`. */
@@ -470,9 +514,10 @@ function collectBindings(
     const c = toks.opCode(i);
     if (c === 40 || c === 91 || c === 123) depth++;
     else if (c === 41 || c === 93 || c === 125) depth = Math.max(0, depth - 1);
-    if (toks.k(i - 1) === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.'))) continue;
-    // NAME = chain, NAME := chain, NAME: Type = chain
-    if (kind === 'id') {
+    // NAME = chain, NAME := chain, NAME: Type = chain (most names are followed by none of these)
+    const next = toks.opCode(i + 1);
+    if (kind === 'id' && (next === 61 || next === 58 || toks.isOp(i + 1, ':='))) {
+      if (toks.k(i - 1) === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.'))) continue;
       let j = i + 1;
       const declared = lang === 'js' ? declares(i - 1) : lang === 'python' && src.stmts[src.stmtOf[i]]?.[0] === i;
       if (declared && toks.isOp(j, ':')) {
