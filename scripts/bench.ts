@@ -20,7 +20,7 @@ if (process.env.NODE_EXTRA_CA_CERTS) {
 }
 
 const list = (x: number | number[]) => (Array.isArray(x) ? x : [x]);
-const fmt = (n: number, unit = 'ms') => `${n.toFixed(unit === 'MB' ? 0 : 1)} ${unit}`;
+const fmt = (n: number, unit = 'ms') => `${n.toFixed(unit === 'ms' ? 1 : 0)} ${unit}`;
 const spread = (xs: number[], unit?: string) =>
   xs.length > 1 ? ` (${fmt(Math.min(...xs), unit)} .. ${fmt(Math.max(...xs), unit)}, ${xs.length} runs)` : ' (1 run)';
 

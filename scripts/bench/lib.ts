@@ -50,7 +50,8 @@ export interface Row {
   limit?: { ms: number; name: string };
   /** Extra units allowed on top of target × baseline (e.g. "plus one second"). */
   slack?: number;
-  unit?: 'ms' | 'MB' | 'µs';
+  /** invariants: a count, where the row is an equality (target 0 differing). */
+  unit?: 'ms' | 'MB' | 'µs' | 'invariants';
   /** Lines printed under the row: figures that say what part of it is not patchwarden's. */
   note?: string[];
 }

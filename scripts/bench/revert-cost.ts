@@ -14,7 +14,9 @@ import { CLI, benchGitEnv, median, type Row } from './lib.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const PYTEST = 'python3 -m pytest -q -p no:cacheprovider spec/properties --junitxml={junit}';
-const NODE_TEST = 'node --test --test-reporter=junit --test-reporter-destination={junit} spec/properties/';
+// {shard}: 1/1 unless a part of the matrix row sets it.
+const NODE_TEST =
+  'node --test --test-shard={shard} --test-reporter=junit --test-reporter-destination={junit} spec/properties/';
 const TOTAL = 'bill.total_non_negative';
 const SHOP = ['shop.scale', 'shop.clamp', 'shop.sorted', 'shop.merge'];
 /** Hypothesis examples per case: 200 cases of this many take 5 s or more here. */
@@ -123,7 +125,7 @@ interface Project {
   regress: string;
 }
 
-function makeProject(kind: 'py' | 'node', env: NodeJS.ProcessEnv): Project {
+export function makeProject(kind: 'py' | 'node', env: NodeJS.ProcessEnv): Project {
   const dir = mkdtempSync(path.join(tmpdir(), `patchwarden-bench-cost-${kind}-`));
   const write = (file: string, text: string) => {
     mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
@@ -144,7 +146,9 @@ function makeProject(kind: 'py' | 'node', env: NodeJS.ProcessEnv): Project {
   if (kind === 'py') {
     write('pytest.ini', '[pytest]\npythonpath = src\n');
     write('src/shop.py', PY_SHOP);
-    write('spec/properties/test_props.py', PY_PROPS);
+    // One file per test function, so that a shard of the matrix row (whole files) holds a share.
+    const [header, ...tests] = PY_PROPS.split('\n\n\n@pytest');
+    tests.forEach((t, i) => write(`spec/properties/test_props_${i}.py`, `${header}\n\n\n@pytest${t}`));
     write('src/bill.py', PY_BUGGY);
   } else {
     write('package.json', '{"name": "bench-shop", "type": "module", "private": true}\n');
@@ -195,6 +199,7 @@ interface Timing {
   wall: number;
   /** User and system CPU of the command and everything it waited for. */
   cpu: number;
+  stdout: string;
 }
 
 /** One run's wall and CPU ms (GNU time); throws unless it exits with one of `codes`. */
@@ -213,7 +218,7 @@ function timed(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv,
     throw new Error(
       `bench: ${cmd} ${args.join(' ')} exited ${r.status}: ${String(r.stdout).slice(-2000)}${String(r.stderr).slice(-2000)}`,
     );
-  return { wall: wall * 1000, cpu: (user + sys) * 1000 };
+  return { wall: wall * 1000, cpu: (user + sys) * 1000, stdout: String(r.stdout) };
 }
 
 /**
@@ -248,13 +253,60 @@ function pairs(ours: () => Timing, baseline: () => Timing, before: () => void = 
   };
 }
 
+/** Each case's name and state, per invariant, of a check's JSON. */
+function caseStates(json: string): string[] {
+  const out = JSON.parse(json) as { states: { id: string; state: string; cases: unknown[] }[] };
+  return out.states.map((i) => JSON.stringify([i.id, i.state, i.cases]));
+}
+
+/**
+ * The four-shard matrix of the honest fix (each side's four parts, run here
+ * one after another as a matrix's jobs would each run alone), merged, against
+ * the unsplit check (no cache): the cases whose state differs, which must be
+ * none. Its note gives the slowest part and the merge beside the unsplit check.
+ */
+function matrixRow(p: Project, env: NodeJS.ProcessEnv, label: string, dropCache: () => void): Row {
+  const N = 4;
+  const pw = (args: string[]) => timed(process.execPath, [CLI, ...args], p.dir, env, [0]);
+  const range = ['--base', p.buggy, '--head', p.fix];
+  dropCache();
+  const whole = pw(['revert-check', ...range, '--format', 'json']);
+  const parts: string[] = [];
+  const partTimes: Timing[] = [];
+  for (const side of ['head', 'base'])
+    for (let k = 1; k <= N; k++) {
+      const file = path.join(p.dir, '.git', `bench-part-${side}-${k}.json`);
+      parts.push(file);
+      partTimes.push(pw(['revert-check', ...range, '--side', side, '--shard', `${k}/${N}`, '--out', file]));
+    }
+  const merge = pw(['revert-check', '--merge', ...parts, '--format', 'json']);
+  const a = caseStates(whole.stdout);
+  const b = caseStates(merge.stdout);
+  const differ = Math.max(a.length, b.length) - a.filter((x, i) => x === b[i]).length;
+  const cases = a.reduce((n, x) => n + (JSON.parse(x)[2] as unknown[]).length, 0);
+  const slowest = Math.max(...partTimes.map((t) => t.wall));
+  const cpu = partTimes.reduce((n, t) => n + t.cpu, 0);
+  return {
+    name: `a four-shard matrix merged, case by case against the unsplit check: ${label}`,
+    ours: differ,
+    baseline: a.length,
+    target: 0,
+    unit: 'invariants',
+    oursName: `invariants whose cases' states differ: ${N} parts a side (patchwarden revert-check --side head|base --shard K/${N} --out FILE), then patchwarden revert-check --merge FILE...`,
+    baselineName: `invariants of the unsplit check (patchwarden revert-check, no cache), ${cases} cases`,
+    note: [
+      `time: slowest part ${(slowest / 1000).toFixed(1)} s + merge ${(merge.wall / 1000).toFixed(1)} s, against the unsplit check ${(whole.wall / 1000).toFixed(1)} s; CPU of all ${2 * N} parts ${(cpu / 1000).toFixed(1)} s, of the unsplit check ${(whole.cpu / 1000).toFixed(1)} s; load average ${loadavg()[0].toFixed(1)}`,
+    ],
+  };
+}
+
 /** The rows of one project. */
 export function revertCostRows(kind: 'py' | 'node'): Row[] {
   const env = benchGitEnv();
   const p = makeProject(kind, env);
   const label = kind === 'py' ? 'pytest, 200 Hypothesis cases' : 'node --test, 200 cases';
   const junit = path.join(p.dir, '.git', 'bench-report.xml');
-  const plain = p.command.replaceAll('{junit}', junit);
+  const plain = p.command.replaceAll('{junit}', junit).replaceAll('{shard}', '1/1');
   const check = (base: string, head: string, codes: number[]) => () =>
     timed(process.execPath, [CLI, 'revert-check', '--base', base, '--head', head], p.dir, env, codes);
   const plainRun = (codes: number[]) => () => timed('sh', ['-c', plain], p.dir, env, codes);
@@ -290,8 +342,8 @@ export function revertCostRows(kind: 'py' | 'node'): Row[] {
         target: 1.2,
       });
     }
-    // The four-shard matrix merged equal, case by case, to the unsplit check
-    // (revert-check --side/--shard/--merge) takes its row here.
+    p.git('checkout', '-q', p.fix);
+    out.push(matrixRow(p, env, label, dropCache));
     return out;
   } finally {
     rmSync(p.dir, { recursive: true, force: true });

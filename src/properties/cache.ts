@@ -9,7 +9,9 @@
 // outlives it), so no process of the change's code is left to write later.
 // The whole folder (entries and index, with sizes, inodes and change times,
 // which no write can set back) is taken before the runs and compared after
-// them: a folder that changed while the change ran is thrown away. Each
+// them: a folder that changed while the change ran is thrown away. The head
+// run may start before the key is known: an entry is trusted only when the
+// folder is still as it was taken once the entry has been read. Each
 // entry's inode, change time, size and digest are recorded in the index as
 // it is written; an entry that no longer matches its record (rewritten on
 // disk) is not trusted. A same-user process that runs outside any check
@@ -65,8 +67,6 @@ export interface RevertCache {
   key: string;
   /** The trusted entry under the key, or null. */
   hit: CachedRun | null;
-  /** Just before the runs start: the folder as it is, to compare once they have ended. */
-  watch(): void;
   /** Once both runs have ended: the folder checked, `fresh` (a reverted run made now, or null) written when it may be. */
   settle(fresh: PropertyRun | null): void;
 }
@@ -75,25 +75,41 @@ export function cacheDir(repo: Repo): string {
   return path.join(repo.commonDir, 'patchwarden', 'revert-cache');
 }
 
-/** The cache of `repo` opened at `key`; `writable`: whether entries may be written here (test commands run contained). */
-export function openRevertCache(repo: Repo, key: string, writable: boolean, say: (l: string) => void): RevertCache {
+/** The cache folder as it is, taken before any run starts: what `openRevertCache` compares with. */
+export function watchRevertCache(repo: Repo): string {
+  return stamp(cacheDir(repo));
+}
+
+/**
+ * The cache of `repo` opened at `key`, the folder having been as `before`
+ * says when the runs began; `writable`: whether entries may be written here
+ * (test commands run contained).
+ */
+export function openRevertCache(
+  repo: Repo,
+  key: string,
+  writable: boolean,
+  before: string,
+  say: (l: string) => void,
+): RevertCache {
   const dir = cacheDir(repo);
   const short = key.slice(0, 12);
-  const hit = readEntry(dir, key, say);
+  const read = readEntry(dir, key, say);
+  // Read while a head run may be going: trusted only from a folder no run has changed yet.
+  const hit = read.entry && stamp(dir) === before ? read.entry : null;
+  if (read.entry && !hit) say('base: the revert cache changed since the check began: not trusted; the base runs');
   if (!hit) say(`base: not cached (key ${short})`);
-  let before: string | null = null;
   return {
     key,
     hit,
-    watch() {
-      before = stamp(dir);
-    },
     settle(fresh) {
-      if (before !== null && stamp(dir) !== before) {
+      if (stamp(dir) !== before) {
         say('the revert cache changed while the change ran: it is thrown away, and the next check runs the base');
         rmSync(dir, { recursive: true, force: true });
         return;
       }
+      // Removed only now, so that the folder stays as taken while the runs go.
+      if (read.untrusted) rmSync(read.untrusted, { force: true });
       try {
         if (fresh && !fresh.problem && fresh.mapping) {
           if (!writable)
@@ -111,8 +127,12 @@ export function openRevertCache(repo: Repo, key: string, writable: boolean, say:
   };
 }
 
-/** The entry under `key` when it is what patchwarden wrote; one that is not is removed, and said. */
-function readEntry(dir: string, key: string, say: (l: string) => void): CachedRun | null {
+/** The entry under `key` when it is what patchwarden wrote; one that is not is named, to be removed once the runs have ended. */
+function readEntry(
+  dir: string,
+  key: string,
+  say: (l: string) => void,
+): { entry: CachedRun | null; untrusted: string | null } {
   const file = path.join(dir, `${key}.json`);
   const index = readIndex(dir);
   const rec = index.entries[key];
@@ -120,15 +140,14 @@ function readEntry(dir: string, key: string, say: (l: string) => void): CachedRu
   try {
     bytes = readFileSync(file);
   } catch {
-    return null;
+    return { entry: null, untrusted: null };
   }
   const entry = rec && fileStamp(file) === rec.stamp && sha256(bytes) === rec.sha256 ? parsed(bytes, key) : null;
-  if (entry) return { key, written: entry.written, run: { ...entry.run, problem: null } };
+  if (entry) return { entry: { key, written: entry.written, run: { ...entry.run, problem: null } }, untrusted: null };
   say(
     `base: the cache entry ${key.slice(0, 12)} is not trusted (it is not as patchwarden wrote it, or unrecorded): removed; the base runs`,
   );
-  rmSync(file, { force: true });
-  return null;
+  return { entry: null, untrusted: file };
 }
 
 function parsed(bytes: Buffer, key: string): Entry | null {

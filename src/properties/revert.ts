@@ -31,7 +31,7 @@ import { evidenceOwed } from '../owners/evidence.js';
 import type { Pusher } from '../owners/pusher.js';
 import { isOracle, type Classify } from '../zones/classify.js';
 import { buildCache, type BuildCache } from './buildcache.js';
-import { openRevertCache, type CachedRun, type RevertCache } from './cache.js';
+import { openRevertCache, watchRevertCache, type CachedRun, type RevertCache } from './cache.js';
 import { cacheKey } from './cache-key.js';
 import { moduleCache } from './modcache.js';
 import { headProblems, type CaseOutcome, type InvariantResult, type Mapping } from './mapping.js';
@@ -51,6 +51,7 @@ import { codeFiles, revertable, revertPaths, type Reverted } from './tree.js';
 import { ABSENT, GITLINK } from '../git/raw-diff.js';
 import { addTempWorktree, linkEntries, type TempTree } from './worktree.js';
 import { counted } from '../common/text.js';
+import { traced } from '../common/trace.js';
 import { isFresh, seedEnv, type PropSeed } from '../runner/seed.js';
 import { containment } from '../runner/contain.js';
 import { runEnv } from '../runner/env.js';
@@ -281,9 +282,11 @@ export async function revertCheck(
   const onto = opts.onto ?? base;
   const now = opts.now ?? new Date();
   const result = notApplicable(base, head, mode);
-  const classify = await classifierFor(repo, config);
-  const facts = await rangeFacts(repo, config, classify, base, head, onto, now);
-  const tree = await judgedTree(repo, classify, base, head, onto, facts.kept);
+  const { classify, facts, tree } = await traced('range and judged tree', async () => {
+    const classify = await classifierFor(repo, config);
+    const facts = await rangeFacts(repo, config, classify, base, head, onto, now);
+    return { classify, facts, tree: await judgedTree(repo, classify, base, head, onto, facts.kept) };
+  });
   result.outside_src = tree.outsideSrc.filter((p) => !facts.kept.has(p));
   result.owner_commits = facts.owners;
   if (!tree.patch.length) {
@@ -294,21 +297,18 @@ export async function revertCheck(
   const seed = opts.seed ? await opts.seed(tree.patch) : null;
   result.seed = seed;
   // Settled before any run: who owes evidence, and an owner's row for exactly this diff.
-  const owed = await evidenceOwed(repo, config, onto, facts.production, opts.pushers);
+  const owed = await traced('evidence owed', () => evidenceOwed(repo, config, onto, facts.production, opts.pushers));
   result.evidence = { owed: owed.owed, why: owed.why };
   const exemption = opts.exemption ? await opts.exemption(tree.patch) : null;
   result.digest = exemption?.digest ?? null;
-  if (
-    await settledWithoutRuns(
-      result,
-      exemption?.row ?? null,
-      () => productionBehaviour(repo, config, base, head, onto),
-      say,
-    )
-  )
-    return result;
+  const settled = await traced('settled without runs (refactor row, syntax trees)', () =>
+    settledWithoutRuns(result, exemption?.row ?? null, () => productionBehaviour(repo, config, base, head, onto), say),
+  );
+  if (settled) return result;
   // Pending marks and new invariants come from the base plus the admitted owner changes.
-  const registry = await loadRegistryAt(repo, config, facts.kept.has(config.properties.invariants) ? head : onto);
+  const registry = await traced('registry', () =>
+    loadRegistryAt(repo, config, facts.kept.has(config.properties.invariants) ? head : onto),
+  );
   say(
     `${counted(tree.production.length, 'production path')} to revert, ${counted(registry.invariants.length, 'registered invariant')}, mode ${mode}; ${owed.owed ? 'owes a fixed case' : 'vouched for'}: ${owed.why}`,
   );
@@ -498,8 +498,10 @@ async function inPlaceCheck(result: RevertResult, c: Check): Promise<void> {
 
 /** `worktree`: each run in a fresh tree of its own, both sides at once under revert.jobs: 2, or one part of a matrix. */
 async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
-  const { repo, config, opts, onto, classify, tree, facts, registry, seed, guard, cache, say, judging } = c;
-  const deps = repo.root ? await dependencyProblems(repo, repo.root, onto, config.revert.link) : null;
+  const { repo, config, opts, onto, classify, tree, registry, seed, guard, cache, say } = c;
+  const deps = repo.root
+    ? await traced('dependency check', () => dependencyProblems(repo, repo.root!, onto, config.revert.link))
+    : null;
   if (deps?.problems.length) {
     const install = deps.installs.length ? ` (${deps.installs.join('; ')})` : '';
     Object.assign(result, {
@@ -508,58 +510,93 @@ async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
     });
   } else {
     // Prepared only for a check that runs the properties; checked once the runs have ended.
-    const mods = await moduleCache(repo, onto, say);
-    // A part of a matrix is keyed by no shard: it neither reads nor writes the cache.
-    const store =
-      config.revert.cache && !opts.part
-        ? await revertCache(repo, config, onto, tree.kept, seed, facts.owners, say)
-        : null;
-    let fresh: PropertyRun | null = null;
-    store?.watch();
-    const steps: Steps = {
-      run: async (side, stop, pinned, only) => {
-        const run = await freshRun(
-          repo,
-          config,
-          registry,
-          classify,
-          onto,
-          side,
-          side === 'head' ? [...tree.kept, ...tree.production] : tree.kept,
-          {
-            guard,
-            stop,
-            cache,
-            env: {
-              ...seedEnv(seed, pinned),
-              ...onlyEnv(only),
-              ...shardEnv(opts.part?.shard ?? null),
-              ...mods.env,
-            },
+    const mods = await traced('Go module cache', () => moduleCache(repo, onto, say));
+    const sideRun: Steps['run'] = (side, stop, pinned, only) =>
+      freshRun(
+        repo,
+        config,
+        registry,
+        classify,
+        onto,
+        side,
+        side === 'head' ? [...tree.kept, ...tree.production] : tree.kept,
+        {
+          guard,
+          stop,
+          cache,
+          env: {
+            ...seedEnv(seed, pinned),
+            ...onlyEnv(only),
+            ...shardEnv(opts.part?.shard ?? null),
+            ...mods.env,
           },
-          say,
-        );
-        // A run of some cases only is no reverted run to keep.
-        if (side === 'revert' && !only) fresh = run;
-        return run;
-      },
-      cached: store?.hit ?? null,
-      revert: async () => revertedPaths(tree.production),
-      // Each run has a fresh tree of its own.
-      unrevert: async () => undefined,
-      jobs: config.revert.jobs,
-      ...judging,
-    };
+        },
+        say,
+      );
     if (opts.part) {
+      // A part of a matrix is keyed by no shard: it neither reads nor writes the cache.
       say(`running one part: side ${opts.part.side === 'head' ? 'head' : 'base'}, shard ${opts.part.shard}`);
-      result.part = await steps.run(opts.part.side, guard.signal);
+      result.part = await sideRun(opts.part.side, guard.signal);
       guard.check();
-    } else {
-      await twoRuns(result, steps);
-      // Only once both runs have ended, and only after a verdict.
-      store?.settle(fresh);
-    }
+    } else if (config.revert.cache) await cachedRuns(result, c, sideRun);
+    else await twoRuns(result, worktreeSteps(c, sideRun, null));
     mods.check();
+  }
+}
+
+/** The steps of a worktree check: each run in a fresh tree of its own. */
+function worktreeSteps(c: Check, run: Steps['run'], cached: CachedRun | null): Steps {
+  return {
+    run,
+    cached,
+    revert: async () => revertedPaths(c.tree.production),
+    unrevert: async () => undefined,
+    jobs: c.config.revert.jobs,
+    ...c.judging,
+  };
+}
+
+/**
+ * Both sides, the reverted one from the revert cache where a trusted entry
+ * answers for it, and a fresh reverted run kept for the next check. The head
+ * run needs no key: it starts at once, while the key is computed, the cache
+ * folder having been taken first (cache.ts).
+ */
+async function cachedRuns(result: RevertResult, c: Check, sideRun: Steps['run']): Promise<void> {
+  const { repo, config, onto, tree, facts, seed, guard, say } = c;
+  let fresh: PropertyRun | null = null;
+  const run: Steps['run'] = async (side, stop, pinned, only) => {
+    const r = await sideRun(side, stop, pinned, only);
+    // A run of some cases only is no reverted run to keep.
+    if (side === 'revert' && !only) fresh = r;
+    return r;
+  };
+  const before = watchRevertCache(repo);
+  const headStop = new AbortController();
+  const relay = () => headStop.abort();
+  guard.signal.addEventListener('abort', relay, { once: true });
+  let early: Promise<PropertyRun> | null = run('head', headStop.signal);
+  early.catch(() => undefined); // awaited by the steps below
+  try {
+    const store = await traced('revert cache key and lookup', () =>
+      revertCache(repo, config, onto, tree.kept, seed, facts.owners, before, say),
+    );
+    const first: Steps['run'] = (side, stop, pinned, only) => {
+      if (side !== 'head' || pinned || !early) return run(side, stop, pinned, only);
+      const started = early;
+      early = null;
+      return started;
+    };
+    await twoRuns(result, worktreeSteps(c, first, store.hit));
+    // Only once both runs have ended, and only after a verdict.
+    await traced('revert cache settle', () => store.settle(fresh));
+  } finally {
+    // A head run the steps never took (the key could not be made): stopped, its tree removed.
+    if (early) {
+      headStop.abort();
+      await early.catch(() => undefined);
+    }
+    guard.signal.removeEventListener('abort', relay);
   }
 }
 
@@ -804,6 +841,7 @@ async function revertCache(
   kept: RawChange[],
   seed: PropSeed | null,
   owners: string[],
+  before: string,
   say: (l: string) => void,
 ): Promise<RevertCache> {
   // The tree, the judge's digest and the programs' versions are taken
@@ -820,7 +858,7 @@ async function revertCache(
   contained = containment();
   sealed = sealedMode(config);
   const { key } = await keyed;
-  return openRevertCache(repo, key, contained === 'pidns' || contained === 'subreaper', say);
+  return openRevertCache(repo, key, contained === 'pidns' || contained === 'subreaper', before, say);
 }
 
 /** A head run that cannot be judged settles the check: fails_on_head. */
@@ -1042,21 +1080,26 @@ async function freshRun(
   { guard, stop, cache, env }: { guard: Guard; stop: AbortSignal; cache: BuildCache; env: Record<string, string> },
   say: (l: string) => void,
 ): Promise<PropertyRun> {
+  const name = side === 'head' ? 'head' : 'base';
   const files = await treeWith(repo, onto, changes);
   const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'patchwarden-run-')));
   let tree: TempTree | null = null;
   try {
     const tmp = path.join(root, 'tmp');
     mkdirSync(tmp);
-    tree = await addTempWorktree(repo, onto, { files, into: path.join(root, 'tree') });
-    say(`temporary worktree at ${side === 'head' ? 'head' : 'base'}: ${tree.dir}`);
+    tree = await traced(`${name}: worktree`, () =>
+      addTempWorktree(repo, onto, { files, into: path.join(root, 'tree') }),
+    );
+    say(`temporary worktree at ${name}: ${tree.dir}`);
     guard.check();
     // Linked once the tree is final, so no write of the check goes through a link into the main tree.
     if (repo.root) {
       const linked = linkEntries(tree, repo.root, config.revert.link);
       if (linked.length) say(`linked from the main tree: ${linked.join(', ')}`);
     }
-    const trusted = await codeFiles(repo, files, (f) => classify(f) !== 'src');
+    const trusted = await traced(`${name}: trusted code files`, () =>
+      codeFiles(repo, files, (f) => classify(f) !== 'src'),
+    );
     // Stopped while its tree was being made: the command is never started.
     stop.throwIfAborted();
     const gocache = cache.open(side, tmp);
@@ -1071,7 +1114,7 @@ async function freshRun(
   } finally {
     if (tree) {
       say('removing the temporary worktree');
-      await tree.remove();
+      await traced(`${name}: worktree removal`, () => tree!.remove());
     }
     rmSync(root, { recursive: true, force: true });
   }

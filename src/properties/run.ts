@@ -15,6 +15,7 @@ import { readReport } from '../junit/read.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
 import { runEnv } from '../runner/env.js';
+import { traced } from '../common/trace.js';
 import { checkoutFiles } from '../git/files.js';
 import { commonGitDir } from '../git/worktrees.js';
 import { installDir } from '../runner/install.js';
@@ -24,7 +25,7 @@ import { type GuardSession, openGuard } from './guard/session.js';
 import { GUARD_SOURCES } from './guard/sources.js';
 import { mapCases, type Mapping, type Placement } from './mapping.js';
 import type { Registry } from './registry.js';
-import { propertyRunEnv, SHARD_VARIABLE, TREE_ENV } from './runenv.js';
+import { propertyRunEnv, SHARD_VARIABLE, SIDE_VARIABLE, TREE_ENV } from './runenv.js';
 import { openSealed, type SealedMode, type SealedSession, type WorkerSetup } from './sealed/env.js';
 import { workspaceDirs } from './workspaces.js';
 
@@ -92,6 +93,7 @@ export async function runProperties(
 ): Promise<PropertyRun> {
   const command = propertyCommand(config);
   const tree = realpathSync(treeDir);
+  const name = opts.env?.[SIDE_VARIABLE] ?? 'run';
   const { guard, sealed } = opts.guard ? openSessions(tree, config, opts.guard) : { guard: null, sealed: null };
   let run;
   let refused: string[] = [];
@@ -105,16 +107,18 @@ export async function runProperties(
     const env = sealed ? sealed.activate({ ...process.env, ...plain }, workerSetup(tree, config, opts, guard)) : plain;
     // {shard}: this run's share of its side (runenv.ts), 1/1 unless a matrix part set it.
     const shard = /^\d+\/\d+$/.test(env[SHARD_VARIABLE] ?? '') ? env[SHARD_VARIABLE]! : '1/1';
-    run = await runTestCommand(command.replaceAll('{shard}', shard), {
-      cwd: treeDir,
-      timeoutMs: config.properties.timeout,
-      env,
-      signal: opts.signal,
-      junit: guard?.junit,
-    });
+    run = await traced(`${name}: property command`, () =>
+      runTestCommand(command.replaceAll('{shard}', shard), {
+        cwd: treeDir,
+        timeoutMs: config.properties.timeout,
+        env,
+        signal: opts.signal,
+        junit: guard?.junit,
+      }),
+    );
     // Read only now that every process the command started has ended.
     if (guard) {
-      const said = await guard.finish();
+      const said = await traced(`${name}: guard records`, () => guard.finish());
       refused = said.problems;
       failures = said.failures;
     }
@@ -147,7 +151,7 @@ export async function runProperties(
       };
     }
     try {
-      const report = await readReport(run.junit);
+      const report = await traced(`${name}: report read`, () => readReport(run.junit));
       const changed = unreported(failures, report.cases);
       if (changed.length)
         return { ...base, mapping: null, problem: `the runtime guard refused the run: ${changed.join('; ')}` };

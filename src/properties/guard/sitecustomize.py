@@ -404,7 +404,7 @@ def _guard():
 
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
         if level == 0 and name.partition(".")[0] in framework:
-            quiet(check_import)(name)
+            framework_import(name)
         return real_import(name, globals, locals, fromlist, level)
     builtins.__import__ = guarded_import
 
@@ -412,9 +412,25 @@ def _guard():
 
     def import_module(name, package=None):
         if name.partition(".")[0] in framework:
-            quiet(check_import)(name)
+            framework_import(name)
         return real_import_module(name, package)
     importlib.import_module = import_module
+
+    def framework_import(name):
+        # Most imports of the framework are its own, inside functions it
+        # calls on every example (Hypothesis's): an importer whose file is
+        # known to be an installed package, the standard library or the
+        # base's settles it without the walk (it is the frame the walk ends at).
+        me = _thread.get_ident()
+        nested = me in busy
+        busy.add(me)
+        try:
+            importer = sys._getframe(2)
+            if kinds.get(importer.f_code.co_filename) not in ("lib", "std", "base"):
+                check_import(name)
+        finally:
+            if not nested:
+                busy.discard(me)
 
     def check_import(name):
         f = caller()
