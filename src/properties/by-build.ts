@@ -6,12 +6,13 @@
 // symbol the production diff adds, and the invariant's property file is one
 // those errors are in (so it references those symbols). Any other failure
 // stays what it was (revert_broken). Each language reads its own errors and
-// added symbols: by-build-go.ts, by-build-js.ts.
+// added symbols: by-build-go.ts, by-build-rust.ts, by-build-js.ts.
 import type { RawChange } from '../git/changes.js';
 import { readFileAt } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
 import { goErrors, goOwns } from './by-build-go.js';
 import { scriptErrors, scriptOwns } from './by-build-js.js';
+import { rustErrors, rustOwns } from './by-build-rust.js';
 import type { InvariantResult } from './mapping.js';
 
 /** One build or load error: the file it is in (relative to the tree; null when not known), and the added symbol it misses (null: any other error). */
@@ -33,8 +34,9 @@ export async function fixedByBuild(
   onHead: InvariantResult[],
 ): Promise<Map<string, string[]> | null> {
   const go = await goErrors(repo, production, output);
+  const rust = await rustErrors(repo, production, output);
   const scripts = await scriptErrors(repo, head, production, output);
-  const errors = [...(go ?? []), ...(scripts ?? [])];
+  const errors = [...(go ?? []), ...(rust ?? []), ...(scripts ?? [])];
   if (!errors.length || errors.some((e) => e.symbol === null)) return null;
   // The files the errors are in, with the symbols each misses.
   const missing = new Map<string, Set<string>>();
@@ -43,7 +45,8 @@ export async function fixedByBuild(
   for (const file of missing.keys()) sources.set(file, (await readFileAt(repo, head, file))?.toString('utf8') ?? '');
   const found = new Map<string, string[]>();
   for (const inv of onHead) {
-    const files = [...missing.keys()].filter((f) => (f.endsWith('.go') ? goOwns : scriptOwns)(sources.get(f)!, inv));
+    const owns = (f: string) => (f.endsWith('.go') ? goOwns : f.endsWith('.rs') ? rustOwns : scriptOwns);
+    const files = [...missing.keys()].filter((f) => owns(f)(sources.get(f)!, inv));
     if (files.length) found.set(inv.id, [...new Set(files.flatMap((f) => [...missing.get(f)!]))].sort());
   }
   return found.size ? found : null;
