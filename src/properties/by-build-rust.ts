@@ -15,9 +15,10 @@ import type { Repo } from '../git/repo.js';
 import type { BuildError } from './by-build.js';
 import type { InvariantResult } from './mapping.js';
 
-/** One error of a failed cargo build: the file its `-->` line names (null: none), and rustc's message with its code. */
+/** One error of a failed cargo build: the file and line its `-->` line names (null: none), and rustc's message with its code. */
 interface RustError {
   file: string | null;
+  line: number | null;
   message: string;
 }
 
@@ -35,9 +36,13 @@ export function rustBuildErrors(output: string): RustError[] | null {
     if (!head || SUMMARY.test(line)) return;
     // rustc names the place on the next line that is not the header's continuation.
     const at = lines.slice(i + 1, i + 4).find((l) => /^\s*--> /.test(l));
-    const file = at ? (/^\s*--> (.+?):\d+:\d+$/.exec(at)?.[1] ?? null) : null;
-    const error = { file: file?.replace(/^\.\//, '') ?? null, message: `${head[1] ?? ''}${head[2].trim()}` };
-    seen.set(`${error.file}\0${error.message}\0${at ?? ''}`, error);
+    const place = at ? /^\s*--> (.+?):(\d+):\d+$/.exec(at) : null;
+    const error = {
+      file: place?.[1].replace(/^\.\//, '') ?? null,
+      line: place ? Number(place[2]) : null,
+      message: `${head[1] ?? ''}${head[2].trim()}`,
+    };
+    seen.set(`${error.file}\0${error.line}\0${error.message}`, error);
   });
   return [...seen.values()];
 }
@@ -94,7 +99,10 @@ function shallow(body: string): string {
 
 const QUALIFIERS = String.raw`(?:(?:const|async|unsafe|default|extern(?:\s+"[^"]*")?)\s+)*`;
 const PUB = String.raw`\bpub(?:\s*\([^)]*\))?\s+`;
-const ITEM = new RegExp(`${PUB}${QUALIFIERS}(?:fn|struct|enum|union|trait|type|const|static|mod)\\s+(?:mut\\s+)?(\\w+)`, 'g');
+const ITEM = new RegExp(
+  `${PUB}${QUALIFIERS}(?:fn|struct|enum|union|trait|type|const|static|mod)\\s+(?:mut\\s+)?(\\w+)`,
+  'g',
+);
 
 /** The public names a Rust source declares (see the head of this file). */
 export function rustNames(source: string): Set<string> {
@@ -139,13 +147,29 @@ export async function rustErrors(repo: Repo, production: RawChange[], output: st
   const added = await addedRustNames(repo, production);
   return errors.map((e) => {
     const symbol = rustMissing(e.message);
-    return { file: e.file, symbol: symbol && added.has(symbol) ? symbol : null };
+    return { file: e.file, line: e.line ?? undefined, symbol: symbol && added.has(symbol) ? symbol : null };
   });
 }
 
-/** A Rust property file is an invariant's when it declares a module its cases sit in (`mod invariant_…`) or names `[invariant:ID]`. */
-export function rustOwns(source: string, inv: InvariantResult): boolean {
+/**
+ * Whether an error at `line` of a Rust property file is an invariant's: the
+ * line is inside the inline module its cases sit in (`mod invariant_… {`),
+ * or the file is that module's own (`invariant_….rs`, `invariant_…/mod.rs`);
+ * or, for a harness that names its tests (libtest-mimic), the file names
+ * `[invariant:ID]`. An error outside every module (a `use` at the top of the
+ * file) is no invariant's.
+ */
+export function rustOwns(source: string, inv: InvariantResult, line?: number, file = ''): boolean {
+  if (source.includes(`[invariant:${inv.id}]`)) return true;
   const text = code(source);
-  const modules = inv.outcomes.flatMap((o) => o.name.split('::').filter((s) => /^invariant_\w+$/.test(s)));
-  return modules.some((m) => new RegExp(`\\bmod\\s+${m}\\b`).test(text)) || source.includes(`[invariant:${inv.id}]`);
+  const modules = new Set(inv.outcomes.flatMap((o) => o.name.split('::').filter((s) => /^invariant_\w+$/.test(s))));
+  for (const m of modules) {
+    if (new RegExp(`(^|/)${m}(\\.rs|/mod\\.rs)$`).test(file)) return true;
+    for (const block of text.matchAll(new RegExp(`\\bmod\\s+${m}\\s*\\{`, 'g'))) {
+      const open = block.index + block[0].length - 1;
+      const [from, to] = [open, closing(text, open)].map((i) => text.slice(0, i).split('\n').length);
+      if (line !== undefined && line >= from && line <= to) return true;
+    }
+  }
+  return false;
 }

@@ -62,12 +62,13 @@ error: linking with \`cc\` failed: exit status: 1
 error: could not compile \`shop\` (test "properties") due to 3 previous errors; 1 warning emitted
 `;
   assert.equal(rustBuildErrors(out), [
-    { file: 'spec/properties.rs', message: '[E0432]unresolved import `shop::bill::double`' },
+    { file: 'spec/properties.rs', line: 1, message: '[E0432]unresolved import `shop::bill::double`' },
     {
       file: 'spec/properties.rs',
+      line: 8,
       message: '[E0599]no method named `sum` found for struct `shop::bill::Ledger` in the current scope',
     },
-    { file: null, message: 'linking with `cc` failed: exit status: 1' },
+    { file: null, line: null, message: 'linking with `cc` failed: exit status: 1' },
   ]);
   // Tests that ran and failed are no build failure.
   assert.is(rustBuildErrors('error: test failed, to rerun pass `--test properties`\n'), null);
@@ -84,7 +85,10 @@ test('only missing names, imports, methods and associated items name a Rust symb
     ['[E0433]cannot find `cart` in `shop`', 'cart'],
     ['[E0433]failed to resolve: use of undeclared type `Ledger`', 'Ledger'],
     ['[E0599]no method named `sum` found for struct `shop::bill::Ledger<i64>` in the current scope', 'Ledger.sum'],
-    ['[E0599]no function or associated item named `empty` found for struct `Ledger` in the current scope', 'Ledger.empty'],
+    [
+      '[E0599]no function or associated item named `empty` found for struct `Ledger` in the current scope',
+      'Ledger.empty',
+    ],
     ['[E0599]`Ledger` is not an iterator', null],
     ['[E0061]this function takes 1 argument but 2 arguments were supplied', null],
     ['[E0308]mismatched types', null],
@@ -133,9 +137,16 @@ test("a Rust property file is an invariant's when it declares its cases' module 
     outcomes: names.map((name) => ({ key: name, name, outcome: 'passed' as const })),
     case_count: 0,
   });
-  const src = 'mod invariant_bill__double {\n    #[test]\n    fn doubles() {}\n}\n// mod invariant_bill__total\n';
-  assert.ok(rustOwns(src, inv('bill.double', 'invariant_bill__double::doubles')));
-  assert.not.ok(rustOwns(src, inv('bill.total', 'invariant_bill__total::sums')));
+  const src =
+    'use shop::bill;\nmod invariant_bill__double {\n    #[test]\n    fn doubles() {}\n}\n// mod invariant_bill__total {\n';
+  const double = inv('bill.double', 'invariant_bill__double::doubles');
+  assert.ok(rustOwns(src, double, 4));
+  assert.not.ok(rustOwns(src, double, 1), "a use at the top is no invariant's");
+  assert.not.ok(rustOwns(src, double, 6));
+  assert.not.ok(rustOwns(src, inv('bill.total', 'invariant_bill__total::sums'), 6));
+  assert.ok(rustOwns('fn doubles() {}\n', double, 1, 'spec/invariant_bill__double.rs'));
+  assert.ok(rustOwns('fn doubles() {}\n', double, 1, 'spec/invariant_bill__double/mod.rs'));
+  assert.not.ok(rustOwns('fn doubles() {}\n', double, 1, 'spec/x_invariant_bill__double.rs'));
   assert.ok(rustOwns('Trial::test("[invariant:bill.total]", f)', inv('bill.total', '[invariant:bill.total]')));
 });
 
