@@ -5,7 +5,7 @@
 // an owner's signed property beside an agent's fix is `fixed (by build)` and
 // accepted; a build failure that names anything the diff does not add stays
 // revert_broken; the owner's split advice, run as printed, reaches a state
-// the gate accepts.
+// the gate accepts. A doc-comment-only change still owes evidence, and says why.
 import { chmodSync, copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -83,6 +83,21 @@ cargoTest('rust: a reverted build that fails on anything the diff does not add s
   assert.is(revert.status, 'revert_broken', `${revert.reason}\n${g.stderr}`);
   assert.equal(revert.failing_on_revert, []);
   assert.is(revert.by_build, undefined);
+  assert.is.not(g.code, 0);
+});
+
+cargoTest('rust: a doc-comment-only change still owes evidence: doc comments are attributes and doctests run', () => {
+  const { work } = rustSite(owner);
+  work.git(['switch', '-q', '-c', 'doc', 'origin/main']);
+  commitBy(work, AGENT, { 'src/lib.rs': LIB.replace('/// Sums the items.', '/// Sums every item.') }, 'doc: total');
+  const g = gate(work);
+  assert.match(
+    g.stderr,
+    'behaviour: src/lib.rs changes it (Rust: doc comments are attributes and doctests run, so any change counts)',
+  );
+  // It ran both sides, and no property tells them apart: an owner's refactor row is the way through.
+  assert.is(g.layers.revert.details.status, 'does_not_describe', g.stderr);
+  assert.match(g.layers.revert.violations[0].fix, '.patchwarden/refactors.yaml');
   assert.is.not(g.code, 0);
 });
 
