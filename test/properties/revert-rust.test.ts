@@ -1,4 +1,6 @@
-// New API in Rust, proven: a property for a function the fix adds cannot
+// Rust properties under real cargo and libtest's JUnit (no crates needed),
+// through the real gate. The libtest example of docs/revert-check.md, as
+// printed, proves a fix. New API, proven: a property for a function the fix adds cannot
 // build without the fix, so the reverted cargo run fails to compile where
 // head passes. With real cargo and libtest's JUnit (no crates needed),
 // through the real gate: a libtest case names its invariant by its module;
@@ -16,7 +18,15 @@ import { cleanup, PROJECT, type TempRepo } from '../helpers/repo.js';
 import { testUnless } from '../helpers/skip.js';
 import { commitAs, Keys } from '../prereceive/server.js';
 import { AGENT, commitBy, gate } from './evidence-site.js';
-import { CARGO_MISSING, crate, rustConfig, rustProperty, rustRegistry as registry } from './rust-crate.js';
+import {
+  CARGO_MISSING,
+  CARGO_TOML,
+  crate,
+  docExample,
+  rustConfig,
+  rustProperty,
+  rustRegistry as registry,
+} from './rust-crate.js';
 
 const cargoTest = testUnless(CARGO_MISSING);
 
@@ -41,6 +51,24 @@ const keys = new Keys();
 const owner = keys.make('owner');
 test.after.each(cleanup);
 test.after(() => keys.rm());
+
+cargoTest('rust: the libtest example of revert-check.md, as printed, proves a fix through the gate', () => {
+  const doc = docExample();
+  const id = 'bill.total_non_negative';
+  const buggy = 'pub fn total(xs: &[i64]) -> i64 {\n    if xs.is_empty() { -1 } else { xs.iter().sum() }\n}\n';
+  const config = `version: 1\nzones:\n  spec: [spec/**]\n  src: ["src/**"]\n${doc.yaml}  invariants: spec/invariants.yaml\n`;
+  const { work } = site(config, {
+    ...crate(buggy, doc.rust, id),
+    'Cargo.toml': CARGO_TOML.replace(/\n\[\[test\]\][\s\S]*$/, `\n${doc.toml}`),
+  });
+  work.git(['switch', '-q', '-c', 'fix', 'origin/main']);
+  commitBy(work, AGENT, { 'src/lib.rs': LIB }, 'total: an empty bill is 0');
+  const g = gate(work);
+  const revert = g.layers.revert.details;
+  assert.is(revert.status, 'describes_patch', `${JSON.stringify(g.layers.revert)}\n${g.stderr}`);
+  assert.equal(revert.failing_on_revert, [id]);
+  assert.is(g.code, 0, JSON.stringify(g.out.layers));
+});
 
 cargoTest(
   "rust: an owner's signed property for a new function beside an agent's fix is fixed (by build); the gate accepts it",
