@@ -1,23 +1,10 @@
-// Rust properties under real cargo and libtest's JUnit (no crates needed),
-// through the real gate. The libtest example of docs/revert-check.md, as
-// printed, proves a fix. New API, proven: a property for a function the fix adds cannot
-// build without the fix, so the reverted cargo run fails to compile where
-// head passes. With real cargo and libtest's JUnit (no crates needed),
-// through the real gate: a libtest case names its invariant by its module;
-// an owner's signed property beside an agent's fix is `fixed (by build)` and
-// accepted; a build failure that names anything the diff does not add stays
-// revert_broken; the owner's split advice, run as printed, reaches a state
-// the gate accepts. A doc-comment-only change still owes evidence, and says why.
-import { chmodSync, copyFileSync } from 'node:fs';
-import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { site } from '../attacks/range-site.js';
-import { advice, follow, ownerEnv } from '../helpers/advice.js';
-import { cleanup, PROJECT, type TempRepo } from '../helpers/repo.js';
+import { cleanup } from '../helpers/repo.js';
 import { testUnless } from '../helpers/skip.js';
 import { commitAs, Keys } from '../prereceive/server.js';
-import { AGENT, commitBy, gate } from './evidence-site.js';
+import { AGENT, commitBy, gate, splitAsAdvised } from './evidence-site.js';
 import {
   CARGO_MISSING,
   CARGO_TOML,
@@ -129,29 +116,16 @@ cargoTest('rust: a doc-comment-only change still owes evidence: doc comments are
   assert.is.not(g.code, 0);
 });
 
-function installPreCommit(repo: TempRepo): void {
-  const hook = path.join(repo.dir, '.git/hooks/pre-commit');
-  copyFileSync(path.join(PROJECT, 'hooks/pre-commit'), hook);
-  chmodSync(hook, 0o755);
-}
-
 cargoTest(
   "rust: the owner's split advice for a property and a new function, run as printed, reaches a state the gate accepts",
   () => {
     const s = rustSite(owner);
     const { work } = s;
-    installPreCommit(work);
-    work.git(['switch', '-q', '-c', 'double', 'origin/main']);
-    work
-      .write('src/lib.rs', withDouble())
-      .write('spec/properties.rs', TOTAL_PROPERTY + DOUBLE_PROPERTY)
-      .write('spec/invariants.yaml', registry(TOTAL, DOUBLE));
-    work.git(['add', '-A']);
-    const r = work.git(['commit', '-q', '-m', 'double, with its property'], { allowFail: true });
-    assert.is(r.code, 1, r.stdout + r.stderr);
-    assert.match(r.stderr, 'split it: an owner signs the oracle commit');
-    follow(work.dir, ownerEnv(work.env, 'owner@example.com', owner.file), advice(r.stderr));
-    const g = gate(work);
+    const g = splitAsAdvised(work, owner.file, {
+      'src/lib.rs': withDouble(),
+      'spec/properties.rs': TOTAL_PROPERTY + DOUBLE_PROPERTY,
+      'spec/invariants.yaml': registry(TOTAL, DOUBLE),
+    });
     const revert = g.layers.revert.details;
     assert.is(revert.status, 'describes_patch', `${revert.reason}\n${g.stderr}`);
     assert.equal(revert.by_build, { [DOUBLE]: ['double'] });
