@@ -59,6 +59,12 @@ export function sealedLines(): string[] {
   return weakest ? [`sealed: ${weakest} (${sealedWhy(weakest, wantedMode)})`] : [];
 }
 
+/** The line of a merge of matrix parts: the weakest mode their runs got, on the machines that ran them. */
+export function partsSealedLine(mode: SealedMode): string {
+  const why = mode === 'kernel' ? 'production code ran in workers confined by the kernel' : sealedWhy(mode, mode);
+  return `sealed: ${mode} (the weakest of the parts' runs: ${why})`;
+}
+
 /** The weakest of some runs' modes (one not named is `off`). */
 export function weakestMode(modes: unknown[]): SealedMode {
   const known = modes.map((m) => (ORDER.includes(m as SealedMode) ? (m as SealedMode) : 'off'));
