@@ -5,6 +5,7 @@
 # iteration) with data (patchwarden_sealed_wire.py): plain values, records by
 # their fields, anything else as a handle, an exception with its traceback's
 # frames. It ends when the property process closes the channel.
+import atexit
 import dataclasses
 import datetime
 import enum
@@ -299,11 +300,21 @@ def _serve(msg):
             return ["raise", ["e", ["x", "builtins", "RuntimeError", 0, []], [], "sealed mode: the worker could not describe %s: %s" % (type(e).__name__, _text(inner)), [], []]]
 
 
+def _leave():
+    # The run is over: the exit functions run (in process mode the guard's
+    # last one sends its final record, without which the run is refused),
+    # then the worker ends without waiting on threads production code left.
+    try:
+        atexit._run_exitfuncs()
+    finally:
+        os._exit(0)
+
+
 def _receive():
     try:
         return _chan.receive()
     except Closed:
-        os._exit(0)
+        _leave()
 
 
 def _watch_parent():
@@ -314,7 +325,7 @@ def _watch_parent():
     def watch():
         while os.getppid() == parent:
             time.sleep(0.5)
-        os._exit(0)
+        _leave()
 
     threading.Thread(target=watch, name="patchwarden-sealed-parent", daemon=True).start()
 
