@@ -17,7 +17,7 @@ import time
 
 # No bytecode written beside the runtime's sources, whoever may write there.
 _writes, sys.dont_write_bytecode = sys.dont_write_bytecode, True
-from patchwarden_sealed_wire import Channel, Closed  # noqa: E402
+from patchwarden_sealed_wire import Channel, Closed, plain_decoders  # noqa: E402
 
 sys.dont_write_bytecode = _writes
 
@@ -208,25 +208,16 @@ def _record(v):
         return o
 
 
+def dec(v):
+    return _DECODE[v[0]](v) if type(v) is list else v
+
+
 _DECODE = {
-    "l": lambda v: [dec(x) for x in v[1:]],
-    "t": lambda v: tuple(dec(x) for x in v[1:]),
-    "s": lambda v: {dec(x) for x in v[1:]},
-    "f": lambda v: frozenset(dec(x) for x in v[1:]),
-    "d": lambda v: {dec(v[i]): dec(v[i + 1]) for i in range(1, len(v), 2)},
-    "b": lambda v: v[1].encode("latin-1"),
-    "dt": lambda v: datetime.datetime.fromisoformat(v[1]),
-    "date": lambda v: datetime.date.fromisoformat(v[1]),
-    "time": lambda v: datetime.time.fromisoformat(v[1]),
-    "td": lambda v: datetime.timedelta(v[1], v[2], v[3]),
+    **plain_decoders(dec),
     "h": lambda v: _objects[v[1]],
     "r": _record,
     "c": lambda v: _Callback(v[1]),
 }
-
-
-def dec(v):
-    return _DECODE[v[0]](v) if type(v) is list else v
 
 
 class _Callback:
