@@ -9,6 +9,7 @@ import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { nodeGuardPreload } from './guard-preload.mjs';
 
 // PATCHWARDEN_BUILD_DIR lets parallel test runs each build their own copy.
 const outdir = path.resolve(process.env.PATCHWARDEN_BUILD_DIR ?? 'dist');
@@ -25,12 +26,22 @@ for (const file of [
 ]) {
   buildId.update(file).update('\0').update(readFileSync(file)).update('\0');
 }
-// The runtime guards' own sources (Python, and the Node preload) and the
-// sealed runtimes (properties/sealed/**) go into the bundle as text: they are
-// written out for each guarded run.
+// The runtime guards' own sources (Python, and the Node preload, its modules
+// bundled into one file first) and the sealed runtimes
+// (properties/sealed/**) go into the bundle as text: they are written out
+// for each guarded run.
+let nodeGuard;
 const guardSources = {
   name: 'guard-sources-as-text',
   setup(b) {
+    b.onResolve({ filter: /^\.\/node\/preload\.bundle\.cjs$/ }, (args) => ({
+      path: args.path,
+      namespace: 'node-guard',
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'node-guard' }, async () => ({
+      contents: await (nodeGuard ??= nodeGuardPreload()),
+      loader: 'text',
+    }));
     b.onLoad(
       { filter: /[\\/]src[\\/]properties[\\/](guard[\\/][^\\/]+\.(py|cjs)|sealed[\\/].+\.(py|cjs|mjs))$/ },
       (args) => ({

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openGuard, type GuardSources } from '../../src/properties/guard/session.js';
 import { propertyRunEnv, TREE_ENV } from '../../src/properties/runenv.js';
+import { nodeGuardPreload } from '../guard-preload.mjs';
 import { PROJECT, benchEnv, type Row } from './lib.js';
 
 const RUNS = 5;
@@ -19,7 +20,7 @@ const source = (f: string) => readFileSync(path.join(PROJECT, 'src/properties/gu
 const SOURCES: GuardSources = {
   sitecustomize: source('sitecustomize.py'),
   pytestPlugin: source('pytest_plugin.py'),
-  preload: source('preload.cjs'),
+  preload: await nodeGuardPreload(),
 };
 
 const PY_PROPERTY = `import pytest\nfrom bill import total\n\n@pytest.mark.parametrize("n", range(${CASES}))\ndef test_total(n, record_property):\n    record_property("invariant", "bill.total_non_negative")\n    assert total(list(range(n))) >= 0\n`;

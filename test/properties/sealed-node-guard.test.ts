@@ -12,6 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type GuardSources, openGuard } from '../../src/properties/guard/session.js';
 import { propertyRunEnv } from '../../src/properties/runenv.js';
+import { nodeGuardPreload } from '../../scripts/guard-preload.mjs';
 import { PROJECT, sh } from '../helpers/repo.js';
 import { cleanupSealed, SealedProject, statusOf } from './sealed-node-site.js';
 
@@ -21,7 +22,7 @@ const source = (f: string) => readFileSync(path.join(PROJECT, 'src/properties/gu
 const SOURCES: GuardSources = {
   sitecustomize: source('sitecustomize.py'),
   pytestPlugin: source('pytest_plugin.py'),
-  preload: source('preload.cjs'),
+  preload: await nodeGuardPreload(),
 };
 
 const SPEC =

@@ -3,6 +3,8 @@
 import type { GuardSources } from './session.js';
 import sitecustomize from './sitecustomize.py';
 import pytestPlugin from './pytest_plugin.py';
-import preload from './preload.cjs';
+// No such file among the sources: the build bundles the modules of node/
+// into it (scripts/guard-preload.mjs).
+import preload from './node/preload.bundle.cjs';
 
 export const GUARD_SOURCES: GuardSources = { sitecustomize, pytestPlugin, preload };
