@@ -1,6 +1,7 @@
-// What a script imports, and where it writes a git command line itself, read
-// with the parser the project bundles (@babel/parser): for the layer lint
-// (scripts/layers.mjs) and the test runner's unit tier (scripts/test.mjs).
+// What a script imports, where it writes a git command line itself, and which
+// of its functions run long, read with the parser the project bundles
+// (@babel/parser): for the layer lint (scripts/layers.mjs) and the test
+// runner's unit tier (scripts/test.mjs).
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -43,6 +44,12 @@ function gitCall(node) {
   return null;
 }
 
+/** Past this many lines a function is split where a name explains the part (docs/architecture.md). */
+export const LONG_FUNCTION = 100;
+
+/** A function's name as a reader finds it: its own, its method key, or the variable or property it is assigned to. */
+const functionName = (node, holder) => node.id?.name ?? node.key?.name ?? holder ?? '(anonymous)';
+
 const isCreateRequire = (callee, names) =>
   (callee.type === 'Identifier' && names.has(callee.name)) ||
   (callee.type === 'MemberExpression' &&
@@ -57,7 +64,8 @@ const isCreateRequire = (callee, names) =>
  * literal comes back with spec null. Beside them, `gitCalls`: each place that
  * writes a git command line itself, as { what, line }: a `.run([...])` or
  * `.text([...])` of an argument list, a call or import of `runGit` or
- * `runGitSync`, a process started as `git`.
+ * `runGitSync`, a process started as `git`. And `long`: each function of
+ * more than LONG_FUNCTION lines, as { name, line, lines }.
  */
 function readScript(file, text) {
   const plugins = file.endsWith('x') ? ['typescript', 'jsx'] : ['typescript'];
@@ -65,13 +73,21 @@ function readScript(file, text) {
   const ast = parser.parse(text, { sourceType: 'unambiguous', plugins, allowReturnOutsideFunction: true });
   const found = [];
   const gitCalls = [];
+  const long = [];
   const add = (arg, node) => found.push({ spec: literal(arg), line: node.loc.start.line });
   // Names bound to createRequire itself, and to the functions it returns.
   const creators = new Set(['createRequire']);
   const requires = new Set(['require']);
-  const visit = (node) => {
-    if (Array.isArray(node)) return node.forEach(visit);
+  const visit = (node, holder) => {
+    if (Array.isArray(node)) {
+      for (const n of node) visit(n, holder);
+      return;
+    }
     if (!node || typeof node.type !== 'string') return;
+    if (/Function|Method/.test(node.type) && node.body) {
+      const lines = node.loc.end.line - node.loc.start.line + 1;
+      if (lines > LONG_FUNCTION) long.push({ name: functionName(node, holder), line: node.loc.start.line, lines });
+    }
     switch (node.type) {
       case 'ImportDeclaration':
         for (const s of node.specifiers) {
@@ -114,11 +130,13 @@ function readScript(file, text) {
         break;
       }
     }
+    const named =
+      node.type === 'VariableDeclarator' || node.type === 'ObjectProperty' ? (node.id ?? node.key)?.name : holder;
     for (const key of Object.keys(node))
-      if (key !== 'loc' && key !== 'extra' && node[key] && typeof node[key] === 'object') visit(node[key]);
+      if (key !== 'loc' && key !== 'extra' && node[key] && typeof node[key] === 'object') visit(node[key], named);
   };
   visit(ast.program);
-  return { imports: found, gitCalls };
+  return { imports: found, gitCalls, long };
 }
 
 // Parsing every file takes seconds on a cold start; what a file imports is kept
@@ -153,9 +171,9 @@ function writeCache(file, cache, used) {
 }
 
 /**
- * What each of `files` imports and where it writes git command lines
- * (readScript), or the Error that kept it from parsing, by file. `name` names
- * the cache, one per caller.
+ * What each of `files` imports, where it writes git command lines and which
+ * of its functions run long (readScript), or the Error that kept it from
+ * parsing, by file. `name` names the cache, one per caller.
  */
 export function readScripts(name, files) {
   const store = path.join(CACHES, `patchwarden-imports-${name}.json`);

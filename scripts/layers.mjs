@@ -8,12 +8,12 @@
 // no source folder's order applies to) or `layers: project files` (the sealed
 // worker loading the project under test). It also fails on a git command line
 // written outside src/git/ (`repo.run([...])`, `runGit`, a process started as
-// `git`): plumbing lives in git/ only, as named functions. docs/architecture.md
-// explains the order.
+// `git`): plumbing lives in git/ only, as named functions. And it fails on a
+// function of more than 100 lines. docs/architecture.md explains the order.
 // Usage: node scripts/layers.mjs [ROOT]   (ROOT holds src/; default: here)
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { readScripts } from './imports.mjs';
+import { LONG_FUNCTION, readScripts } from './imports.mjs';
 
 // Lowest first: a folder may import only folders before it in this list.
 export const ORDER = [
@@ -82,6 +82,7 @@ export function folderImports(root) {
   const edges = [];
   const unreadable = [];
   const gitCalls = [];
+  const long = [];
   const files = readdirSync(src, { recursive: true })
     .map(String)
     .filter((rel) => SOURCE.test(rel))
@@ -98,6 +99,10 @@ export function folderImports(root) {
         gitCalls.push(
           `${shown}:${line}: ${what} writes a git command line outside src/git/: call a named function of src/git/ (add one there, named for what it does)`,
         );
+    for (const f of found.long)
+      long.push(
+        `${shown}:${f.line}: ${f.name} is ${f.lines} lines, over ${LONG_FUNCTION}: split it where a name explains the part`,
+      );
     const lines = found.imports.some((f) => f.spec === null) ? readFileSync(file, 'utf8').split('\n') : [];
     for (const { spec, line } of found.imports) {
       const { to, problem } = place(src, file, spec, lines[line - 2] ?? '');
@@ -105,7 +110,7 @@ export function folderImports(root) {
       else if (to && to !== from) edges.push({ from, to, file: shown, line, spec });
     }
   }
-  return { edges, unreadable, gitCalls };
+  return { edges, unreadable, gitCalls, long };
 }
 
 /** Strongly connected sets of more than one folder (Tarjan). */
@@ -151,7 +156,7 @@ export function cycles(edges) {
 
 /** Every broken rule, as lines to print; empty when the layers hold. */
 export function problems(root, order = ORDER) {
-  const { edges, unreadable, gitCalls } = folderImports(root);
+  const { edges, unreadable, gitCalls, long } = folderImports(root);
   const rank = new Map(order.map((f, i) => [f, i]));
   const out = [];
   const folders = new Set(
@@ -164,7 +169,7 @@ export function problems(root, order = ORDER) {
       out.push(
         `src/${f}/ is not in the layer order (scripts/layers.mjs ORDER): place it there and in docs/architecture.md`,
       );
-  out.push(...unreadable, ...gitCalls);
+  out.push(...unreadable, ...gitCalls, ...long);
   for (const set of cycles(edges)) out.push(`folder cycle: ${set.join(' <-> ')}`);
   for (const e of edges) {
     if (rank.has(e.from) && rank.has(e.to) && rank.get(e.to) > rank.get(e.from)) {
@@ -184,5 +189,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     );
     process.exit(1);
   }
-  console.log(`layers: ${ORDER.length} folders, imports run downward only, git command lines only in src/git/`);
+  console.log(
+    `layers: ${ORDER.length} folders, imports run downward only, git command lines only in src/git/, no function over ${LONG_FUNCTION} lines`,
+  );
 }

@@ -1,7 +1,8 @@
 // The layer check run as `npm run lint:layers` does: it passes on the tree,
 // and on a temporary copy of src/ it fails on an import that climbs, however
 // it is spelled, on an import whose path it cannot read, on a folder cycle, on
-// a folder the order does not name and on a git command line outside src/git/.
+// a folder the order does not name, on a git command line outside src/git/ and
+// on a function of more than 100 lines.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -176,6 +177,30 @@ test('a git command line outside src/git/ fails however it is written, in every 
     }
     // The import of the runner is named too: runGit is git/'s own.
     assert.match(r.stderr, 'src/owners/calls-run-git.ts:2: an import of runGit writes a git command line');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a function over 100 lines fails with its name and line, however it is written; 100 lines pass', () => {
+  const root = copyOfSrc();
+  const body = (n: number) => Array.from({ length: n - 2 }, (_, i) => `  const v${i} = ${i};`).join('\n');
+  try {
+    writeFileSync(
+      path.join(root, 'src/zones/long.ts'),
+      [
+        `export function declared() {\n${body(101)}\n}`,
+        `export const arrow = () => {\n${body(101)}\n};`,
+        `export class Holder {\n  method() {\n${body(101)}\n  }\n}`,
+        `export function fits() {\n${body(100)}\n}`,
+      ].join('\n'),
+    );
+    const r = sh(process.execPath, [SCRIPT, root]);
+    assert.is(r.code, 1);
+    assert.match(r.stderr, 'src/zones/long.ts:1: declared is 101 lines, over 100: split it');
+    assert.match(r.stderr, 'src/zones/long.ts:102: arrow is 101 lines');
+    assert.match(r.stderr, 'src/zones/long.ts:204: method is 101 lines');
+    assert.not.match(r.stderr, 'fits');
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
