@@ -1,6 +1,7 @@
 // Measuring: wall time (and peak memory) of whole commands, each against a
 // baseline measured in the same run, the two alternating run by run.
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -54,6 +55,14 @@ export interface Row {
   unit?: 'ms' | 'MB' | 'µs' | 'invariants';
   /** Lines printed under the row: figures that say what part of it is not patchwarden's. */
   note?: string[];
+  /** CPU ms (user and system, children included) of each run of `ours` and `baseline`, as `paired` measures it. */
+  cpu?: { ours: number[]; baseline: number[] };
+  /**
+   * Consecutive rounds of the same measurement, each judged on its own: the
+   * row meets its target only when every round does. `ours` and `baseline`
+   * then hold every round's runs.
+   */
+  rounds?: { ours: number[]; baseline: number[] }[];
 }
 
 export interface Cmd {
@@ -63,31 +72,62 @@ export interface Cmd {
 }
 
 /** Wall time in ms of one run; throws when the command cannot start or fails. */
-export function timeOnce({ cmd, args, opts = {} }: Cmd): number {
-  const t = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { env: benchEnv(), ...opts, stdio: ['pipe', 'ignore', 'pipe'] });
-  const ms = Number(process.hrtime.bigint() - t) / 1e6;
-  if (r.error) throw r.error;
-  if (r.status !== 0) throw new Error(`bench: ${cmd} ${args.join(' ')} exited ${r.status}: ${String(r.stderr).trim()}`);
-  return ms;
+export function timeOnce(cmd: Cmd): number {
+  return measureOnce(cmd).wall;
 }
 
-/** `runs` paired runs (after one warm-up of each), alternating which goes first. */
-export function paired(ours: Cmd, baseline: Cmd, runs = 7): { ours: number[]; baseline: number[] } {
+/** Wall time and CPU time (of the command and every process under it) in ms of one run. */
+function measureOnce({ cmd, args, opts = {} }: Cmd): { wall: number; cpu: number } {
+  const c = childrenCpu();
+  const t = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { env: benchEnv(), ...opts, stdio: ['pipe', 'ignore', 'pipe'] });
+  const wall = Number(process.hrtime.bigint() - t) / 1e6;
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new Error(`bench: ${cmd} ${args.join(' ')} exited ${r.status}: ${String(r.stderr).trim()}`);
+  return { wall, cpu: childrenCpu() - c };
+}
+
+/**
+ * CPU ms of this process's ended children (Linux: cutime and cstime of
+ * /proc/self/stat, in clock ticks of 10 ms); 0 elsewhere. A child's figure
+ * includes the processes it waited for (git under the hook).
+ */
+function childrenCpu(): number {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[13]) + Number(f[14])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * `runs` paired runs (after one warm-up of each), alternating which goes
+ * first: wall times, and the CPU time of each run. On a loaded machine the
+ * CPU time is the figure that holds still.
+ */
+export function paired(
+  ours: Cmd,
+  baseline: Cmd,
+  runs = 7,
+): { ours: number[]; baseline: number[]; cpu: { ours: number[]; baseline: number[] } } {
   timeOnce(ours);
   timeOnce(baseline);
-  const a: number[] = [];
-  const b: number[] = [];
+  const a: { wall: number; cpu: number }[] = [];
+  const b: { wall: number; cpu: number }[] = [];
   for (let i = 0; i < runs; i++) {
     if (i % 2) {
-      b.push(timeOnce(baseline));
-      a.push(timeOnce(ours));
+      b.push(measureOnce(baseline));
+      a.push(measureOnce(ours));
     } else {
-      a.push(timeOnce(ours));
-      b.push(timeOnce(baseline));
+      a.push(measureOnce(ours));
+      b.push(measureOnce(baseline));
     }
   }
-  return { ours: a, baseline: b };
+  const wall = (xs: { wall: number }[]) => xs.map((x) => x.wall);
+  const cpu = (xs: { cpu: number }[]) => xs.map((x) => x.cpu);
+  return { ours: wall(a), baseline: wall(b), cpu: { ours: cpu(a), baseline: cpu(b) } };
 }
 
 /**
