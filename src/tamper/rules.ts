@@ -297,6 +297,7 @@ const testGlobals = (s: Source): Span[] => [
     s,
     (i) =>
       s.toks.k(i) === 'id' && s.toks.is(i, 'typeof') && s.toks.k(i + 1) === 'id' && TEST_GLOBALS.test(s.toks.v(i + 1)!),
+    /typeof/,
   ).map(([i]): Span => [i, i + 2]),
   ...['globalThis', 'global', 'window', 'self']
     .flatMap((h) => refsWithHead(s, 'raw', h))
@@ -326,7 +327,7 @@ const freshStack =
   (s: Source): Span[] => {
     const out: Span[] = s.refs.filter((r) => ctors.test(r.path) && members.test(r.path)).map((r) => [r.start, r.end]);
     let at: Map<number, Ref> | undefined;
-    for (let i = 0; i < s.toks.length; i++) {
+    for (const i of s.toks.holding(/new/)) {
       if (!s.toks.is(i, 'new') || s.toks.k(i) !== 'id') continue;
       at ??= new Map(s.refs.map((r) => [r.start, r]));
       const r = at.get(i + 1);
@@ -365,10 +366,12 @@ function reads(s: Source, a: number, b: number, names: string[]): boolean {
 const pythonEq = (s: Source): Span[] => {
   const { toks } = s;
   const defs = new Map<string, number>();
-  for (let i = 0; i < toks.length; i++)
+  for (const d of toks.holding(/def/)) {
+    const i = d + 1;
     if (toks.k(i) === 'id' && toks.is(i - 1, 'def') && toks.is(i + 1, '(')) defs.set(toks.v(i)!, i);
+  }
   const out: Span[] = [];
-  for (let i = 0; i < toks.length; i++) {
+  for (const i of toks.holding(/__eq__|__ne__/)) {
     const k = toks.k(i);
     if ((k !== 'id' && k !== 'str') || !(toks.is(i, '__eq__') || toks.is(i, '__ne__'))) continue;
     if (k === 'id' && toks.is(i - 1, 'def')) {
@@ -452,28 +455,37 @@ const cEq =
   (s: Source): Span[] => {
     const { toks } = s;
     const out: Span[] = [];
-    for (let i = 0; i < toks.length; i++) {
-      let j: number;
-      let primitive = false;
-      if (toks.k(i) === 'id' && names.some((n) => toks.is(i, n))) {
-        // a member access is a call of it, unless it is assigned (`A.prototype.equals = …`)
-        if (toks.is(i - 1, '.') && !toks.is(i + 1, '=')) continue;
-        j = i + 1;
-      } else if (
-        toks.is(i, '[') &&
-        toks.is(i + 1, 'Symbol') &&
-        toks.is(i + 2, '.') &&
-        (toks.is(i + 3, 'hasInstance') || toks.is(i + 3, 'toPrimitive')) &&
-        toks.is(i + 4, ']')
-      ) {
-        primitive = toks.is(i + 3, 'toPrimitive');
-        j = i + 5;
-      } else continue;
-      const a = cEqIgnoresArg(s, j, primitive);
-      if (a !== null) out.push([i, a + 1]);
+    // A name starts a candidate at its own token, `Symbol` at the `[` before it.
+    let last = -1;
+    for (const t of toks.holding(new RegExp([...names, 'Symbol'].join('|')))) {
+      for (let i = Math.max(t - 1, last + 1); i <= t; i++) cEqAt(s, i, names, out);
+      last = t;
     }
     return out;
   };
+
+/** The comparison function that starts at token i, when it ignores its argument, added to out. */
+function cEqAt(s: Source, i: number, names: string[], out: Span[]): void {
+  const { toks } = s;
+  let j: number;
+  let primitive = false;
+  if (toks.k(i) === 'id' && names.some((n) => toks.is(i, n))) {
+    // a member access is a call of it, unless it is assigned (`A.prototype.equals = …`)
+    if (toks.is(i - 1, '.') && !toks.is(i + 1, '=')) return;
+    j = i + 1;
+  } else if (
+    toks.is(i, '[') &&
+    toks.is(i + 1, 'Symbol') &&
+    toks.is(i + 2, '.') &&
+    (toks.is(i + 3, 'hasInstance') || toks.is(i + 3, 'toPrimitive')) &&
+    toks.is(i + 4, ']')
+  ) {
+    primitive = toks.is(i + 3, 'toPrimitive');
+    j = i + 5;
+  } else return;
+  const a = cEqIgnoresArg(s, j, primitive);
+  if (a !== null) out.push([i, a + 1]);
+}
 
 /** The function from token j (after its name): the start of its body when it ignores its argument (or, `primitive`, returns a literal), else null. */
 function cEqIgnoresArg(s: Source, j: number, primitive: boolean): number | null {
