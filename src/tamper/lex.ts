@@ -747,7 +747,7 @@ class Lexer {
         this.i = j;
         return true;
       }
-    }
+    } else if (c < 0x80 && c !== 92) return false; // an operator or a quote: most characters that start no name
     return this.wideName(start, col);
   }
 
