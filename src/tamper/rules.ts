@@ -177,8 +177,8 @@ const outside =
     f(s).filter(([i]) => !inside(s, i));
 
 function isDocstring(s: Source, i: number): boolean {
-  const st = s.stmts[s.stmtOf[i]];
-  return st !== undefined && st[1] - st[0] === 1;
+  const k = s.stmtOf[i];
+  return k >= 0 && s.stmts.end(k) - s.stmts.start(k) === 1;
 }
 
 /** Statements holding both a match of `a` and one of `b`: spans of the `a` matches. */
@@ -199,7 +199,8 @@ function inPythonEntry(s: Source, i: number): boolean {
   if (/(^|\/)__main__\.py$/.test(s.path)) return true;
   const { toks, stmts } = s;
   const isEntry = (k: number) => {
-    const [a, b] = stmts[k];
+    const a = stmts.start(k);
+    const b = stmts.end(k);
     const t: string[] = [];
     for (let x = a; x < b; x++) t.push(toks.k(x) === 'str' ? `'${toks.v(x)}'` : toks.v(x)!);
     const head = t.join(' ');
@@ -211,9 +212,9 @@ function inPythonEntry(s: Source, i: number): boolean {
   if (k < 0) return false;
   // The statement itself (`if __name__ == "__main__": sys.exit(main())`), then each enclosing block.
   if (isEntry(k)) return true;
-  let col = toks.col(stmts[k][0]);
+  let col = toks.col(stmts.start(k));
   for (k--; k >= 0 && col > 0; k--) {
-    const first = toks.col(stmts[k][0]);
+    const first = toks.col(stmts.start(k));
     if (first >= col) continue;
     col = first;
     if (isEntry(k)) return true;
@@ -424,9 +425,10 @@ function pyDefIgnoresArg(s: Source, name: number): boolean {
   const header = s.stmtOf[colon];
   if (header < 0) return false;
   // The body: the rest of the header line, or the statements indented under it.
-  const body: Span[] = [[colon + 1, stmts[header][1]]];
-  const defCol = toks.col(stmts[header][0]);
-  for (let k = header + 1; k < stmts.length && toks.col(stmts[k][0]) > defCol; k++) body.push(stmts[k]);
+  const body: Span[] = [[colon + 1, stmts.end(header)]];
+  const defCol = toks.col(stmts.start(header));
+  for (let k = header + 1; k < stmts.length && toks.col(stmts.start(k)) > defCol; k++)
+    body.push([stmts.start(k), stmts.end(k)]);
   const returns = body.filter(([a]) => toks.is(a, 'return'));
   const honest = (a: number, b: number) => reads(s, a, b, ['NotImplemented']);
   if (!body.some(([a, b]) => reads(s, a, b, args)) && returns.some(([a, b]) => !honest(a, b))) return true;
