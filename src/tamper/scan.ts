@@ -170,12 +170,12 @@ function collectRefs(
     if (kind === 'op') {
       // A parenthesized chain that goes on after its `)`; a call's parentheses are the chain before them.
       const after = close(i) + 1;
+      if (toks.k(after) !== 'op' || !(toks.is(after, '.') || toks.is(after, '?.') || toks.is(after, '['))) continue;
       const called =
         prev === 'str' ||
         (prev === 'id' && !EXPRESSION_AFTER.has(toks.v(i - 1)!)) ||
         (prev === 'op' && (toks.is(i - 1, ')') || toks.is(i - 1, ']')));
-      if (called || toks.k(after) !== 'op' || !(toks.is(after, '.') || toks.is(after, '?.') || toks.is(after, '[')))
-        continue;
+      if (called) continue;
       const c = chains.at(i);
       if (c && c.end > close(i) + 1) keep(chains.ref(c.parts, i, c.end, c.calls, assignOp(toks, c.end)));
       continue;
@@ -294,8 +294,13 @@ class Chains {
     const parts = chain.parts;
     // Only a call whose last name ends one of the special calls can be one: most calls skip the join.
     const here = SPECIAL_LAST.has(parts[parts.length - 1]) ? joinPath(parts) + '()' : '';
-    const special = GETTERS.has(here) || SETTERS.has(here) || THROUGH.has(here) || LOADERS[lang].has(here);
-    const args = special ? splitArgs(toks, j + 1, end) : [];
+    const special =
+      here !== '' && (GETTERS.has(here) || SETTERS.has(here) || THROUGH.has(here) || LOADERS[lang].has(here));
+    if (!special) {
+      parts.push('()');
+      return end + 1;
+    }
+    const args = splitArgs(toks, j + 1, end);
     const first = args[0] ? this.at(args[0][0], depth + 1) : null;
     const name = args[1] && args[1][1] - args[1][0] === 1 ? src.stringAt(args[1][0]) : null;
     const loaded =
