@@ -38,8 +38,9 @@ export class Tokens {
   private readonly own = new Map<number, string>();
   private ownOrder: number[] | null = null;
   constructor(readonly src: string) {
-    // Code holds about a token per three or four characters; the arrays grow by half when it holds more.
-    const n = (src.length >> 2) + 16;
+    // Code holds a token per three to four characters, minified code one per less than three: sized for
+    // that, the arrays seldom grow (by half, copied) when a file holds more.
+    const n = Math.ceil(src.length / 2.5) + 16;
     this.kinds = new Uint8Array(n);
     this.starts = new Int32Array(n);
     this.ends = new Int32Array(n);
@@ -746,7 +747,7 @@ class Lexer {
         this.i = j;
         return true;
       }
-    }
+    } else if (c < 0x80 && c !== 92) return false; // an operator or a quote: most characters that start no name
     return this.wideName(start, col);
   }
 

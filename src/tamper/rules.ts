@@ -177,8 +177,8 @@ const outside =
     f(s).filter(([i]) => !inside(s, i));
 
 function isDocstring(s: Source, i: number): boolean {
-  const st = s.stmts[s.stmtOf[i]];
-  return st !== undefined && st[1] - st[0] === 1;
+  const k = s.stmtOf[i];
+  return k >= 0 && s.stmts.end(k) - s.stmts.start(k) === 1;
 }
 
 /** Statements holding both a match of `a` and one of `b`: spans of the `a` matches. */
@@ -199,7 +199,8 @@ function inPythonEntry(s: Source, i: number): boolean {
   if (/(^|\/)__main__\.py$/.test(s.path)) return true;
   const { toks, stmts } = s;
   const isEntry = (k: number) => {
-    const [a, b] = stmts[k];
+    const a = stmts.start(k);
+    const b = stmts.end(k);
     const t: string[] = [];
     for (let x = a; x < b; x++) t.push(toks.k(x) === 'str' ? `'${toks.v(x)}'` : toks.v(x)!);
     const head = t.join(' ');
@@ -211,9 +212,9 @@ function inPythonEntry(s: Source, i: number): boolean {
   if (k < 0) return false;
   // The statement itself (`if __name__ == "__main__": sys.exit(main())`), then each enclosing block.
   if (isEntry(k)) return true;
-  let col = toks.col(stmts[k][0]);
+  let col = toks.col(stmts.start(k));
   for (k--; k >= 0 && col > 0; k--) {
-    const first = toks.col(stmts[k][0]);
+    const first = toks.col(stmts.start(k));
     if (first >= col) continue;
     col = first;
     if (isEntry(k)) return true;
@@ -297,6 +298,7 @@ const testGlobals = (s: Source): Span[] => [
     s,
     (i) =>
       s.toks.k(i) === 'id' && s.toks.is(i, 'typeof') && s.toks.k(i + 1) === 'id' && TEST_GLOBALS.test(s.toks.v(i + 1)!),
+    /typeof/,
   ).map(([i]): Span => [i, i + 2]),
   ...['globalThis', 'global', 'window', 'self']
     .flatMap((h) => refsWithHead(s, 'raw', h))
@@ -326,7 +328,7 @@ const freshStack =
   (s: Source): Span[] => {
     const out: Span[] = s.refs.filter((r) => ctors.test(r.path) && members.test(r.path)).map((r) => [r.start, r.end]);
     let at: Map<number, Ref> | undefined;
-    for (let i = 0; i < s.toks.length; i++) {
+    for (const i of s.toks.holding(/new/)) {
       if (!s.toks.is(i, 'new') || s.toks.k(i) !== 'id') continue;
       at ??= new Map(s.refs.map((r) => [r.start, r]));
       const r = at.get(i + 1);
@@ -365,10 +367,12 @@ function reads(s: Source, a: number, b: number, names: string[]): boolean {
 const pythonEq = (s: Source): Span[] => {
   const { toks } = s;
   const defs = new Map<string, number>();
-  for (let i = 0; i < toks.length; i++)
+  for (const d of toks.holding(/def/)) {
+    const i = d + 1;
     if (toks.k(i) === 'id' && toks.is(i - 1, 'def') && toks.is(i + 1, '(')) defs.set(toks.v(i)!, i);
+  }
   const out: Span[] = [];
-  for (let i = 0; i < toks.length; i++) {
+  for (const i of toks.holding(/__eq__|__ne__/)) {
     const k = toks.k(i);
     if ((k !== 'id' && k !== 'str') || !(toks.is(i, '__eq__') || toks.is(i, '__ne__'))) continue;
     if (k === 'id' && toks.is(i - 1, 'def')) {
@@ -421,9 +425,10 @@ function pyDefIgnoresArg(s: Source, name: number): boolean {
   const header = s.stmtOf[colon];
   if (header < 0) return false;
   // The body: the rest of the header line, or the statements indented under it.
-  const body: Span[] = [[colon + 1, stmts[header][1]]];
-  const defCol = toks.col(stmts[header][0]);
-  for (let k = header + 1; k < stmts.length && toks.col(stmts[k][0]) > defCol; k++) body.push(stmts[k]);
+  const body: Span[] = [[colon + 1, stmts.end(header)]];
+  const defCol = toks.col(stmts.start(header));
+  for (let k = header + 1; k < stmts.length && toks.col(stmts.start(k)) > defCol; k++)
+    body.push([stmts.start(k), stmts.end(k)]);
   const returns = body.filter(([a]) => toks.is(a, 'return'));
   const honest = (a: number, b: number) => reads(s, a, b, ['NotImplemented']);
   if (!body.some(([a, b]) => reads(s, a, b, args)) && returns.some(([a, b]) => !honest(a, b))) return true;
@@ -452,28 +457,37 @@ const cEq =
   (s: Source): Span[] => {
     const { toks } = s;
     const out: Span[] = [];
-    for (let i = 0; i < toks.length; i++) {
-      let j: number;
-      let primitive = false;
-      if (toks.k(i) === 'id' && names.some((n) => toks.is(i, n))) {
-        // a member access is a call of it, unless it is assigned (`A.prototype.equals = …`)
-        if (toks.is(i - 1, '.') && !toks.is(i + 1, '=')) continue;
-        j = i + 1;
-      } else if (
-        toks.is(i, '[') &&
-        toks.is(i + 1, 'Symbol') &&
-        toks.is(i + 2, '.') &&
-        (toks.is(i + 3, 'hasInstance') || toks.is(i + 3, 'toPrimitive')) &&
-        toks.is(i + 4, ']')
-      ) {
-        primitive = toks.is(i + 3, 'toPrimitive');
-        j = i + 5;
-      } else continue;
-      const a = cEqIgnoresArg(s, j, primitive);
-      if (a !== null) out.push([i, a + 1]);
+    // A name starts a candidate at its own token, `Symbol` at the `[` before it.
+    let last = -1;
+    for (const t of toks.holding(new RegExp([...names, 'Symbol'].join('|')))) {
+      for (let i = Math.max(t - 1, last + 1); i <= t; i++) cEqAt(s, i, names, out);
+      last = t;
     }
     return out;
   };
+
+/** The comparison function that starts at token i, when it ignores its argument, added to out. */
+function cEqAt(s: Source, i: number, names: string[], out: Span[]): void {
+  const { toks } = s;
+  let j: number;
+  let primitive = false;
+  if (toks.k(i) === 'id' && names.some((n) => toks.is(i, n))) {
+    // a member access is a call of it, unless it is assigned (`A.prototype.equals = …`)
+    if (toks.is(i - 1, '.') && !toks.is(i + 1, '=')) return;
+    j = i + 1;
+  } else if (
+    toks.is(i, '[') &&
+    toks.is(i + 1, 'Symbol') &&
+    toks.is(i + 2, '.') &&
+    (toks.is(i + 3, 'hasInstance') || toks.is(i + 3, 'toPrimitive')) &&
+    toks.is(i + 4, ']')
+  ) {
+    primitive = toks.is(i + 3, 'toPrimitive');
+    j = i + 5;
+  } else return;
+  const a = cEqIgnoresArg(s, j, primitive);
+  if (a !== null) out.push([i, a + 1]);
+}
 
 /** The function from token j (after its name): the start of its body when it ignores its argument (or, `primitive`, returns a literal), else null. */
 function cEqIgnoresArg(s: Source, j: number, primitive: boolean): number | null {

@@ -41,7 +41,7 @@ export interface Source {
   /** Statement index of each token (-1 for separators). */
   stmtOf: Int32Array;
   /** Token range of each statement. */
-  stmts: Span[];
+  stmts: Statements;
   refs: Ref[];
   imports: Import[];
   /** A string token's value, or the string a name is bound to. */
@@ -170,12 +170,12 @@ function collectRefs(
     if (kind === 'op') {
       // A parenthesized chain that goes on after its `)`; a call's parentheses are the chain before them.
       const after = close(i) + 1;
+      if (toks.k(after) !== 'op' || !(toks.is(after, '.') || toks.is(after, '?.') || toks.is(after, '['))) continue;
       const called =
         prev === 'str' ||
         (prev === 'id' && !EXPRESSION_AFTER.has(toks.v(i - 1)!)) ||
         (prev === 'op' && (toks.is(i - 1, ')') || toks.is(i - 1, ']')));
-      if (called || toks.k(after) !== 'op' || !(toks.is(after, '.') || toks.is(after, '?.') || toks.is(after, '[')))
-        continue;
+      if (called) continue;
       const c = chains.at(i);
       if (c && c.end > close(i) + 1) keep(chains.ref(c.parts, i, c.end, c.calls, assignOp(toks, c.end)));
       continue;
@@ -294,8 +294,13 @@ class Chains {
     const parts = chain.parts;
     // Only a call whose last name ends one of the special calls can be one: most calls skip the join.
     const here = SPECIAL_LAST.has(parts[parts.length - 1]) ? joinPath(parts) + '()' : '';
-    const special = GETTERS.has(here) || SETTERS.has(here) || THROUGH.has(here) || LOADERS[lang].has(here);
-    const args = special ? splitArgs(toks, j + 1, end) : [];
+    const special =
+      here !== '' && (GETTERS.has(here) || SETTERS.has(here) || THROUGH.has(here) || LOADERS[lang].has(here));
+    if (!special) {
+      parts.push('()');
+      return end + 1;
+    }
+    const args = splitArgs(toks, j + 1, end);
     const first = args[0] ? this.at(args[0][0], depth + 1) : null;
     const name = args[1] && args[1][1] - args[1][0] === 1 ? src.stringAt(args[1][0]) : null;
     const loaded =
@@ -438,16 +443,51 @@ function matchBrackets(toks: Tokens): Int32Array {
   return pairs;
 }
 
+/** The token ranges of a file's statements, in two typed arrays: minified code holds millions of statements. */
+export class Statements {
+  length = 0;
+  private starts: Int32Array;
+  private ends: Int32Array;
+  constructor(tokens: number) {
+    // A statement holds a few tokens; the arrays grow by half when a file has more.
+    const n = (tokens >> 2) + 16;
+    this.starts = new Int32Array(n);
+    this.ends = new Int32Array(n);
+  }
+  /** The first token of statement k; -1 when there is none (k is -1 for a separator). */
+  start(k: number): number {
+    return k >= 0 && k < this.length ? this.starts[k] : -1;
+  }
+  /** The token after statement k; -1 when there is none. */
+  end(k: number): number {
+    return k >= 0 && k < this.length ? this.ends[k] : -1;
+  }
+  push(start: number, end: number): void {
+    if (this.length === this.starts.length) {
+      const n = Math.ceil(this.length * 1.5);
+      const grow = (a: Int32Array) => {
+        const b = new Int32Array(n);
+        b.set(a);
+        return b;
+      };
+      this.starts = grow(this.starts);
+      this.ends = grow(this.ends);
+    }
+    this.starts[this.length] = start;
+    this.ends[this.length++] = end;
+  }
+}
+
 /** Python statements end at a logical newline or `;`; the others at `;`, `{` and `}`. */
-function statements(toks: Tokens, lang: Lang): { stmtOf: Int32Array; stmts: Span[] } {
+function statements(toks: Tokens, lang: Lang): { stmtOf: Int32Array; stmts: Statements } {
   const stmtOf = new Int32Array(toks.length).fill(-1);
-  const stmts: Span[] = [];
+  const stmts = new Statements(toks.length);
   let from = 0;
   /** Ends the statement before token i; a separator (`;`, newline) belongs to none. */
   const end = (i: number, separator = true) => {
     if (i > from) {
       for (let k = from; k < i; k++) stmtOf[k] = stmts.length;
-      stmts.push([from, i]);
+      stmts.push(from, i);
     }
     from = separator ? i + 1 : i;
   };
@@ -499,8 +539,8 @@ function collectBindings(
   for (let s = 0; s < toks.length; s++) {
     if (toks.k(s) !== 'id' || !(toks.is(s, 'import') || toks.is(s, 'from') || toks.is(s, 'export'))) continue;
     const stmt = src.stmtOf[s];
-    if (src.stmts[stmt]?.[0] !== s && s > 0 && toks.endLine(s - 1) === toks.line(s)) continue;
-    const e = src.stmts[stmt]?.[1] ?? toks.length;
+    if (src.stmts.start(stmt) !== s && s > 0 && toks.endLine(s - 1) === toks.line(s)) continue;
+    const e = stmt >= 0 ? src.stmts.end(stmt) : toks.length;
     const word = toks.v(s);
     if (lang === 'python' && word !== 'export') pythonImport(toks, s, e, bindings, imports, stars);
     else if (lang === 'js' && word !== 'from') jsImport(toks, s, e, bindings, imports);
@@ -519,7 +559,7 @@ function collectBindings(
     if (kind === 'id' && (next === 61 || next === 58 || toks.isOp(i + 1, ':='))) {
       if (toks.k(i - 1) === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.'))) continue;
       let j = i + 1;
-      const declared = lang === 'js' ? declares(i - 1) : lang === 'python' && src.stmts[src.stmtOf[i]]?.[0] === i;
+      const declared = lang === 'js' ? declares(i - 1) : lang === 'python' && src.stmts.start(src.stmtOf[i]) === i;
       if (declared && toks.isOp(j, ':')) {
         const stmt = src.stmtOf[i];
         while (j < toks.length && src.stmtOf[j] === stmt && !toks.isOp(j, '=')) j++;
