@@ -30,8 +30,7 @@ CODE_ATTRS = frozenset(("__code__", "__defaults__", "__kwdefaults__", "__globals
 
 
 class Run:
-    """The places of one run, real paths: what every decision is judged against."""
-
+    # The places of one run, real paths: what every decision is judged against.
     __slots__ = ("tree", "main", "trusted", "report", "writable", "runtime", "framework", "guard_dir", "libs", "std", "cwd")
 
     def __init__(self, cfg, guard_dir, libs, std, cwd):
