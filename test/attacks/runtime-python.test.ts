@@ -72,6 +72,28 @@ py('attack 2, the test function found through gc and its __code__ replaced: refu
   assert.match(reason, /runtime guard: gc\.get_objects at src\/bill\.py:8/);
 });
 
+// The guard's decisions are functions of a module on the import path:
+// production code imports it (and any module in sys.modules that looks like
+// it) and rebinds them to answers that let everything pass, then swaps the
+// test function. The guard calls its own copies, bound before project code.
+const GUARD_REBOUND_PY = `import gc
+import sys
+
+import patchwarden_guard
+
+for _m in [patchwarden_guard] + [m for m in list(sys.modules.values()) if hasattr(m, "classify")]:
+    _m.classify = lambda fn, run: "lib"
+    _m.is_patch = lambda f, kind: False
+    _m.write_finding = lambda *a: None
+    _m.under = lambda p, roots: True
+${GC_SWAP_PY.slice(GC_SWAP_PY.indexOf('\n\n'))}`;
+
+py("the guard's module imported and its decisions rebound by production code: still refused at gc.get_objects", () => {
+  const line = GUARD_REBOUND_PY.split('\n').findIndex((l) => l.includes('gc.get_objects()')) + 1;
+  const reason = refused({ 'src/bill.py': GUARD_REBOUND_PY });
+  assert.match(reason, new RegExp(`runtime guard: gc\\.get_objects at src/bill\\.py:${line}\\b`));
+});
+
 // 3. The forged report, respelled: weakref.finalize as the exit hook, posix._exit, the path from sys.argv.
 const FINALIZING = `import posix, re, sys, weakref
 

@@ -21,6 +21,7 @@ test.after.each(cleanupSealed);
 const source = (f: string) => readFileSync(path.join(PROJECT, 'src/properties/guard', f), 'utf8');
 const SOURCES: GuardSources = {
   sitecustomize: source('sitecustomize.py'),
+  pythonGuard: source('patchwarden_guard.py'),
   pytestPlugin: source('pytest_plugin.py'),
   preload: await nodeGuardPreload(),
 };

@@ -11,6 +11,7 @@ import { guardFailures, guardProblems } from './records.js';
 /** The guards' own sources (sources.ts: bundled as text). */
 export interface GuardSources {
   sitecustomize: string;
+  pythonGuard: string;
   pytestPlugin: string;
   preload: string;
 }
@@ -72,6 +73,7 @@ export function openGuard(setup: GuardSetup, sources: GuardSources): GuardSessio
     mkdirSync(pythonPath);
     mkdirSync(path.dirname(nodePreload));
     writeFileSync(path.join(pythonPath, 'sitecustomize.py'), sources.sitecustomize);
+    writeFileSync(path.join(pythonPath, 'patchwarden_guard.py'), sources.pythonGuard);
     writeFileSync(path.join(pythonPath, '_patchwarden_pytest.py'), sources.pytestPlugin);
     writeFileSync(nodePreload, sources.preload);
     const channel = openChannel(path.join(dir, 'channel'));
