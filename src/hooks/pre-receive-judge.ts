@@ -13,11 +13,10 @@ import { isAncestor, subjects } from '../git/history.js';
 import { isZeroId, type Repo } from '../git/repo.js';
 import { baselined, readBaseline } from '../mixing/baseline.js';
 import { agentInRange, fitRangeAdvice, rangeAdvice, reorderAdvice, type Landing } from '../mixing/advice.js';
-import { judgeCommits } from '../mixing/check.js';
 import type { CommitSides } from '../mixing/commit-sides.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
 import { checkOwners } from '../owners/check.js';
-import { untouchedLines } from '../owners/rule.js';
+import { type OwnersVerdict, untouchedLines } from '../owners/rule.js';
 import { judgeOverrides, overrideClaims, overrideLines, type Override } from '../owners/override.js';
 import { authenticatedPusher, TYPED_IDENTITY, type Pusher } from '../owners/pusher.js';
 import { tamperPush, type TamperVerdict } from '../tamper/judge.js';
@@ -27,6 +26,7 @@ import { runPlan, type Plan } from '../judge/rule.js';
 import { fixturesRule } from '../judge/rules/fixtures.js';
 import { freezeRule } from '../judge/rules/freeze.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
+import { mixingRule } from '../judge/rules/mixing.js';
 import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
 import { branchViolations, judgingBranch, unguardedRefusal, type JudgingBranch } from './judging-branch.js';
@@ -117,9 +117,9 @@ interface PushFacts {
   config: Config;
   classify: Classify;
   push: Pushed;
-  /** Owner faults by commit, and the owner-signed commits the whole-range mixing rule leaves out. */
+  /** Owner faults by commit, and the push's owners verdict (its owner-signed commits the whole-range mixing rule leaves out). */
   ownerFault: Map<string, Violation>;
-  ownerExempt: ReadonlySet<string>;
+  owners: OwnersVerdict;
   /** Symbolic links that leave their zone, by commit. */
   linkFault: Map<string, Violation>;
   tamper: Map<string, TamperVerdict>;
@@ -187,7 +187,7 @@ export async function judgePush(
     classify,
     push,
     ownerFault: new Map(owners.violations.map((o) => [o.commit!, o])),
-    ownerExempt: owners.exempt,
+    owners,
     linkFault: new Map(links.map((l) => [l.commit!, l])),
     tamper: await early.tampering,
     branch,
@@ -219,6 +219,9 @@ export async function judgePush(
  */
 const TIP_PLAN: Plan = [[guardFileRule], [freezeRule, fixturesRule, tamperRule, symlinkRule]];
 
+/** Mixing, per commit and over the ref's commits, whatever its tip holds. */
+const MIX_PLAN: Plan = [[mixingRule]];
+
 /**
  * The rules on one pushed ref, over every commit new to it (a commit that
  * two refs bring is judged for both): mixing per commit and over the ref's
@@ -228,44 +231,43 @@ const TIP_PLAN: Plan = [[guardFileRule], [freezeRule, fixturesRule, tamperRule, 
 async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
   const { repo, config, classify, push } = facts;
   const overridden = new Set(v.overrides.map((o) => o.commit));
-  // No new commit touching both sides of the mixing rule, neither a commit nor a range of them mixes.
-  const out = push.sides.mayMix
-    ? judgeCommits(
-        v.commits.filter((c) => !overridden.has(c)),
-        push.changes,
-        config,
-        classify,
-        facts.ownerExempt,
-        (c) => push.sides.of(c),
-      )
-    : [];
+  const tip = push.peeled.get(v.new);
+  // A ref that brings every new commit (one ref pushed) touches what the whole walk touched.
+  const touched = v.commits.length === push.all.length ? push.paths : new Set<string>();
+  if (touched !== push.paths)
+    for (const c of v.commits) for (const change of push.changes.get(c) ?? []) touched.add(change.path);
+  const atTip = new Facts({
+    point: 'pre-receive',
+    repo,
+    config,
+    tip: tip ?? v.new,
+    where: `${v.ref} at ${(tip ?? v.new).slice(0, 12)}`,
+    paths: touched,
+    classify: () => classify,
+    // No new commit touching both sides of the mixing rule, neither a commit nor a range of them mixes.
+    commits: async () =>
+      push.sides.mayMix
+        ? {
+            commits: v.commits.filter((c) => !overridden.has(c)),
+            changes: push.changes,
+            sidesOf: (c: string) => push.sides.of(c),
+          }
+        : null,
+    owners: async () => facts.owners,
+    // The push was scanned once, ref by ref, while git walked it (startEarly).
+    tamper: async () => (v.commits.length ? (facts.tamper.get(v.ref) ?? null) : null),
+    // The push's links were read once for every new commit; a ref's are its commits'.
+    links: async () => (facts.linkFault.size ? v.commits.flatMap((c) => facts.linkFault.get(c) ?? []) : []),
+  });
+  const out = await runPlan(atTip, MIX_PLAN);
   await fitRangeAdvice(
     out,
     async (oracleTip) => splitAdvice(facts, v, oracleTip, await serverLanding(facts, v)),
     async (oracle) => reorderAdvice(oracle, await serverLanding(facts, v)),
   );
-  const tip = push.peeled.get(v.new);
-  if (tip) {
-    // A ref that brings every new commit (one ref pushed) touches what the whole walk touched.
-    const touched = v.commits.length === push.all.length ? push.paths : new Set<string>();
-    if (touched !== push.paths)
-      for (const c of v.commits) for (const change of push.changes.get(c) ?? []) touched.add(change.path);
-    const atTip = new Facts({
-      point: 'pre-receive',
-      repo,
-      config,
-      tip,
-      where: `${v.ref} at ${tip.slice(0, 12)}`,
-      paths: touched,
-      classify: () => classify,
-      // The push was scanned once, ref by ref, while git walked it (startEarly).
-      tamper: async () => (v.commits.length ? (facts.tamper.get(v.ref) ?? null) : null),
-      // The push's links were read once for every new commit; a ref's are its commits'.
-      links: async () => (facts.linkFault.size ? v.commits.flatMap((c) => facts.linkFault.get(c) ?? []) : []),
-    });
-    out.push(...(await runPlan(atTip, TIP_PLAN)));
-    for (const w of atTip.takeNotes()) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
-  }
+  // The rules at the tip, where the ref names a commit.
+  if (tip) out.push(...(await runPlan(atTip, TIP_PLAN)));
+  for (const w of atTip.takeNotes()) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
   return out;
 }
 

@@ -12,13 +12,35 @@ import type { Config } from '../config/schema.js';
 import { touchesFixtures } from '../fixtures/folder.js';
 import type { FixtureReport } from '../fixtures/judge.js';
 import type { Ledger } from '../freeze/ledger.js';
+import type { Change } from '../git/changes.js';
 import type { Repo } from '../git/repo.js';
+import type { Landing } from '../mixing/advice.js';
+import type { Sides } from '../mixing/rule.js';
+import type { OwnersVerdict } from '../owners/rule.js';
 import type { TamperVerdict } from '../tamper/judge.js';
 import type { Classify } from '../zones/classify.js';
 import { CONFIG_FILE } from '../zones/names.js';
 import type { Point } from './rule.js';
 
 export type Readers = typeof import('./readers.js');
+
+/** The commits of a range the commit rules judge, as the point read them. */
+export interface CommitRange {
+  /** Oldest first; the adoption baseline and the owners' granted overrides left out. */
+  commits: string[];
+  changes: Map<string, Change[]>;
+  /** Which sides of the mixing rule a commit touches, where the point worked it out while reading (commit-sides.ts). */
+  sidesOf?: (commit: string) => Sides;
+}
+
+/** What pre-commit judges instead of commits: the staged set, and how it lands. */
+export interface StagedSet {
+  changes: Change[];
+  /** What the commit being made is: its mix is worded, and split, accordingly. */
+  kind: 'commit' | 'amend' | 'merge';
+  /** Where the commit goes and who makes it, read only for a commit that mixes (its split advice fits them). */
+  landing: () => Promise<Landing | null>;
+}
 
 export interface RangeInput {
   point: Point;
@@ -54,6 +76,12 @@ export interface RangeInput {
    * push); none where the point gives no reader.
    */
   links?: () => Promise<Violation[]>;
+  /** The range's commits; none where the point judges the index. */
+  commits?: () => Promise<CommitRange | null>;
+  /** The owners verdict on the range's commits: its owner-signed ones are left out of the whole-range mixing rule. */
+  owners?: () => Promise<OwnersVerdict>;
+  /** The staged set, at pre-commit (not for git's own merge, which authors nothing). */
+  staged?: StagedSet;
 }
 
 /**
@@ -63,7 +91,17 @@ export interface RangeInput {
  */
 const WHEN_TOUCHED: ReadonlySet<Point> = new Set(['pre-commit', 'pre-receive']);
 
-export type FactName = 'guardProblems' | 'ledger' | 'voided' | 'fixtureReport' | 'tamper' | 'links';
+export type FactName =
+  | 'guardProblems'
+  | 'ledger'
+  | 'voided'
+  | 'fixtureReport'
+  | 'tamper'
+  | 'links'
+  | 'commitRange'
+  | 'owners';
+
+const NO_OWNERS: OwnersVerdict = { violations: [], exempt: new Set(), untouched: [] };
 
 export class Facts {
   readonly point: Point;
@@ -72,6 +110,7 @@ export class Facts {
   readonly tip: string;
   readonly where: string;
   readonly touched: ReadonlySet<string>;
+  readonly staged: StagedSet | null;
   private readonly input: RangeInput;
   private readonly read = new Map<string, Promise<unknown>>();
   private said: string[] = [];
@@ -80,6 +119,7 @@ export class Facts {
     this.input = input;
     ({ point: this.point, repo: this.repo, config: this.config, tip: this.tip, where: this.where } = input);
     this.touched = input.paths instanceof Set ? input.paths : new Set(input.paths);
+    this.staged = input.staged ?? null;
   }
 
   /** Starts reading facts; their errors are thrown where a rule awaits them. */
@@ -162,6 +202,16 @@ export class Facts {
   /** The symbolic links of the range that point out of their zone, one violation per commit (or for the index). */
   links(): Promise<Violation[]> {
     return this.once('links', async () => (this.input.links ? this.input.links() : []));
+  }
+
+  /** The range's commits and their changes; null where the point judges the index. */
+  commitRange(): Promise<CommitRange | null> {
+    return this.once('commitRange', async () => (this.input.commits ? this.input.commits() : null));
+  }
+
+  /** The owners verdict on the range's commits; none where the point reads no commits. */
+  owners(): Promise<OwnersVerdict> {
+    return this.once('owners', async () => (this.input.owners ? this.input.owners() : NO_OWNERS));
   }
 
   /** A line a rule says without refusing (a hit that stands in warn mode), for the point to print. */
