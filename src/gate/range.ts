@@ -11,6 +11,7 @@ import { fixturesRule } from '../judge/rules/fixtures.js';
 import { freezeRule, missingEvidence } from '../judge/rules/freeze.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
 import { mixingRule } from '../judge/rules/mixing.js';
+import { ownersRule } from '../judge/rules/owners.js';
 import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
 import { fitRangeAdvice, judgedRangeAdvice, judgedReorderAdvice } from '../mixing/advice.js';
@@ -46,18 +47,20 @@ export interface GateContext {
 }
 
 /** The rules of the engine among the gate's rows, started together; each row runs its own, so every row is judged. */
-export const GATE_RULES: Plan = [[mixingRule, guardFileRule, freezeRule, fixturesRule, tamperRule, symlinkRule]];
+export const GATE_RULES: Plan = [
+  [ownersRule, mixingRule, guardFileRule, freezeRule, fixturesRule, tamperRule, symlinkRule],
+];
 
 /** The owners row and the mixing row, which leaves out the oracle commits the owners verdict finds owner-signed. */
 export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> {
   const owners = await guarded('owners', async () => {
     if (!ownersApply(ctx.config.owners)) return skipped('owners', 'owners.signers and owners.agents are not set');
-    const v = await ctx.facts.owners();
+    const [v, found] = await Promise.all([ctx.facts.owners(), runPlan(ctx.facts, [[ownersRule]])]);
     const result = judged(
       'owners',
-      v.violations,
+      found,
       `oracle commits by owners only (${counted(v.exempt.size, 'signed oracle commit')})`,
-      `${counted(new Set(v.violations.map((x) => x.commit)).size, 'oracle commit')} not made by an owner`,
+      `${counted(new Set(found.map((x) => x.commit)).size, 'oracle commit')} not made by an owner`,
     );
     const unset = ownersUnset(ctx.config.owners);
     const notes = [...(unset && result.ok ? [unset] : []), ...untouchedLines(v.untouched)];

@@ -20,6 +20,7 @@ import { fixturesRule } from '../judge/rules/fixtures.js';
 import { freezeRule } from '../judge/rules/freeze.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
 import { mixingRule } from '../judge/rules/mixing.js';
+import { ownersRule } from '../judge/rules/owners.js';
 import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
 import type { RawChange } from '../git/raw-diff.js';
@@ -132,8 +133,8 @@ async function judgeMessage(args: string[]): Promise<number> {
 /** The engine's rules on the index: the guard's files first, which stop the commit; then the tamper scan, the ledger and the lock. */
 const GUARD_PLAN: Plan = [[guardFileRule]];
 const INDEX_PLAN: Plan = [[symlinkRule, tamperRule, freezeRule, fixturesRule]];
-/** The mixing rule on the staged set, said before the agent's owner checks (git's own merge skips both). */
-const MIX_PLAN: Plan = [[mixingRule]];
+/** The mixing rule on the staged set and the owners rule on the commit being made (git's own merge skips both). */
+const STAGED_PLAN: Plan = [[mixingRule, ownersRule]];
 
 /** The staged links that leave their zone; the check (and its git process) loads only when a link in a zone is staged. */
 async function stagedLinks(repo: Repo, changes: RawChange[], zones: Promise<Classify> | null): Promise<Violation[]> {
@@ -177,6 +178,14 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
     // git's own merge authors nothing: what it brings was judged commit by commit, and is again on push.
     tamper: async () => (automaticMerge ? null : boundedTamper(repo, config, changes, await facts.classify(), base)),
     links: () => stagedLinks(repo, changes, automaticMerge ? null : facts.classify()),
+    // An agent identity may not change an oracle: git is asked who commits only when an oracle is staged.
+    // The check is small and in this bundle: the layers' chunk would cost a spec commit about 100 ms.
+    owners: async () => {
+      const oracle = config.owners.agents.length ? zonedPaths(changes, await facts.classify()).oracle : [];
+      const who = oracle.length ? await stagedIdentity(repo) : null;
+      const violations = who ? commitOwners(who, oracle, paths, config.owners, kind) : [];
+      return { violations, exempt: new Set<string>(), untouched: [] };
+    },
     staged: automaticMerge
       ? undefined
       : {
@@ -189,15 +198,10 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
   // A staged guard file that does not parse would judge every later commit: it is stopped here.
   stopOnGuardFiles(await runPlan(facts, GUARD_PLAN));
   startPlan(facts, INDEX_PLAN);
-  const classify = await facts.classify();
   // git's own merge authors nothing: what it brings was judged commit by commit, and is again on push.
   const violations = automaticMerge
     ? []
-    : [...(await stagedInstallFolders(repo, changes)), ...(await runPlan(facts, MIX_PLAN))];
-  // An agent identity may not change an oracle: git is asked who commits only when an oracle is staged.
-  // The check is small and in this bundle: the layers' chunk would cost a spec commit about 100 ms.
-  const oracle = automaticMerge || !config.owners.agents.length ? [] : zonedPaths(changes, classify).oracle;
-  if (oracle.length) violations.push(...commitOwners(await stagedIdentity(repo), oracle, paths, config.owners, kind));
+    : [...(await stagedInstallFolders(repo, changes)), ...(await runPlan(facts, STAGED_PLAN))];
   // The tamper scan, the ledger and the fixture lock, read (and their modules loaded) only for a commit that reaches them.
   violations.push(...(await runPlan(facts, INDEX_PLAN)));
   for (const w of facts.takeNotes()) process.stderr.write(`patchwarden: ${w}\n`);

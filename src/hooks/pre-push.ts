@@ -30,6 +30,7 @@ import { runPlan, type Plan } from '../judge/rule.js';
 import { fixturesRule } from '../judge/rules/fixtures.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
 import { mixingRule } from '../judge/rules/mixing.js';
+import { ownersRule } from '../judge/rules/owners.js';
 import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
@@ -226,11 +227,11 @@ async function revertRef(
 
 /**
  * The engine's rules at a pushed tip: a guard file that does not parse stops
- * the rules that would read it; the mixing rule reads none and is judged
- * beside it.
+ * the rules that would read it; the owners and mixing rules read none and
+ * are judged beside it.
  */
 const PUSH_PLAN: Plan = [
-  [mixingRule, guardFileRule],
+  [ownersRule, mixingRule, guardFileRule],
   [fixturesRule, tamperRule, symlinkRule],
 ];
 
@@ -384,7 +385,7 @@ export async function run(args: string[]): Promise<number> {
       say(
         `${ref.remoteRef}: ${counted(baselined.length, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`,
       );
-    v.violations.push(...checked.owners.violations, ...checked.violations);
+    v.violations.push(...checked.violations);
     if (!commits.length) continue;
     const landing = () => landingOf(repo, config, { branch: ref.remoteRef.replace(/^refs\/heads\//, ''), remote });
     await cheapLayers(repo, config, v, { ...checked, tip: v.tip, base: range.base, judgeRev }, landing, say);

@@ -27,6 +27,7 @@ import { fixturesRule } from '../judge/rules/fixtures.js';
 import { freezeRule } from '../judge/rules/freeze.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
 import { mixingRule } from '../judge/rules/mixing.js';
+import { ownersRule } from '../judge/rules/owners.js';
 import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
 import { branchViolations, judgingBranch, unguardedRefusal, type JudgingBranch } from './judging-branch.js';
@@ -197,15 +198,7 @@ export async function judgePush(
   for (const v of verdicts) {
     if (isZeroId(v.new)) continue;
     v.untouched = v.commits.filter((c) => owners.untouched.includes(c));
-    // An owner fault is named once, on the first ref that brings its commit.
-    for (const c of facts.ownerFault.size ? v.commits : []) {
-      const fault = facts.ownerFault.get(c);
-      if (fault && !blamed.has(c)) {
-        v.violations.push(fault);
-        blamed.add(c);
-      }
-    }
-    v.violations.push(...(await judgeRef(facts, v)));
+    v.violations.push(...(await judgeRef(facts, v, blamed)));
   }
   return verdicts;
 }
@@ -219,8 +212,21 @@ export async function judgePush(
  */
 const TIP_PLAN: Plan = [[guardFileRule], [freezeRule, fixturesRule, tamperRule, symlinkRule]];
 
-/** Mixing, per commit and over the ref's commits, whatever its tip holds. */
-const MIX_PLAN: Plan = [[mixingRule]];
+/** Owners and mixing, per commit and over the ref's commits, whatever its tip holds. */
+const MIX_PLAN: Plan = [[ownersRule, mixingRule]];
+
+/** The push's owner faults on a ref's commits: each is named once, on the first ref that brings its commit. */
+function firstBlame(facts: PushFacts, v: RefVerdict, blamed: Set<string>): Violation[] {
+  const out: Violation[] = [];
+  for (const c of facts.ownerFault.size ? v.commits : []) {
+    const fault = facts.ownerFault.get(c);
+    if (fault && !blamed.has(c)) {
+      out.push(fault);
+      blamed.add(c);
+    }
+  }
+  return out;
+}
 
 /**
  * The rules on one pushed ref, over every commit new to it (a commit that
@@ -228,7 +234,7 @@ const MIX_PLAN: Plan = [[mixingRule]];
  * commits, links that leave their zone, the oracle files at its tip, and the
  * tamper layer on what the ref adds.
  */
-async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
+async function judgeRef(facts: PushFacts, v: RefVerdict, blamed: Set<string>): Promise<Violation[]> {
   const { repo, config, classify, push } = facts;
   const overridden = new Set(v.overrides.map((o) => o.commit));
   const tip = push.peeled.get(v.new);
@@ -253,7 +259,7 @@ async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
             sidesOf: (c: string) => push.sides.of(c),
           }
         : null,
-    owners: async () => facts.owners,
+    owners: async () => ({ ...facts.owners, violations: firstBlame(facts, v, blamed) }),
     // The push was scanned once, ref by ref, while git walked it (startEarly).
     tamper: async () => (v.commits.length ? (facts.tamper.get(v.ref) ?? null) : null),
     // The push's links were read once for every new commit; a ref's are its commits'.
