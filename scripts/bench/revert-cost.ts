@@ -148,7 +148,7 @@ export function makeProject(kind: 'py' | 'node', env: NodeJS.ProcessEnv): Projec
     write('src/shop.py', PY_SHOP);
     // One file per test function, so that a shard of the matrix row (whole files) holds a share.
     const [header, ...tests] = PY_PROPS.split('\n\n\n@pytest');
-    tests.forEach((t, i) => write(`spec/properties/test_props_${i}.py`, `${header}\n\n\n@pytest${t}`));
+    for (const [i, t] of tests.entries()) write(`spec/properties/test_props_${i}.py`, `${header}\n\n\n@pytest${t}`);
     write('src/bill.py', PY_BUGGY);
   } else {
     write('package.json', '{"name": "bench-shop", "type": "module", "private": true}\n');

@@ -40,9 +40,9 @@ ledger, the fixture lock, the invariant registry and the tamper allow rows
 It also says which freeze rows carry no replay evidence (what a version 2
 ledger refuses), which oracle paths no CODEOWNERS rule gives an owner (with
 the lines to add), and, running properties.command once, which invariants
-ran a single case, and warns when neither properties.command nor a spec or
-runner config file names $PROP_SEED (the gate's fresh seed would change no
-input). It says whether this machine can run properties.sealed: kernel
+ran a single case, and warns when sealing is off and neither
+properties.command nor a spec or runner config file names $PROP_SEED (the
+gate's fresh seed would change no input). It says whether this machine can run properties.sealed: kernel
 (Landlock) and, with sealing on, names the property files that mock or patch
 what the sealed worker runs.
 Exit 0 when all is in order, 1 when something is not.`;

@@ -5,7 +5,8 @@
 // files, conftest.py at any depth, the runners' config files), names
 // PROP_SEED. A name is not a use (a comment naming it passes), and an input
 // drawn from an unseeded generator elsewhere is not seen: a warning, never a
-// problem.
+// problem. A sealed run needs no name: its runtime seeds Hypothesis and
+// fast-check.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
@@ -36,6 +37,15 @@ export async function seedFinding(repo: Repo, root: string, config: Config): Pro
     return st?.isFile() && st.size <= LARGEST && readFileSync(file, 'latin1').includes(SEED_VARIABLE);
   });
   if (naming) return [{ check, ok: true, detail: `${naming} reads $${SEED_VARIABLE} (seen by name only)` }];
+  // A sealed run's harness hands the seed to the frameworks itself.
+  if (config.properties.sealed !== 'off')
+    return [
+      {
+        check,
+        ok: true,
+        detail: `properties.sealed is ${config.properties.sealed}: the sealed runtime hands $${SEED_VARIABLE} to Hypothesis and fast-check itself (a generator of your own must still be seeded from it)`,
+      },
+    ];
   return [
     {
       check,

@@ -14,6 +14,7 @@ import { hitsOf } from '../freeze/hits.js';
 import { emptyLedger, readLedgerAt, soundLedger } from '../freeze/ledger.js';
 import { readFileAt } from '../git/objects.js';
 import { configBool, worktreeRoot } from '../git/repo.js';
+import { treeOf } from '../git/trees.js';
 import { readReport } from '../junit/read.js';
 import { headProblems } from '../properties/mapping.js';
 import { loadRegistryAt } from '../properties/registry.js';
@@ -183,7 +184,7 @@ function revertLayer(r: RevertResult): LayerResult {
  */
 async function chooseSeed(ctx: GateContext, patch: RawChange[]): Promise<PropSeed> {
   const seed = await gateSeed(runEnv(ctx.config)[SEED_VARIABLE] ?? null, ctx.seed, async () => ({
-    baseTree: await ctx.repo.text(['rev-parse', '--verify', `${ctx.revertFrom.onto}^{tree}`]),
+    baseTree: await treeOf(ctx.repo, ctx.revertFrom.onto),
     digest: diffDigest(patch),
   }));
   ctx.progress(seedLine(seed));

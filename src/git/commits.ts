@@ -48,3 +48,12 @@ export async function reachableFrom(repo: Repo, tips: string[], exclude: string[
   });
   return out.split('\n').filter(Boolean);
 }
+
+/**
+ * The trailers of a message file, one `Key: value` a line, read by git's own
+ * trailer parser as `git log` reads a commit's (no `---` divider; comment
+ * lines ignored).
+ */
+export async function messageTrailers(repo: Repo, file: string): Promise<string> {
+  return repo.text(['interpret-trailers', '--parse', '--no-divider', file]);
+}

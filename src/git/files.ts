@@ -33,3 +33,9 @@ export async function isTracked(repo: Repo, file: string): Promise<boolean> {
 export async function isIgnored(repo: Repo, file: string): Promise<boolean> {
   return (await repo.run(['check-ignore', '-q', '--no-index', '--', file], { okCodes: [1] })).code === 0;
 }
+
+/** Whether the commit `rev` tracks any file under `paths`; false when there is no such commit (an unborn HEAD). */
+export async function tracksAnyAt(repo: Repo, rev: string, paths: string[]): Promise<boolean> {
+  const r = await repo.run(['ls-tree', '-r', '--name-only', '-z', rev, '--', ...paths], { okCodes: [128] });
+  return r.code === 0 && r.stdout.length > 0;
+}

@@ -20,6 +20,7 @@
 // that met an edit) goes to merge-tree.
 import type { Repo } from './repo.js';
 import { ABSENT, diffPairs, type RawChange } from './raw-diff.js';
+import { treeOf } from './trees.js';
 
 /** A commit of the walk: its tree and its parents. */
 export interface Walked {
@@ -81,7 +82,7 @@ export async function mergeChanges(
 /** The tree a merge is judged against: git's merge of its parents, else its first parent's tree. */
 async function gitMerge(repo: Repo, m: Walked): Promise<string> {
   const tree = m.parents.length === 2 ? await mergeTree(repo, m.parents[0], m.parents[1]) : null;
-  return tree ?? repo.text(['rev-parse', '--verify', '--end-of-options', `${m.parents[0]}^{tree}`]);
+  return tree ?? treeOf(repo, m.parents[0]);
 }
 
 /**

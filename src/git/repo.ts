@@ -2,7 +2,7 @@
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
-import { runGit, type RunOptions, type RunResult } from './run.js';
+import { runGit, splitNul, type RunOptions, type RunResult } from './run.js';
 
 export interface Repo {
   /** The working tree's top folder; null in a bare repository. */
@@ -149,6 +149,26 @@ export async function configValue(repo: Repo, key: string): Promise<string | nul
   return r.stdout.toString('utf8').trim() || null;
 }
 
+/**
+ * Every config key that `pattern` (git's extended regexp) matches, lowercased,
+ * with its value; a key set with no value reads as `true`, as git reads it.
+ */
+export async function configMatching(repo: Repo, pattern: string): Promise<Map<string, string>> {
+  const r = await repo.run(['config', '-z', '--get-regexp', pattern], { okCodes: [1] });
+  return new Map(
+    splitNul(r.stdout).map((e) => {
+      const nl = e.indexOf('\n');
+      return nl < 0 ? [e.toLowerCase(), 'true'] : [e.slice(0, nl).toLowerCase(), e.slice(nl + 1)];
+    }),
+  );
+}
+
+/** What `alias.NAME` expands to in the repository at `dir`, or null when it is not set. */
+export async function aliasOf(dir: string, name: string): Promise<string | null> {
+  const r = await runGit(dir, ['config', '--get', `alias.${name}`], { okCodes: [1] });
+  return r.stdout.toString('utf8').trim() || null;
+}
+
 /** A git config value and the scope that sets it (system, global, local, worktree, command), or null when it is not set. */
 export async function configWithScope(repo: Repo, key: string): Promise<{ scope: string; value: string } | null> {
   const r = await repo.run(['config', '--show-scope', '--get', key], { okCodes: [1] });
@@ -181,4 +201,12 @@ export async function identity(repo: Repo, who: 'author' | 'committer'): Promise
         .trim()
         .replace(/ \d+ [-+]\d{4}$/, '')
     : null;
+}
+
+/**
+ * Git's variables as `git var -l` prints them, one `NAME=value` a line: the
+ * config first, then GIT_AUTHOR_IDENT, GIT_COMMITTER_IDENT and the rest.
+ */
+export async function gitVars(repo: Repo): Promise<string[]> {
+  return (await repo.text(['var', '-l'])).split('\n');
 }

@@ -8,6 +8,11 @@ import { ABSENT, type RawChange } from './raw-diff.js';
 import type { Repo } from './repo.js';
 import type { TreeEntry } from './objects.js';
 
+/** The id of the tree a commit (or tag, or tree) `rev` names; an error when it names none. */
+export async function treeOf(repo: Repo, rev: string): Promise<string> {
+  return repo.text(['rev-parse', '--verify', '--end-of-options', `${rev}^{tree}`]);
+}
+
 /**
  * The tree `base` (null: the empty tree) with each of `changes` taken at its
  * new side (added, changed, removed; any mode: files, links, submodule
@@ -19,7 +24,7 @@ export async function treeWith(
   changes: Pick<RawChange, 'path' | 'newMode' | 'newOid'>[],
   scratch = tmpdir(),
 ): Promise<string> {
-  if (base && !changes.length) return repo.text(['rev-parse', '--verify', '--end-of-options', `${base}^{tree}`]);
+  if (base && !changes.length) return treeOf(repo, base);
   const tmp = await mkdtemp(path.join(scratch, 'patchwarden-index-'));
   try {
     const env = { GIT_INDEX_FILE: path.join(tmp, 'index') };

@@ -6,7 +6,7 @@
 // itself would parse it.
 import { readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import { runGit } from '../git/run.js';
+import { aliasOf } from '../git/repo.js';
 
 /** Whether the git process that started this hook is a `git commit --amend` (an alias of commit counts). */
 export async function amendingCommit(dir: string): Promise<boolean> {
@@ -14,8 +14,7 @@ export async function amendingCommit(dir: string): Promise<boolean> {
   let sub = argv && subcommand(argv);
   if (sub && sub.name !== 'commit') {
     // git expands an alias inside the same process: `git ci --amend` with alias.ci = commit.
-    const r = await runGit(dir, ['config', '--get', `alias.${sub.name}`], { okCodes: [1] });
-    const words = r.stdout.toString('utf8').trim().split(/\s+/);
+    const words = ((await aliasOf(dir, sub.name)) ?? '').split(/\s+/);
     sub = words[0] === 'commit' ? { name: 'commit', args: [...words.slice(1), ...sub.args] } : null;
   }
   return sub ? amends(sub.args) : false;

@@ -3,7 +3,7 @@
 // (standard input is already consumed). This turns those variables back into
 // git's own line, so `patchwarden pre-push` judges that ref; the other refs of
 // the same push are not seen here (the server hook and the CI gate judge them).
-import { ZERO_ID, type Repo } from '../git/repo.js';
+import { resolveCommit, ZERO_ID, type Repo } from '../git/repo.js';
 import { gitAncestor, subcommand } from './amend.js';
 
 export interface FrameworkPush {
@@ -18,8 +18,7 @@ export async function frameworkPush(repo: Repo, env: NodeJS.ProcessEnv = process
   const remoteRef = env.PRE_COMMIT_REMOTE_BRANCH;
   if (!remote || !localRef || !remoteRef) return null;
   // A push that starts a history on the remote comes without from/to refs (the framework's "all files").
-  const tip =
-    env.PRE_COMMIT_TO_REF || (await repo.text(['rev-parse', '--verify', '--end-of-options', `${localRef}^{commit}`]));
+  const tip = env.PRE_COMMIT_TO_REF || (await resolveCommit(repo, localRef));
   const base = env.PRE_COMMIT_FROM_REF || ZERO_ID;
   return { remote, lines: `${localRef} ${tip} ${remoteRef} ${base}\n` };
 }

@@ -4,6 +4,7 @@
 import { counted, shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import type { RawChange } from '../git/raw-diff.js';
+import { tracksAnyAt } from '../git/files.js';
 import type { Repo } from '../git/repo.js';
 
 const INSTALL_DIR = /^(.*?(?:^|\/)node_modules)\//;
@@ -14,8 +15,7 @@ export async function stagedInstallFolders(repo: Repo, changes: RawChange[]): Pr
   if (!added.length) return [];
   const folders = [...new Set(added.map((c) => INSTALL_DIR.exec(c.path)![1]))];
   // A project that commits its node_modules on purpose already tracks some of it.
-  const tracked = await repo.run(['ls-tree', '-r', '--name-only', '-z', 'HEAD', '--', ...folders], { okCodes: [128] });
-  if (tracked.code === 0 && tracked.stdout.length) return [];
+  if (await tracksAnyAt(repo, 'HEAD', folders)) return [];
   const quoted = folders.map(shellQuote).join(' ');
   return [
     {

@@ -6,8 +6,9 @@
 import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
 import { CONFIG_FILE } from '../zones/names.js';
-import type { Repo } from '../git/repo.js';
-import { isZeroId } from '../git/repo.js';
+import { objectsOf } from '../git/objects.js';
+import { headRef } from '../git/refs.js';
+import { configMatching, isZeroId, type Repo } from '../git/repo.js';
 
 export interface JudgingBranch {
   /** The full ref name, e.g. refs/heads/main. */
@@ -29,36 +30,19 @@ const gitTrue = (v: string | undefined) =>
   v !== undefined && (/^(true|yes|on)$/i.test(v.trim()) || (/^-?\d+$/.test(v.trim()) && Number(v) !== 0));
 
 export async function judgingBranch(repo: Repo): Promise<JudgingBranch> {
-  const [conf, head] = await Promise.all([
-    repo.run(['config', '-z', '--get-regexp', '^(patchwarden\\.|core\\.ignorecase$)'], { okCodes: [1] }),
-    repo.run(['symbolic-ref', '-q', 'HEAD'], { okCodes: [1] }),
+  const [values, head] = await Promise.all([
+    configMatching(repo, '^(patchwarden\\.|core\\.ignorecase$)'),
+    headRef(repo),
   ]);
-  const values = new Map(
-    conf.stdout
-      .toString('utf8')
-      .split('\0')
-      .filter(Boolean)
-      .map((e) => {
-        const nl = e.indexOf('\n');
-        return nl < 0 ? [e.toLowerCase(), 'true'] : [e.slice(0, nl).toLowerCase(), e.slice(nl + 1)];
-      }),
-  );
   const recorded = values.get('patchwarden.branch')?.trim();
-  const ref = recorded
-    ? recorded.startsWith('refs/')
-      ? recorded
-      : `refs/heads/${recorded}`
-    : head.stdout.toString('utf8').trim() || 'HEAD';
-  // Its commit and its config's blob in one process ("<name> missing" where there is none).
-  const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
-    input: `${ref}^{commit}\n${ref}^{commit}:${CONFIG_FILE}\n`,
-  });
-  const [commit, config] = out.split('\n').map((line) => line.split(' '));
-  const id = commit[1] === 'commit' ? commit[0] : null;
+  const ref = recorded ? (recorded.startsWith('refs/') ? recorded : `refs/heads/${recorded}`) : (head ?? 'HEAD');
+  // Its commit and its config's blob in one process.
+  const [commit, config] = await objectsOf(repo, [`${ref}^{commit}`, `${ref}^{commit}:${CONFIG_FILE}`]);
+  const id = commit?.type === 'commit' ? commit.oid : null;
   return {
     ref,
     id,
-    config: id && config[1] === 'blob' ? config[0] : null,
+    config: id && config?.type === 'blob' ? config.oid : null,
     recorded: Boolean(recorded),
     bootstrap: gitTrue(values.get('patchwarden.bootstrap')),
     ignoreCase: gitTrue(values.get('core.ignorecase')),

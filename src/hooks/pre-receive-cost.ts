@@ -8,6 +8,7 @@ import type { Violation } from '../common/verdict.js';
 import { formatSize } from '../common/size.js';
 import { counted, shellQuote, showPath } from '../common/text.js';
 import type { Config, ServerCaps } from '../config/schema.js';
+import { blobSizes } from '../git/objects.js';
 import { ABSENT, GITLINK, SYMLINK } from '../git/raw-diff.js';
 import type { Repo } from '../git/repo.js';
 import { touchedSides } from '../mixing/rule.js';
@@ -73,10 +74,8 @@ export interface Cost {
 /** Blob sizes, from one process. */
 async function sizes(repo: Repo, oids: string[]): Promise<Map<string, number>> {
   if (!oids.length) return new Map();
-  const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objectsize)'], {
-    input: oids.join('\n') + '\n',
-  });
-  return new Map(out.split('\n').map((l) => [l.slice(0, l.indexOf(' ')), Number(l.slice(l.indexOf(' ') + 1))]));
+  const each = await blobSizes(repo, oids);
+  return new Map(oids.map((oid, i) => [oid, each[i]]));
 }
 
 /**

@@ -8,6 +8,7 @@
 import { parse } from '../common/args.js';
 import { CannotJudge } from '../common/errors.js';
 import { rangeChanges, type RawChange } from '../git/changes.js';
+import { objectsOf } from '../git/objects.js';
 import { SYMLINK } from '../git/raw-diff.js';
 import { Reach } from '../git/reach.js';
 import { isZeroId, openRepo, type Repo } from '../git/repo.js';
@@ -55,18 +56,18 @@ async function peelCommits(repo: Repo, oids: string[], olds: string[]): Promise<
   const peeled = new Map<string, string>();
   if (!oids.length) return peeled;
   // Each pushed object, then what it peels to; then each old value's commit.
-  const out = await repo.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
-    input: oids.map((o) => `${o}\n${o}^{commit}\n`).join('') + olds.map((o) => `${o}^{commit}\n`).join(''),
-  });
-  const lines = out.split('\n');
+  const found = await objectsOf(repo, [
+    ...oids.flatMap((o) => [o, `${o}^{commit}`]),
+    ...olds.map((o) => `${o}^{commit}`),
+  ]);
   oids.forEach((oid, i) => {
-    if (lines[2 * i].endsWith(' missing')) throw new CannotJudge(`the pushed object ${oid} is not in the repository`);
-    const [id, type] = lines[2 * i + 1].split(' ');
-    if (type === 'commit') peeled.set(oid, id);
+    if (!found[2 * i]) throw new CannotJudge(`the pushed object ${oid} is not in the repository`);
+    const commit = found[2 * i + 1];
+    if (commit?.type === 'commit') peeled.set(oid, commit.oid);
   });
   olds.forEach((oid, i) => {
-    const [id, type] = lines[2 * oids.length + i].split(' ');
-    if (type === 'commit') peeled.set(oid, id);
+    const commit = found[2 * oids.length + i];
+    if (commit?.type === 'commit') peeled.set(oid, commit.oid);
   });
   return peeled;
 }

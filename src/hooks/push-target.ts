@@ -3,7 +3,8 @@
 // so a branch rebased onto a fixed main is not credited with main's fix. The
 // gate measures a pull request the same way (its --base).
 import type { Config } from '../config/schema.js';
-import { commitOrNull, mergeBase, type Repo } from '../git/repo.js';
+import { fetchObjects, remoteRefs, upstreamOf } from '../git/refs.js';
+import { commitOrNull, isAncestor, mergeBase, type Repo } from '../git/repo.js';
 
 /** The branch a pushed ref will merge into, and why that one. */
 interface Target {
@@ -20,9 +21,6 @@ export interface RevertBase {
   from: string;
   note: string;
 }
-
-/** Asking the remote runs no hook of this clone's (reference-transaction, say). */
-const QUIET = ['-c', 'core.hooksPath=/dev/null'];
 
 const short = (ref: string) => ref.replace(/^refs\/heads\//, '');
 
@@ -46,15 +44,9 @@ async function targetOf(
   remoteRef: string,
 ): Promise<Target | null> {
   if (localRef.startsWith('refs/heads/')) {
-    const up = await repo.text([
-      'for-each-ref',
-      '--format=%(upstream:remotename)%00%(upstream:remoteref)',
-      '--end-of-options',
-      localRef,
-    ]);
-    const [name, merge] = up.split('\0');
-    if (name === remote && merge?.startsWith('refs/heads/') && merge !== remoteRef)
-      return { ref: merge, why: `the upstream of ${short(localRef)}` };
+    const up = await upstreamOf(repo, localRef);
+    if (up?.remote === remote && up.ref.startsWith('refs/heads/') && up.ref !== remoteRef)
+      return { ref: up.ref, why: `the upstream of ${short(localRef)}` };
   }
   if (config.pre_push.base)
     return { ref: configuredRef(config.pre_push.base, remote), why: `pre_push.base in ${config.source}` };
@@ -73,36 +65,14 @@ export interface RemoteTips {
  * when the remote cannot be reached.
  */
 async function remoteTips(repo: Repo, remote: string, refs: string[]): Promise<RemoteTips> {
-  const wanted = ['HEAD', 'refs/heads/main', 'refs/heads/master', ...refs];
-  const out = await repo.text([...QUIET, 'ls-remote', '--symref', '--end-of-options', remote, ...wanted]);
-  const tips = new Map<string, string>();
-  let head: string | null = null;
-  for (const line of out.split('\n')) {
-    const [id, name] = line.split('\t');
-    if (id.startsWith('ref: ') && name === 'HEAD') head = id.slice(5);
-    else if (name !== 'HEAD' && wanted.includes(name)) tips.set(name, id);
-  }
+  const { head, tips } = await remoteRefs(repo, remote, ['refs/heads/main', 'refs/heads/master', ...refs]);
   const main = head ?? ['refs/heads/main', 'refs/heads/master'].find((r) => tips.has(r)) ?? null;
   const absent: string[] = [];
   for (const name of refs.length ? refs : [main ?? '']) {
     const id = tips.get(name);
     if (id && !(await commitOrNull(repo, id))) absent.push(name);
   }
-  // Objects only: no tag, no submodule, no FETCH_HEAD, no ref of the clone moves (--refmap=).
-  if (absent.length)
-    await repo.run([
-      ...QUIET,
-      'fetch',
-      '--quiet',
-      '--no-tags',
-      '--no-recurse-submodules',
-      '--no-write-fetch-head',
-      '--no-auto-gc',
-      '--refmap=',
-      '--end-of-options',
-      remote,
-      ...absent,
-    ]);
+  if (absent.length) await fetchObjects(repo, remote, absent);
   return { main, tips };
 }
 
@@ -130,8 +100,7 @@ async function revertBase(
   if (!at) return keep(`${short(ref)} moved on ${remote} while it was fetched`);
   const from = await mergeBase(repo, at, tip);
   if (!from) return keep(`${short(ref)} (${why}) shares no history with the pushed tip`);
-  const behind = await repo.run(['merge-base', '--is-ancestor', from, rangeBase], { okCodes: [1] });
-  if (behind.code === 0 && from !== rangeBase)
+  if (from !== rangeBase && (await isAncestor(repo, from, rangeBase)))
     return keep(`${remote} already holds this branch past where it left ${short(ref)} (${why})`);
   return { target: ref, tip: at, from, note: `its merge base with ${remote}/${short(ref)} (${why})` };
 }

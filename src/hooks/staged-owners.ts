@@ -6,7 +6,8 @@
 import { shellQuote } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import type { Config } from '../config/schema.js';
-import type { Repo } from '../git/repo.js';
+import { messageTrailers } from '../git/commits.js';
+import { gitVars, type Repo } from '../git/repo.js';
 import type { Zoned } from '../zones/zoned.js';
 import { addressOf } from '../owners/identity.js';
 import { judgeOwners } from '../owners/rule.js';
@@ -35,7 +36,7 @@ function authorship(part: Partial<Authorship>): Authorship {
  * whatever the committer set, a hint like a trailer; the signature holds.
  */
 export async function stagedIdentity(repo: Repo): Promise<Authorship> {
-  const lines = (await repo.text(['var', '-l'])).split('\n');
+  const lines = await gitVars(repo);
   const ident = (name: string) => {
     const line = [...lines].reverse().find((l) => l.startsWith(`${name}=`)) ?? '';
     // `Name <address> seconds zone`
@@ -55,7 +56,7 @@ export async function stagedIdentity(repo: Repo): Promise<Authorship> {
  * `git log` reads a commit's (no `---` divider; comment lines ignored).
  */
 export async function messageCredits(repo: Repo, file: string): Promise<Authorship> {
-  const out = await repo.text(['interpret-trailers', '--parse', '--no-divider', file]);
+  const out = await messageTrailers(repo, file);
   const keys = new Map(CREDIT_TRAILERS.map((k) => [k.toLowerCase(), k]));
   const credits: { key: string; value: string }[] = [];
   for (const line of out.split('\n')) {

@@ -6,18 +6,27 @@
 // symbol the production diff adds, and the invariant's property file is one
 // those errors are in (so it references those symbols). Any other failure
 // stays what it was (revert_broken). Each language reads its own errors and
-// added symbols: by-build-go.ts, by-build-js.ts.
+// added symbols: by-build-go.ts, by-build-rust.ts, by-build-js.ts.
 import type { RawChange } from '../git/changes.js';
 import { readFileAt } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
 import { goErrors, goOwns } from './by-build-go.js';
 import { scriptErrors, scriptOwns } from './by-build-js.js';
+import { rustErrors, rustOwns } from './by-build-rust.js';
 import type { InvariantResult } from './mapping.js';
 
-/** One build or load error: the file it is in (relative to the tree; null when not known), and the added symbol it misses (null: any other error). */
+/** One build or load error: the file it is in (relative to the tree; null when not known), its line where read, and the added symbol it misses (null: any other error). */
 export interface BuildError {
   file: string | null;
+  line?: number;
   symbol: string | null;
+}
+
+/** Whether a property file is an invariant's, for an error at `line` in it: a Go test function's file, a Rust invariant's module, a script naming the id. */
+function owns(file: string, source: string, inv: InvariantResult, line?: number): boolean {
+  if (file.endsWith('.go')) return goOwns(source, inv);
+  if (file.endsWith('.rs')) return rustOwns(source, inv, line, file);
+  return scriptOwns(source, inv);
 }
 
 /**
@@ -33,18 +42,19 @@ export async function fixedByBuild(
   onHead: InvariantResult[],
 ): Promise<Map<string, string[]> | null> {
   const go = await goErrors(repo, production, output);
+  const rust = await rustErrors(repo, production, output);
   const scripts = await scriptErrors(repo, head, production, output);
-  const errors = [...(go ?? []), ...(scripts ?? [])];
+  const errors = [...(go ?? []), ...(rust ?? []), ...(scripts ?? [])];
   if (!errors.length || errors.some((e) => e.symbol === null)) return null;
-  // The files the errors are in, with the symbols each misses.
-  const missing = new Map<string, Set<string>>();
-  for (const e of errors) if (e.file) missing.set(e.file, (missing.get(e.file) ?? new Set()).add(e.symbol!));
   const sources = new Map<string, string>();
-  for (const file of missing.keys()) sources.set(file, (await readFileAt(repo, head, file))?.toString('utf8') ?? '');
+  for (const e of errors)
+    if (e.file && !sources.has(e.file))
+      sources.set(e.file, (await readFileAt(repo, head, e.file))?.toString('utf8') ?? '');
+  // Each invariant with the symbols its property file misses, where its file has them.
   const found = new Map<string, string[]>();
   for (const inv of onHead) {
-    const files = [...missing.keys()].filter((f) => (f.endsWith('.go') ? goOwns : scriptOwns)(sources.get(f)!, inv));
-    if (files.length) found.set(inv.id, [...new Set(files.flatMap((f) => [...missing.get(f)!]))].sort());
+    const mine = errors.filter((e) => e.file && owns(e.file, sources.get(e.file)!, inv, e.line));
+    if (mine.length) found.set(inv.id, [...new Set(mine.map((e) => e.symbol!))].sort());
   }
   return found.size ? found : null;
 }

@@ -1,7 +1,10 @@
 // Which invariant each property test case exercises, and what a run of them
 // says. Pure: cases and registry in, results out. A case belongs to an
-// invariant through `<property name="invariant" value="ID"/>` or an
-// `[invariant:ID]` token in its name, never through its name alone, and only
+// invariant through `<property name="invariant" value="ID"/>`, an
+// `[invariant:ID]` token in its name, or (for libtest, whose test names are
+// Rust paths and cannot hold brackets) a module `invariant_ID` in the
+// `::`-path of its name, `__` for each `.` of the id; never through its name
+// alone, and only
 // when it comes from a file in the spec zone: a case elsewhere (a test the
 // patch added, a file a runner option pulled in) cannot stand for a property.
 // A parent case all of whose children name invariants is theirs (nesting.ts).
@@ -94,6 +97,8 @@ export function caseFile(c: TestCase, place: Placement): string | null {
 }
 
 const TOKEN = /\[invariant:([^\]\s]+)\]/g;
+/** A module of a Rust test's path (`invariant_bill__double::doubles`): a segment before another, never the test's own name. */
+const MODULE_TOKEN = /(?<=^|::)invariant_(\w+)(?=::)/g;
 
 /** The ids a case names, each once, properties first. */
 export function invariantIds(c: TestCase): string[] {
@@ -102,6 +107,7 @@ export function invariantIds(c: TestCase): string[] {
     .map((p) => p.value.trim())
     .filter(Boolean);
   for (const m of c.name.matchAll(TOKEN)) ids.push(m[1]);
+  for (const m of c.name.matchAll(MODULE_TOKEN)) ids.push(m[1].replaceAll('__', '.'));
   return [...new Set(ids)];
 }
 

@@ -779,10 +779,12 @@ async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promi
     const onHead = await s.run('head', s.guard.signal);
     s.guard.check();
     if (headSettles(result, s, onHead)) return null;
-    const part = failing.length ? await (beside ?? s.run('revert', s.guard.signal, false, failing)) : null;
+    const ranPart = failing.length ? await (beside ?? s.run('revert', s.guard.signal, false, failing)) : null;
     s.guard.check();
-    if (part?.problem) s.say(`base: the fresh run of those cases cannot be judged (${part.problem})`);
+    if (ranPart?.problem) s.say(`base: the fresh run of those cases cannot be judged (${ranPart.problem})`);
     else {
+      const part = ranPart && askedFor(ranPart, failing);
+      if (part) s.say(`base: ran fresh ${freshOutcomes(part)}`);
       const base = part ? merged(hit.run, part) : hit.run;
       const ran = new Set(part?.mapping?.invariants.flatMap((i) => i.outcomes.map((o) => o.name)) ?? []);
       const ev = judgeStates(onHead.mapping!.invariants, base.mapping!.invariants, s.registry, s.now, s.ttl);
@@ -803,6 +805,26 @@ async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promi
     await beside?.catch(() => undefined);
     s.guard.signal.removeEventListener('abort', relay);
   }
+}
+
+/**
+ * The outcomes of a run of some cases for the cases it was asked to run
+ * alone: a runner that reports the others (node:test writes them skipped)
+ * answers for them no more than pytest, which leaves them out.
+ */
+function askedFor(part: PropertyRun, names: string[]): PropertyRun {
+  const asked = new Set(names);
+  const invariants = part.mapping!.invariants.map((i) => ({
+    ...i,
+    outcomes: i.outcomes.filter((o) => asked.has(o.name)),
+  }));
+  return { ...part, mapping: { ...part.mapping!, invariants } };
+}
+
+/** Each case a run of some cases ran, with its outcome, for the output: `"X" failed, "Y" passed`. */
+function freshOutcomes(part: PropertyRun): string {
+  const ran = part.mapping!.invariants.flatMap((i) => i.outcomes.map((o) => `${JSON.stringify(o.name)} ${o.outcome}`));
+  return ran.length ? [...new Set(ran)].join(', ') : 'no case of those';
 }
 
 /** The cached run with the outcomes a fresh run of some of its cases gave in their place, and that run's errors added. */

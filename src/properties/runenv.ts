@@ -54,8 +54,10 @@ export function sideEnv(side: 'head' | 'revert'): Record<string, string> {
 
 /**
  * The cases a run is to run, by name (a JSON list), where the runner can be
- * told (pytest, through the runtime guard's plugin); other runners run every
- * case. The revert check names the cases a cached reverted run cannot answer for.
+ * told through the runtime guard (pytest's plugin deselects the rest; under
+ * node:test the preload creates the rest skipped); other runners run every
+ * case. The revert check names the cases a cached reverted run cannot answer
+ * for, and takes only those from the run.
  */
 export function onlyEnv(names: string[] | undefined): Record<string, string> {
   return names ? { PATCHWARDEN_ONLY: JSON.stringify(names) } : {};

@@ -22,7 +22,7 @@ import type { Config } from '../config/schema.js';
 import { isOracle } from '../zones/classify.js';
 import { classifierFor } from '../mixing/check.js';
 import { containedLines, containedSoFar } from '../runner/contain.js';
-import { sealedLines } from '../properties/sealed/env.js';
+import { partsSealedLine, sealedLines } from '../properties/sealed/env.js';
 import { refactorExemption } from './ack.js';
 
 export const help = `usage: patchwarden revert-check [--base REV] [--head REV] [--side head|base [--shard K/N] --out FILE | --merge FILE...] [--format text|json] [--config PATH] [-C DIR]
@@ -135,7 +135,8 @@ export async function run(args: string[]): Promise<number> {
     text: [
       ...textLines(result),
       ...containedLines().map((l) => `patchwarden: ${l}`),
-      ...sealedLines().map((l) => `patchwarden: ${l}`),
+      // A merge runs no property itself: its mode is the parts'.
+      ...(merged && result.sealed ? [partsSealedLine(result.sealed)] : sealedLines()).map((l) => `patchwarden: ${l}`),
     ],
   });
 }

@@ -1,6 +1,7 @@
 // doctor warns when nothing the properties read names $PROP_SEED: the gate's
 // fresh seed would then change no input. The look is by name: the command, a
-// spec file, or a runner config file (conftest.py, pytest.ini, ...).
+// spec file, or a runner config file (conftest.py, pytest.ini, ...); a
+// sealed command needs none (its runtime seeds Hypothesis and fast-check).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/repo.js';
@@ -43,6 +44,14 @@ py(
     repo.write('.patchwarden.yml', `version: 1\nproperties:\n  command: env SEED=$PROP_SEED ${PYTEST}\n`);
     f = seedCheck(repo.json(['doctor']).out);
     assert.is(f.detail, 'properties.command passes $PROP_SEED to the properties');
+    // A sealed command names nothing: its runtime hands the seed to Hypothesis and fast-check, so no warning.
+    repo.write('.patchwarden.yml', `version: 1\nproperties:\n  command: ${PYTEST}\n  sealed: process\n`);
+    f = seedCheck(repo.json(['doctor']).out);
+    assert.equal([f.ok, f.warn], [true, undefined]);
+    assert.match(
+      f.detail,
+      /^properties\.sealed is process: the sealed runtime hands \$PROP_SEED to Hypothesis and fast-check itself/,
+    );
   },
 );
 

@@ -156,7 +156,7 @@ const GIT_CALLS: Record<string, { text: string; what: string }> = {
   },
 };
 
-test('a git command line outside src/git/ fails however it is written; hooks/ and gate/ are the known exceptions', () => {
+test('a git command line outside src/git/ fails however it is written, in every folder but git/', () => {
   const root = copyOfSrc();
   try {
     for (const [name, { text }] of Object.entries(GIT_CALLS))
@@ -166,12 +166,13 @@ test('a git command line outside src/git/ fails however it is written; hooks/ an
     assert.is(r.code, 1);
     for (const [name, { text, what }] of Object.entries(GIT_CALLS)) {
       const line = text.split('\n').length + 1;
-      assert.match(
-        r.stderr,
-        `src/owners/calls-${name}.ts:${line}: ${what} writes a git command line outside src/git/`,
-        name,
-      );
-      for (const folder of ['git', 'hooks', 'gate']) assert.not.match(r.stderr, `src/${folder}/calls-${name}.ts`, name);
+      for (const folder of ['owners', 'hooks', 'gate'])
+        assert.match(
+          r.stderr,
+          `src/${folder}/calls-${name}.ts:${line}: ${what} writes a git command line outside src/git/`,
+          `${folder} ${name}`,
+        );
+      assert.not.match(r.stderr, `src/git/calls-${name}.ts`, name);
     }
     // The import of the runner is named too: runGit is git/'s own.
     assert.match(r.stderr, 'src/owners/calls-run-git.ts:2: an import of runGit writes a git command line');

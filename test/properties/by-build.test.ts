@@ -5,6 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { scriptBuildErrors, scriptOwns } from '../../src/properties/by-build-js.js';
 import { goBuildErrors, missingSymbol } from '../../src/properties/by-build-go.js';
+import { rustBuildErrors, rustMissing, rustNames, rustOwns } from '../../src/properties/by-build-rust.js';
 import { scriptNames } from '../../src/properties/js-exports.js';
 
 test('go build errors are read from go test and gotestsum output, each once', () => {
@@ -43,6 +44,110 @@ test('only undefined names and missing methods name a symbol', () => {
     '"example.com/shop/bill" imported and not used',
   ])
     assert.is(missingSymbol(other), null, other);
+});
+
+test('cargo build errors are read with the file of their --> line, only where cargo says the build failed', () => {
+  const out = `   Compiling shop v0.1.0 (/tmp/t/tree)
+error[E0432]: unresolved import \`shop::bill::double\`
+ --> spec/properties.rs:1:5
+  |
+1 | use shop::bill::double;
+  |     ^^^^^^^^^^^^^^^^^^ no \`double\` in \`bill\`
+
+warning: unused import: \`shop::bill\`
+ --> spec/properties.rs:2:5
+error[E0599]: no method named \`sum\` found for struct \`shop::bill::Ledger\` in the current scope
+  --> spec/properties.rs:8:47
+error: linking with \`cc\` failed: exit status: 1
+error: could not compile \`shop\` (test "properties") due to 3 previous errors; 1 warning emitted
+`;
+  assert.equal(rustBuildErrors(out), [
+    { file: 'spec/properties.rs', line: 1, message: '[E0432]unresolved import `shop::bill::double`' },
+    {
+      file: 'spec/properties.rs',
+      line: 8,
+      message: '[E0599]no method named `sum` found for struct `shop::bill::Ledger` in the current scope',
+    },
+    { file: null, line: null, message: 'linking with `cc` failed: exit status: 1' },
+  ]);
+  // Tests that ran and failed are no build failure.
+  assert.is(rustBuildErrors('error: test failed, to rerun pass `--test properties`\n'), null);
+});
+
+test('only missing names, imports, methods and associated items name a Rust symbol', () => {
+  const cases: [string, string | null][] = [
+    ['[E0425]cannot find function `double` in module `shop::bill`', 'double'],
+    ['[E0425]cannot find function `double` in crate `shop`', 'double'],
+    ['[E0425]cannot find type `Money` in this scope', 'Money'],
+    ['[E0412]cannot find type `Money` in this scope', 'Money'],
+    ['[E0422]cannot find struct, variant or union type `Wallet` in module `shop::bill`', 'Wallet'],
+    ['[E0432]unresolved import `crate::bill::double`', 'double'],
+    ['[E0433]cannot find `cart` in `shop`', 'cart'],
+    ['[E0433]failed to resolve: use of undeclared type `Ledger`', 'Ledger'],
+    ['[E0599]no method named `sum` found for struct `shop::bill::Ledger<i64>` in the current scope', 'Ledger.sum'],
+    [
+      '[E0599]no function or associated item named `empty` found for struct `Ledger` in the current scope',
+      'Ledger.empty',
+    ],
+    ['[E0599]`Ledger` is not an iterator', null],
+    ['[E0061]this function takes 1 argument but 2 arguments were supplied', null],
+    ['[E0308]mismatched types', null],
+    ['[E0609]no field `ys` on type `shop::bill::Ledger`', null],
+    ['linking with `cc` failed: exit status: 1', null],
+  ];
+  for (const [message, symbol] of cases) assert.is(rustMissing(message), symbol, message);
+});
+
+test("a Rust source's public names: pub items, an inherent impl's pub fns, a trait impl's fns; comments and strings are no code", () => {
+  const src = `pub mod bill {
+    pub fn total(xs: &[i64]) -> i64 { xs.iter().sum() }
+    fn private() {}
+    pub(crate) const LIMIT: i64 = 3;
+    pub struct Ledger<T> { pub xs: Vec<T> }
+    impl<T: Clone> Ledger<T> where T: Copy {
+        pub fn new() -> Self { let s = "}"; Ledger { xs: vec![] } }
+        fn hidden(&self) { fn inner() {} }
+        pub async unsafe fn later(&self) {}
+    }
+    impl std::fmt::Display for Ledger<i64> { fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { Ok(()) } }
+    // pub fn commented() {}
+    /* pub fn blocked() {} */
+    pub fn iter() -> impl Iterator<Item = u8> { let c = '{'; std::iter::empty() }
+    pub trait Scale { fn scale(&self) -> i64; }
+}
+`;
+  assert.equal([...rustNames(src)].sort(), [
+    'LIMIT',
+    'Ledger',
+    'Ledger.fmt',
+    'Ledger.later',
+    'Ledger.new',
+    'Scale',
+    'bill',
+    'iter',
+    'total',
+  ]);
+});
+
+test("a Rust property file is an invariant's when it declares its cases' module or names its token", () => {
+  const inv = (id: string, ...names: string[]) => ({
+    id,
+    status: 'failed' as const,
+    cases: names,
+    outcomes: names.map((name) => ({ key: name, name, outcome: 'passed' as const })),
+    case_count: 0,
+  });
+  const src =
+    'use shop::bill;\nmod invariant_bill__double {\n    #[test]\n    fn doubles() {}\n}\n// mod invariant_bill__total {\n';
+  const double = inv('bill.double', 'invariant_bill__double::doubles');
+  assert.ok(rustOwns(src, double, 4));
+  assert.not.ok(rustOwns(src, double, 1), "a use at the top is no invariant's");
+  assert.not.ok(rustOwns(src, double, 6));
+  assert.not.ok(rustOwns(src, inv('bill.total', 'invariant_bill__total::sums'), 6));
+  assert.ok(rustOwns('fn doubles() {}\n', double, 1, 'spec/invariant_bill__double.rs'));
+  assert.ok(rustOwns('fn doubles() {}\n', double, 1, 'spec/invariant_bill__double/mod.rs'));
+  assert.not.ok(rustOwns('fn doubles() {}\n', double, 1, 'spec/x_invariant_bill__double.rs'));
+  assert.ok(rustOwns('Trial::test("[invariant:bill.total]", f)', inv('bill.total', '[invariant:bill.total]')));
 });
 
 test("node's ESM link error is read with the file named above it; tsc's diagnostics in both its formats", () => {

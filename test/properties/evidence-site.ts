@@ -2,9 +2,12 @@
 // hook, a clone with the pre-push hook, and real pytest (or node --test)
 // properties. `total` holds on the base; `discount` is the bug an owner's
 // property describes (price 150 gives a negative discount).
+import { chmodSync, copyFileSync } from 'node:fs';
+import path from 'node:path';
 import * as assert from 'uvu/assert';
 import { site, type Site } from '../attacks/range-site.js';
-import type { Run, TempRepo } from '../helpers/repo.js';
+import { advice, follow, ownerEnv } from '../helpers/advice.js';
+import { PROJECT, type Run, type TempRepo } from '../helpers/repo.js';
 import { NODE_TEST, PYTEST } from './projects.js';
 
 export const TOTAL = 'bill.total_non_negative';
@@ -93,6 +96,30 @@ export function commitBy(work: TempRepo, email: string, files: Record<string, st
     env: { GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_EMAIL: email, GIT_AUTHOR_NAME: 'Coder', GIT_COMMITTER_NAME: 'Coder' },
   });
   return work.head();
+}
+
+/**
+ * A new function and its property in one commit, on a branch `double` off
+ * origin/main: pre-commit refuses it with the split advice, which is run as
+ * printed with the owner's key (`ownerKey`, for owner@example.com). The gate
+ * after it: the compiled languages' new-API tests assert what it proves.
+ */
+export function splitAsAdvised(
+  work: TempRepo,
+  ownerKey: string,
+  files: Record<string, string>,
+): ReturnType<typeof gate> {
+  const hook = path.join(work.dir, '.git/hooks/pre-commit');
+  copyFileSync(path.join(PROJECT, 'hooks/pre-commit'), hook);
+  chmodSync(hook, 0o755);
+  work.git(['switch', '-q', '-C', 'double', 'origin/main']);
+  for (const [f, c] of Object.entries(files)) work.write(f, c);
+  work.git(['add', '-A']);
+  const r = work.git(['commit', '-q', '-m', 'double, with its property'], { allowFail: true });
+  assert.is(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stderr, 'split it: an owner signs the oracle commit');
+  follow(work.dir, ownerEnv(work.env, 'owner@example.com', ownerKey), advice(r.stderr));
+  return gate(work);
 }
 
 export function ok(r: Run): void {

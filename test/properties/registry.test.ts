@@ -226,6 +226,16 @@ test('a case named by property and token at once counts once per id', () => {
   assert.equal(invariantIds(c), ['a', 'b']);
 });
 
+test("a libtest case names its invariant by a module of its path, `__` for each `.`; never by the test's own name", () => {
+  const named = (name: string) => invariantIds({ ...kase(name, 'passed'), classname: 'unknown', properties: [] });
+  assert.equal(named('invariant_bill__total_non_negative::sums'), ['bill.total_non_negative']);
+  assert.equal(named('props::invariant_a::invariant_b::t'), ['a', 'b']);
+  assert.equal(named('invariant_a'), []);
+  assert.equal(named('props::invariant_a'), []);
+  assert.equal(named('x_invariant_a::t'), []);
+  assert.equal(named('TestX/invariant_a::t'), []);
+});
+
 test('only cases from spec files count: file attribute, dotted classname, or (node) no location at all', () => {
   const registry = parseRegistry('version: 1\ninvariants:\n  - id: a.one\n    description: x\n', 'reg.yaml');
   const files = new Set(['spec/properties/test_bill.py', 'tests/test_extra.py']);

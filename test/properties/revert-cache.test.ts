@@ -7,7 +7,8 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { writeEntry } from '../../src/properties/cache.js';
-import { cleanup, type TempRepo } from '../helpers/repo.js';
+import { landlockProbe } from '../../src/properties/sealed/confine.js';
+import { cleanup, PROJECT, type TempRepo } from '../helpers/repo.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
 import { BUGGY_PY, config, FIXED_PY, NODE_TEST, project, PYTEST, registry, startPw, waitForFile } from './projects.js';
 
@@ -200,6 +201,105 @@ pyTest('revert.cache: false keeps nothing and runs the base every time', () => {
     assert.not.match(r.stderr, /base: (not )?cached/);
   }
   assert.not.ok(existsSync(cacheDir(repo)));
+});
+
+/**
+ * Three node:test cases of ID, one in a describe block; each appends its side
+ * and name to $SIDES_LOG as it runs, and "never negative" fails on the base
+ * side while $FLAKE names a file that exists.
+ */
+const NODE_PROPERTY = `import { appendFileSync, existsSync } from 'node:fs';
+import { describe, it, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { total } from '../../src/bill.mjs';
+
+const log = (name) => {
+  const side = process.env.PATCHWARDEN_SIDE;
+  appendFileSync(process.env.SIDES_LOG, side + ' ' + name + '\\n');
+  return side;
+};
+
+test('never negative [invariant:${ID}]', () => {
+  const side = log('never negative');
+  const flake = process.env.FLAKE;
+  assert.ok(!(side === 'base' && flake && existsSync(flake)), 'flaky on the base');
+  for (const xs of [[], [1, 2], [0, 5], [-3]]) assert.ok(total(xs) >= 0);
+});
+
+test('total of one [invariant:${ID}]', () => {
+  log('total of one');
+  assert.ok(total([5]) >= 0);
+});
+
+describe('sums', () => {
+  it('of two [invariant:${ID}]', () => {
+    log('of two');
+    assert.ok(total([1, 2]) >= 0);
+  });
+});
+`;
+const CLAMPED_JS = 'export const total = (xs) => Math.max(0, xs.reduce((a, b) => a + b, 0));\n';
+const CLAMPED_AGAIN_JS = 'export const total = (xs) => Math.max(0, [...xs].reduce((a, b) => a + b, 0));\n';
+const SUM_JS = 'export const total = (xs) => xs.reduce((a, b) => a + b, 0);\n';
+
+function nodeProject(baseSrc: string, headSrc: string, extra = '') {
+  return project(
+    {
+      '.patchwarden.yml': config(NODE_TEST, extra),
+      'spec/invariants.yaml': registry(ID),
+      'spec/properties/bill.test.mjs': NODE_PROPERTY,
+      'src/bill.mjs': baseSrc,
+      'package.json': '{"type":"module"}\n',
+    },
+    { 'src/bill.mjs': headSrc },
+  );
+}
+
+const baseLines = (r: { lines: string[] }) => r.lines.filter((l) => l.startsWith('base'));
+
+/** The honest fix checked twice: the second check runs on the base only the case the cache fails. */
+function nodeRerun(extra = '') {
+  const { repo, base, head } = nodeProject(SUM_JS, CLAMPED_JS, extra);
+  const first = check(repo, base, head);
+  assert.is(first.out.status, 'describes_patch', first.stderr);
+  assert.equal(baseLines(first).sort(), ['base never negative', 'base of two', 'base total of one']);
+  const second = check(repo, base, head);
+  assert.is(second.out.status, 'describes_patch', second.stderr);
+  assert.equal(baseLines(second), ['base never negative'], 'only the case the cache fails ran on the base');
+  assert.equal(second.lines.filter((l) => l.startsWith('head')).length, 3);
+  assert.equal(second.out.failing_on_revert, [ID]);
+  assert.type(second.out.revert_run.cached, 'string');
+  assert.equal(second.out.states, first.out.states);
+  assert.match(second.stderr, /base: ran fresh "never negative \[invariant:[^"]+\]" failed \[/);
+  return second;
+}
+
+test('node --test checked again: only the case the cache fails runs on the base, and the fix is still fixed', () => {
+  nodeRerun();
+});
+
+test('node --test: a flaky base failure in the cache does not make the case fixed, and only it runs again', () => {
+  const { repo, base, head } = nodeProject(CLAMPED_JS, CLAMPED_AGAIN_JS);
+  const flake = path.join(tempDir(), 'flake');
+  writeFileSync(flake, '');
+  const first = check(repo, base, head, { FLAKE: flake });
+  assert.is(first.out.status, 'describes_patch', 'the flaky failure reads as fixed the first time');
+  rmSync(flake);
+  const second = check(repo, base, head, { FLAKE: flake });
+  assert.is(second.out.status, 'does_not_describe', second.stderr);
+  assert.equal(baseLines(second), ['base never negative'], 'the case the cache fails ran fresh, and no other');
+  assert.equal(second.out.failing_on_revert, []);
+  assert.type(second.out.revert_run.cached, 'string');
+});
+
+const kernelMissing =
+  landlockProbe(readFileSync(path.join(PROJECT, 'src/properties/sealed/confine.py'), 'utf8')).abi > 0
+    ? null
+    : 'Landlock is not available on this kernel: kernel sealing cannot run';
+
+testUnless(kernelMissing)('node --test under properties.sealed: kernel runs only the case the cache fails too', () => {
+  const second = nodeRerun('  sealed: kernel\ntamper:\n  mode: off\n');
+  assert.match(second.stderr, /sealed: kernel/);
 });
 
 test('a runtime that reports another version misses the cache (node --test through a wrapper on PATH)', () => {

@@ -1,19 +1,10 @@
-// New API in Go, proven: a property for a function the fix adds cannot build
-// without the fix, so the reverted run fails to build where head builds. With
-// real go and gotestsum, through the real gate: an owner's signed property
-// beside an agent's fix is `fixed (by build)` and accepted; a build failure
-// that names anything the diff does not add stays revert_broken; the owner's
-// split advice, run as printed, reaches a state the gate accepts.
-import { chmodSync, copyFileSync } from 'node:fs';
-import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { site } from '../attacks/range-site.js';
-import { advice, follow, ownerEnv } from '../helpers/advice.js';
-import { cleanup, PROJECT, type TempRepo } from '../helpers/repo.js';
+import { cleanup } from '../helpers/repo.js';
 import { testUnless } from '../helpers/skip.js';
 import { commitAs, Keys } from '../prereceive/server.js';
-import { AGENT, commitBy, gate } from './evidence-site.js';
+import { AGENT, commitBy, gate, splitAsAdvised } from './evidence-site.js';
 import { GO_MOD, GOTESTSUM_MISSING, goConfig, goProperty, goRegistry as registry, TOTAL_BODY } from './go-module.js';
 
 const goTest = testUnless(GOTESTSUM_MISSING);
@@ -87,29 +78,16 @@ goTest('go: a reverted build that fails on anything the diff does not add stays 
   assert.is.not(g.code, 0);
 });
 
-function installPreCommit(repo: TempRepo): void {
-  const hook = path.join(repo.dir, '.git/hooks/pre-commit');
-  copyFileSync(path.join(PROJECT, 'hooks/pre-commit'), hook);
-  chmodSync(hook, 0o755);
-}
-
 goTest(
   "go: the owner's split advice for a property and a new function, run as printed, reaches a state the gate accepts",
   () => {
     const s = goSite(owner);
     const { work } = s;
-    installPreCommit(work);
-    work.git(['switch', '-q', '-c', 'double', 'origin/main']);
-    work
-      .write('bill/bill.go', withDouble())
-      .write('spec/properties/double_test.go', DOUBLE_TEST)
-      .write('spec/invariants.yaml', registry(TOTAL, DOUBLE));
-    work.git(['add', '-A']);
-    const r = work.git(['commit', '-q', '-m', 'Double, with its property'], { allowFail: true });
-    assert.is(r.code, 1, r.stdout + r.stderr);
-    assert.match(r.stderr, 'split it: an owner signs the oracle commit');
-    follow(work.dir, ownerEnv(work.env, 'owner@example.com', owner.file), advice(r.stderr));
-    const g = gate(work);
+    const g = splitAsAdvised(work, owner.file, {
+      'bill/bill.go': withDouble(),
+      'spec/properties/double_test.go': DOUBLE_TEST,
+      'spec/invariants.yaml': registry(TOTAL, DOUBLE),
+    });
     const revert = g.layers.revert.details;
     assert.is(revert.status, 'describes_patch', `${revert.reason}\n${g.stderr}`);
     assert.equal(revert.by_build, { [DOUBLE]: ['bill.Double'] });

@@ -7,17 +7,16 @@
 // does not add (as its parser reads it) stays revert_broken, and so does a
 // reverted run that timed out whatever it printed; the owner's split advice,
 // run as printed, reaches a state the gate accepts.
-import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { site } from '../attacks/range-site.js';
-import { advice, follow, ownerEnv } from '../helpers/advice.js';
-import { cleanup, PROJECT, sh } from '../helpers/repo.js';
+import { cleanup, sh } from '../helpers/repo.js';
 import { testUnless } from '../helpers/skip.js';
 import { commitAs, Keys } from '../prereceive/server.js';
-import { AGENT, commitBy, gate } from './evidence-site.js';
+import { AGENT, commitBy, gate, splitAsAdvised } from './evidence-site.js';
 
 // tsc and node's types, installed once for this file from the registry.
 const tools = mkdtempSync(path.join(tmpdir(), 'pw-tsc-'));
@@ -161,19 +160,11 @@ test('node --test: a reverted run that times out is never read as a build failur
 test("node --test: the owner's split advice for a property and a new export, run as printed, reaches a state the gate accepts", () => {
   const s = siteOn({ 'src/bill.mjs': BILL, 'spec/properties/total.test.mjs': TOTAL_TEST });
   const { work } = s;
-  const hook = path.join(work.dir, '.git/hooks/pre-commit');
-  copyFileSync(path.join(PROJECT, 'hooks/pre-commit'), hook);
-  chmodSync(hook, 0o755);
-  work
-    .write('src/bill.mjs', BILL + DOUBLE_FN)
-    .write('spec/properties/double.test.mjs', DOUBLE_TEST)
-    .write('spec/invariants.yaml', registry(TOTAL, DOUBLE));
-  work.git(['add', '-A']);
-  const r = work.git(['commit', '-q', '-m', 'double, with its property'], { allowFail: true });
-  assert.is(r.code, 1, r.stdout + r.stderr);
-  assert.match(r.stderr, 'split it: an owner signs the oracle commit');
-  follow(work.dir, ownerEnv(work.env, 'owner@example.com', owner.file), advice(r.stderr));
-  const g = gate(work);
+  const g = splitAsAdvised(work, owner.file, {
+    'src/bill.mjs': BILL + DOUBLE_FN,
+    'spec/properties/double.test.mjs': DOUBLE_TEST,
+    'spec/invariants.yaml': registry(TOTAL, DOUBLE),
+  });
   const revert = g.layers.revert.details;
   assert.is(revert.status, 'describes_patch', `${revert.reason}\n${g.stderr}`);
   assert.equal(revert.by_build, { [DOUBLE]: ['double (src/bill.mjs)'] });

@@ -179,10 +179,15 @@ for (const [name, command, lacking] of RUNNERS) {
 
 it('under pnpm exec the guard still holds: production code that ends the run early is refused', () => {
   const { repo } = initialized();
-  const config = readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8').replace(
-    /^ {2}command: node --test .* spec\/properties$/m,
-    `  command: ${JSON.stringify(`pnpm exec node --test ${NODE_TEST}`)}`,
-  );
+  // The guard is what this proves: init's starter seals node:test (kernel), where
+  // production code runs in a worker the guard does not watch, so sealing is off here.
+  const config = readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8')
+    .replace(
+      /^ {2}command: node --test .* spec\/properties$/m,
+      `  command: ${JSON.stringify(`pnpm exec node --test ${NODE_TEST}`)}`,
+    )
+    .replace(/^ {2}sealed: kernel$/m, '  sealed: off');
+  assert.match(config, /^ {2}sealed: off$/m);
   repo.commit({ '.patchwarden.yml': config }, 'properties through pnpm exec');
   repo.commit({ 'packages/core/src/index.js': `${BUGGY}process.exit(0);\n` }, 'a "fix" that ends the run');
   const r = repo.json(['revert-check', '--base', 'HEAD~1']);

@@ -278,4 +278,49 @@ function confinedAsync(code: string, args: string[]): Promise<string[]> {
   );
 }
 
+const SHM = `
+import multiprocessing, os, sys
+def queue():
+    q = multiprocessing.Queue()
+    q.put(1)
+    assert q.get() == 1
+attempt("queue", queue)
+print("shm", sorted(os.listdir("/dev/shm")) if os.access("/dev/shm", os.R_OK) else "unreadable")
+print("caps", open("/proc/self/status").read().split("CapEff:")[1].split()[0])
+`;
+
+landlock(
+  "/dev/shm is a fresh one of the worker's own, with no capability left; without user namespaces, none, and stderr says why",
+  () => {
+    const segment = `/dev/shm/pw-confine-test-${process.pid}`;
+    writeFileSync(segment, "another process's segment");
+    try {
+      const r = confinedPython(`${TRY}${SHM}`);
+      assert.is(r.code, 0, r.err);
+      assert.equal(r.out, ['queue ok', 'shm []', 'caps 0000000000000000']);
+      // A user namespace whose limit is 0 refuses the worker's own: no /dev/shm, and the reason on stderr.
+      const python = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], {
+        encoding: 'utf8',
+      }).stdout.trim();
+      const script = 'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"';
+      const none = spawnSync(
+        'unshare',
+        ['-U', '-r', 'sh', '-c', script, 'sh', ...prefix(), python, '-c', `${TRY}${SHM}`],
+        {
+          cwd: place.tree,
+          encoding: 'utf8',
+        },
+      );
+      if (none.error || /unshare:/.test(none.stderr)) return; // no user namespaces to nest here: the first half stands
+      assert.is(none.stdout.trim().split('\n')[0], 'queue PermissionError 13', none.stderr);
+      assert.match(
+        none.stderr,
+        /patchwarden confine: no \/dev\/shm of its own \(user namespaces are not allowed here: [^)]+\), so POSIX semaphores and shared memory \(multiprocessing locks, queues, pools\) fail in the worker; run such properties with properties\.sealed: process/,
+      );
+    } finally {
+      rmSync(segment, { force: true });
+    }
+  },
+);
+
 test.run();

@@ -29,12 +29,16 @@ function jsCase(id: string, fixed: boolean): string {
 }
 
 /** Four invariants in four files; the patch fixes the first. `split` puts bill.b's cases in two files. */
-function matrixProject(kind: 'py' | 'js', split = false): { repo: TempRepo; base: string; head: string } {
+function matrixProject(
+  kind: 'py' | 'js',
+  split = false,
+  sealed?: string,
+): { repo: TempRepo; base: string; head: string } {
   const repo = tempRepo();
   repo.git(['config', 'user.email', 'dev@example.com']);
   repo.git(['config', 'user.name', 'dev']);
   const files: Record<string, string> = {
-    '.patchwarden.yml': config(kind === 'py' ? PYTEST_SHARDED : NODE_SHARDED),
+    '.patchwarden.yml': config(kind === 'py' ? PYTEST_SHARDED : NODE_SHARDED, sealed ? `  sealed: ${sealed}\n` : ''),
     'spec/invariants.yaml': registry(...IDS),
   };
   IDS.forEach((id, i) => {
@@ -202,6 +206,25 @@ testUnless(pytestMissing)('parts edited by hand: a changed seed is refused; unde
   assert.match(forged.out.error ?? forged.stderr, /does not carry a valid HMAC/);
   const unsigned = repo.json(['revert-check', '--merge', ...parts.slice(0, 3)], { env: key });
   assert.is(unsigned.code, 2);
+});
+
+test("--merge says the sealed mode in its text too: the weakest of the parts' runs", async () => {
+  const { repo, base, head } = matrixProject('js', false, 'process');
+  const parts = await matrix(repo, base, head, 2);
+  const json = repo.json(['revert-check', '--merge', ...parts]);
+  assert.is(json.code, 0, json.stderr);
+  assert.is(json.out.sealed, 'process');
+  const text = repo.pw(['revert-check', '--merge', ...parts]);
+  assert.is(text.code, 0, text.stdout + text.stderr);
+  assert.match(
+    text.stdout,
+    /patchwarden: sealed: process \(the weakest of the parts' runs: production code ran in a worker the runtime guard watches/,
+  );
+  // One part that ran unsealed makes the whole merge say off.
+  const part = JSON.parse(readFileSync(parts[1], 'utf8'));
+  part.run.sealed = 'off';
+  writeFileSync(parts[1], JSON.stringify(part));
+  assert.match(repo.pw(['revert-check', '--merge', ...parts]).stdout, /patchwarden: sealed: off \(the weakest/);
 });
 
 test.after(cleanup);

@@ -850,6 +850,40 @@
   };
   Object.freeze(require('node:test'));
 
+  // The cases the revert check names in PATCHWARDEN_ONLY (a JSON list of
+  // names), where a cached reverted run cannot answer for them: a node:test
+  // test of any other name is created skipped, so it neither runs nor counts
+  // as passed, and the check takes only the named cases from the report.
+  // Suites (describe) are kept: their tests are chosen by name. node:test's
+  // Test class is internal: the guard meets its prototype as the first test
+  // object is made (an async resource of type Test), before any test is added.
+  if (process.env.PATCHWARDEN_ONLY !== undefined) selectTests(new Set(JSON.parse(process.env.PATCHWARDEN_ONLY)));
+  function selectTests(names) {
+    const hook = require('node:async_hooks').createHook({
+      init(_id, type, _trigger, resource) {
+        if (type !== 'Test') return;
+        hook.disable();
+        let proto = getPrototypeOf(resource);
+        while (proto !== null && !Object.hasOwn(proto, 'createSubtest')) proto = getPrototypeOf(proto);
+        if (proto === null) return; // no test is created skipped: every case runs, as before
+        const Test = proto.constructor;
+        const create = proto.createSubtest;
+        proto.createSubtest = function createSubtest(Factory, name, options, fn, overrides) {
+          if (Factory === Test && !names.has(testName(name, options, fn)))
+            overrides = { ...overrides, skip: 'not among the cases this run is to run (PATCHWARDEN_ONLY)' };
+          return apply(create, this, [Factory, name, options, fn, overrides]);
+        };
+      },
+    });
+    hook.enable();
+  }
+  // The name node:test gives a test: its own, else its function's.
+  function testName(name, options, fn) {
+    if (typeof name === 'string' && name !== '') return name;
+    const f = typeof name === 'function' ? name : typeof options === 'function' ? options : fn;
+    return (typeof f === 'function' && f.name) || '<anonymous>';
+  }
+
   // A test file's process sends its results to the runner v8-serialized
   // (node's IPC for vitest's and jest's workers, node --test's per-file child
   // over its stdout): the serializer classes and node:v8's exports are frozen,

@@ -1,6 +1,6 @@
 # The sealed worker's kernel confinement: Landlock through ctypes, then exec.
 #
-#   python3 -I -S confine.py --rw DIR ... --ro PATH ... -- CMD ARGS...
+#   python3 -I -S confine.py [--shm] --rw DIR ... --ro PATH ... -- CMD ARGS...
 #   python3 -I -S confine.py --probe     (prints the Landlock ABI, 0 when unavailable)
 #
 # The ruleset handles every file system right the ABI knows; --ro paths get
@@ -10,6 +10,13 @@
 # restrict_self, then exec: what CMD starts inherits the domain. Anything
 # that keeps the rules from applying exits 125 with its reason on stderr:
 # the worker is never run unconfined.
+#
+# --shm gives the worker a /dev/shm of its own (POSIX semaphores and shared
+# memory: Python's multiprocessing locks, queues and pools): a fresh tmpfs
+# mounted over it in a user and mount namespace, read-write. The machine's
+# /dev/shm, where other processes' segments live, is never granted. Where
+# user namespaces are not allowed the worker has no /dev/shm, and says so.
+# Every capability the namespace gave is dropped before the exec.
 import ctypes, os, stat, sys
 
 CREATE_RULESET, ADD_RULE, RESTRICT_SELF = 444, 445, 446
@@ -60,16 +67,50 @@ def fs_rights(v):
 
 
 def args(argv):
-    rw, ro, i = [], [], 0
+    rw, ro, shm, i = [], [], False, 0
     while i < len(argv) and argv[i] != "--":
-        if argv[i] in ("--rw", "--ro") and i + 1 < len(argv):
+        if argv[i] == "--shm":
+            shm, i = True, i + 1
+        elif argv[i] in ("--rw", "--ro") and i + 1 < len(argv):
             (rw if argv[i] == "--rw" else ro).append(argv[i + 1])
             i += 2
         else:
             fail("unknown argument %r (usage: confine.py --rw DIR --ro PATH ... -- CMD ARGS...)" % argv[i])
     if i + 1 >= len(argv):
         fail("no command after --")
-    return rw, ro, argv[i + 1:]
+    return rw, ro, shm, argv[i + 1:]
+
+
+CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 1 << 14, 1 << 18
+PR_CAPBSET_DROP, CAPSET, CAP_VERSION_3 = 24, 126, 0x20080522
+
+
+def private_shm():
+    # False (and /dev/shm stays out of reach) where the namespaces are refused.
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0:
+        return False
+    for name, text in (("setgroups", "deny"), ("uid_map", "%d %d 1" % (uid, uid)), ("gid_map", "%d %d 1" % (gid, gid))):
+        with open("/proc/self/" + name, "w") as f:
+            f.write(text)
+    if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0 or \
+            libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, b"mode=1777,size=256m") != 0:
+        fail("a private /dev/shm: mount: %s" % os.strerror(ctypes.get_errno()))
+    drop_capabilities()
+    return True
+
+
+def drop_capabilities():
+    # The namespace's capabilities end here: none bounded, none held, so the
+    # exec (as uid 0 too) gains none back.
+    cap = 0
+    while libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
+        cap += 1
+    header = (ctypes.c_uint32 * 2)(CAP_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()
+    if libc.syscall(CAPSET, ctypes.byref(header), ctypes.byref(data)) != 0:
+        fail("capset: %s" % os.strerror(ctypes.get_errno()))
 
 
 def add(ruleset, path, rights):
@@ -113,7 +154,14 @@ def main():
     if sys.argv[1:] == ["--probe"]:
         print(abi())
         return
-    rw, ro, cmd = args(sys.argv[1:])
+    rw, ro, shm, cmd = args(sys.argv[1:])
+    if shm:
+        if private_shm():
+            rw.append("/dev/shm")
+        else:
+            sys.stderr.write("patchwarden confine: no /dev/shm of its own (user namespaces are not allowed here: %s), so POSIX "
+                             "semaphores and shared memory (multiprocessing locks, queues, pools) fail in the worker; "
+                             "run such properties with properties.sealed: process\n" % os.strerror(ctypes.get_errno()))
     confine(rw, ro)
     try:
         os.execvp(cmd[0], cmd)

@@ -1,7 +1,9 @@
 // What the kernel lets a sealed worker reach (confine.py applies it with
 // Landlock). Read and execute: the system, the judged tree, the dependency
 // folders linked into it, the interpreters' installs. Read and write: the
-// worker's own temporary root and /dev/null. Never: the judge's install, the
+// worker's own temporary root, /dev/null and a /dev/shm of its own (a fresh
+// tmpfs in a mount namespace: the machine's holds other processes' shared
+// memory). Never: the judge's install, the
 // property's report, the guard's channel, the run's private folders, the git
 // directory (the revert cache and the judge's config cache live there). A
 // granted folder that holds a denied path is granted entry by entry instead,
@@ -192,6 +194,8 @@ export function confinePrefix(s: ConfineSetup, python: string): string[] {
     python,
     ...ISOLATED,
     path.join(s.runtime, 'confine.py'),
+    // A /dev/shm of the worker's own (multiprocessing's semaphores); the machine's is never granted.
+    '--shm',
     ...rw.flatMap((p) => ['--rw', p]),
     ...[...ro].flatMap((p) => ['--ro', p]),
     '--',

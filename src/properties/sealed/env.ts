@@ -59,6 +59,12 @@ export function sealedLines(): string[] {
   return weakest ? [`sealed: ${weakest} (${sealedWhy(weakest, wantedMode)})`] : [];
 }
 
+/** The line of a merge of matrix parts: the weakest mode their runs got, on the machines that ran them. */
+export function partsSealedLine(mode: SealedMode): string {
+  const why = mode === 'kernel' ? 'production code ran in workers confined by the kernel' : sealedWhy(mode, mode);
+  return `sealed: ${mode} (the weakest of the parts' runs: ${why})`;
+}
+
 /** The weakest of some runs' modes (one not named is `off`). */
 export function weakestMode(modes: unknown[]): SealedMode {
   const known = modes.map((m) => (ORDER.includes(m as SealedMode) ? (m as SealedMode) : 'off'));
@@ -109,7 +115,7 @@ export function openSealed(config: Config): SealedSession | null {
     write(path.join(runtime, 'node'), NODE_SEALED);
     writeFileSync(path.join(runtime, 'confine.py'), confineSource);
     const workerTmp = path.join(dir, 'worker');
-    mkdirSync(workerTmp);
+    mkdirSync(path.join(workerTmp, 'home'), { recursive: true });
     const file = path.join(dir, 'sealed.json');
     return {
       mode,
@@ -183,8 +189,9 @@ function processWorkerEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 /**
  * kernel: none of patchwarden's variables, and the guard's entries taken out
  * of PYTHONPATH and NODE_OPTIONS (the kernel holds the worker; the guard's
- * paths would tell it where the judge's files are). Temporary files and
- * caches go to the worker's own root.
+ * paths would tell it where the judge's files are). Temporary files, caches
+ * and the home folder (`~`: empty, as a fresh account's; the user's own is
+ * out of the kernel's grant) go to the worker's own root.
  */
 function kernelWorkerEnv(env: NodeJS.ProcessEnv, tmp: string): NodeJS.ProcessEnv {
   const guard = env.PATCHWARDEN_GUARD ? path.dirname(env.PATCHWARDEN_GUARD) : null;
@@ -198,6 +205,7 @@ function kernelWorkerEnv(env: NodeJS.ProcessEnv, tmp: string): NodeJS.ProcessEnv
     PYTHONPATH: pythonPath.length ? pythonPath.join(path.delimiter) : undefined,
     NODE_OPTIONS: nodeOptions.trim() || undefined,
     TMPDIR: tmp,
+    HOME: path.join(tmp, 'home'),
     XDG_CACHE_HOME: path.join(tmp, 'cache'),
     HYPOTHESIS_STORAGE_DIRECTORY: path.join(tmp, 'hypothesis'),
   };

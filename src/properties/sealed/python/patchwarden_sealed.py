@@ -15,5 +15,5 @@ def _load(name, scope):
 
 
 _wire = _load("patchwarden_sealed_wire.py", {"__name__": "patchwarden_sealed_wire"})
-Channel, Closed = _wire["Channel"], _wire["Closed"]
+Channel, Closed, plain_decoders = _wire["Channel"], _wire["Closed"], _wire["plain_decoders"]
 _load("patchwarden_sealed_runtime.py", globals())

@@ -10,7 +10,7 @@
 # raised again as the same built-in type or a stand-in named after its
 # class, through frames compiled with the production file's name and lines
 # so the report shows them as an unsealed run does. The plugin gives this
-# code `_HERE`, `Channel` and `Closed`.
+# code `_HERE`, and from the wire `Channel`, `Closed` and `plain_decoders`.
 import collections
 import datetime
 import importlib.machinery
@@ -326,25 +326,6 @@ def _handle(v):
 
 _handles = weakref.WeakValueDictionary()
 
-_DECODE = {
-    "l": lambda v: [_dec(x) for x in v[1:]],
-    "t": lambda v: tuple(_dec(x) for x in v[1:]),
-    "s": lambda v: {_dec(x) for x in v[1:]},
-    "f": lambda v: frozenset(_dec(x) for x in v[1:]),
-    "d": lambda v: {_dec(v[i]): _dec(v[i + 1]) for i in range(1, len(v), 2)},
-    "b": lambda v: v[1].encode("latin-1"),
-    "dt": lambda v: datetime.datetime.fromisoformat(v[1]),
-    "date": lambda v: datetime.date.fromisoformat(v[1]),
-    "time": lambda v: datetime.time.fromisoformat(v[1]),
-    "td": lambda v: datetime.timedelta(v[1], v[2], v[3]),
-    "h": _handle,
-    "r": _record,
-    "k": lambda v: _record_class(v[1], v[2], v[3], v[4], v[5]),
-    "x": _exc_class,
-    "e": _exception,
-    "c": lambda v: _client.callback(v[1]),
-}
-
 
 def _dec(v):
     if type(v) is list:
@@ -352,6 +333,17 @@ def _dec(v):
     if v is None or type(v) in (bool, int, float, str):
         return v
     raise ValueError("%s: the worker sent a value of no known kind" % _MODE)
+
+
+_DECODE = {
+    **plain_decoders(_dec),
+    "h": _handle,
+    "r": _record,
+    "k": lambda v: _record_class(v[1], v[2], v[3], v[4], v[5]),
+    "x": _exc_class,
+    "e": _exception,
+    "c": lambda v: _client.callback(v[1]),
+}
 
 
 # --- values to the worker ---------------------------------------------------

@@ -3,6 +3,7 @@
 # property process opened before the worker started. JSON because the
 # property side must never unpickle or otherwise run what the worker sends:
 # json.loads builds lists, dicts, strings and numbers only.
+import datetime
 import json
 import os
 import struct
@@ -43,3 +44,19 @@ class Channel:
                 close()
             except OSError:
                 pass
+
+
+def plain_decoders(dec):
+    """How each end rebuilds plain data (`dec` rebuilds an element): the same base types on both sides."""
+    return {
+        "l": lambda v: [dec(x) for x in v[1:]],
+        "t": lambda v: tuple(dec(x) for x in v[1:]),
+        "s": lambda v: {dec(x) for x in v[1:]},
+        "f": lambda v: frozenset(dec(x) for x in v[1:]),
+        "d": lambda v: {dec(v[i]): dec(v[i + 1]) for i in range(1, len(v), 2)},
+        "b": lambda v: v[1].encode("latin-1"),
+        "dt": lambda v: datetime.datetime.fromisoformat(v[1]),
+        "date": lambda v: datetime.date.fromisoformat(v[1]),
+        "time": lambda v: datetime.time.fromisoformat(v[1]),
+        "td": lambda v: datetime.timedelta(v[1], v[2], v[3]),
+    }

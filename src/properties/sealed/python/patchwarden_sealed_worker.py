@@ -5,6 +5,7 @@
 # iteration) with data (patchwarden_sealed_wire.py): plain values, records by
 # their fields, anything else as a handle, an exception with its traceback's
 # frames. It ends when the property process closes the channel.
+import atexit
 import dataclasses
 import datetime
 import enum
@@ -16,7 +17,7 @@ import time
 
 # No bytecode written beside the runtime's sources, whoever may write there.
 _writes, sys.dont_write_bytecode = sys.dont_write_bytecode, True
-from patchwarden_sealed_wire import Channel, Closed  # noqa: E402
+from patchwarden_sealed_wire import Channel, Closed, plain_decoders  # noqa: E402
 
 sys.dont_write_bytecode = _writes
 
@@ -207,25 +208,16 @@ def _record(v):
         return o
 
 
+def dec(v):
+    return _DECODE[v[0]](v) if type(v) is list else v
+
+
 _DECODE = {
-    "l": lambda v: [dec(x) for x in v[1:]],
-    "t": lambda v: tuple(dec(x) for x in v[1:]),
-    "s": lambda v: {dec(x) for x in v[1:]},
-    "f": lambda v: frozenset(dec(x) for x in v[1:]),
-    "d": lambda v: {dec(v[i]): dec(v[i + 1]) for i in range(1, len(v), 2)},
-    "b": lambda v: v[1].encode("latin-1"),
-    "dt": lambda v: datetime.datetime.fromisoformat(v[1]),
-    "date": lambda v: datetime.date.fromisoformat(v[1]),
-    "time": lambda v: datetime.time.fromisoformat(v[1]),
-    "td": lambda v: datetime.timedelta(v[1], v[2], v[3]),
+    **plain_decoders(dec),
     "h": lambda v: _objects[v[1]],
     "r": _record,
     "c": lambda v: _Callback(v[1]),
 }
-
-
-def dec(v):
-    return _DECODE[v[0]](v) if type(v) is list else v
 
 
 class _Callback:
@@ -299,11 +291,21 @@ def _serve(msg):
             return ["raise", ["e", ["x", "builtins", "RuntimeError", 0, []], [], "sealed mode: the worker could not describe %s: %s" % (type(e).__name__, _text(inner)), [], []]]
 
 
+def _leave():
+    # The run is over: the exit functions run (in process mode the guard's
+    # last one sends its final record, without which the run is refused),
+    # then the worker ends without waiting on threads production code left.
+    try:
+        atexit._run_exitfuncs()
+    finally:
+        os._exit(0)
+
+
 def _receive():
     try:
         return _chan.receive()
     except Closed:
-        os._exit(0)
+        _leave()
 
 
 def _watch_parent():
@@ -314,7 +316,7 @@ def _watch_parent():
     def watch():
         while os.getppid() == parent:
             time.sleep(0.5)
-        os._exit(0)
+        _leave()
 
     threading.Thread(target=watch, name="patchwarden-sealed-parent", daemon=True).start()
 

@@ -1,0 +1,90 @@
+// The questions the enforcement points ask git through git/ (refs, config,
+// remotes, trailers, what a commit tracks), on real repositories: each
+// answer where git has one, and the empty answer where it has none.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { messageTrailers } from '../../src/git/commits.js';
+import { tracksAnyAt } from '../../src/git/files.js';
+import { fetchObjects, headRef, remoteRefs, upstreamOf } from '../../src/git/refs.js';
+import { aliasOf, commitOrNull, configMatching, gitVars, openRepo } from '../../src/git/repo.js';
+import { treeOf } from '../../src/git/trees.js';
+import { cleanup, tempRepo } from '../helpers/repo.js';
+
+test.after.each(cleanup);
+
+test('what a commit tracks: a folder with files, none for an unborn HEAD or an untracked folder', async () => {
+  const t = tempRepo();
+  const repo = await openRepo(t.dir);
+  assert.not.ok(await tracksAnyAt(repo, 'HEAD', ['node_modules']));
+  const base = t.commit({ 'node_modules/a/index.js': 'a\n', 'src/x.py': 'x\n' }, 'base');
+  assert.ok(await tracksAnyAt(repo, 'HEAD', ['node_modules', 'web/node_modules']));
+  assert.not.ok(await tracksAnyAt(repo, 'HEAD', ['web/node_modules']));
+  assert.is(await treeOf(repo, base), t.git(['rev-parse', 'HEAD^{tree}']).stdout.trim());
+});
+
+test('config by pattern: keys lowercased, a key without a value is true; aliases; HEAD by its full name', async () => {
+  const t = tempRepo();
+  t.commit({ 'a.txt': 'a\n' }, 'base');
+  t.git(['config', 'patchwarden.Branch', 'release']);
+  writeFileSync(path.join(t.dir, '.git/config'), '[patchwarden]\n\tbootstrap\n', { flag: 'a' });
+  t.git(['config', 'alias.ci', 'commit --amend']);
+  const repo = await openRepo(t.dir);
+  const values = await configMatching(repo, '^patchwarden\\.');
+  assert.is(values.get('patchwarden.branch'), 'release');
+  assert.is(values.get('patchwarden.bootstrap'), 'true');
+  assert.is((await configMatching(repo, '^nosuchsection\\.')).size, 0);
+  assert.is(await aliasOf(t.dir, 'ci'), 'commit --amend');
+  assert.is(await aliasOf(t.dir, 'nope'), null);
+  assert.is(await headRef(repo), 'refs/heads/main');
+  t.git(['checkout', '-q', '--detach']);
+  assert.is(await headRef(repo), null);
+});
+
+test("a branch's upstream; a remote's refs asked of it, and its objects fetched without moving a ref", async () => {
+  const remote = tempRepo({ bare: true });
+  const t = tempRepo();
+  t.commit({ 'a.txt': 'a\n' }, 'base');
+  t.git(['remote', 'add', 'origin', remote.dir]);
+  t.git(['push', '-q', 'origin', 'main', 'main:develop']);
+  t.git(['branch', '-q', '--set-upstream-to=origin/develop', 'main']);
+  const repo = await openRepo(t.dir);
+  assert.equal(await upstreamOf(repo, 'refs/heads/main'), { remote: 'origin', ref: 'refs/heads/develop' });
+  t.git(['branch', '-q', 'loose']);
+  assert.is(await upstreamOf(repo, 'refs/heads/loose'), null);
+  // The remote moves on with a commit this clone lacks.
+  const other = tempRepo();
+  other.git(['fetch', '-q', remote.dir, 'develop']);
+  other.git(['reset', '-q', '--hard', 'FETCH_HEAD']);
+  const ahead = other.commit({ 'b.txt': 'b\n' }, 'ahead');
+  other.git(['push', '-q', remote.dir, 'HEAD:refs/heads/develop']);
+  const { head, tips } = await remoteRefs(repo, 'origin', ['refs/heads/develop', 'refs/heads/gone']);
+  assert.is(head, 'refs/heads/main');
+  assert.equal([...tips], [['refs/heads/develop', ahead]]);
+  assert.is(await commitOrNull(repo, ahead), null);
+  const refs = t.git(['for-each-ref']).stdout;
+  await fetchObjects(repo, 'origin', ['refs/heads/develop']);
+  assert.is(await commitOrNull(repo, ahead), ahead);
+  assert.is(t.git(['for-each-ref']).stdout, refs);
+  // A remote that cannot be reached is git's error, never an empty answer.
+  const unreachable = await remoteRefs(repo, path.join(t.dir, 'no-such-remote'), []).catch((e: Error) => e);
+  assert.instance(unreachable, Error);
+  assert.match((unreachable as Error).message, 'does not appear to be a git repository');
+});
+
+test("git's variables and a message file's trailers, as git reads them", async () => {
+  const t = tempRepo();
+  t.git(['config', 'user.name', 'Ann Author']);
+  const repo = await openRepo(t.dir);
+  const vars = await gitVars(repo);
+  // The config first, then git's own variables.
+  const name = vars.indexOf('user.name=Ann Author');
+  const ident = vars.findIndex((l) => l.startsWith('GIT_COMMITTER_IDENT='));
+  assert.ok(name >= 0 && ident > name, vars.join('\n'));
+  const file = path.join(t.dir, 'MSG');
+  writeFileSync(file, 'subject\n\nbody\n\nCo-authored-by: Bo <bo@example.com>\n# Signed-off-by: not me\n');
+  assert.is(await messageTrailers(repo, file), 'Co-authored-by: Bo <bo@example.com>');
+});
+
+test.run();
