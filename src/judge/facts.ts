@@ -20,6 +20,7 @@ import type { OwnersVerdict } from '../owners/rule.js';
 import type { TamperVerdict } from '../tamper/judge.js';
 import type { Classify } from '../zones/classify.js';
 import { CONFIG_FILE } from '../zones/names.js';
+import { Memo } from './memo.js';
 import type { Point } from './rule.js';
 
 export type Readers = typeof import('./readers.js');
@@ -103,7 +104,7 @@ export type FactName =
 
 const NO_OWNERS: OwnersVerdict = { violations: [], exempt: new Set(), untouched: [] };
 
-export class Facts {
+export class Facts extends Memo {
   readonly point: Point;
   readonly repo: Repo;
   readonly config: Config;
@@ -112,10 +113,10 @@ export class Facts {
   readonly touched: ReadonlySet<string>;
   readonly staged: StagedSet | null;
   private readonly input: RangeInput;
-  private readonly read = new Map<string, Promise<unknown>>();
   private said: string[] = [];
 
   constructor(input: RangeInput) {
+    super();
     this.input = input;
     ({ point: this.point, repo: this.repo, config: this.config, tip: this.tip, where: this.where } = input);
     this.touched = input.paths instanceof Set ? input.paths : new Set(input.paths);
@@ -228,15 +229,5 @@ export class Facts {
 
   private source(): { kind: 'index' } | { kind: 'rev'; rev: string } {
     return this.tip === ':' ? { kind: 'index' } : { kind: 'rev', rev: this.tip };
-  }
-
-  private once<T>(name: string, make: () => Promise<T>): Promise<T> {
-    let p = this.read.get(name) as Promise<T> | undefined;
-    if (!p) {
-      p = (async () => make())();
-      p.catch(() => {});
-      this.read.set(name, p);
-    }
-    return p;
   }
 }
