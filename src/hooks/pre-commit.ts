@@ -10,7 +10,8 @@ import path from 'node:path';
 import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
-import { classifierForPaths, explicitJudge, judgeOrLastValid, type Judge } from '../config/judge.js';
+import { classifierFor } from '../config/classifier.js';
+import { explicitJudge, judgeOrLastValid, type Judge } from '../config/judge.js';
 import type { Repo } from '../git/repo.js';
 import type { Violation } from '../common/verdict.js';
 import { CREDIT_TRAILERS } from '../owners/signatures.js';
@@ -123,7 +124,7 @@ async function judgeMessage(args: string[]): Promise<number> {
   const { owners } = config;
   if (!credited || (!owners.agents.length && owners.trailers !== 'strict')) return verdict(violations);
   const paths = changes.map((c) => c.path);
-  const { oracle } = zonedPaths(changes, await classifierForPaths(repo, rules, paths));
+  const { oracle } = zonedPaths(changes, await classifierFor(repo, { rules }, { paths }));
   if (!oracle.length) return verdict(violations);
   const kind = amend ? 'amend' : merging ? 'merge' : 'commit';
   violations.push(...commitOwners(await messageCredits(repo, file), oracle, paths, owners, kind));
@@ -173,7 +174,7 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
     where: 'the index',
     paths,
     guardPaths: changes.filter((c) => c.status !== 'D').map((c) => c.path),
-    classify: () => classifierForPaths(repo, rules, paths),
+    classify: () => classifierFor(repo, { rules }, { paths }),
     load: layers,
     // git's own merge authors nothing: what it brings was judged commit by commit, and is again on push.
     tamper: async () => (automaticMerge ? null : boundedTamper(repo, config, changes, await facts.classify(), base)),

@@ -7,6 +7,7 @@
 // the judge is known, and each runs as soon as its inputs are, most of them
 // beside the walk, so a long push is mostly judged by the time it ends.
 import type { Violation } from '../common/verdict.js';
+import { classifierFor } from '../config/classifier.js';
 import type { Judge } from '../config/judge.js';
 import type { Config } from '../config/schema.js';
 import { isAncestor } from '../git/history.js';
@@ -19,7 +20,7 @@ import { judgeOverrides, overrideClaims, type Overrides } from '../owners/overri
 import type { Pusher } from '../owners/pusher.js';
 import type { OwnersVerdict } from '../owners/rule.js';
 import { tamperPush, type TamperVerdict } from '../tamper/judge.js';
-import { classifierFrom, type Classify } from '../zones/classify.js';
+import type { Classify } from '../zones/classify.js';
 import { branchViolations, type JudgingBranch } from './judging-branch.js';
 import type { Pushed, RefUpdate, readPush } from './pre-receive.js';
 
@@ -79,8 +80,7 @@ export class PushFacts extends Memo {
   /** The judging config's zones, as this repository folds case; each new commit's sides are worked out from then on. */
   classify(): Promise<Classify> {
     return this.once('classify', async () => {
-      const { rules } = this.input.judge;
-      const classify = classifierFrom(this.branch.ignoreCase ? rules.folded : rules.exact);
+      const classify = await classifierFor(this.repo, this.input.judge, { ignoreCase: this.branch.ignoreCase });
       this.input.pushing.sides.start(classify);
       return classify;
     });

@@ -5,18 +5,9 @@ import { rangeChanges, type RawChange } from '../git/changes.js';
 import { checkOwners } from '../owners/check.js';
 import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, type Override } from '../owners/override.js';
 import type { OwnersVerdict } from '../owners/rule.js';
-import { configBool, type Repo } from '../git/repo.js';
-import type { Classify } from '../zones/classify.js';
+import type { Repo } from '../git/repo.js';
+import { classifierFor } from '../config/classifier.js';
 import { baselined } from './baseline.js';
-
-/** The config's zones as this repository reads paths; the glob compiler loads only here (hooks with a cached config never need it). */
-export async function classifierFor(repo: Repo, config: Config): Promise<Classify> {
-  const [{ zoneClassifier }, ignoreCase] = await Promise.all([
-    import('../config/zone-rules.js'),
-    configBool(repo, 'core.ignorecase'),
-  ]);
-  return zoneClassifier(config, ignoreCase);
-}
 
 export interface RangeVerdict {
   commits: string[];

@@ -5,12 +5,13 @@
 import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { UsageError } from '../common/errors.js';
-import { classifierForPaths, explicitJudge, judgeOf } from '../config/judge.js';
+import { classifierFor } from '../config/classifier.js';
+import { explicitJudge, judgeOf } from '../config/judge.js';
 import { judgingConfig } from '../config/judging.js';
 import type { Config } from '../config/schema.js';
 import { commitOrNull, mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
 import { readStaged } from '../git/staged.js';
-import { checkRange, classifierFor } from './check.js';
+import { checkRange } from './check.js';
 import { judgeCommits } from './commits.js';
 import { checkStaged } from './staged.js';
 import { fitRangeAdvice, judgedRangeAdvice, judgedReorderAdvice, stagedLanding } from './advice.js';
@@ -53,11 +54,7 @@ export async function run(args: string[]): Promise<number> {
     const { config, rules } = common.config
       ? await explicitJudge(repo, common.config, compiler)
       : await judgeOf(repo, at, compiler);
-    const classify = await classifierForPaths(
-      repo,
-      rules,
-      changes.map((c) => c.path),
-    );
+    const classify = await classifierFor(repo, { rules }, { paths: changes.map((c) => c.path) });
     const kind = merging ? 'merge' : 'commit';
     const mixed = checkStaged(changes, classify, kind);
     const fitted =
