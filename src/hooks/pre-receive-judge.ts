@@ -13,7 +13,7 @@ import { subjects } from '../git/history.js';
 import { isZeroId, type Repo } from '../git/repo.js';
 import { agentInRange, fitRangeAdvice, rangeAdvice, reorderAdvice, type Landing } from '../mixing/advice.js';
 import { untouchedLines } from '../owners/rule.js';
-import { judgeOverrides, overrideClaims, overrideLines, type Override } from '../owners/override.js';
+import { overrideLines, type Override } from '../owners/override.js';
 import { authenticatedPusher, TYPED_IDENTITY } from '../owners/pusher.js';
 import { Facts } from '../judge/facts.js';
 import { runPlan, type Plan } from '../judge/rule.js';
@@ -231,18 +231,13 @@ async function costRefusal(facts: PushFacts, caps: Caps, notes: string[]): Promi
   const refs = facts.updates.map((u) => ({ ref: u.ref, commits: push.commits.get(u.ref) ?? [] }));
   const violations = costViolations(cost, caps, refs);
   if (!violations.length) return null;
-  const claimed = overrideClaims(push, push.all);
-  const { clockNow } = await import('../freeze/clock.js');
-  for (const r of claimed.length ? refs : []) {
-    const mine = claimed.filter((o) => r.commits.includes(o.commit));
-    if (!mine.length) continue;
-    const from = push.reach.boundary(r.commits);
-    const base = from.length === 1 ? from[0] : null;
-    const { granted } = await judgeOverrides(repo, config, branch.id, mine, r.commits, base, clockNow());
-    if (!granted.length) continue;
-    notes.push(
-      `${r.ref}: ${violations[0].message}, but an owner's override lets it be judged: ${overrideLines(granted)[0]}`,
-    );
+  // An owner's override admitted for one of its refs lets the push be judged (the same overrides judgePush reads).
+  const overrides = await facts.overrides();
+  const admitted = overrides.findIndex((o) => o.granted.length);
+  if (admitted >= 0) {
+    const { ref } = refs[admitted];
+    const line = overrideLines(overrides[admitted].granted)[0];
+    notes.push(`${ref}: ${violations[0].message}, but an owner's override lets it be judged: ${line}`);
     return null;
   }
   const text = [...notes.map((n) => `patchwarden: ${n}`), 'patchwarden: refusing the push'];
