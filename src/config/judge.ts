@@ -9,8 +9,8 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isCannotJudge } from '../common/errors.js';
 import { readBlob } from '../git/objects.js';
-import { configBool, type Repo } from '../git/repo.js';
-import { classifierFrom, type Classify, type ZoneRule } from '../zones/classify.js';
+import type { Repo } from '../git/repo.js';
+import type { ZoneRule } from '../zones/classify.js';
 import { defaults, type Config } from './schema.js';
 
 /** This build's id, put in by the build; absent when the sources run unbundled (then nothing is cached). */
@@ -47,9 +47,11 @@ export async function judgeOf(
 ): Promise<Judge> {
   const cached = cachedJudge(repo, at.oid, at.shown);
   if (cached) return cached;
-  const { parseConfig, zoneRules } = await load();
-  const config = at.oid ? parseConfig((await readBlob(repo, at.oid)).toString('utf8'), at.shown) : defaults(at.shown);
-  const judge = { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) } };
+  const compiler = await load();
+  const config = at.oid
+    ? compiler.parseConfig((await readBlob(repo, at.oid)).toString('utf8'), at.shown)
+    : defaults(at.shown);
+  const judge = compiled(config, compiler);
   cacheJudge(repo, at.oid, judge);
   return judge;
 }
@@ -72,41 +74,23 @@ export async function judgeOrLastValid(
     return { ...(await judgeOf(repo, at, load)), rev };
   } catch (err) {
     if (!isCannotJudge(err) || !rev) throw err;
-    const { fallbackNote, lastValidConfig, zoneRules } = await load();
-    const fallback = await lastValidConfig(repo, rev);
+    const compiler = await load();
+    const fallback = await compiler.lastValidConfig(repo, rev);
     if (!fallback) throw err;
-    fallBack(fallbackNote(err, fallback));
-    const { config } = fallback;
-    return { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) }, rev: fallback.rev };
+    fallBack(compiler.fallbackNote(err, fallback));
+    return { ...compiled(fallback.config, compiler), rev: fallback.rev };
   }
 }
 
 /** `--config PATH`: a file the user names, read as it is (never cached). */
 export async function explicitJudge(repo: Repo, file: string, load: LoadCompiler): Promise<Judge> {
-  const { loadConfig, zoneRules } = await load();
-  const config = await loadConfig(repo, file);
-  return { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) } };
+  const compiler = await load();
+  return compiled(await compiler.loadConfig(repo, file), compiler);
 }
 
-/**
- * The classifier for these paths. core.ignorecase decides between the two
- * rule sets, and asking git costs a process; when no path falls in a
- * different zone either way, the answer cannot change the verdict. A path of
- * lower-case ASCII can only differ through a pattern whose own text holds
- * upper case (`Makefile`), so only such paths, and those with upper-case or
- * non-ASCII letters, are compared.
- */
-export async function classifierForPaths(repo: Repo, rules: Judge['rules'], paths: string[]): Promise<Classify> {
-  const exact = classifierFrom(rules.exact);
-  const folded = classifierFrom(rules.folded);
-  const casedOnly = rules.folded.map((r, i) => ({
-    ...r,
-    patterns: r.patterns.filter((_, j) => /[A-Z]/.test(JSON.stringify(rules.exact[i].patterns[j]))),
-  }));
-  const cased = classifierFrom(casedOnly);
-  const maybe = paths.filter((p) => /[^\x00-\x40\x5b-\x7f]/.test(p) || cased(p) !== null);
-  if (maybe.every((p) => exact(p) === folded(p))) return exact;
-  return (await configBool(repo, 'core.ignorecase')) ? folded : exact;
+/** A config and its zone rules, compiled both case-sensitively and not. */
+function compiled(config: Config, { zoneRules }: Awaited<ReturnType<LoadCompiler>>): Judge {
+  return { config, rules: { exact: zoneRules(config, false), folded: zoneRules(config, true) } };
 }
 
 function cachedJudge(repo: Repo, oid: string | null, shown: string): Judge | null {

@@ -8,11 +8,7 @@ import { BUILTIN_GUARD } from '../zones/names.js';
 import { namedFiles } from './guard-files.js';
 import { harnessGlobs } from './harness.js';
 import type { Config } from './schema.js';
-import { classifierFrom, type Classify, type ZoneRule } from '../zones/classify.js';
-
-export function zoneClassifier(config: Config, ignoreCase = false): Classify {
-  return classifierFrom(zoneRules(config, ignoreCase));
-}
+import type { ZoneRule } from '../zones/classify.js';
 
 /** The zone rules of a config, compiled to regular expressions, first match first. */
 export function zoneRules(config: Config, ignoreCase = false): ZoneRule[] {

@@ -15,9 +15,10 @@ import { BASELINE_FILE, CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges } from '../git/changes.js';
 import { mergeBase, openRepo, type Repo, resolveCommit } from '../git/repo.js';
 import { baselined } from '../mixing/baseline.js';
-import { classifierFor } from '../mixing/check.js';
+import { classifierFor } from '../config/classifier.js';
 import { commitWith } from '../properties/tree.js';
 import { ciRun } from '../replay/ci.js';
+import { checkOwners } from '../owners/check.js';
 import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, overrideLines } from '../owners/override.js';
 import { exitCode, type LayerResult } from './layer.js';
 import { containedSoFar, containedLines } from '../runner/contain.js';
@@ -213,6 +214,7 @@ async function gateContext(
     forkPoint,
     clockNow(),
   );
+  const granted = new Set(overrides.granted.map((o) => o.commit));
   const own = overrides.granted.flatMap((o) => changes.get(o.commit) ?? []);
   const withOwn = (rev: string) =>
     own.length ? commitWith(repo, rev, own, "the base plus the owners' overrides") : rev;
@@ -229,6 +231,15 @@ async function gateContext(
     now,
     tamper: () => judgeTamper(repo, config, { from: forkPoint, to: head, judgeRev: base }, classify),
     links: () => symlinkViolations(repo, commits, changes, classify),
+    // An owner's granted override is left out of the mixing rule.
+    commits: async () => ({ commits: commits.filter((c) => !granted.has(c)), changes }),
+    // Owner-signed oracle commits sharing the range with production ones must be admitted to it.
+    owners: () =>
+      checkOwners(repo, config, base, commits, changes, classify, [], {
+        base: forkPoint,
+        commits: new Set(commits),
+        now,
+      }),
   });
   startPlan(facts, GATE_RULES);
   const ctx: GateContext = {

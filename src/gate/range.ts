@@ -10,11 +10,11 @@ import { runPlan, type Plan } from '../judge/rule.js';
 import { fixturesRule } from '../judge/rules/fixtures.js';
 import { freezeRule, missingEvidence } from '../judge/rules/freeze.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
+import { mixingRule } from '../judge/rules/mixing.js';
+import { ownersRule } from '../judge/rules/owners.js';
 import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
 import { fitRangeAdvice, judgedRangeAdvice, judgedReorderAdvice } from '../mixing/advice.js';
-import { judgeCommits } from '../mixing/check.js';
-import { checkOwners } from '../owners/check.js';
 import type { Overrides } from '../owners/override.js';
 import { ownersApply, ownersUnset, untouchedLines } from '../owners/rule.js';
 import type { Classify } from '../zones/classify.js';
@@ -47,24 +47,20 @@ export interface GateContext {
 }
 
 /** The rules of the engine among the gate's rows, started together; each row runs its own, so every row is judged. */
-export const GATE_RULES: Plan = [[guardFileRule, freezeRule, fixturesRule, tamperRule, symlinkRule]];
+export const GATE_RULES: Plan = [
+  [ownersRule, mixingRule, guardFileRule, freezeRule, fixturesRule, tamperRule, symlinkRule],
+];
 
-/** Owners first: owner-signed oracle commits are left out of the whole-range mixing rule. */
+/** The owners row and the mixing row, which leaves out the oracle commits the owners verdict finds owner-signed. */
 export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> {
-  let exempt = new Set<string>();
   const owners = await guarded('owners', async () => {
     if (!ownersApply(ctx.config.owners)) return skipped('owners', 'owners.signers and owners.agents are not set');
-    const v = await checkOwners(ctx.repo, ctx.config, ctx.base, ctx.commits, ctx.changes, ctx.classify, [], {
-      base: ctx.mergeBase,
-      commits: new Set(ctx.commits),
-      now: ctx.now,
-    });
-    exempt = v.exempt;
+    const [v, found] = await Promise.all([ctx.facts.owners(), runPlan(ctx.facts, [[ownersRule]])]);
     const result = judged(
       'owners',
-      v.violations,
+      found,
       `oracle commits by owners only (${counted(v.exempt.size, 'signed oracle commit')})`,
-      `${counted(new Set(v.violations.map((x) => x.commit)).size, 'oracle commit')} not made by an owner`,
+      `${counted(new Set(found.map((x) => x.commit)).size, 'oracle commit')} not made by an owner`,
     );
     const unset = ownersUnset(ctx.config.owners);
     const notes = [...(unset && result.ok ? [unset] : []), ...untouchedLines(v.untouched)];
@@ -72,18 +68,7 @@ export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> 
     return result;
   });
   const mixing = await guarded('mixing', async () => {
-    const overridden = new Set(ctx.overrides.granted.map((o) => o.commit));
-    const v = [
-      ...ctx.overrides.violations,
-      ...judgeCommits(
-        ctx.commits.filter((c) => !overridden.has(c)),
-        ctx.changes,
-        ctx.config,
-        ctx.classify,
-        exempt,
-      ),
-      ...(await runPlan(ctx.facts, [[symlinkRule]])),
-    ];
+    const v = [...ctx.overrides.violations, ...(await runPlan(ctx.facts, [[mixingRule, symlinkRule]]))];
     await fitRangeAdvice(
       v,
       (oracleTip) =>

@@ -1,12 +1,7 @@
 // Small questions about history and remotes that the enforcement points ask:
-// whether one commit is an ancestor of another, whether the clone is
-// shallow, what a remote holds, and commits' subjects for a refusal.
+// whether the clone is shallow, what a remote holds, and commits' subjects
+// for a refusal (whether one commit is an ancestor of another is repo.ts's).
 import type { Repo } from './repo.js';
-
-/** Whether `a` is an ancestor of `b` (or the same commit). */
-export async function isAncestor(repo: Repo, a: string, b: string): Promise<boolean> {
-  return (await repo.run(['merge-base', '--is-ancestor', a, b], { okCodes: [1] })).code === 0;
-}
 
 /** Whether this clone is shallow (its history cut off at a depth). */
 export async function isShallow(repo: Repo): Promise<boolean> {

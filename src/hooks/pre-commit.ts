@@ -10,7 +10,8 @@ import path from 'node:path';
 import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
-import { classifierForPaths, explicitJudge, judgeOrLastValid, type Judge } from '../config/judge.js';
+import { classifierFor } from '../config/classifier.js';
+import { explicitJudge, judgeOrLastValid, type Judge } from '../config/judge.js';
 import type { Repo } from '../git/repo.js';
 import type { Violation } from '../common/verdict.js';
 import { CREDIT_TRAILERS } from '../owners/signatures.js';
@@ -19,6 +20,8 @@ import { runPlan, startPlan, type Plan } from '../judge/rule.js';
 import { fixturesRule } from '../judge/rules/fixtures.js';
 import { freezeRule } from '../judge/rules/freeze.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
+import { mixingRule } from '../judge/rules/mixing.js';
+import { ownersRule } from '../judge/rules/owners.js';
 import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
 import type { RawChange } from '../git/raw-diff.js';
@@ -26,7 +29,6 @@ import type { Classify } from '../zones/classify.js';
 import { SYMLINK } from '../git/raw-diff.js';
 import { readStaged } from '../git/staged.js';
 import { zonedPaths } from '../zones/zoned.js';
-import { checkStaged } from '../mixing/staged.js';
 import { amendingCommit } from './amend.js';
 import { stagedInstallFolders } from './generated.js';
 import { commitOwners, messageCredits, stagedIdentity } from './staged-owners.js';
@@ -122,7 +124,7 @@ async function judgeMessage(args: string[]): Promise<number> {
   const { owners } = config;
   if (!credited || (!owners.agents.length && owners.trailers !== 'strict')) return verdict(violations);
   const paths = changes.map((c) => c.path);
-  const { oracle } = zonedPaths(changes, await classifierForPaths(repo, rules, paths));
+  const { oracle } = zonedPaths(changes, await classifierFor(repo, { rules }, { paths }));
   if (!oracle.length) return verdict(violations);
   const kind = amend ? 'amend' : merging ? 'merge' : 'commit';
   violations.push(...commitOwners(await messageCredits(repo, file), oracle, paths, owners, kind));
@@ -132,6 +134,8 @@ async function judgeMessage(args: string[]): Promise<number> {
 /** The engine's rules on the index: the guard's files first, which stop the commit; then the tamper scan, the ledger and the lock. */
 const GUARD_PLAN: Plan = [[guardFileRule]];
 const INDEX_PLAN: Plan = [[symlinkRule, tamperRule, freezeRule, fixturesRule]];
+/** The mixing rule on the staged set and the owners rule on the commit being made (git's own merge skips both). */
+const STAGED_PLAN: Plan = [[mixingRule, ownersRule]];
 
 /** The staged links that leave their zone; the check (and its git process) loads only when a link in a zone is staged. */
 async function stagedLinks(repo: Repo, changes: RawChange[], zones: Promise<Classify> | null): Promise<Violation[]> {
@@ -161,6 +165,7 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
     ? await explicitJudge(repo, common.config, layers)
     : await baseJudge(repo, at);
   const paths = changes.map((c) => c.path);
+  const kind = amend ? 'amend' : merging ? 'merge' : 'commit';
   const facts: Facts = new Facts({
     point: 'pre-commit',
     repo,
@@ -169,27 +174,35 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
     where: 'the index',
     paths,
     guardPaths: changes.filter((c) => c.status !== 'D').map((c) => c.path),
-    classify: () => classifierForPaths(repo, rules, paths),
+    classify: () => classifierFor(repo, { rules }, { paths }),
     load: layers,
     // git's own merge authors nothing: what it brings was judged commit by commit, and is again on push.
     tamper: async () => (automaticMerge ? null : boundedTamper(repo, config, changes, await facts.classify(), base)),
     links: () => stagedLinks(repo, changes, automaticMerge ? null : facts.classify()),
+    // An agent identity may not change an oracle: git is asked who commits only when an oracle is staged.
+    // The check is small and in this bundle: the layers' chunk would cost a spec commit about 100 ms.
+    owners: async () => {
+      const oracle = config.owners.agents.length ? zonedPaths(changes, await facts.classify()).oracle : [];
+      const who = oracle.length ? await stagedIdentity(repo) : null;
+      const violations = who ? commitOwners(who, oracle, paths, config.owners, kind) : [];
+      return { violations, exempt: new Set<string>(), untouched: [] };
+    },
+    staged: automaticMerge
+      ? undefined
+      : {
+          changes,
+          kind,
+          // The split advice fits the branch and the committer: read only for a commit that mixes.
+          landing: async () => (await layers()).stagedLanding(repo, config, changes, await facts.classify()),
+        },
   });
   // A staged guard file that does not parse would judge every later commit: it is stopped here.
   stopOnGuardFiles(await runPlan(facts, GUARD_PLAN));
   startPlan(facts, INDEX_PLAN);
-  const classify = await facts.classify();
-  const kind = amend ? 'amend' : merging ? 'merge' : 'commit';
-  let mixed = automaticMerge ? [] : checkStaged(changes, classify, kind);
-  // The split advice fits the branch and the committer: read only for a commit that mixes.
-  if (mixed.length && kind === 'commit')
-    mixed = checkStaged(changes, classify, kind, await (await layers()).stagedLanding(repo, config, changes, classify));
   // git's own merge authors nothing: what it brings was judged commit by commit, and is again on push.
-  const violations = automaticMerge ? [] : [...(await stagedInstallFolders(repo, changes)), ...mixed];
-  // An agent identity may not change an oracle: git is asked who commits only when an oracle is staged.
-  // The check is small and in this bundle: the layers' chunk would cost a spec commit about 100 ms.
-  const oracle = automaticMerge || !config.owners.agents.length ? [] : zonedPaths(changes, classify).oracle;
-  if (oracle.length) violations.push(...commitOwners(await stagedIdentity(repo), oracle, paths, config.owners, kind));
+  const violations = automaticMerge
+    ? []
+    : [...(await stagedInstallFolders(repo, changes)), ...(await runPlan(facts, STAGED_PLAN))];
   // The tamper scan, the ledger and the fixture lock, read (and their modules loaded) only for a commit that reaches them.
   violations.push(...(await runPlan(facts, INDEX_PLAN)));
   for (const w of facts.takeNotes()) process.stderr.write(`patchwarden: ${w}\n`);

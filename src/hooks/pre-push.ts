@@ -12,9 +12,9 @@ import type { Violation } from '../common/verdict.js';
 import type { RawChange } from '../git/changes.js';
 import { notOnRemote, remoteHoldsRefs, tracksRemote } from '../git/history.js';
 import { commitOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
-import { fitRangeAdvice, landingOf, rangeAdvice, reorderAdvice } from '../mixing/advice.js';
+import { fitRangeAdvice, type Landing, landingOf, rangeAdvice, reorderAdvice } from '../mixing/advice.js';
 import { BASELINE_FILE } from '../zones/names.js';
-import { checkRange } from '../mixing/check.js';
+import { checkRange, type RangeVerdict } from '../mixing/check.js';
 import { clockNow } from '../freeze/clock.js';
 import { commitWith } from '../properties/tree.js';
 import { overrideLines, type Override } from '../owners/override.js';
@@ -29,10 +29,12 @@ import { Facts } from '../judge/facts.js';
 import { runPlan, type Plan } from '../judge/rule.js';
 import { fixturesRule } from '../judge/rules/fixtures.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
+import { mixingRule } from '../judge/rules/mixing.js';
+import { ownersRule } from '../judge/rules/owners.js';
 import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
-import { classifierFor } from '../mixing/check.js';
+import { classifierFor } from '../config/classifier.js';
 import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
 import { frameworkPush, pushesOneRef } from './framework-push.js';
 import { parseRefLines, readHookInput } from './ref-lines.js';
@@ -223,22 +225,23 @@ async function revertRef(
   if (r.acknowledged) v.acknowledged = r.acknowledged;
 }
 
-/** The engine's rules at a pushed tip: a guard file that does not parse stops the rules that would read it. */
-const PUSH_PLAN: Plan = [[guardFileRule], [fixturesRule, tamperRule, symlinkRule]];
+/**
+ * The engine's rules at a pushed tip: a guard file that does not parse stops
+ * the rules that would read it; the owners and mixing rules read none and
+ * are judged beside it.
+ */
+const PUSH_PLAN: Plan = [
+  [ownersRule, mixingRule, guardFileRule],
+  [fixturesRule, tamperRule, symlinkRule],
+];
 
-/** The engine's rules at the pushed tip, over what the ref's range changes and adds. */
+/** The engine's rules at the pushed tip, over the ref's commits and what they change and add. */
 async function cheapLayers(
   repo: Repo,
   config: Config,
   v: RefVerdict,
-  range: {
-    tip: string;
-    commits: string[];
-    changes: Map<string, RawChange[]>;
-    paths: Iterable<string>;
-    base: string | null;
-    judgeRev: string | null;
-  },
+  range: RangeVerdict & { tip: string; base: string | null; judgeRev: string | null },
+  landing: () => Promise<Landing>,
   say: (line: string) => void,
 ): Promise<void> {
   const { tip } = range;
@@ -253,8 +256,18 @@ async function cheapLayers(
     now: clockNow(),
     tamper: () => judgeTamper(repo, config, { from: range.base, to: tip, judgeRev: range.judgeRev }, facts.classify()),
     links: async () => symlinkViolations(repo, range.commits, range.changes, await facts.classify()),
+    commits: async () => ({ commits: range.mixed, changes: range.changes }),
+    owners: async () => range.owners,
   });
-  v.violations.push(...(await runPlan(facts, PUSH_PLAN)));
+  const found = await runPlan(facts, PUSH_PLAN);
+  // The whole-range advice's commands, for this remote and ref, fitted to the branch and the pusher.
+  await fitRangeAdvice(
+    found,
+    async (oracleTip) =>
+      rangeAdvice({ oracleTip, base: range.base, local: v.local_ref, remoteRef: v.remote_ref }, await landing()),
+    async (oracle) => reorderAdvice(oracle, await landing()),
+  );
+  v.violations.push(...found);
   facts.takeNotes().forEach(say);
 }
 
@@ -363,14 +376,8 @@ export async function run(args: string[]): Promise<number> {
     const rules = await judgingConfig(repo, common.config, judgingTip ?? range.base ?? range.judge ?? v.tip, say);
     const { config } = rules;
     const judgeRev = rules.rev;
-    const { commits, changes, paths, violations, baselined, overrides, overrideChanges } = await checkRange(
-      repo,
-      config,
-      range.exclude,
-      v.tip,
-      judgeRev,
-      clockNow(),
-    );
+    const checked = await checkRange(repo, config, range.exclude, v.tip, judgeRev, clockNow());
+    const { commits, baselined, overrides, overrideChanges } = checked;
     v.commits = commits;
     if (overrides.length) v.overrides = overrides;
     for (const l of overrideLines(overrides)) say(`${ref.remoteRef}: ${l}`);
@@ -378,17 +385,10 @@ export async function run(args: string[]): Promise<number> {
       say(
         `${ref.remoteRef}: ${counted(baselined.length, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`,
       );
-    // The whole-range advice's commands, for this remote and ref, fitted to the branch and the pusher.
-    const landing = () => landingOf(repo, config, { branch: ref.remoteRef.replace(/^refs\/heads\//, ''), remote });
-    await fitRangeAdvice(
-      violations,
-      async (oracleTip) =>
-        rangeAdvice({ oracleTip, base: range.base, local: ref.localRef, remoteRef: ref.remoteRef }, await landing()),
-      async (oracle) => reorderAdvice(oracle, await landing()),
-    );
-    v.violations.push(...violations);
+    v.violations.push(...checked.violations);
     if (!commits.length) continue;
-    await cheapLayers(repo, config, v, { tip: v.tip, commits, changes, paths, base: range.base, judgeRev }, say);
+    const landing = () => landingOf(repo, config, { branch: ref.remoteRef.replace(/^refs\/heads\//, ''), remote });
+    await cheapLayers(repo, config, v, { ...checked, tip: v.tip, base: range.base, judgeRev }, landing, say);
     const job = await revertJob(
       repo,
       config,

@@ -6,32 +6,28 @@ import { emit } from '../common/output.js';
 import { counted } from '../common/text.js';
 import { violationLines } from '../common/render.js';
 import type { Violation } from '../common/verdict.js';
-import { explicitJudge, judgeOrLastValid, type Judge } from '../config/judge.js';
+import { explicitJudge, judgeOrLastValid } from '../config/judge.js';
 import type { Config } from '../config/schema.js';
 import { BASELINE_FILE, CONFIG_FILE } from '../zones/names.js';
-import { isAncestor, subjects } from '../git/history.js';
+import { subjects } from '../git/history.js';
 import { isZeroId, type Repo } from '../git/repo.js';
-import { baselined, readBaseline } from '../mixing/baseline.js';
 import { agentInRange, fitRangeAdvice, rangeAdvice, reorderAdvice, type Landing } from '../mixing/advice.js';
-import { judgeCommits } from '../mixing/check.js';
-import type { CommitSides } from '../mixing/commit-sides.js';
-import { symlinkViolations } from '../mixing/symlinks.js';
-import { checkOwners } from '../owners/check.js';
 import { untouchedLines } from '../owners/rule.js';
-import { judgeOverrides, overrideClaims, overrideLines, type Override } from '../owners/override.js';
-import { authenticatedPusher, TYPED_IDENTITY, type Pusher } from '../owners/pusher.js';
-import { tamperPush, type TamperVerdict } from '../tamper/judge.js';
-import { classifierFrom, type Classify } from '../zones/classify.js';
+import { overrideLines, type Override } from '../owners/override.js';
+import { authenticatedPusher, TYPED_IDENTITY } from '../owners/pusher.js';
 import { Facts } from '../judge/facts.js';
 import { runPlan, type Plan } from '../judge/rule.js';
 import { fixturesRule } from '../judge/rules/fixtures.js';
 import { freezeRule } from '../judge/rules/freeze.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
+import { mixingRule } from '../judge/rules/mixing.js';
+import { ownersRule } from '../judge/rules/owners.js';
 import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
-import { branchViolations, judgingBranch, unguardedRefusal, type JudgingBranch } from './judging-branch.js';
+import { judgingBranch, unguardedRefusal, type JudgingBranch } from './judging-branch.js';
 import type { Pushed, RefUpdate, readPush } from './pre-receive.js';
 import { capsFor, costViolations, pushCost, type Caps } from './pre-receive-cost.js';
+import { PushFacts } from './pre-receive-facts.js';
 
 interface RefVerdict extends RefUpdate {
   commits: string[];
@@ -40,52 +36,6 @@ interface RefVerdict extends RefUpdate {
   overrides: Override[];
   /** Owner-signed oracle commits of this ref whose security key saw no touch. */
   untouched?: string[];
-}
-
-/** What is judged from the config and the ref lines alone, started while the push is read. */
-export interface Early {
-  classify: Promise<Classify>;
-  /** The judging branch's rules per update, in the order of the updates. */
-  branchFaults: Promise<Violation[][]>;
-  /** The tamper layer's verdict per ref. */
-  tampering: Promise<Map<string, TamperVerdict>>;
-  /** The adoption baseline on the judging branch, read while the walk runs. */
-  baseline: Promise<Buffer | null>;
-}
-
-/**
- * `push`: what the push brings, once read (null when reading it failed; that
- * error is thrown where it is awaited); `sides` starts judging its commits
- * as they arrive.
- */
-export function startEarly(
-  repo: Repo,
-  judge: Judge,
-  branch: JudgingBranch,
-  updates: RefUpdate[],
-  peeled: Promise<Map<string, string>>,
-  push: Promise<Pushed | null>,
-  sides: CommitSides,
-): Early {
-  const { config, rules } = judge;
-  const classifier = classifierFrom(branch.ignoreCase ? rules.folded : rules.exact);
-  sides.start(classifier);
-  const classify = Promise.resolve(classifier);
-  // A fast-forward shows in the push's own walk (a new commit of the ref grows from the old tip); else git answers.
-  const grows = async (u: RefUpdate, old: string) => {
-    const p = await push;
-    return Boolean(p?.commits.get(u.ref)?.some((c) => p.parents.get(c)?.includes(old)));
-  };
-  const branchFaults = Promise.all(
-    updates.map((u) =>
-      branchViolations(u, branch, config, async (a, b) => (await grows(u, a)) || isAncestor(repo, a, b)),
-    ),
-  );
-  const tampering = tamperPush(repo, config, branch.id, updates, classify, peeled, push);
-  const baseline = readBaseline(repo, branch.id);
-  // Their errors are thrown where they are awaited; until then they are not unhandled.
-  for (const p of [classify, branchFaults, tampering, baseline]) p.catch(() => {});
-  return { classify, branchFaults, tampering, baseline };
 }
 
 /** What is wrong with a ref's command itself: a second command for one ref, a deletion the config refuses. */
@@ -111,101 +61,33 @@ function commandFaults(v: RefVerdict, once: Set<string>, branch: JudgingBranch, 
   return out;
 }
 
-/** What every ref of the push is judged with: the rules, and the push's facts read once for all refs. */
-interface PushFacts {
-  repo: Repo;
-  config: Config;
-  classify: Classify;
-  push: Pushed;
-  /** Owner faults by commit, and the owner-signed commits the whole-range mixing rule leaves out. */
-  ownerFault: Map<string, Violation>;
-  ownerExempt: ReadonlySet<string>;
-  /** Symbolic links that leave their zone, by commit. */
-  linkFault: Map<string, Violation>;
-  tamper: Map<string, TamperVerdict>;
-  /** For the advice: where the default branch is, and who pushed. */
-  branch: JudgingBranch;
-  pushers: Pusher[];
-}
-
-export async function judgePush(
-  repo: Repo,
-  config: Config,
-  branch: JudgingBranch,
-  updates: RefUpdate[],
-  push: Pushed,
-  pushers: Pusher[],
-  early: Early,
-): Promise<RefVerdict[]> {
-  const classify = await early.classify;
-  const { changes } = push;
-  const verdicts: RefVerdict[] = updates.map((u) => ({
-    ...u,
-    commits: push.commits.get(u.ref) ?? [],
-    violations: [],
-    overrides: [],
-  }));
-  const branchFaults = await early.branchFaults;
-  const once = new Set<string>();
-  for (const [i, v] of verdicts.entries())
-    v.violations.push(...branchFaults[i], ...commandFaults(v, once, branch, config));
+/** Every pushed ref's verdict, from the push's facts. */
+export async function judgePush(facts: PushFacts): Promise<RefVerdict[]> {
+  const { config, branch } = facts;
+  const branchFaults = await facts.branchFaults();
   // Commits that predate the guard (the adoption baseline on the judging branch) are left out of the commit rules.
-  const old = await baselined(repo, branch.id, ['--all'], push.all, early.baseline);
+  const old = await facts.baselined();
   if (old.size)
     process.stderr.write(
       `patchwarden: ${counted(old.size, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged\n`,
     );
-  for (const v of old.size ? verdicts : []) v.commits = v.commits.filter((c) => !old.has(c));
-  const all = old.size ? push.all.filter((c) => !old.has(c)) : push.all;
-  // An owner's override commit, admitted for its ref's range, is left out of the mixing rule.
-  const claimed = overrideClaims(push, all);
-  for (const v of claimed.length ? verdicts : []) {
-    const mine = claimed.filter((o) => v.commits.includes(o.commit));
-    if (isZeroId(v.new) || !mine.length) continue;
-    const from = push.reach.boundary(v.commits);
-    const { clockNow } = await import('../freeze/clock.js');
-    const judged = await judgeOverrides(
-      repo,
-      config,
-      branch.id,
-      mine,
-      v.commits,
-      from.length === 1 ? from[0] : null,
-      clockNow(),
-    );
-    v.overrides = judged.granted;
-    v.violations.push(...judged.violations);
-  }
-  // What belongs to a commit whichever ref brings it is read once for the push.
-  const [owners, links] = await Promise.all([
-    checkOwners(repo, config, branch.id, all, changes, classify, pushers),
-    symlinkViolations(repo, push.linking.size ? all.filter((c) => push.linking.has(c)) : [], changes, classify),
-  ]);
-  const facts: PushFacts = {
-    repo,
-    config,
-    classify,
-    push,
-    ownerFault: new Map(owners.violations.map((o) => [o.commit!, o])),
-    ownerExempt: owners.exempt,
-    linkFault: new Map(links.map((l) => [l.commit!, l])),
-    tamper: await early.tampering,
-    branch,
-    pushers,
-  };
+  const [judged, overrides] = await Promise.all([facts.judged(), facts.overrides()]);
+  const once = new Set<string>();
+  const verdicts: RefVerdict[] = facts.updates.map((u, i) => ({
+    ...u,
+    commits: judged.byUpdate[i],
+    violations: [],
+    // An owner's override commit, admitted for its ref's range, is left out of the mixing rule.
+    overrides: overrides[i].granted,
+  }));
+  for (const [i, v] of verdicts.entries())
+    v.violations.push(...branchFaults[i], ...commandFaults(v, once, branch, config), ...overrides[i].violations);
+  const [push, owners] = await Promise.all([facts.walk(), facts.owners()]);
   const blamed = new Set<string>();
   for (const v of verdicts) {
     if (isZeroId(v.new)) continue;
     v.untouched = v.commits.filter((c) => owners.untouched.includes(c));
-    // An owner fault is named once, on the first ref that brings its commit.
-    for (const c of facts.ownerFault.size ? v.commits : []) {
-      const fault = facts.ownerFault.get(c);
-      if (fault && !blamed.has(c)) {
-        v.violations.push(fault);
-        blamed.add(c);
-      }
-    }
-    v.violations.push(...(await judgeRef(facts, v)));
+    v.violations.push(...(await judgeRef(facts, push, v, blamed)));
   }
   return verdicts;
 }
@@ -219,53 +101,71 @@ export async function judgePush(
  */
 const TIP_PLAN: Plan = [[guardFileRule], [freezeRule, fixturesRule, tamperRule, symlinkRule]];
 
+/** Owners and mixing, per commit and over the ref's commits, whatever its tip holds. */
+const MIX_PLAN: Plan = [[ownersRule, mixingRule]];
+
+/** The push's owner faults on a ref's commits: each is named once, on the first ref that brings its commit. */
+function firstBlame(faults: Map<string, Violation>, v: RefVerdict, blamed: Set<string>): Violation[] {
+  const out: Violation[] = [];
+  for (const c of faults.size ? v.commits : []) {
+    const fault = faults.get(c);
+    if (fault && !blamed.has(c)) {
+      out.push(fault);
+      blamed.add(c);
+    }
+  }
+  return out;
+}
+
 /**
  * The rules on one pushed ref, over every commit new to it (a commit that
  * two refs bring is judged for both): mixing per commit and over the ref's
  * commits, links that leave their zone, the oracle files at its tip, and the
  * tamper layer on what the ref adds.
  */
-async function judgeRef(facts: PushFacts, v: RefVerdict): Promise<Violation[]> {
-  const { repo, config, classify, push } = facts;
+async function judgeRef(facts: PushFacts, push: Pushed, v: RefVerdict, blamed: Set<string>): Promise<Violation[]> {
+  const { repo, config } = facts;
   const overridden = new Set(v.overrides.map((o) => o.commit));
-  // No new commit touching both sides of the mixing rule, neither a commit nor a range of them mixes.
-  const out = push.sides.mayMix
-    ? judgeCommits(
-        v.commits.filter((c) => !overridden.has(c)),
-        push.changes,
-        config,
-        classify,
-        facts.ownerExempt,
-        (c) => push.sides.of(c),
-      )
-    : [];
+  const tip = push.peeled.get(v.new);
+  // A ref that brings every new commit (one ref pushed) touches what the whole walk touched.
+  const touched = v.commits.length === push.all.length ? push.paths : new Set<string>();
+  if (touched !== push.paths)
+    for (const c of v.commits) for (const change of push.changes.get(c) ?? []) touched.add(change.path);
+  const atTip = new Facts({
+    point: 'pre-receive',
+    repo,
+    config,
+    tip: tip ?? v.new,
+    where: `${v.ref} at ${(tip ?? v.new).slice(0, 12)}`,
+    paths: touched,
+    classify: () => facts.classify(),
+    // No new commit touching both sides of the mixing rule, neither a commit nor a range of them mixes.
+    commits: async () =>
+      push.sides.mayMix
+        ? {
+            commits: v.commits.filter((c) => !overridden.has(c)),
+            changes: push.changes,
+            sidesOf: (c: string) => push.sides.of(c),
+          }
+        : null,
+    owners: async () => ({ ...(await facts.owners()), violations: firstBlame(await facts.ownerFaults(), v, blamed) }),
+    // The push was scanned once, ref by ref, while git walked it.
+    tamper: async () => (v.commits.length ? ((await facts.tamper()).get(v.ref) ?? null) : null),
+    // The push's links were read once for every new commit; a ref's are its commits'.
+    links: async () => {
+      const faults = await facts.links();
+      return faults.size ? v.commits.flatMap((c) => faults.get(c) ?? []) : [];
+    },
+  });
+  const out = await runPlan(atTip, MIX_PLAN);
   await fitRangeAdvice(
     out,
-    async (oracleTip) => splitAdvice(facts, v, oracleTip, await serverLanding(facts, v)),
+    async (oracleTip) => splitAdvice(push, v, oracleTip, await serverLanding(facts, v)),
     async (oracle) => reorderAdvice(oracle, await serverLanding(facts, v)),
   );
-  const tip = push.peeled.get(v.new);
-  if (tip) {
-    // A ref that brings every new commit (one ref pushed) touches what the whole walk touched.
-    const touched = v.commits.length === push.all.length ? push.paths : new Set<string>();
-    if (touched !== push.paths)
-      for (const c of v.commits) for (const change of push.changes.get(c) ?? []) touched.add(change.path);
-    const atTip = new Facts({
-      point: 'pre-receive',
-      repo,
-      config,
-      tip,
-      where: `${v.ref} at ${tip.slice(0, 12)}`,
-      paths: touched,
-      classify: () => classify,
-      // The push was scanned once, ref by ref, while git walked it (startEarly).
-      tamper: async () => (v.commits.length ? (facts.tamper.get(v.ref) ?? null) : null),
-      // The push's links were read once for every new commit; a ref's are its commits'.
-      links: async () => (facts.linkFault.size ? v.commits.flatMap((c) => facts.linkFault.get(c) ?? []) : []),
-    });
-    out.push(...(await runPlan(atTip, TIP_PLAN)));
-    for (const w of atTip.takeNotes()) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
-  }
+  // The rules at the tip, where the ref names a commit.
+  if (tip) out.push(...(await runPlan(atTip, TIP_PLAN)));
+  for (const w of atTip.takeNotes()) process.stderr.write(`patchwarden: ${v.ref}: ${w}\n`);
   return out;
 }
 
@@ -293,13 +193,13 @@ async function serverLanding(facts: PushFacts, v: RefVerdict): Promise<Landing> 
 }
 
 /** How to land a ref whose oracle commits come first. */
-function splitAdvice(facts: PushFacts, v: RefVerdict, oracleTip: string, landing: Landing): string {
-  const from = facts.push.reach.boundary(v.commits);
+function splitAdvice(push: Pushed, v: RefVerdict, oracleTip: string, landing: Landing): string {
+  const from = push.reach.boundary(v.commits);
   return rangeAdvice(
     {
       oracleTip,
       base: from.length === 1 ? from[0] : null,
-      local: facts.push.peeled.get(v.new) ?? v.new,
+      local: push.peeled.get(v.new) ?? v.new,
       remoteRef: v.ref,
     },
     landing,
@@ -324,35 +224,20 @@ function render(verdicts: RefVerdict[], newCommits: number, subject: Map<string,
  * commit is admitted for one of its refs (then a note says so); null when it
  * may be judged.
  */
-async function costRefusal(
-  repo: Repo,
-  judge: Judge,
-  branch: JudgingBranch,
-  updates: RefUpdate[],
-  reading: Promise<{ push: Pushed } | { error: unknown }>,
-  caps: Caps,
-  notes: string[],
-): Promise<Parameters<typeof emit>[1] | null> {
-  const read = await reading;
-  if ('error' in read) throw read.error;
-  const { push } = read;
-  const { config, rules } = judge;
-  const cost = await pushCost(repo, config, push, classifierFrom(branch.ignoreCase ? rules.folded : rules.exact));
-  const refs = updates.map((u) => ({ ref: u.ref, commits: push.commits.get(u.ref) ?? [] }));
+async function costRefusal(facts: PushFacts, caps: Caps, notes: string[]): Promise<Parameters<typeof emit>[1] | null> {
+  const { repo, config, branch } = facts;
+  const push = await facts.walk();
+  const cost = await pushCost(repo, config, push, await facts.classify());
+  const refs = facts.updates.map((u) => ({ ref: u.ref, commits: push.commits.get(u.ref) ?? [] }));
   const violations = costViolations(cost, caps, refs);
   if (!violations.length) return null;
-  const claimed = overrideClaims(push, push.all);
-  const { clockNow } = await import('../freeze/clock.js');
-  for (const r of claimed.length ? refs : []) {
-    const mine = claimed.filter((o) => r.commits.includes(o.commit));
-    if (!mine.length) continue;
-    const from = push.reach.boundary(r.commits);
-    const base = from.length === 1 ? from[0] : null;
-    const { granted } = await judgeOverrides(repo, config, branch.id, mine, r.commits, base, clockNow());
-    if (!granted.length) continue;
-    notes.push(
-      `${r.ref}: ${violations[0].message}, but an owner's override lets it be judged: ${overrideLines(granted)[0]}`,
-    );
+  // An owner's override admitted for one of its refs lets the push be judged (the same overrides judgePush reads).
+  const overrides = await facts.overrides();
+  const admitted = overrides.findIndex((o) => o.granted.length);
+  if (admitted >= 0) {
+    const { ref } = refs[admitted];
+    const line = overrideLines(overrides[admitted].granted)[0];
+    notes.push(`${ref}: ${violations[0].message}, but an owner's override lets it be judged: ${line}`);
     return null;
   }
   const text = [...notes.map((n) => `patchwarden: ${n}`), 'patchwarden: refusing the push'];
@@ -415,27 +300,19 @@ export async function judgeReceived(
   }
   // Where caps are in force, the push's cost is counted before any rule starts.
   const caps = capsFor(config, process.env);
-  const refused = caps ? await costRefusal(repo, judge, branch, updates, reading, caps, notes) : null;
-  if (refused) return emit(common.format, refused);
-  const early = startEarly(
-    repo,
-    judge,
-    branch,
-    updates,
-    pushing.peeled,
-    reading.then((r) => ('push' in r ? r.push : null)),
-    pushing.sides,
-  );
-  const read = await reading;
-  if ('error' in read) throw read.error;
   const pushers = authenticatedPusher(process.env);
+  const facts = new PushFacts({ repo, judge, branch, updates, pushing, reading, pushers });
+  const refused = caps ? await costRefusal(facts, caps, notes) : null;
+  if (refused) return emit(common.format, refused);
+  facts.start();
+  const push = await facts.walk();
   if (branch.bootstrap)
     notes.push(
       `note: git config patchwarden.bootstrap is still set on the server; ${branch.ref} has its config now, unset it (git config --unset patchwarden.bootstrap)`,
     );
   if (config.owners.agents.length && config.owners.signers === null && !pushers.length)
     notes.push(`warning: ${TYPED_IDENTITY}`);
-  const verdicts = await judgePush(repo, config, branch, updates, read.push, pushers, early);
+  const verdicts = await judgePush(facts);
   for (const r of verdicts)
     notes.push(...[...overrideLines(r.overrides), ...untouchedLines(r.untouched ?? [])].map((l) => `${r.ref}: ${l}`));
   const violations = verdicts.flatMap((r) => r.violations.map((v) => ({ ...v, ref: r.ref })));
@@ -457,6 +334,6 @@ export async function judgeReceived(
       })),
       violations,
     },
-    text: render(verdicts, read.push.all.length, subject, notes),
+    text: render(verdicts, push.all.length, subject, notes),
   });
 }

@@ -12,13 +12,36 @@ import type { Config } from '../config/schema.js';
 import { touchesFixtures } from '../fixtures/folder.js';
 import type { FixtureReport } from '../fixtures/judge.js';
 import type { Ledger } from '../freeze/ledger.js';
+import type { Change } from '../git/changes.js';
 import type { Repo } from '../git/repo.js';
+import type { Landing } from '../mixing/advice.js';
+import type { Sides } from '../mixing/rule.js';
+import type { OwnersVerdict } from '../owners/rule.js';
 import type { TamperVerdict } from '../tamper/judge.js';
 import type { Classify } from '../zones/classify.js';
 import { CONFIG_FILE } from '../zones/names.js';
+import { Memo } from './memo.js';
 import type { Point } from './rule.js';
 
 export type Readers = typeof import('./readers.js');
+
+/** The commits of a range the commit rules judge, as the point read them. */
+export interface CommitRange {
+  /** Oldest first; the adoption baseline and the owners' granted overrides left out. */
+  commits: string[];
+  changes: Map<string, Change[]>;
+  /** Which sides of the mixing rule a commit touches, where the point worked it out while reading (commit-sides.ts). */
+  sidesOf?: (commit: string) => Sides;
+}
+
+/** What pre-commit judges instead of commits: the staged set, and how it lands. */
+export interface StagedSet {
+  changes: Change[];
+  /** What the commit being made is: its mix is worded, and split, accordingly. */
+  kind: 'commit' | 'amend' | 'merge';
+  /** Where the commit goes and who makes it, read only for a commit that mixes (its split advice fits them). */
+  landing: () => Promise<Landing | null>;
+}
 
 export interface RangeInput {
   point: Point;
@@ -54,6 +77,12 @@ export interface RangeInput {
    * push); none where the point gives no reader.
    */
   links?: () => Promise<Violation[]>;
+  /** The range's commits; none where the point judges the index. */
+  commits?: () => Promise<CommitRange | null>;
+  /** The owners verdict on the range's commits: its owner-signed ones are left out of the whole-range mixing rule. */
+  owners?: () => Promise<OwnersVerdict>;
+  /** The staged set, at pre-commit (not for git's own merge, which authors nothing). */
+  staged?: StagedSet;
 }
 
 /**
@@ -63,23 +92,35 @@ export interface RangeInput {
  */
 const WHEN_TOUCHED: ReadonlySet<Point> = new Set(['pre-commit', 'pre-receive']);
 
-export type FactName = 'guardProblems' | 'ledger' | 'voided' | 'fixtureReport' | 'tamper' | 'links';
+export type FactName =
+  | 'guardProblems'
+  | 'ledger'
+  | 'voided'
+  | 'fixtureReport'
+  | 'tamper'
+  | 'links'
+  | 'commitRange'
+  | 'owners';
 
-export class Facts {
+const NO_OWNERS: OwnersVerdict = { violations: [], exempt: new Set(), untouched: [] };
+
+export class Facts extends Memo {
   readonly point: Point;
   readonly repo: Repo;
   readonly config: Config;
   readonly tip: string;
   readonly where: string;
   readonly touched: ReadonlySet<string>;
+  readonly staged: StagedSet | null;
   private readonly input: RangeInput;
-  private readonly read = new Map<string, Promise<unknown>>();
   private said: string[] = [];
 
   constructor(input: RangeInput) {
+    super();
     this.input = input;
     ({ point: this.point, repo: this.repo, config: this.config, tip: this.tip, where: this.where } = input);
     this.touched = input.paths instanceof Set ? input.paths : new Set(input.paths);
+    this.staged = input.staged ?? null;
   }
 
   /** Starts reading facts; their errors are thrown where a rule awaits them. */
@@ -164,6 +205,16 @@ export class Facts {
     return this.once('links', async () => (this.input.links ? this.input.links() : []));
   }
 
+  /** The range's commits and their changes; null where the point judges the index. */
+  commitRange(): Promise<CommitRange | null> {
+    return this.once('commitRange', async () => (this.input.commits ? this.input.commits() : null));
+  }
+
+  /** The owners verdict on the range's commits; none where the point reads no commits. */
+  owners(): Promise<OwnersVerdict> {
+    return this.once('owners', async () => (this.input.owners ? this.input.owners() : NO_OWNERS));
+  }
+
   /** A line a rule says without refusing (a hit that stands in warn mode), for the point to print. */
   note(line: string): void {
     this.said.push(line);
@@ -178,15 +229,5 @@ export class Facts {
 
   private source(): { kind: 'index' } | { kind: 'rev'; rev: string } {
     return this.tip === ':' ? { kind: 'index' } : { kind: 'rev', rev: this.tip };
-  }
-
-  private once<T>(name: string, make: () => Promise<T>): Promise<T> {
-    let p = this.read.get(name) as Promise<T> | undefined;
-    if (!p) {
-      p = (async () => make())();
-      p.catch(() => {});
-      this.read.set(name, p);
-    }
-    return p;
   }
 }

@@ -5,11 +5,14 @@
 import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { UsageError } from '../common/errors.js';
-import { classifierForPaths, explicitJudge, judgeOf } from '../config/judge.js';
+import { classifierFor } from '../config/classifier.js';
+import { explicitJudge, judgeOf } from '../config/judge.js';
 import { judgingConfig } from '../config/judging.js';
-import { commitOrNull, mergeBase, openRepo, resolveCommit } from '../git/repo.js';
+import type { Config } from '../config/schema.js';
+import { commitOrNull, mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
 import { readStaged } from '../git/staged.js';
-import { checkRange, classifierFor } from './check.js';
+import { checkRange } from './check.js';
+import { judgeCommits } from './commits.js';
 import { checkStaged } from './staged.js';
 import { fitRangeAdvice, judgedRangeAdvice, judgedReorderAdvice, stagedLanding } from './advice.js';
 import { stagedLinkViolations, symlinkViolations } from './symlinks.js';
@@ -51,11 +54,7 @@ export async function run(args: string[]): Promise<number> {
     const { config, rules } = common.config
       ? await explicitJudge(repo, common.config, compiler)
       : await judgeOf(repo, at, compiler);
-    const classify = await classifierForPaths(
-      repo,
-      rules,
-      changes.map((c) => c.path),
-    );
+    const classify = await classifierFor(repo, { rules }, { paths: changes.map((c) => c.path) });
     const kind = merging ? 'merge' : 'commit';
     const mixed = checkStaged(changes, classify, kind);
     const fitted =
@@ -73,8 +72,7 @@ export async function run(args: string[]): Promise<number> {
     // A root commit has nothing older to be judged by.
     const base = (await commitOrNull(repo, `${id}^1`)) ?? id;
     const { config } = await judgingConfig(repo, common.config, base);
-    const { violations, commits, changes } = await checkRange(repo, config, `${id}^@`, id, base);
-    violations.push(...(await symlinkViolations(repo, commits, changes, await classifierFor(repo, config))));
+    const { violations } = await rangeRules(repo, config, `${id}^@`, id, base);
     return emit(common.format, violationsOutcome(violations, { commits: [id] }));
   }
   const m = /^(.*?)\.\.(.+)$/.exec(values.range!);
@@ -82,7 +80,7 @@ export async function run(args: string[]): Promise<number> {
   const from = await resolveCommit(repo, m[1] || 'HEAD');
   const to = await resolveCommit(repo, m[2]);
   const { config } = await judgingConfig(repo, common.config, from);
-  const { commits, changes, violations } = await checkRange(repo, config, from, to, from);
+  const { commits, violations } = await rangeRules(repo, config, from, to, from);
   await fitRangeAdvice(
     violations,
     async (oracleTip) =>
@@ -94,6 +92,18 @@ export async function run(args: string[]): Promise<number> {
       }),
     (oracle) => judgedReorderAdvice(repo, config, m[1] || 'HEAD', { oracle, commits }),
   );
-  violations.push(...(await symlinkViolations(repo, commits, changes, await classifierFor(repo, config))));
   return emit(common.format, violationsOutcome(violations, { commits }));
+}
+
+/** The commit rules over a range, as pre-push runs them: owners, the overrides, mixing and symbolic links. */
+async function rangeRules(repo: Repo, config: Config, from: string, to: string, judgeRev: string) {
+  const range = await checkRange(repo, config, from, to, judgeRev);
+  const classify = await classifierFor(repo, config);
+  const violations = [
+    ...range.owners.violations,
+    ...range.violations,
+    ...judgeCommits(range.mixed, range.changes, config, classify, range.owners.exempt),
+    ...(await symlinkViolations(repo, range.commits, range.changes, classify)),
+  ];
+  return { commits: range.commits, violations };
 }

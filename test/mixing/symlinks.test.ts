@@ -3,9 +3,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { defaults } from '../../src/config/schema.js';
 import { linkCrossing, linkTarget } from '../../src/mixing/symlinks.js';
-import { zoneClassifier } from '../../src/config/zone-rules.js';
+import { zoneRules } from '../../src/config/zone-rules.js';
+import { classifierFrom } from '../../src/zones/classify.js';
 
-const classify = zoneClassifier(defaults());
+const classify = classifierFrom(zoneRules(defaults()));
 
 test("linkTarget: resolved from the link's folder; null outside the repository", () => {
   assert.is(linkTarget('src/a.py', 'b.py'), 'src/b.py');

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { classifierFrom } from '../../src/zones/classify.js';
 import { globMatcher, globPattern } from '../../src/zones/glob.js';
-import { zoneClassifier } from '../../src/config/zone-rules.js';
+import { zoneRules } from '../../src/config/zone-rules.js';
 import { defaults } from '../../src/config/schema.js';
 
 const GLOBS = [
@@ -149,7 +149,7 @@ test('named files are matched whole, and the guard comes first', () => {
   config.freeze.ledger = 'freeze/sïgnatures.yaml';
   config.zones = [{ name: 'src', globs: ['**'] }];
   for (const ignoreCase of [false, true]) {
-    const classify = zoneClassifier(config, ignoreCase);
+    const classify = classifierFrom(zoneRules(config, ignoreCase));
     assert.is(classify('freeze/sïgnatures.yaml'), 'freeze');
     assert.is(classify('freeze/SÏGNATURES.yaml'), ignoreCase ? 'freeze' : 'src');
     assert.is(classify('freeze/sïgnatures.yaml.bak'), 'src');

@@ -4,7 +4,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseConfig } from '../../src/config/parse.js';
-import { zoneClassifier } from '../../src/config/zone-rules.js';
+import { zoneRules } from '../../src/config/zone-rules.js';
+import { classifierFrom } from '../../src/zones/classify.js';
 import { setupFilesOf } from '../../src/config/harness-setup.js';
 
 const ZONES = 'zones:\n  spec: [tests/properties/**]\n  src: ["**/*.py", "**/*.js"]\n';
@@ -33,8 +34,8 @@ const NOT_HARNESS: [string, string | null][] = [
 ];
 
 test('version 2 puts the harness in the guard zone ahead of a broad src glob; version 1 leaves it where it was', () => {
-  const v2 = zoneClassifier(parseConfig(`version: 2\n${ZONES}`, 'x'));
-  const v1 = zoneClassifier(parseConfig(`version: 1\n${ZONES}`, 'x'));
+  const v2 = classifierFrom(zoneRules(parseConfig(`version: 2\n${ZONES}`, 'x')));
+  const v1 = classifierFrom(zoneRules(parseConfig(`version: 1\n${ZONES}`, 'x')));
   for (const p of HARNESS) assert.is(v2(p), 'guard', p);
   for (const [p, zone] of NOT_HARNESS) assert.is(v2(p), zone, p);
   for (const p of ['conftest.py', 'jest.config.js', 'tests/conftest.py']) assert.is(v1(p), 'src', p);
@@ -43,7 +44,9 @@ test('version 2 puts the harness in the guard zone ahead of a broad src glob; ve
 });
 
 test('a spec glob that starts with a wildcard puts every conftest.py on the property path', () => {
-  const c = zoneClassifier(parseConfig('version: 2\nzones:\n  spec: ["**/test_prop_*.py"]\n  src: ["**"]\n', 'x'));
+  const c = classifierFrom(
+    zoneRules(parseConfig('version: 2\nzones:\n  spec: ["**/test_prop_*.py"]\n  src: ["**"]\n', 'x')),
+  );
   assert.is(c('a/b/conftest.py'), 'guard');
   assert.is(c('a/b/helpers.py'), 'src');
 });
