@@ -129,6 +129,9 @@ test('data by value', () => {
   const v = { m: new Map([[1, 'a']]), s: new Set([2]), d: new Date(5), b: Buffer.from('hi'), u: new Uint16Array([1, 65535]), n: 10n, a: [1, undefined, null], o: Object.create(null) };
   assert.deepStrictEqual(same(v), v);
   assert.deepStrictEqual(decorated(), { own: 2 });
+  // Frames larger than the socket's buffer, both ways: written in part, then blocking.
+  const big = { s: 'x'.repeat(1 << 22), a: Array.from({ length: 1 << 16 }, (_, i) => i) };
+  assert.deepStrictEqual(same(big), big);
 });
 `;
 
