@@ -147,6 +147,16 @@ nodeKernel('node --test, kernel-sealed: a flaky base failure cached on both side
   assert.equal(second.lines.sort(), ['base never negative', 'head never negative']);
 });
 
+nodeKernel('node --test, kernel-sealed: the gate neither looks up nor keeps a head entry', () => {
+  const { repo, base, head } = nodeProject(SUM_JS, CLAMPED_JS, NODE_KERNEL);
+  repo.git(['checkout', '-q', head]);
+  const r = repo.pw(['gate', '--base', base], { env: { SIDES_LOG: path.join(tempDir(), 'sides.log') } });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stderr, /base: not cached \(key/);
+  assert.not.match(r.stderr, /head: (not )?cached/);
+  assert.is(entries(repo).length, 1, 'the base entry alone');
+});
+
 test('node --test, sealed: off: the head side is never cached', () => {
   const { repo, base, head } = nodeProject(SUM_JS, CLAMPED_JS);
   for (let i = 0; i < 2; i++) {
