@@ -76,6 +76,7 @@ export async function propertyLayers(ctx: GateContext, refused: string[] = []): 
       now: ctx.now,
       exemption: (patch) => refactorExemption(repo, ctx.base, patch),
       seed: (patch) => chooseSeed(ctx, patch),
+      headCache: false,
     });
     if (result.status === 'not_applicable') return headOnly(ctx);
     const seed = result.seed && { ...result.seed, replay: replayLine(ctx, result.seed.value) };

@@ -82,7 +82,20 @@ export async function cacheKey(
     programs: asked,
     deps: mainRoot ? config.revert.link.map((entry) => installed(mainRoot, entry)) : [],
   };
-  return { key: createHash('sha256').update(JSON.stringify(parts)).digest('hex'), parts };
+  return { key: digest(parts), parts };
+}
+
+/**
+ * The key of the head side's run, from the reverted run's parts: the same in
+ * everything but the tree it ran, and marked as the head side's (its runs are
+ * told PATCHWARDEN_SIDE=head, so they may differ on the same tree).
+ */
+export function headKey(parts: Record<string, unknown>, tree: string): string {
+  return digest({ ...parts, tree, side: 'head' });
+}
+
+function digest(parts: Record<string, unknown>): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
 /** Each word of the command found as a program: its path, its bytes (or size and times), an interpreter's version. */

@@ -14,7 +14,11 @@
 // folder is still as it was taken once the entry has been read. Each
 // entry's inode, change time, size and digest are recorded in the index as
 // it is written; an entry that no longer matches its record (rewritten on
-// disk) is not trusted. A same-user process that runs outside any check
+// disk) is not trusted. Under kernel sealing the head run's result is kept
+// too, under its own key: production code ran in a worker that cannot write
+// the git directory, so what patchwarden wrote after it is as trusted as a
+// reverted run's; an entry of a head run that was not kernel-sealed is never
+// written nor read. A same-user process that runs outside any check
 // (not the change's: nothing of it outlives a contained run) can still
 // write the folder as it likes; `revert.jobs: 1` narrows what a head run
 // could reach, and containment decides that nothing is left running.
@@ -67,8 +71,14 @@ export interface RevertCache {
   key: string;
   /** The trusted entry under the key, or null. */
   hit: CachedRun | null;
-  /** Once both runs have ended: the folder checked, `fresh` (a reverted run made now, or null) written when it may be. */
-  settle(fresh: PropertyRun | null): void;
+  /** The head side's key and trusted entry, where head runs are cached (kernel sealing), else null. */
+  head: { key: string; hit: CachedRun | null } | null;
+  /**
+   * Once both runs have ended: the folder checked, and the whole runs made
+   * now written where they may be (`base`, and `head` when it ran kernel-sealed
+   * and the head side is cached).
+   */
+  settle(fresh: { base: PropertyRun | null; head: PropertyRun | null }): void;
 }
 
 export function cacheDir(repo: Repo): string {
@@ -81,27 +91,26 @@ export function watchRevertCache(repo: Repo): string {
 }
 
 /**
- * The cache of `repo` opened at `key`, the folder having been as `before`
- * says when the runs began; `writable`: whether entries may be written here
- * (test commands run contained).
+ * The cache of `repo` opened at `keys` (the head side's only where head runs
+ * are cached), the folder having been as `before` says when the runs began;
+ * `writable`: whether entries may be written here (test commands run
+ * contained).
  */
 export function openRevertCache(
   repo: Repo,
-  key: string,
+  keys: { base: string; head: string | null },
   writable: boolean,
   before: string,
   say: (l: string) => void,
 ): RevertCache {
   const dir = cacheDir(repo);
-  const short = key.slice(0, 12);
-  const read = readEntry(dir, key, say);
-  // Read while a head run may be going: trusted only from a folder no run has changed yet.
-  const hit = read.entry && stamp(dir) === before ? read.entry : null;
-  if (read.entry && !hit) say('base: the revert cache changed since the check began: not trusted; the base runs');
-  if (!hit) say(`base: not cached (key ${short})`);
+  const base = lookup(dir, 'base', keys.base, before, say);
+  const head = keys.head === null ? null : lookup(dir, 'head', keys.head, before, say);
+  // Read after both lookups: neither is trusted from a folder a run has changed since the check began.
   return {
-    key,
-    hit,
+    key: keys.base,
+    hit: base.hit,
+    head: head && { key: head.key, hit: head.hit },
     settle(fresh) {
       if (stamp(dir) !== before) {
         say('the revert cache changed while the change ran: it is thrown away, and the next check runs the base');
@@ -109,27 +118,52 @@ export function openRevertCache(
         return;
       }
       // Removed only now, so that the folder stays as taken while the runs go.
-      if (read.untrusted) rmSync(read.untrusted, { force: true });
-      try {
-        if (fresh && !fresh.problem && fresh.mapping) {
-          if (!writable)
-            say('base: not cached: test commands are not contained, so code of the change may outlive its run');
-          else {
-            writeEntry(dir, key, fresh);
-            say(`base: cached for the next check (key ${short})`);
-          }
-        } else if (hit) touch(dir, key);
-      } catch (err) {
-        // Another check writing at the same moment, a full disk: the next check runs the base.
-        say(`base: the revert cache could not be written (${(err as Error).message})`);
-      }
+      for (const side of [base, head]) if (side?.untrusted) rmSync(side.untrusted, { force: true });
+      keep(dir, base, fresh.base, writable, say);
+      // Only what a kernel-sealed head run gave: production code in it could not write the git directory.
+      if (head) keep(dir, head, fresh.head?.sealed === 'kernel' ? fresh.head : null, writable, say);
     },
   };
+}
+
+interface Lookup {
+  side: 'base' | 'head';
+  key: string;
+  hit: CachedRun | null;
+  untrusted: string | null;
+}
+
+/** One side's entry, trusted only from a folder no run has changed yet (a head run may be going as it is read). */
+function lookup(dir: string, side: Lookup['side'], key: string, before: string, say: (l: string) => void): Lookup {
+  const short = key.slice(0, 12);
+  const read = readEntry(dir, side, key, say);
+  const hit = read.entry && stamp(dir) === before ? read.entry : null;
+  if (read.entry && !hit) say(`${side}: the revert cache changed since the check began: not trusted; the ${side} runs`);
+  if (!hit) say(`${side}: not cached (key ${short})`);
+  return { side, key, hit, untrusted: read.untrusted };
+}
+
+/** A whole run made now written under its side's key, where it may be; an entry that was used marked so. */
+function keep(dir: string, side: Lookup, fresh: PropertyRun | null, writable: boolean, say: (l: string) => void): void {
+  try {
+    if (fresh && !fresh.problem && fresh.mapping) {
+      if (!writable)
+        say(`${side.side}: not cached: test commands are not contained, so code of the change may outlive its run`);
+      else {
+        writeEntry(dir, side.key, fresh);
+        say(`${side.side}: cached for the next check (key ${side.key.slice(0, 12)})`);
+      }
+    } else if (side.hit) touch(dir, side.key);
+  } catch (err) {
+    // Another check writing at the same moment, a full disk: the next check runs the side.
+    say(`${side.side}: the revert cache could not be written (${(err as Error).message})`);
+  }
 }
 
 /** The entry under `key` when it is what patchwarden wrote; one that is not is named, to be removed once the runs have ended. */
 function readEntry(
   dir: string,
+  side: Lookup['side'],
   key: string,
   say: (l: string) => void,
 ): { entry: CachedRun | null; untrusted: string | null } {
@@ -143,9 +177,11 @@ function readEntry(
     return { entry: null, untrusted: null };
   }
   const entry = rec && fileStamp(file) === rec.stamp && sha256(bytes) === rec.sha256 ? parsed(bytes, key) : null;
-  if (entry) return { entry: { key, written: entry.written, run: { ...entry.run, problem: null } }, untrusted: null };
+  // A head entry answers only for a kernel-sealed run (its key says so too).
+  if (entry && (side === 'base' || entry.run.sealed === 'kernel'))
+    return { entry: { key, written: entry.written, run: { ...entry.run, problem: null } }, untrusted: null };
   say(
-    `base: the cache entry ${key.slice(0, 12)} is not trusted (it is not as patchwarden wrote it, or unrecorded): removed; the base runs`,
+    `${side}: the cache entry ${key.slice(0, 12)} is not trusted (it is not as patchwarden wrote it, or unrecorded): removed; the ${side} runs`,
   );
   return { entry: null, untrusted: file };
 }

@@ -7,6 +7,7 @@ const SHOWN = 20;
 
 export function stateLines(r: RevertResult, indent = '  '): string[] {
   const lines: string[] = [];
+  if (r.head_run?.cached) lines.push(`${indent}head: cached (key ${r.head_run.cached.slice(0, 12)})`);
   if (r.revert_run?.cached) lines.push(`${indent}base: cached (key ${r.revert_run.cached.slice(0, 12)})`);
   const w = Math.max(0, ...r.states.map((i) => i.id.length));
   for (const inv of r.states) {

@@ -32,7 +32,7 @@ import type { Pusher } from '../owners/pusher.js';
 import { isOracle, type Classify } from '../zones/classify.js';
 import { buildCache, type BuildCache } from './buildcache.js';
 import { openRevertCache, watchRevertCache, type CachedRun, type RevertCache } from './cache.js';
-import { cacheKey } from './cache-key.js';
+import { cacheKey, headKey } from './cache-key.js';
 import { moduleCache } from './modcache.js';
 import { headProblems, type CaseOutcome, type InvariantResult, type Mapping } from './mapping.js';
 import { dependencyProblems } from './deps.js';
@@ -76,7 +76,7 @@ export interface RunSummary {
   invariants: InvariantResult[];
   /** Why the run refuses, in plain words (empty on a clean head run). */
   problems: string[];
-  /** The reverted run: the key of the cache entry it came from (cache.ts), or null when it ran now. */
+  /** The key of the cache entry the run came from (cache.ts), or null when it ran now. */
   cached?: string | null;
   /** Where production code ran (sealed/env.ts). */
   sealed: SealedMode;
@@ -176,6 +176,12 @@ export interface RevertOptions {
   part?: { side: Side; shard: string };
   /** The runs of both sides, merged from a matrix's parts (merge.ts): judged as if they had run here. */
   merged?: Record<Side, PropertyRun>;
+  /**
+   * Whether the head side is cached under kernel sealing (default true). The
+   * gate passes false: a pull request's steps before it run the change's
+   * code outside any sealed worker, with the cache folder restored.
+   */
+  headCache?: boolean;
 }
 
 /** Whether a status lets the patch through. */
@@ -438,7 +444,7 @@ interface Check {
   guard: Guard;
   cache: BuildCache;
   say: (line: string) => void;
-  judging: Omit<Steps, 'run' | 'revert' | 'unrevert' | 'jobs' | 'cached'>;
+  judging: Omit<Steps, 'run' | 'revert' | 'unrevert' | 'jobs' | 'cached' | 'cachedHead'>;
 }
 
 /** `in-place`: both runs in the working tree, one after the other, the production diff reverted between them. */
@@ -489,6 +495,7 @@ async function inPlaceCheck(result: RevertResult, c: Check): Promise<void> {
         // One working tree: the reverted run needs the head run's tree put back first.
         jobs: 1,
         cached: null,
+        cachedHead: null,
         ...judging,
       });
     },
@@ -549,6 +556,7 @@ function worktreeSteps(c: Check, run: Steps['run'], cached: CachedRun | null): S
   return {
     run,
     cached,
+    cachedHead: null,
     revert: async () => revertedPaths(c.tree.production),
     unrevert: async () => undefined,
     jobs: c.config.revert.jobs,
@@ -560,26 +568,31 @@ function worktreeSteps(c: Check, run: Steps['run'], cached: CachedRun | null): S
  * Both sides, the reverted one from the revert cache where a trusted entry
  * answers for it, and a fresh reverted run kept for the next check. The head
  * run needs no key: it starts at once, while the key is computed, the cache
- * folder having been taken first (cache.ts).
+ * folder having been taken first (cache.ts). Under kernel sealing (outside
+ * the gate) the head side is cached too, so its key comes first: production
+ * code ran in a worker that cannot write the git directory.
  */
 async function cachedRuns(result: RevertResult, c: Check, sideRun: Steps['run']): Promise<void> {
-  const { repo, config, onto, tree, facts, seed, guard, say } = c;
-  let fresh: PropertyRun | null = null;
+  const { repo, config, opts, onto, tree, facts, seed, guard, registry, say } = c;
+  const fresh: { base: PropertyRun | null; head: PropertyRun | null } = { base: null, head: null };
   const run: Steps['run'] = async (side, stop, pinned, only) => {
     const r = await sideRun(side, stop, pinned, only);
-    // A run of some cases only is no reverted run to keep.
-    if (side === 'revert' && !only) fresh = r;
+    // A run of some cases only, or under another seed, is no run to keep.
+    if (side === 'revert' && !only) fresh.base = r;
+    if (side === 'head' && !only && !pinned) fresh.head = r;
     return r;
   };
+  const headCached = opts.headCache !== false && sealedMode(config) === 'kernel';
   const before = watchRevertCache(repo);
   const headStop = new AbortController();
   const relay = () => headStop.abort();
   guard.signal.addEventListener('abort', relay, { once: true });
-  let early: Promise<PropertyRun> | null = run('head', headStop.signal);
-  early.catch(() => undefined); // awaited by the steps below
+  let early: Promise<PropertyRun> | null = headCached ? null : run('head', headStop.signal);
+  early?.catch(() => undefined); // awaited by the steps below
   try {
+    const headTree = headCached ? [...tree.kept, ...tree.production] : null;
     const store = await traced('revert cache key and lookup', () =>
-      revertCache(repo, config, onto, tree.kept, seed, facts.owners, before, say),
+      revertCache(repo, config, onto, tree.kept, headTree, seed, facts.owners, before, say),
     );
     const first: Steps['run'] = (side, stop, pinned, only) => {
       if (side !== 'head' || pinned || !early) return run(side, stop, pinned, only);
@@ -587,9 +600,11 @@ async function cachedRuns(result: RevertResult, c: Check, sideRun: Steps['run'])
       early = null;
       return started;
     };
-    await twoRuns(result, worktreeSteps(c, first, store.hit));
+    await twoRuns(result, { ...worktreeSteps(c, first, store.hit), cachedHead: store.head?.hit ?? null });
+    // A head run that cannot be judged answers for no later check.
+    const head = fresh.head && !fresh.head.problem && !headProblems(fresh.head.mapping!, registry).length;
     // Only once both runs have ended, and only after a verdict.
-    await traced('revert cache settle', () => store.settle(fresh));
+    await traced('revert cache settle', () => store.settle({ base: fresh.base, head: head ? fresh.head : null }));
   } finally {
     // A head run the steps never took (the key could not be made): stopped, its tree removed.
     if (early) {
@@ -604,10 +619,11 @@ async function cachedRuns(result: RevertResult, c: Check, sideRun: Steps['run'])
 function mergedSteps(
   runs: Record<Side, PropertyRun>,
   production: RawChange[],
-  judging: Omit<Steps, 'run' | 'revert' | 'unrevert' | 'jobs' | 'cached'>,
+  judging: Omit<Steps, 'run' | 'revert' | 'unrevert' | 'jobs' | 'cached' | 'cachedHead'>,
 ): Steps {
   return {
     cached: null,
+    cachedHead: null,
     run: async (side, _stop, pinned) => {
       if (pinned) throw new CannotJudge('a merged check cannot run the properties again under the pinned seed');
       return runs[side];
@@ -636,6 +652,8 @@ interface Steps {
   jobs: number;
   /** The reverted run as a trusted cache entry holds it (worktree mode), or null. */
   cached: CachedRun | null;
+  /** The head run as a trusted cache entry holds it (kernel sealing, with `cached`), or null. */
+  cachedHead: CachedRun | null;
   registry: Registry;
   guard: Guard;
   say: (line: string) => void;
@@ -653,6 +671,8 @@ interface Runs {
   onRevert: PropertyRun;
   /** The key of the cache entry onRevert came from. */
   cached?: string;
+  /** The key of the cache entry onHead came from. */
+  headCached?: string;
 }
 
 function summary(run: PropertyRun, problems: string[]): RunSummary {
@@ -681,11 +701,14 @@ function allPass(m: Mapping): boolean {
 
 /** The two runs, one after the other or at once; then each case judged against the other run. */
 async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
-  const runs = s.cached
-    ? await withCached(result, s, s.cached)
-    : s.jobs > 1
-      ? await atOnce(result, s)
-      : await inTurn(result, s);
+  const runs =
+    s.cached && s.cachedHead
+      ? await withBothCached(result, s, s.cached, s.cachedHead)
+      : s.cached
+        ? await withCached(result, s, s.cached)
+        : s.jobs > 1
+          ? await atOnce(result, s)
+          : await inTurn(result, s);
   if (runs) await judgeRuns(result, s, runs);
 }
 
@@ -808,6 +831,71 @@ async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promi
 }
 
 /**
+ * Both sides from trusted cache entries (kernel sealing): each may only
+ * confirm holds. Every case that is not holds against the cached outcomes
+ * (fixed, regressed, pending, skipped, absent) hinges on one, so it runs
+ * fresh on both sides, and only those cases where the runner can be told
+ * (runenv.ts); its fresh outcomes take the cached ones' place. A case still
+ * not holds that did not run fresh on both sides, or a fresh part that cannot
+ * be judged, sends both sides to run whole.
+ */
+async function withBothCached(result: RevertResult, s: Steps, base: CachedRun, head: CachedRun): Promise<Runs | null> {
+  result.reverted = await s.revert();
+  const hinge = hingeCases(head.run, base.run, s);
+  const keys = `head key ${head.key.slice(0, 12)}, base key ${base.key.slice(0, 12)}`;
+  s.say(
+    hinge.length
+      ? `cached on both sides (${keys}); ${hinge.map((n) => JSON.stringify(n)).join(', ')} hinge on a cached outcome, so those cases run fresh on both sides`
+      : `cached on both sides (${keys}): every case holds`,
+  );
+  if (!hinge.length) {
+    if (headSettles(result, s, head.run)) return null;
+    return { onHead: head.run, onRevert: base.run, cached: base.key, headCached: head.key };
+  }
+  const runs = [() => s.run('head', s.guard.signal, false, hinge), () => s.run('revert', s.guard.signal, false, hinge)];
+  const settled = s.jobs > 1 ? await Promise.allSettled(runs.map((r) => r())) : await inSequence(runs);
+  s.guard.check();
+  const [headPart, basePart] = settled.map((p) => {
+    if (p.status === 'rejected') throw p.reason;
+    return p.value;
+  });
+  const problem = headPart.problem ?? basePart.problem;
+  if (problem) s.say(`the fresh run of those cases cannot be judged (${problem})`);
+  else {
+    const [h, b] = [askedFor(headPart, hinge), askedFor(basePart, hinge)];
+    s.say(`head: ran fresh ${freshOutcomes(h)}; base: ran fresh ${freshOutcomes(b)}`);
+    const ranBoth = new Set(ranNames(h).filter((n) => ranNames(b).includes(n)));
+    const [onHead, onRevert] = [merged(head.run, h), merged(base.run, b)];
+    const unsure = hingeCases(onHead, onRevert, s).filter((n) => !ranBoth.has(n));
+    if (!unsure.length) {
+      if (headSettles(result, s, onHead)) return null;
+      return { onHead, onRevert, cached: base.key, headCached: head.key };
+    }
+    s.say(`${unsure.map((n) => JSON.stringify(n)).join(', ')} still rest on a cached outcome`);
+  }
+  s.say('a cached outcome only confirms holds: both sides run whole, fresh');
+  return s.jobs > 1 ? atOnce(result, s) : inTurn(result, s);
+}
+
+/** The runs one after the other, each settled as Promise.allSettled gives it. */
+async function inSequence<T>(runs: (() => Promise<T>)[]): Promise<PromiseSettledResult<T>[]> {
+  const out: PromiseSettledResult<T>[] = [];
+  for (const r of runs) out.push(await r().then((value) => ({ status: 'fulfilled' as const, value })));
+  return out;
+}
+
+/** The names of the cases whose state is not holds, judged on these two runs. */
+function hingeCases(onHead: PropertyRun, onRevert: PropertyRun, s: Steps): string[] {
+  const ev = judgeStates(onHead.mapping!.invariants, onRevert.mapping!.invariants, s.registry, s.now, s.ttl);
+  return [...new Set(ev.invariants.flatMap((i) => i.cases.filter((c) => c.state !== 'holds').map((c) => c.name)))];
+}
+
+/** The names of the cases a run reported. */
+function ranNames(run: PropertyRun): string[] {
+  return run.mapping!.invariants.flatMap((i) => i.outcomes.map((o) => o.name));
+}
+
+/**
  * The outcomes of a run of some cases for the cases it was asked to run
  * alone: a runner that reports the others (node:test writes them skipped)
  * answers for them no more than pytest, which leaves them out.
@@ -855,12 +943,13 @@ function merged(cached: PropertyRun, part: PropertyRun): PropertyRun {
   return { ...cached, mapping, output: part.output, elapsedMs: part.elapsedMs };
 }
 
-/** The key of the reverted run (cache-key.ts), and the cache opened at it. */
+/** The key of the reverted run (cache-key.ts), the head run's where `head` (its changes) is given, and the cache opened at them. */
 async function revertCache(
   repo: Repo,
   config: Config,
   onto: string,
   kept: RawChange[],
+  head: RawChange[] | null,
   seed: PropSeed | null,
   owners: string[],
   before: string,
@@ -871,6 +960,7 @@ async function revertCache(
   let contained = 'none';
   let sealed = 'off';
   const known = Promise.all([treeWith(repo, onto, kept), judgeIdentity()]);
+  const headTree = head ? treeWith(repo, onto, head) : null;
   const keyed = cacheKey(
     config,
     repo.root,
@@ -879,8 +969,9 @@ async function revertCache(
   );
   contained = containment();
   sealed = sealedMode(config);
-  const { key } = await keyed;
-  return openRevertCache(repo, key, contained === 'pidns' || contained === 'subreaper', before, say);
+  const { key, parts } = await keyed;
+  const keys = { base: key, head: headTree ? headKey(parts, await headTree) : null };
+  return openRevertCache(repo, keys, contained === 'pidns' || contained === 'subreaper', before, say);
 }
 
 /** A head run that cannot be judged settles the check: fails_on_head. */
@@ -901,8 +992,13 @@ function headSettles(result: RevertResult, s: Steps, onHead: PropertyRun): boole
 }
 
 /** Each case judged against the other run. */
-async function judgeRuns(result: RevertResult, s: Steps, { onHead, onRevert, cached }: Runs): Promise<void> {
+async function judgeRuns(
+  result: RevertResult,
+  s: Steps,
+  { onHead, onRevert, cached, headCached }: Runs,
+): Promise<void> {
   const { revertIssue, reverted, byBuild } = await revertedSide(s, onHead, onRevert);
+  if (result.head_run) result.head_run.cached = headCached ?? null;
   result.revert_run = { ...summary(onRevert, revertIssue ? [revertIssue] : []), cached: cached ?? null };
   result.sealed = weakestMode([onHead.sealed, onRevert.sealed]);
   if (revertIssue) {

@@ -3,90 +3,34 @@
 // trees: each run's property appends its side to a log the test names.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeEntry } from '../../src/properties/cache.js';
-import { landlockProbe } from '../../src/properties/sealed/confine.js';
-import { cleanup, PROJECT, type TempRepo } from '../helpers/repo.js';
+import { cleanup } from '../helpers/repo.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
-import { BUGGY_PY, config, FIXED_PY, NODE_TEST, project, PYTEST, registry, startPw, waitForFile } from './projects.js';
+import {
+  baseLines,
+  CLAMPED_AGAIN_JS,
+  CLAMPED_JS,
+  cacheDir,
+  check,
+  dropTemps,
+  entries,
+  ID,
+  nodeProject,
+  pyProject,
+  SUM_JS,
+  tempDir,
+} from './cache-site.js';
+import { BUGGY_PY, config, FIXED_PY, NODE_TEST, project, registry, startPw, waitForFile } from './projects.js';
 
-const ID = 'bill.total_non_negative';
 /** The same behaviour as FIXED_PY in another syntax tree: every case holds. */
 const REFACTORED_PY = 'def total(xs):\n    return sum(list(xs))\n';
 
-/**
- * Logs its side to $SIDES_LOG; fails on the base side while $FLAKE names a
- * file that exists; in the head run, when $FORGE_READY is set, marks it and
- * waits for $FORGE_DONE (a same-user process writes meanwhile).
- */
-const PROPERTY = `import os, time
-from bill import total
-
-
-def _log(name):
-    side = os.environ.get("PATCHWARDEN_SIDE")
-    with open(os.environ["SIDES_LOG"], "a") as log:
-        log.write("%s %s\\n" % (side, name))
-    return side
-
-
-def test_total_non_negative(record_property):
-    record_property("invariant", "${ID}")
-    side = _log("test_total_non_negative")
-    if side == "head" and os.environ.get("FORGE_READY"):
-        open(os.environ["FORGE_READY"], "w").close()
-        for _ in range(600):
-            if os.path.exists(os.environ["FORGE_DONE"]):
-                break
-            time.sleep(0.05)
-    flake = os.environ.get("FLAKE")
-    assert not (side == "base" and flake and os.path.exists(flake)), "flaky on the base"
-    for xs in ([], [1, 2], [0, 5]):
-        assert total(xs) >= 0
-
-
-def test_total_of_one(record_property):
-    record_property("invariant", "${ID}")
-    _log("test_total_of_one")
-    assert total([5]) >= 0
-`;
-
-const scratch: string[] = [];
-function tempDir(): string {
-  const d = mkdtempSync(path.join(tmpdir(), 'pw-cache-'));
-  scratch.push(d);
-  return d;
-}
-
 test.after.each(() => {
   cleanup();
-  for (const d of scratch.splice(0)) rmSync(d, { recursive: true, force: true });
+  dropTemps();
 });
-
-function pyProject(baseSrc: string, headSrc: string, extra = '') {
-  return project(
-    {
-      '.patchwarden.yml': config(PYTEST, extra),
-      'spec/invariants.yaml': registry(ID),
-      'spec/properties/test_bill.py': PROPERTY,
-      'src/bill.py': baseSrc,
-    },
-    { 'src/bill.py': headSrc },
-  );
-}
-
-/** One check: its JSON, stderr, and the sides that ran, in order. */
-function check(repo: TempRepo, base: string, head: string, env: NodeJS.ProcessEnv = {}) {
-  const log = path.join(tempDir(), 'sides.log');
-  const r = repo.json(['revert-check', '--base', base, '--head', head], { env: { SIDES_LOG: log, ...env } });
-  const lines = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
-  return { ...r, lines, sides: [...new Set(lines.map((l) => l.split(' ')[0]))] };
-}
-
-const cacheDir = (repo: TempRepo) => path.join(repo.dir, '.git/patchwarden/revert-cache');
-const entries = (repo: TempRepo) => readdirSync(cacheDir(repo)).filter((n) => n !== 'index.json');
 
 const pyTest = testUnless(pytestMissing);
 
@@ -203,60 +147,6 @@ pyTest('revert.cache: false keeps nothing and runs the base every time', () => {
   assert.not.ok(existsSync(cacheDir(repo)));
 });
 
-/**
- * Three node:test cases of ID, one in a describe block; each appends its side
- * and name to $SIDES_LOG as it runs, and "never negative" fails on the base
- * side while $FLAKE names a file that exists.
- */
-const NODE_PROPERTY = `import { appendFileSync, existsSync } from 'node:fs';
-import { describe, it, test } from 'node:test';
-import assert from 'node:assert/strict';
-import { total } from '../../src/bill.mjs';
-
-const log = (name) => {
-  const side = process.env.PATCHWARDEN_SIDE;
-  appendFileSync(process.env.SIDES_LOG, side + ' ' + name + '\\n');
-  return side;
-};
-
-test('never negative [invariant:${ID}]', () => {
-  const side = log('never negative');
-  const flake = process.env.FLAKE;
-  assert.ok(!(side === 'base' && flake && existsSync(flake)), 'flaky on the base');
-  for (const xs of [[], [1, 2], [0, 5], [-3]]) assert.ok(total(xs) >= 0);
-});
-
-test('total of one [invariant:${ID}]', () => {
-  log('total of one');
-  assert.ok(total([5]) >= 0);
-});
-
-describe('sums', () => {
-  it('of two [invariant:${ID}]', () => {
-    log('of two');
-    assert.ok(total([1, 2]) >= 0);
-  });
-});
-`;
-const CLAMPED_JS = 'export const total = (xs) => Math.max(0, xs.reduce((a, b) => a + b, 0));\n';
-const CLAMPED_AGAIN_JS = 'export const total = (xs) => Math.max(0, [...xs].reduce((a, b) => a + b, 0));\n';
-const SUM_JS = 'export const total = (xs) => xs.reduce((a, b) => a + b, 0);\n';
-
-function nodeProject(baseSrc: string, headSrc: string, extra = '') {
-  return project(
-    {
-      '.patchwarden.yml': config(NODE_TEST, extra),
-      'spec/invariants.yaml': registry(ID),
-      'spec/properties/bill.test.mjs': NODE_PROPERTY,
-      'src/bill.mjs': baseSrc,
-      'package.json': '{"type":"module"}\n',
-    },
-    { 'src/bill.mjs': headSrc },
-  );
-}
-
-const baseLines = (r: { lines: string[] }) => r.lines.filter((l) => l.startsWith('base'));
-
 /** The honest fix checked twice: the second check runs on the base only the case the cache fails. */
 function nodeRerun(extra = '') {
   const { repo, base, head } = nodeProject(SUM_JS, CLAMPED_JS, extra);
@@ -290,16 +180,6 @@ test('node --test: a flaky base failure in the cache does not make the case fixe
   assert.equal(baseLines(second), ['base never negative'], 'the case the cache fails ran fresh, and no other');
   assert.equal(second.out.failing_on_revert, []);
   assert.type(second.out.revert_run.cached, 'string');
-});
-
-const kernelMissing =
-  landlockProbe(readFileSync(path.join(PROJECT, 'src/properties/sealed/confine.py'), 'utf8')).abi > 0
-    ? null
-    : 'Landlock is not available on this kernel: kernel sealing cannot run';
-
-testUnless(kernelMissing)('node --test under properties.sealed: kernel runs only the case the cache fails too', () => {
-  const second = nodeRerun('  sealed: kernel\ntamper:\n  mode: off\n');
-  assert.match(second.stderr, /sealed: kernel/);
 });
 
 test('a runtime that reports another version misses the cache (node --test through a wrapper on PATH)', () => {

@@ -1,0 +1,171 @@
+// Under properties.sealed: kernel the head run's result is cached too, and a
+// check run again runs fresh, on both sides, only the cases whose state
+// rests on a cached outcome. Which cases ran on which side is read from the
+// log each case appends to ($SIDES_LOG, cache-site.ts).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { writeEntry } from '../../src/properties/cache.js';
+import { cleanup, type TempRepo } from '../helpers/repo.js';
+import { pytestMissing, testUnless } from '../helpers/skip.js';
+import {
+  CLAMPED_AGAIN_JS,
+  CLAMPED_JS,
+  cacheDir,
+  check,
+  dropTemps,
+  entries,
+  ID,
+  kernelMissing,
+  nodeProject,
+  pyProject,
+  SUM_JS,
+  tempDir,
+} from './cache-site.js';
+import { BUGGY_PY, FIXED_PY } from './projects.js';
+
+const PY_KERNEL = '  sealed: kernel\n';
+const NODE_KERNEL = '  sealed: kernel\ntamper:\n  mode: off\n';
+const REFACTORED_PY = 'def total(xs):\n    return sum(list(xs))\n';
+
+test.after.each(() => {
+  cleanup();
+  dropTemps();
+});
+
+const pyKernel = testUnless(pytestMissing ?? kernelMissing);
+const nodeKernel = testUnless(kernelMissing);
+
+/** The key a check says it cached `side` under, whole. */
+function keyOf(repo: TempRepo, stderr: string, side: 'head' | 'base'): string {
+  const short = new RegExp(`${side}: cached for the next check \\(key ([0-9a-f]{12})\\)`).exec(stderr)?.[1];
+  assert.ok(short, `${side} was cached: ${stderr}`);
+  return entries(repo)
+    .find((n) => n.startsWith(short!))!
+    .replace(/\.json$/, '');
+}
+
+pyKernel('pytest, kernel-sealed: the honest fix checked again runs only the fixed case, on both sides', () => {
+  const { repo, base, head } = pyProject(BUGGY_PY, FIXED_PY, PY_KERNEL);
+  const first = check(repo, base, head);
+  assert.is(first.out.status, 'describes_patch', first.stderr);
+  assert.is(first.out.head_run.cached, null);
+  assert.equal(first.lines.length, 4, 'two cases on each side');
+  const keys = [keyOf(repo, first.stderr, 'head'), keyOf(repo, first.stderr, 'base')];
+  const second = check(repo, base, head);
+  assert.is(second.out.status, 'describes_patch', second.stderr);
+  assert.equal(
+    second.lines.sort(),
+    ['base test_total_non_negative', 'head test_total_non_negative'],
+    'the one fixed case ran fresh on each side, and no other',
+  );
+  assert.equal(second.out.states, first.out.states, 'the states of the uncached check');
+  assert.equal(second.out.failing_on_revert, [ID]);
+  assert.equal([second.out.head_run.cached, second.out.revert_run.cached], keys);
+  assert.is(second.out.sealed, 'kernel');
+  assert.match(
+    second.stderr,
+    /cached on both sides \(head key [0-9a-f]{12}, base key [0-9a-f]{12}\); "test_total_non_negative" hinge on a cached outcome/,
+  );
+});
+
+pyKernel('pytest, kernel-sealed: a flaky base failure cached on both sides does not make the case fixed', () => {
+  const { repo, base, head } = pyProject(FIXED_PY, REFACTORED_PY, PY_KERNEL);
+  const flake = path.join(tempDir(), 'flake');
+  writeFileSync(flake, '');
+  const first = check(repo, base, head, { FLAKE: flake });
+  assert.is(first.out.status, 'describes_patch', 'the flaky failure reads as fixed the first time');
+  rmSync(flake);
+  const second = check(repo, base, head, { FLAKE: flake });
+  assert.is(second.out.status, 'does_not_describe', second.stderr);
+  assert.equal(second.out.failing_on_revert, []);
+  assert.equal(second.lines.sort(), ['base test_total_non_negative', 'head test_total_non_negative']);
+  assert.type(second.out.head_run.cached, 'string');
+});
+
+pyKernel('pytest: a head entry from a run that was not kernel-sealed is never written, nor trusted', () => {
+  const { repo, base, head } = pyProject(BUGGY_PY, FIXED_PY, PY_KERNEL);
+  // Without Landlock kernel runs as process: no head entry.
+  const fallback = check(repo, base, head, { PATCHWARDEN_LANDLOCK: 'off' });
+  assert.is(fallback.out.status, 'describes_patch', fallback.stderr);
+  assert.not.match(fallback.stderr, /head: (not )?cached/);
+  assert.is(entries(repo).length, 1, 'the base entry alone');
+  const first = check(repo, base, head);
+  const key = keyOf(repo, first.stderr, 'head');
+  // The entry as patchwarden would write it from a head run sealed by process only.
+  const entry = JSON.parse(readFileSync(path.join(cacheDir(repo), `${key}.json`), 'utf8')).run;
+  writeEntry(cacheDir(repo), key, { ...entry, sealed: 'process', problem: null });
+  const second = check(repo, base, head);
+  assert.is(second.out.status, 'describes_patch', second.stderr);
+  assert.match(second.stderr, /head: the cache entry [0-9a-f]{12} is not trusted/);
+  assert.is(second.out.head_run.cached, null);
+  assert.equal(
+    second.lines.filter((l) => l.startsWith('head')).sort(),
+    ['head test_total_non_negative', 'head test_total_of_one'],
+    'head ran whole',
+  );
+});
+
+nodeKernel('node --test, kernel-sealed: the honest fix checked again runs only the fixed case, on both sides', () => {
+  const { repo, base, head } = nodeProject(SUM_JS, CLAMPED_JS, NODE_KERNEL);
+  const first = check(repo, base, head);
+  assert.is(first.out.status, 'describes_patch', first.stderr);
+  assert.is(first.lines.length, 6, 'three cases on each side');
+  const second = check(repo, base, head);
+  assert.is(second.out.status, 'describes_patch', second.stderr);
+  assert.equal(second.lines.sort(), ['base never negative', 'head never negative']);
+  assert.equal(second.out.states, first.out.states);
+  assert.type(second.out.head_run.cached, 'string');
+  assert.type(second.out.revert_run.cached, 'string');
+  assert.match(
+    second.stderr,
+    /head: ran fresh "never negative \[invariant:[^"]+\]" passed; base: ran fresh "never negative \[invariant:[^"]+\]" failed/,
+  );
+});
+
+nodeKernel('node --test, kernel-sealed: a regression checked again is still regressed, from fresh runs of it', () => {
+  const { repo, base, head } = nodeProject(CLAMPED_JS, SUM_JS, NODE_KERNEL);
+  const first = check(repo, base, head);
+  assert.is(first.out.status, 'regressed', first.stderr);
+  const second = check(repo, base, head);
+  assert.is(second.out.status, 'regressed', second.stderr);
+  assert.equal(second.lines.sort(), ['base never negative', 'head never negative']);
+  assert.equal(second.out.states, first.out.states);
+});
+
+nodeKernel('node --test, kernel-sealed: a flaky base failure cached on both sides does not make the case fixed', () => {
+  const { repo, base, head } = nodeProject(CLAMPED_JS, CLAMPED_AGAIN_JS, NODE_KERNEL);
+  const flake = path.join(tempDir(), 'flake');
+  writeFileSync(flake, '');
+  const first = check(repo, base, head, { FLAKE: flake });
+  assert.is(first.out.status, 'describes_patch', 'the flaky failure reads as fixed the first time');
+  rmSync(flake);
+  const second = check(repo, base, head, { FLAKE: flake });
+  assert.is(second.out.status, 'does_not_describe', second.stderr);
+  assert.equal(second.out.failing_on_revert, []);
+  assert.equal(second.lines.sort(), ['base never negative', 'head never negative']);
+});
+
+nodeKernel('node --test, kernel-sealed: the gate neither looks up nor keeps a head entry', () => {
+  const { repo, base, head } = nodeProject(SUM_JS, CLAMPED_JS, NODE_KERNEL);
+  repo.git(['checkout', '-q', head]);
+  const r = repo.pw(['gate', '--base', base], { env: { SIDES_LOG: path.join(tempDir(), 'sides.log') } });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stderr, /base: not cached \(key/);
+  assert.not.match(r.stderr, /head: (not )?cached/);
+  assert.is(entries(repo).length, 1, 'the base entry alone');
+});
+
+test('node --test, sealed: off: the head side is never cached', () => {
+  const { repo, base, head } = nodeProject(SUM_JS, CLAMPED_JS);
+  for (let i = 0; i < 2; i++) {
+    const r = check(repo, base, head);
+    assert.is(r.out.status, 'describes_patch', r.stderr);
+    assert.is(r.lines.filter((l) => l.startsWith('head')).length, 3, 'head ran whole');
+    assert.not.match(r.stderr, /head: (not )?cached/);
+  }
+  assert.is(entries(repo).length, 1);
+});
+
+test.run();
