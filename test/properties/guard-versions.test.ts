@@ -1,16 +1,19 @@
 // The table of docs/tamper.md that says which runner versions each lock of
-// the runtime guards was proven against: every lock the Python guard declares
-// has a row and no row names another, each attack file named exists, and the
+// the runtime guards was proven against: every lock the Python and Node
+// guards declare has a row and no row names another, the Node guard installs
+// no lock it does not list, each attack file named exists, and the
 // version of each runner the attack tests run here is listed: exactly for the
 // runners package-lock.json pins, by release line (major.minor) for those the
 // machine provides (Node, CPython and its packages), whose patch releases
 // differ from one image to the next.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse } from '@babel/parser';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { NODE_LOCKS } from '../../src/properties/guard/node/lock-list.js';
 import { missingUnless, testUnless } from '../helpers/skip.js';
 
 const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -80,13 +83,115 @@ python('every lock the Python guard declares has a row, and every Python row nam
   assert.is(r.status, 0, r.stderr);
   const declared: string[] = JSON.parse(r.stdout);
   assert.ok(declared.length > 40, `only ${declared.length} locks read from the guard: ${declared.join(', ')}`);
-  const rows = table('guard').filter((row) => row[0] === 'Python');
+  sameLocks('Python', declared);
+});
+
+/** The `guard` rows of the table name exactly the locks `declared`, each once. */
+function sameLocks(guard: string, declared: readonly string[]): void {
+  const rows = table('guard').filter((row) => row[0] === guard);
   const listed = rows.flatMap((row) => codeNames(row[1] as string));
   const missing = declared.filter((l) => !listed.includes(l));
   const extra = listed.filter((l) => !declared.includes(l));
-  assert.equal(missing, [], `locks of the Python guard with no row in docs/tamper.md's runner versions: ${missing}`);
-  assert.equal(extra, [], `rows of docs/tamper.md naming no lock of the Python guard: ${extra}`);
-  assert.is(new Set(listed).size, listed.length, 'a lock has two rows');
+  assert.equal(missing, [], `locks of the ${guard} guard with no row in docs/tamper.md's runner versions: ${missing}`);
+  assert.equal(extra, [], `rows of docs/tamper.md naming no lock of the ${guard} guard: ${extra}`);
+  assert.is(new Set(listed).size, listed.length, `a ${guard} lock has two rows`);
+}
+
+test('every lock the Node guard lists has a row, and every Node row names a listed lock', () => {
+  assert.ok(NODE_LOCKS.length > 10, `only ${NODE_LOCKS.length} locks in lock-list.ts: ${NODE_LOCKS.join(', ')}`);
+  sameLocks('Node', NODE_LOCKS);
+});
+
+// The Node guard's modules, read with @babel/parser: each lock is installed
+// through install() under a listed name, and no installer runs outside it.
+const NODE_GUARD = path.join(GUARD, 'node');
+type Node = any;
+const modules = readdirSync(NODE_GUARD, { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => ({
+    file: f,
+    ast: parse(readFileSync(path.join(NODE_GUARD, f), 'utf8'), { sourceType: 'module', plugins: ['typescript'] }),
+  }));
+
+/** Each call in `node`, with whether it is inside the arguments of an install() call. */
+function calls(node: Node, inInstall = false, out: { call: Node; inInstall: boolean }[] = []) {
+  if (node === null || typeof node !== 'object') return out;
+  if (Array.isArray(node)) {
+    for (const n of node) calls(n, inInstall, out);
+    return out;
+  }
+  let inside = inInstall;
+  if (node.type === 'CallExpression') {
+    out.push({ call: node, inInstall });
+    if (node.callee.type === 'Identifier' && node.callee.name === 'install') inside = true;
+  }
+  for (const [key, value] of Object.entries(node))
+    if (key !== 'loc' && key !== 'start' && key !== 'end') calls(value, inside, out);
+  return out;
+}
+const calleeName = (call: Node): string =>
+  call.callee.type === 'Identifier'
+    ? call.callee.name
+    : call.callee.type === 'MemberExpression' && call.callee.property.type === 'Identifier'
+      ? `${call.callee.object.name ?? '…'}.${call.callee.property.name}`
+      : '';
+const where = (file: string, call: Node) => `src/properties/guard/node/${file}:${call.loc.start.line}`;
+
+test('the Node guard installs each listed lock, and only through install() under a listed name', () => {
+  const installed = new Set<string>();
+  const installers = new Set<string>();
+  for (const { file, ast } of modules)
+    for (const { call } of calls(ast.program)) {
+      if (calleeName(call) !== 'install') continue;
+      const [name, how] = call.arguments;
+      assert.is(name.type, 'StringLiteral', `${where(file, call)}: install() takes a lock's name from NODE_LOCKS`);
+      assert.ok(NODE_LOCKS.includes(name.value), `${where(file, call)} installs "${name.value}", not in NODE_LOCKS`);
+      installed.add(name.value);
+      // The installer: `how` itself, or the function its arrow calls.
+      const body = how.type === 'ArrowFunctionExpression' ? how.body : how;
+      if (body.type === 'Identifier') installers.add(body.name);
+      if (body.type === 'CallExpression' && body.callee.type === 'Identifier') installers.add(body.callee.name);
+    }
+  const never = NODE_LOCKS.filter((l) => !installed.has(l));
+  assert.equal(never, [], `locks in NODE_LOCKS that nothing installs: ${never}`);
+  // An installer another module calls outside install() installs a lock unlisted.
+  for (const { file, ast } of modules) {
+    const own = new Set(
+      ast.program.body
+        .filter((n: Node) => n.type === 'ExportNamedDeclaration' && n.declaration?.type === 'FunctionDeclaration')
+        .map((n: Node) => n.declaration.id.name),
+    );
+    for (const { call, inInstall } of calls(ast.program)) {
+      const name = calleeName(call);
+      if (!inInstall && installers.has(name) && !own.has(name))
+        assert.unreachable(`${where(file, call)} calls ${name}, which installs a lock, outside install()`);
+    }
+  }
+});
+
+// What the preload's entry runs besides install(): the run's channel, the
+// jest check, test selection, the pool's records, the check at exit of what
+// the built-ins lock holds. A new step that locks anything is a lock.
+const NOT_LOCKS = new Set(['openChannel', 'send', 'isJestMain', 'selectTests', 'checkLocked', 'recordPoolEnds']);
+
+test("the preload's entry runs each of its guard's steps through install() or names it as no lock", () => {
+  const preload = modules.find((m) => m.file === 'preload.ts');
+  assert.ok(preload, 'src/properties/guard/node/preload.ts is not there');
+  const imported = new Set<string>(
+    preload.ast.program.body
+      .filter((n: Node) => n.type === 'ImportDeclaration' && n.source.value.startsWith('./'))
+      .flatMap((n: Node) => n.specifiers.map((s: Node) => s.local.name)),
+  );
+  imported.delete('install');
+  for (const { call, inInstall } of calls(preload.ast.program)) {
+    const name = calleeName(call);
+    const locking =
+      imported.has(name) || /^(Object|Reflect)\.(freeze|seal|preventExtensions|defineProperty)$/.test(name);
+    if (!inInstall && locking && !NOT_LOCKS.has(name))
+      assert.unreachable(
+        `${where('preload.ts', call)} runs ${name} outside install(): list its lock in NODE_LOCKS and install it`,
+      );
+  }
 });
 
 test('each attack file a lock names exists', () => {

@@ -27,6 +27,7 @@ import { freezeSerializer, lockIntrinsics, lockStreams } from './builtins.js';
 import { guardFiles } from './files.js';
 import { bindGlobals } from './globals.js';
 import { guardIpc } from './ipc.js';
+import { install } from './lock-list.js';
 import { checkLocked, mainOwners } from './locks.js';
 import { guardProcess, guardSpawns, recordPoolEnds } from './process.js';
 import { openChannel, send } from './record.js';
@@ -67,30 +68,32 @@ function main(): void {
     return;
   }
   const tree = cfg.tree;
-  installStack({
-    tree,
-    trusted: new Set(cfg.trusted),
-    runtime: typeof cfg.runtime === 'string' ? cfg.runtime : null,
-    guardFile: __filename,
-  });
-  guardProcess();
-  guardFiles(path.dirname(where), cfg.report);
+  install('stack traces', () =>
+    installStack({
+      tree,
+      trusted: new Set(cfg.trusted),
+      runtime: typeof cfg.runtime === 'string' ? cfg.runtime : null,
+      guardFile: __filename,
+    }),
+  );
+  install('process calls', guardProcess);
+  install('report writes', () => guardFiles(path.dirname(where), cfg.report));
   // jest runs each test file in a vm context of its own, whose globals it
   // copies from this one and then sets: its processes lock them inside each
   // context instead (vm.ts).
-  if (!isJestMain(process.argv[1] || '')) bindGlobals();
-  guardCompiles(tree);
-  Object.freeze(require('node:test'));
+  if (!isJestMain(process.argv[1] || '')) install('globals', bindGlobals);
+  install('compiles', () => guardCompiles(tree));
+  install('node:test exports', () => Object.freeze(require('node:test')));
   if (process.env.PATCHWARDEN_ONLY !== undefined) selectTests(new Set(JSON.parse(process.env.PATCHWARDEN_ONLY)));
-  freezeSerializer();
-  lockStreams();
-  watchReporter();
-  guardAssert();
-  guardAsyncScope();
-  guardSpawns();
-  guardIpc();
-  watchVitest();
-  lockIntrinsics(globalThis, mainOwners);
+  install('v8 serializer', freezeSerializer);
+  install('stream prototypes', lockStreams);
+  install('node:test reporter', watchReporter);
+  install('node:assert', guardAssert);
+  install('async scope', guardAsyncScope);
+  install('processes started', guardSpawns);
+  install('IPC', guardIpc);
+  install('vitest', watchVitest);
+  install('built-ins', () => lockIntrinsics(globalThis, mainOwners));
   process.on('exit', () => {
     try {
       checkLocked(mainOwners);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { lockIntrinsics } from './builtins.js';
 import { fixBindings, FRAMEWORK_GLOBALS } from './globals.js';
+import { install } from './lock-list.js';
 import { guarded, type Owners, registry } from './locks.js';
 import { always } from './process.js';
 import { refuse } from './record.js';
@@ -32,9 +33,10 @@ function lockContext(ctx: vm.Context, file: string): void {
   let state = locked.get(ctx);
   if (!state) {
     locked.set(ctx, (state = { g: vm.runInContext('globalThis', ctx), done: new Set(), owners: registry() }));
-    lockIntrinsics(state.g, state.owners);
-    lockCircus(state.g, state.owners);
-    fixBindings(state.g);
+    const fresh = state;
+    install('built-ins', () => lockIntrinsics(fresh.g, fresh.owners));
+    install('jest-circus', () => lockCircus(fresh.g, fresh.owners));
+    install('globals', () => fixBindings(fresh.g));
   }
   const { g, done } = state;
   for (const name of ['process', 'Promise', ...FRAMEWORK_GLOBALS]) {
@@ -79,7 +81,7 @@ function ownName(call: string, name: unknown): void {
   if (typeof name !== 'string') return;
   if (kind(name) === 'patch') {
     // A file of the tree (vite's own modules have names that are no file).
-    if (inVitestWorker() && name.startsWith(treeRoot + SEP)) lockVitest();
+    if (inVitestWorker() && name.startsWith(treeRoot + SEP)) install('vitest', lockVitest);
     return;
   }
   const cs = sites(8);
