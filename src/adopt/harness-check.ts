@@ -10,7 +10,7 @@ import { SHARED_CONFIGS, setupFilesOf } from '../config/harness-setup.js';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
 import { trackedFiles } from '../git/files.js';
-import { classifierFor } from '../mixing/check.js';
+import { classifierFor } from '../config/classifier.js';
 import { globMatcher } from '../zones/glob.js';
 import { CONFIG_FILE, ORACLE_ZONES } from '../zones/names.js';
 import type { Finding } from './doctor.js';

@@ -32,7 +32,7 @@ import { codeownersFile, ownerLines, teamHandleProblem, uncovered, usesSections 
 import { newLedger as ledgerText } from '../freeze/edit.js';
 import { counted } from '../common/text.js';
 import { zoneFindings } from './zone-check.js';
-import { classifierFor } from '../mixing/check.js';
+import { classifierFor } from '../config/classifier.js';
 
 export const help = `usage: patchwarden init [--yes] [--no-chain] [--if-repo] [--baseline] [--src GLOB]... [--spec GLOB]...
                         [--fixtures GLOB]... [--owner-key PATH] [--codeowners @ORG/TEAM] [--format text|json] [-C DIR]

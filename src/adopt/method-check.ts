@@ -13,7 +13,7 @@ import { freezePolicy } from '../freeze/policy.js';
 import { parseRegistry } from '../properties/registry.js';
 import { headProblems } from '../properties/mapping.js';
 import { runProperties } from '../properties/run.js';
-import { classifierFor } from '../mixing/check.js';
+import { classifierFor } from '../config/classifier.js';
 import type { Repo } from '../git/repo.js';
 import { ownerLines, uncovered } from './codeowners.js';
 import type { Finding } from './doctor.js';

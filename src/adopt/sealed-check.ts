@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
 import { workingFiles } from '../git/files.js';
-import { classifierFor } from '../mixing/check.js';
+import { classifierFor } from '../config/classifier.js';
 import { abiReach } from '../properties/sealed/confine.js';
 import { landlockAbi } from '../properties/sealed/env.js';
 import type { Finding } from './doctor.js';

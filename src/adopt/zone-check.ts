@@ -4,7 +4,7 @@
 // and a src glob listed before an oracle zone claims that zone's paths.
 import { workingFiles } from '../git/files.js';
 import type { Repo } from '../git/repo.js';
-import { classifierFor } from '../mixing/check.js';
+import { classifierFor } from '../config/classifier.js';
 import type { Config } from '../config/schema.js';
 import { counted } from '../common/text.js';
 import { globMatcher } from '../zones/glob.js';

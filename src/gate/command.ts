@@ -15,7 +15,7 @@ import { BASELINE_FILE, CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges } from '../git/changes.js';
 import { mergeBase, openRepo, type Repo, resolveCommit } from '../git/repo.js';
 import { baselined } from '../mixing/baseline.js';
-import { classifierFor } from '../mixing/check.js';
+import { classifierFor } from '../config/classifier.js';
 import { commitWith } from '../properties/tree.js';
 import { ciRun } from '../replay/ci.js';
 import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, overrideLines } from '../owners/override.js';

@@ -32,7 +32,7 @@ import { guardFileRule } from '../judge/rules/guard-file.js';
 import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
 import { symlinkViolations } from '../mixing/symlinks.js';
-import { classifierFor } from '../mixing/check.js';
+import { classifierFor } from '../config/classifier.js';
 import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
 import { frameworkPush, pushesOneRef } from './framework-push.js';
 import { parseRefLines, readHookInput } from './ref-lines.js';

@@ -16,7 +16,7 @@ import { clockNow } from '../freeze/clock.js';
 import { Facts } from '../judge/facts.js';
 import { runPlan } from '../judge/rule.js';
 import { freezeRule } from '../judge/rules/freeze.js';
-import { classifierFor } from '../mixing/check.js';
+import { classifierFor } from '../config/classifier.js';
 import type { Recheck } from './recheck-mark.js';
 
 const AFTER = 'after the commit hooks ran (pre-commit had passed them)';

@@ -4,20 +4,12 @@ import type { Violation } from '../common/verdict.js';
 import { rangeChanges, type Change, type RawChange } from '../git/changes.js';
 import { checkOwners } from '../owners/check.js';
 import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, type Override } from '../owners/override.js';
-import { configBool, type Repo } from '../git/repo.js';
+import type { Repo } from '../git/repo.js';
+import { classifierFor } from '../config/classifier.js';
 import { isOracle, type Classify } from '../zones/classify.js';
 import { REORDER_ADVICE } from './advice.js';
 import { baselined } from './baseline.js';
 import { mixViolation, touchedSides, type Sides } from './rule.js';
-
-/** The config's zones as this repository reads paths; the glob compiler loads only here (hooks with a cached config never need it). */
-export async function classifierFor(repo: Repo, config: Config): Promise<Classify> {
-  const [{ zoneClassifier }, ignoreCase] = await Promise.all([
-    import('../config/zone-rules.js'),
-    configBool(repo, 'core.ignorecase'),
-  ]);
-  return zoneClassifier(config, ignoreCase);
-}
 
 /**
  * Per-commit and whole-range mixing over the commits given (oldest first).

@@ -18,7 +18,7 @@ import { treeDiff, type RawChange } from '../git/changes.js';
 import { readBlobs } from '../git/objects.js';
 import { GITLINK } from '../git/raw-diff.js';
 import type { Repo } from '../git/repo.js';
-import { classifierFor } from '../mixing/check.js';
+import { classifierFor } from '../config/classifier.js';
 import { compareGo } from './go-syntax.js';
 import { compareScript, scriptKind } from './js-syntax.js';
 import { comparePython, type SourcePair } from './python-syntax.js';

@@ -25,7 +25,7 @@ import { showPath } from '../common/text.js';
 import type { Config } from '../config/schema.js';
 import { rangeChanges, stagedPaths, treeDiff, type RawChange } from '../git/changes.js';
 import { resolveCommit, worktreeRoot, type Repo } from '../git/repo.js';
-import { classifierFor } from '../mixing/check.js';
+import { classifierFor } from '../config/classifier.js';
 import { admitOwnerCommits } from '../owners/admission.js';
 import { evidenceOwed } from '../owners/evidence.js';
 import type { Pusher } from '../owners/pusher.js';

@@ -6,7 +6,7 @@
 import type { Config } from '../config/schema.js';
 import type { Repo } from '../git/repo.js';
 import { treeWith } from '../git/trees.js';
-import { classifierFor } from '../mixing/check.js';
+import { classifierFor } from '../config/classifier.js';
 import { judgedTree, rangeFacts } from './revert.js';
 import { addTempWorktree, linkEntries, type TempTree } from './worktree.js';
 

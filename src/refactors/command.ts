@@ -20,7 +20,7 @@ import { runEnv } from '../runner/env.js';
 import { takeSeedKey } from '../runner/seed.js';
 import type { Config } from '../config/schema.js';
 import { isOracle } from '../zones/classify.js';
-import { classifierFor } from '../mixing/check.js';
+import { classifierFor } from '../config/classifier.js';
 import { containedLines, containedSoFar } from '../runner/contain.js';
 import { partsSealedLine, sealedLines } from '../properties/sealed/env.js';
 import { refactorExemption } from './ack.js';

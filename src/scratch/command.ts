@@ -21,7 +21,7 @@ import { readBlobs, readFileAt, writeBlob } from '../git/objects.js';
 import { currentBranch } from '../git/refs.js';
 import { ABSENT } from '../git/raw-diff.js';
 import { mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
-import { classifierFor } from '../mixing/check.js';
+import { classifierFor } from '../config/classifier.js';
 import { loadRegistryAt } from '../properties/registry.js';
 import { headRefused, revertCheck, revertPasses, type RevertResult } from '../properties/revert.js';
 import { propertyCommand, runProperties } from '../properties/run.js';

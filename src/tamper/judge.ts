@@ -62,7 +62,7 @@ export async function judgeTamper(
       /* thrown below, where it is awaited */
     });
   // The glob compiler loads only when no classifier is handed in (the pre-commit hook has one).
-  const classify = await (zones ?? import('../mixing/check.js').then((m) => m.classifierFor(repo, config)));
+  const classify = await (zones ?? import('../config/classifier.js').then((m) => m.classifierFor(repo, config)));
   let allowed: Promise<AllowRow[]> | undefined;
   return judgeAdded(
     repo,
