@@ -5,7 +5,6 @@ import { UsageError } from '../common/errors.js';
 import { judgingConfig } from '../config/judging.js';
 import { loadConfig } from '../config/load.js';
 import { commitOrNull, mergeBase, openRepo, resolveCommit } from '../git/repo.js';
-import { allowRowText } from './allow.js';
 import { ALLOW_FILE } from '../config/tamper-ids.js';
 import { judgeTamper, type TamperRange } from './judge.js';
 import { counted } from '../common/text.js';
@@ -75,6 +74,7 @@ export async function run(args: string[]): Promise<number> {
     outcome.text.push(`patchwarden: allowed [${h.rule}] ${h.path}${h.line ? `:${h.line}` : ''} by ${h.allowed_by}`);
   const standing = verdict.hits.filter((h) => !h.allowed_by);
   if (values['allow-line'] && standing.length) {
+    const { allowRowText } = await import('./allow.js'); // the YAML parser with it, only when asked
     outcome.text.push(
       '',
       `rows an owner may add to ${ALLOW_FILE} after review (under \`allow:\`, in a commit of their own):`,

@@ -577,6 +577,28 @@ export function ruleReads(r: Ref): boolean {
   return OPENERS.test(r.path) || (r.assigned && CODE_PARTS.test(r.path));
 }
 
+/** First names whose path reads under another head (`posix` as `os`) or that start an opener. */
+const OTHER_HEADS = new Set(['posix', 'nt', '__builtins__', 'open', 'io', 'codecs', 'fs']);
+/** Parts that make a chain's path differ from its parts (jsCanonical, pythonCanonical). */
+const RESPELLED = new Set(['__proto__', 'default', 'constructor', '__dict__']);
+const WORD = /^[\w$]+$/;
+
+/**
+ * Whether ruleReads can keep the reference to a chain, told from its parts
+ * before its path is built: never false where ruleReads would be true, so
+ * the scan gives no path to a chain no rule reads (most of minified code).
+ */
+export function mayRead(parts: readonly string[], assigned: boolean): boolean {
+  const first = parts[0];
+  if (assigned || RULE_HEADS.has(first) || OTHER_HEADS.has(first) || !WORD.test(first)) return true;
+  for (const p of parts) if (RESPELLED.has(p)) return true;
+  if (parts[parts.length - 1] !== '()') return false;
+  // A call that may write a file: its last name, however the names before it began.
+  for (let k = parts.length - 2; k >= 0; k--)
+    if (parts[k] !== '()' && parts[k] !== '[]') return !WORD.test(parts[k]) || WRITERS.test(parts[k]);
+  return false;
+}
+
 /** The last piece of a path split at `.`, `(`, `[` and `]`, read from its end (`write` of `f.write`); '' when none. */
 function lastName(path: string): string {
   const sep = (k: number) => {

@@ -102,7 +102,9 @@ export function joinPath(parts: string[]): string {
  * that is none of them, bound to nothing and followed by no member, call or
  * subscript, gets no reference (most names in a large file are such).
  * Without it every name gets one. `reads`: whether a rule can read a
- * reference; the file keeps only those (without it, every one).
+ * reference; the file keeps only those (without it, every one). `mayRead`:
+ * the same told from a chain's parts, never narrower: a chain it refuses
+ * gets no path.
  */
 export function readSource(
   text: string,
@@ -110,6 +112,7 @@ export function readSource(
   path: string,
   heads?: ReadonlySet<string>,
   reads?: (r: Ref) => boolean,
+  mayRead?: (parts: readonly string[], assigned: boolean) => boolean,
 ): Source {
   const toks = lex(text, lang, /\.[jt]sx$/i.test(path));
   const pairs = matchBrackets(toks);
@@ -130,7 +133,7 @@ export function readSource(
   const chains = new Chains(src, bindings);
   const stars: string[] = [];
   collectBindings(src, bindings, src.imports, stars, (i) => chains.at(i));
-  collectRefs(src, chains, stars, heads, (r) => {
+  collectRefs(src, chains, stars, heads, mayRead, (r) => {
     if (!reads || reads(r)) src.refs.push(r);
   });
   return src;
@@ -159,6 +162,7 @@ function collectRefs(
   chains: Chains,
   stars: string[],
   heads: ReadonlySet<string> | undefined,
+  mayRead: ((parts: readonly string[], assigned: boolean) => boolean) | undefined,
   keep: (r: Ref) => void,
 ): void {
   const { toks, lang, close } = src;
@@ -191,7 +195,7 @@ function collectRefs(
     const assigned = assignOp(toks, c.end);
     // Assigning a bare name rebinds the name; it writes nothing it named before.
     const parts = assigned && c.end === i + 1 ? [toks.v(i)!] : c.parts;
-    keep(chains.ref(parts, i, c.end, c.calls, assigned));
+    if (!mayRead || mayRead(parts, assigned)) keep(chains.ref(parts, i, c.end, c.calls, assigned));
     if (c.setter) keep(c.setter);
     // `from os import *`: a name bound nowhere in the file may come from a star import.
     if (stars.length && !bindings.has(toks.v(i)!))

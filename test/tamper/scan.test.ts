@@ -6,6 +6,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { hitsIn } from '../../src/tamper/hits.js';
 import { langOf } from '../../src/tamper/lang.js';
+import { mayRead, RULE_HEADS, ruleReads } from '../../src/tamper/rules.js';
+import { readSource } from '../../src/tamper/scan.js';
 
 const hits = (path: string, text: string, disabled: string[] = []) =>
   hitsIn(path, text, langOf(path)!, null, new Set(disabled)).map((h) => `${h.line} ${h.rule}`);
@@ -286,6 +288,25 @@ test('files of other types are not read', () => {
   assert.is(langOf('src/data.json'), null);
   assert.is(langOf('src/Makefile'), null);
   assert.is(langOf('src/x.TSX'), 'js');
+});
+
+test('a chain told unread from its parts is one no rule reads: the references kept are the same', () => {
+  const refsOf = (path: string, text: string, told: boolean) =>
+    readSource(text, langOf(path)!, path, RULE_HEADS, ruleReads, told ? mayRead : undefined).refs.map(
+      (r) => `${r.start} ${r.path} ${r.raw}`,
+    );
+  const texts: [string, string][] = [
+    ['src/a.js', 'const x = require("fs"); x.writeFileSync("r.xml", d); globalThis.process.exit(0);'],
+    ['src/a.js', 'const w = out.stream.__proto__; w.write(d)(); a.b.default.write(1); o["a.write"](); o[k].dump()();'],
+    ['src/a.js', 'f.constructor.prototype.write(1); self["process"].exit(); obj.x.y = 1; fn.__code__ = g;'],
+    [
+      'src/a.py',
+      'import posix as p\np._exit(0)\n__builtins__.open("x", "w")\nos.__dict__["_exit"](0)\nio.open("r.xml")\n',
+    ],
+    ['src/a.py', 'from pathlib import Path\nPath("r.xml").write_text(x)\nf.__code__ = g.__code__\nq.r.s()\n'],
+  ];
+  for (const [path, text] of texts)
+    assert.equal(refsOf(path, text, true), refsOf(path, text, false), `${path}: ${text}`);
 });
 
 test.run();
