@@ -17,7 +17,6 @@ import { mergeBase, openRepo, type Repo, resolveCommit } from '../git/repo.js';
 import { classifierFor } from '../config/classifier.js';
 import { commitWith } from '../properties/tree.js';
 import { ciRun } from '../replay/ci.js';
-import { checkOwners } from '../owners/check.js';
 import { OVERRIDE_TRAILER, overrideLines } from '../owners/override.js';
 import { exitCode, type LayerResult } from './layer.js';
 import { containedSoFar, containedLines } from '../runner/contain.js';
@@ -30,7 +29,6 @@ import { fixturesLayer, GATE_RULES, ledgerLayer, mixingAndOwners, type GateConte
 import { propertyLayers, suiteLayer } from './tests.js';
 import { tamperLayer } from './tamper.js';
 import { judgeTamper } from '../tamper/judge.js';
-import { symlinkViolations } from '../mixing/symlinks.js';
 import { githubAnnotations, jsonLayers, textTable } from './table.js';
 import { compareVerdicts, type Comparison } from '../scratch/compare.js';
 import { readProposal } from '../scratch/proposal.js';
@@ -209,22 +207,10 @@ async function gateContext(
     where: `head ${head.slice(0, 12)}`,
     classify: () => classify,
     now,
-    // Commits that predate the guard (the adoption baseline at the base) are not judged; an override is judged against the merge base.
-    walk: { read: () => walking, exclude: [base], start: forkPoint, judgeRev: base },
+    // Commits that predate the guard (the adoption baseline at the base) are not judged; an override, and an
+    // owner-signed oracle commit sharing the range with production ones, is admitted against the merge base.
+    walk: { read: () => walking, exclude: [base], start: forkPoint, judgeRev: base, admit: true },
     tamper: () => judgeTamper(repo, config, { from: forkPoint, to: head, judgeRev: base }, classify),
-    links: async () => {
-      const { commits, changes } = (await facts.judged())!;
-      return symlinkViolations(repo, commits, changes, classify);
-    },
-    // Owner-signed oracle commits sharing the range with production ones must be admitted to it.
-    owners: async () => {
-      const { commits, changes } = (await facts.judged())!;
-      return checkOwners(repo, config, base, commits, changes, classify, [], {
-        base: forkPoint,
-        commits: new Set(commits),
-        now,
-      });
-    },
   });
   startPlan(facts, GATE_RULES);
   const [judged, old, overrides] = await Promise.all([facts.judged(), facts.baselined(), facts.overrides()]);

@@ -17,7 +17,6 @@ import { BASELINE_FILE } from '../zones/names.js';
 import { clockNow } from '../freeze/clock.js';
 import { commitWith } from '../properties/tree.js';
 import { OVERRIDE_TRAILER, overrideLines, type Override } from '../owners/override.js';
-import { checkOwners } from '../owners/check.js';
 import { revertCheck, type RevertResult, type RevertStatus } from '../properties/revert.js';
 import { revertViolation } from '../properties/verdict.js';
 import { stateLines } from '../properties/report.js';
@@ -34,7 +33,6 @@ import { overrideRule } from '../judge/rules/override.js';
 import { ownersRule } from '../judge/rules/owners.js';
 import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
-import { symlinkViolations } from '../mixing/symlinks.js';
 import { classifierFor } from '../config/classifier.js';
 import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
 import { frameworkPush, pushesOneRef } from './framework-push.js';
@@ -239,7 +237,8 @@ const PUSH_PLAN: Plan = [
 /**
  * The facts of a pushed ref's range, `tip` less what `exclude` reaches: its
  * commits less the adoption baseline at `judgeRev`, the overrides they claim
- * judged against `base`, and what the rules read of them.
+ * judged against `base`, and what the rules read of them (the owners verdict,
+ * with no admission to the range, and the links, are the facts' own).
  */
 function refFacts(
   repo: Repo,
@@ -265,14 +264,6 @@ function refFacts(
       judgeRev,
     },
     tamper: () => judgeTamper(repo, config, { from: base, to: tip, judgeRev }, facts.classify()),
-    links: async () => {
-      const judged = (await facts.judged())!;
-      return symlinkViolations(repo, judged.commits, judged.changes, await facts.classify());
-    },
-    owners: async () => {
-      const judged = (await facts.judged())!;
-      return checkOwners(repo, config, judgeRev, judged.commits, judged.changes, await facts.classify());
-    },
   });
   return facts;
 }

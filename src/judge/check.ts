@@ -14,10 +14,9 @@ import type { Config } from '../config/schema.js';
 import { commitOrNull, mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
 import { readStaged } from '../git/staged.js';
 import { rangeChanges } from '../git/changes.js';
-import { checkOwners } from '../owners/check.js';
 import { OVERRIDE_TRAILER } from '../owners/override.js';
 import { fitRangeAdvice, judgedRangeAdvice, judgedReorderAdvice, stagedLanding } from '../mixing/advice.js';
-import { stagedLinkViolations, symlinkViolations } from '../mixing/symlinks.js';
+import { stagedLinkViolations } from '../mixing/symlinks.js';
 import { Facts } from './facts.js';
 import { runPlan, type Plan } from './rule.js';
 import { mixingRule } from './rules/mixing.js';
@@ -132,16 +131,7 @@ async function rangeRules(repo: Repo, config: Config, from: string, to: string, 
       exclude: [from],
       start,
       judgeRev,
-    },
-    links: async () => {
-      const { commits, changes } = (await facts.judged())!;
-      return symlinkViolations(repo, commits, changes, classify);
-    },
-    owners: async () => {
-      const { commits, changes } = (await facts.judged())!;
-      const now = await facts.now();
-      const admission = start ? { base: start, commits: new Set(commits), now } : undefined;
-      return checkOwners(repo, config, judgeRev, commits, changes, classify, [], admission);
+      admit: true,
     },
   });
   const violations = await runPlan(facts, CHECK_PLAN);

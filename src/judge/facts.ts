@@ -47,6 +47,8 @@ export interface RangeWalk {
   start: string | null;
   /** The revision the config came from: the baseline and the signers are read there. */
   judgeRev: string | null;
+  /** Whether an owner-signed oracle commit that shares the range with production commits must be admitted to it, against `start`. */
+  admit?: boolean;
 }
 
 /** What pre-commit judges instead of commits: the staged set, and how it lands. */
@@ -87,9 +89,9 @@ export interface RangeInput {
    */
   tamper?: () => Promise<TamperVerdict | null>;
   /**
-   * The range's symbolic links that leave their zone, as the point reads
-   * them (each commit's, the staged set's, or pre-receive's read of the whole
-   * push); none where the point gives no reader.
+   * The range's symbolic links that leave their zone, where the point reads
+   * them itself (the staged set's, or pre-receive's read of the whole push);
+   * else each judged commit's of the walk.
    */
   links?: () => Promise<Violation[]>;
   /** The range as the point walks it: its commits, less the baseline and the granted overrides, are judged. */
@@ -228,7 +230,13 @@ export class Facts extends Memo {
 
   /** The symbolic links of the range that point out of their zone, one violation per commit (or for the index). */
   links(): Promise<Violation[]> {
-    return this.once('links', async () => (this.input.links ? this.input.links() : []));
+    return this.once('links', async () => {
+      if (this.input.links) return this.input.links();
+      const judged = await this.judged();
+      if (!judged?.commits.length) return [];
+      const { symlinkViolations } = await this.load();
+      return symlinkViolations(this.repo, judged.commits, judged.changes, await this.classify());
+    });
   }
 
   /** The walk of the range; null where the point walks none. */
@@ -281,9 +289,24 @@ export class Facts extends Memo {
     });
   }
 
-  /** The owners verdict on the range's commits; none where the point reads no commits. */
+  /**
+   * The owners verdict on the walk's judged commits, with the signers file
+   * read where the config came from; the point's own where it hands one (the
+   * staged commit's identity, pre-receive's verdict on the push); none where
+   * the point reads no commits.
+   */
   owners(): Promise<OwnersVerdict> {
-    return this.once('owners', async () => (this.input.owners ? this.input.owners() : NO_OWNERS));
+    return this.once('owners', async () => {
+      if (this.input.owners) return this.input.owners();
+      const [judged, w] = [await this.judged(), this.input.walk];
+      if (!judged || !w) return NO_OWNERS;
+      // Its own chunk: the signature checks are no part of what the pre-commit hook may load.
+      const { checkOwners } = await import('../owners/check.js');
+      const admission =
+        w.admit && w.start ? { base: w.start, commits: new Set(judged.commits), now: await this.now() } : undefined;
+      const { commits, changes } = judged;
+      return checkOwners(this.repo, this.config, w.judgeRev, commits, changes, await this.classify(), [], admission);
+    });
   }
 
   /** A line a rule says without refusing (a hit that stands in warn mode), for the point to print. */
