@@ -65,7 +65,7 @@ const shared = {
   logLevel: 'warning',
 };
 // What main.js imports lazily becomes an entry of the ES module build, named
-// for its source (src/mixing/command.ts: lazy/mixing-command.mjs). The hook
+// for its source (src/gate/command.ts: lazy/gate-command.mjs). The hook
 // main.js runs itself, pre-commit, is bundled in. The fixtures command is a
 // CommonJS file of its own instead (lazy/fixtures-command.cjs), which main.js
 // requires: `verify --worktree` races a single `openssl dgst`, and an ES

@@ -26,7 +26,7 @@ const commands: Record<string, Entry> = {
   init: { summary: 'write a starter config and install the hooks', load: () => import('../adopt/init.js') },
   uninstall: { summary: 'remove the hooks and entries init added', load: () => import('../adopt/uninstall.js') },
   doctor: { summary: 'say whether hooks and oracle files are in order', load: () => import('../adopt/doctor.js') },
-  check: { summary: 'the mixing rule on the index, a commit or a range', load: () => import('../mixing/command.js') },
+  check: { summary: 'the mixing rule on the index, a commit or a range', load: () => import('../judge/check.js') },
   'pre-commit': { summary: 'hook entry point: git pre-commit', load: () => import('../hooks/pre-commit.js') },
   'pre-merge-commit': {
     summary: 'hook entry point: git pre-merge-commit',

@@ -14,12 +14,10 @@ import type { Hit, HitsFile } from '../freeze/hits.js';
 import { BASELINE_FILE, CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges } from '../git/changes.js';
 import { mergeBase, openRepo, type Repo, resolveCommit } from '../git/repo.js';
-import { baselined } from '../mixing/baseline.js';
 import { classifierFor } from '../config/classifier.js';
 import { commitWith } from '../properties/tree.js';
 import { ciRun } from '../replay/ci.js';
-import { checkOwners } from '../owners/check.js';
-import { judgeOverrides, OVERRIDE_TRAILER, overrideClaims, overrideLines } from '../owners/override.js';
+import { OVERRIDE_TRAILER, overrideLines } from '../owners/override.js';
 import { exitCode, type LayerResult } from './layer.js';
 import { containedSoFar, containedLines } from '../runner/contain.js';
 import { sealedLines, sealedSoFar } from '../properties/sealed/env.js';
@@ -31,7 +29,6 @@ import { fixturesLayer, GATE_RULES, ledgerLayer, mixingAndOwners, type GateConte
 import { propertyLayers, suiteLayer } from './tests.js';
 import { tamperLayer } from './tamper.js';
 import { judgeTamper } from '../tamper/judge.js';
-import { symlinkViolations } from '../mixing/symlinks.js';
 import { githubAnnotations, jsonLayers, textTable } from './table.js';
 import { compareVerdicts, type Comparison } from '../scratch/compare.js';
 import { readProposal } from '../scratch/proposal.js';
@@ -190,12 +187,8 @@ async function gateContext(
   head: string,
   progress: (line: string) => void,
 ): Promise<GateContext> {
-  const walked = await rangeChanges(repo, [head, '--not', base], { trailer: OVERRIDE_TRAILER });
-  // Commits that predate the guard (the adoption baseline at the base) are not judged.
-  const old = await baselined(repo, base, [base], walked.commits);
-  if (old.size) progress(`${counted(old.size, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`);
-  const commits = walked.commits.filter((c) => !old.has(c));
-  const changes = new Map([...walked.changes].filter(([c]) => !old.has(c)));
+  const walking = rangeChanges(repo, [head, '--not', base], { trailer: OVERRIDE_TRAILER });
+  walking.catch(() => {});
   const forkPoint = await mergeBase(repo, base, head);
   if (!forkPoint) {
     throw new CannotJudge(
@@ -204,45 +197,30 @@ async function gateContext(
         : `HEAD and ${baseName} have no common history`,
     );
   }
-  // An owner's override passes the mixing and revert rules for its own changes: the revert check starts from them.
-  const overrides = await judgeOverrides(
-    repo,
-    config,
-    base,
-    overrideClaims(walked, commits),
-    commits,
-    forkPoint,
-    clockNow(),
-  );
-  const granted = new Set(overrides.granted.map((o) => o.commit));
-  const own = overrides.granted.flatMap((o) => changes.get(o.commit) ?? []);
-  const withOwn = (rev: string) =>
-    own.length ? commitWith(repo, rev, own, "the base plus the owners' overrides") : rev;
   const classify = await classifierFor(repo, config);
   const now = clockNow();
-  const facts = new Facts({
+  const facts: Facts = new Facts({
     point: 'gate',
     repo,
     config,
     tip: head,
     where: `head ${head.slice(0, 12)}`,
-    paths: [...changes.values()].flatMap((list) => list.map((c) => c.path)),
     classify: () => classify,
     now,
+    // Commits that predate the guard (the adoption baseline at the base) are not judged; an override, and an
+    // owner-signed oracle commit sharing the range with production ones, is admitted against the merge base.
+    walk: { read: () => walking, exclude: [base], start: forkPoint, judgeRev: base, admit: true },
     tamper: () => judgeTamper(repo, config, { from: forkPoint, to: head, judgeRev: base }, classify),
-    links: () => symlinkViolations(repo, commits, changes, classify),
-    // An owner's granted override is left out of the mixing rule.
-    commits: async () => ({ commits: commits.filter((c) => !granted.has(c)), changes }),
-    // Owner-signed oracle commits sharing the range with production ones must be admitted to it.
-    owners: () =>
-      checkOwners(repo, config, base, commits, changes, classify, [], {
-        base: forkPoint,
-        commits: new Set(commits),
-        now,
-      }),
   });
   startPlan(facts, GATE_RULES);
-  const ctx: GateContext = {
+  const [judged, old, overrides] = await Promise.all([facts.judged(), facts.baselined(), facts.overrides()]);
+  if (old.size) progress(`${counted(old.size, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`);
+  const { commits, changes } = judged!;
+  // An owner's override passes the mixing and revert rules for its own changes: the revert check starts from them.
+  const own = overrides.granted.flatMap((o) => changes.get(o.commit) ?? []);
+  const withOwn = (rev: string) =>
+    own.length ? commitWith(repo, rev, own, "the base plus the owners' overrides") : rev;
+  return {
     repo,
     config,
     base,
@@ -258,7 +236,6 @@ async function gateContext(
     progress,
     facts,
   };
-  return ctx;
 }
 
 /** The digest of the production diff the revert check judges, as scratch records it. */

@@ -11,6 +11,7 @@ import { fixturesRule } from '../judge/rules/fixtures.js';
 import { freezeRule, missingEvidence } from '../judge/rules/freeze.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
 import { mixingRule } from '../judge/rules/mixing.js';
+import { overrideRule } from '../judge/rules/override.js';
 import { ownersRule } from '../judge/rules/owners.js';
 import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
@@ -48,7 +49,7 @@ export interface GateContext {
 
 /** The rules of the engine among the gate's rows, started together; each row runs its own, so every row is judged. */
 export const GATE_RULES: Plan = [
-  [ownersRule, mixingRule, guardFileRule, freezeRule, fixturesRule, tamperRule, symlinkRule],
+  [ownersRule, overrideRule, mixingRule, guardFileRule, freezeRule, fixturesRule, tamperRule, symlinkRule],
 ];
 
 /** The owners row and the mixing row, which leaves out the oracle commits the owners verdict finds owner-signed. */
@@ -68,7 +69,7 @@ export async function mixingAndOwners(ctx: GateContext): Promise<LayerResult[]> 
     return result;
   });
   const mixing = await guarded('mixing', async () => {
-    const v = [...ctx.overrides.violations, ...(await runPlan(ctx.facts, [[mixingRule, symlinkRule]]))];
+    const v = await runPlan(ctx.facts, [[overrideRule, mixingRule, symlinkRule]]);
     await fitRangeAdvice(
       v,
       (oracleTip) =>

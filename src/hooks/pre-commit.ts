@@ -207,7 +207,7 @@ async function judgeIndex(args: string[], automaticMerge: boolean): Promise<numb
   violations.push(...(await runPlan(facts, INDEX_PLAN)));
   for (const w of facts.takeNotes()) process.stderr.write(`patchwarden: ${w}\n`);
   const recheck: Recheck[] = [];
-  if (facts.touchesLedger()) recheck.push('ledger');
+  if (await facts.touchesLedger()) recheck.push('ledger');
   if (await facts.touchesFixtures()) recheck.push('fixtures');
   // commit-msg checks them again after the rest of the hook chain (a formatter may restage them).
   leaveMark(repo.gitDir, violations.length ? [] : recheck);

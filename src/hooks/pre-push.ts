@@ -9,15 +9,14 @@ import { judgingConfig } from '../config/judging.js';
 import type { Config } from '../config/schema.js';
 import { counted } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
-import type { RawChange } from '../git/changes.js';
+import { rangeChanges, type RawChange } from '../git/changes.js';
 import { notOnRemote, remoteHoldsRefs, tracksRemote } from '../git/history.js';
 import { commitOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
 import { fitRangeAdvice, type Landing, landingOf, rangeAdvice, reorderAdvice } from '../mixing/advice.js';
 import { BASELINE_FILE } from '../zones/names.js';
-import { checkRange, type RangeVerdict } from '../mixing/check.js';
 import { clockNow } from '../freeze/clock.js';
 import { commitWith } from '../properties/tree.js';
-import { overrideLines, type Override } from '../owners/override.js';
+import { OVERRIDE_TRAILER, overrideLines, type Override } from '../owners/override.js';
 import { revertCheck, type RevertResult, type RevertStatus } from '../properties/revert.js';
 import { revertViolation } from '../properties/verdict.js';
 import { stateLines } from '../properties/report.js';
@@ -30,10 +29,10 @@ import { runPlan, type Plan } from '../judge/rule.js';
 import { fixturesRule } from '../judge/rules/fixtures.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
 import { mixingRule } from '../judge/rules/mixing.js';
+import { overrideRule } from '../judge/rules/override.js';
 import { ownersRule } from '../judge/rules/owners.js';
 import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
-import { symlinkViolations } from '../mixing/symlinks.js';
 import { classifierFor } from '../config/classifier.js';
 import { ACK_FILE, refactorExemption } from '../refactors/ack.js';
 import { frameworkPush, pushesOneRef } from './framework-push.js';
@@ -235,36 +234,53 @@ const PUSH_PLAN: Plan = [
   [fixturesRule, tamperRule, symlinkRule],
 ];
 
-/** The engine's rules at the pushed tip, over the ref's commits and what they change and add. */
-async function cheapLayers(
+/**
+ * The facts of a pushed ref's range, `tip` less what `exclude` reaches: its
+ * commits less the adoption baseline at `judgeRev`, the overrides they claim
+ * judged against `base`, and what the rules read of them (the owners verdict,
+ * with no admission to the range, and the links, are the facts' own).
+ */
+function refFacts(
   repo: Repo,
   config: Config,
   v: RefVerdict,
-  range: RangeVerdict & { tip: string; base: string | null; judgeRev: string | null },
-  landing: () => Promise<Landing>,
-  say: (line: string) => void,
-): Promise<void> {
-  const { tip } = range;
+  range: { tip: string; base: string | null; exclude: string[]; judgeRev: string | null },
+): Facts {
+  const { tip, base, exclude, judgeRev } = range;
   const facts: Facts = new Facts({
     point: 'pre-push',
     repo,
     config,
     tip,
     where: `${v.local_ref} at ${tip.slice(0, 12)}`,
-    paths: range.paths,
     classify: () => classifierFor(repo, config),
     now: clockNow(),
-    tamper: () => judgeTamper(repo, config, { from: range.base, to: tip, judgeRev: range.judgeRev }, facts.classify()),
-    links: async () => symlinkViolations(repo, range.commits, range.changes, await facts.classify()),
-    commits: async () => ({ commits: range.mixed, changes: range.changes }),
-    owners: async () => range.owners,
+    walk: {
+      read: () =>
+        rangeChanges(repo, [tip, ...(exclude.length ? ['--not', ...exclude] : [])], { trailer: OVERRIDE_TRAILER }),
+      exclude,
+      // An override is judged against the range's merge base, where it has one.
+      start: exclude[0] === base ? base : null,
+      judgeRev,
+    },
+    tamper: () => judgeTamper(repo, config, { from: base, to: tip, judgeRev }, facts.classify()),
   });
+  return facts;
+}
+
+/** The engine's rules at the pushed tip, over the ref's commits and what they change and add. */
+async function cheapLayers(
+  facts: Facts,
+  v: RefVerdict,
+  base: string | null,
+  landing: () => Promise<Landing>,
+  say: (line: string) => void,
+): Promise<void> {
   const found = await runPlan(facts, PUSH_PLAN);
   // The whole-range advice's commands, for this remote and ref, fitted to the branch and the pusher.
   await fitRangeAdvice(
     found,
-    async (oracleTip) =>
-      rangeAdvice({ oracleTip, base: range.base, local: v.local_ref, remoteRef: v.remote_ref }, await landing()),
+    async (oracleTip) => rangeAdvice({ oracleTip, base, local: v.local_ref, remoteRef: v.remote_ref }, await landing()),
     async (oracle) => reorderAdvice(oracle, await landing()),
   );
   v.violations.push(...found);
@@ -376,19 +392,22 @@ export async function run(args: string[]): Promise<number> {
     const rules = await judgingConfig(repo, common.config, judgingTip ?? range.base ?? range.judge ?? v.tip, say);
     const { config } = rules;
     const judgeRev = rules.rev;
-    const checked = await checkRange(repo, config, range.exclude, v.tip, judgeRev, clockNow());
-    const { commits, baselined, overrides, overrideChanges } = checked;
+    const facts = refFacts(repo, config, v, { tip: v.tip, base: range.base, exclude: range.exclude ?? [], judgeRev });
+    const [judged, baselined, granted] = await Promise.all([facts.judged(), facts.baselined(), facts.overrides()]);
+    const commits = judged!.commits;
+    const overrides = granted.granted;
+    const overrideChanges = overrides.flatMap((o) => judged!.changes.get(o.commit) ?? []);
     v.commits = commits;
     if (overrides.length) v.overrides = overrides;
     for (const l of overrideLines(overrides)) say(`${ref.remoteRef}: ${l}`);
-    if (baselined.length)
+    if (baselined.size)
       say(
-        `${ref.remoteRef}: ${counted(baselined.length, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`,
+        `${ref.remoteRef}: ${counted(baselined.size, 'commit')} of the adoption baseline (${BASELINE_FILE}) not judged`,
       );
-    v.violations.push(...checked.violations);
+    v.violations.push(...(await runPlan(facts, [[overrideRule]])));
     if (!commits.length) continue;
     const landing = () => landingOf(repo, config, { branch: ref.remoteRef.replace(/^refs\/heads\//, ''), remote });
-    await cheapLayers(repo, config, v, { ...checked, tip: v.tip, base: range.base, judgeRev }, landing, say);
+    await cheapLayers(facts, v, range.base, landing, say);
     const job = await revertJob(
       repo,
       config,

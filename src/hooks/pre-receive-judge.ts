@@ -13,7 +13,7 @@ import { subjects } from '../git/history.js';
 import { isZeroId, type Repo } from '../git/repo.js';
 import { agentInRange, fitRangeAdvice, rangeAdvice, reorderAdvice, type Landing } from '../mixing/advice.js';
 import { untouchedLines } from '../owners/rule.js';
-import { overrideLines, type Override } from '../owners/override.js';
+import { overrideLines, type Override, type Overrides } from '../owners/override.js';
 import { authenticatedPusher, TYPED_IDENTITY } from '../owners/pusher.js';
 import { Facts } from '../judge/facts.js';
 import { runPlan, type Plan } from '../judge/rule.js';
@@ -21,6 +21,7 @@ import { fixturesRule } from '../judge/rules/fixtures.js';
 import { freezeRule } from '../judge/rules/freeze.js';
 import { guardFileRule } from '../judge/rules/guard-file.js';
 import { mixingRule } from '../judge/rules/mixing.js';
+import { overrideRule } from '../judge/rules/override.js';
 import { ownersRule } from '../judge/rules/owners.js';
 import { symlinkRule } from '../judge/rules/symlink.js';
 import { tamperRule } from '../judge/rules/tamper.js';
@@ -81,13 +82,13 @@ export async function judgePush(facts: PushFacts): Promise<RefVerdict[]> {
     overrides: overrides[i].granted,
   }));
   for (const [i, v] of verdicts.entries())
-    v.violations.push(...branchFaults[i], ...commandFaults(v, once, branch, config), ...overrides[i].violations);
+    v.violations.push(...branchFaults[i], ...commandFaults(v, once, branch, config));
   const [push, owners] = await Promise.all([facts.walk(), facts.owners()]);
   const blamed = new Set<string>();
-  for (const v of verdicts) {
+  for (const [i, v] of verdicts.entries()) {
     if (isZeroId(v.new)) continue;
     v.untouched = v.commits.filter((c) => owners.untouched.includes(c));
-    v.violations.push(...(await judgeRef(facts, push, v, blamed)));
+    v.violations.push(...(await judgeRef(facts, push, { v, overrides: overrides[i] }, blamed)));
   }
   return verdicts;
 }
@@ -101,8 +102,8 @@ export async function judgePush(facts: PushFacts): Promise<RefVerdict[]> {
  */
 const TIP_PLAN: Plan = [[guardFileRule], [freezeRule, fixturesRule, tamperRule, symlinkRule]];
 
-/** Owners and mixing, per commit and over the ref's commits, whatever its tip holds. */
-const MIX_PLAN: Plan = [[ownersRule, mixingRule]];
+/** The overrides' refusals, owners and mixing, per commit and over the ref's commits, whatever its tip holds. */
+const MIX_PLAN: Plan = [[overrideRule, ownersRule, mixingRule]];
 
 /** The push's owner faults on a ref's commits: each is named once, on the first ref that brings its commit. */
 function firstBlame(faults: Map<string, Violation>, v: RefVerdict, blamed: Set<string>): Violation[] {
@@ -123,7 +124,13 @@ function firstBlame(faults: Map<string, Violation>, v: RefVerdict, blamed: Set<s
  * commits, links that leave their zone, the oracle files at its tip, and the
  * tamper layer on what the ref adds.
  */
-async function judgeRef(facts: PushFacts, push: Pushed, v: RefVerdict, blamed: Set<string>): Promise<Violation[]> {
+async function judgeRef(
+  facts: PushFacts,
+  push: Pushed,
+  ref: { v: RefVerdict; overrides: Overrides },
+  blamed: Set<string>,
+): Promise<Violation[]> {
+  const { v } = ref;
   const { repo, config } = facts;
   const overridden = new Set(v.overrides.map((o) => o.commit));
   const tip = push.peeled.get(v.new);
@@ -139,6 +146,9 @@ async function judgeRef(facts: PushFacts, push: Pushed, v: RefVerdict, blamed: S
     where: `${v.ref} at ${(tip ?? v.new).slice(0, 12)}`,
     paths: touched,
     classify: () => facts.classify(),
+    // The push's baseline and its overrides, judged once for all refs.
+    baselined: () => facts.baselined(),
+    overrides: async () => ref.overrides,
     // No new commit touching both sides of the mixing rule, neither a commit nor a range of them mixes.
     commits: async () =>
       push.sides.mayMix

@@ -6,7 +6,8 @@
 import type { Violation } from '../common/verdict.js';
 import type { FactName, Facts } from './facts.js';
 
-export const POINTS = ['pre-commit', 'pre-push', 'pre-receive', 'gate'] as const;
+/** The four enforcement points, and the `check` command, which judges the index or a range as they do. */
+export const POINTS = ['pre-commit', 'pre-push', 'pre-receive', 'gate', 'check'] as const;
 export type Point = (typeof POINTS)[number];
 
 export interface Rule {

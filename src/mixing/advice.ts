@@ -268,14 +268,14 @@ export function stagedAdvice(oracle: string[], l: Landing | null): string {
 
 /**
  * The whole-range advice where the oracle commits do not all come first, as
- * mixing/check.ts prints it for whoever runs it; `reorderAdvice` fits it to
+ * the whole-range rule (commits.ts) prints it for whoever runs it; `reorderAdvice` fits it to
  * an agent, who may do none of it.
  */
 export const REORDER_ADVICE =
   'reorder the commits so the oracle commits come first (git rebase -i), push those on their own to be reviewed, then the production commits (or an owner sets mix.range: allow)';
 
 /**
- * Replaces the whole-range rule's generic advice (mixing/check.ts prints the
+ * Replaces the whole-range rule's generic advice (commits.ts prints the
  * last oracle commit in `git push <remote> TIP:<branch>`) with `advise(TIP)`,
  * fitted by the enforcement point that knows the remote, branch and pusher;
  * the reorder advice with `reorder(ORACLE PATHS)`, where it gives one.

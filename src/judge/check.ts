@@ -1,7 +1,9 @@
 // `patchwarden check`: the mixing rule on the index, a commit or a range,
 // judged like the hooks judge them: by the config on the base side (HEAD for
 // the index, the commit's first parent, the range's start), never by one the
-// change itself or the working tree could bring.
+// change itself or the working tree could bring. Its rules run through the
+// engine, as at the enforcement points: the staged set's mixing and links,
+// or a range's owners, overrides, mixing and links (CHECK_PLAN).
 import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { UsageError } from '../common/errors.js';
@@ -11,11 +13,16 @@ import { judgingConfig } from '../config/judging.js';
 import type { Config } from '../config/schema.js';
 import { commitOrNull, mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
 import { readStaged } from '../git/staged.js';
-import { checkRange } from './check.js';
-import { judgeCommits } from './commits.js';
-import { checkStaged } from './staged.js';
-import { fitRangeAdvice, judgedRangeAdvice, judgedReorderAdvice, stagedLanding } from './advice.js';
-import { stagedLinkViolations, symlinkViolations } from './symlinks.js';
+import { rangeChanges } from '../git/changes.js';
+import { OVERRIDE_TRAILER } from '../owners/override.js';
+import { fitRangeAdvice, judgedRangeAdvice, judgedReorderAdvice, stagedLanding } from '../mixing/advice.js';
+import { stagedLinkViolations } from '../mixing/symlinks.js';
+import { Facts } from './facts.js';
+import { runPlan, type Plan } from './rule.js';
+import { mixingRule } from './rules/mixing.js';
+import { overrideRule } from './rules/override.js';
+import { ownersRule } from './rules/owners.js';
+import { symlinkRule } from './rules/symlink.js';
 
 export const help = `usage: patchwarden check [--staged | --commit REV | --range A..B] [--format text|json|github] [--config PATH] [-C DIR]
 
@@ -54,17 +61,23 @@ export async function run(args: string[]): Promise<number> {
     const { config, rules } = common.config
       ? await explicitJudge(repo, common.config, compiler)
       : await judgeOf(repo, at, compiler);
-    const classify = await classifierFor(repo, { rules }, { paths: changes.map((c) => c.path) });
-    const kind = merging ? 'merge' : 'commit';
-    const mixed = checkStaged(changes, classify, kind);
-    const fitted =
-      mixed.length && kind === 'commit'
-        ? checkStaged(changes, classify, kind, await stagedLanding(repo, config, changes, classify))
-        : mixed;
-    return emit(
-      common.format,
-      violationsOutcome([...fitted, ...(await stagedLinkViolations(repo, changes, classify))]),
-    );
+    const paths = changes.map((c) => c.path);
+    const facts: Facts = new Facts({
+      point: 'check',
+      repo,
+      config,
+      tip: ':',
+      where: 'the index',
+      paths,
+      classify: () => classifierFor(repo, { rules }, { paths }),
+      links: async () => stagedLinkViolations(repo, changes, await facts.classify()),
+      staged: {
+        changes,
+        kind: merging ? 'merge' : 'commit',
+        landing: async () => stagedLanding(repo, config, changes, await facts.classify()),
+      },
+    });
+    return emit(common.format, violationsOutcome(await runPlan(facts, STAGED_PLAN)));
   }
   const repo = await openRepo(common.dir);
   if (values.commit !== undefined) {
@@ -95,15 +108,32 @@ export async function run(args: string[]): Promise<number> {
   return emit(common.format, violationsOutcome(violations, { commits }));
 }
 
-/** The commit rules over a range, as pre-push runs them: owners, the overrides, mixing and symbolic links. */
+/** The rules on the staged set: mixing, worded for a commit or a merge, and the links. */
+const STAGED_PLAN: Plan = [[mixingRule, symlinkRule]];
+
+/** The commit rules over a range, as pre-push runs them. */
+const CHECK_PLAN: Plan = [[ownersRule, overrideRule, mixingRule, symlinkRule]];
+
+/** The commit rules over `to` less `from`, the baseline and the overrides judged at `judgeRev`. */
 async function rangeRules(repo: Repo, config: Config, from: string, to: string, judgeRev: string) {
-  const range = await checkRange(repo, config, from, to, judgeRev);
+  // Where the range starts at one commit, overrides and owner-signed oracle commits are admitted against it.
+  const start = /^[0-9a-f]{40,64}$/.test(from) ? from : null;
   const classify = await classifierFor(repo, config);
-  const violations = [
-    ...range.owners.violations,
-    ...range.violations,
-    ...judgeCommits(range.mixed, range.changes, config, classify, range.owners.exempt),
-    ...(await symlinkViolations(repo, range.commits, range.changes, classify)),
-  ];
-  return { commits: range.commits, violations };
+  const facts: Facts = new Facts({
+    point: 'check',
+    repo,
+    config,
+    tip: to,
+    where: to.slice(0, 12),
+    classify: () => classify,
+    walk: {
+      read: () => rangeChanges(repo, [to, '--not', from], { trailer: OVERRIDE_TRAILER }),
+      exclude: [from],
+      start,
+      judgeRev,
+      admit: true,
+    },
+  });
+  const violations = await runPlan(facts, CHECK_PLAN);
+  return { commits: (await facts.judged())!.commits, violations };
 }
