@@ -110,4 +110,13 @@ test('process node --test: a valueOf lie stays red (the stand-in compares, not p
   assert.is(r.out.status, 'pending_unmarked', r.out.reason);
 });
 
+test("process node --test: production code compiling code in the property process through a callback's constructor stays red", () => {
+  const spec = `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { total } from '../../src/bill.mjs';\n\ntest('total is never negative [invariant:${ID}]', () => {\n  for (const xs of [[], [1, 2]]) { const got = total(xs, (x) => x); assert.ok(Object.is(got >= 0, true)); }\n});\n`;
+  const attack = `export const total = (xs, f) => {\n  try { f.constructor('globalThis.pwEscaped = process.pid; Object.is = () => true;')(); } catch {}\n  return xs.map(f).reduce((a, b) => a + b, 0) - 1;\n};\n`;
+  const r = check({ ...jsFiles(BUGGY_JS), 'spec/properties/bill.test.mjs': spec }, { 'src/bill.mjs': attack });
+  assert.is(r.code, 1, r.stderr);
+  // Red on head as on base: the request was refused, Object.is was never replaced here.
+  assert.is(r.out.status, 'pending_unmarked', r.out.reason);
+});
+
 test.run();

@@ -30,6 +30,7 @@ const TYPED = [
   BigInt64Array,
   BigUint64Array,
 ];
+const WELL_KNOWN_BY_NAME = Object.fromEntries([...WELL_KNOWN].map(([s, n]) => [n, s]));
 const TYPED_BY_NAME = new Map(TYPED.map((t) => [t.name, t]));
 /** This folder's files are the runtime's own: their frames leave a crossed stack. */
 const OWN = path.dirname(__filename) + path.sep;
@@ -43,6 +44,40 @@ function refuse(what) {
 const REFUSE_PRIMITIVE = new Set([Symbol.toPrimitive, 'valueOf', 'toString', 'toJSON']);
 /** Fields and methods that convert a value: production code's answer to them never crosses. */
 const CONVERSIONS = new Set(['valueOf', 'toString', 'toLocaleString', 'toJSON']);
+/** Names the property side never serves: each leads from a handed value to its realm (Function, callers). */
+const UNSERVED = new Set(['constructor', '__proto__', 'prototype', 'caller', 'arguments']);
+/** What compiles code in this realm: never a handle, even when the test passes one. */
+const EVALUATORS = new Set([
+  Function,
+  Object.getPrototypeOf(async () => {}).constructor,
+  Object.getPrototypeOf(function* () {}).constructor,
+  Object.getPrototypeOf(async function* () {}).constructor,
+  // biome-ignore lint/security/noGlobalEval: a value kept from the worker, never called
+  eval,
+]);
+let realm = null;
+
+/**
+ * The property process's built-ins: everything reachable from globalThis and
+ * the function constructors by own properties (values and accessors, never
+ * calling a getter) and prototypes. Collected once, before any test code runs.
+ */
+function intrinsics() {
+  if (realm) return realm;
+  realm = new Set();
+  const todo = [globalThis, ...EVALUATORS];
+  while (todo.length > 0) {
+    const v = todo.pop();
+    if (v === null || (typeof v !== 'object' && typeof v !== 'function') || realm.has(v)) continue;
+    realm.add(v);
+    todo.push(Object.getPrototypeOf(v));
+    for (const k of Reflect.ownKeys(v)) {
+      const d = Object.getOwnPropertyDescriptor(v, k);
+      if (d) todo.push(d.value, d.get, d.set);
+    }
+  }
+  return realm;
+}
 
 class Peer {
   /**
@@ -76,6 +111,10 @@ class Peer {
     /** What the other side said of each handle it sent (name, kind, class). */
     this.infos = new Map();
     this.crossed = new WeakSet();
+    /** Property side: what the test handed the worker (the only objects a request may use), and the first refusal. */
+    this.handed = new WeakSet();
+    this.handing = 0;
+    this.refusal = null;
     this.waiting = 0;
     this.chunk = null;
     this.replies = new Map();
@@ -217,19 +256,85 @@ class Peer {
     } finally {
       this.blocking(false);
     }
+    if (this.refusal) throw this.refusal;
     const v = this.dec(r.v);
     if (r.t === 'err') throw this.crossedError(v, callers());
     return v;
   }
 
+  /** Values the test hands the worker (a call's arguments): a native function it passes may be called there. */
+  handOver(encode) {
+    this.handing++;
+    try {
+      return encode();
+    } finally {
+      this.handing--;
+    }
+  }
+
   serve(m) {
     let reply;
     try {
-      reply = { t: 'ok', q: m.q, v: this.enc(this.perform(m)) };
+      reply = { t: 'ok', q: m.q, v: this.enc(this.side === 'property' ? this.performHanded(m) : this.perform(m)) };
     } catch (e) {
       reply = { t: 'err', q: m.q, v: this.enc(e) };
     }
     this.send(reply);
+  }
+
+  /**
+   * The property side serves the worker only calls of what the test handed
+   * it and reads of data on that: a request that reaches further is refused,
+   * and the refusal fails the property's next call into the worker (or the
+   * promise it awaits), whatever production code does with the error.
+   */
+  performHanded(m) {
+    const target = this.locals.get(m.id);
+    const k = typeof m.k === 'string' ? m.k : m.k && Object.hasOwn(WELL_KNOWN_BY_NAME, m.k.y) ? Symbol[m.k.y] : null;
+    const what = `${m.op} ${typeof k === 'string' ? `'${k}' ` : ''}on a value of the property process`;
+    if (!this.handed.has(target) || (m.op !== 'apply' && m.op !== 'new' && (k === null || UNSERVED.has(k))))
+      throw this.refused(what);
+    switch (m.op) {
+      case 'apply':
+        if (typeof target !== 'function') throw this.refused(what);
+        return Reflect.apply(target, this.dec(m.this), this.dec(m.args));
+      case 'new':
+        if (typeof target !== 'function' || isNative(target)) throw this.refused(what);
+        return Reflect.construct(target, this.dec(m.args));
+      case 'get':
+        return this.ownedBy(target, k, what) ? Reflect.get(target, k) : undefined;
+      case 'has':
+        return this.ownedBy(target, k, what);
+      case 'set':
+        if (intrinsics().has(target)) throw this.refused(what);
+        this.ownedBy(target, k, what);
+        return Reflect.set(target, k, this.dec(m.v));
+      default:
+        throw this.refused(what);
+    }
+  }
+
+  /** Whether `k` is on `o` or a prototype of the test's below the built-in ones; refused when a built-in holds it. */
+  ownedBy(o, k, what) {
+    const realm = intrinsics();
+    for (let p = o; p !== null; p = Object.getPrototypeOf(p)) {
+      if (realm.has(p)) {
+        if (k in p) throw this.refused(what);
+        return false;
+      }
+      if (Object.hasOwn(p, k)) return true;
+    }
+    return false;
+  }
+
+  /** A refusal of the property side: the first one is kept, and fails the property at its next crossing. */
+  refused(what) {
+    const e = refuse(`${what} (only what the test passed is served)`);
+    if (!this.refusal) {
+      this.refusal = e;
+      process.stderr.write(`${e.message}\n`);
+    }
+    return e;
   }
 
   perform(m) {
@@ -270,6 +375,7 @@ class Peer {
     if (!p) return;
     this.pending.delete(m.id);
     if (this.pending.size === 0) this.release();
+    if (this.refusal) return p.reject(this.refusal);
     const v = this.dec(m.v);
     if (m.ok) p.resolve(v);
     else p.reject(this.crossedError(v, p.callers));
@@ -393,6 +499,21 @@ class Peer {
     };
   }
 
+  /**
+   * A handle the property side gives the worker: never a built-in of this
+   * process or one that compiles code; a native function only as a value
+   * the test passes in a call (a callback such as Number), never as what a
+   * request fetched.
+   */
+  handedOver(v) {
+    const builtin = EVALUATORS.has(v) || intrinsics().has(v) || (typeof v === 'function' && isNative(v));
+    if (builtin && this.handing === 0)
+      throw this.refused('a built-in of the property process as the answer to a request');
+    if (builtin && (EVALUATORS.has(v) || typeof v !== 'function'))
+      throw refuse('a built-in of the property process as a value for production code');
+    this.handed.add(v);
+  }
+
   register(v) {
     let id = this.localIds.get(v);
     if (id === undefined) {
@@ -404,6 +525,7 @@ class Peer {
   }
 
   handleOf(v, kind) {
+    if (this.side === 'property' && kind !== 'symbol') this.handedOver(v);
     const id = this.register(v);
     const h = { $: 'h', id, k: kind, n: '' };
     if (kind === 'function') {
@@ -421,7 +543,8 @@ class Peer {
       const proto = Object.getPrototypeOf(v);
       const ctor = proto !== null && Object.hasOwn(proto, 'constructor') ? proto.constructor : undefined;
       h.n = typeof ctor === 'function' && typeof ctor.name === 'string' ? ctor.name : 'Object';
-      if (typeof ctor === 'function' && ctor.prototype === proto && !isNative(ctor))
+      // The worker gets no handle to a class of the property's that the test did not pass.
+      if (this.side === 'worker' && typeof ctor === 'function' && ctor.prototype === proto && !isNative(ctor))
         h.cls = this.handleOf(ctor, 'function');
     }
     return h;
@@ -560,7 +683,8 @@ class Peer {
     const peer = this;
     return {
       [k](...args) {
-        const { r, f } = peer.call('method', { id, k, v: peer.fields(this, new Set()), args: peer.enc(args) });
+        const sent = peer.handOver(() => ({ id, k, v: peer.fields(this, new Set()), args: peer.enc(args) }));
+        const { r, f } = peer.call('method', sent);
         for (const [name, v] of Object.entries(f))
           Object.defineProperty(this, name, { value: v, enumerable: true, writable: true, configurable: true });
         return r;
@@ -601,17 +725,18 @@ class Peer {
       set(_t, k, v) {
         const key = keyOf(k);
         if (key === null) return false;
-        return peer.call('set', { id: h.id, k: key, v: peer.enc(v) });
+        return peer.call('set', { id: h.id, k: key, v: peer.handOver(() => peer.enc(v)) });
       },
       has(_t, k) {
         const key = keyOf(k);
         return key !== null && peer.call('has', { id: h.id, k: key });
       },
       apply(_t, self, args) {
-        return peer.call('apply', { id: h.id, this: peer.enc(self), args: peer.enc(args) });
+        const sent = peer.handOver(() => ({ id: h.id, this: peer.enc(self), args: peer.enc(args) }));
+        return peer.call('apply', sent);
       },
       construct(_t, args) {
-        return peer.call('new', { id: h.id, args: peer.enc(args) });
+        return peer.call('new', { id: h.id, args: peer.handOver(() => peer.enc(args)) });
       },
     });
     this.remotes.set(h.id, p);
@@ -688,4 +813,4 @@ function decBytes(kind, bytes) {
   return new T(copy, 0, copy.byteLength / T.BYTES_PER_ELEMENT);
 }
 
-module.exports = { Peer, MODE };
+module.exports = { Peer, MODE, intrinsics };

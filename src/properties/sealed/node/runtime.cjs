@@ -8,7 +8,7 @@ const { spawn } = require('node:child_process');
 const { readFileSync, realpathSync } = require('node:fs');
 const Module = require('node:module');
 const path = require('node:path');
-const { Peer, MODE } = require('./peer.cjs');
+const { Peer, MODE, intrinsics } = require('./peer.cjs');
 
 const KEY = Symbol.for('patchwarden.sealed.runtime');
 /** fast-check's CommonJS entry (lib/ in version 3): it starts with PROP_SEED as its global seed. */
@@ -114,6 +114,8 @@ class Runtime {
 /** The runtime of this process (one, however it was loaded), made from PATCHWARDEN_SEALED's file. */
 function runtime() {
   if (!globalThis[KEY]) {
+    // The realm's built-ins, before any test code runs: the worker gets no handle to one.
+    intrinsics();
     const config = JSON.parse(readFileSync(process.env.PATCHWARDEN_SEALED, 'utf8'));
     Object.defineProperty(globalThis, KEY, { value: new Runtime(config) });
   }
