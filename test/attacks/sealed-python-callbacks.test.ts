@@ -1,0 +1,97 @@
+// Production code that uses a callable the property handed it to run code in
+// the property process (the Python runtime alone, `confine: []`). The property
+// side serves the worker one request only, a call of a callable the property
+// handed over; these attacks reach further through callables that reflect
+// (getattr) or hand back the property process's built-ins. Each leaves the
+// property red with the sealed mode's TypeError, and the file production code
+// asks the property process to write is not written.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { testUnless } from '../helpers/skip.js';
+import { removeProjects, runProject, sealedMissing } from '../properties/sealed-python-site.js';
+
+const py = testUnless(sealedMissing);
+test.after.each(removeProjects);
+
+/** Runs `bill` against `spec` sealed: the one property stays red for `why` and no `escaped` file appears. */
+function staysRed(bill: string, spec: string, why: RegExp): void {
+  const sealed = runProject({ 'src/bill.py': bill, 'spec/test_bill.py': spec });
+  const cases = [...sealed.cases.values()];
+  assert.is(cases.length, 1, sealed.output);
+  assert.is(cases[0].status, 'failed', sealed.output);
+  assert.is(sealed.code, 1, sealed.output);
+  assert.match(cases[0].failures[0].text, why);
+  assert.not.ok(existsSync(path.join(sealed.dir, 'escaped')), 'production code ran in the property process');
+}
+
+// Asks the property process (through `run`, a callable that runs code there)
+// to write its pid to ./escaped; the total is right only if that worked.
+const ESCAPE = `import os
+
+MARK = os.path.abspath("escaped")
+CODE = "open(%r, 'w').write(str(__import__('os').getpid()))" % MARK
+
+
+def escaped(run):
+    try:
+        run(CODE)
+    except Exception:
+        return False
+    with open(MARK) as f:
+        return int(f.read()) != os.getpid()
+`;
+
+const REFUSED = /TypeError: sealed mode: .* cannot be passed to production code/;
+
+py('getattr handed over as a callback: refused, so no walk to subprocess.Popen', () => {
+  const bill = `${ESCAPE}
+
+def popen(get):
+    classes = get(get(ValueError, "__mro__")[-1], "__subclasses__")()
+    return next(c for c in classes if get(c, "__name__") == "Popen")
+
+
+def total(xs, get):
+    try:
+        sh = popen(get)
+        ok = escaped(lambda code: sh(["python3", "-c", code]).wait())
+    except Exception:
+        ok = False
+    return sum(xs) if ok else sum(xs) - 1
+`;
+  const spec = `import bill
+
+
+def test_total():
+    assert bill.total([], getattr) >= 0
+`;
+  staysRed(bill, spec, REFUSED);
+});
+
+py(
+  'a callback that returns a built-in of the property process (eval): refused, even when production catches it',
+  () => {
+    const bill = `${ESCAPE}
+
+def total(xs, lookup):
+    try:
+        ok = escaped(lambda code: lookup("eval")(code))
+    except Exception:
+        ok = False
+    return sum(xs) if ok else sum(xs) - 1
+`;
+    const spec = `import builtins
+
+import bill
+
+
+def test_total():
+    assert bill.total([], lambda name: getattr(builtins, name)) >= 0
+`;
+    staysRed(bill, spec, /TypeError: sealed mode: .*eval.* cannot be passed to production code/);
+  },
+);
+
+test.run();
