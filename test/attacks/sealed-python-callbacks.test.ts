@@ -5,15 +5,29 @@
 // (getattr) or hand back the property process's built-ins. Each leaves the
 // property red with the sealed mode's TypeError, and the file production code
 // asks the property process to write is not written.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { testUnless } from '../helpers/skip.js';
+import { landlockProbe } from '../../src/properties/sealed/confine.js';
+import { cleanup, PROJECT } from '../helpers/repo.js';
+import { pytestMissing, testUnless } from '../helpers/skip.js';
+import { config, project, PYTEST, registry } from '../properties/projects.js';
 import { removeProjects, runProject, sealedMissing } from '../properties/sealed-python-site.js';
 
 const py = testUnless(sealedMissing);
-test.after.each(removeProjects);
+const abi = landlockProbe(readFileSync(path.join(PROJECT, 'src/properties/sealed/confine.py'), 'utf8')).abi;
+const kernel = testUnless(
+  abi > 0 ? pytestMissing : 'Landlock is not available on this kernel: kernel sealing cannot run',
+);
+const processMode = testUnless(pytestMissing);
+const marks: string[] = [];
+test.after.each(() => {
+  removeProjects();
+  cleanup();
+  for (const dir of marks.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 /** Runs `bill` against `spec` sealed: the one property stays red for `why` and no `escaped` file appears. */
 function staysRed(bill: string, spec: string, why: RegExp): void {
@@ -91,6 +105,53 @@ def test_total():
     assert bill.total([], lambda name: getattr(builtins, name)) >= 0
 `;
     staysRed(bill, spec, /TypeError: sealed mode: .*eval.* cannot be passed to production code/);
+  },
+);
+
+// End to end: revert-check on a src-only patch, the worker confined as configured.
+const ID = 'bill.total_non_negative';
+const LOOKUP_SPEC = `import builtins\n\nfrom bill import total\n\n\ndef test_total_non_negative(record_property):\n    record_property("invariant", "${ID}")\n    assert total([1, 2], lambda name: getattr(builtins, name)) >= 3\n`;
+
+/** Asks the lookup the property handed over for exec, and through it the property process to write its pid to `mark`. */
+function execPatch(mark: string): string {
+  return `def total(xs, lookup):
+    try:
+        lookup("exec")("import os; open(%r, 'w').write(str(os.getpid()))" % ${JSON.stringify(mark)})
+    except Exception:
+        return sum(xs) - 1
+    return sum(xs)
+`;
+}
+
+function endToEnd(sealed: string): void {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pw-escape-'));
+  marks.push(dir);
+  const mark = path.join(dir, 'escaped');
+  const files = {
+    '.patchwarden.yml': config(PYTEST, `  sealed: ${sealed}\ntamper:\n  mode: off\n`),
+    'spec/invariants.yaml': registry(ID),
+    'spec/properties/test_bill.py': LOOKUP_SPEC,
+    'src/bill.py': 'def total(xs, lookup):\n    return sum(xs) - 1\n',
+  };
+  const { repo, base, head } = project(files, { 'src/bill.py': execPatch(mark) });
+  const r = repo.json(['revert-check', '--base', base, '--head', head]);
+  assert.match(r.stderr, new RegExp(`sealed: ${sealed}`), r.stderr);
+  assert.is(r.code, 1, r.stderr);
+  assert.is(r.out.status, 'pending_unmarked', r.out.reason);
+  assert.not.ok(existsSync(mark), 'production code ran in the property process');
+}
+
+kernel(
+  'sealed: kernel: a lookup handing back exec leaves the property red and runs nothing in the property process',
+  () => {
+    endToEnd('kernel');
+  },
+);
+
+processMode(
+  'sealed: process: a lookup handing back exec leaves the property red and runs nothing in the property process',
+  () => {
+    endToEnd('process');
   },
 );
 
