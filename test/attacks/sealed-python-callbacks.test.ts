@@ -59,6 +59,36 @@ def escaped(run):
 
 const REFUSED = /TypeError: sealed mode: .* cannot be passed to production code/;
 
+py('control: callables of the property, data types, built-ins on data and methods of data cross', () => {
+  const bill = `def apply(fns, x):
+    return [f(x) for f in fns]
+
+
+def feed(sink, xs):
+    for x in xs:
+        sink(x)
+`;
+  const spec = `import functools
+
+import bill
+
+
+class Twice:
+    def __call__(self, x):
+        return x * 2
+
+
+def test_callbacks():
+    out = []
+    bill.feed(out.append, [1, 2])
+    assert out == [1, 2]
+    fns = [len, str, sorted, str.upper, Twice(), functools.partial(lambda a, b: a + b, "<"), "-".join]
+    assert bill.apply(fns, "ba") == [2, "ba", ["a", "b"], "BA", "baba", "<ba", "b-a"]
+`;
+  const sealed = runProject({ 'src/bill.py': bill, 'spec/test_bill.py': spec });
+  assert.is(sealed.code, 0, sealed.output);
+});
+
 py('getattr handed over as a callback: refused, so no walk to subprocess.Popen', () => {
   const bill = `${ESCAPE}
 

@@ -362,7 +362,7 @@ def _enc(o, depth=0):
         return ["h", o._pw_wid]
     if isinstance(o, _Record):
         return ["r", t.__module__, t.__qualname__, t._pw_wid, t._pw_kind, list(t._pw_names), *[_enc(x, d) for x in o._pw_values()]]
-    if isinstance(o, type) and "_pw_wid" in vars(o):
+    if isinstance(o, type) and type(vars(o).get("_pw_wid")) is int:  # a stand-in class, not _Handle's slot
         return ["h", o._pw_wid]
     if isinstance(o, (bool, int, float, str)):
         return (bool if isinstance(o, bool) else int if isinstance(o, int) else float if isinstance(o, float) else str)(o)
