@@ -13,6 +13,7 @@
 # code `_HERE`, and from the wire `Channel`, `Closed` and `plain_decoders`.
 import collections
 import datetime
+import functools
 import importlib.machinery
 import json
 import keyword
@@ -20,6 +21,7 @@ import os
 import subprocess
 import sys
 import threading
+import types
 import weakref
 
 import pytest
@@ -360,7 +362,7 @@ def _enc(o, depth=0):
         return ["h", o._pw_wid]
     if isinstance(o, _Record):
         return ["r", t.__module__, t.__qualname__, t._pw_wid, t._pw_kind, list(t._pw_names), *[_enc(x, d) for x in o._pw_values()]]
-    if isinstance(o, type) and "_pw_wid" in vars(o):
+    if isinstance(o, type) and type(vars(o).get("_pw_wid")) is int:  # a stand-in class, not _Handle's slot
         return ["h", o._pw_wid]
     if isinstance(o, (bool, int, float, str)):
         return (bool if isinstance(o, bool) else int if isinstance(o, int) else float if isinstance(o, float) else str)(o)
@@ -383,8 +385,56 @@ def _enc(o, depth=0):
     if isinstance(o, datetime.timedelta):
         return ["td", o.days, o.seconds, o.microseconds]
     if callable(o):
+        if not _crosses(o):
+            raise _refusal("%s: %s cannot be passed to production code: only functions, methods and callable objects the property's own files define, and built-ins that compute on data (len, sorted, str, str.lower, list.append...), cross as callbacks; pass a function defined in the spec that calls what production may use" % (_MODE, _callable_name(o)))
         return ["c", _client.register(o)]
     raise TypeError("%s: a %s cannot be passed to production code (data, records, handles and callables cross)" % (_MODE, t.__qualname__))
+
+
+# The callables the property side runs for the worker: what the property's
+# own files define, and built-ins that only compute on data. Never a class, a
+# module's function or a built-in that reflects or runs code (getattr, type,
+# eval, open, str.format): called with the worker's arguments, each reaches
+# the property process.
+_DATA = (bool, int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset)
+_PURE = frozenset(("abs", "all", "any", "ascii", "bin", "callable", "chr", "divmod", "hash", "hex", "isinstance", "len", "max", "min", "oct", "ord", "pow", "repr", "round", "sorted", "sum"))
+_FORMATS = frozenset(("format", "format_map"))
+
+
+def _own(code):
+    root = os.path.join(os.path.realpath(_CFG["root"]), "") if _CFG else None
+    return root is not None and os.path.realpath(code.co_filename).startswith(root)
+
+
+def _crosses(fn):
+    t = type(fn)
+    if t is types.FunctionType:
+        return _own(fn.__code__)
+    if t is types.MethodType or t is functools.partial:
+        return _crosses(fn.__func__ if t is types.MethodType else fn.func)
+    if t is types.BuiltinFunctionType:
+        owner = fn.__self__
+        if type(owner) is types.ModuleType:
+            return owner.__name__ == "builtins" and fn.__name__ in _PURE
+        return type(owner) in _DATA and fn.__name__ not in _FORMATS
+    if t is types.MethodDescriptorType:
+        return fn.__objclass__ in _DATA and fn.__name__ not in _FORMATS
+    if isinstance(fn, type):
+        return fn in _DATA
+    return type(getattr(t, "__call__", None)) is types.FunctionType and _crosses(t.__call__)
+
+
+def _callable_name(fn):
+    name = getattr(fn, "__qualname__", None)
+    return "%s (%s)" % (type(fn).__qualname__, name) if type(name) is str else "a %s" % type(fn).__qualname__
+
+
+def _refusal(text):
+    # Marked so that a refusal while serving the worker fails the property
+    # even when production code catches the error it raises there.
+    err = TypeError(text)
+    err._pw_refused = True
+    return err
 
 
 # --- production frames --------------------------------------------------------
@@ -481,6 +531,7 @@ class _Client:
         self._proc = None
         self._gone = None
         self._drops = set()
+        self._refused = None
         self._callbacks = {}  # id -> (id of callable, callable)
         self._ids = {}
 
@@ -518,6 +569,9 @@ class _Client:
             except (Closed, OSError, ValueError, RecursionError) as err:
                 self._gone = self._ended(err)
                 raise WorkerGone(self._gone) from None
+            refused, self._refused = self._refused, None
+        if refused:
+            raise _refusal(refused)
         # The reply was read whole: a value that cannot be rebuilt here (a
         # handle as a dict key) fails this call only.
         if reply[0] == "ok":
@@ -537,6 +591,8 @@ class _Client:
             fn = self._callbacks[msg[1]][1]
             return ["ok", _enc(fn(*_dec(msg[2]), **_dec(msg[3])))]
         except Exception as e:
+            if getattr(e, "_pw_refused", False):
+                self._refused = str(e)
             return ["raise", type(e).__name__, str(e)]
 
     def register(self, fn):
