@@ -226,12 +226,13 @@ async function revertRef(
 
 /**
  * The engine's rules at a pushed tip: a guard file that does not parse stops
- * the rules that would read it; the owners and mixing rules read none and
- * are judged beside it.
+ * the rules that would read it; the owners, mixing and symlink rules read
+ * none and are judged beside it (a link that carries a zone across is named
+ * with the mixing it makes, as the gate's mixing row names it).
  */
 const PUSH_PLAN: Plan = [
-  [ownersRule, mixingRule, guardFileRule],
-  [fixturesRule, tamperRule, symlinkRule],
+  [ownersRule, mixingRule, symlinkRule, guardFileRule],
+  [fixturesRule, tamperRule],
 ];
 
 /**
