@@ -2,9 +2,10 @@
 // property of one invariant whose every case appends its side and name to a
 // log the test names ($SIDES_LOG), so which cases ran on which side is read
 // from outside the trees; and one check of such a project, with that log.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import * as assert from 'uvu/assert';
 import { landlockProbe } from '../../src/properties/sealed/confine.js';
 import { PROJECT, type TempRepo } from '../helpers/repo.js';
 import { config, NODE_TEST, project, PYTEST, registry } from './projects.js';
@@ -90,6 +91,22 @@ export const entries = (repo: TempRepo) => readdirSync(cacheDir(repo)).filter((n
  * and name to $SIDES_LOG as it runs, and "never negative" fails on the base
  * side while $FLAKE names a file that exists.
  */
+/**
+ * A base that fails once (while the FLAKE file exists) and then passes: the
+ * first check reads the case as fixed, the second must not. Returns the
+ * second check, for what each caller asserts of what ran fresh.
+ */
+export function flakyTwice({ repo, base, head }: { repo: TempRepo; base: string; head: string }) {
+  const flake = path.join(tempDir(), 'flake');
+  writeFileSync(flake, '');
+  const first = check(repo, base, head, { FLAKE: flake });
+  assert.is(first.out.status, 'describes_patch', 'the flaky failure reads as fixed the first time');
+  rmSync(flake);
+  const second = check(repo, base, head, { FLAKE: flake });
+  assert.is(second.out.status, 'does_not_describe', second.stderr);
+  return second;
+}
+
 export const NODE_PROPERTY = `import { appendFileSync, existsSync } from 'node:fs';
 import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -4,7 +4,7 @@
 // log each case appends to ($SIDES_LOG, cache-site.ts).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeEntry } from '../../src/properties/cache.js';
 import { cleanup, type TempRepo } from '../helpers/repo.js';
@@ -16,6 +16,7 @@ import {
   check,
   dropTemps,
   entries,
+  flakyTwice,
   ID,
   kernelMissing,
   nodeProject,
@@ -70,29 +71,10 @@ pyKernel('pytest, kernel-sealed: the honest fix checked again runs only the fixe
   );
 });
 
-/**
- * A base that fails once (while the FLAKE file exists) and then passes: the
- * first check reads it as fixed; checked again, the case runs fresh on both
- * sides and is not fixed. Returns the second check.
- */
-function flakyTwice({ repo, base, head }: { repo: TempRepo; base: string; head: string }, ran: string[]) {
-  const flake = path.join(tempDir(), 'flake');
-  writeFileSync(flake, '');
-  const first = check(repo, base, head, { FLAKE: flake });
-  assert.is(first.out.status, 'describes_patch', 'the flaky failure reads as fixed the first time');
-  rmSync(flake);
-  const second = check(repo, base, head, { FLAKE: flake });
-  assert.is(second.out.status, 'does_not_describe', second.stderr);
-  assert.equal(second.out.failing_on_revert, []);
-  assert.equal(second.lines.sort(), ran);
-  return second;
-}
-
 pyKernel('pytest, kernel-sealed: a flaky base failure cached on both sides does not make the case fixed', () => {
-  const second = flakyTwice(pyProject(FIXED_PY, REFACTORED_PY, PY_KERNEL), [
-    'base test_total_non_negative',
-    'head test_total_non_negative',
-  ]);
+  const second = flakyTwice(pyProject(FIXED_PY, REFACTORED_PY, PY_KERNEL));
+  assert.equal(second.out.failing_on_revert, []);
+  assert.equal(second.lines.sort(), ['base test_total_non_negative', 'head test_total_non_negative']);
   assert.type(second.out.head_run.cached, 'string');
 });
 
@@ -147,7 +129,9 @@ nodeKernel('node --test, kernel-sealed: a regression checked again is still regr
 });
 
 nodeKernel('node --test, kernel-sealed: a flaky base failure cached on both sides does not make the case fixed', () => {
-  flakyTwice(nodeProject(CLAMPED_JS, CLAMPED_AGAIN_JS, NODE_KERNEL), ['base never negative', 'head never negative']);
+  const second = flakyTwice(nodeProject(CLAMPED_JS, CLAMPED_AGAIN_JS, NODE_KERNEL));
+  assert.equal(second.out.failing_on_revert, []);
+  assert.equal(second.lines.sort(), ['base never negative', 'head never negative']);
 });
 
 nodeKernel('node --test, kernel-sealed: the gate neither looks up nor keeps a head entry', () => {

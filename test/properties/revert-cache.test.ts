@@ -3,7 +3,7 @@
 // trees: each run's property appends its side to a log the test names.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeEntry } from '../../src/properties/cache.js';
 import { cleanup } from '../helpers/repo.js';
@@ -16,6 +16,7 @@ import {
   check,
   dropTemps,
   entries,
+  flakyTwice,
   ID,
   nodeProject,
   pyProject,
@@ -53,14 +54,7 @@ pyTest('a cached base confirms holds: the second check runs head alone and says 
 });
 
 pyTest('a flaky base failure in the cache does not make the case fixed: the base runs fresh', () => {
-  const { repo, base, head } = pyProject(FIXED_PY, REFACTORED_PY);
-  const flake = path.join(tempDir(), 'flake');
-  writeFileSync(flake, '');
-  const first = check(repo, base, head, { FLAKE: flake });
-  assert.is(first.out.status, 'describes_patch', 'the flaky failure reads as fixed the first time');
-  rmSync(flake);
-  const second = check(repo, base, head, { FLAKE: flake });
-  assert.is(second.out.status, 'does_not_describe', second.stderr);
+  const second = flakyTwice(pyProject(FIXED_PY, REFACTORED_PY));
   assert.equal(
     second.lines.filter((l) => l.startsWith('base')),
     ['base test_total_non_negative'],
@@ -169,14 +163,7 @@ test('node --test checked again: only the case the cache fails runs on the base,
 });
 
 test('node --test: a flaky base failure in the cache does not make the case fixed, and only it runs again', () => {
-  const { repo, base, head } = nodeProject(CLAMPED_JS, CLAMPED_AGAIN_JS);
-  const flake = path.join(tempDir(), 'flake');
-  writeFileSync(flake, '');
-  const first = check(repo, base, head, { FLAKE: flake });
-  assert.is(first.out.status, 'describes_patch', 'the flaky failure reads as fixed the first time');
-  rmSync(flake);
-  const second = check(repo, base, head, { FLAKE: flake });
-  assert.is(second.out.status, 'does_not_describe', second.stderr);
+  const second = flakyTwice(nodeProject(CLAMPED_JS, CLAMPED_AGAIN_JS));
   assert.equal(baseLines(second), ['base never negative'], 'the case the cache fails ran fresh, and no other');
   assert.equal(second.out.failing_on_revert, []);
   assert.type(second.out.revert_run.cached, 'string');
