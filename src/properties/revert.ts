@@ -46,6 +46,7 @@ import { describeBehaviour, productionBehaviour } from './behaviour.js';
 import { fixedByBuild, withBuildFailures } from './by-build.js';
 import { judgeStates, markAdvice, unmarkedFailures, type Evidence, type InvariantVerdict } from './states.js';
 import { onlyEnv, shardEnv, sideEnv } from './runenv.js';
+import { FailureStream, unmarkedStreamed } from './streamed.js';
 import { treeWith } from '../git/trees.js';
 import { codeFiles, revertable, revertPaths, type Reverted } from './tree.js';
 import { ABSENT, GITLINK } from '../git/raw-diff.js';
@@ -329,6 +330,8 @@ export async function revertCheck(
     owed: owed.owed,
     now,
     ttl: config.properties.pending_ttl,
+    classify,
+    headFailures: new FailureStream(),
     advice: exemption?.advice ?? null,
     byBuild: (output: string, onHead: InvariantResult[]) => fixedByBuild(repo, head, tree.production, output, onHead),
   };
@@ -537,6 +540,8 @@ async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
             ...shardEnv(opts.part?.shard ?? null),
             ...mods.env,
           },
+          // The whole head run's failures, as they come (streamed.ts).
+          onFailing: side === 'head' && !pinned && !only ? (n) => c.judging.headFailures.push(n) : undefined,
         },
         say,
       );
@@ -662,6 +667,10 @@ interface Steps {
   advice: string | null;
   now: Date;
   ttl: number;
+  /** The judging config's zones (a streamed failure counts from a spec file only). */
+  classify: Classify;
+  /** The cases the whole head run fails, as the runner streams them (streamed.ts). */
+  headFailures: FailureStream;
   /** The invariants a reverted run that failed to build counts as failing (by-build.ts), each with the added symbols it misses. */
   byBuild: (output: string, onHead: InvariantResult[]) => Promise<Map<string, string[]> | null>;
 }
@@ -728,10 +737,12 @@ async function inTurn(result: RevertResult, s: Steps): Promise<Runs | null> {
 }
 
 /**
- * Both runs at once (revert.jobs: 2), each in its own tree. Once head's
- * report is read, a reverted run still going is stopped when head already
- * settles the verdict: it cannot be judged, or it fails a case no pending
- * mark covers (refused whatever the reverted run says).
+ * Both runs at once (revert.jobs: 2), each in its own tree. A reverted run
+ * still going is stopped when head already settles the verdict: it cannot be
+ * judged, or it fails a case no pending mark covers (refused whatever the
+ * reverted run says). Such a case is known as the runner streams it
+ * (streamed.ts), else once head's report is read; the report decides, and
+ * where it does not show what the stream said, the reverted run runs again.
  */
 async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
   const reverted = await s.revert();
@@ -744,13 +755,25 @@ async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
     ended = true;
   });
   reverting.catch(() => undefined); // awaited below; a stopped run's error is not news
+  // Under a fresh seed a case failing on head may fail on the base too (a finding, not a refusal): the base runs on.
+  let stoppedOn: string | null = null;
+  const unlisten = isFresh(s.seed)
+    ? () => undefined
+    : s.headFailures.listen((name) => {
+        const ids = stoppedOn === null && !ended ? unmarkedStreamed(name, s.registry, s.classify, s.now, s.ttl) : [];
+        if (!ids.length) return;
+        stoppedOn = name;
+        s.say(
+          `head fails ${JSON.stringify(name)} as it runs (${ids.join(', ')}: no pending mark covers it): stopping the run with the production diff reverted`,
+        );
+        stop.abort();
+      });
   try {
     const onHead = await s.run('head', s.guard.signal);
     s.guard.check();
     if (headSettles(result, s, onHead)) return null;
-    // Under a fresh seed a case failing on head may fail on the base too (a finding, not a refusal): the base runs on.
     const failing = isFresh(s.seed) ? [] : unmarkedFailures(onHead.mapping!.invariants, s.registry, s.now, s.ttl);
-    if (failing.length && !ended) {
+    if (failing.length && (!ended || stoppedOn !== null)) {
       Object.assign(result, {
         status: 'fails_on_head',
         reason: `head fails ${failing.map((n) => JSON.stringify(n)).join(', ')}; the base was not run (stopped: no pending mark covers these cases, so its outcome cannot change the verdict)${harnessNote(result.outside_src)}`,
@@ -759,10 +782,20 @@ async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
       return null;
     }
     result.reverted = reverted;
-    const onRevert = await reverting;
+    if (stoppedOn === null) {
+      const onRevert = await reverting;
+      s.guard.check();
+      return { onHead, onRevert };
+    }
+    s.say(
+      `head's report does not show ${JSON.stringify(stoppedOn)} failing where no pending mark covers it: the run with the production diff reverted runs again, whole`,
+    );
+    await reverting.catch(() => undefined);
+    const onRevert = await s.run('revert', s.guard.signal);
     s.guard.check();
     return { onHead, onRevert };
   } finally {
+    unlisten();
     if (!ended) s.say('stopping the run with the production diff reverted');
     stop.abort();
     // The stopped run removes its own tree before the check goes on.
@@ -1195,7 +1228,19 @@ async function freshRun(
   onto: string,
   side: Side,
   changes: RawChange[],
-  { guard, stop, cache, env }: { guard: Guard; stop: AbortSignal; cache: BuildCache; env: Record<string, string> },
+  {
+    guard,
+    stop,
+    cache,
+    env,
+    onFailing,
+  }: {
+    guard: Guard;
+    stop: AbortSignal;
+    cache: BuildCache;
+    env: Record<string, string>;
+    onFailing?: (name: string) => void;
+  },
   say: (l: string) => void,
 ): Promise<PropertyRun> {
   const name = side === 'head' ? 'head' : 'base';
@@ -1226,6 +1271,7 @@ async function freshRun(
       signal: stop,
       guard: { tmp, trusted, main: repo.root, gocache },
       env: { ...env, ...sideEnv(side) },
+      onFailing,
     });
     if (side === 'revert' && !run.problem) cache.keep(gocache);
     return run;
