@@ -573,7 +573,8 @@ function worktreeSteps(c: Check, run: Steps['run'], cached: CachedRun | null): S
  * Both sides, the reverted one from the revert cache where a trusted entry
  * answers for it, and a fresh reverted run kept for the next check. The head
  * run needs no key: it starts at once, while the key is computed, the cache
- * folder having been taken first (cache.ts). Under kernel sealing (outside
+ * folder having been taken first (cache.ts); under revert.jobs: 2 so does
+ * the reverted run, which a hit stops. Under kernel sealing (outside
  * the gate) the head side is cached too, so its key comes first: production
  * code ran in a worker that cannot write the git directory.
  */
@@ -594,12 +595,35 @@ async function cachedRuns(result: RevertResult, c: Check, sideRun: Steps['run'])
   guard.signal.addEventListener('abort', relay, { once: true });
   let early: Promise<PropertyRun> | null = headCached ? null : run('head', headStop.signal);
   early?.catch(() => undefined); // awaited by the steps below
+  // A first check (a miss) needs the whole reverted run: it starts beside head, kept only once the steps take it.
+  const baseStop = new AbortController();
+  const relayBase = () => baseStop.abort();
+  guard.signal.addEventListener('abort', relayBase, { once: true });
+  let earlyBase = !headCached && config.revert.jobs > 1 ? sideRun('revert', baseStop.signal) : null;
+  earlyBase?.catch(() => undefined);
   try {
     const headTree = headCached ? [...tree.kept, ...tree.production] : null;
     const store = await traced('revert cache key and lookup', () =>
       revertCache(repo, config, onto, tree.kept, headTree, seed, facts.owners, before, say),
     );
+    if (store.hit && earlyBase) {
+      say('base: stopping the run started beside the key (the cache answers for it)');
+      baseStop.abort();
+      await earlyBase.catch(() => undefined);
+      earlyBase = null;
+    }
     const first: Steps['run'] = (side, stop, pinned, only) => {
+      if (side === 'revert' && !pinned && !only && earlyBase) {
+        const started = earlyBase;
+        earlyBase = null;
+        // The steps' own stop ends it (an early end on head).
+        if (stop.aborted) baseStop.abort();
+        else stop.addEventListener('abort', relayBase, { once: true });
+        return started.then((r) => {
+          fresh.base = r;
+          return r;
+        });
+      }
       if (side !== 'head' || pinned || !early) return run(side, stop, pinned, only);
       const started = early;
       early = null;
@@ -611,12 +635,17 @@ async function cachedRuns(result: RevertResult, c: Check, sideRun: Steps['run'])
     // Only once both runs have ended, and only after a verdict.
     await traced('revert cache settle', () => store.settle({ base: fresh.base, head: head ? fresh.head : null }));
   } finally {
-    // A head run the steps never took (the key could not be made): stopped, its tree removed.
+    // A run the steps never took (the key could not be made): stopped, its tree removed.
     if (early) {
       headStop.abort();
       await early.catch(() => undefined);
     }
+    if (earlyBase) {
+      baseStop.abort();
+      await earlyBase.catch(() => undefined);
+    }
     guard.signal.removeEventListener('abort', relay);
+    guard.signal.removeEventListener('abort', relayBase);
   }
 }
 

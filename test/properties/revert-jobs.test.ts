@@ -114,6 +114,22 @@ pyTest('revert.jobs: 2 runs the head side and the base side at once, each told i
   assert.ok(overlap(a, b), `the two runs overlap: ${JSON.stringify(r.runs.ended)}`);
 });
 
+pyTest('revert.jobs: 2 starts the reverted run beside the cache key; a hit stops it and the cache answers', () => {
+  const { repo, base, head } = timedProject('revert:\n  jobs: 2\n', { 'src/bill.py': FIXED_PY });
+  const first = check(repo, base, head);
+  assert.is(first.out.status, 'describes_patch', first.stderr);
+  assert.match(first.stderr, /base: not cached/);
+  assert.not.match(first.stderr, /started beside the key/);
+  const again = check(repo, base, head);
+  assert.is(again.code, 0, again.stderr);
+  assert.is(again.out.status, 'describes_patch');
+  assert.match(again.stderr, /base: stopping the run started beside the key \(the cache answers for it\)/);
+  // The cached base fails the fixed case, which a cached outcome cannot answer for: it ran fresh.
+  assert.match(again.stderr, /base: ran fresh "test_total_non_negative" failed/);
+  assert.ok(again.out.revert_run?.cached, JSON.stringify(again.out.revert_run));
+  // The stopped run's tree is gone, like every other (check() compares the worktrees).
+});
+
 pyTest('a config without revert.jobs runs the sides one after the other, head first', () => {
   const { repo, base, head } = timedProject('', { 'src/bill.py': FIXED_PY });
   const r = check(repo, base, head);
