@@ -106,9 +106,15 @@ export function invariantIds(c: TestCase): string[] {
     .filter((p) => p.name === 'invariant')
     .map((p) => p.value.trim())
     .filter(Boolean);
-  for (const m of c.name.matchAll(TOKEN)) ids.push(m[1]);
-  for (const m of c.name.matchAll(MODULE_TOKEN)) ids.push(m[1].replaceAll('__', '.'));
-  return [...new Set(ids)];
+  return [...new Set([...ids, ...nameIds(c.name)])];
+}
+
+/** The ids a case's name holds: `[invariant:ID]` tokens, and a Rust path's `invariant_ID` modules. */
+export function nameIds(name: string): string[] {
+  const ids: string[] = [];
+  for (const m of name.matchAll(TOKEN)) ids.push(m[1]);
+  for (const m of name.matchAll(MODULE_TOKEN)) ids.push(m[1].replaceAll('__', '.'));
+  return ids;
 }
 
 const RANK: Record<TestCase['status'], number> = { skipped: 0, passed: 1, error: 2, failed: 3 };

@@ -46,6 +46,7 @@ import { describeBehaviour, productionBehaviour } from './behaviour.js';
 import { fixedByBuild, withBuildFailures } from './by-build.js';
 import { judgeStates, markAdvice, unmarkedFailures, type Evidence, type InvariantVerdict } from './states.js';
 import { onlyEnv, shardEnv, sideEnv } from './runenv.js';
+import { FailureStream, unmarkedStreamed } from './streamed.js';
 import { treeWith } from '../git/trees.js';
 import { codeFiles, revertable, revertPaths, type Reverted } from './tree.js';
 import { ABSENT, GITLINK } from '../git/raw-diff.js';
@@ -329,6 +330,8 @@ export async function revertCheck(
     owed: owed.owed,
     now,
     ttl: config.properties.pending_ttl,
+    classify,
+    headFailures: new FailureStream(),
     advice: exemption?.advice ?? null,
     byBuild: (output: string, onHead: InvariantResult[]) => fixedByBuild(repo, head, tree.production, output, onHead),
   };
@@ -537,6 +540,8 @@ async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
             ...shardEnv(opts.part?.shard ?? null),
             ...mods.env,
           },
+          // The whole head run's failures, as they come (streamed.ts).
+          onFailing: side === 'head' && !pinned && !only ? (n) => c.judging.headFailures.push(n) : undefined,
         },
         say,
       );
@@ -568,7 +573,8 @@ function worktreeSteps(c: Check, run: Steps['run'], cached: CachedRun | null): S
  * Both sides, the reverted one from the revert cache where a trusted entry
  * answers for it, and a fresh reverted run kept for the next check. The head
  * run needs no key: it starts at once, while the key is computed, the cache
- * folder having been taken first (cache.ts). Under kernel sealing (outside
+ * folder having been taken first (cache.ts); under revert.jobs: 2 so does
+ * the reverted run, which a hit stops. Under kernel sealing (outside
  * the gate) the head side is cached too, so its key comes first: production
  * code ran in a worker that cannot write the git directory.
  */
@@ -589,12 +595,35 @@ async function cachedRuns(result: RevertResult, c: Check, sideRun: Steps['run'])
   guard.signal.addEventListener('abort', relay, { once: true });
   let early: Promise<PropertyRun> | null = headCached ? null : run('head', headStop.signal);
   early?.catch(() => undefined); // awaited by the steps below
+  // A first check (a miss) needs the whole reverted run: it starts beside head, kept only once the steps take it.
+  const baseStop = new AbortController();
+  const relayBase = () => baseStop.abort();
+  guard.signal.addEventListener('abort', relayBase, { once: true });
+  let earlyBase = !headCached && config.revert.jobs > 1 ? sideRun('revert', baseStop.signal) : null;
+  earlyBase?.catch(() => undefined);
   try {
     const headTree = headCached ? [...tree.kept, ...tree.production] : null;
     const store = await traced('revert cache key and lookup', () =>
       revertCache(repo, config, onto, tree.kept, headTree, seed, facts.owners, before, say),
     );
+    if (store.hit && earlyBase) {
+      say('base: stopping the run started beside the key (the cache answers for it)');
+      baseStop.abort();
+      await earlyBase.catch(() => undefined);
+      earlyBase = null;
+    }
     const first: Steps['run'] = (side, stop, pinned, only) => {
+      if (side === 'revert' && !pinned && !only && earlyBase) {
+        const started = earlyBase;
+        earlyBase = null;
+        // The steps' own stop ends it (an early end on head).
+        if (stop.aborted) baseStop.abort();
+        else stop.addEventListener('abort', relayBase, { once: true });
+        return started.then((r) => {
+          fresh.base = r;
+          return r;
+        });
+      }
       if (side !== 'head' || pinned || !early) return run(side, stop, pinned, only);
       const started = early;
       early = null;
@@ -606,12 +635,17 @@ async function cachedRuns(result: RevertResult, c: Check, sideRun: Steps['run'])
     // Only once both runs have ended, and only after a verdict.
     await traced('revert cache settle', () => store.settle({ base: fresh.base, head: head ? fresh.head : null }));
   } finally {
-    // A head run the steps never took (the key could not be made): stopped, its tree removed.
+    // A run the steps never took (the key could not be made): stopped, its tree removed.
     if (early) {
       headStop.abort();
       await early.catch(() => undefined);
     }
+    if (earlyBase) {
+      baseStop.abort();
+      await earlyBase.catch(() => undefined);
+    }
     guard.signal.removeEventListener('abort', relay);
+    guard.signal.removeEventListener('abort', relayBase);
   }
 }
 
@@ -662,6 +696,10 @@ interface Steps {
   advice: string | null;
   now: Date;
   ttl: number;
+  /** The judging config's zones (a streamed failure counts from a spec file only). */
+  classify: Classify;
+  /** The cases the whole head run fails, as the runner streams them (streamed.ts). */
+  headFailures: FailureStream;
   /** The invariants a reverted run that failed to build counts as failing (by-build.ts), each with the added symbols it misses. */
   byBuild: (output: string, onHead: InvariantResult[]) => Promise<Map<string, string[]> | null>;
 }
@@ -728,10 +766,12 @@ async function inTurn(result: RevertResult, s: Steps): Promise<Runs | null> {
 }
 
 /**
- * Both runs at once (revert.jobs: 2), each in its own tree. Once head's
- * report is read, a reverted run still going is stopped when head already
- * settles the verdict: it cannot be judged, or it fails a case no pending
- * mark covers (refused whatever the reverted run says).
+ * Both runs at once (revert.jobs: 2), each in its own tree. A reverted run
+ * still going is stopped when head already settles the verdict: it cannot be
+ * judged, or it fails a case no pending mark covers (refused whatever the
+ * reverted run says). Such a case is known as the runner streams it
+ * (streamed.ts), else once head's report is read; the report decides, and
+ * where it does not show what the stream said, the reverted run runs again.
  */
 async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
   const reverted = await s.revert();
@@ -744,13 +784,25 @@ async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
     ended = true;
   });
   reverting.catch(() => undefined); // awaited below; a stopped run's error is not news
+  // Under a fresh seed a case failing on head may fail on the base too (a finding, not a refusal): the base runs on.
+  let stoppedOn: string | null = null;
+  const unlisten = isFresh(s.seed)
+    ? () => undefined
+    : s.headFailures.listen((name) => {
+        const ids = stoppedOn === null && !ended ? unmarkedStreamed(name, s.registry, s.classify, s.now, s.ttl) : [];
+        if (!ids.length) return;
+        stoppedOn = name;
+        s.say(
+          `head fails ${JSON.stringify(name)} as it runs (${ids.join(', ')}: no pending mark covers it): stopping the run with the production diff reverted`,
+        );
+        stop.abort();
+      });
   try {
     const onHead = await s.run('head', s.guard.signal);
     s.guard.check();
     if (headSettles(result, s, onHead)) return null;
-    // Under a fresh seed a case failing on head may fail on the base too (a finding, not a refusal): the base runs on.
     const failing = isFresh(s.seed) ? [] : unmarkedFailures(onHead.mapping!.invariants, s.registry, s.now, s.ttl);
-    if (failing.length && !ended) {
+    if (failing.length && (!ended || stoppedOn !== null)) {
       Object.assign(result, {
         status: 'fails_on_head',
         reason: `head fails ${failing.map((n) => JSON.stringify(n)).join(', ')}; the base was not run (stopped: no pending mark covers these cases, so its outcome cannot change the verdict)${harnessNote(result.outside_src)}`,
@@ -759,10 +811,20 @@ async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
       return null;
     }
     result.reverted = reverted;
-    const onRevert = await reverting;
+    if (stoppedOn === null) {
+      const onRevert = await reverting;
+      s.guard.check();
+      return { onHead, onRevert };
+    }
+    s.say(
+      `head's report does not show ${JSON.stringify(stoppedOn)} failing where no pending mark covers it: the run with the production diff reverted runs again, whole`,
+    );
+    await reverting.catch(() => undefined);
+    const onRevert = await s.run('revert', s.guard.signal);
     s.guard.check();
     return { onHead, onRevert };
   } finally {
+    unlisten();
     if (!ended) s.say('stopping the run with the production diff reverted');
     stop.abort();
     // The stopped run removes its own tree before the check goes on.
@@ -1195,7 +1257,19 @@ async function freshRun(
   onto: string,
   side: Side,
   changes: RawChange[],
-  { guard, stop, cache, env }: { guard: Guard; stop: AbortSignal; cache: BuildCache; env: Record<string, string> },
+  {
+    guard,
+    stop,
+    cache,
+    env,
+    onFailing,
+  }: {
+    guard: Guard;
+    stop: AbortSignal;
+    cache: BuildCache;
+    env: Record<string, string>;
+    onFailing?: (name: string) => void;
+  },
   say: (l: string) => void,
 ): Promise<PropertyRun> {
   const name = side === 'head' ? 'head' : 'base';
@@ -1226,6 +1300,7 @@ async function freshRun(
       signal: stop,
       guard: { tmp, trusted, main: repo.root, gocache },
       env: { ...env, ...sideEnv(side) },
+      onFailing,
     });
     if (side === 'revert' && !run.problem) cache.keep(gocache);
     return run;

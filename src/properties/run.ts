@@ -55,6 +55,8 @@ export interface RunOptions {
   guard?: { tmp: string; trusted: string[]; main: string | null; gocache: string };
   /** Set after the pinned variables, so no config changes them (the revert check's side). */
   env?: Record<string, string>;
+  /** A guarded run: hears each case the runner says failed as it goes, before the report exists (pytest's plugin; guard/records.ts). */
+  onFailing?: (name: string) => void;
 }
 
 export function propertyCommand(config: Config): string {
@@ -94,7 +96,9 @@ export async function runProperties(
   const command = propertyCommand(config);
   const tree = realpathSync(treeDir);
   const name = opts.env?.[SIDE_VARIABLE] ?? 'run';
-  const { guard, sealed } = opts.guard ? openSessions(tree, config, opts.guard) : { guard: null, sealed: null };
+  const { guard, sealed } = opts.guard
+    ? openSessions(tree, config, opts.guard, opts.onFailing)
+    : { guard: null, sealed: null };
   let run;
   let refused: string[] = [];
   let failures: string[] = [];
@@ -178,6 +182,7 @@ function openSessions(
   tree: string,
   config: Config,
   g: NonNullable<RunOptions['guard']>,
+  onFailing: RunOptions['onFailing'],
 ): { guard: GuardSession; sealed: SealedSession | null } {
   const sealed = openSealed(config);
   try {
@@ -190,6 +195,7 @@ function openSessions(
         runtime: sealed?.runtime ?? null,
       },
       GUARD_SOURCES,
+      onFailing,
     );
     return { guard, sealed };
   } catch (err) {

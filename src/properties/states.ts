@@ -165,17 +165,19 @@ export function markAdvice(registry: Registry, ids: string[], today: Date): stri
   ].join('\n');
 }
 
+/** Whether the invariant's registry row holds an unexpired pending mark. */
+export function pendingCovers(id: string, registry: Registry, now: Date, ttl: number): boolean {
+  const mark = registry.invariants.find((i) => i.id === id)?.pending;
+  return mark ? now <= markExpires(mark, ttl) : false;
+}
+
 /**
  * Cases failing on head in an invariant with no unexpired pending mark: each
  * is refused whatever the reverted run says (regressed, or failing in both
  * without a mark), so that run cannot change the verdict.
  */
 export function unmarkedFailures(head: InvariantResult[], registry: Registry, now: Date, ttl: number): string[] {
-  const covered = (id: string) => {
-    const mark = registry.invariants.find((i) => i.id === id)?.pending;
-    return mark ? now <= markExpires(mark, ttl) : false;
-  };
   return head
-    .filter((r) => !covered(r.id))
+    .filter((r) => !pendingCovers(r.id, registry, now, ttl))
     .flatMap((r) => r.outcomes.filter((o) => o.outcome === 'failed').map((o) => o.name));
 }

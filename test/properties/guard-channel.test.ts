@@ -52,4 +52,27 @@ test('a writer still holding the channel: it has not ended, held up or not', asy
   }
 });
 
+test('lines are heard whole as they arrive, a line or a character split across writes included', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pw-channel-'));
+  dirs.push(dir);
+  const heard: string[] = [];
+  const ch = openChannel(path.join(dir, 'channel'), (line) => heard.push(line));
+  const w = openSync(ch.path, constants.O_WRONLY | constants.O_NONBLOCK);
+  const text = Buffer.from('{"t":"failing","name":"a::b[é]"}\n{"t":"fin');
+  const wait = () => new Promise((r) => setTimeout(r, 50));
+  // Split inside the two bytes of é.
+  const cut = text.indexOf(Buffer.from('é')) + 1;
+  writeSync(w, text.subarray(0, cut));
+  await wait();
+  assert.equal(heard, [], 'nothing before a whole line');
+  writeSync(w, text.subarray(cut));
+  await wait();
+  assert.equal(heard, ['{"t":"failing","name":"a::b[é]"}']);
+  writeSync(w, 'al","pid":1}\n');
+  closeSync(w);
+  const drained = await ch.drain(2000);
+  assert.equal(heard, ['{"t":"failing","name":"a::b[é]"}', '{"t":"final","pid":1}']);
+  assert.equal(drained.lines, heard);
+});
+
 test.run();

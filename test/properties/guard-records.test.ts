@@ -1,7 +1,7 @@
 // The runtime guards' records, judged: what refuses a run besides a finding.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { guardFailures, guardProblems, unreported } from '../../src/properties/guard/records.js';
+import { failingCase, guardFailures, guardProblems, unreported } from '../../src/properties/guard/records.js';
 import type { TestCase } from '../../src/junit/types.js';
 
 const rec = (r: object) => JSON.stringify(r);
@@ -22,6 +22,18 @@ test("a module.register hooks thread ends with its process: its main thread's fi
   assert.equal(guardProblems([rec({ t: 'start', pid: 13, rt: 'node' }), worker, rec({ t: 'final', pid: 13 })], true), [
     "runtime guard: the node process 13.2 ended without the guard's final record, so what it did last went unseen (it left through os._exit, a signal, or a closed channel)",
   ]);
+});
+
+test("pytest's failing records are a hint: they refuse nothing, owe no report entry, and name their case", () => {
+  const failing = rec({ t: 'failing', pid: 7, name: 'spec/test_a.py::test_x[[invariant:a.b]]' });
+  assert.equal(
+    guardProblems([rec({ t: 'start', pid: 7, rt: 'python' }), failing, rec({ t: 'final', pid: 7 })], true),
+    [],
+  );
+  assert.equal(guardFailures([failing]), []);
+  assert.is(failingCase(failing), 'spec/test_a.py::test_x[[invariant:a.b]]');
+  assert.is(failingCase(rec({ t: 'failed', pid: 7, name: 'x' })), null);
+  assert.is(failingCase('not a record'), null);
 });
 
 test('a finding names the event, the file and line, once however often it came', () => {

@@ -91,8 +91,9 @@ function check(repo: TempRepo, base: string, head: string) {
   const ms = Date.now() - started;
   assert.equal(fingerprint(repo), before, 'the working tree, index, stash, refs and worktrees are as before');
   const runs = existsSync(log) ? intervals(log) : { started: [], ended: [] };
+  const text = existsSync(log) ? readFileSync(log, 'utf8') : '';
   rmSync(logs, { recursive: true, force: true });
-  return { ...r, runs, ms };
+  return { ...r, runs, ms, log: text };
 }
 
 const overlap = (a: Interval, b: Interval) => a.start < b.end && b.start < a.end;
@@ -111,6 +112,22 @@ pyTest('revert.jobs: 2 runs the head side and the base side at once, each told i
   const [a, b] = r.runs.ended;
   assert.equal(r.runs.ended.map((x) => x.side).sort(), ['base', 'head']);
   assert.ok(overlap(a, b), `the two runs overlap: ${JSON.stringify(r.runs.ended)}`);
+});
+
+pyTest('revert.jobs: 2 starts the reverted run beside the cache key; a hit stops it and the cache answers', () => {
+  const { repo, base, head } = timedProject('revert:\n  jobs: 2\n', { 'src/bill.py': FIXED_PY });
+  const first = check(repo, base, head);
+  assert.is(first.out.status, 'describes_patch', first.stderr);
+  assert.match(first.stderr, /base: not cached/);
+  assert.not.match(first.stderr, /started beside the key/);
+  const again = check(repo, base, head);
+  assert.is(again.code, 0, again.stderr);
+  assert.is(again.out.status, 'describes_patch');
+  assert.match(again.stderr, /base: stopping the run started beside the key \(the cache answers for it\)/);
+  // The cached base fails the fixed case, which a cached outcome cannot answer for: it ran fresh.
+  assert.match(again.stderr, /base: ran fresh "test_total_non_negative" failed/);
+  assert.ok(again.out.revert_run?.cached, JSON.stringify(again.out.revert_run));
+  // The stopped run's tree is gone, like every other (check() compares the worktrees).
 });
 
 pyTest('a config without revert.jobs runs the sides one after the other, head first', () => {
@@ -157,6 +174,108 @@ pyTest('jobs: 2, head fails a case no pending mark covers: the base run is stopp
     r.runs.ended.map((x) => x.side),
     ['head'],
   );
+});
+
+/**
+ * Two cases named for their invariants (pytest's node ids carry the ids): the
+ * first fails on head at once, while on the base it holds a lock for
+ * `baseSeconds`; the second, on head, waits for the base to take the lock and
+ * logs `head got-lock` once it can take it, that is once the base's case let
+ * go of it (its process was stopped, or the case ended). `pending` marks the
+ * first invariant pending.
+ */
+function streamedProject(baseSeconds: number, pending: boolean) {
+  const mark = pending
+    ? `    pending: {since: ${new Date().toISOString().slice(0, 10)}, owner: ann, reason: the base fails it}\n`
+    : '';
+  const spec = `import fcntl, os, time
+import pytest
+from bill import total
+
+SIDE = os.environ.get("PATCHWARDEN_SIDE", "unset")
+LOG = os.environ["JOBS_LOG"]
+
+
+def note(what):
+    with open(LOG, "a") as log:
+        log.write("%s %s\\n" % (SIDE, what))
+
+
+@pytest.mark.parametrize("k", [0], ids=["[invariant:${ID}]"])
+def test_total(k):
+    if SIDE == "base":
+        lock = open(LOG + ".lock", "w")
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        note("locked")
+        time.sleep(${baseSeconds})
+        note("slept")
+        lock.close()
+    assert total([1, 2]) >= 3
+
+
+@pytest.mark.parametrize("k", [0], ids=["[invariant:bill.later]"])
+def test_later(k):
+    if SIDE != "head":
+        return
+    end = time.time() + 40
+    while time.time() < end and "base locked" not in open(LOG).read():
+        time.sleep(0.05)
+    lock = open(LOG + ".lock", "w")
+    while time.time() < end:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            note("got-lock")
+            return
+        except OSError:
+            time.sleep(0.05)
+`;
+  return project(
+    {
+      '.patchwarden.yml': config(PYTEST, 'revert:\n  jobs: 2\n'),
+      'spec/invariants.yaml': `${registry(ID, 'bill.later')}`.replace(`${ID} holds\n`, `${ID} holds\n${mark}`),
+      'spec/properties/test_bill.py': spec,
+      'src/bill.py': FIXED_PY,
+    },
+    { 'src/bill.py': 'def total(xs):\n    return sum(xs) - 10\n' },
+  );
+}
+
+pyTest(
+  'jobs: 2, pytest: head fails a case no pending mark covers as it runs: the base is stopped before head ends',
+  () => {
+    const { repo, base, head } = streamedProject(60, false);
+    const r = check(repo, base, head);
+    assert.is(r.code, 1, r.stderr);
+    assert.is(r.out.status, 'fails_on_head');
+    assert.match(
+      r.out.reason,
+      /^head fails "test_total\[\[invariant:bill\.total_non_negative\]\]"; the base was not run/,
+    );
+    assert.is(r.out.fix, null);
+    assert.is(r.out.revert_run, null);
+    assert.match(
+      r.stderr,
+      /head fails "spec\/properties\/test_bill\.py::test_total\[\[invariant:bill\.total_non_negative\]\]" as it runs/,
+    );
+    assert.ok(r.ms < 40_000, `ended early (${r.ms} ms)`);
+    // Head's later case saw the base's process gone while head still ran; the base never woke.
+    const log = r.log;
+    assert.match(log, /^base locked$/m);
+    assert.match(log, /^head got-lock$/m);
+    assert.not.match(log, /^base slept$/m);
+  },
+);
+
+pyTest('jobs: 2, pytest: a failing case under a pending mark does not stop the base', () => {
+  const { repo, base, head } = streamedProject(2, true);
+  const r = check(repo, base, head);
+  assert.is(r.code, 1, r.stderr);
+  // The base passes it, head fails it: a regression, refused inside a pending invariant too, judged on both runs.
+  assert.is(r.out.status, 'regressed', r.stderr);
+  assert.not.match(r.stderr, /as it runs|stopping the run/);
+  const log = r.log;
+  assert.match(log, /^base slept$/m);
+  assert.match(log, /^head got-lock$/m);
 });
 
 pyTest('jobs: 1, the same regression: both sides run and the verdict is regressed', () => {

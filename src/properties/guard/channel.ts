@@ -9,6 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import net from 'node:net';
+import { StringDecoder } from 'node:string_decoder';
 
 export interface Channel {
   path: string;
@@ -18,7 +19,8 @@ export interface Channel {
   close(): void;
 }
 
-export function openChannel(file: string): Channel {
+/** `onLine`, where given, gets each whole line as it arrives, while the run goes on (a hint: the drained lines decide). */
+export function openChannel(file: string, onLine?: (line: string) => void): Channel {
   execFileSync('mkfifo', ['-m', '600', file]);
   const reader = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   let holder: number | null = openSync(file, constants.O_WRONLY | constants.O_NONBLOCK);
@@ -29,7 +31,15 @@ export function openChannel(file: string): Channel {
   const socket = new net.Socket({ fd: reader, readable: true, writable: false });
   const chunks: Buffer[] = [];
   let ended = false;
-  socket.on('data', (d: Buffer) => chunks.push(d));
+  let partial = '';
+  const text = new StringDecoder('utf8');
+  socket.on('data', (d: Buffer) => {
+    chunks.push(d);
+    if (!onLine) return;
+    const lines = (partial + text.write(d)).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) onLine(line);
+  });
   const end = new Promise<void>((resolve) => {
     socket.on('end', () => {
       ended = true;

@@ -3,7 +3,8 @@
 # a case skip, the test functions as collected, and the framework's and the
 # spec modules' names, which must not change between collection and the end.
 # It also runs only the cases the revert check names in PATCHWARDEN_ONLY, and
-# only its own share of the test files in a shard of a CI matrix.
+# only its own share of the test files in a shard of a CI matrix, and names
+# each case that fails as it fails (a `failing` record).
 import json
 import os
 import sys
@@ -145,6 +146,10 @@ def pytest_runtest_makereport(item, call):
     raised = call.excinfo  # as raised: the unittest plugin swaps in its own for a SkipTest
     outcome = yield
     report = outcome.get_result()
+    if report.failed:
+        # Streamed as the run goes, before the report exists: the revert check
+        # may stop the other side on it (a hint; the report decides).
+        _g.send({"t": "failing", "name": item.nodeid})
     if raised is None or not (report.skipped or hasattr(report, "wasxfail")):
         return
 

@@ -6,10 +6,13 @@
 // interpreter's final record, a channel that ended cleanly, and a report that
 // shows every failure the guard saw. A `stop` record says the guard ended
 // the run's process group after a finding, so no process of it could send
-// its final record. Pure: lines and cases in, problems out.
+// its final record. A `failing` record names a case that failed as the run
+// went (pytest's plugin), before any report exists: a hint for ending the
+// other side of the revert check early, never a result. Pure: lines and
+// cases in, problems out.
 import type { TestCase } from '../../junit/types.js';
 
-const KINDS = ['start', 'final', 'finding', 'failed', 'stop'] as const;
+const KINDS = ['start', 'final', 'finding', 'failed', 'failing', 'stop'] as const;
 
 interface GuardRecord {
   t: (typeof KINDS)[number];
@@ -54,7 +57,7 @@ export function guardProblems(lines: string[], ended: boolean): string[] {
       started.set(pid, r.rt ?? 'guarded');
       if (r.hooks === true) hooksThreads.add(pid);
     } else if (r.t === 'final') finished.add(pid);
-    else if (r.t === 'failed') continue;
+    else if (r.t === 'failed' || r.t === 'failing') continue;
     else if (r.t === 'stop') stopped = true;
     else {
       const at = r.file ? ` at ${r.file}${r.line ? `:${r.line}` : ''}` : '';
@@ -86,6 +89,12 @@ export function guardFailures(lines: string[]): string[] {
     const r = parse(line);
     return r?.t === 'failed' && typeof r.name === 'string' ? [r.name] : [];
   });
+}
+
+/** The case a `failing` record names (a pytest node id), or null for any other line. */
+export function failingCase(line: string): string | null {
+  const r = parse(line);
+  return r?.t === 'failing' && typeof r.name === 'string' ? r.name : null;
 }
 
 /** A name as a report may spell it: reporters drop or escape line breaks and other white space. */

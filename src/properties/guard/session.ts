@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openChannel } from './channel.js';
-import { guardFailures, guardProblems } from './records.js';
+import { failingCase, guardFailures, guardProblems } from './records.js';
 
 /** The guards' own sources (sources.ts: bundled as text). */
 export interface GuardSources {
@@ -64,7 +64,8 @@ export interface GuardSession {
   dispose(): void;
 }
 
-export function openGuard(setup: GuardSetup, sources: GuardSources): GuardSession {
+/** `onFailing`, where given, hears each case a `failing` record names as the run goes (records.ts). */
+export function openGuard(setup: GuardSetup, sources: GuardSources, onFailing?: (name: string) => void): GuardSession {
   const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'patchwarden-guard-')));
   const dispose = () => rmSync(dir, { recursive: true, force: true });
   try {
@@ -76,7 +77,14 @@ export function openGuard(setup: GuardSetup, sources: GuardSources): GuardSessio
     writeFileSync(path.join(pythonPath, 'patchwarden_guard.py'), sources.pythonGuard);
     writeFileSync(path.join(pythonPath, '_patchwarden_pytest.py'), sources.pytestPlugin);
     writeFileSync(nodePreload, sources.preload);
-    const channel = openChannel(path.join(dir, 'channel'));
+    const channel = openChannel(
+      path.join(dir, 'channel'),
+      onFailing &&
+        ((line) => {
+          const name = failingCase(line);
+          if (name !== null) onFailing(name);
+        }),
+    );
     const junit = path.join(dir, 'report', 'report.xml');
     mkdirSync(path.dirname(junit));
     const config = path.join(dir, 'guard.json');
