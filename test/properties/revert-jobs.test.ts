@@ -218,7 +218,8 @@ def test_later(k):
     if SIDE != "head":
         return
     end = time.time() + 40
-    while time.time() < end and "base locked" not in open(LOG).read():
+    # The base side may not have written its first line yet.
+    while time.time() < end and not (os.path.exists(LOG) and "base locked" in open(LOG).read()):
         time.sleep(0.05)
     lock = open(LOG + ".lock", "w")
     while time.time() < end:
