@@ -681,24 +681,31 @@ class Lexer {
     this.i = end < 0 ? src.length : end + 2;
   }
 
-  /** A regular expression literal from its `/` at i. */
+  /**
+   * A regular expression literal from its `/` at i. None runs over a line
+   * break: one that finds no closing `/` on its line (JSX's `</div>` in a
+   * `.js` file) ends there, and the next line is read as code.
+   */
   private regex(i: number): void {
     const { src } = this;
     let j = i + 1;
     let cls = false;
     for (let c = src.charCodeAt(j); j < src.length && c !== 10; c = src.charCodeAt(j)) {
-      if (c === 92) {
+      if (c === 92 && src.charCodeAt(j + 1) !== 10) {
         j += 2;
         continue;
       }
       if (c === 91) cls = true;
       else if (c === 93) cls = false;
-      else if (c === 47 && !cls) break;
+      else if (c === 47 && !cls) {
+        j++;
+        for (c = src.charCodeAt(j); c >= 97 && c <= 122; c = src.charCodeAt(++j));
+        break;
+      }
       j++;
     }
-    j++;
-    for (let c = src.charCodeAt(j); c >= 97 && c <= 122; c = src.charCodeAt(++j));
-    this.out.add(RX, i, Math.min(j, src.length));
+    j = Math.min(j, src.length);
+    this.out.add(RX, i, j);
     this.i = j;
   }
 
