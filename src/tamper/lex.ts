@@ -362,8 +362,11 @@ const lineEnd = (src: string, i: number, re: RegExp) => {
 /** `jsx`: the file may hold JSX, whose text (`<p>see http://x {code}</p>`) is no comment and no string. */
 export function lex(src: string, lang: Lang, jsx = false): Tokens {
   const lexer = new Lexer(lang === 'java' ? javaUnicode(src) : src, lang, jsx);
-  if (lang === 'python') lexer.python(false);
-  else lexer.c(false);
+  // The file is read in slices, a call each: the engine compiles a function it calls often once, where one long
+  // call is compiled again to replace its loop while it runs (twice the compiling, a good part of a cold scan).
+  const top = new Nesting();
+  if (lang === 'python') while (lexer.i < lexer.src.length) lexer.python(false, top, SLICE);
+  else while (lexer.i < lexer.src.length) lexer.c(false, top, SLICE);
   const out = lexer.out;
   if (lang === 'python' && out.length && out.kindAt(out.length - 1) !== NL)
     out.add(NL, lexer.src.length, lexer.src.length);
@@ -418,6 +421,16 @@ const OBJECT_AFTER = new Set([
 /** The kind code of a string token whose value starts `lead` characters (quotes, a prefix) after the token. */
 const strWithLead = (lead: number) => STR | (lead << LEAD_SHIFT);
 
+/** How many steps (a token, a run of blanks, a comment) a call of `c` or `python` takes at the top level. */
+const SLICE = 4096;
+
+/** The brackets open at one level (the file, or one interpolation): how deep, and for each `(` and `{` what a `/` after its close starts. */
+class Nesting {
+  depth = 0;
+  readonly parens: boolean[] = [];
+  readonly braces: boolean[] = [];
+}
+
 class Lexer {
   readonly out: Tokens;
   i = 0;
@@ -434,11 +447,11 @@ class Lexer {
     this.out.hold(this.out.add(OP, at, at), v);
   }
 
-  /** Python tokens up to the end, or (inside an f-string field) up to the `}`, `!` or `:` that ends the expression. */
-  python(field: boolean): void {
+  /** Python tokens up to the end (or `steps` steps), or (inside an f-string field) up to the `}`, `!` or `:` that ends the expression. */
+  python(field: boolean, at: Nesting, steps = Number.POSITIVE_INFINITY): void {
     const { src, out } = this;
-    let depth = 0;
-    while (this.i < src.length) {
+    let depth = at.depth;
+    for (let step = 0; step < steps && this.i < src.length; step++) {
       const i = this.i;
       const c = src.charCodeAt(i);
       const cls = classOf(c);
@@ -447,7 +460,7 @@ class Lexer {
         continue;
       }
       if (field && depth === 0) {
-        if (c === 125 || c === 58 || (c === 33 && src.charCodeAt(i + 1) !== 61)) return;
+        if (c === 125 || c === 58 || (c === 33 && src.charCodeAt(i + 1) !== 61)) break;
         const d = src.charCodeAt(i + 1);
         if (c === 61 && (d === 125 || d === 33 || d === 58)) {
           this.i++;
@@ -488,6 +501,7 @@ class Lexer {
       out.add(OP, i, i + len);
       this.i += len;
     }
+    at.depth = depth;
   }
 
   /** A Python string at i after a prefix of `pre` characters. */
@@ -583,7 +597,7 @@ class Lexer {
   private pyField(): void {
     const { src } = this;
     this.paren('(', this.i);
-    this.python(true);
+    this.python(true, new Nesting());
     if (src[this.i] === '!') {
       this.i++;
       while (classOf(src.charCodeAt(this.i)) & (NAME | DIGIT) && src[this.i] !== '$') this.i++;
@@ -603,14 +617,12 @@ class Lexer {
     this.paren(')', this.i);
   }
 
-  /** C-family tokens up to the end, or (inside a template literal's `${`) up to its `}`. */
-  c(field: boolean): void {
+  /** C-family tokens up to the end (or `steps` steps), or (inside a template literal's `${`) up to its `}`. */
+  c(field: boolean, at: Nesting, steps = Number.POSITIVE_INFINITY): void {
     const { src, lang, out } = this;
-    let depth = 0;
-    /** For each open `(`: does it follow a control keyword? For each open `{`: is it a block? */
-    const parens: boolean[] = [];
-    const braces: boolean[] = [];
-    while (this.i < src.length) {
+    const { parens, braces } = at;
+    let depth = at.depth;
+    for (let step = 0; step < steps && this.i < src.length; step++) {
       const i = this.i;
       const c = src.charCodeAt(i);
       const cls = classOf(c);
@@ -650,7 +662,7 @@ class Lexer {
         continue;
       }
       if (this.word(i)) continue;
-      if (c === 125 && field && depth === 0) return;
+      if (c === 125 && field && depth === 0) break;
       const len = opLength(src, i, C_BY_FIRST);
       const tok = out.add(OP, i, i + len);
       this.i += len;
@@ -667,6 +679,7 @@ class Lexer {
         if (braces.pop()) out.markRegexNext(tok);
       }
     }
+    at.depth = depth;
   }
 
   /** A `//` or `/*` comment at i, skipped. */
@@ -755,7 +768,7 @@ class Lexer {
         const from = j;
         this.paren('(', j);
         this.i = j + 2;
-        this.c(true);
+        this.c(true, new Nesting());
         if (src[this.i] === '}') this.i++;
         this.paren(')', this.i);
         j = this.i;
