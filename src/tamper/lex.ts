@@ -42,6 +42,8 @@ export class Tokens {
   private ownOrder: number[] | null = null;
   /** The offset after each `\n` (git counts lines by it), after 0; built when a line is first asked for. */
   private lineStarts: Int32Array | null = null;
+  /** The line lineOf found last. */
+  private lastLine = 1;
   constructor(readonly src: string) {
     // Code holds a token per three to four characters, minified code one per less than three: sized for
     // that, the arrays seldom grow (by half, copied) when a file holds more.
@@ -98,6 +100,13 @@ export class Tokens {
   /** The line of offset at: how many line starts are at or before it. */
   private lineOf(at: number): number {
     const t = this.lineTable();
+    // A scan asks for tokens mostly in order (Go's statements ask for every one and the one after it): the line
+    // found last, or one next to it, holds most offsets asked for.
+    const last = this.lastLine;
+    if (t[last - 1] <= at) {
+      if (last === t.length || at < t[last]) return last;
+      if (last + 1 === t.length || at < t[last + 1]) return (this.lastLine = last + 1);
+    } else if (last > 1 && t[last - 2] <= at) return (this.lastLine = last - 1);
     let lo = 0;
     let hi = t.length;
     while (lo < hi) {
@@ -105,6 +114,7 @@ export class Tokens {
       if (t[mid] <= at) lo = mid + 1;
       else hi = mid;
     }
+    this.lastLine = lo;
     return lo;
   }
   private lineTable(): Int32Array {
