@@ -12,31 +12,38 @@ import type { Lang } from './lang.js';
 export type Kind = 'id' | 'str' | 'num' | 'op' | 'nl' | 'rx';
 
 const KINDS: readonly Kind[] = ['id', 'str', 'num', 'op', 'nl', 'rx'];
-/** The code of a kind, its index in KINDS (compared, not looked up: a lookup by a varying key is slow). */
-const kindCode = (k: Kind): number =>
-  k === 'id' ? 0 : k === 'str' ? 1 : k === 'num' ? 2 : k === 'op' ? 3 : k === 'nl' ? 4 : 5;
 /** Flag bits beside the kind: the value is held apart (not the source text between start and end). */
 const OWN = 0x80;
 /** A `)` of `if (…)` and the like, or the `}` of a block: a `/` after it starts a regular expression. */
 const REGEX_NEXT = 0x40;
+/** Bits 3 to 5: how many characters (quotes, a prefix) the token starts with before its value. */
+const LEAD_SHIFT = 3;
+const ID = 0;
+const STR = 1;
+const NUM = 2;
+const OP = 3;
+const NL = 4;
+const RX = 5;
 
 /**
  * A file's tokens in typed arrays, one slot per token: no object per token.
  * A token's value (a name, an operator, a string's contents without quotes or
  * prefix, an interpolation as `{}`) is sliced from the source when read; only
  * a value that differs from its source text (a decoded escape, a synthetic
- * parenthesis) is held apart.
+ * parenthesis) is held apart. Lines and columns are found from the offsets
+ * where lines start, when asked: only the tokens a rule reports need them.
  */
 export class Tokens {
   length = 0;
   private kinds: Uint8Array;
   private starts: Int32Array;
   private ends: Int32Array;
-  private lines: Int32Array;
-  private endLines: Int32Array;
-  private cols: Int32Array;
   private readonly own = new Map<number, string>();
   private ownOrder: number[] | null = null;
+  /** The offset after each `\n` (git counts lines by it), after 0; built when a line is first asked for. */
+  private lineStarts: Int32Array | null = null;
+  /** The line lineOf found last. */
+  private lastLine = 1;
   constructor(readonly src: string) {
     // Code holds a token per three to four characters, minified code one per less than three: sized for
     // that, the arrays seldom grow (by half, copied) when a file holds more.
@@ -44,9 +51,6 @@ export class Tokens {
     this.kinds = new Uint8Array(n);
     this.starts = new Int32Array(n);
     this.ends = new Int32Array(n);
-    this.lines = new Int32Array(n);
-    this.endLines = new Int32Array(n);
-    this.cols = new Int32Array(n);
   }
   k(i: number): Kind | undefined {
     return i >= 0 && i < this.length ? KINDS[this.kinds[i] & 7] : undefined;
@@ -67,11 +71,11 @@ export class Tokens {
   }
   /** Whether the token is an operator and one of these. */
   isOp(i: number, s: string): boolean {
-    return i >= 0 && i < this.length && (this.kinds[i] & 7) === 3 && this.is(i, s);
+    return i >= 0 && i < this.length && (this.kinds[i] & 7) === OP && this.is(i, s);
   }
   /** The character code of a one-character operator (0 for any other token). */
   opCode(i: number): number {
-    if (i < 0 || i >= this.length || (this.kinds[i] & 7) !== 3) return 0;
+    if (i < 0 || i >= this.length || (this.kinds[i] & 7) !== OP) return 0;
     if (this.kinds[i] & OWN) {
       const v = this.own.get(i)!;
       return v.length === 1 ? v.charCodeAt(0) : 0;
@@ -80,29 +84,68 @@ export class Tokens {
   }
   /** The line of the token's first character; its last line (a string may span lines); its column. */
   line(i: number): number {
-    return this.lines[i];
+    return this.lineOf(this.first(i));
   }
   endLine(i: number): number {
-    return this.endLines[i];
+    return (this.kinds[i] & 7) === STR ? this.lineOf(this.ends[i]) : this.line(i);
   }
   col(i: number): number {
-    return this.cols[i];
+    const at = this.first(i);
+    return at - this.lineTable()[this.lineOf(at) - 1];
   }
-  push(k: Kind, start: number, end: number, line: number, col: number): number {
+  /** The offset of the token's first character (a string's prefix or quote). */
+  private first(i: number): number {
+    return this.starts[i] - ((this.kinds[i] >> LEAD_SHIFT) & 7);
+  }
+  /** The line of offset at: how many line starts are at or before it. */
+  private lineOf(at: number): number {
+    const t = this.lineTable();
+    // A scan asks for tokens mostly in order (Go's statements ask for every one and the one after it): the line
+    // found last, or one next to it, holds most offsets asked for.
+    const last = this.lastLine;
+    if (t[last - 1] <= at) {
+      if (last === t.length || at < t[last]) return last;
+      if (last + 1 === t.length || at < t[last + 1]) return (this.lastLine = last + 1);
+    } else if (last > 1 && t[last - 2] <= at) return (this.lastLine = last - 1);
+    let lo = 0;
+    let hi = t.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (t[mid] <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    this.lastLine = lo;
+    return lo;
+  }
+  private lineTable(): Int32Array {
+    if (this.lineStarts) return this.lineStarts;
+    const { src } = this;
+    let n = 1;
+    for (let j = src.indexOf('\n'); j >= 0; j = src.indexOf('\n', j + 1)) n++;
+    const t = new Int32Array(n);
+    n = 1;
+    for (let j = src.indexOf('\n'); j >= 0; j = src.indexOf('\n', j + 1)) t[n++] = j + 1;
+    this.lineStarts = t;
+    return t;
+  }
+  /** Appends a token of kind code `kind` (with its lead) over the source text [start, end). */
+  add(kind: number, start: number, end: number): number {
     if (this.length === this.kinds.length) this.grow();
     const i = this.length++;
-    this.kinds[i] = kindCode(k);
+    this.kinds[i] = kind;
     this.starts[i] = start;
     this.ends[i] = end;
-    this.lines[i] = line;
-    this.endLines[i] = line;
-    this.cols[i] = col;
     return i;
   }
-  /** Gives token i a value of its own. */
-  hold(i: number, v: string): void {
+  /** The kind code of token i, which the caller knows is a token (no bounds check). */
+  kindAt(i: number): number {
+    return this.kinds[i] & 7;
+  }
+  /** Gives token i a value of its own; end is where its source text ends (a string's closing quote). */
+  hold(i: number, v: string, end = this.ends[i]): void {
     this.ownOrder = null;
     this.kinds[i] |= OWN;
+    this.ends[i] = end;
     this.own.set(i, v);
   }
   /**
@@ -111,14 +154,15 @@ export class Tokens {
    * whose source text holds a match, and each whose value is held apart.
    */
   holding(needle: RegExp): number[] {
-    const out = new Set<number>();
+    // Matches come in order of offset, so the tokens covering them do too: repeats are adjacent.
+    const found: number[] = [];
     const re = new RegExp(needle.source, needle.flags.includes('g') ? needle.flags : `${needle.flags}g`);
     for (let m = re.exec(this.src); m; m = re.exec(this.src)) {
       const i = this.covering(m.index);
-      if (i >= 0) out.add(i);
+      if (i >= 0 && found[found.length - 1] !== i) found.push(i);
       if (m[0] === '') re.lastIndex++;
     }
-    return mergeSorted([...out], this.ownSorted());
+    return mergeSorted(found, this.ownSorted());
   }
   /** The tokens whose value is held apart, in order (sorted once: each search merges them in). */
   private ownSorted(): number[] {
@@ -141,18 +185,15 @@ export class Tokens {
     }
     return -1;
   }
-  /** Token i becomes the source text [start, end) of kind k. */
-  reset(i: number, k: Kind, start: number, end: number): void {
+  /** Token i becomes the source text [start, end) of kind code k (its lead included). */
+  reset(i: number, k: number, start: number, end: number): void {
     if (this.kinds[i] & OWN) {
       this.ownOrder = null;
       this.own.delete(i);
     }
-    this.kinds[i] = kindCode(k);
+    this.kinds[i] = k;
     this.starts[i] = start;
     this.ends[i] = end;
-  }
-  setEndLine(i: number, line: number): void {
-    this.endLines[i] = line;
   }
   markRegexNext(i: number): void {
     this.kinds[i] |= REGEX_NEXT;
@@ -170,9 +211,6 @@ export class Tokens {
     this.kinds = more(this.kinds);
     this.starts = more(this.starts);
     this.ends = more(this.ends);
-    this.lines = more(this.lines);
-    this.endLines = more(this.endLines);
-    this.cols = more(this.cols);
   }
 }
 
@@ -273,48 +311,44 @@ const REGEX_AFTER = new Set([
 
 /** Every Unicode space (JavaScript's `\s` with U+FEFF) and NEL. */
 const SPACE = /[\s\u0085]/;
-/** By char code: ASCII is looked up, the rest asks SPACE (a name may hold any other character). */
-const isSpaceAt = (s: string, i: number) => {
-  const c = s.charCodeAt(i);
-  return c === 32 || c === 9 || c === 12 || c === 11 || (c >= 0x80 && SPACE.test(s[i]));
-};
+/** ASCII character classes by code, bits of CLASS. */
+const NAME = 1; // a letter, `_` or `$` (Python checks `$` apart)
+const DIGIT = 2;
+const BLANK = 4; // space, tab, vertical tab, form feed, carriage return
+const NUMBER_PART = 8; // what a number runs on over: `\w` and `.`
+const PREFIX = 16; // a Python string prefix letter: rRbBuUfFtT
+const CLASS = (() => {
+  const t = new Uint8Array(128);
+  const mark = (chars: string, bit: number) => {
+    for (const ch of chars) t[ch.charCodeAt(0)] |= bit;
+  };
+  const lower = 'abcdefghijklmnopqrstuvwxyz';
+  const letters = lower + lower.toUpperCase();
+  mark(`${letters}_$`, NAME);
+  mark('0123456789', DIGIT);
+  mark(' \t\v\f\r', BLANK);
+  mark(`${letters}0123456789_.`, NUMBER_PART);
+  mark('rRbBuUfFtT', PREFIX);
+  return t;
+})();
+const classOf = (c: number) => (c < 128 ? CLASS[c] : 0);
 /** Past the run of spaces and tabs from i (indentation, mostly): no token starts in it. */
 const skipBlanks = (s: string, i: number) => {
   let c = s.charCodeAt(i);
   while (c === 32 || c === 9) c = s.charCodeAt(++i);
   return i;
 };
-const isWordCode = (c: number) =>
-  (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36;
 const isIdStart = (s: string, i: number) => {
   const c = s.charCodeAt(i);
-  return (isWordCode(c) && !(c >= 48 && c <= 57)) || (c >= 0x80 && !SPACE.test(s[i]));
+  return (classOf(c) & NAME) !== 0 || (c >= 0x80 && !SPACE.test(s[i]));
 };
 const isIdPart = (s: string, i: number) => {
   const c = s.charCodeAt(i);
-  return isWordCode(c) || (c >= 0x80 && !SPACE.test(s[i]));
-};
-const isDigit = (s: string, i: number) => {
-  const c = s.charCodeAt(i);
-  return c >= 48 && c <= 57;
+  return (classOf(c) & (NAME | DIGIT)) !== 0 || (c >= 0x80 && !SPACE.test(s[i]));
 };
 /** Where a `//` comment ends: JavaScript also ends it at `\r`, U+2028 and U+2029 (and Java's decoded `\u000a` is one of these). */
 const C_LINE_END = /[\n\r\u2028\u2029]/g;
 const PY_LINE_END = /[\n\r]/g;
-const NUMBER = /[\w.]*/y;
-/** A run of characters that mean nothing inside a string opened by the key (`f"`: an f-string's): read at once. */
-const PLAIN: Record<string, RegExp> = {
-  '"': /[^"\n\\$]*/y,
-  "'": /[^'\n\\$]*/y,
-  '`': /[^`\n\\$]*/y,
-  'f"': /[^"\n\\{}]*/y,
-  "f'": /[^'\n\\{}]*/y,
-};
-/** Where the run of plain characters the sticky `re` reads from j ends (j when there is none). */
-const plainRun = (re: RegExp, src: string, j: number): number => {
-  re.lastIndex = j;
-  return re.test(src) ? re.lastIndex : j;
-};
 /** The operators by the code of their first character (all ASCII), longest first. */
 const byFirst = (ops: string[]) => {
   const table: (string[] | undefined)[] = new Array(128).fill(undefined);
@@ -323,10 +357,11 @@ const byFirst = (ops: string[]) => {
 };
 const PY_BY_FIRST = byFirst(PY_OPS);
 const C_BY_FIRST = byFirst(C_OPS);
-const opAt = (src: string, i: number, table: (string[] | undefined)[]) => {
+/** The length of the operator at i: the longest that starts there, else one character. */
+const opLength = (src: string, i: number, table: (string[] | undefined)[]) => {
   const list = table[src.charCodeAt(i)];
-  if (list) for (const o of list) if (src.startsWith(o, i)) return o;
-  return src[i];
+  if (list) for (const o of list) if (src.startsWith(o, i)) return o.length;
+  return 1;
 };
 /** The end of a line comment from i: the next line break (not consumed), or the end. */
 const lineEnd = (src: string, i: number, re: RegExp) => {
@@ -337,11 +372,14 @@ const lineEnd = (src: string, i: number, re: RegExp) => {
 /** `jsx`: the file may hold JSX, whose text (`<p>see http://x {code}</p>`) is no comment and no string. */
 export function lex(src: string, lang: Lang, jsx = false): Tokens {
   const lexer = new Lexer(lang === 'java' ? javaUnicode(src) : src, lang, jsx);
-  if (lang === 'python') lexer.python(false);
-  else lexer.c(false);
+  // The file is read in slices, a call each: the engine compiles a function it calls often once, where one long
+  // call is compiled again to replace its loop while it runs (twice the compiling, a good part of a cold scan).
+  const top = new Nesting();
+  if (lang === 'python') while (lexer.i < lexer.src.length) lexer.python(false, top, SLICE);
+  else while (lexer.i < lexer.src.length) lexer.c(false, top, SLICE);
   const out = lexer.out;
-  if (lang === 'python' && out.length && out.k(out.length - 1) !== 'nl')
-    out.push('nl', lexer.src.length, lexer.src.length, lexer.line, 0);
+  if (lang === 'python' && out.length && out.kindAt(out.length - 1) !== NL)
+    out.add(NL, lexer.src.length, lexer.src.length);
   return out;
 }
 
@@ -390,11 +428,22 @@ const OBJECT_AFTER = new Set([
   'new',
 ]);
 
+/** The kind code of a string token whose value starts `lead` characters (quotes, a prefix) after the token. */
+const strWithLead = (lead: number) => STR | (lead << LEAD_SHIFT);
+
+/** How many steps (a token, a run of blanks, a comment) a call of `c` or `python` takes at the top level. */
+const SLICE = 4096;
+
+/** The brackets open at one level (the file, or one interpolation): how deep, and for each `(` and `{` what a `/` after its close starts. */
+class Nesting {
+  depth = 0;
+  readonly parens: boolean[] = [];
+  readonly braces: boolean[] = [];
+}
+
 class Lexer {
   readonly out: Tokens;
   i = 0;
-  line = 1;
-  lineStart = 0;
   constructor(
     readonly src: string,
     readonly lang: Lang,
@@ -403,118 +452,130 @@ class Lexer {
     this.out = new Tokens(src);
   }
 
-  /** Pushes the source text [start, end) as a token starting on startLine. */
-  private push(k: Kind, start: number, end: number, startLine: number, col: number): number {
-    return this.out.push(k, start, end, startLine, col);
-  }
-
   /** Pushes a parenthesis the source does not hold (around an interpolation) at `at`. */
   private paren(v: '(' | ')', at: number): void {
-    this.out.hold(this.push('op', at, at, this.line, at - this.lineStart), v);
+    this.out.hold(this.out.add(OP, at, at), v);
   }
 
-  private newline(at: number): void {
-    this.line++;
-    this.lineStart = at + 1;
-  }
-
-  /** Counts the line breaks in src[from, to). */
-  private newlines(from: number, to: number): void {
-    for (let j = this.src.indexOf('\n', from); j >= 0 && j < to; j = this.src.indexOf('\n', j + 1)) this.newline(j);
-  }
-
-  /** Python tokens up to the end, or (inside an f-string field) up to the `}`, `!` or `:` that ends the expression. */
-  python(field: boolean): void {
+  /** Python tokens up to the end (or `steps` steps), or (inside an f-string field) up to the `}`, `!` or `:` that ends the expression. */
+  python(field: boolean, at: Nesting, steps = Number.POSITIVE_INFINITY): void {
     const { src, out } = this;
-    let depth = 0;
-    while (this.i < src.length) {
+    let depth = at.depth;
+    for (let step = 0; step < steps && this.i < src.length; step++) {
       const i = this.i;
-      const c = src[i];
+      const c = src.charCodeAt(i);
+      const cls = classOf(c);
+      if (cls & NAME && !(cls & PREFIX) && c !== 36) {
+        this.word(i);
+        continue;
+      }
       if (field && depth === 0) {
-        if (c === '}' || c === ':' || (c === '!' && src[i + 1] !== '=')) return;
-        if (c === '=' && /[}!:]/.test(src[i + 1] ?? '')) {
+        if (c === 125 || c === 58 || (c === 33 && src.charCodeAt(i + 1) !== 61)) break;
+        const d = src.charCodeAt(i + 1);
+        if (c === 61 && (d === 125 || d === 33 || d === 58)) {
           this.i++;
           continue;
         } // f"{x=}"
       }
       // Python reads a lone \r as a line break too; git's line numbers count \n only.
-      if (c === '\n' || (c === '\r' && src[i + 1] !== '\n')) {
-        if (!field && depth === 0 && out.length && out.k(out.length - 1) !== 'nl')
-          this.push('nl', i, i, this.line, i - this.lineStart);
-        if (c === '\n') this.newline(i);
+      if (c === 10 || (c === 13 && src.charCodeAt(i + 1) !== 10)) {
+        if (!field && depth === 0 && out.length && out.kindAt(out.length - 1) !== NL) out.add(NL, i, i);
         this.i++;
         continue;
       }
-      if (c === '\r' || isSpaceAt(src, i)) {
+      if (cls & BLANK || (c >= 0x80 && SPACE.test(src[i]))) {
         this.i = skipBlanks(src, i + 1);
         continue;
       }
-      if (c === '\\' && src[i + 1] === '\n') {
-        this.newline(i + 1);
+      if (c === 92 && src.charCodeAt(i + 1) === 10) {
         this.i += 2;
         continue;
       }
-      if (c === '\\' && src[i + 1] === '\r' && src[i + 2] === '\n') {
-        this.newline(i + 2);
+      if (c === 92 && src.charCodeAt(i + 1) === 13 && src.charCodeAt(i + 2) === 10) {
         this.i += 3;
         continue;
       }
-      if (c === '#') {
+      if (c === 35) {
         this.i = lineEnd(src, i, PY_LINE_END);
         continue;
       }
-      const pre = stringPrefix(src, i);
-      if (pre !== null) {
-        this.pyString(pre);
+      const pre = prefixLength(src, i);
+      if (pre >= 0) {
+        this.pyString(i, pre);
         continue;
       }
-      if (this.word()) continue;
-      const op = opAt(src, i, PY_BY_FIRST);
-      const code = op.length === 1 ? op.charCodeAt(0) : 0;
-      if (code === 40 || code === 91 || code === 123) depth++;
-      else if (code === 41 || code === 93 || code === 125) depth = Math.max(0, depth - 1);
-      this.push('op', i, i + op.length, this.line, i - this.lineStart);
-      this.i += op.length;
+      if (this.word(i)) continue;
+      const len = opLength(src, i, PY_BY_FIRST);
+      if (len === 1 && (c === 40 || c === 91 || c === 123)) depth++;
+      else if (len === 1 && (c === 41 || c === 93 || c === 125)) depth = Math.max(0, depth - 1);
+      out.add(OP, i, i + len);
+      this.i += len;
     }
+    at.depth = depth;
   }
 
-  private pyString(prefix: string): void {
+  /** A Python string at i after a prefix of `pre` characters. */
+  private pyString(i: number, pre: number): void {
     const { src } = this;
-    const col = this.i - this.lineStart;
-    const raw = /r/i.test(prefix);
-    const fmt = /[ft]/i.test(prefix);
-    let j = this.i + prefix.length;
-    const q = src[j];
-    const triple = q + q + q;
-    const close = src.startsWith(triple, j) ? triple : q;
-    j += close.length;
-    const tok = this.push('str', j, j, this.line, col);
-    const value = new StringValue(src, j);
-    const plain = PLAIN[fmt ? `f${q}` : q];
+    let raw = false;
+    let fmt = false;
+    for (let p = i; p < i + pre; p++) {
+      const c = src.charCodeAt(p) | 0x20;
+      if (c === 114) raw = true;
+      else if (c === 102 || c === 116) fmt = true;
+    }
+    const q = src.charCodeAt(i + pre);
+    const triple = src.charCodeAt(i + pre + 1) === q && src.charCodeAt(i + pre + 2) === q;
+    const close = triple ? 3 : 1;
+    const start = i + pre + close;
+    const kind = strWithLead(pre + close);
+    // The body up to its first escape or replacement field: most strings have none, and end here.
+    let j = start;
+    for (; j < src.length; j++) {
+      const ch = src.charCodeAt(j);
+      if (ch === q && (!triple || (src.charCodeAt(j + 1) === q && src.charCodeAt(j + 2) === q))) {
+        this.out.add(kind, start, j);
+        this.i = j + close;
+        return;
+      }
+      if (ch === 10 ? !triple : ch === 92 || (fmt && (ch === 123 || ch === 125))) break;
+    }
+    const tok = this.out.add(kind, start, start);
+    this.pyRest(tok, kind, new StringValue(src, start), j, { q, close, raw, fmt });
+  }
+
+  /** The rest of a Python string from j, its first escape, field or line break, to its end. */
+  private pyRest(
+    tok: number,
+    kind: number,
+    value: StringValue,
+    from: number,
+    s: { q: number; close: number; raw: boolean; fmt: boolean },
+  ): void {
+    const { src } = this;
+    const { q, close, raw, fmt } = s;
+    const quote = String.fromCharCode(q);
+    const closing = quote.repeat(close);
+    let j = from;
     while (j < src.length) {
-      j = plainRun(plain, src, j);
+      j = plainRun(src, j, q, fmt);
       if (j >= src.length) break;
-      if (src.startsWith(close, j)) {
+      if (src.startsWith(closing, j)) {
         value.end(j);
-        j += close.length;
+        j += close;
         break;
       }
       const ch = src[j];
-      if (ch === '\n') {
-        if (close.length === 1) break; // unterminated: the line ends it
-        this.newline(j);
-      }
+      if (ch === '\n' && close === 1) break; // unterminated: the line ends it
       // A backslash never hides an f-string's `{`; in a raw string it only keeps a quote or a backslash from ending things.
       if (ch === '\\' && j + 1 < src.length && !(fmt && (src[j + 1] === '{' || src[j + 1] === '}'))) {
         if (src[j + 1] === '\r' && src[j + 2] === '\n') {
-          this.newline(j + 2);
           value.replace(j, j + 3, '');
           j += 3;
           continue;
         } // a line continuation
-        if (src[j + 1] === '\n') this.newline(j + 1);
         if (raw) {
-          const kept = src[j + 1] === q || src[j + 1] === '\\' || src[j + 1] === '\n';
+          const kept = src[j + 1] === quote || src[j + 1] === '\\' || src[j + 1] === '\n';
           j += kept ? 2 : 1;
           continue;
         }
@@ -538,8 +599,7 @@ class Lexer {
       }
       j++;
     }
-    value.settle(this.out, tok, j);
-    this.out.setEndLine(tok, this.line);
+    value.settle(this.out, tok, kind, j);
     this.i = j;
   }
 
@@ -547,10 +607,10 @@ class Lexer {
   private pyField(): void {
     const { src } = this;
     this.paren('(', this.i);
-    this.python(true);
+    this.python(true, new Nesting());
     if (src[this.i] === '!') {
       this.i++;
-      while (/\w/.test(src[this.i] ?? '')) this.i++;
+      while (classOf(src.charCodeAt(this.i)) & (NAME | DIGIT) && src[this.i] !== '$') this.i++;
     }
     if (src[this.i] === ':') {
       this.i++;
@@ -560,7 +620,6 @@ class Lexer {
           this.pyField();
           continue;
         }
-        if (src[this.i] === '\n') this.newline(this.i);
         this.i++;
       }
     }
@@ -568,142 +627,158 @@ class Lexer {
     this.paren(')', this.i);
   }
 
-  /** C-family tokens up to the end, or (inside a template literal's `${`) up to its `}`. */
-  c(field: boolean): void {
+  /** C-family tokens up to the end (or `steps` steps), or (inside a template literal's `${`) up to its `}`. */
+  c(field: boolean, at: Nesting, steps = Number.POSITIVE_INFINITY): void {
     const { src, lang, out } = this;
-    let depth = 0;
-    /** For each open `(`: does it follow a control keyword? For each open `{`: is it a block? */
-    const parens: boolean[] = [];
-    const braces: boolean[] = [];
-    while (this.i < src.length) {
+    const { parens, braces } = at;
+    let depth = at.depth;
+    for (let step = 0; step < steps && this.i < src.length; step++) {
       const i = this.i;
-      const c = src[i];
-      if (c === '\n') {
-        this.newline(i);
+      const c = src.charCodeAt(i);
+      const cls = classOf(c);
+      if (cls & NAME) {
+        this.word(i);
+        continue;
+      }
+      if (c === 10) {
         this.i++;
         continue;
       }
-      if (c === '\r' || isSpaceAt(src, i)) {
+      if (cls & BLANK || (c >= 0x80 && SPACE.test(src[i]))) {
         this.i = skipBlanks(src, i + 1);
         continue;
       }
-      if (c === '/' && (src[i + 1] === '/' || src[i + 1] === '*')) {
-        this.comment(i);
-        continue;
+      if (c === 47) {
+        const d = src.charCodeAt(i + 1);
+        if (d === 47 || d === 42) {
+          this.comment(i);
+          continue;
+        }
       }
-      const col = i - this.lineStart;
-      if (lang === 'java' && src.startsWith('"""', i)) {
+      if (c === 34 && lang === 'java' && src.startsWith('"""', i)) {
+        // An unterminated text block runs to the end of the file.
         const end = src.indexOf('"""', i + 3);
-        const stop = end < 0 ? src.length : end + 3;
-        const tok = this.push('str', i + 3, Math.max(i + 3, stop - 3), this.line, col);
-        this.newlines(i, stop);
-        out.setEndLine(tok, this.line);
-        this.i = stop;
+        out.add(strWithLead(3), i + 3, end < 0 ? src.length : end);
+        this.i = end < 0 ? src.length : end + 3;
         continue;
       }
-      if (c === '"' || c === "'" || c === '`') {
-        this.cString(c);
+      if (c === 34 || c === 39 || c === 96) {
+        this.cString(i, c);
         continue;
       }
       const last = out.length - 1;
-      if (c === '/' && lang === 'js' && (out.regexNext(last) || regexAllowed(out, last))) {
-        this.regex(i, col);
+      if (c === 47 && lang === 'js' && (out.regexNext(last) || regexAllowed(out, last))) {
+        this.regex(i);
         continue;
       }
-      if (this.word()) continue;
-      if (c === '}' && field && depth === 0) return;
-      const op = opAt(src, i, C_BY_FIRST);
-      if (op === '{') depth++;
-      else if (op === '}') depth--;
-      const tok = this.push('op', i, i + op.length, this.line, col);
+      if (this.word(i)) continue;
+      if (c === 125 && field && depth === 0) break;
+      const len = opLength(src, i, C_BY_FIRST);
+      const tok = out.add(OP, i, i + len);
+      this.i += len;
+      if (len !== 1) continue;
       const before = tok - 1;
-      if (op === '(') parens.push(out.k(before) === 'id' && control(out, before) && !out.is(tok - 2, '.'));
-      else if (op === ')' && parens.pop()) out.markRegexNext(tok);
-      else if (op === '{')
+      if (c === 40) parens.push(out.k(before) === 'id' && control(out, before) && !out.is(tok - 2, '.'));
+      else if (c === 41) {
+        if (parens.pop()) out.markRegexNext(tok);
+      } else if (c === 123) {
+        depth++;
         braces.push(!((out.k(before) === 'op' || out.k(before) === 'id') && OBJECT_AFTER.has(out.v(before)!)));
-      else if (op === '}' && braces.pop()) out.markRegexNext(tok);
-      this.i += op.length;
+      } else if (c === 125) {
+        depth--;
+        if (braces.pop()) out.markRegexNext(tok);
+      }
     }
+    at.depth = depth;
   }
 
   /** A `//` or `/*` comment at i, skipped. */
   private comment(i: number): void {
     const { src } = this;
-    if (src[i + 1] === '/') {
+    if (src.charCodeAt(i + 1) === 47) {
       // In JSX text `//` may be text before code; reading on as code is the side that hides nothing.
       this.i = this.jsx ? i + 2 : lineEnd(src, i, C_LINE_END);
       return;
     }
     const end = src.indexOf('*/', i + 2);
-    const stop = end < 0 ? src.length : end + 2;
-    this.newlines(i, stop);
-    this.i = stop;
+    this.i = end < 0 ? src.length : end + 2;
   }
 
-  /** A regular expression literal from its `/` at i. */
-  private regex(i: number, col: number): void {
+  /**
+   * A regular expression literal from its `/` at i. None runs over a line
+   * break: one that finds no closing `/` on its line (JSX's `</div>` in a
+   * `.js` file) ends there, and the next line is read as code.
+   */
+  private regex(i: number): void {
     const { src } = this;
     let j = i + 1;
     let cls = false;
-    while (j < src.length && src[j] !== '\n') {
-      if (src[j] === '\\') {
+    for (let c = src.charCodeAt(j); j < src.length && c !== 10; c = src.charCodeAt(j)) {
+      if (c === 92 && src.charCodeAt(j + 1) !== 10) {
         j += 2;
         continue;
       }
-      if (src[j] === '[') cls = true;
-      else if (src[j] === ']') cls = false;
-      else if (src[j] === '/' && !cls) break;
+      if (c === 91) cls = true;
+      else if (c === 93) cls = false;
+      else if (c === 47 && !cls) {
+        j++;
+        for (c = src.charCodeAt(j); c >= 97 && c <= 122; c = src.charCodeAt(++j));
+        break;
+      }
       j++;
     }
-    j++;
-    while (j < src.length && /[a-z]/.test(src[j])) j++;
-    this.push('rx', i, Math.min(j, src.length), this.line, col);
+    j = Math.min(j, src.length);
+    this.out.add(RX, i, j);
     this.i = j;
   }
 
-  /** A quoted string from src[i] (the quote); a template literal's `${…}` parts are lexed as code, in parentheses, after its token. */
-  private cString(q: string): void {
+  /** A quoted string from its quote (code q) at i; a template literal's `${…}` parts are lexed as code, in parentheses, after its token. */
+  private cString(i: number, q: number): void {
     const { src, lang } = this;
-    const at = { i: this.i, line: this.line, lineStart: this.lineStart };
-    const tok = this.push('str', at.i + 1, at.i + 1, this.line, this.i - this.lineStart);
-    const raw = lang === 'go' && q === '`';
-    const template = lang === 'js' && q === '`';
-    let j = this.i + 1;
-    const value = new StringValue(src, j);
+    const raw = lang === 'go' && q === 96;
+    const template = lang === 'js' && q === 96;
+    const kind = strWithLead(1);
+    // The body up to its first escape, interpolation or line break: most strings have none, and end here.
+    let j = i + 1;
+    for (; j < src.length; j++) {
+      const ch = src.charCodeAt(j);
+      if (ch === q) {
+        this.out.add(kind, i + 1, j);
+        this.i = j + 1;
+        return;
+      }
+      if (ch === 10 ? q !== 96 : ch === 92 ? !raw : ch === 36 && template) break;
+    }
+    const tok = this.out.add(kind, i + 1, i + 1);
+    const value = new StringValue(src, i + 1);
     let closed = false;
-    const plain = PLAIN[q];
     while (j < src.length) {
-      j = plainRun(plain, src, j);
+      j = plainRun(src, j, q, false);
       if (j >= src.length) break;
-      const ch = src[j];
+      const ch = src.charCodeAt(j);
       if (ch === q) {
         value.end(j);
         j++;
         closed = true;
         break;
       }
-      if (ch === '\n') {
-        if (q !== '`') break; // unterminated: the line ends it
-        this.newline(j);
-      }
-      if (ch === '\\' && !raw && j + 1 < src.length) {
+      if (ch === 10 && q !== 96) break; // unterminated: the line ends it
+      if (ch === 92 && !raw && j + 1 < src.length) {
         if (src[j + 1] === '\r' && src[j + 2] === '\n') {
-          this.newline(j + 2);
           value.replace(j, j + 3, '');
           j += 3;
           continue;
         } // a line continuation
-        if (src[j + 1] === '\n') this.newline(j + 1);
         const [v, n] = escapeAt(src, j);
         value.replace(j, j + n, v);
         j += n;
         continue;
       }
-      if (template && ch === '$' && src[j + 1] === '{') {
+      if (template && ch === 36 && src[j + 1] === '{') {
         const from = j;
         this.paren('(', j);
         this.i = j + 2;
-        this.c(true);
+        this.c(true, new Nesting());
         if (src[this.i] === '}') this.i++;
         this.paren(')', this.i);
         j = this.i;
@@ -714,45 +789,45 @@ class Lexer {
     }
     if (!closed && lang === 'js' && !template) {
       // No JavaScript string runs past its line: this quote is JSX text (`<p>Don't {code}</p>`), read on as code.
-      this.out.reset(tok, 'op', at.i, at.i + 1);
-      this.out.setEndLine(tok, at.line);
-      Object.assign(this, { i: at.i + 1, line: at.line, lineStart: at.lineStart });
+      this.out.reset(tok, OP, i, i + 1);
+      this.i = i + 1;
       return;
     }
-    value.settle(this.out, tok, j);
-    this.out.setEndLine(tok, this.line);
+    value.settle(this.out, tok, kind, j);
     this.i = j;
   }
 
-  /** The name or number at src[i], pushed; false when neither starts there. */
-  private word(): boolean {
-    const { src, lang } = this;
-    const start = this.i;
-    const col = start - this.lineStart;
-    if (isDigit(src, start) || (src[start] === '.' && isDigit(src, start + 1))) {
-      NUMBER.lastIndex = start + 1;
-      NUMBER.test(src);
-      this.push('num', start, NUMBER.lastIndex, this.line, col);
-      this.i = NUMBER.lastIndex;
+  /** The name or number at start, pushed; false when neither starts there. */
+  private word(start: number): boolean {
+    const { src } = this;
+    let c = src.charCodeAt(start);
+    let cls = classOf(c);
+    if (cls & DIGIT || (c === 46 && classOf(src.charCodeAt(start + 1)) & DIGIT)) {
+      let j = start + 1;
+      while (classOf(src.charCodeAt(j)) & NUMBER_PART) j++;
+      this.out.add(NUM, start, j);
+      this.i = j;
       return true;
     }
     // An ASCII name (`$` only outside Python) read by character codes: most of a file's tokens are names.
-    const dollar = lang !== 'python';
-    let c = src.charCodeAt(start);
-    if (isWordCode(c) && (c !== 36 || dollar)) {
+    const dollar = this.lang !== 'python';
+    if (cls & NAME && (c !== 36 || dollar)) {
       let j = start + 1;
-      for (c = src.charCodeAt(j); isWordCode(c) && (c !== 36 || dollar); c = src.charCodeAt(++j));
+      for (c = src.charCodeAt(j), cls = classOf(c); cls & (NAME | DIGIT) && (c !== 36 || dollar); ) {
+        c = src.charCodeAt(++j);
+        cls = classOf(c);
+      }
       if (!(c >= 0x80 || c === 92)) {
-        this.push('id', start, j, this.line, col);
+        this.out.add(ID, start, j);
         this.i = j;
         return true;
       }
     } else if (c < 0x80 && c !== 92) return false; // an operator or a quote: most characters that start no name
-    return this.wideName(start, col);
+    return this.wideName(start);
   }
 
   /** A name with an escape or a character beyond ASCII at start; false when none starts there. */
-  private wideName(start: number, col: number): boolean {
+  private wideName(start: number): boolean {
     const { src, lang } = this;
     let j = start;
     /** The name with its escapes decoded; null while it has none (then it is the source text). */
@@ -777,11 +852,30 @@ class Lexer {
     let name = decoded ?? text;
     // Python folds every name with NFKC: `os._ｅxit` is `os._exit`.
     if (lang === 'python' && /[^\x00-\x7f]/.test(name)) name = name.normalize('NFKC');
-    const tok = this.push('id', start, j, this.line, col);
+    const tok = this.out.add(ID, start, j);
     if (name !== text) this.out.hold(tok, name);
     this.i = j;
     return true;
   }
+}
+
+/** Where the run of characters that mean nothing inside a string quoted by q ends: at q, a line break, a backslash, or `$` (`{` and `}` where `fields`). */
+function plainRun(src: string, j: number, q: number, fields: boolean): number {
+  for (; j < src.length; j++) {
+    const c = src.charCodeAt(j);
+    if (c === q || c === 10 || c === 92 || c === 36 || (fields && (c === 123 || c === 125))) return j;
+  }
+  return j;
+}
+
+/** The length of a Python string's prefix (`rb`, `f`, none) when a string starts at i, else -1. */
+function prefixLength(src: string, i: number): number {
+  for (let n = 0; n <= 2; n++) {
+    const c = src.charCodeAt(i + n);
+    if (c === 34 || c === 39) return n;
+    if (!(classOf(c) & PREFIX)) return -1;
+  }
+  return -1;
 }
 
 /** Whether token i is a keyword whose `(…)` a `/` may follow as a regular expression (tested in place: most are names of calls). */
@@ -814,14 +908,14 @@ class StringValue {
     this.stop = j;
   }
   /** Gives the token its value: the source range, or the pieces held apart. */
-  settle(out: Tokens, tok: number, j: number): void {
+  settle(out: Tokens, tok: number, kind: number, j: number): void {
     const stop = this.stop < 0 ? Math.min(j, this.src.length) : this.stop;
     if (!this.pieces) {
-      out.reset(tok, 'str', this.start, stop);
+      out.reset(tok, kind, this.start, stop);
       return;
     }
     this.pieces.push(this.src.slice(this.from, stop));
-    out.hold(tok, this.pieces.join(''));
+    out.hold(tok, this.pieces.join(''), stop);
   }
 }
 
@@ -862,15 +956,3 @@ function escapeAt(src: string, j: number, python = false): [string, number] {
 /** Python's `\N{NAME}`, up to 100 characters in all. */
 const NAMED = /\\N\{[^}\n]{0,96}\}/y;
 const ESCAPE = /\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([0-7]{1,3}))/y;
-
-/** A Python string's prefix (`rb`, `f`, none) when a string starts at i, else null. */
-function stringPrefix(src: string, i: number): string | null {
-  for (let n = 0; n <= 2; n++) {
-    const c = src.charCodeAt(i + n);
-    if (c === 34 || c === 39) return src.slice(i, i + n);
-    if (!PREFIX_CODES.has(c)) return null;
-  }
-  return null;
-}
-/** `rRbBuUfFtT` by character code. */
-const PREFIX_CODES = new Set([114, 82, 98, 66, 117, 85, 102, 70, 116, 84]);
