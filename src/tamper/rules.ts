@@ -5,7 +5,7 @@
 import type { RuleId } from '../config/tamper-ids.js';
 import { posix } from 'node:path';
 import { langOf, type Lang } from './lang.js';
-import { splitArgs, type Ref, type Source, type Span } from './scan.js';
+import { headOf, splitArgs, type Interest, type Ref, type Source, type Span } from './scan.js';
 
 export type { RuleId } from '../config/tamper-ids.js';
 
@@ -47,12 +47,6 @@ export function pathMatches(path: string, pat: string): boolean {
 /** A pattern matches a chain only for what the chain itself adds to a value its head holds. */
 const own = (r: Ref, pat: string) => !r.held || !pathMatches(r.held, pat.replace(/\.\*$/, ''));
 
-/** The first name of a path (`os` of `os._exit()`): a pattern matches only paths with its own head. */
-const headOf = (path: string) => {
-  let k = 0;
-  while (k < path.length && path[k] !== '.' && path[k] !== '(' && path[k] !== '[') k++;
-  return k === path.length ? path : path.slice(0, k);
-};
 /** A file's references by the head of what they resolve to and of how they are written: each rule reads only its heads' share. */
 const byHead = new WeakMap<Source, { path: Map<string, Ref[]>; raw: Map<string, Ref[]> }>();
 function refsWithHead(s: Source, key: 'path' | 'raw', head: string): Ref[] {
@@ -78,7 +72,7 @@ function refsWithHead(s: Source, key: 'path' | 'raw', head: string): Ref[] {
  * reference only for these. The patterns of refs(), assigns() and killOwn()
  * add theirs; the finders below that read references otherwise name theirs here.
  */
-export const RULE_HEADS = new Set<string>([
+const RULE_HEADS = new Set<string>([
   'process',
   'Error',
   'globalThis',
@@ -538,8 +532,33 @@ function cEqIgnoresArg(s: Source, j: number, primitive: boolean): number | null 
 
 /** A string that names a test report, or a write of a file whose name looks like one. */
 const REPORT_NAME = /junit|\.xml\b|test-results|surefire-reports/i;
-const WRITERS =
-  /^(write_text|write_bytes|writeFile|writeFileSync|appendFile|appendFileSync|createWriteStream|copyFile|copyFileSync|rename|renameSync|replace|move|copy|copyfile|copy2|WriteFile|Create|OpenFile|write|dump|writeString|newBufferedWriter|newOutputStream)$/;
+/** Last names of calls that may write a file. */
+const WRITERS = new Set([
+  'write_text',
+  'write_bytes',
+  'writeFile',
+  'writeFileSync',
+  'appendFile',
+  'appendFileSync',
+  'createWriteStream',
+  'copyFile',
+  'copyFileSync',
+  'rename',
+  'renameSync',
+  'replace',
+  'move',
+  'copy',
+  'copyfile',
+  'copy2',
+  'WriteFile',
+  'Create',
+  'OpenFile',
+  'write',
+  'dump',
+  'writeString',
+  'newBufferedWriter',
+  'newOutputStream',
+]);
 const reportWrite = (s: Source): Span[] => {
   const { toks } = s;
   const named = (i: number) =>
@@ -550,7 +569,7 @@ const reportWrite = (s: Source): Span[] => {
   const writes = (x: Source): Span[] =>
     x.refs.flatMap((r): Span[] => {
       if (r.path.endsWith('()')) {
-        if (WRITERS.test(lastName(r.path.slice(0, -2)))) return [[r.start, r.end]];
+        if (WRITERS.has(lastName(r.path.slice(0, -2)))) return [[r.start, r.end]];
       }
       // open(name, "w"), fs.open(name, 'w'), os.OpenFile: a mode that writes
       if (OPENERS.test(r.path) && r.calls[0]) {
@@ -573,31 +592,12 @@ const OPENERS = /^(open|io\.open|codecs\.open|fs\.open|fs\.openSync|fs\.promises
  */
 export function ruleReads(r: Ref): boolean {
   if (RULE_HEADS.has(headOf(r.path)) || (r.raw !== r.path && RULE_HEADS.has(headOf(r.raw)))) return true;
-  if (r.path.endsWith('()') && WRITERS.test(lastName(r.path.slice(0, -2)))) return true;
+  if (r.path.endsWith('()') && WRITERS.has(lastName(r.path.slice(0, -2)))) return true;
   return OPENERS.test(r.path) || (r.assigned && CODE_PARTS.test(r.path));
 }
 
 /** First names whose path reads under another head (`posix` as `os`) or that start an opener. */
-const OTHER_HEADS = new Set(['posix', 'nt', '__builtins__', 'open', 'io', 'codecs', 'fs']);
-/** Parts that make a chain's path differ from its parts (jsCanonical, pythonCanonical). */
-const RESPELLED = new Set(['__proto__', 'default', 'constructor', '__dict__']);
-const WORD = /^[\w$]+$/;
-
-/**
- * Whether ruleReads can keep the reference to a chain, told from its parts
- * before its path is built: never false where ruleReads would be true, so
- * the scan gives no path to a chain no rule reads (most of minified code).
- */
-export function mayRead(parts: readonly string[], assigned: boolean): boolean {
-  const first = parts[0];
-  if (assigned || RULE_HEADS.has(first) || OTHER_HEADS.has(first) || !WORD.test(first)) return true;
-  for (const p of parts) if (RESPELLED.has(p)) return true;
-  if (parts[parts.length - 1] !== '()') return false;
-  // A call that may write a file: its last name, however the names before it began.
-  for (let k = parts.length - 2; k >= 0; k--)
-    if (parts[k] !== '()' && parts[k] !== '[]') return !WORD.test(parts[k]) || WRITERS.test(parts[k]);
-  return false;
-}
+const OTHER_HEADS = ['posix', 'nt', '__builtins__', 'open', 'io', 'codecs', 'fs'];
 
 /** The last piece of a path split at `.`, `(`, `[` and `]`, read from its end (`write` of `f.write`); '' when none. */
 function lastName(path: string): string {
@@ -918,6 +918,19 @@ export const RULES: Rule[] = [
   { id: 'report.write', lang: 'go', find: reportWrite },
   { id: 'report.write', lang: 'java', find: reportWrite },
 ];
+
+/**
+ * What ruleReads can keep, for the scan to build no other chain: never
+ * narrower than ruleReads (after RULES, which names every head).
+ */
+export const INTEREST: Interest = {
+  heads: new Set([...RULE_HEADS, ...OTHER_HEADS]),
+  // Parts that make a chain's path differ from its parts (jsCanonical, pythonCanonical).
+  respelled: new Set(['__proto__', 'default', 'constructor', '__dict__']),
+  // The names CODE_PARTS ends with.
+  written: new Set(['__code__', '__globals__']),
+  callees: WRITERS,
+};
 
 /**
  * PEP 263: a `coding` comment on the first two lines other than UTF-8 makes
