@@ -52,8 +52,13 @@ export interface Source {
   close(i: number): number;
 }
 
-/** A name's last simple assignment: the chain it names or the string it holds, and the strings written in it. */
-type Binding = ({ parts: string[] } | { str: string }) & { texts?: string[] };
+/**
+ * A name's last simple assignment: the chain it names or the string it
+ * holds; `rhs`, the token its value starts at (the strings of that
+ * statement are what the name stands for: `texts`, read when first asked);
+ * `head`, what Skim makes of it, also when first asked.
+ */
+type Binding = ({ parts: string[]; rhs?: number; texts?: string[] } | { str: string }) & { head?: Head };
 
 /** Objects whose members are globals: `globalThis.process` is `process`. */
 const GLOBAL_OBJECTS = new Set(['globalThis', 'global', 'window', 'self']);
@@ -145,7 +150,7 @@ export function readSource(
     imports: [],
     close: (i) => (pairs[i] >= 0 ? pairs[i] : toks.length - 1),
     stringAt: (i) => stringOf(toks, bindings, i),
-    textsAt: (i) => textsOf(toks, bindings, i),
+    textsAt: (i) => textsOf(src, bindings, i),
   };
   // Names hold only ASCII word characters unless the file holds other characters or a `\u` escape.
   const plain = !/[^\x00-\x7f]/.test(text) && !text.includes('\\u');
@@ -169,11 +174,21 @@ function stringOf(toks: Tokens, bindings: Map<string, Binding>, i: number): stri
 }
 
 /** The strings a token stands for: its own value, or the strings in what a name was last assigned. */
-function textsOf(toks: Tokens, bindings: Map<string, Binding>, i: number): readonly string[] {
+function textsOf(src: Source, bindings: Map<string, Binding>, i: number): readonly string[] {
+  const { toks } = src;
   const k = toks.k(i);
   if (k === 'str') return [toks.v(i)!];
   const b = k === 'id' && bindings.size ? bindings.get(toks.v(i)!) : undefined;
-  return b ? ('str' in b ? [b.str] : (b.texts ?? NO_TEXTS)) : NO_TEXTS;
+  if (!b) return NO_TEXTS;
+  if ('str' in b) return [b.str];
+  if (b.rhs === undefined) return NO_TEXTS;
+  if (!b.texts) {
+    const stmt = src.stmtOf[b.rhs];
+    b.texts = [];
+    for (let x = b.rhs; x < toks.length && src.stmtOf[x] === stmt; x++)
+      if (toks.k(x) === 'str') b.texts.push(toks.v(x)!);
+  }
+  return b.texts;
 }
 
 /** Every reference a rule can read: each chain the main pass meets, offered to `keep`. */
@@ -251,8 +266,6 @@ type Head = { matters: boolean; name: string; end: string };
  * write a member) or a subscript by a string.
  */
 class Skim {
-  /** Bound names by name: most are met many times. */
-  private readonly heads = new Map<string, Head>();
   /** interest.respelled as a list, compared in place with each member's name. */
   private readonly respelled: string[];
   /** interest.callees, the same way. */
@@ -273,17 +286,16 @@ class Skim {
     return (token && this.plain) || WORD.test(s);
   }
 
-  private head(name: string): Head {
-    let h = this.heads.get(name);
-    if (h) return h;
+  /** What the bound name's chain starts as (kept on its binding: most are met many times). */
+  private head(name: string, b: Binding): Head {
+    if (b.head) return b.head;
     const it = this.interest;
     const parts = this.chains.resolve([name]);
     let last = '';
     for (let k = parts.length - 1; k >= 0 && !last; k--) if (parts[k] !== '()' && parts[k] !== '[]') last = parts[k];
     const matters = atHead(parts[0], it, WORD.test(parts[0])) || parts.some((p) => it.respelled.has(p));
-    h = { matters, name: last, end: parts[parts.length - 1] };
-    this.heads.set(name, h);
-    return h;
+    b.head = { matters, name: last, end: parts[parts.length - 1] };
+    return b.head;
   }
 
   /** Whether the chain at the name i may be kept. */
@@ -295,9 +307,10 @@ class Skim {
     /** The head's last name and last part (`()`, `[]` or a name): the name token's own, or its binding's. */
     let headName = name;
     let headEnd = name;
-    const bound = this.chains.bindings.size > 0 && this.chains.bindings.has(name);
+    const b = this.chains.bindings.size ? this.chains.bindings.get(name) : undefined;
+    const bound = b !== undefined;
     if (bound) {
-      const h = this.head(name);
+      const h = this.head(name, b);
       if (h.matters) return true;
       headName = h.name;
       headEnd = h.end;
@@ -676,10 +689,7 @@ function collectBindings(
     const c = chainAt(rhs);
     // `node = node.parent` says nothing new about what `node` names.
     if (!c || (toks.k(rhs) === 'id' && toks.is(rhs, name))) return;
-    const stmt = src.stmtOf[rhs];
-    const texts: string[] = [];
-    for (let k = rhs; k < toks.length && src.stmtOf[k] === stmt; k++) if (toks.k(k) === 'str') texts.push(toks.v(k)!);
-    bindings.set(name, { parts: c.parts, texts });
+    bindings.set(name, { parts: c.parts, rhs });
   };
   // An import starts a statement or a line (Go and JavaScript may end statements at a newline).
   for (let s = 0; s < toks.length; s++) {
@@ -695,12 +705,15 @@ function collectBindings(
   }
   const declares = (i: number) => toks.is(i, 'const') || toks.is(i, 'let') || toks.is(i, 'var');
   let depth = 0;
+  const python = lang === 'python';
   for (let i = 0; i < toks.length; i++) {
     const kind = toks.k(i);
     const c = toks.opCode(i);
-    if (c === 40 || c === 91 || c === 123) depth++;
-    else if (c === 41 || c === 93 || c === 125) depth = Math.max(0, depth - 1);
+    // Only Python asks how deep in brackets an assignment is.
+    if (python && (c === 40 || c === 91 || c === 123)) depth++;
+    else if (python && (c === 41 || c === 93 || c === 125)) depth = Math.max(0, depth - 1);
     // NAME = chain, NAME := chain, NAME: Type = chain (most names are followed by none of these)
+    if (kind !== 'id' && c !== 123) continue;
     const next = toks.opCode(i + 1);
     if (kind === 'id' && (next === 61 || next === 58 || toks.isOp(i + 1, ':='))) {
       if (toks.k(i - 1) === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.'))) continue;
