@@ -73,7 +73,11 @@ const CASES: [string, string, string[]][] = [
   ['src/a.ts', 'const { NODE_ENV } = process.env;\nif (\n  NODE_ENV == "test"\n) x = 1;\n', ['3 env.sniff']],
   ['src/a.ts', 'if (process.env.NODE_ENV === "production") x = 1;\n', []],
   // the string that names the test environment first or last in its statement
-  ['src/a.js', '"test" === process.env.NODE_ENV && run();\nconst t = process.env.NODE_ENV === "test";\n', ['1 env.sniff', '2 env.sniff']],
+  [
+    'src/a.js',
+    '"test" === process.env.NODE_ENV && run();\nconst t = process.env.NODE_ENV === "test";\n',
+    ['1 env.sniff', '2 env.sniff'],
+  ],
   [
     'src/a.ts',
     'if (process.env.JEST_WORKER_ID) x = 1;\nif (process.env.VITEST) x = 2;\nif (process.env.NODE_TEST_CONTEXT) x = 3;\n',
