@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module';
 import type { Lang } from './lang.js';
 import type { Tokens } from './lex.js';
-import { foreignCoding, mayRead, opaqueLoads, RULE_HEADS, RULES, ruleReads, WHY, type RuleId } from './rules.js';
+import { foreignCoding, INTEREST, opaqueLoads, RULES, ruleReads, WHY, type RuleId } from './rules.js';
 import { readSource, type Span } from './scan.js';
 
 export interface Hit {
@@ -43,7 +43,7 @@ export function hitsIn(
   added: ReadonlySet<number> | null,
   disabled: ReadonlySet<string>,
 ): Hit[] {
-  const src = readSource(text, lang, path, RULE_HEADS, ruleReads, mayRead);
+  const src = readSource(text, lang, path, ruleReads, INTEREST);
   const lineAt = linesOf(text);
   const seen = new Set<string>();
   const out: Hit[] = [];

@@ -5,7 +5,7 @@
 import type { RuleId } from '../config/tamper-ids.js';
 import { posix } from 'node:path';
 import { langOf, type Lang } from './lang.js';
-import { splitArgs, type Ref, type Source, type Span } from './scan.js';
+import { headOf, splitArgs, type Interest, type Ref, type Source, type Span } from './scan.js';
 
 export type { RuleId } from '../config/tamper-ids.js';
 
@@ -47,12 +47,6 @@ export function pathMatches(path: string, pat: string): boolean {
 /** A pattern matches a chain only for what the chain itself adds to a value its head holds. */
 const own = (r: Ref, pat: string) => !r.held || !pathMatches(r.held, pat.replace(/\.\*$/, ''));
 
-/** The first name of a path (`os` of `os._exit()`): a pattern matches only paths with its own head. */
-const headOf = (path: string) => {
-  let k = 0;
-  while (k < path.length && path[k] !== '.' && path[k] !== '(' && path[k] !== '[') k++;
-  return k === path.length ? path : path.slice(0, k);
-};
 /** A file's references by the head of what they resolve to and of how they are written: each rule reads only its heads' share. */
 const byHead = new WeakMap<Source, { path: Map<string, Ref[]>; raw: Map<string, Ref[]> }>();
 function refsWithHead(s: Source, key: 'path' | 'raw', head: string): Ref[] {
@@ -78,7 +72,7 @@ function refsWithHead(s: Source, key: 'path' | 'raw', head: string): Ref[] {
  * reference only for these. The patterns of refs(), assigns() and killOwn()
  * add theirs; the finders below that read references otherwise name theirs here.
  */
-export const RULE_HEADS = new Set<string>([
+const RULE_HEADS = new Set<string>([
   'process',
   'Error',
   'globalThis',
@@ -137,9 +131,8 @@ function tokensWhere(s: Source, test: (i: number) => boolean, needle?: RegExp): 
   for (let i = 0; i < s.toks.length; i++) if (test(i)) out.push([i, i + 1]);
   return out;
 }
-/** Spans of the strings whose value matches re (and so holds needle). */
-const stringsWhere = (s: Source, re: RegExp, needle: RegExp): Span[] =>
-  tokensWhere(s, (i) => s.toks.k(i) === 'str' && re.test(s.toks.v(i)!), needle);
+/** A test of a token: a string whose value matches re. */
+const stringMatching = (re: RegExp) => (s: Source, i: number) => s.toks.k(i) === 'str' && re.test(s.toks.v(i)!);
 const imports =
   (...mods: string[]) =>
   (s: Source): Span[] =>
@@ -181,15 +174,22 @@ function isDocstring(s: Source, i: number): boolean {
   return k >= 0 && s.stmts.end(k) - s.stmts.start(k) === 1;
 }
 
-/** Statements holding both a match of `a` and one of `b`: spans of the `a` matches. */
+/** Spans of the `a` matches whose statement holds a token that passes `b`. */
 const together =
-  (a: (s: Source) => Span[], b: (s: Source) => Span[]) =>
+  (a: (s: Source) => Span[], b: (s: Source, i: number) => boolean) =>
   (s: Source): Span[] => {
-    const found = a(s);
-    // Most files have no match of `a` (a write, an environment read): `b` is then not looked for in every string.
-    if (!found.length) return [];
-    const stmts = new Set(b(s).map(([i]) => s.stmtOf[i]));
-    return found.filter(([i]) => stmts.has(s.stmtOf[i]));
+    // Only the statements `a` matched in are read, each once (a file may hold thousands of `process.env` reads).
+    const holds = new Map<number, boolean>();
+    return a(s).filter(([i]) => {
+      const k = s.stmtOf[i];
+      let yes = holds.get(k);
+      if (yes === undefined) {
+        yes = false;
+        for (let x = s.stmts.start(k); x < s.stmts.end(k) && !yes; x++) yes = b(s, x);
+        holds.set(k, yes);
+      }
+      return yes;
+    });
   };
 
 // --- entry points, where leaving the process is the code's job ---
@@ -261,7 +261,7 @@ const exitListener = (s: Source): Span[] =>
 
 /** `NODE_ENV` in the same statement as a string naming the test environment. */
 const nodeEnvTest = (s: Source): Span[] =>
-  together(words(/^NODE_ENV$/, /NODE_ENV/), (x) => stringsWhere(x, /^test(ing)?$/i, /test/i))(s);
+  together(words(/^NODE_ENV$/, /NODE_ENV/), stringMatching(/^test(ing)?$/i))(s);
 
 /** The test framework named next to the module table or the command line: `"pytest" in sys.modules`. */
 const frameworkProbe = together(
@@ -283,12 +283,7 @@ const frameworkProbe = together(
     'flag.Lookup',
     'flag.CommandLine',
   ),
-  (x) =>
-    stringsWhere(
-      x,
-      /pytest|unittest|jest|vitest|mocha|node:test|^-?test\.|\.test$/i,
-      /pytest|unittest|jest|vitest|mocha|node:test|test\.|\.test/i,
-    ),
+  stringMatching(/pytest|unittest|jest|vitest|mocha|node:test|^-?test\.|\.test$/i),
 );
 
 /** `typeof jest !== "undefined"`, `globalThis.describe`: the test runner's globals. */
@@ -323,14 +318,16 @@ const captureStack = (s: Source): Span[] =>
     .map((r) => [r.start, r.end]);
 
 /** `new Error().stack`, `(new Error).stack`, `const e = new Error(); e.stack`. */
-const freshStack =
-  (members: RegExp, ctors: RegExp) =>
-  (s: Source): Span[] => {
-    const out: Span[] = s.refs.filter((r) => ctors.test(r.path) && members.test(r.path)).map((r) => [r.start, r.end]);
-    let at: Map<number, Ref> | undefined;
+const freshStack = (members: RegExp, names: string[]) => {
+  const ctors = new RegExp(`^(${names.join('|')})\\(\\)`);
+  return (s: Source): Span[] => {
+    // Only a reference whose path starts at a constructor can pass ctors.
+    const made = names.flatMap((h) => refsWithHead(s, 'path', h));
+    const out: Span[] = made.filter((r) => ctors.test(r.path) && members.test(r.path)).map((r) => [r.start, r.end]);
+    if (!made.length) return out;
+    const at = new Map(made.map((r) => [r.start, r]));
     for (const i of s.toks.holding(/new/)) {
       if (!s.toks.is(i, 'new') || s.toks.k(i) !== 'id') continue;
-      at ??= new Map(s.refs.map((r) => [r.start, r]));
       const r = at.get(i + 1);
       if (!r || !ctors.test(r.path.replace(/$/, '()'))) continue;
       let j = r.end;
@@ -339,6 +336,7 @@ const freshStack =
     }
     return out;
   };
+};
 
 // --- comparison that does not look at what it compares ---
 
@@ -366,11 +364,16 @@ function reads(s: Source, a: number, b: number, names: string[]): boolean {
 /** Python: `__eq__`/`__ne__` (a def, a lambda, or a function bound to the name) whose result does not depend on its argument. */
 const pythonEq = (s: Source): Span[] => {
   const { toks } = s;
-  const defs = new Map<string, number>();
-  for (const d of toks.holding(/def/)) {
-    const i = d + 1;
-    if (toks.k(i) === 'id' && toks.is(i - 1, 'def') && toks.is(i + 1, '(')) defs.set(toks.v(i)!, i);
-  }
+  /** Each function's name and the token of its last def: read when a name is bound to `__eq__` (seldom). */
+  let defs: Map<string, number> | undefined;
+  const defsOf = () => {
+    defs = new Map<string, number>();
+    for (const d of toks.holding(/def/)) {
+      const i = d + 1;
+      if (toks.k(i) === 'id' && toks.is(i - 1, 'def') && toks.is(i + 1, '(')) defs.set(toks.v(i)!, i);
+    }
+    return defs;
+  };
   const out: Span[] = [];
   for (const i of toks.holding(/__eq__|__ne__/)) {
     const k = toks.k(i);
@@ -384,13 +387,10 @@ const pythonEq = (s: Source): Span[] => {
     if (!(toks.is(i + 1, '=') || toks.is(i + 1, ':') || toks.is(i + 1, ','))) continue;
     if (toks.is(j, 'lambda')) {
       if (pyLambdaIgnoresArg(s, j)) out.push([i, j + 1]);
-    } else if (
-      toks.k(j) === 'id' &&
-      defs.has(toks.v(j)!) &&
-      !toks.is(j + 1, '(') &&
-      pyDefIgnoresArg(s, defs.get(toks.v(j)!)!)
-    )
-      out.push([i, j + 1]);
+    } else if (toks.k(j) === 'id' && !toks.is(j + 1, '(')) {
+      const def = (defs ?? defsOf()).get(toks.v(j)!);
+      if (def !== undefined && pyDefIgnoresArg(s, def)) out.push([i, j + 1]);
+    }
   }
   return out;
 };
@@ -538,11 +538,36 @@ function cEqIgnoresArg(s: Source, j: number, primitive: boolean): number | null 
 
 /** A string that names a test report, or a write of a file whose name looks like one. */
 const REPORT_NAME = /junit|\.xml\b|test-results|surefire-reports/i;
-const WRITERS =
-  /^(write_text|write_bytes|writeFile|writeFileSync|appendFile|appendFileSync|createWriteStream|copyFile|copyFileSync|rename|renameSync|replace|move|copy|copyfile|copy2|WriteFile|Create|OpenFile|write|dump|writeString|newBufferedWriter|newOutputStream)$/;
+/** Last names of calls that may write a file. */
+const WRITERS = new Set([
+  'write_text',
+  'write_bytes',
+  'writeFile',
+  'writeFileSync',
+  'appendFile',
+  'appendFileSync',
+  'createWriteStream',
+  'copyFile',
+  'copyFileSync',
+  'rename',
+  'renameSync',
+  'replace',
+  'move',
+  'copy',
+  'copyfile',
+  'copy2',
+  'WriteFile',
+  'Create',
+  'OpenFile',
+  'write',
+  'dump',
+  'writeString',
+  'newBufferedWriter',
+  'newOutputStream',
+]);
 const reportWrite = (s: Source): Span[] => {
   const { toks } = s;
-  const named = (i: number) =>
+  const named = (_: Source, i: number) =>
     toks.k(i) === 'str'
       ? !isDocstring(s, i) && REPORT_NAME.test(toks.v(i)!)
       : toks.k(i) === 'id' && !toks.is(i - 1, '.') && s.textsAt(i).some((t) => REPORT_NAME.test(t));
@@ -550,7 +575,7 @@ const reportWrite = (s: Source): Span[] => {
   const writes = (x: Source): Span[] =>
     x.refs.flatMap((r): Span[] => {
       if (r.path.endsWith('()')) {
-        if (WRITERS.test(lastName(r.path.slice(0, -2)))) return [[r.start, r.end]];
+        if (WRITERS.has(lastName(r.path.slice(0, -2)))) return [[r.start, r.end]];
       }
       // open(name, "w"), fs.open(name, 'w'), os.OpenFile: a mode that writes
       if (OPENERS.test(r.path) && r.calls[0]) {
@@ -559,8 +584,7 @@ const reportWrite = (s: Source): Span[] => {
       }
       return [];
     });
-  const names = (): Span[] => tokensWhere(s, named);
-  return [...junit, ...together(writes, names)(s)];
+  return [...junit, ...together(writes, named)(s)];
 };
 
 const OPENERS = /^(open|io\.open|codecs\.open|fs\.open|fs\.openSync|fs\.promises\.open)\(\)/;
@@ -573,31 +597,12 @@ const OPENERS = /^(open|io\.open|codecs\.open|fs\.open|fs\.openSync|fs\.promises
  */
 export function ruleReads(r: Ref): boolean {
   if (RULE_HEADS.has(headOf(r.path)) || (r.raw !== r.path && RULE_HEADS.has(headOf(r.raw)))) return true;
-  if (r.path.endsWith('()') && WRITERS.test(lastName(r.path.slice(0, -2)))) return true;
+  if (r.path.endsWith('()') && WRITERS.has(lastName(r.path.slice(0, -2)))) return true;
   return OPENERS.test(r.path) || (r.assigned && CODE_PARTS.test(r.path));
 }
 
 /** First names whose path reads under another head (`posix` as `os`) or that start an opener. */
-const OTHER_HEADS = new Set(['posix', 'nt', '__builtins__', 'open', 'io', 'codecs', 'fs']);
-/** Parts that make a chain's path differ from its parts (jsCanonical, pythonCanonical). */
-const RESPELLED = new Set(['__proto__', 'default', 'constructor', '__dict__']);
-const WORD = /^[\w$]+$/;
-
-/**
- * Whether ruleReads can keep the reference to a chain, told from its parts
- * before its path is built: never false where ruleReads would be true, so
- * the scan gives no path to a chain no rule reads (most of minified code).
- */
-export function mayRead(parts: readonly string[], assigned: boolean): boolean {
-  const first = parts[0];
-  if (assigned || RULE_HEADS.has(first) || OTHER_HEADS.has(first) || !WORD.test(first)) return true;
-  for (const p of parts) if (RESPELLED.has(p)) return true;
-  if (parts[parts.length - 1] !== '()') return false;
-  // A call that may write a file: its last name, however the names before it began.
-  for (let k = parts.length - 2; k >= 0; k--)
-    if (parts[k] !== '()' && parts[k] !== '[]') return !WORD.test(parts[k]) || WRITERS.test(parts[k]);
-  return false;
-}
+const OTHER_HEADS = ['posix', 'nt', '__builtins__', 'open', 'io', 'codecs', 'fs'];
 
 /** The last piece of a path split at `.`, `(`, `[` and `]`, read from its end (`write` of `f.write`); '' when none. */
 function lastName(path: string): string {
@@ -799,7 +804,7 @@ export const RULES: Rule[] = [
     find: all(
       refs('Error.prepareStackTrace', 'arguments.callee.caller'),
       captureStack,
-      freshStack(/\.stack\b/, /^(Error|TypeError|RangeError)\(\)/),
+      freshStack(/\.stack\b/, ['Error', 'TypeError', 'RangeError']),
       imports(
         'callsites',
         'caller-callsite',
@@ -826,7 +831,7 @@ export const RULES: Rule[] = [
         'Thread.getAllStackTraces',
         'sun.reflect.Reflection.getCallerClass',
       ),
-      freshStack(/\.getStackTrace\b/, /^(Throwable|Exception|RuntimeException|Error)\(\)/),
+      freshStack(/\.getStackTrace\b/, ['Throwable', 'Exception', 'RuntimeException', 'Error']),
     ),
   },
 
@@ -918,6 +923,19 @@ export const RULES: Rule[] = [
   { id: 'report.write', lang: 'go', find: reportWrite },
   { id: 'report.write', lang: 'java', find: reportWrite },
 ];
+
+/**
+ * What ruleReads can keep, for the scan to build no other chain: never
+ * narrower than ruleReads (after RULES, which names every head).
+ */
+export const INTEREST: Interest = {
+  heads: new Set([...RULE_HEADS, ...OTHER_HEADS]),
+  // Parts that make a chain's path differ from its parts (jsCanonical, pythonCanonical).
+  respelled: new Set(['__proto__', 'default', 'constructor', '__dict__']),
+  // The names CODE_PARTS ends with.
+  written: new Set(['__code__', '__globals__']),
+  callees: WRITERS,
+};
 
 /**
  * PEP 263: a `coding` comment on the first two lines other than UTF-8 makes

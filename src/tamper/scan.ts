@@ -52,8 +52,13 @@ export interface Source {
   close(i: number): number;
 }
 
-/** A name's last simple assignment: the chain it names or the string it holds, and the strings written in it. */
-type Binding = ({ parts: string[] } | { str: string }) & { texts?: string[] };
+/**
+ * A name's last simple assignment: the chain it names or the string it
+ * holds; `rhs`, the token its value starts at (the strings of that
+ * statement are what the name stands for: `texts`, read when first asked);
+ * `head`, what Skim makes of it, also when first asked.
+ */
+type Binding = ({ parts: string[]; rhs?: number; texts?: string[] } | { str: string }) & { head?: Head };
 
 /** Objects whose members are globals: `globalThis.process` is `process`. */
 const GLOBAL_OBJECTS = new Set(['globalThis', 'global', 'window', 'self']);
@@ -91,6 +96,13 @@ const SPECIAL_LAST = new Set(
   ),
 );
 
+/** The first name of a path (`os` of `os._exit()`): a pattern matches only paths with its own head. */
+export function headOf(path: string): string {
+  let k = 0;
+  while (k < path.length && path[k] !== '.' && path[k] !== '(' && path[k] !== '[') k++;
+  return k === path.length ? path : path.slice(0, k);
+}
+
 export function joinPath(parts: string[]): string {
   let out = parts[0] ?? '';
   for (let k = 1; k < parts.length; k++) out += parts[k] === '()' || parts[k] === '[]' ? parts[k] : '.' + parts[k];
@@ -98,21 +110,31 @@ export function joinPath(parts: string[]): string {
 }
 
 /**
- * `heads`: the only first names a rule reads a reference by; a lone name
- * that is none of them, bound to nothing and followed by no member, call or
- * subscript, gets no reference (most names in a large file are such).
- * Without it every name gets one. `reads`: whether a rule can read a
- * reference; the file keeps only those (without it, every one). `mayRead`:
- * the same told from a chain's parts, never narrower: a chain it refuses
- * gets no path.
+ * What the rules can read, so that the scan gives a path to no other chain:
+ * a chain whose first name (after bindings) is one of `heads`, one with a
+ * part in `respelled` (its path reads under another name), a write whose
+ * last name is one of `written`, or a call whose last name is one of
+ * `callees` (a name that is no plain word counts as any of these).
+ */
+export interface Interest {
+  heads: ReadonlySet<string>;
+  respelled: ReadonlySet<string>;
+  written: ReadonlySet<string>;
+  callees: ReadonlySet<string>;
+}
+
+/**
+ * `reads`: whether a rule can read a reference; the file keeps only those
+ * (without it, every one). `interest`: what `reads` can keep, told before a
+ * chain is built: a chain that cannot be one gets no parts and no path
+ * (most chains of a large file). Without it every chain is built.
  */
 export function readSource(
   text: string,
   lang: Lang,
   path: string,
-  heads?: ReadonlySet<string>,
   reads?: (r: Ref) => boolean,
-  mayRead?: (parts: readonly string[], assigned: boolean) => boolean,
+  interest?: Interest,
 ): Source {
   const toks = lex(text, lang, /\.[jt]sx$/i.test(path));
   const pairs = matchBrackets(toks);
@@ -128,12 +150,15 @@ export function readSource(
     imports: [],
     close: (i) => (pairs[i] >= 0 ? pairs[i] : toks.length - 1),
     stringAt: (i) => stringOf(toks, bindings, i),
-    textsAt: (i) => textsOf(toks, bindings, i),
+    textsAt: (i) => textsOf(src, bindings, i),
   };
+  // Names hold only ASCII word characters unless the file holds other characters or a `\u` escape.
+  const plain = !/[^\x00-\x7f]/.test(text) && !text.includes('\\u');
   const chains = new Chains(src, bindings);
+  const skim = interest && new Skim(src, chains, interest, plain);
   const stars: string[] = [];
   collectBindings(src, bindings, src.imports, stars, (i) => chains.at(i));
-  collectRefs(src, chains, stars, heads, mayRead, (r) => {
+  collectRefs(src, chains, stars, skim, (r) => {
     if (!reads || reads(r)) src.refs.push(r);
   });
   return src;
@@ -149,11 +174,21 @@ function stringOf(toks: Tokens, bindings: Map<string, Binding>, i: number): stri
 }
 
 /** The strings a token stands for: its own value, or the strings in what a name was last assigned. */
-function textsOf(toks: Tokens, bindings: Map<string, Binding>, i: number): readonly string[] {
+function textsOf(src: Source, bindings: Map<string, Binding>, i: number): readonly string[] {
+  const { toks } = src;
   const k = toks.k(i);
   if (k === 'str') return [toks.v(i)!];
   const b = k === 'id' && bindings.size ? bindings.get(toks.v(i)!) : undefined;
-  return b ? ('str' in b ? [b.str] : (b.texts ?? NO_TEXTS)) : NO_TEXTS;
+  if (!b) return NO_TEXTS;
+  if ('str' in b) return [b.str];
+  if (b.rhs === undefined) return NO_TEXTS;
+  if (!b.texts) {
+    const stmt = src.stmtOf[b.rhs];
+    b.texts = [];
+    for (let x = b.rhs; x < toks.length && src.stmtOf[x] === stmt; x++)
+      if (toks.k(x) === 'str') b.texts.push(toks.v(x)!);
+  }
+  return b.texts;
 }
 
 /** Every reference a rule can read: each chain the main pass meets, offered to `keep`. */
@@ -161,12 +196,12 @@ function collectRefs(
   src: Source,
   chains: Chains,
   stars: string[],
-  heads: ReadonlySet<string> | undefined,
-  mayRead: ((parts: readonly string[], assigned: boolean) => boolean) | undefined,
+  skim: Skim | undefined,
   keep: (r: Ref) => void,
 ): void {
   const { toks, lang, close } = src;
   const bindings = chains.bindings;
+  const interest = skim?.interest;
   for (let i = 0; i < toks.length; i++) {
     const kind = toks.k(i);
     if (kind !== 'id' && !(kind === 'op' && toks.opCode(i) === 40)) continue;
@@ -186,20 +221,149 @@ function collectRefs(
     }
     if (prev === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.'))) continue;
     if (lang === 'python' && prev === 'id' && (toks.is(i - 1, 'def') || toks.is(i - 1, 'class'))) continue;
-    if (heads && !stars.length && !chainOn(toks, i + 1)) {
-      const name = toks.v(i)!;
-      if (unread(name, heads) && !bindings.has(name)) continue;
-    }
+    if (skim && !stars.length && !skim.mayMatter(i)) continue;
     const c = chains.at(i);
     if (!c) continue;
     const assigned = assignOp(toks, c.end);
     // Assigning a bare name rebinds the name; it writes nothing it named before.
     const parts = assigned && c.end === i + 1 ? [toks.v(i)!] : c.parts;
-    if (!mayRead || mayRead(parts, assigned)) keep(chains.ref(parts, i, c.end, c.calls, assigned));
+    if (!interest || mayRead(parts, assigned, interest)) keep(chains.ref(parts, i, c.end, c.calls, assigned));
     if (c.setter) keep(c.setter);
     // `from os import *`: a name bound nowhere in the file may come from a star import.
     if (stars.length && !bindings.has(toks.v(i)!))
       for (const m of stars) keep(chains.ref([...m.split('.'), ...parts], i, c.end, c.calls, assigned));
+  }
+}
+
+const WORD = /^[\w$]+$/;
+
+/** Whether a path whose first part is `first` starts at a head: a part that is no plain word may hold a `.` (`require("process.exit")`). */
+function atHead(first: string, it: Interest, word: boolean): boolean {
+  return it.heads.has(first) || (!word && it.heads.has(headOf(first)));
+}
+
+/** Whether `reads` can keep the reference to a chain of these parts: `interest` told from the parts. */
+function mayRead(parts: readonly string[], assigned: boolean, it: Interest): boolean {
+  if (atHead(parts[0], it, WORD.test(parts[0]))) return true;
+  for (const p of parts) if (it.respelled.has(p)) return true;
+  const last = parts[parts.length - 1];
+  if (assigned) return last !== '()' && last !== '[]' && (it.written.has(last) || !WORD.test(last));
+  if (last !== '()') return false;
+  // A call: its last name, however the names before it began.
+  for (let k = parts.length - 2; k >= 0; k--)
+    if (parts[k] !== '()' && parts[k] !== '[]') return !WORD.test(parts[k]) || it.callees.has(parts[k]);
+  return false;
+}
+
+/** What a bound name's chain starts as, for Skim: whether it matters already, its last name and its last part. */
+type Head = { matters: boolean; name: string; end: string };
+
+/**
+ * The same as mayRead told from a chain's tokens before it is built: the
+ * head through its binding, then each member, subscript and call as
+ * Chains.follow walks them. Never false where the built chain would be
+ * kept; true for any chain with a special call (it may load a module or
+ * write a member) or a subscript by a string.
+ */
+class Skim {
+  /** interest.respelled as a list, compared in place with each member's name. */
+  private readonly respelled: string[];
+  /** interest.callees, the same way. */
+  private readonly callees: string[];
+  constructor(
+    private readonly src: Source,
+    private readonly chains: Chains,
+    readonly interest: Interest,
+    /** No name in the file can be other than a plain word (ASCII, no escape). */
+    private readonly plain: boolean,
+  ) {
+    this.respelled = [...interest.respelled];
+    this.callees = [...interest.callees];
+  }
+
+  /** Whether s is a plain word; `token`: s is a name token's (a binding's parts may come from strings). */
+  private word(s: string, token: boolean): boolean {
+    return (token && this.plain) || WORD.test(s);
+  }
+
+  /** What the bound name's chain starts as (kept on its binding: most are met many times). */
+  private head(name: string, b: Binding): Head {
+    if (b.head) return b.head;
+    const it = this.interest;
+    const parts = this.chains.resolve([name]);
+    let last = '';
+    for (let k = parts.length - 1; k >= 0 && !last; k--) if (parts[k] !== '()' && parts[k] !== '[]') last = parts[k];
+    const matters = atHead(parts[0], it, WORD.test(parts[0])) || parts.some((p) => it.respelled.has(p));
+    b.head = { matters, name: last, end: parts[parts.length - 1] };
+    return b.head;
+  }
+
+  /** Whether the chain at the name i may be kept. */
+  mayMatter(i: number): boolean {
+    const { src, interest: it } = this;
+    const { toks } = src;
+    const name = toks.v(i)!;
+    if (atHead(name, it, this.word(name, true))) return true;
+    /** The head's last name and last part (`()`, `[]` or a name): the name token's own, or its binding's. */
+    let headName = name;
+    let headEnd = name;
+    const b = this.chains.bindings.size ? this.chains.bindings.get(name) : undefined;
+    const bound = b !== undefined;
+    if (bound) {
+      const h = this.head(name, b);
+      if (h.matters) return true;
+      headName = h.name;
+      headEnd = h.end;
+    }
+    /** The token of the last member's name (-1: none yet); the last part: -1 the head's, -2 a call or subscript, else that member. */
+    let member = -1;
+    let at = -1;
+    let call = headEnd === '()';
+    let j = i + 1;
+    while (j < toks.length && toks.k(j) === 'op') {
+      const dot = toks.is(j, '.');
+      if ((dot || toks.is(j, '?.')) && toks.k(j + 1) === 'id') {
+        at = member = j + 1;
+        for (let r = 0; r < this.respelled.length; r++) if (toks.is(at, this.respelled[r])) return true;
+        call = false;
+        j += 2;
+        continue;
+      }
+      if (!dot && toks.is(j, '?.') && toks.is(j + 1, '(')) {
+        j++;
+        continue;
+      }
+      if (toks.is(j, '!') && src.lang === 'js' && toks.isOp(j + 1, '.')) {
+        j++;
+        continue;
+      }
+      if (toks.is(j, '[')) {
+        const end = src.close(j);
+        if (end === j + 2 && src.stringAt(j + 1) !== null) return true;
+        at = -2;
+        call = false;
+        j = end + 1;
+        continue;
+      }
+      if (toks.is(j, '(')) {
+        if (at >= 0 ? SPECIAL_LAST.has(toks.v(at)!) : at === -1 && SPECIAL_LAST.has(headEnd)) return true;
+        at = -2;
+        call = true;
+        j = src.close(j) + 1;
+        continue;
+      }
+      break;
+    }
+    if (assignOp(toks, j)) {
+      // A write counts by its last member; a bare name assigned is rebound (its own name was told above).
+      if (at < 0) return false;
+      const last = toks.v(at)!;
+      return it.written.has(last) || !this.word(last, true);
+    }
+    if (!call) return false;
+    if (member < 0) return it.callees.has(headName) || !this.word(headName, !bound);
+    for (let k = 0; k < this.callees.length; k++) if (toks.is(member, this.callees[k])) return true;
+    return !this.plain && !WORD.test(toks.v(member)!);
   }
 }
 
@@ -347,18 +511,6 @@ class Chains {
   }
 }
 
-/** Whether token j carries a chain on past a name: `.`, `?.`, `!`, `[` or `(`. */
-function chainOn(toks: Tokens, j: number): boolean {
-  if (toks.k(j) !== 'op') return false;
-  const c = toks.opCode(j);
-  return c === 46 || c === 33 || c === 91 || c === 40 || toks.is(j, '?.');
-}
-
-/** A lone name no rule reads by its head: `posix`, `nt` and `__builtins__` read as `os` and `builtins`. */
-function unread(name: string, heads: ReadonlySet<string>): boolean {
-  return !heads.has(name) && name !== 'posix' && name !== 'nt' && name !== '__builtins__';
-}
-
 /** Keywords after which `(` opens an expression, not a call's arguments. */
 const EXPRESSION_AFTER = new Set([
   'return',
@@ -386,6 +538,9 @@ const EXPRESSION_AFTER = new Set([
 
 function assignOp(toks: Tokens, i: number): boolean {
   if (toks.k(i) !== 'op') return false;
+  // Most operators are one character: only `=` of those assigns (read without slicing it).
+  const c = toks.opCode(i);
+  if (c !== 0) return c === 61;
   const v = toks.v(i)!;
   if (!v.endsWith('=')) return false;
   return v === '=' || /^[-+*/%&|^@]=$|^(\*\*|\/\/|>>|<<|\?\?|&&|\|\|)=$/.test(v);
@@ -534,10 +689,7 @@ function collectBindings(
     const c = chainAt(rhs);
     // `node = node.parent` says nothing new about what `node` names.
     if (!c || (toks.k(rhs) === 'id' && toks.is(rhs, name))) return;
-    const stmt = src.stmtOf[rhs];
-    const texts: string[] = [];
-    for (let k = rhs; k < toks.length && src.stmtOf[k] === stmt; k++) if (toks.k(k) === 'str') texts.push(toks.v(k)!);
-    bindings.set(name, { parts: c.parts, texts });
+    bindings.set(name, { parts: c.parts, rhs });
   };
   // An import starts a statement or a line (Go and JavaScript may end statements at a newline).
   for (let s = 0; s < toks.length; s++) {
@@ -553,12 +705,15 @@ function collectBindings(
   }
   const declares = (i: number) => toks.is(i, 'const') || toks.is(i, 'let') || toks.is(i, 'var');
   let depth = 0;
+  const python = lang === 'python';
   for (let i = 0; i < toks.length; i++) {
     const kind = toks.k(i);
     const c = toks.opCode(i);
-    if (c === 40 || c === 91 || c === 123) depth++;
-    else if (c === 41 || c === 93 || c === 125) depth = Math.max(0, depth - 1);
+    // Only Python asks how deep in brackets an assignment is.
+    if (python && (c === 40 || c === 91 || c === 123)) depth++;
+    else if (python && (c === 41 || c === 93 || c === 125)) depth = Math.max(0, depth - 1);
     // NAME = chain, NAME := chain, NAME: Type = chain (most names are followed by none of these)
+    if (kind !== 'id' && c !== 123) continue;
     const next = toks.opCode(i + 1);
     if (kind === 'id' && (next === 61 || next === 58 || toks.isOp(i + 1, ':='))) {
       if (toks.k(i - 1) === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.'))) continue;

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { hitsIn } from '../../src/tamper/hits.js';
 import { langOf } from '../../src/tamper/lang.js';
-import { mayRead, RULE_HEADS, ruleReads } from '../../src/tamper/rules.js';
+import { INTEREST, ruleReads } from '../../src/tamper/rules.js';
 import { readSource } from '../../src/tamper/scan.js';
 
 const hits = (path: string, text: string, disabled: string[] = []) =>
@@ -72,6 +72,12 @@ const CASES: [string, string, string[]][] = [
   ['src/a.ts', 'if (process.env.NODE_ENV === "test") x = 1;\n', ['1 env.sniff']],
   ['src/a.ts', 'const { NODE_ENV } = process.env;\nif (\n  NODE_ENV == "test"\n) x = 1;\n', ['3 env.sniff']],
   ['src/a.ts', 'if (process.env.NODE_ENV === "production") x = 1;\n', []],
+  // the string that names the test environment first or last in its statement
+  [
+    'src/a.js',
+    '"test" === process.env.NODE_ENV && run();\nconst t = process.env.NODE_ENV === "test";\n',
+    ['1 env.sniff', '2 env.sniff'],
+  ],
   [
     'src/a.ts',
     'if (process.env.JEST_WORKER_ID) x = 1;\nif (process.env.VITEST) x = 2;\nif (process.env.NODE_TEST_CONTEXT) x = 3;\n',
@@ -290,9 +296,9 @@ test('files of other types are not read', () => {
   assert.is(langOf('src/x.TSX'), 'js');
 });
 
-test('a chain told unread from its parts is one no rule reads: the references kept are the same', () => {
+test('a chain told unread from its tokens or its parts is one no rule reads: the references kept are the same', () => {
   const refsOf = (path: string, text: string, told: boolean) =>
-    readSource(text, langOf(path)!, path, RULE_HEADS, ruleReads, told ? mayRead : undefined).refs.map(
+    readSource(text, langOf(path)!, path, ruleReads, told ? INTEREST : undefined).refs.map(
       (r) => `${r.start} ${r.path} ${r.raw}`,
     );
   const texts: [string, string][] = [
@@ -304,6 +310,25 @@ test('a chain told unread from its parts is one no rule reads: the references ke
       'import posix as p\np._exit(0)\n__builtins__.open("x", "w")\nos.__dict__["_exit"](0)\nio.open("r.xml")\n',
     ],
     ['src/a.py', 'from pathlib import Path\nPath("r.xml").write_text(x)\nf.__code__ = g.__code__\nq.r.s()\n'],
+    // aliases: a bound head, a writer or a special call reached through a name, a string held in a name
+    ['src/a.js', 'const w = f.write; w(d); const p = process; p.exit(0); const k = "exit"; o[k](); q[k].z();'],
+    ['src/a.js', 'const { get } = Reflect; get(process, "exit")(0); const d = Object; d.defineProperty(g, "x", {});'],
+    ['src/a.js', 'const m = require("x.write"); m(); require("./a").b.c; f(process); a!.b.write(1); a?.(1).dump();'],
+    ['src/a.js', 'x.y["__code__"] = 1; x.__globals__ = 2; o.constructor.z(); e.default(); v.__proto__.w; n = 5;'],
+    ['src/a.js', 'const \\u0077 = f.\\u0077rite; \\u0077(1); o.\\u0064efault.exit(); ｅ.x(); (0, a.b)(c);'],
+    [
+      'src/a.py',
+      'g = getattr\ng(os, "_exit")(0)\nw = f.write\nw(x)\nn = "_exit"\nos.__dict__[n](0)\nsys.modules["os"]._exit(0)\n',
+    ],
+    ['src/a.py', 'import os as ｏ\nｏ._exit(0)\nx.__code__ = 1\nv = vars(os)\nv["_exit"](0)\ndef __code__(): pass\n'],
+    ['src/a.py', 'from os import *\n_exit(0)\nq.write(1)\n'],
+    // a name that decodes to more than a word; a bare name that holds a call's result
+    ['src/a.js', 'process\\u002eexit(0); const s = out.createWriteStream(p); use(s); const m = require("./m"); m.x;'],
+    ['src/a.py', 'os\u2024_exit(0)\nh = f.write_text(x)\nprint(h)\nw = f.write.__dict__\nw(1)\n'],
+    [
+      'src/a.js',
+      'process\\u002eexitCode = 1; f(process\\u002eargv); a.b\\u002ewrite(1); a.b\\u002e__code__ = 1; const q = o.write.__proto__; q();',
+    ],
   ];
   for (const [path, text] of texts)
     assert.equal(refsOf(path, text, true), refsOf(path, text, false), `${path}: ${text}`);
