@@ -15,6 +15,7 @@ import {
   objectish,
   ownKeys,
   reflectDefine,
+  setPrototypeOf,
 } from './taken.js';
 
 /** Whether a call with these arguments is refused; `who` reads the stack, only when the arguments make it matter. */
@@ -65,20 +66,35 @@ export function guarded(owner: any, name: string, event: string, judge: CallJudg
     fronts.set(fn, w);
     return w;
   };
+  // What was put behind the wrapper on the owner itself, apart: most reads are of the owner, and need no lookup.
+  let own: ((...args: unknown[]) => unknown) | undefined;
   Object.defineProperty(owner, name, {
     get() {
-      const fn =
-        (this !== null && typeof this === 'object') || typeof this === 'function' ? behind.get(this) : undefined;
-      return front(fn ?? real);
+      if (this === owner) return front(own ?? real);
+      return front((objectish(this) ? behind.get(this) : undefined) ?? real);
     },
     set(fn) {
       replaced(`${event} replaced`, name);
-      if (typeof fn === 'function' && this !== null && (typeof this === 'object' || typeof this === 'function'))
-        behind.set(this, fn);
+      if (typeof fn !== 'function' || !objectish(this)) return;
+      if (this === owner) own = fn as (...args: unknown[]) => unknown;
+      else behind.set(this, fn as (...args: unknown[]) => unknown);
     },
     configurable: false,
     enumerable: true,
   });
+  keepFast(owner);
+}
+
+/**
+ * V8 turns an object whose data properties are made accessors to dictionary
+ * mode, where each read of one is a lookup its optimizer cannot inline
+ * (assert.ok, Array.from or JSON.stringify in a property's loop cost several
+ * times as much); an object that is some object's prototype it makes fast
+ * again once read (test/properties/guard-node-fast.test.ts). Nothing else
+ * about the owner changes.
+ */
+export function keepFast(owner: object): void {
+  setPrototypeOf({}, owner);
 }
 
 /**
@@ -182,6 +198,7 @@ export function lockMethods(owner: any, label: string, sealed: boolean, owners: 
     );
   }
   if (sealed) Object.preventExtensions(owner);
+  keepFast(owner);
 }
 
 // The well-known symbols: added to a built-in prototype, each changes what a
