@@ -1,9 +1,10 @@
 // The Node runtime guard's preload: its typed modules
 // (src/properties/guard/node/) bundled into the one CommonJS file each
 // guarded run writes out and loads. The build embeds the text
-// (scripts/build.mjs); tests and benches that open a guard session take it
-// from here.
+// (scripts/build.mjs); tests and benches that open a guard session take it,
+// and the Python guard's files beside it, from here.
 import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -21,4 +22,15 @@ export async function nodeGuardPreload() {
     logLevel: 'warning',
   });
   return outputFiles[0].text;
+}
+
+/** What a guard session is opened with: the Python guard's files and the Node preload, from this checkout. */
+export async function guardSources() {
+  const source = (f) => readFileSync(path.join(ROOT, 'src/properties/guard', f), 'utf8');
+  return {
+    sitecustomize: source('sitecustomize.py'),
+    pythonGuard: source('patchwarden_guard.py'),
+    pytestPlugin: source('pytest_plugin.py'),
+    preload: await nodeGuardPreload(),
+  };
 }

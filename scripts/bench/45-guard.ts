@@ -5,24 +5,18 @@
 // --test), alternating, medians of several runs. The guarded time includes
 // opening the channel and judging its records.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openGuard, type GuardSources } from '../../src/properties/guard/session.js';
 import { propertyRunEnv, TREE_ENV } from '../../src/properties/runenv.js';
-import { nodeGuardPreload } from '../guard-preload.mjs';
-import { PROJECT, benchEnv, type Row } from './lib.js';
+import { guardSources } from '../guard-preload.mjs';
+import { benchEnv, type Row } from './lib.js';
 
 const RUNS = 5;
 const CASES = 200;
 
-const source = (f: string) => readFileSync(path.join(PROJECT, 'src/properties/guard', f), 'utf8');
-const SOURCES: GuardSources = {
-  sitecustomize: source('sitecustomize.py'),
-  pythonGuard: source('patchwarden_guard.py'),
-  pytestPlugin: source('pytest_plugin.py'),
-  preload: await nodeGuardPreload(),
-};
+const SOURCES: GuardSources = await guardSources();
 
 const PY_PROPERTY = `import pytest\nfrom bill import total\n\n@pytest.mark.parametrize("n", range(${CASES}))\ndef test_total(n, record_property):\n    record_property("invariant", "bill.total_non_negative")\n    assert total(list(range(n))) >= 0\n`;
 const JS_PROPERTY = `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { total } from '../../src/bill.mjs';\nfor (let n = 0; n < ${CASES}; n++) test(\`total \${n} [invariant:bill.total_non_negative]\`, () => assert.ok(total(Array.from({ length: n }, (_, i) => i)) >= 0));\n`;

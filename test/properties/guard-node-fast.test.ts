@@ -5,23 +5,17 @@
 // again (once read, as a property's loop reads it); what it locks stays
 // locked. A real guarded Node process, asked
 // through V8's own %HasFastProperties.
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type GuardSources, openGuard } from '../../src/properties/guard/session.js';
 import { propertyRunEnv } from '../../src/properties/runenv.js';
-import { nodeGuardPreload } from '../../scripts/guard-preload.mjs';
-import { cleanEnv, PROJECT, sh } from '../helpers/repo.js';
+import { guardSources } from '../../scripts/guard-preload.mjs';
+import { cleanEnv, sh } from '../helpers/repo.js';
 
-const source = (f: string) => readFileSync(path.join(PROJECT, 'src/properties/guard', f), 'utf8');
-const SOURCES: GuardSources = {
-  sitecustomize: source('sitecustomize.py'),
-  pythonGuard: source('patchwarden_guard.py'),
-  pytestPlugin: source('pytest_plugin.py'),
-  preload: await nodeGuardPreload(),
-};
+const SOURCES: GuardSources = await guardSources();
 
 // The objects the guard locks that are no prototype V8 keeps fast anyway.
 const PROBE = `const assert = require('node:assert');

@@ -6,25 +6,19 @@
 // and tsx both start, is no process the guard waits on. An honest property
 // passes with no finding, a red one stays red, and production code ending
 // the worker is still a finding. Real node --test, the real guard.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type GuardSources, openGuard } from '../../src/properties/guard/session.js';
 import { propertyRunEnv } from '../../src/properties/runenv.js';
-import { nodeGuardPreload } from '../../scripts/guard-preload.mjs';
+import { guardSources } from '../../scripts/guard-preload.mjs';
 import { PROJECT, sh } from '../helpers/repo.js';
 import { cleanupSealed, SealedProject, statusOf } from './sealed-node-site.js';
 
 test.after.each(cleanupSealed);
 
-const source = (f: string) => readFileSync(path.join(PROJECT, 'src/properties/guard', f), 'utf8');
-const SOURCES: GuardSources = {
-  sitecustomize: source('sitecustomize.py'),
-  pythonGuard: source('patchwarden_guard.py'),
-  pytestPlugin: source('pytest_plugin.py'),
-  preload: await nodeGuardPreload(),
-};
+const SOURCES: GuardSources = await guardSources();
 
 const SPEC =
   "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { total } from '../src/bill.mjs';\ntest('total', () => { assert.equal(total([1, 2]), 3); });\n";
