@@ -20,7 +20,7 @@ import { ciRun } from '../replay/ci.js';
 import { OVERRIDE_TRAILER, overrideLines } from '../owners/override.js';
 import { exitCode, type LayerResult } from './layer.js';
 import { containedSoFar, containedLines } from '../runner/contain.js';
-import { sealedLines, sealedSoFar } from '../properties/sealed/env.js';
+import { sealedLines, sealedCalls, sealedSoFar } from '../properties/sealed/env.js';
 import { containedLayer, enforceRequired, kernelLayer, requirements } from './require.js';
 import { checkedSeed } from '../runner/seed.js';
 import { Facts } from '../judge/facts.js';
@@ -162,6 +162,7 @@ export async function run(args: string[]): Promise<number> {
       required,
       contained: containedSoFar(),
       sealed: sealedSoFar(),
+      sealed_calls: sealedCalls(),
       overrides: overrides.granted,
       layers: jsonLayers(layers),
       ...(scratch && { scratch: { file: values.scratch, ...scratch } }),

@@ -22,7 +22,7 @@ import { revertViolation } from '../properties/verdict.js';
 import { stateLines } from '../properties/report.js';
 import type { InvariantVerdict } from '../properties/states.js';
 import { containedSoFar } from '../runner/contain.js';
-import { sealedSoFar } from '../properties/sealed/env.js';
+import { sealedCalls, sealedSoFar } from '../properties/sealed/env.js';
 import { judgeTamper } from '../tamper/judge.js';
 import { Facts } from '../judge/facts.js';
 import { runPlan, type Plan } from '../judge/rule.js';
@@ -432,6 +432,7 @@ export async function run(args: string[]): Promise<number> {
         refs: verdicts.map(({ violations: _, ...rest }) => rest),
         contained: containedSoFar(),
         sealed: sealedSoFar(),
+        sealed_calls: sealedCalls(),
       },
       'patchwarden: pre-push ok',
     ),

@@ -22,7 +22,7 @@ import type { Config } from '../config/schema.js';
 import { isOracle } from '../zones/classify.js';
 import { classifierFor } from '../config/classifier.js';
 import { containedLines, containedSoFar } from '../runner/contain.js';
-import { partsSealedLine, sealedLines } from '../properties/sealed/env.js';
+import { partsSealedLine, sealedCalls, sealedLines } from '../properties/sealed/env.js';
 import { refactorExemption } from './ack.js';
 
 export const help = `usage: patchwarden revert-check [--base REV] [--head REV] [--side head|base [--shard K/N] --out FILE | --merge FILE...] [--format text|json] [--config PATH] [-C DIR]
@@ -131,6 +131,7 @@ export async function run(args: string[]): Promise<number> {
       revert_run: result.revert_run,
       contained: containedSoFar(),
       sealed: result.sealed,
+      sealed_calls: sealedCalls(),
     },
     text: [
       ...textLines(result),

@@ -6,7 +6,7 @@
 // reach; the worker's temporary root is a folder of its own, so nothing it
 // writes lands where the property process reads (Hypothesis's database, the
 // report).
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -54,9 +54,43 @@ export function sealedSoFar(): SealedMode | null {
   return weakest;
 }
 
-/** The output's line on it, or none when no property ran. */
+// The calls property processes made to their workers, summed over the runs of this process.
+const crossed = { calls: 0, ms: 0 };
+/** From this many calls on, the output says what they cost (about 50 to 70 µs each, docs/sealed-node.md). */
+const MANY_CALLS = 100_000;
+
+/** The calls property processes made to their workers so far, or null when none did. */
+export function sealedCalls(): { calls: number; ms: number } | null {
+  return crossed.calls ? { ...crossed } : null;
+}
+
+/** The output's lines on it, or none when no property ran. */
 export function sealedLines(): string[] {
-  return weakest ? [`sealed: ${weakest} (${sealedWhy(weakest, wantedMode)})`] : [];
+  if (!weakest) return [];
+  const calls = crossed.calls
+    ? `; ${crossed.calls.toLocaleString('en-US')} calls crossed to the worker, ${(crossed.ms / 1000).toFixed(1)} s in them`
+    : '';
+  const lines = [`sealed: ${weakest} (${sealedWhy(weakest, wantedMode)})${calls}`];
+  if (crossed.calls >= MANY_CALLS)
+    lines.push(
+      "sealed: each call from a property to production code is a round trip to the worker (tens of µs, whatever the call does): fewer, larger calls cost less, such as one call with all of a case's inputs (docs/sealed-node.md#what-it-costs)",
+    );
+  return lines;
+}
+
+/** Adds up the figures the property processes of one run wrote (runtime.cjs and patchwarden_sealed_runtime.py). */
+function tally(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    try {
+      const { calls, ms } = JSON.parse(readFileSync(path.join(dir, name), 'utf8'));
+      if (Number.isSafeInteger(calls) && Number.isSafeInteger(ms) && calls > 0 && ms >= 0) {
+        crossed.calls += calls;
+        crossed.ms += ms;
+      }
+    } catch {
+      // A figure cut short (a process killed while writing it) is left out.
+    }
+  }
 }
 
 /** The line of a merge of matrix parts: the weakest mode their runs got, on the machines that ran them. */
@@ -108,7 +142,15 @@ export function openSealed(config: Config): SealedSession | null {
   noteMode(mode, config.properties.sealed);
   if (mode === 'off') return null;
   const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'patchwarden-sealed-')));
-  const dispose = () => rmSync(dir, { recursive: true, force: true });
+  const calls = path.join(dir, 'calls');
+  const dispose = () => {
+    try {
+      tally(calls);
+    } catch {
+      // No figures: the line goes without them.
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
   try {
     const runtime = path.join(dir, 'runtime');
     write(path.join(runtime, 'python'), PYTHON_SEALED);
@@ -116,6 +158,7 @@ export function openSealed(config: Config): SealedSession | null {
     writeFileSync(path.join(runtime, 'confine.py'), confineSource);
     const workerTmp = path.join(dir, 'worker');
     mkdirSync(path.join(workerTmp, 'home'), { recursive: true });
+    mkdirSync(calls);
     const file = path.join(dir, 'sealed.json');
     return {
       mode,
@@ -132,7 +175,7 @@ export function openSealed(config: Config): SealedSession | null {
                   linked: setup.linked,
                   runtime,
                   tmp,
-                  deny: [...setup.deny, file],
+                  deny: [...setup.deny, file, calls],
                   pathVar: env.PATH ?? '',
                   pythonPath: (worker.PYTHONPATH ?? '').split(path.delimiter).filter((p) => path.isAbsolute(p)),
                 },
@@ -141,7 +184,7 @@ export function openSealed(config: Config): SealedSession | null {
             : [];
         writeFileSync(
           file,
-          JSON.stringify({ mode, root: setup.tree, src: setup.src, confine, env: defined(worker), tmp }),
+          JSON.stringify({ mode, root: setup.tree, src: setup.src, confine, env: defined(worker), tmp, calls }),
         );
         return propertyEnv(env, runtime, file);
       },

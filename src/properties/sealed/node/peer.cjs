@@ -34,6 +34,7 @@ const WELL_KNOWN_BY_NAME = Object.fromEntries([...WELL_KNOWN].map(([s, n]) => [n
 const TYPED_BY_NAME = new Map(TYPED.map((t) => [t.name, t]));
 /** This folder's files are the runtime's own: their frames leave a crossed stack. */
 const OWN = path.dirname(__filename) + path.sep;
+const now = process.hrtime.bigint;
 
 /** A TypeError for what a handle cannot do: its answer would come from production code. */
 function refuse(what) {
@@ -97,6 +98,9 @@ class Peer {
     this.ended = null;
     this.nextId = 1;
     this.nextQ = 1;
+    /** Time spent in calls to the other side, the outermost ones only (ns), for the run's cost line. */
+    this.inCalls = 0n;
+    this.depth = 0;
     /** Local objects the other side holds handles to, both ways. */
     this.locals = new Map();
     this.localIds = new Map();
@@ -247,6 +251,7 @@ class Peer {
   /** A synchronous call into the other side. */
   call(op, fields) {
     const q = this.nextQ++;
+    const start = this.depth++ === 0 ? now() : 0n;
     // Blocking once for the call's send and its wait: each switch is a system call.
     this.blocking(true);
     let r;
@@ -255,6 +260,7 @@ class Peer {
       r = this.wait(q);
     } finally {
       this.blocking(false);
+      if (--this.depth === 0) this.inCalls += now() - start;
     }
     if (this.refusal) throw this.refusal;
     const v = this.dec(r.v);

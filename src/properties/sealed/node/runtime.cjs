@@ -5,7 +5,7 @@
 // loads in this process. PROP_SEED stays this process's: the property's
 // own seeding reads it, and fast-check starts with it as its global seed.
 const { spawn } = require('node:child_process');
-const { readFileSync, realpathSync } = require('node:fs');
+const { readFileSync, realpathSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
 const path = require('node:path');
 const { Peer, MODE, intrinsics } = require('./peer.cjs');
@@ -15,7 +15,7 @@ const KEY = Symbol.for('patchwarden.sealed.runtime');
 const FAST_CHECK_CJS = /[\\/]node_modules[\\/]fast-check[\\/]lib[\\/](?:cjs[\\/])?fast-check\.js$/;
 
 class Runtime {
-  /** @param {{ src: string[], confine: string[], env: Record<string, string>, root: string }} config */
+  /** @param {{ src: string[], confine: string[], env: Record<string, string>, root: string, calls: string }} config */
   constructor(config) {
     this.config = config;
     this.src = new Set(config.src);
@@ -46,7 +46,21 @@ class Runtime {
     child.unref();
     const socket = child.stdio[3];
     this.peer = new Peer({ fd: socket._handle.fd, handle: socket._handle, socket, side: 'property' });
+    process.on('exit', () => this.tally());
     return this.peer;
+  }
+
+  /** This process's calls to its worker, for the run's cost line (config.calls: a folder the worker cannot reach). */
+  tally() {
+    const { peer } = this;
+    try {
+      writeFileSync(
+        path.join(this.config.calls, `${process.pid}.json`),
+        JSON.stringify({ calls: peer.nextQ - 1, ms: Number(peer.inCalls / 1_000_000n) }),
+      );
+    } catch {
+      // The figure is told, never judged: a process that cannot write it costs the line only.
+    }
   }
 
   /** module.exports of a src file, loaded in the worker (a CommonJS require here). */
