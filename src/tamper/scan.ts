@@ -137,8 +137,7 @@ export function readSource(
   interest?: Interest,
 ): Source {
   const toks = lex(text, lang, /\.[jt]sx$/i.test(path));
-  const pairs = matchBrackets(toks);
-  const { stmtOf, stmts } = statements(toks, lang);
+  const { pairs, stmtOf, stmts } = structure(toks, lang);
   const bindings = new Map<string, Binding>();
   const src: Source = {
     lang,
@@ -585,23 +584,6 @@ export function splitArgs(toks: Tokens, start: number, end: number): Span[] {
   return out;
 }
 
-/** The closing bracket of each opening one, by token index (-1: none, or not a bracket). */
-function matchBrackets(toks: Tokens): Int32Array {
-  const pairs = new Int32Array(toks.length).fill(-1);
-  const stack: number[] = [];
-  /** The opener's code of each closer's: `(` 40 of `)` 41, `[` 91 of `]` 93, `{` 123 of `}` 125. */
-  const opener = (c: number) => (c === 41 ? 40 : c - 2);
-  for (let i = 0; i < toks.length; i++) {
-    const c = toks.opCode(i);
-    if (c === 40 || c === 91 || c === 123) stack.push(i);
-    else if (c === 41 || c === 93 || c === 125) {
-      // A stray closer (bad or partial code) closes nothing.
-      if (stack.length && toks.opCode(stack[stack.length - 1]) === opener(c)) pairs[stack.pop()!] = i;
-    }
-  }
-  return pairs;
-}
-
 /** The token ranges of a file's statements, in two typed arrays: minified code holds millions of statements. */
 export class Statements {
   length = 0;
@@ -637,33 +619,49 @@ export class Statements {
   }
 }
 
-/** Python statements end at a logical newline or `;`; the others at `;`, `{` and `}`. */
-function statements(toks: Tokens, lang: Lang): { stmtOf: Int32Array; stmts: Statements } {
-  const stmtOf = new Int32Array(toks.length).fill(-1);
-  const stmts = new Statements(toks.length);
+/**
+ * In one walk of the tokens: the closing bracket of each opening one, by
+ * token index (-1: none, or not a bracket), and the statements. Python
+ * statements end at a logical newline or `;`; the others at `;`, `{` and `}`.
+ */
+function structure(toks: Tokens, lang: Lang): { pairs: Int32Array; stmtOf: Int32Array; stmts: Statements } {
+  const n = toks.length;
+  const pairs = new Int32Array(n).fill(-1);
+  const stmtOf = new Int32Array(n).fill(-1);
+  const stmts = new Statements(n);
+  const open: number[] = [];
+  /** The opener's code of each closer's: `(` 40 of `)` 41, `[` 91 of `]` 93, `{` 123 of `}` 125. */
+  const opener = (c: number) => (c === 41 ? 40 : c - 2);
+  const python = lang === 'python';
+  const go = lang === 'go';
   let from = 0;
   /** Ends the statement before token i; a separator (`;`, newline) belongs to none. */
-  const end = (i: number, separator = true) => {
+  const end = (i: number, separator: boolean) => {
     if (i > from) {
-      for (let k = from; k < i; k++) stmtOf[k] = stmts.length;
+      stmtOf.fill(stmts.length, from, i);
       stmts.push(from, i);
     }
     from = separator ? i + 1 : i;
   };
-  for (let i = 0; i < toks.length; i++) {
+  for (let i = 0; i < n; i++) {
     const c = toks.opCode(i);
-    if (toks.k(i) === 'nl' || c === 59 || (lang !== 'python' && (c === 123 || c === 125))) end(i);
+    if (c === 40 || c === 91 || c === 123) open.push(i);
+    else if (c === 41 || c === 93 || c === 125) {
+      // A stray closer (bad or partial code) closes nothing.
+      if (open.length && toks.opCode(open[open.length - 1]) === opener(c)) pairs[open.pop()!] = i;
+    }
+    if (c === 59 || (!python && (c === 123 || c === 125)) || (c === 0 && toks.k(i) === 'nl')) end(i, true);
     // Go ends a statement at a line break after a name, literal or closing bracket.
     else if (
-      lang === 'go' &&
-      i + 1 < toks.length &&
+      go &&
+      i + 1 < n &&
       toks.line(i + 1) > toks.endLine(i) &&
       (toks.k(i) !== 'op' || /^([)\]}]|\+\+|--)$/.test(toks.v(i)!))
     )
       end(i + 1, false);
   }
-  end(toks.length);
-  return { stmtOf, stmts };
+  end(n, true);
+  return { pairs, stmtOf, stmts };
 }
 
 /** What an unbound name stands for: no strings (shared; most names are unbound). */
