@@ -208,17 +208,16 @@ function collectRefs(
     if (kind === 'op') {
       // A parenthesized chain that goes on after its `)`; a call's parentheses are the chain before them.
       const after = close(i) + 1;
-      if (toks.k(after) !== 'op' || !(toks.is(after, '.') || toks.is(after, '?.') || toks.is(after, '['))) continue;
-      const called =
-        prev === 'str' ||
-        (prev === 'id' && !EXPRESSION_AFTER.has(toks.v(i - 1)!)) ||
-        (prev === 'op' && (toks.is(i - 1, ')') || toks.is(i - 1, ']')));
+      const a = toks.opCode(after);
+      if (!(a === 46 || a === 91 || (a === 0 && toks.isOp(after, '?.')))) continue;
+      const p = toks.opCode(i - 1);
+      const called = prev === 'str' || (prev === 'id' && !EXPRESSION_AFTER.has(toks.v(i - 1)!)) || p === 41 || p === 93;
       if (called) continue;
       const c = chains.at(i);
       if (c && c.end > close(i) + 1) keep(chains.ref(c.parts, i, c.end, c.calls, assignOp(toks, c.end)));
       continue;
     }
-    if (prev === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.'))) continue;
+    if (prev === 'op' && (toks.opCode(i - 1) === 46 || toks.is(i - 1, '?.'))) continue;
     if (lang === 'python' && prev === 'id' && (toks.is(i - 1, 'def') || toks.is(i - 1, 'class'))) continue;
     if (skim && !stars.length && !skim.mayMatter(i)) continue;
     const c = chains.at(i);
@@ -267,8 +266,6 @@ type Head = { matters: boolean; name: string; end: string };
 class Skim {
   /** interest.respelled as a list, compared in place with each member's name. */
   private readonly respelled: string[];
-  /** interest.callees, the same way. */
-  private readonly callees: string[];
   constructor(
     private readonly src: Source,
     private readonly chains: Chains,
@@ -277,7 +274,6 @@ class Skim {
     private readonly plain: boolean,
   ) {
     this.respelled = [...interest.respelled];
-    this.callees = [...interest.callees];
   }
 
   /** Whether s is a plain word; `token`: s is a name token's (a binding's parts may come from strings). */
@@ -317,26 +313,34 @@ class Skim {
     /** The token of the last member's name (-1: none yet); the last part: -1 the head's, -2 a call or subscript, else that member. */
     let member = -1;
     let at = -1;
+    /** The last member's name, sliced when first needed (at a call, or to tell the callee). */
+    let memberName: string | undefined;
     let call = headEnd === '()';
     let j = i + 1;
-    while (j < toks.length && toks.k(j) === 'op') {
-      const dot = toks.is(j, '.');
-      if ((dot || toks.is(j, '?.')) && toks.k(j + 1) === 'id') {
-        at = member = j + 1;
-        for (let r = 0; r < this.respelled.length; r++) if (toks.is(at, this.respelled[r])) return true;
-        call = false;
-        j += 2;
-        continue;
+    // Each step reads its operator's code once: most chains end at their first token after the head.
+    for (;;) {
+      const c = toks.opCode(j);
+      const optional = c === 0 && toks.isOp(j, '?.');
+      if (c === 46 || optional) {
+        if (toks.k(j + 1) === 'id') {
+          at = member = j + 1;
+          memberName = undefined;
+          for (let r = 0; r < this.respelled.length; r++) if (toks.is(at, this.respelled[r])) return true;
+          call = false;
+          j += 2;
+          continue;
+        }
+        if (optional && toks.is(j + 1, '(')) {
+          j++;
+          continue;
+        }
+        break;
       }
-      if (!dot && toks.is(j, '?.') && toks.is(j + 1, '(')) {
+      if (c === 33 && src.lang === 'js' && toks.opCode(j + 1) === 46) {
         j++;
         continue;
       }
-      if (toks.is(j, '!') && src.lang === 'js' && toks.isOp(j + 1, '.')) {
-        j++;
-        continue;
-      }
-      if (toks.is(j, '[')) {
+      if (c === 91) {
         const end = src.close(j);
         if (end === j + 2 && src.stringAt(j + 1) !== null) return true;
         at = -2;
@@ -344,8 +348,9 @@ class Skim {
         j = end + 1;
         continue;
       }
-      if (toks.is(j, '(')) {
-        if (at >= 0 ? SPECIAL_LAST.has(toks.v(at)!) : at === -1 && SPECIAL_LAST.has(headEnd)) return true;
+      if (c === 40) {
+        if (at >= 0 ? SPECIAL_LAST.has((memberName ??= toks.v(at)!)) : at === -1 && SPECIAL_LAST.has(headEnd))
+          return true;
         at = -2;
         call = true;
         j = src.close(j) + 1;
@@ -356,13 +361,13 @@ class Skim {
     if (assignOp(toks, j)) {
       // A write counts by its last member; a bare name assigned is rebound (its own name was told above).
       if (at < 0) return false;
-      const last = toks.v(at)!;
+      const last = (memberName ??= toks.v(at)!);
       return it.written.has(last) || !this.word(last, true);
     }
     if (!call) return false;
     if (member < 0) return it.callees.has(headName) || !this.word(headName, !bound);
-    for (let k = 0; k < this.callees.length; k++) if (toks.is(member, this.callees[k])) return true;
-    return !this.plain && !WORD.test(toks.v(member)!);
+    const last = memberName ?? toks.v(member)!;
+    return it.callees.has(last) || !this.word(last, true);
   }
 }
 
@@ -417,22 +422,26 @@ class Chains {
     const { toks, lang, src } = this;
     const chain: Chain = { parts: head, end: from, calls, setter }; // head is fresh: resolve() and a chain's own parts are never shared
     let j = from;
-    while (j < toks.length && toks.k(j) === 'op') {
-      const dot = toks.is(j, '.');
-      if ((dot || toks.is(j, '?.')) && toks.k(j + 1) === 'id') {
-        chain.parts.push(toks.v(j + 1)!);
-        j += 2;
-        continue;
+    for (;;) {
+      const c = toks.opCode(j);
+      const optional = c === 0 && toks.isOp(j, '?.');
+      if (c === 46 || optional) {
+        if (toks.k(j + 1) === 'id') {
+          chain.parts.push(toks.v(j + 1)!);
+          j += 2;
+          continue;
+        }
+        if (optional && toks.is(j + 1, '(')) {
+          j++;
+          continue;
+        }
+        break;
       }
-      if (!dot && toks.is(j, '?.') && toks.is(j + 1, '(')) {
+      if (c === 33 && lang === 'js' && toks.opCode(j + 1) === 46) {
         j++;
         continue;
       }
-      if (toks.is(j, '!') && lang === 'js' && toks.isOp(j + 1, '.')) {
-        j++;
-        continue;
-      }
-      if (toks.is(j, '[')) {
+      if (c === 91) {
         const end = src.close(j);
         const name = end === j + 2 ? src.stringAt(j + 1) : null;
         // `sys.modules["os"]._exit` is the module itself.
@@ -442,7 +451,7 @@ class Chains {
         j = end + 1;
         continue;
       }
-      if (toks.is(j, '(')) {
+      if (c === 40) {
         j = this.call(i, j, chain, depth);
         continue;
       }
