@@ -137,7 +137,8 @@ export function readSource(
   interest?: Interest,
 ): Source {
   const toks = lex(text, lang, /\.[jt]sx$/i.test(path));
-  const { pairs, stmtOf, stmts } = structure(toks, lang);
+  const shape = structure(toks, lang);
+  const { pairs, stmtOf, stmts } = shape;
   const bindings = new Map<string, Binding>();
   const src: Source = {
     lang,
@@ -156,7 +157,7 @@ export function readSource(
   const chains = new Chains(src, bindings);
   const skim = interest && new Skim(src, chains, interest, plain);
   const stars: string[] = [];
-  collectBindings(src, bindings, src.imports, stars, (i) => chains.at(i));
+  collectBindings(src, shape, bindings, src.imports, stars, (i) => chains.at(i));
   collectRefs(src, chains, stars, skim, (r) => {
     if (!reads || reads(r)) src.refs.push(r);
   });
@@ -629,20 +630,38 @@ export class Statements {
 }
 
 /**
- * In one walk of the tokens: the closing bracket of each opening one, by
- * token index (-1: none, or not a bracket), and the statements. Python
- * statements end at a logical newline or `;`; the others at `;`, `{` and `}`.
+ * A file's shape, from one walk of its tokens: the closing bracket of each
+ * opening one, by token index (-1: none, or not a bracket); the statements
+ * (Python's end at a logical newline or `;`, the others' at `;`, `{` and
+ * `}`); and where a binding may start, so that collectBindings reads only
+ * those tokens: `heads`, each `import`, `from` and `export`; `names`, each
+ * name before `=`, `:` or `:=`, and in JavaScript each `{` after a name
+ * (`const { a } = …`), with (Python) how deep in brackets it is.
  */
-function structure(toks: Tokens, lang: Lang): { pairs: Int32Array; stmtOf: Int32Array; stmts: Statements } {
+interface Shape {
+  pairs: Int32Array;
+  stmtOf: Int32Array;
+  stmts: Statements;
+  heads: number[];
+  names: number[];
+  depths: number[];
+}
+
+function structure(toks: Tokens, lang: Lang): Shape {
   const n = toks.length;
-  const pairs = new Int32Array(n).fill(-1);
-  const stmtOf = new Int32Array(n).fill(-1);
-  const stmts = new Statements(n);
+  const shape: Shape = {
+    pairs: new Int32Array(n).fill(-1),
+    stmtOf: new Int32Array(n).fill(-1),
+    stmts: new Statements(n),
+    heads: [],
+    names: [],
+    depths: [],
+  };
+  const { pairs, stmtOf, stmts, heads, names, depths } = shape;
   const open: number[] = [];
   /** The opener's code of each closer's: `(` 40 of `)` 41, `[` 91 of `]` 93, `{` 123 of `}` 125. */
   const opener = (c: number) => (c === 41 ? 40 : c - 2);
   const python = lang === 'python';
-  const go = lang === 'go';
   let from = 0;
   /** Ends the statement before token i; a separator (`;`, newline) belongs to none. */
   const end = (i: number, separator: boolean) => {
@@ -652,25 +671,39 @@ function structure(toks: Tokens, lang: Lang): { pairs: Int32Array; stmtOf: Int32
     }
     from = separator ? i + 1 : i;
   };
+  /** Python's bracket depth, as an assignment reads it: a stray closer stops at 0. */
+  let depth = 0;
+  let prevName = false;
   for (let i = 0; i < n; i++) {
     const c = toks.opCode(i);
-    if (c === 40 || c === 91 || c === 123) open.push(i);
-    else if (c === 41 || c === 93 || c === 125) {
+    const kind = c === 0 ? toks.k(i) : 'op';
+    if (c === 40 || c === 91 || c === 123) {
+      open.push(i);
+      depth++;
+    } else if (c === 41 || c === 93 || c === 125) {
       // A stray closer (bad or partial code) closes nothing.
       if (open.length && toks.opCode(open[open.length - 1]) === opener(c)) pairs[open.pop()!] = i;
+      depth = Math.max(0, depth - 1);
     }
-    if (c === 59 || (!python && (c === 123 || c === 125)) || (c === 0 && toks.k(i) === 'nl')) end(i, true);
+    if (kind === 'id') {
+      if (toks.is(i, 'import') || toks.is(i, 'from') || toks.is(i, 'export')) heads.push(i);
+    } else if (prevName && (c === 61 || c === 58 || (kind === 'op' && toks.is(i, ':=')))) {
+      names.push(i - 1);
+      if (python) depths.push(depth);
+    } else if (prevName && c === 123 && lang === 'js') names.push(i);
+    prevName = kind === 'id';
+    if (c === 59 || (!python && (c === 123 || c === 125)) || kind === 'nl') end(i, true);
     // Go ends a statement at a line break after a name, literal or closing bracket.
     else if (
-      go &&
+      lang === 'go' &&
       i + 1 < n &&
       toks.line(i + 1) > toks.endLine(i) &&
-      (toks.k(i) !== 'op' || /^([)\]}]|\+\+|--)$/.test(toks.v(i)!))
+      (kind !== 'op' || /^([)\]}]|\+\+|--)$/.test(toks.v(i)!))
     )
       end(i + 1, false);
   }
   end(n, true);
-  return { pairs, stmtOf, stmts };
+  return shape;
 }
 
 /** What an unbound name stands for: no strings (shared; most names are unbound). */
@@ -681,6 +714,7 @@ type ChainAt = (i: number) => { parts: string[]; end: number } | null;
 /** Imports and simple assignments: the names a file binds, and the modules it loads. */
 function collectBindings(
   src: Source,
+  shape: Shape,
   bindings: Map<string, Binding>,
   imports: Import[],
   stars: string[],
@@ -699,8 +733,7 @@ function collectBindings(
     bindings.set(name, { parts: c.parts, rhs });
   };
   // An import starts a statement or a line (Go and JavaScript may end statements at a newline).
-  for (let s = 0; s < toks.length; s++) {
-    if (toks.k(s) !== 'id' || !(toks.is(s, 'import') || toks.is(s, 'from') || toks.is(s, 'export'))) continue;
+  for (const s of shape.heads) {
     const stmt = src.stmtOf[s];
     if (src.stmts.start(stmt) !== s && s > 0 && toks.endLine(s - 1) === toks.line(s)) continue;
     const e = stmt >= 0 ? src.stmts.end(stmt) : toks.length;
@@ -711,19 +744,11 @@ function collectBindings(
     else if (lang === 'java' && word === 'import') javaImport(toks, s, e, bindings, imports);
   }
   const declares = (i: number) => toks.is(i, 'const') || toks.is(i, 'let') || toks.is(i, 'var');
-  let depth = 0;
-  const python = lang === 'python';
-  for (let i = 0; i < toks.length; i++) {
-    const kind = toks.k(i);
-    const c = toks.opCode(i);
-    // Only Python asks how deep in brackets an assignment is.
-    if (python && (c === 40 || c === 91 || c === 123)) depth++;
-    else if (python && (c === 41 || c === 93 || c === 125)) depth = Math.max(0, depth - 1);
-    // NAME = chain, NAME := chain, NAME: Type = chain (most names are followed by none of these)
-    if (kind !== 'id' && c !== 123) continue;
-    const next = toks.opCode(i + 1);
-    if (kind === 'id' && (next === 61 || next === 58 || toks.isOp(i + 1, ':='))) {
-      if (toks.k(i - 1) === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.'))) continue;
+  for (let n = 0; n < shape.names.length; n++) {
+    const i = shape.names[n];
+    // NAME = chain, NAME := chain, NAME: Type = chain
+    if (toks.k(i) === 'id') {
+      if (toks.k(i - 1) === 'op' && (toks.opCode(i - 1) === 46 || toks.is(i - 1, '?.'))) continue;
       let j = i + 1;
       const declared = lang === 'js' ? declares(i - 1) : lang === 'python' && src.stmts.start(src.stmtOf[i]) === i;
       if (declared && toks.isOp(j, ':')) {
@@ -733,11 +758,12 @@ function collectBindings(
       // In Python, `NAME = x` inside brackets is a keyword argument or a parameter's default: it names no
       // module or function, though its string still tells what `open(path, mode="w")` does.
       const assigns =
-        toks.isOp(j, ':=') || (toks.isOp(j, '=') && (lang !== 'python' || depth === 0 || toks.k(j + 1) === 'str'));
+        toks.isOp(j, ':=') ||
+        (toks.isOp(j, '=') && (lang !== 'python' || shape.depths[n] === 0 || toks.k(j + 1) === 'str'));
       if (assigns && j + 1 < toks.length && !toks.is(i, '_')) bindChain(toks.v(i)!, j + 1);
     }
     // const { a, b: c, d: { e } } = chain
-    if (lang === 'js' && c === 123 && toks.k(i - 1) === 'id' && declares(i - 1)) {
+    else if (declares(i - 1)) {
       const end = src.close(i);
       if (toks.is(end + 1, '=')) {
         const rhs = toks.is(end + 2, 'await') ? end + 3 : end + 2;
