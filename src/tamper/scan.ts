@@ -137,8 +137,8 @@ export function readSource(
   interest?: Interest,
 ): Source {
   const toks = lex(text, lang, /\.[jt]sx$/i.test(path));
-  const pairs = matchBrackets(toks);
-  const { stmtOf, stmts } = statements(toks, lang);
+  const shape = structure(toks, lang);
+  const { pairs, stmtOf, stmts } = shape;
   const bindings = new Map<string, Binding>();
   const src: Source = {
     lang,
@@ -157,7 +157,7 @@ export function readSource(
   const chains = new Chains(src, bindings);
   const skim = interest && new Skim(src, chains, interest, plain);
   const stars: string[] = [];
-  collectBindings(src, bindings, src.imports, stars, (i) => chains.at(i));
+  collectBindings(src, shape, bindings, src.imports, stars, (i) => chains.at(i));
   collectRefs(src, chains, stars, skim, (r) => {
     if (!reads || reads(r)) src.refs.push(r);
   });
@@ -209,17 +209,16 @@ function collectRefs(
     if (kind === 'op') {
       // A parenthesized chain that goes on after its `)`; a call's parentheses are the chain before them.
       const after = close(i) + 1;
-      if (toks.k(after) !== 'op' || !(toks.is(after, '.') || toks.is(after, '?.') || toks.is(after, '['))) continue;
-      const called =
-        prev === 'str' ||
-        (prev === 'id' && !EXPRESSION_AFTER.has(toks.v(i - 1)!)) ||
-        (prev === 'op' && (toks.is(i - 1, ')') || toks.is(i - 1, ']')));
+      const a = toks.opCode(after);
+      if (!(a === 46 || a === 91 || (a === 0 && toks.isOp(after, '?.')))) continue;
+      const p = toks.opCode(i - 1);
+      const called = prev === 'str' || (prev === 'id' && !EXPRESSION_AFTER.has(toks.v(i - 1)!)) || p === 41 || p === 93;
       if (called) continue;
       const c = chains.at(i);
       if (c && c.end > close(i) + 1) keep(chains.ref(c.parts, i, c.end, c.calls, assignOp(toks, c.end)));
       continue;
     }
-    if (prev === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.'))) continue;
+    if (prev === 'op' && (toks.opCode(i - 1) === 46 || toks.is(i - 1, '?.'))) continue;
     if (lang === 'python' && prev === 'id' && (toks.is(i - 1, 'def') || toks.is(i - 1, 'class'))) continue;
     if (skim && !stars.length && !skim.mayMatter(i)) continue;
     const c = chains.at(i);
@@ -268,8 +267,6 @@ type Head = { matters: boolean; name: string; end: string };
 class Skim {
   /** interest.respelled as a list, compared in place with each member's name. */
   private readonly respelled: string[];
-  /** interest.callees, the same way. */
-  private readonly callees: string[];
   constructor(
     private readonly src: Source,
     private readonly chains: Chains,
@@ -278,7 +275,6 @@ class Skim {
     private readonly plain: boolean,
   ) {
     this.respelled = [...interest.respelled];
-    this.callees = [...interest.callees];
   }
 
   /** Whether s is a plain word; `token`: s is a name token's (a binding's parts may come from strings). */
@@ -318,26 +314,34 @@ class Skim {
     /** The token of the last member's name (-1: none yet); the last part: -1 the head's, -2 a call or subscript, else that member. */
     let member = -1;
     let at = -1;
+    /** The last member's name, sliced when first needed (at a call, or to tell the callee). */
+    let memberName: string | undefined;
     let call = headEnd === '()';
     let j = i + 1;
-    while (j < toks.length && toks.k(j) === 'op') {
-      const dot = toks.is(j, '.');
-      if ((dot || toks.is(j, '?.')) && toks.k(j + 1) === 'id') {
-        at = member = j + 1;
-        for (let r = 0; r < this.respelled.length; r++) if (toks.is(at, this.respelled[r])) return true;
-        call = false;
-        j += 2;
-        continue;
+    // Each step reads its operator's code once: most chains end at their first token after the head.
+    for (;;) {
+      const c = toks.opCode(j);
+      const optional = c === 0 && toks.isOp(j, '?.');
+      if (c === 46 || optional) {
+        if (toks.k(j + 1) === 'id') {
+          at = member = j + 1;
+          memberName = undefined;
+          for (let r = 0; r < this.respelled.length; r++) if (toks.is(at, this.respelled[r])) return true;
+          call = false;
+          j += 2;
+          continue;
+        }
+        if (optional && toks.is(j + 1, '(')) {
+          j++;
+          continue;
+        }
+        break;
       }
-      if (!dot && toks.is(j, '?.') && toks.is(j + 1, '(')) {
+      if (c === 33 && src.lang === 'js' && toks.opCode(j + 1) === 46) {
         j++;
         continue;
       }
-      if (toks.is(j, '!') && src.lang === 'js' && toks.isOp(j + 1, '.')) {
-        j++;
-        continue;
-      }
-      if (toks.is(j, '[')) {
+      if (c === 91) {
         const end = src.close(j);
         if (end === j + 2 && src.stringAt(j + 1) !== null) return true;
         at = -2;
@@ -345,8 +349,9 @@ class Skim {
         j = end + 1;
         continue;
       }
-      if (toks.is(j, '(')) {
-        if (at >= 0 ? SPECIAL_LAST.has(toks.v(at)!) : at === -1 && SPECIAL_LAST.has(headEnd)) return true;
+      if (c === 40) {
+        if (at >= 0 ? SPECIAL_LAST.has((memberName ??= toks.v(at)!)) : at === -1 && SPECIAL_LAST.has(headEnd))
+          return true;
         at = -2;
         call = true;
         j = src.close(j) + 1;
@@ -357,13 +362,13 @@ class Skim {
     if (assignOp(toks, j)) {
       // A write counts by its last member; a bare name assigned is rebound (its own name was told above).
       if (at < 0) return false;
-      const last = toks.v(at)!;
+      const last = (memberName ??= toks.v(at)!);
       return it.written.has(last) || !this.word(last, true);
     }
     if (!call) return false;
     if (member < 0) return it.callees.has(headName) || !this.word(headName, !bound);
-    for (let k = 0; k < this.callees.length; k++) if (toks.is(member, this.callees[k])) return true;
-    return !this.plain && !WORD.test(toks.v(member)!);
+    const last = memberName ?? toks.v(member)!;
+    return it.callees.has(last) || !this.word(last, true);
   }
 }
 
@@ -418,22 +423,26 @@ class Chains {
     const { toks, lang, src } = this;
     const chain: Chain = { parts: head, end: from, calls, setter }; // head is fresh: resolve() and a chain's own parts are never shared
     let j = from;
-    while (j < toks.length && toks.k(j) === 'op') {
-      const dot = toks.is(j, '.');
-      if ((dot || toks.is(j, '?.')) && toks.k(j + 1) === 'id') {
-        chain.parts.push(toks.v(j + 1)!);
-        j += 2;
-        continue;
+    for (;;) {
+      const c = toks.opCode(j);
+      const optional = c === 0 && toks.isOp(j, '?.');
+      if (c === 46 || optional) {
+        if (toks.k(j + 1) === 'id') {
+          chain.parts.push(toks.v(j + 1)!);
+          j += 2;
+          continue;
+        }
+        if (optional && toks.is(j + 1, '(')) {
+          j++;
+          continue;
+        }
+        break;
       }
-      if (!dot && toks.is(j, '?.') && toks.is(j + 1, '(')) {
+      if (c === 33 && lang === 'js' && toks.opCode(j + 1) === 46) {
         j++;
         continue;
       }
-      if (toks.is(j, '!') && lang === 'js' && toks.isOp(j + 1, '.')) {
-        j++;
-        continue;
-      }
-      if (toks.is(j, '[')) {
+      if (c === 91) {
         const end = src.close(j);
         const name = end === j + 2 ? src.stringAt(j + 1) : null;
         // `sys.modules["os"]._exit` is the module itself.
@@ -443,7 +452,7 @@ class Chains {
         j = end + 1;
         continue;
       }
-      if (toks.is(j, '(')) {
+      if (c === 40) {
         j = this.call(i, j, chain, depth);
         continue;
       }
@@ -585,23 +594,6 @@ export function splitArgs(toks: Tokens, start: number, end: number): Span[] {
   return out;
 }
 
-/** The closing bracket of each opening one, by token index (-1: none, or not a bracket). */
-function matchBrackets(toks: Tokens): Int32Array {
-  const pairs = new Int32Array(toks.length).fill(-1);
-  const stack: number[] = [];
-  /** The opener's code of each closer's: `(` 40 of `)` 41, `[` 91 of `]` 93, `{` 123 of `}` 125. */
-  const opener = (c: number) => (c === 41 ? 40 : c - 2);
-  for (let i = 0; i < toks.length; i++) {
-    const c = toks.opCode(i);
-    if (c === 40 || c === 91 || c === 123) stack.push(i);
-    else if (c === 41 || c === 93 || c === 125) {
-      // A stray closer (bad or partial code) closes nothing.
-      if (stack.length && toks.opCode(stack[stack.length - 1]) === opener(c)) pairs[stack.pop()!] = i;
-    }
-  }
-  return pairs;
-}
-
 /** The token ranges of a file's statements, in two typed arrays: minified code holds millions of statements. */
 export class Statements {
   length = 0;
@@ -637,33 +629,81 @@ export class Statements {
   }
 }
 
-/** Python statements end at a logical newline or `;`; the others at `;`, `{` and `}`. */
-function statements(toks: Tokens, lang: Lang): { stmtOf: Int32Array; stmts: Statements } {
-  const stmtOf = new Int32Array(toks.length).fill(-1);
-  const stmts = new Statements(toks.length);
+/**
+ * A file's shape, from one walk of its tokens: the closing bracket of each
+ * opening one, by token index (-1: none, or not a bracket); the statements
+ * (Python's end at a logical newline or `;`, the others' at `;`, `{` and
+ * `}`); and where a binding may start, so that collectBindings reads only
+ * those tokens: `heads`, each `import`, `from` and `export`; `names`, each
+ * name before `=`, `:` or `:=`, and in JavaScript each `{` after a name
+ * (`const { a } = …`), with (Python) how deep in brackets it is.
+ */
+interface Shape {
+  pairs: Int32Array;
+  stmtOf: Int32Array;
+  stmts: Statements;
+  heads: number[];
+  names: number[];
+  depths: number[];
+}
+
+function structure(toks: Tokens, lang: Lang): Shape {
+  const n = toks.length;
+  const shape: Shape = {
+    pairs: new Int32Array(n).fill(-1),
+    stmtOf: new Int32Array(n).fill(-1),
+    stmts: new Statements(n),
+    heads: [],
+    names: [],
+    depths: [],
+  };
+  const { pairs, stmtOf, stmts, heads, names, depths } = shape;
+  const open: number[] = [];
+  /** The opener's code of each closer's: `(` 40 of `)` 41, `[` 91 of `]` 93, `{` 123 of `}` 125. */
+  const opener = (c: number) => (c === 41 ? 40 : c - 2);
+  const python = lang === 'python';
   let from = 0;
   /** Ends the statement before token i; a separator (`;`, newline) belongs to none. */
-  const end = (i: number, separator = true) => {
+  const end = (i: number, separator: boolean) => {
     if (i > from) {
-      for (let k = from; k < i; k++) stmtOf[k] = stmts.length;
+      stmtOf.fill(stmts.length, from, i);
       stmts.push(from, i);
     }
     from = separator ? i + 1 : i;
   };
-  for (let i = 0; i < toks.length; i++) {
+  /** Python's bracket depth, as an assignment reads it: a stray closer stops at 0. */
+  let depth = 0;
+  let prevName = false;
+  for (let i = 0; i < n; i++) {
     const c = toks.opCode(i);
-    if (toks.k(i) === 'nl' || c === 59 || (lang !== 'python' && (c === 123 || c === 125))) end(i);
+    const kind = c === 0 ? toks.k(i) : 'op';
+    if (c === 40 || c === 91 || c === 123) {
+      open.push(i);
+      depth++;
+    } else if (c === 41 || c === 93 || c === 125) {
+      // A stray closer (bad or partial code) closes nothing.
+      if (open.length && toks.opCode(open[open.length - 1]) === opener(c)) pairs[open.pop()!] = i;
+      depth = Math.max(0, depth - 1);
+    }
+    if (kind === 'id') {
+      if (toks.is(i, 'import') || toks.is(i, 'from') || toks.is(i, 'export')) heads.push(i);
+    } else if (prevName && (c === 61 || c === 58 || (kind === 'op' && toks.is(i, ':=')))) {
+      names.push(i - 1);
+      if (python) depths.push(depth);
+    } else if (prevName && c === 123 && lang === 'js') names.push(i);
+    prevName = kind === 'id';
+    if (c === 59 || (!python && (c === 123 || c === 125)) || kind === 'nl') end(i, true);
     // Go ends a statement at a line break after a name, literal or closing bracket.
     else if (
       lang === 'go' &&
-      i + 1 < toks.length &&
+      i + 1 < n &&
       toks.line(i + 1) > toks.endLine(i) &&
-      (toks.k(i) !== 'op' || /^([)\]}]|\+\+|--)$/.test(toks.v(i)!))
+      (kind !== 'op' || /^([)\]}]|\+\+|--)$/.test(toks.v(i)!))
     )
       end(i + 1, false);
   }
-  end(toks.length);
-  return { stmtOf, stmts };
+  end(n, true);
+  return shape;
 }
 
 /** What an unbound name stands for: no strings (shared; most names are unbound). */
@@ -674,6 +714,7 @@ type ChainAt = (i: number) => { parts: string[]; end: number } | null;
 /** Imports and simple assignments: the names a file binds, and the modules it loads. */
 function collectBindings(
   src: Source,
+  shape: Shape,
   bindings: Map<string, Binding>,
   imports: Import[],
   stars: string[],
@@ -692,8 +733,7 @@ function collectBindings(
     bindings.set(name, { parts: c.parts, rhs });
   };
   // An import starts a statement or a line (Go and JavaScript may end statements at a newline).
-  for (let s = 0; s < toks.length; s++) {
-    if (toks.k(s) !== 'id' || !(toks.is(s, 'import') || toks.is(s, 'from') || toks.is(s, 'export'))) continue;
+  for (const s of shape.heads) {
     const stmt = src.stmtOf[s];
     if (src.stmts.start(stmt) !== s && s > 0 && toks.endLine(s - 1) === toks.line(s)) continue;
     const e = stmt >= 0 ? src.stmts.end(stmt) : toks.length;
@@ -704,19 +744,11 @@ function collectBindings(
     else if (lang === 'java' && word === 'import') javaImport(toks, s, e, bindings, imports);
   }
   const declares = (i: number) => toks.is(i, 'const') || toks.is(i, 'let') || toks.is(i, 'var');
-  let depth = 0;
-  const python = lang === 'python';
-  for (let i = 0; i < toks.length; i++) {
-    const kind = toks.k(i);
-    const c = toks.opCode(i);
-    // Only Python asks how deep in brackets an assignment is.
-    if (python && (c === 40 || c === 91 || c === 123)) depth++;
-    else if (python && (c === 41 || c === 93 || c === 125)) depth = Math.max(0, depth - 1);
-    // NAME = chain, NAME := chain, NAME: Type = chain (most names are followed by none of these)
-    if (kind !== 'id' && c !== 123) continue;
-    const next = toks.opCode(i + 1);
-    if (kind === 'id' && (next === 61 || next === 58 || toks.isOp(i + 1, ':='))) {
-      if (toks.k(i - 1) === 'op' && (toks.is(i - 1, '.') || toks.is(i - 1, '?.'))) continue;
+  for (let n = 0; n < shape.names.length; n++) {
+    const i = shape.names[n];
+    // NAME = chain, NAME := chain, NAME: Type = chain
+    if (toks.k(i) === 'id') {
+      if (toks.k(i - 1) === 'op' && (toks.opCode(i - 1) === 46 || toks.is(i - 1, '?.'))) continue;
       let j = i + 1;
       const declared = lang === 'js' ? declares(i - 1) : lang === 'python' && src.stmts.start(src.stmtOf[i]) === i;
       if (declared && toks.isOp(j, ':')) {
@@ -726,11 +758,12 @@ function collectBindings(
       // In Python, `NAME = x` inside brackets is a keyword argument or a parameter's default: it names no
       // module or function, though its string still tells what `open(path, mode="w")` does.
       const assigns =
-        toks.isOp(j, ':=') || (toks.isOp(j, '=') && (lang !== 'python' || depth === 0 || toks.k(j + 1) === 'str'));
+        toks.isOp(j, ':=') ||
+        (toks.isOp(j, '=') && (lang !== 'python' || shape.depths[n] === 0 || toks.k(j + 1) === 'str'));
       if (assigns && j + 1 < toks.length && !toks.is(i, '_')) bindChain(toks.v(i)!, j + 1);
     }
     // const { a, b: c, d: { e } } = chain
-    if (lang === 'js' && c === 123 && toks.k(i - 1) === 'id' && declares(i - 1)) {
+    else if (declares(i - 1)) {
       const end = src.close(i);
       if (toks.is(end + 1, '=')) {
         const rhs = toks.is(end + 2, 'await') ? end + 3 : end + 2;

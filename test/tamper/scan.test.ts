@@ -334,4 +334,24 @@ test('a chain told unread from its tokens or its parts is one no rule reads: the
     assert.equal(refsOf(path, text, true), refsOf(path, text, false), `${path}: ${text}`);
 });
 
+test('a name is bound however its assignment is spelled: the walk notes each token a binding can start at', () => {
+  const cases: [string, string, string[]][] = [
+    ['src/a.py', 'import os\nif (leave := os._exit):\n    leave(0)\n', ['2 exit.process', '3 exit.process']],
+    ['src/a.py', 'import os\nleave: object = os._exit\nleave(0)\n', ['2 exit.process', '3 exit.process']],
+    // a keyword argument binds nothing
+    ['src/a.py', 'import os\nrun(p, mode=os._exit)\nmode(0)\n', ['2 exit.process']],
+    // a stray closer leaves the depth at 0
+    ['src/a.py', 'import os\n)\nleave = os._exit\nleave(0)\n', ['3 exit.process', '4 exit.process']],
+    ['src/a.ts', 'const leave: Function = process.exit;\nleave(0);\n', ['1 exit.process', '2 exit.process']],
+    ['src/a.js', 'let { exit } = process;\nexit(0);\n', ['1 exit.process', '2 exit.process']],
+    ['src/a.js', 'export { test } from "node:test";\n', ['1 framework.import']],
+    [
+      'src/a.go',
+      'package lib\n\nfunc f() {\n\tleave := os.Exit\n\tleave(0)\n}\n',
+      ['4 exit.process', '5 exit.process'],
+    ],
+  ];
+  for (const [path, text, want] of cases) assert.equal(hits(path, text), want, `${path}: ${text}`);
+});
+
 test.run();
