@@ -1,6 +1,7 @@
 // The runtime guard's channel: whether it reached its end is read from the
 // pipe, also when the event loop is held up past the wait (a loaded machine),
 // where its timers run before it reads the pipe's end.
+import { spawn } from 'node:child_process';
 import { closeSync, constants, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -73,6 +74,30 @@ test('lines are heard whole as they arrive, a line or a character split across w
   const drained = await ch.drain(2000);
   assert.equal(heard, ['{"t":"failing","name":"a::b[é]"}', '{"t":"final","pid":1}']);
   assert.equal(drained.lines, heard);
+});
+
+test('a line of 48 MB is read in time linear in its length, and not heard; the lines around it are', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pw-channel-'));
+  dirs.push(dir);
+  const heard: string[] = [];
+  const ch = openChannel(path.join(dir, 'channel'), (line) => heard.push(line));
+  const huge = `{"t":"failing","name":"${'x'.repeat(48 << 20)}"}`;
+  const out = openSync(ch.path, constants.O_WRONLY);
+  const writer = spawn('sh', ['-c', 'printf \'%s\\n\' "$A" && cat && printf \'%s\\n\' "$B"', 'sh'], {
+    stdio: ['pipe', out, 'inherit'],
+    env: { ...process.env, A: '{"t":"start","pid":1}', B: '{"t":"final","pid":1}' },
+  });
+  closeSync(out);
+  const cpu = process.cpuUsage();
+  writer.stdin!.end(`${huge}\n`);
+  await new Promise((r) => writer.on('close', r));
+  const drained = await ch.drain(5000);
+  const { user, system } = process.cpuUsage(cpu);
+  assert.ok(user + system < 5_000_000, `read in ${Math.round((user + system) / 1000)} ms of CPU`);
+  assert.equal(heard, ['{"t":"start","pid":1}', '{"t":"final","pid":1}']);
+  assert.is(drained.ended, true);
+  assert.is(drained.lines.length, 3);
+  assert.is(drained.lines[1].length, huge.length, 'the drained lines keep it whole');
 });
 
 test.run();

@@ -19,6 +19,9 @@ export interface Channel {
   close(): void;
 }
 
+/** The longest line handed to `onLine` (characters): a pytest node id is far shorter. */
+const MAX_LINE = 1 << 20;
+
 /** `onLine`, where given, gets each whole line as it arrives, while the run goes on (a hint: the drained lines decide). */
 export function openChannel(file: string, onLine?: (line: string) => void): Channel {
   execFileSync('mkfifo', ['-m', '600', file]);
@@ -31,14 +34,10 @@ export function openChannel(file: string, onLine?: (line: string) => void): Chan
   const socket = new net.Socket({ fd: reader, readable: true, writable: false });
   const chunks: Buffer[] = [];
   let ended = false;
-  let partial = '';
-  const text = new StringDecoder('utf8');
+  const hear = onLine && lineReader(onLine);
   socket.on('data', (d: Buffer) => {
     chunks.push(d);
-    if (!onLine) return;
-    const lines = (partial + text.write(d)).split('\n');
-    partial = lines.pop()!;
-    for (const line of lines) onLine(line);
+    hear?.(d);
   });
   const end = new Promise<void>((resolve) => {
     socket.on('end', () => {
@@ -68,6 +67,30 @@ export function openChannel(file: string, onLine?: (line: string) => void): Chan
       release();
       socket.destroy();
     },
+  };
+}
+
+/**
+ * The whole lines of a stream, each handed on as it ends. A line longer than
+ * MAX_LINE is no record a run sends as it goes: it is not handed on, nor
+ * held here (the drained lines keep it, and judge it).
+ * Each chunk is scanned once, so a long line costs its length, not its square.
+ */
+function lineReader(onLine: (line: string) => void): (d: Buffer) => void {
+  const text = new StringDecoder('utf8');
+  let parts: string[] = [];
+  let size = 0;
+  return (d) => {
+    const lines = text.write(d).split('\n');
+    const rest = lines.pop()!;
+    for (const line of lines) {
+      if (size + line.length <= MAX_LINE) onLine(parts.join('') + line);
+      parts = [];
+      size = 0;
+    }
+    size += rest.length;
+    if (size <= MAX_LINE) parts.push(rest);
+    else parts = [];
   };
 }
 
