@@ -80,14 +80,15 @@ ${send
 /** The plugin's own sender, as the guard leaves it in sys.modules. */
 const BY_MODULE = (name: string) =>
   `sys.modules["_patchwarden_guard"].send({"t": "failing", "name": ${JSON.stringify(name)}})`;
-/** Every inherited descriptor that is the guard's named pipe, found through /proc/self/fd. */
-const BY_FD = (payload: string) => `for fd in range(3, 1024):
+/** `payload` written `times` times to every inherited descriptor that is the guard's named pipe, found through /proc/self/fd. */
+const BY_FD = (payload: string, times = 1) => `for fd in range(3, 1024):
     try:
         target = os.readlink("/proc/self/fd/%d" % fd)
     except OSError:
         continue
     if target.endswith("/channel"):
-        os.write(fd, ${payload})`;
+        for _ in range(${times}):
+            os.write(fd, ${payload})`;
 
 const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -234,6 +235,17 @@ pyTest(
       ['base start', 'base end'],
     );
     assert.ok(headCpu(r.stderr) < 8000, `the judge read it in ${headCpu(r.stderr)} ms of CPU`);
+  },
+);
+
+pyTest(
+  '600 MB on the channel (more than one string holds): the run is refused as flooded, the judge keeps 256 MB at most',
+  () => {
+    const { repo, base, head } = forged(forger(BY_FD('b"x" * (1 << 20)', 600)));
+    const r = check(repo, base, head);
+    assert.is(r.code, 1, r.stderr);
+    assert.match(r.out.reason, /the guard's channel carried more than its records could ever take \(256 MB\)/);
+    assert.is(r.out.fix, null);
   },
 );
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openChannel } from '../../src/properties/guard/channel.js';
+import { MAX_KEPT, openChannel } from '../../src/properties/guard/channel.js';
 
 const dirs: string[] = [];
 test.after.each(() => {
@@ -33,14 +33,22 @@ function hold(ms: number): void {
 
 test('every writer closed: the channel ends and its lines are read', async () => {
   const { ch } = channelWith(['{"t":"start","pid":1}', '{"t":"final","pid":1}']);
-  assert.equal(await ch.drain(2000), { lines: ['{"t":"start","pid":1}', '{"t":"final","pid":1}'], ended: true });
+  assert.equal(await ch.drain(2000), {
+    lines: ['{"t":"start","pid":1}', '{"t":"final","pid":1}'],
+    ended: true,
+    overflowed: false,
+  });
 });
 
 test('the event loop held up past the wait: the channel still ends, with every line', async () => {
   const { ch } = channelWith(['{"t":"start","pid":1}', '{"t":"final","pid":1}']);
   const drained = ch.drain(20);
   hold(300);
-  assert.equal(await drained, { lines: ['{"t":"start","pid":1}', '{"t":"final","pid":1}'], ended: true });
+  assert.equal(await drained, {
+    lines: ['{"t":"start","pid":1}', '{"t":"final","pid":1}'],
+    ended: true,
+    overflowed: false,
+  });
 });
 
 test('a writer still holding the channel: it has not ended, held up or not', async () => {
@@ -48,7 +56,11 @@ test('a writer still holding the channel: it has not ended, held up or not', asy
     const { ch, close } = channelWith(['{"t":"start","pid":1}'], true);
     const drained = ch.drain(20);
     hold(held);
-    assert.equal(await drained, { lines: ['{"t":"start","pid":1}'], ended: false }, `held ${held} ms`);
+    assert.equal(
+      await drained,
+      { lines: ['{"t":"start","pid":1}'], ended: false, overflowed: false },
+      `held ${held} ms`,
+    );
     close();
   }
 });
@@ -98,6 +110,21 @@ test('a line of 48 MB is read in time linear in its length, and not heard; the l
   assert.is(drained.ended, true);
   assert.is(drained.lines.length, 3);
   assert.is(drained.lines[1].length, huge.length, 'the drained lines keep it whole');
+});
+
+test('past 256 MB the channel keeps nothing more, reads on to its end, and says it overflowed', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pw-channel-'));
+  dirs.push(dir);
+  const ch = openChannel(path.join(dir, 'channel'), () => undefined);
+  const out = openSync(ch.path, constants.O_WRONLY);
+  // 600 MB: kept whole, it made a string longer than V8 allows, and the drain threw.
+  const writer = spawn('sh', ['-c', 'head -c 600000000 /dev/zero | tr "\\0" x'], { stdio: ['ignore', out, 'inherit'] });
+  closeSync(out);
+  await new Promise((r) => writer.on('close', r));
+  const drained = await ch.drain(5000);
+  assert.is(drained.ended, true);
+  assert.is(drained.overflowed, true);
+  assert.ok(drained.lines.join('').length <= MAX_KEPT);
 });
 
 test.run();

@@ -13,11 +13,18 @@ import { StringDecoder } from 'node:string_decoder';
 
 export interface Channel {
   path: string;
-  /** Stops holding the pipe open and returns every line written to it, and whether it reached its end in time. */
-  drain(ms: number): Promise<{ lines: string[]; ended: boolean }>;
+  /**
+   * Stops holding the pipe open and returns every line written to it, whether
+   * it reached its end in time, and whether it carried more than MAX_KEPT
+   * bytes (past that, nothing more is kept).
+   */
+  drain(ms: number): Promise<{ lines: string[]; ended: boolean; overflowed: boolean }>;
   /** Lets go of the pipe unread (a run that ended in an error), so nothing keeps the process alive. */
   close(): void;
 }
+
+/** The most bytes of records kept from one run: far past what the guard sends, short of what one string can hold. */
+export const MAX_KEPT = 256 << 20;
 
 /** The longest line handed to `onLine` (characters): a pytest node id is far shorter. */
 const MAX_LINE = 1 << 20;
@@ -33,10 +40,18 @@ export function openChannel(file: string, onLine?: (line: string) => void): Chan
   };
   const socket = new net.Socket({ fd: reader, readable: true, writable: false });
   const chunks: Buffer[] = [];
+  let kept = 0;
+  let overflowed = false;
+  const keep = (d: Buffer) => {
+    if (kept + d.length > MAX_KEPT) overflowed = true;
+    if (overflowed) return;
+    kept += d.length;
+    chunks.push(d);
+  };
   let ended = false;
   const hear = onLine && lineReader(onLine);
   socket.on('data', (d: Buffer) => {
-    chunks.push(d);
+    keep(d);
     hear?.(d);
   });
   const end = new Promise<void>((resolve) => {
@@ -58,10 +73,10 @@ export function openChannel(file: string, onLine?: (line: string) => void): Chan
         }),
       ]);
       clearTimeout(timer);
-      if (!ended) ended = readToEnd(reader, chunks);
+      if (!ended) ended = readToEnd(reader, keep);
       socket.destroy();
       const text = Buffer.concat(chunks).toString('utf8');
-      return { lines: text.split('\n').filter((l) => l !== ''), ended };
+      return { lines: text.split('\n').filter((l) => l !== ''), ended, overflowed };
     },
     close() {
       release();
@@ -95,7 +110,7 @@ function lineReader(onLine: (line: string) => void): (d: Buffer) => void {
 }
 
 /** Reads what the pipe still holds without waiting: true at its end (no writer holds it open), false while one does. */
-function readToEnd(fd: number, chunks: Buffer[]): boolean {
+function readToEnd(fd: number, keep: (d: Buffer) => void): boolean {
   for (;;) {
     const buf = Buffer.alloc(1 << 16);
     let n: number;
@@ -106,6 +121,6 @@ function readToEnd(fd: number, chunks: Buffer[]): boolean {
       return false;
     }
     if (n === 0) return true;
-    chunks.push(buf.subarray(0, n));
+    keep(buf.subarray(0, n));
   }
 }
