@@ -117,8 +117,10 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}, signers: st
   const runner = language === 'node' ? nodeRunner(root) : null;
   const list = (globs: string[]) =>
     `[${globs.map((g) => (/^[\w./*-]+$/.test(g) && !g.startsWith('*') ? g : JSON.stringify(g))).join(', ')}]`;
-  // Properties run only against a registry; without one the revert check would stop every push.
-  const properties = !has(REGISTRY) ? null : propertyCommand(language, runner);
+  // Properties run only against a registry; without one the revert check would stop every push,
+  // so the command the starter knows stays a comment until there is one.
+  const known = propertyCommand(language, runner);
+  const properties = has(REGISTRY) ? known : null;
   // The suite leaves the spec zone out: a pending property is the registry's, never a suite failure.
   const suite = suiteCommand(language, runner, ['test', 'tests'].filter(has));
   const lines = [
@@ -146,7 +148,7 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}, signers: st
     '  strict: true',
     'properties:',
     ...(properties ? [] : [`  # Set once ${REGISTRY} lists invariants and spec/ has their properties:`]),
-    `  ${properties ? '' : '# '}command: ${properties ?? 'YOUR PROPERTY COMMAND --junit-output {junit}'}`,
+    `  ${properties ? '' : '# '}command: ${known ?? 'YOUR PROPERTY COMMAND --junit-output {junit}'}`,
     `  invariants: ${REGISTRY}`,
     ...sealedLines(root, language, runner === 'node'),
     'suite:',

@@ -184,8 +184,9 @@ test('doctor checks the ledger, the fixture lock and the registry in the working
   repo.write(
     '.patchwarden.yml',
     readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8').replace(
-      '# command: YOUR PROPERTY',
-      'command: YOUR PROPERTY',
+      // The first commented command is the properties' (the suite's comes after it).
+      '  # command: ',
+      '  command: ',
     ),
   );
   const good = repo.json(['doctor']);

@@ -35,7 +35,11 @@ test('spec/ without a registry leaves properties.command a comment; the first pu
   repo.git(['remote', 'add', 'origin', origin.dir]);
   repo.git(['push', '-q', 'origin', 'main']);
   assert.is(repo.pw(['init', '--yes', '--owner-key', ownerKey()]).code, 0);
-  assert.match(readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'), /\n {2}# command: YOUR PROPERTY COMMAND/);
+  // The command the starter knows for the project's runner, as a comment to uncomment once the registry exists.
+  assert.match(
+    readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8'),
+    /\n {2}# Set once spec\/invariants\.yaml .*\n {2}# command: python3 -m pytest -q spec\/properties --junitxml=\{junit\}\n/,
+  );
   assert.is(repo.pw(['doctor']).code, 0, repo.pw(['doctor']).stdout);
   repo.git(['add', '-A']);
   repo.git(['commit', '-q', '-m', 'patchwarden config']);
@@ -45,6 +49,15 @@ test('spec/ without a registry leaves properties.command a comment; the first pu
   repo.git(['commit', '-q', '-am', 'production change']);
   const push = repo.git(['push', 'origin', 'main'], { allowFail: true });
   assert.is(push.code, 0, push.stderr);
+});
+
+test('a Go module without a registry gets its properties command as a comment, the one a registry uncomments', () => {
+  const repo = tempRepo();
+  repo.commit({ 'go.mod': 'module example.com/bill\n\ngo 1.19\n', 'bill/bill.go': 'package bill\n' }, 'start');
+  assert.is(repo.pw(['init', '--yes', '--owner-key', ownerKey()]).code, 0);
+  const config = readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8');
+  assert.match(config, /\n {2}# command: gotestsum --junitfile \{junit\} -- \.\/spec\/\.\.\.\n/);
+  assert.is(repo.pw(['doctor']).code, 0, repo.pw(['doctor']).stdout);
 });
 
 test('a registry makes the starter run the properties; fixtures get their lock; doctor passes right after init', () => {

@@ -139,7 +139,7 @@ testUnless(missing)(
     writeFileSync(
       file,
       config
-        .replace(/^ {2}# Set once .*\n {2}# command: YOUR PROPERTY COMMAND.*$/m, `  command: ${PROPERTIES}`)
+        .replace(/^ {2}# Set once .*\n {2}# command: .*$/m, `  command: ${PROPERTIES}`)
         .replace(/^suite:\n.*\n/m, '')
         .replace(/^properties:\n/m, `suite:\n  command: ${SUITE}\nproperties:\n`),
     );

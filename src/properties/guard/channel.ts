@@ -13,11 +13,21 @@ import { StringDecoder } from 'node:string_decoder';
 
 export interface Channel {
   path: string;
-  /** Stops holding the pipe open and returns every line written to it, and whether it reached its end in time. */
-  drain(ms: number): Promise<{ lines: string[]; ended: boolean }>;
+  /**
+   * Stops holding the pipe open and returns every line written to it, whether
+   * it reached its end in time, and whether it carried more than MAX_KEPT
+   * bytes (past that, nothing more is kept).
+   */
+  drain(ms: number): Promise<{ lines: string[]; ended: boolean; overflowed: boolean }>;
   /** Lets go of the pipe unread (a run that ended in an error), so nothing keeps the process alive. */
   close(): void;
 }
+
+/** The most bytes of records kept from one run: far past what the guard sends, short of what one string can hold. */
+export const MAX_KEPT = 256 << 20;
+
+/** The longest line handed to `onLine` (characters): a pytest node id is far shorter. */
+const MAX_LINE = 1 << 20;
 
 /** `onLine`, where given, gets each whole line as it arrives, while the run goes on (a hint: the drained lines decide). */
 export function openChannel(file: string, onLine?: (line: string) => void): Channel {
@@ -30,15 +40,19 @@ export function openChannel(file: string, onLine?: (line: string) => void): Chan
   };
   const socket = new net.Socket({ fd: reader, readable: true, writable: false });
   const chunks: Buffer[] = [];
-  let ended = false;
-  let partial = '';
-  const text = new StringDecoder('utf8');
-  socket.on('data', (d: Buffer) => {
+  let kept = 0;
+  let overflowed = false;
+  const keep = (d: Buffer) => {
+    if (kept + d.length > MAX_KEPT) overflowed = true;
+    if (overflowed) return;
+    kept += d.length;
     chunks.push(d);
-    if (!onLine) return;
-    const lines = (partial + text.write(d)).split('\n');
-    partial = lines.pop()!;
-    for (const line of lines) onLine(line);
+  };
+  let ended = false;
+  const hear = onLine && lineReader(onLine);
+  socket.on('data', (d: Buffer) => {
+    keep(d);
+    hear?.(d);
   });
   const end = new Promise<void>((resolve) => {
     socket.on('end', () => {
@@ -59,10 +73,10 @@ export function openChannel(file: string, onLine?: (line: string) => void): Chan
         }),
       ]);
       clearTimeout(timer);
-      if (!ended) ended = readToEnd(reader, chunks);
+      if (!ended) ended = readToEnd(reader, keep);
       socket.destroy();
       const text = Buffer.concat(chunks).toString('utf8');
-      return { lines: text.split('\n').filter((l) => l !== ''), ended };
+      return { lines: text.split('\n').filter((l) => l !== ''), ended, overflowed };
     },
     close() {
       release();
@@ -71,8 +85,32 @@ export function openChannel(file: string, onLine?: (line: string) => void): Chan
   };
 }
 
+/**
+ * The whole lines of a stream, each handed on as it ends. A line longer than
+ * MAX_LINE is no record a run sends as it goes: it is not handed on, nor
+ * held here (the drained lines keep it, and judge it).
+ * Each chunk is scanned once, so a long line costs its length, not its square.
+ */
+function lineReader(onLine: (line: string) => void): (d: Buffer) => void {
+  const text = new StringDecoder('utf8');
+  let parts: string[] = [];
+  let size = 0;
+  return (d) => {
+    const lines = text.write(d).split('\n');
+    const rest = lines.pop()!;
+    for (const line of lines) {
+      if (size + line.length <= MAX_LINE) onLine(parts.join('') + line);
+      parts = [];
+      size = 0;
+    }
+    size += rest.length;
+    if (size <= MAX_LINE) parts.push(rest);
+    else parts = [];
+  };
+}
+
 /** Reads what the pipe still holds without waiting: true at its end (no writer holds it open), false while one does. */
-function readToEnd(fd: number, chunks: Buffer[]): boolean {
+function readToEnd(fd: number, keep: (d: Buffer) => void): boolean {
   for (;;) {
     const buf = Buffer.alloc(1 << 16);
     let n: number;
@@ -83,6 +121,6 @@ function readToEnd(fd: number, chunks: Buffer[]): boolean {
       return false;
     }
     if (n === 0) return true;
-    chunks.push(buf.subarray(0, n));
+    keep(buf.subarray(0, n));
   }
 }

@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openChannel } from './channel.js';
+import { MAX_KEPT, openChannel } from './channel.js';
 import { failingCase, guardFailures, guardProblems } from './records.js';
 
 /** The guards' own sources (sources.ts: bundled as text). */
@@ -111,8 +111,13 @@ export function openGuard(setup: GuardSetup, sources: GuardSources, onFailing?: 
         dispose();
       },
       finish: async () => {
-        const { lines, ended } = await channel.drain(DRAIN_MS);
-        return { problems: guardProblems(lines, ended), failures: guardFailures(lines) };
+        const { lines, ended, overflowed } = await channel.drain(DRAIN_MS);
+        const flood = overflowed
+          ? [
+              `runtime guard: the guard's channel carried more than its records could ever take (${MAX_KEPT >> 20} MB), so what came past that went unread: something else wrote to it`,
+            ]
+          : [];
+        return { problems: [...flood, ...guardProblems(lines, ended)], failures: guardFailures(lines) };
       },
     };
   } catch (err) {
