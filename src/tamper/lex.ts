@@ -464,8 +464,11 @@ class Lexer {
       const i = this.i;
       const c = src.charCodeAt(i);
       const cls = classOf(c);
-      if (cls & NAME && !(cls & PREFIX) && c !== 36) {
-        this.word(i);
+      if (cls & NAME && c !== 36) {
+        // A string prefix letter starts a name unless a quote follows the prefix.
+        const pre = cls & PREFIX ? prefixLength(src, i) : -1;
+        if (pre >= 0) this.pyString(i, pre);
+        else this.word(i);
         continue;
       }
       if (field && depth === 0) {
@@ -498,9 +501,8 @@ class Lexer {
         this.i = lineEnd(src, i, PY_LINE_END);
         continue;
       }
-      const pre = prefixLength(src, i);
-      if (pre >= 0) {
-        this.pyString(i, pre);
+      if (c === 34 || c === 39) {
+        this.pyString(i, 0);
         continue;
       }
       if (this.word(i)) continue;
@@ -553,13 +555,11 @@ class Lexer {
   ): void {
     const { src } = this;
     const { q, close, raw, fmt } = s;
-    const quote = String.fromCharCode(q);
-    const closing = quote.repeat(close);
     let j = from;
     while (j < src.length) {
       j = plainRun(src, j, q, fmt);
       if (j >= src.length) break;
-      if (src.startsWith(closing, j)) {
+      if (src.charCodeAt(j) === q && (close === 1 || (src.charCodeAt(j + 1) === q && src.charCodeAt(j + 2) === q))) {
         value.end(j);
         j += close;
         break;
@@ -574,7 +574,8 @@ class Lexer {
           continue;
         } // a line continuation
         if (raw) {
-          const kept = src[j + 1] === quote || src[j + 1] === '\\' || src[j + 1] === '\n';
+          const d = src.charCodeAt(j + 1);
+          const kept = d === q || d === 92 || d === 10;
           j += kept ? 2 : 1;
           continue;
         }
