@@ -72,13 +72,14 @@ export class Tokens {
     if (i < 0 || i >= this.length) return false;
     const k = this.kinds[i];
     if (k & OWN) return this.own.get(i) === s;
-    const paren = parenOf(k);
-    if (paren) return s.length === 1 && s.charCodeAt(0) === paren;
+    // Length first (most tokens differ in it), then character by character: no call, no slice.
     const a = this.starts[i];
-    return (
-      this.ends[i] - a === s.length &&
-      (s.length === 1 ? this.src.charCodeAt(a) === s.charCodeAt(0) : this.src.startsWith(s, a))
-    );
+    const n = s.length;
+    if (this.ends[i] - a !== n) return n === 1 && parenOf(k) === s.charCodeAt(0);
+    if (n === 0) return parenOf(k) === 0;
+    const { src } = this;
+    for (let j = 0; j < n; j++) if (src.charCodeAt(a + j) !== s.charCodeAt(j)) return false;
+    return true;
   }
   /** Whether the token is an operator and one of these. */
   isOp(i: number, s: string): boolean {
