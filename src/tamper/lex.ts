@@ -428,6 +428,16 @@ const OBJECT_AFTER = new Set([
   'new',
 ]);
 
+/** The character codes of the one-character operators among them. */
+const OBJECT_AFTER_CHAR = new Set([...OBJECT_AFTER].filter((o) => o.length === 1).map((o) => o.charCodeAt(0)));
+/** Whether a `{` after token i opens an object literal: a one-character operator by its code, without slicing it. */
+function objectAfter(t: Tokens, i: number): boolean {
+  const op = t.opCode(i);
+  if (op) return OBJECT_AFTER_CHAR.has(op);
+  const k = t.k(i);
+  return (k === 'op' || k === 'id') && OBJECT_AFTER.has(t.v(i)!);
+}
+
 /** The kind code of a string token whose value starts `lead` characters (quotes, a prefix) after the token. */
 const strWithLead = (lead: number) => STR | (lead << LEAD_SHIFT);
 
@@ -684,7 +694,7 @@ class Lexer {
         if (parens.pop()) out.markRegexNext(tok);
       } else if (c === 123) {
         depth++;
-        braces.push(!((out.k(before) === 'op' || out.k(before) === 'id') && OBJECT_AFTER.has(out.v(before)!)));
+        braces.push(!objectAfter(out, before));
       } else if (c === 125) {
         depth--;
         if (braces.pop()) out.markRegexNext(tok);
