@@ -511,7 +511,10 @@ test('an operator is the longest one that starts at its first character', () => 
     ops('a>>>b>>=c>>d>=e>f<<=g<<h<=i<j&&=k&&l&=m&n||=o||p|=q|r', 'js'),
     '>>> >>= >> >= > <<= << <= < &&= && &= & ||= || |= |',
   );
-  assert.is(ops('a**=b**c*=d*e==f=>g=h!=i!j+=k-=l->m%=n^=o:=p:q', 'go'), '**= ** *= * == => = != ! += -= -> %= ^= := :');
+  assert.is(
+    ops('a**=b**c*=d*e==f=>g=h!=i!j+=k-=l->m%=n^=o:=p:q', 'go'),
+    '**= ** *= * == => = != ! += -= -> %= ^= := :',
+  );
   assert.is(ops('x**=y//=z->w:=v<<=u>>=t...s!=r@=q', 'python'), '**= //= -> := <<= >>= ... != @=');
   assert.is(ops('a**b*c//d/e>>f>g<<h<i..j.k-=l-m', 'python'), '** * // / >> > << < . . . -= -');
 });
