@@ -49,17 +49,21 @@ const HEADER = /^[0-9a-f]{40,64}( [0-9a-f]{40,64})?$/;
 /**
  * Files, their text after the change and their added line numbers, from
  * whole-file patch output: one patch, or (`pairs`) one per header line of
- * diff-tree --stdin. Files that gain no line are left out.
+ * diff-tree --stdin. Files that gain no line are left out. The output is
+ * read in place by offsets (a hunk's rows are not split into strings first:
+ * only each kept line's text, without its mark, is cut out).
  */
 function parsePatches(out: string, pairs: boolean): Added[][] {
-  const rows = out.split('\n');
   type File = { path: string; body: string[]; lines: Set<number>; link: boolean; oid: string };
   const groups: File[][] = pairs ? [] : [[]];
   let read = groups[0];
   let cur: File | null = null;
-  for (let i = 0; i < rows.length; i++) {
-    const line = rows[i];
-    // Outside a hunk: the hunk loop below takes every line its counts cover.
+  // Rows as split('\n') gives them: the text after the last line break is one more (empty) row.
+  for (let at = 0; at <= out.length; ) {
+    const end = rowEnd(out, at);
+    const line = out.slice(at, end);
+    at = end + 1;
+    // Outside a hunk: readHunk takes every row its counts cover.
     if (pairs && HEADER.test(line)) {
       groups.push((read = []));
       cur = null;
@@ -76,35 +80,51 @@ function parsePatches(out: string, pairs: boolean): Added[][] {
     const index = /^index [0-9a-f]+\.\.([0-9a-f]+)/.exec(line);
     if (index) cur.oid = index[1];
     const h = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
-    if (!h) continue;
-    // The hunk's counts say how many lines follow: content is never mistaken for a header.
-    let pre = h[1] === undefined ? 1 : Number(h[1]);
-    let post = h[3] === undefined ? 1 : Number(h[3]);
-    let n = Number(h[2]);
-    while ((pre > 0 || post > 0) && i + 1 < rows.length) {
-      const row = rows[++i];
-      const mark = row[0];
-      if (mark === '\\') continue; // "\ No newline at end of file"
-      if (mark === '-') {
-        pre--;
-        continue;
-      }
-      if (mark === '+') {
-        cur.lines.add(n);
-        post--;
-      } else {
-        pre--;
-        post--;
-      }
-      cur.body[n - 1] = row.slice(1);
-      n++;
-    }
+    // The hunk's counts say how many rows follow: content is never mistaken for a header.
+    if (h) at = readHunk(out, end, cur, h);
   }
   return groups.map((files) =>
     files
       .filter((f) => !f.link && f.lines.size)
       .map((f) => ({ path: f.path, text: f.body.join('\n'), lines: f.lines, oid: f.oid })),
   );
+}
+
+/** Where the row from at ends: its line break, or the end of the output. */
+function rowEnd(out: string, at: number): number {
+  const end = out.indexOf('\n', at);
+  return end < 0 ? out.length : end;
+}
+
+/**
+ * The rows of a hunk after its header h (a line that ends at `end`), as
+ * many as its counts say. Sets the file's new lines and its added line
+ * numbers; returns where the next row starts.
+ */
+function readHunk(out: string, end: number, file: { body: string[]; lines: Set<number> }, h: RegExpExecArray): number {
+  let pre = h[1] === undefined ? 1 : Number(h[1]);
+  let post = h[3] === undefined ? 1 : Number(h[3]);
+  let n = Number(h[2]);
+  while ((pre > 0 || post > 0) && end < out.length) {
+    const at = end + 1;
+    end = rowEnd(out, at);
+    const mark = out.charCodeAt(at);
+    if (mark === 92) continue; // "\ No newline at end of file"
+    if (mark === 45) {
+      pre--;
+      continue;
+    }
+    if (mark === 43) {
+      file.lines.add(n);
+      post--;
+    } else {
+      pre--;
+      post--;
+    }
+    file.body[n - 1] = out.slice(at + 1, end);
+    n++;
+  }
+  return end + 1;
 }
 
 /** The path of a `diff --git a/P b/P` header (no renames: both sides name the same path). */

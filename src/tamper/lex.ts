@@ -16,7 +16,7 @@ const KINDS: readonly Kind[] = ['id', 'str', 'num', 'op', 'nl', 'rx'];
 const OWN = 0x80;
 /** A `)` of `if (…)` and the like, or the `}` of a block: a `/` after it starts a regular expression. */
 const REGEX_NEXT = 0x40;
-/** Bits 3 to 5: how many characters (quotes, a prefix) the token starts with before its value. */
+/** Bits 3 to 5 of a string: how many characters (quotes, a prefix) the token starts with before its value. */
 const LEAD_SHIFT = 3;
 const ID = 0;
 const STR = 1;
@@ -24,13 +24,18 @@ const NUM = 2;
 const OP = 3;
 const NL = 4;
 const RX = 5;
+/** Operators of no source text: a parenthesis around an interpolation (kind and bits 3 to 5, without the flags). */
+const OPEN = OP | (1 << LEAD_SHIFT);
+const CLOSE = OP | (2 << LEAD_SHIFT);
+/** The character code of the parenthesis a kind code stands for, else 0. */
+const parenOf = (k: number) => ((k & 0x3f) === OPEN ? 40 : (k & 0x3f) === CLOSE ? 41 : 0);
 
 /**
  * A file's tokens in typed arrays, one slot per token: no object per token.
  * A token's value (a name, an operator, a string's contents without quotes or
- * prefix, an interpolation as `{}`) is sliced from the source when read; only
- * a value that differs from its source text (a decoded escape, a synthetic
- * parenthesis) is held apart. Lines and columns are found from the offsets
+ * prefix, an interpolation as `{}`) is sliced from the source when read; a
+ * parenthesis around an interpolation is told by its kind code; only a value
+ * that differs from its source text (a decoded escape) is held apart. Lines and columns are found from the offsets
  * where lines start, when asked: only the tokens a rule reports need them.
  */
 export class Tokens {
@@ -57,17 +62,24 @@ export class Tokens {
   }
   v(i: number): string | undefined {
     if (i < 0 || i >= this.length) return undefined;
-    return this.kinds[i] & OWN ? this.own.get(i) : this.src.slice(this.starts[i], this.ends[i]);
+    const k = this.kinds[i];
+    if (k & OWN) return this.own.get(i);
+    const paren = parenOf(k);
+    return paren ? (paren === 40 ? '(' : ')') : this.src.slice(this.starts[i], this.ends[i]);
   }
   /** Whether the token's value is s (of any kind), without slicing it. */
   is(i: number, s: string): boolean {
     if (i < 0 || i >= this.length) return false;
-    if (this.kinds[i] & OWN) return this.own.get(i) === s;
+    const k = this.kinds[i];
+    if (k & OWN) return this.own.get(i) === s;
+    // Length first (most tokens differ in it), then character by character: no call, no slice.
     const a = this.starts[i];
-    return (
-      this.ends[i] - a === s.length &&
-      (s.length === 1 ? this.src.charCodeAt(a) === s.charCodeAt(0) : this.src.startsWith(s, a))
-    );
+    const n = s.length;
+    if (this.ends[i] - a !== n) return n === 1 && parenOf(k) === s.charCodeAt(0);
+    if (n === 0) return parenOf(k) === 0;
+    const { src } = this;
+    for (let j = 0; j < n; j++) if (src.charCodeAt(a + j) !== s.charCodeAt(j)) return false;
+    return true;
   }
   /** Whether the token is an operator and one of these. */
   isOp(i: number, s: string): boolean {
@@ -75,12 +87,14 @@ export class Tokens {
   }
   /** The character code of a one-character operator (0 for any other token). */
   opCode(i: number): number {
-    if (i < 0 || i >= this.length || (this.kinds[i] & 7) !== OP) return 0;
-    if (this.kinds[i] & OWN) {
+    if (i < 0 || i >= this.length) return 0;
+    const k = this.kinds[i];
+    if ((k & 7) !== OP) return 0;
+    if (k & OWN) {
       const v = this.own.get(i)!;
       return v.length === 1 ? v.charCodeAt(0) : 0;
     }
-    return this.ends[i] - this.starts[i] === 1 ? this.src.charCodeAt(this.starts[i]) : 0;
+    return this.ends[i] - this.starts[i] === 1 ? this.src.charCodeAt(this.starts[i]) : parenOf(k);
   }
   /** The line of the token's first character; its last line (a string may span lines); its column. */
   line(i: number): number {
@@ -95,7 +109,8 @@ export class Tokens {
   }
   /** The offset of the token's first character (a string's prefix or quote). */
   private first(i: number): number {
-    return this.starts[i] - ((this.kinds[i] >> LEAD_SHIFT) & 7);
+    const k = this.kinds[i];
+    return (k & 7) === STR ? this.starts[i] - ((k >> LEAD_SHIFT) & 7) : this.starts[i];
   }
   /** The line of offset at: how many line starts are at or before it. */
   private lineOf(at: number): number {
@@ -226,71 +241,6 @@ function mergeSorted(a: number[], b: number[]): number[] {
   return out;
 }
 
-const PY_OPS = [
-  '**=',
-  '//=',
-  '>>=',
-  '<<=',
-  '...',
-  '==',
-  '!=',
-  '<=',
-  '>=',
-  '->',
-  '+=',
-  '-=',
-  '*=',
-  '/=',
-  '%=',
-  '&=',
-  '|=',
-  '^=',
-  '@=',
-  '**',
-  '//',
-  '<<',
-  '>>',
-  ':=',
-];
-const C_OPS = [
-  '>>>=',
-  '===',
-  '!==',
-  '**=',
-  '...',
-  '>>>',
-  '<<=',
-  '>>=',
-  '&&=',
-  '||=',
-  '??=',
-  '?.',
-  '??',
-  '=>',
-  '==',
-  '!=',
-  '<=',
-  '>=',
-  '&&',
-  '||',
-  '++',
-  '--',
-  '+=',
-  '-=',
-  '*=',
-  '/=',
-  '%=',
-  '&=',
-  '|=',
-  '^=',
-  '**',
-  '<<',
-  '>>',
-  '::',
-  '->',
-  ':=',
-  '<-',
-];
 /** After these a `/` starts a regular expression, not a division. */
 const REGEX_AFTER = new Set([
   'return',
@@ -349,20 +299,70 @@ const isIdPart = (s: string, i: number) => {
 /** Where a `//` comment ends: JavaScript also ends it at `\r`, U+2028 and U+2029 (and Java's decoded `\u000a` is one of these). */
 const C_LINE_END = /[\n\r\u2028\u2029]/g;
 const PY_LINE_END = /[\n\r]/g;
-/** The operators by the code of their first character (all ASCII), longest first. */
-const byFirst = (ops: string[]) => {
-  const table: (string[] | undefined)[] = new Array(128).fill(undefined);
-  for (const o of ops) (table[o.charCodeAt(0)] ??= []).push(o);
-  return table;
-};
-const PY_BY_FIRST = byFirst(PY_OPS);
-const C_BY_FIRST = byFirst(C_OPS);
-/** The length of the operator at i: the longest that starts there, else one character. */
-const opLength = (src: string, i: number, table: (string[] | undefined)[]) => {
-  const list = table[src.charCodeAt(i)];
-  if (list) for (const o of list) if (src.startsWith(o, i)) return o.length;
+/** The length of the C-family operator at i, whose first character's code is c: the longest that starts there, else 1. */
+function cOpLength(src: string, i: number, c: number): number {
+  const d = src.charCodeAt(i + 1);
+  const e = src.charCodeAt(i + 2);
+  switch (c) {
+    case 62: // >> >>> >>= >>>= >=
+      if (d === 62) return e === 62 ? (src.charCodeAt(i + 3) === 61 ? 4 : 3) : e === 61 ? 3 : 2;
+      return d === 61 ? 2 : 1;
+    case 61: // == === =>
+    case 33: // != !==
+      if (d === 61) return e === 61 ? 3 : 2;
+      return c === 61 && d === 62 ? 2 : 1;
+    case 42: // ** **= *=
+    case 38: // && &&= &=
+    case 124: // || ||= |=
+      if (d === c) return e === 61 ? 3 : 2;
+      return d === 61 ? 2 : 1;
+    case 60: // << <<= <= <-
+      if (d === 60) return e === 61 ? 3 : 2;
+      return d === 61 || d === 45 ? 2 : 1;
+    case 63: // ?? ??= ?.
+      if (d === 63) return e === 61 ? 3 : 2;
+      return d === 46 ? 2 : 1;
+    case 46: // ...
+      return d === 46 && e === 46 ? 3 : 1;
+    case 43: // ++ +=
+    case 45: // -- -= ->
+      return d === c || d === 61 || (c === 45 && d === 62) ? 2 : 1;
+    case 58: // :: :=
+      return d === 58 || d === 61 ? 2 : 1;
+    case 47:
+    case 37:
+    case 94: // /= %= ^=
+      return d === 61 ? 2 : 1;
+  }
   return 1;
-};
+}
+/** The same for Python. */
+function pyOpLength(src: string, i: number, c: number): number {
+  const d = src.charCodeAt(i + 1);
+  switch (c) {
+    case 42: // ** **= *=
+    case 47: // // //= /=
+    case 62: // >> >>= >=
+    case 60: // << <<= <=
+      if (d === c) return src.charCodeAt(i + 2) === 61 ? 3 : 2;
+      return d === 61 ? 2 : 1;
+    case 46: // ...
+      return d === 46 && src.charCodeAt(i + 2) === 46 ? 3 : 1;
+    case 45: // -> -=
+      return d === 62 || d === 61 ? 2 : 1;
+    case 61:
+    case 33:
+    case 43:
+    case 37:
+    case 38:
+    case 124:
+    case 94:
+    case 64:
+    case 58: // == != += %= &= |= ^= @= :=
+      return d === 61 ? 2 : 1;
+  }
+  return 1;
+}
 /** The end of a line comment from i: the next line break (not consumed), or the end. */
 const lineEnd = (src: string, i: number, re: RegExp) => {
   re.lastIndex = i;
@@ -428,6 +428,16 @@ const OBJECT_AFTER = new Set([
   'new',
 ]);
 
+/** The character codes of the one-character operators among them. */
+const OBJECT_AFTER_CHAR = new Set([...OBJECT_AFTER].filter((o) => o.length === 1).map((o) => o.charCodeAt(0)));
+/** Whether a `{` after token i opens an object literal: a one-character operator by its code, without slicing it. */
+function objectAfter(t: Tokens, i: number): boolean {
+  const op = t.opCode(i);
+  if (op) return OBJECT_AFTER_CHAR.has(op);
+  const k = t.k(i);
+  return (k === 'op' || k === 'id') && OBJECT_AFTER.has(t.v(i)!);
+}
+
 /** The kind code of a string token whose value starts `lead` characters (quotes, a prefix) after the token. */
 const strWithLead = (lead: number) => STR | (lead << LEAD_SHIFT);
 
@@ -454,7 +464,7 @@ class Lexer {
 
   /** Pushes a parenthesis the source does not hold (around an interpolation) at `at`. */
   private paren(v: '(' | ')', at: number): void {
-    this.out.hold(this.out.add(OP, at, at), v);
+    this.out.add(v === '(' ? OPEN : CLOSE, at, at);
   }
 
   /** Python tokens up to the end (or `steps` steps), or (inside an f-string field) up to the `}`, `!` or `:` that ends the expression. */
@@ -465,8 +475,11 @@ class Lexer {
       const i = this.i;
       const c = src.charCodeAt(i);
       const cls = classOf(c);
-      if (cls & NAME && !(cls & PREFIX) && c !== 36) {
-        this.word(i);
+      if (cls & NAME && c !== 36) {
+        // A string prefix letter starts a name unless a quote follows the prefix.
+        const pre = cls & PREFIX ? prefixLength(src, i) : -1;
+        if (pre >= 0) this.pyString(i, pre);
+        else this.word(i);
         continue;
       }
       if (field && depth === 0) {
@@ -499,13 +512,12 @@ class Lexer {
         this.i = lineEnd(src, i, PY_LINE_END);
         continue;
       }
-      const pre = prefixLength(src, i);
-      if (pre >= 0) {
-        this.pyString(i, pre);
+      if (c === 34 || c === 39) {
+        this.pyString(i, 0);
         continue;
       }
       if (this.word(i)) continue;
-      const len = opLength(src, i, PY_BY_FIRST);
+      const len = pyOpLength(src, i, c);
       if (len === 1 && (c === 40 || c === 91 || c === 123)) depth++;
       else if (len === 1 && (c === 41 || c === 93 || c === 125)) depth = Math.max(0, depth - 1);
       out.add(OP, i, i + len);
@@ -554,13 +566,11 @@ class Lexer {
   ): void {
     const { src } = this;
     const { q, close, raw, fmt } = s;
-    const quote = String.fromCharCode(q);
-    const closing = quote.repeat(close);
     let j = from;
     while (j < src.length) {
       j = plainRun(src, j, q, fmt);
       if (j >= src.length) break;
-      if (src.startsWith(closing, j)) {
+      if (src.charCodeAt(j) === q && (close === 1 || (src.charCodeAt(j + 1) === q && src.charCodeAt(j + 2) === q))) {
         value.end(j);
         j += close;
         break;
@@ -575,7 +585,8 @@ class Lexer {
           continue;
         } // a line continuation
         if (raw) {
-          const kept = src[j + 1] === quote || src[j + 1] === '\\' || src[j + 1] === '\n';
+          const d = src.charCodeAt(j + 1);
+          const kept = d === q || d === 92 || d === 10;
           j += kept ? 2 : 1;
           continue;
         }
@@ -673,7 +684,7 @@ class Lexer {
       }
       if (this.word(i)) continue;
       if (c === 125 && field && depth === 0) break;
-      const len = opLength(src, i, C_BY_FIRST);
+      const len = cOpLength(src, i, c);
       const tok = out.add(OP, i, i + len);
       this.i += len;
       if (len !== 1) continue;
@@ -683,7 +694,7 @@ class Lexer {
         if (parens.pop()) out.markRegexNext(tok);
       } else if (c === 123) {
         depth++;
-        braces.push(!((out.k(before) === 'op' || out.k(before) === 'id') && OBJECT_AFTER.has(out.v(before)!)));
+        braces.push(!objectAfter(out, before));
       } else if (c === 125) {
         depth--;
         if (braces.pop()) out.markRegexNext(tok);

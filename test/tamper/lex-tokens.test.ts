@@ -499,6 +499,26 @@ for (const [what, lang, jsx, src, tokens] of CASES)
     assert.equal(listing(src, lang, jsx), tokens);
   });
 
+test('an operator is the longest one that starts at its first character', () => {
+  const ops = (src: string, lang: Lang) => {
+    const t = lex(src, lang);
+    const out: string[] = [];
+    for (let i = 0; i < t.length; i++) if (t.k(i) === 'op') out.push(t.v(i)!);
+    return out.join(' ');
+  };
+  assert.is(ops('x>>>==y?.z??=w<-v+++u-->t...s!==r::q', 'js'), '>>>= = ?. ??= <- ++ + -- > ... !== ::');
+  assert.is(
+    ops('a>>>b>>=c>>d>=e>f<<=g<<h<=i<j&&=k&&l&=m&n||=o||p|=q|r', 'js'),
+    '>>> >>= >> >= > <<= << <= < &&= && &= & ||= || |= |',
+  );
+  assert.is(
+    ops('a**=b**c*=d*e==f=>g=h!=i!j+=k-=l->m%=n^=o:=p:q', 'go'),
+    '**= ** *= * == => = != ! += -= -> %= ^= := :',
+  );
+  assert.is(ops('x**=y//=z->w:=v<<=u>>=t...s!=r@=q', 'python'), '**= //= -> := <<= >>= ... != @=');
+  assert.is(ops('a**b*c//d/e>>f>g<<h<i..j.k-=l-m', 'python'), '** * // / >> > << < . . . -= -');
+});
+
 test('a name, number, operator or regular expression is found in the source at its line and column', () => {
   for (const [what, lang, jsx, src] of CASES) {
     // Java's source is read after its \u escapes are decoded.
