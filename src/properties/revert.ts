@@ -1017,21 +1017,20 @@ async function revertCache(
   before: string,
   say: (l: string) => void,
 ): Promise<RevertCache> {
-  // The tree, the judge's digest and the programs' versions are taken
-  // together, and containment is probed meanwhile (before any of them resolves).
-  let contained = 'none';
+  // The tree, the judge's digest, the programs' versions and containment are
+  // taken together; the sealed mode (a blocking probe under kernel) meanwhile.
   let sealed = 'off';
-  const known = Promise.all([treeWith(repo, onto, kept), judgeIdentity()]);
+  const known = Promise.all([treeWith(repo, onto, kept), judgeIdentity(), containment()]);
   const headTree = head ? treeWith(repo, onto, head) : null;
   const keyed = cacheKey(
     config,
     repo.root,
     { ...runEnv(config), ...seedEnv(seed) },
-    known.then(([tree, judge]) => ({ tree, judge, owners, contained, sealed })),
+    known.then(([tree, judge, contained]) => ({ tree, judge, owners, contained, sealed })),
   );
-  contained = containment();
   sealed = sealedMode(config);
   const { key, parts } = await keyed;
+  const contained = await containment();
   const keys = { base: key, head: headTree ? headKey(parts, await headTree) : null };
   return openRevertCache(repo, keys, contained === 'pidns' || contained === 'subreaper', before, say);
 }
