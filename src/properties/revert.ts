@@ -34,6 +34,7 @@ import { buildCache, type BuildCache } from './buildcache.js';
 import { openRevertCache, watchRevertCache, type CachedRun, type RevertCache } from './cache.js';
 import { cacheKey, headKey } from './cache-key.js';
 import { moduleCache } from './modcache.js';
+import { startEarly } from './early.js';
 import { headProblems, type CaseOutcome, type InvariantResult, type Mapping } from './mapping.js';
 import { dependencyProblems } from './deps.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
@@ -590,17 +591,10 @@ async function cachedRuns(result: RevertResult, c: Check, sideRun: Steps['run'])
   };
   const headCached = opts.headCache !== false && sealedMode(config) === 'kernel';
   const before = watchRevertCache(repo);
-  const headStop = new AbortController();
-  const relay = () => headStop.abort();
-  guard.signal.addEventListener('abort', relay, { once: true });
-  let early: Promise<PropertyRun> | null = headCached ? null : run('head', headStop.signal);
-  early?.catch(() => undefined); // awaited by the steps below
+  const early = headCached ? null : startEarly(guard.signal, (stop) => run('head', stop));
   // A first check (a miss) needs the whole reverted run: it starts beside head, kept only once the steps take it.
-  const baseStop = new AbortController();
-  const relayBase = () => baseStop.abort();
-  guard.signal.addEventListener('abort', relayBase, { once: true });
-  let earlyBase = !headCached && config.revert.jobs > 1 ? sideRun('revert', baseStop.signal) : null;
-  earlyBase?.catch(() => undefined);
+  const earlyBase =
+    !headCached && config.revert.jobs > 1 ? startEarly(guard.signal, (stop) => sideRun('revert', stop)) : null;
   try {
     const headTree = headCached ? [...tree.kept, ...tree.production] : null;
     const store = await traced('revert cache key and lookup', () =>
@@ -608,26 +602,17 @@ async function cachedRuns(result: RevertResult, c: Check, sideRun: Steps['run'])
     );
     if (store.hit && earlyBase) {
       say('base: stopping the run started beside the key (the cache answers for it)');
-      baseStop.abort();
-      await earlyBase.catch(() => undefined);
-      earlyBase = null;
+      await earlyBase.drop();
     }
     const first: Steps['run'] = (side, stop, pinned, only) => {
-      if (side === 'revert' && !pinned && !only && earlyBase) {
-        const started = earlyBase;
-        earlyBase = null;
-        // The steps' own stop ends it (an early end on head).
-        if (stop.aborted) baseStop.abort();
-        else stop.addEventListener('abort', relayBase, { once: true });
-        return started.then((r) => {
-          fresh.base = r;
-          return r;
-        });
-      }
-      if (side !== 'head' || pinned || !early) return run(side, stop, pinned, only);
-      const started = early;
-      early = null;
-      return started;
+      const started = pinned || only ? null : (side === 'head' ? early : earlyBase)?.take(stop);
+      if (!started) return run(side, stop, pinned, only);
+      return side === 'head'
+        ? started
+        : started.then((r) => {
+            fresh.base = r;
+            return r;
+          });
     };
     await twoRuns(result, { ...worktreeSteps(c, first, store.hit), cachedHead: store.head?.hit ?? null });
     // A head run that cannot be judged answers for no later check.
@@ -636,16 +621,8 @@ async function cachedRuns(result: RevertResult, c: Check, sideRun: Steps['run'])
     await traced('revert cache settle', () => store.settle({ base: fresh.base, head: head ? fresh.head : null }));
   } finally {
     // A run the steps never took (the key could not be made): stopped, its tree removed.
-    if (early) {
-      headStop.abort();
-      await early.catch(() => undefined);
-    }
-    if (earlyBase) {
-      baseStop.abort();
-      await earlyBase.catch(() => undefined);
-    }
-    guard.signal.removeEventListener('abort', relay);
-    guard.signal.removeEventListener('abort', relayBase);
+    await early?.drop();
+    await earlyBase?.drop();
   }
 }
 
