@@ -43,7 +43,7 @@ import { loadRegistryAt, type Registry } from './registry.js';
 import { type SealedMode, sealedMode, weakestMode } from './sealed/env.js';
 import { propertyCommand, runProperties, type PropertyRun } from './run.js';
 import { dropScratch, makeScratch } from './scratch.js';
-import { describeBehaviour, productionBehaviour } from './behaviour.js';
+import { changesBehaviour, describeBehaviour } from './behaviour.js';
 import { fixedByBuild, withBuildFailures } from './by-build.js';
 import { judgeStates, markAdvice, unmarkedFailures, type Evidence, type InvariantVerdict } from './states.js';
 import { onlyEnv, shardEnv, sideEnv } from './runenv.js';
@@ -310,7 +310,7 @@ export async function revertCheck(
   const exemption = opts.exemption ? await opts.exemption(tree.patch) : null;
   result.digest = exemption?.digest ?? null;
   const settled = await traced('settled without runs (refactor row, syntax trees)', () =>
-    settledWithoutRuns(result, exemption?.row ?? null, () => productionBehaviour(repo, config, base, head, onto), say),
+    settledWithoutRuns(result, exemption?.row ?? null, () => changesBehaviour(repo, config, tree.production), say),
   );
   if (settled) return result;
   // Pending marks and new invariants come from the base plus the admitted owner changes.
@@ -380,7 +380,7 @@ function revertedPaths(production: RawChange[]): Reverted[] {
 async function settledWithoutRuns(
   result: RevertResult,
   row: Exemption['row'],
-  behaviourOf: () => ReturnType<typeof productionBehaviour>,
+  behaviourOf: () => ReturnType<typeof changesBehaviour>,
   say: (line: string) => void,
 ): Promise<boolean> {
   if (row && result.digest) {
