@@ -57,7 +57,7 @@ import { traced } from '../common/trace.js';
 import { isFresh, seedEnv, type PropSeed } from '../runner/seed.js';
 import { containment } from '../runner/contain.js';
 import { runEnv } from '../runner/env.js';
-import { judgeIdentity } from '../runner/install.js';
+import { judgeIdentity, sealJudge } from '../runner/install.js';
 
 export type RevertStatus =
   | 'describes_patch'
@@ -520,9 +520,14 @@ async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
       reason: `dependencies differ from the base: ${deps.problems.join('; ')}. The runs link them in from the main tree, and what a dependency installs runs before any property: install them from the base's lock files${install} before the check, or land the dependency change first, reviewed, in a change of its own`,
     });
   } else {
-    // Prepared only for a check that runs the properties; checked once the runs have ended.
-    const mods = await traced('Go module cache', () => moduleCache(repo, onto, say));
-    const sideRun: Steps['run'] = (side, stop, pinned, only) =>
+    // Prepared only for a check that runs the properties, beside what the
+    // first run needs anyway: the judge's modules, containment, the Go
+    // modules (the runs wait for those); checked once the runs have ended.
+    sealJudge().catch(() => undefined); // a failure is met where a command awaits it
+    containment().catch(() => undefined);
+    const preparing = traced('Go module cache', () => moduleCache(repo, onto, say));
+    preparing.catch(() => undefined);
+    const sideRun: Steps['run'] = async (side, stop, pinned, only) =>
       freshRun(
         repo,
         config,
@@ -539,7 +544,7 @@ async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
             ...seedEnv(seed, pinned),
             ...onlyEnv(only),
             ...shardEnv(opts.part?.shard ?? null),
-            ...mods.env,
+            ...(await preparing).env,
           },
           // The whole head run's failures, as they come (streamed.ts).
           onFailing: side === 'head' && !pinned && !only ? (n) => c.judging.headFailures.push(n) : undefined,
@@ -553,7 +558,7 @@ async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
       guard.check();
     } else if (config.revert.cache) await cachedRuns(result, c, sideRun);
     else await twoRuns(result, worktreeSteps(c, sideRun, null));
-    mods.check();
+    (await preparing).check();
   }
 }
 
