@@ -126,16 +126,17 @@ function succeeds(file: string, args: string[]): Promise<boolean> {
 /** The command line that makes the namespace, or null when this host allows none. */
 async function unshareArgs(): Promise<string[] | null> {
   const plain = ['--pid', '--fork', '--kill-child', '--mount-proc'];
-  // setpriv's parent-death signal ends the namespace with patchwarden, even when patchwarden is killed with -9.
-  const head = (await succeeds('setpriv', ['--pdeathsig', 'KILL', 'true']))
-    ? ['setpriv', '--pdeathsig', 'KILL', 'unshare']
-    : ['unshare'];
   // Root needs no user namespace (and keeps its capabilities); anyone else maps to their own uid, so owners stay as they are.
   const tries =
     process.getuid?.() === 0
       ? [plain, ['--user', '--map-current-user', ...plain]]
       : [['--user', '--map-current-user', ...plain]];
-  for (const args of tries) if (await succeeds(head[0], [...head.slice(1), ...args, 'true'])) return [...head, ...args];
+  // setpriv's parent-death signal ends the namespace with patchwarden, even
+  // when patchwarden is killed with -9: tried first, so one start answers
+  // for both where both work.
+  for (const head of [['setpriv', '--pdeathsig', 'KILL', 'unshare'], ['unshare']])
+    for (const args of tries)
+      if (await succeeds(head[0], [...head.slice(1), ...args, 'true'])) return [...head, ...args];
   return null;
 }
 
