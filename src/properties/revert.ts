@@ -313,6 +313,10 @@ export async function revertCheck(
     settledWithoutRuns(result, exemption?.row ?? null, () => changesBehaviour(repo, config, tree.production), say),
   );
   if (settled) return result;
+  // The first command waits for the judge's modules (runner/install.ts), the
+  // longest step before it: loaded beside the registry, the dependency check
+  // and the worktrees. A failure is met where a command awaits it.
+  if (!opts.merged) traced("the judge's modules loaded", sealJudge).catch(() => undefined);
   // Pending marks and new invariants come from the base plus the admitted owner changes.
   const registry = await traced('registry', () =>
     loadRegistryAt(repo, config, facts.kept.has(config.properties.invariants) ? head : onto),
@@ -520,11 +524,10 @@ async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
       reason: `dependencies differ from the base: ${deps.problems.join('; ')}. The runs link them in from the main tree, and what a dependency installs runs before any property: install them from the base's lock files${install} before the check, or land the dependency change first, reviewed, in a change of its own`,
     });
   } else {
-    // Prepared only for a check that runs the properties, beside what the
-    // first run needs anyway: the judge's modules, containment, the Go
-    // modules (the runs wait for those); checked once the runs have ended.
-    sealJudge().catch(() => undefined); // a failure is met where a command awaits it
-    containment().catch(() => undefined);
+    // Prepared only for a check that runs the properties, beside the
+    // worktrees: containment and the Go modules (the runs wait for those);
+    // checked once the runs have ended.
+    traced('containment probed', containment).catch(() => undefined); // met where a command or the key awaits it
     const preparing = traced('Go module cache', () => moduleCache(repo, onto, say));
     preparing.catch(() => undefined);
     const sideRun: Steps['run'] = async (side, stop, pinned, only) =>
