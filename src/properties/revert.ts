@@ -605,6 +605,10 @@ async function cachedRuns(result: RevertResult, c: Check, sideRun: Steps['run'])
     !headCached && config.revert.jobs > 1 ? startEarly(guard.signal, (stop) => sideRun('revert', stop)) : null;
   try {
     const headTree = headCached ? [...tree.kept, ...tree.production] : null;
+    // With runs started, the key's work waits for the judge's modules, which
+    // the commands wait for: it would only slow them (a hit still stops the
+    // base before the verdict).
+    if (early) await sealJudge();
     const store = await traced('revert cache key and lookup', () =>
       revertCache(repo, config, onto, tree.kept, headTree, seed, facts.owners, before, say),
     );
