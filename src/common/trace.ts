@@ -24,6 +24,11 @@ function cpu(): { self: number; children: number } {
   return { self: (u.user + u.system) / 1000, children };
 }
 
+/** A moment of the timeline (a side's command starting), when tracing. */
+export function traceMark(name: string): void {
+  if (on) process.stderr.write(`patchwarden trace: ${name} (at ${Date.now() - started} ms)\n`);
+}
+
 /** `fn`, timed as phase `name` when tracing. */
 export async function traced<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
   if (!on) return fn();

@@ -63,6 +63,11 @@ export async function productionBehaviour(
   if (!patch.length) return null;
   const paths = new Set(patch.map((c) => c.path));
   const changes = onto === base ? patch : (await treeDiff(repo, onto, head)).filter((c) => paths.has(c.path));
+  return changesBehaviour(repo, config, changes);
+}
+
+/** The behaviour of production `changes` already found (onto to head); null when there are none. */
+export async function changesBehaviour(repo: Repo, config: Config, changes: RawChange[]): Promise<Behaviour | null> {
   if (!changes.length) return null;
   for (const c of changes) {
     const why = plainChange(c);

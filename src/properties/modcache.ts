@@ -31,11 +31,14 @@ const NONE: ModuleCache = { env: {}, check() {} };
 
 /** The cache for a check whose runs build against `onto`'s go.mod and go.sum; none without a go.mod at the root, with a vendor folder or a go.work. */
 export async function moduleCache(repo: Repo, onto: string, say: (line: string) => void): Promise<ModuleCache> {
-  const [mod, sum, vendored, workspace] = await Promise.all(
-    ['go.mod', 'go.sum', 'vendor/modules.txt', 'go.work'].map((f) => readFileAt(repo, onto, f)),
+  // Most projects have no go.mod: one read settles it.
+  const mod = await readFileAt(repo, onto, 'go.mod');
+  if (mod === null) return NONE;
+  const [sum, vendored, workspace] = await Promise.all(
+    ['go.sum', 'vendor/modules.txt', 'go.work'].map((f) => readFileAt(repo, onto, f)),
   );
   // A vendor folder needs no module cache; a workspace's other modules need modules the root's go.mod does not name.
-  if (mod === null || vendored !== null || workspace !== null) return NONE;
+  if (vendored !== null || workspace !== null) return NONE;
   const dir = path.join(repo.commonDir, 'patchwarden', 'go-mod');
   const scratch = mkdtempSync(path.join(tmpdir(), 'patchwarden-gomod-'));
   try {

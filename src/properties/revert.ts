@@ -34,6 +34,7 @@ import { buildCache, type BuildCache } from './buildcache.js';
 import { openRevertCache, watchRevertCache, type CachedRun, type RevertCache } from './cache.js';
 import { cacheKey, headKey } from './cache-key.js';
 import { moduleCache } from './modcache.js';
+import { startEarly } from './early.js';
 import { headProblems, type CaseOutcome, type InvariantResult, type Mapping } from './mapping.js';
 import { dependencyProblems } from './deps.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
@@ -42,7 +43,7 @@ import { loadRegistryAt, type Registry } from './registry.js';
 import { type SealedMode, sealedMode, weakestMode } from './sealed/env.js';
 import { propertyCommand, runProperties, type PropertyRun } from './run.js';
 import { dropScratch, makeScratch } from './scratch.js';
-import { describeBehaviour, productionBehaviour } from './behaviour.js';
+import { changesBehaviour, describeBehaviour } from './behaviour.js';
 import { fixedByBuild, withBuildFailures } from './by-build.js';
 import { judgeStates, markAdvice, unmarkedFailures, type Evidence, type InvariantVerdict } from './states.js';
 import { onlyEnv, shardEnv, sideEnv } from './runenv.js';
@@ -56,7 +57,7 @@ import { traced } from '../common/trace.js';
 import { isFresh, seedEnv, type PropSeed } from '../runner/seed.js';
 import { containment } from '../runner/contain.js';
 import { runEnv } from '../runner/env.js';
-import { judgeIdentity } from '../runner/install.js';
+import { judgeIdentity, sealJudge } from '../runner/install.js';
 
 export type RevertStatus =
   | 'describes_patch'
@@ -309,9 +310,13 @@ export async function revertCheck(
   const exemption = opts.exemption ? await opts.exemption(tree.patch) : null;
   result.digest = exemption?.digest ?? null;
   const settled = await traced('settled without runs (refactor row, syntax trees)', () =>
-    settledWithoutRuns(result, exemption?.row ?? null, () => productionBehaviour(repo, config, base, head, onto), say),
+    settledWithoutRuns(result, exemption?.row ?? null, () => changesBehaviour(repo, config, tree.production), say),
   );
   if (settled) return result;
+  // The first command waits for the judge's modules (runner/install.ts), the
+  // longest step before it: loaded beside the registry, the dependency check
+  // and the worktrees. A failure is met where a command awaits it.
+  if (!opts.merged) traced("the judge's modules loaded", sealJudge).catch(() => undefined);
   // Pending marks and new invariants come from the base plus the admitted owner changes.
   const registry = await traced('registry', () =>
     loadRegistryAt(repo, config, facts.kept.has(config.properties.invariants) ? head : onto),
@@ -379,7 +384,7 @@ function revertedPaths(production: RawChange[]): Reverted[] {
 async function settledWithoutRuns(
   result: RevertResult,
   row: Exemption['row'],
-  behaviourOf: () => ReturnType<typeof productionBehaviour>,
+  behaviourOf: () => ReturnType<typeof changesBehaviour>,
   say: (line: string) => void,
 ): Promise<boolean> {
   if (row && result.digest) {
@@ -519,9 +524,13 @@ async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
       reason: `dependencies differ from the base: ${deps.problems.join('; ')}. The runs link them in from the main tree, and what a dependency installs runs before any property: install them from the base's lock files${install} before the check, or land the dependency change first, reviewed, in a change of its own`,
     });
   } else {
-    // Prepared only for a check that runs the properties; checked once the runs have ended.
-    const mods = await traced('Go module cache', () => moduleCache(repo, onto, say));
-    const sideRun: Steps['run'] = (side, stop, pinned, only) =>
+    // Prepared only for a check that runs the properties, beside the
+    // worktrees: containment and the Go modules (the runs wait for those);
+    // checked once the runs have ended.
+    traced('containment probed', containment).catch(() => undefined); // met where a command or the key awaits it
+    const preparing = traced('Go module cache', () => moduleCache(repo, onto, say));
+    preparing.catch(() => undefined);
+    const sideRun: Steps['run'] = async (side, stop, pinned, only) =>
       freshRun(
         repo,
         config,
@@ -538,7 +547,7 @@ async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
             ...seedEnv(seed, pinned),
             ...onlyEnv(only),
             ...shardEnv(opts.part?.shard ?? null),
-            ...mods.env,
+            ...(await preparing).env,
           },
           // The whole head run's failures, as they come (streamed.ts).
           onFailing: side === 'head' && !pinned && !only ? (n) => c.judging.headFailures.push(n) : undefined,
@@ -552,7 +561,7 @@ async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
       guard.check();
     } else if (config.revert.cache) await cachedRuns(result, c, sideRun);
     else await twoRuns(result, worktreeSteps(c, sideRun, null));
-    mods.check();
+    (await preparing).check();
   }
 }
 
@@ -590,44 +599,32 @@ async function cachedRuns(result: RevertResult, c: Check, sideRun: Steps['run'])
   };
   const headCached = opts.headCache !== false && sealedMode(config) === 'kernel';
   const before = watchRevertCache(repo);
-  const headStop = new AbortController();
-  const relay = () => headStop.abort();
-  guard.signal.addEventListener('abort', relay, { once: true });
-  let early: Promise<PropertyRun> | null = headCached ? null : run('head', headStop.signal);
-  early?.catch(() => undefined); // awaited by the steps below
+  const early = headCached ? null : startEarly(guard.signal, (stop) => run('head', stop));
   // A first check (a miss) needs the whole reverted run: it starts beside head, kept only once the steps take it.
-  const baseStop = new AbortController();
-  const relayBase = () => baseStop.abort();
-  guard.signal.addEventListener('abort', relayBase, { once: true });
-  let earlyBase = !headCached && config.revert.jobs > 1 ? sideRun('revert', baseStop.signal) : null;
-  earlyBase?.catch(() => undefined);
+  const earlyBase =
+    !headCached && config.revert.jobs > 1 ? startEarly(guard.signal, (stop) => sideRun('revert', stop)) : null;
   try {
     const headTree = headCached ? [...tree.kept, ...tree.production] : null;
+    // With runs started, the key's work waits for the judge's modules, which
+    // the commands wait for: it would only slow them (a hit still stops the
+    // base before the verdict).
+    if (early) await sealJudge();
     const store = await traced('revert cache key and lookup', () =>
       revertCache(repo, config, onto, tree.kept, headTree, seed, facts.owners, before, say),
     );
     if (store.hit && earlyBase) {
       say('base: stopping the run started beside the key (the cache answers for it)');
-      baseStop.abort();
-      await earlyBase.catch(() => undefined);
-      earlyBase = null;
+      await earlyBase.drop();
     }
     const first: Steps['run'] = (side, stop, pinned, only) => {
-      if (side === 'revert' && !pinned && !only && earlyBase) {
-        const started = earlyBase;
-        earlyBase = null;
-        // The steps' own stop ends it (an early end on head).
-        if (stop.aborted) baseStop.abort();
-        else stop.addEventListener('abort', relayBase, { once: true });
-        return started.then((r) => {
-          fresh.base = r;
-          return r;
-        });
-      }
-      if (side !== 'head' || pinned || !early) return run(side, stop, pinned, only);
-      const started = early;
-      early = null;
-      return started;
+      const started = pinned || only ? null : (side === 'head' ? early : earlyBase)?.take(stop);
+      if (!started) return run(side, stop, pinned, only);
+      return side === 'head'
+        ? started
+        : started.then((r) => {
+            fresh.base = r;
+            return r;
+          });
     };
     await twoRuns(result, { ...worktreeSteps(c, first, store.hit), cachedHead: store.head?.hit ?? null });
     // A head run that cannot be judged answers for no later check.
@@ -636,16 +633,8 @@ async function cachedRuns(result: RevertResult, c: Check, sideRun: Steps['run'])
     await traced('revert cache settle', () => store.settle({ base: fresh.base, head: head ? fresh.head : null }));
   } finally {
     // A run the steps never took (the key could not be made): stopped, its tree removed.
-    if (early) {
-      headStop.abort();
-      await early.catch(() => undefined);
-    }
-    if (earlyBase) {
-      baseStop.abort();
-      await earlyBase.catch(() => undefined);
-    }
-    guard.signal.removeEventListener('abort', relay);
-    guard.signal.removeEventListener('abort', relayBase);
+    await early?.drop();
+    await earlyBase?.drop();
   }
 }
 
@@ -1017,21 +1006,20 @@ async function revertCache(
   before: string,
   say: (l: string) => void,
 ): Promise<RevertCache> {
-  // The tree, the judge's digest and the programs' versions are taken
-  // together, and containment is probed meanwhile (before any of them resolves).
-  let contained = 'none';
+  // The tree, the judge's digest, the programs' versions and containment are
+  // taken together; the sealed mode (a blocking probe under kernel) meanwhile.
   let sealed = 'off';
-  const known = Promise.all([treeWith(repo, onto, kept), judgeIdentity()]);
+  const known = Promise.all([treeWith(repo, onto, kept), judgeIdentity(), containment()]);
   const headTree = head ? treeWith(repo, onto, head) : null;
   const keyed = cacheKey(
     config,
     repo.root,
     { ...runEnv(config), ...seedEnv(seed) },
-    known.then(([tree, judge]) => ({ tree, judge, owners, contained, sealed })),
+    known.then(([tree, judge, contained]) => ({ tree, judge, owners, contained, sealed })),
   );
-  contained = containment();
   sealed = sealedMode(config);
   const { key, parts } = await keyed;
+  const contained = await containment();
   const keys = { base: key, head: headTree ? headKey(parts, await headTree) : null };
   return openRevertCache(repo, keys, contained === 'pidns' || contained === 'subreaper', before, say);
 }

@@ -15,7 +15,7 @@ import { readReport } from '../junit/read.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
 import { runEnv } from '../runner/env.js';
-import { traced } from '../common/trace.js';
+import { traced, traceMark } from '../common/trace.js';
 import { checkoutFiles } from '../git/files.js';
 import { commonGitDir } from '../git/worktrees.js';
 import { installDir } from '../runner/install.js';
@@ -118,6 +118,7 @@ export async function runProperties(
         env,
         signal: opts.signal,
         junit: guard?.junit,
+        onSpawn: () => traceMark(`${name}: property command started`),
       }),
     );
     // Read only now that every process the command started has ended.

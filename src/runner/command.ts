@@ -39,6 +39,8 @@ export interface CommandOptions {
   signal?: AbortSignal;
   /** Where the report goes, in a folder the caller owns; a fresh folder of its own when absent. */
   junit?: string;
+  /** Told as the command starts (a trace's timeline). */
+  onSpawn?: () => void;
 }
 
 const KEEP = 1 << 20;
@@ -68,7 +70,8 @@ async function groupEnded(pgid: number, ms: number): Promise<boolean> {
  * ended, or when the judge's own install changed while it ran.
  */
 export async function runTestCommand(command: string, opts: CommandOptions): Promise<CommandRun> {
-  await sealJudge();
+  // Both once per process, and often started earlier by the caller.
+  await Promise.all([sealJudge(), containment()]);
   const { run, left } = await spawnContained(command, opts);
   try {
     // An interrupted check stops at its next step anyway, and says why.
@@ -94,13 +97,16 @@ function outlived(groupGone: boolean, survivors: number[] | null): string | null
   return said.length ? said.join('; ') : null;
 }
 
-function spawnContained(command: string, opts: CommandOptions): Promise<{ run: CommandRun; left: string | null }> {
+async function spawnContained(
+  command: string,
+  opts: CommandOptions,
+): Promise<{ run: CommandRun; left: string | null }> {
   const dir = opts.junit ? null : mkdtempSync(path.join(tmpdir(), 'patchwarden-junit-'));
   const junit = opts.junit ?? path.join(dir!, 'report.xml');
   const line = command.replaceAll('{junit}', quote(junit));
-  const contained = containment();
-  const { file, args, reportFd, cgroup } = containedSpawn(line);
+  const { contained, file, args, reportFd, cgroup } = await containedSpawn(line);
   const started = Date.now();
+  opts.onSpawn?.();
   return new Promise((resolve) => {
     const child = spawn(file, args, {
       cwd: opts.cwd,

@@ -1,6 +1,6 @@
 // How a test command is run so that nothing it starts outlives it, whatever
 // session or process group a process moves to. The strongest mechanism this
-// host allows is probed once per process, in this order:
+// host allows is probed once per process (without blocking), in this order:
 //
 // - pidns: a PID namespace (util-linux `unshare`, with a user namespace when
 //   not root). When the namespace's first process ends, the kernel kills
@@ -21,7 +21,7 @@
 // - group: the command's process group only; a process that moves to
 //   another session or group is neither found nor ended.
 // - none: Windows, where there are no process groups to end.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { type CgroupBase, cgroupBase, inCgroup, makeCgroup, sweepCgroups } from './cgroup.js';
 
 export type Contained = 'pidns' | 'cgroup' | 'subreaper' | 'group' | 'none';
@@ -114,23 +114,29 @@ sys.exit(os.WEXITSTATUS(status) if status is not None else 1)
 /** Isolated: no PYTHON* variable, user site or sitecustomize of the project runs in the launcher. */
 const PYTHON = ['python3', '-I', '-S', '-c', LAUNCHER];
 
+/** Whether `file args` exits 0; spawned, so the event loop goes on while it runs. */
+function succeeds(file: string, args: string[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { stdio: 'ignore', timeout: 10_000 });
+    child.on('error', () => resolve(false));
+    child.on('close', (code) => resolve(code === 0));
+  });
+}
+
 /** The command line that makes the namespace, or null when this host allows none. */
-function unshareArgs(): string[] | null {
+async function unshareArgs(): Promise<string[] | null> {
   const plain = ['--pid', '--fork', '--kill-child', '--mount-proc'];
-  // setpriv's parent-death signal ends the namespace with patchwarden, even when patchwarden is killed with -9.
-  const head =
-    spawnSync('setpriv', ['--pdeathsig', 'KILL', 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0
-      ? ['setpriv', '--pdeathsig', 'KILL', 'unshare']
-      : ['unshare'];
   // Root needs no user namespace (and keeps its capabilities); anyone else maps to their own uid, so owners stay as they are.
   const tries =
     process.getuid?.() === 0
       ? [plain, ['--user', '--map-current-user', ...plain]]
       : [['--user', '--map-current-user', ...plain]];
-  for (const args of tries) {
-    const r = spawnSync(head[0], [...head.slice(1), ...args, 'true'], { stdio: 'ignore', timeout: 10_000 });
-    if (r.status === 0) return [...head, ...args];
-  }
+  // setpriv's parent-death signal ends the namespace with patchwarden, even
+  // when patchwarden is killed with -9: tried first, so one start answers
+  // for both where both work.
+  for (const head of [['setpriv', '--pdeathsig', 'KILL', 'unshare'], ['unshare']])
+    for (const args of tries)
+      if (await succeeds(head[0], [...head.slice(1), ...args, 'true'])) return [...head, ...args];
   return null;
 }
 
@@ -140,56 +146,67 @@ interface Probed {
   cgroup?: CgroupBase;
 }
 
+let probing: Promise<Probed> | null = null;
 let probed: Probed | null = null;
 
-function probe(): Probed {
+async function probe(): Promise<Probed> {
   if (process.platform === 'win32') return { contained: 'none', unshare: [] };
   const wanted = process.env.PATCHWARDEN_CONTAIN as Contained | undefined;
   const from = wanted && MECHANISMS.includes(wanted) ? MECHANISMS.indexOf(wanted) : 0;
   const allowed = (m: Contained) => MECHANISMS.indexOf(m) >= from;
   if (process.platform === 'linux') {
-    const unshare = allowed('pidns') ? unshareArgs() : null;
+    const unshare = allowed('pidns') ? await unshareArgs() : null;
     if (unshare) return { contained: 'pidns', unshare };
     const cgroup = allowed('cgroup') ? cgroupBase() : null;
     if (cgroup) {
       sweepCgroups(cgroup);
       return { contained: 'cgroup', unshare: [], cgroup };
     }
-    if (
-      allowed('subreaper') &&
-      spawnSync(PYTHON[0], [...PYTHON.slice(1), '--probe'], { stdio: 'ignore', timeout: 10_000 }).status === 0
-    )
+    if (allowed('subreaper') && (await succeeds(PYTHON[0], [...PYTHON.slice(1), '--probe'])))
       return { contained: 'subreaper', unshare: [] };
   }
   return { contained: allowed('group') ? 'group' : 'none', unshare: [] };
 }
 
-/** The mechanism this process runs its test commands under (probed on first use). */
-export function containment(): Contained {
-  probed ??= probe();
-  return probed.contained;
+/**
+ * The mechanism this process runs its test commands under, probed once per
+ * process; the first call starts the probe, so a caller that needs it later
+ * starts it early and awaits it where it is needed.
+ */
+export function containment(): Promise<Contained> {
+  probing ??= probe().then((p) => (probed = p));
+  return probing.then((p) => p.contained);
 }
 
 /** The program and arguments that run the shell line `line` contained; `cgroup`, the run's own cgroup to end after it. */
-export function containedSpawn(line: string): {
+export async function containedSpawn(line: string): Promise<{
+  contained: Contained;
   file: string;
   args: string[];
   reportFd: boolean;
   cgroup?: { dir: string; kind: CgroupBase['kind'] };
-} {
-  const contained = containment();
+}> {
+  const contained = await containment();
   if (contained === 'cgroup') {
     const dir = makeCgroup(probed!.cgroup!);
-    return { file: 'sh', args: inCgroup(dir, line), reportFd: false, cgroup: { dir, kind: probed!.cgroup!.kind } };
+    return {
+      contained,
+      file: 'sh',
+      args: inCgroup(dir, line),
+      reportFd: false,
+      cgroup: { dir, kind: probed!.cgroup!.kind },
+    };
   }
   if (contained === 'pidns')
     return {
+      contained,
       file: probed!.unshare[0],
       args: [...probed!.unshare.slice(1), 'sh', '-c', INIT, 'sh', line],
       reportFd: false,
     };
-  if (contained === 'subreaper') return { file: PYTHON[0], args: [...PYTHON.slice(1), line], reportFd: true };
-  return { file: 'sh', args: ['-c', line], reportFd: false };
+  if (contained === 'subreaper')
+    return { contained, file: PYTHON[0], args: [...PYTHON.slice(1), line], reportFd: true };
+  return { contained, file: 'sh', args: ['-c', line], reportFd: false };
 }
 
 /** Survivors the launcher named on its report fd, or null when it sent no report (it was killed). */

@@ -19,6 +19,7 @@ interface Sealed {
   files: Map<string, string>;
 }
 
+let digested: Sealed | null | undefined;
 let sealed: Promise<Sealed | null> | null = null;
 
 /** The folder of the running bundle (dist/), or null when the sources run unbundled. */
@@ -39,10 +40,19 @@ function digests(dir: string): Map<string, string> {
   return files;
 }
 
+/** The install's files and digests, taken once per process (null when the sources run unbundled). */
+function install(): Sealed | null {
+  if (digested === undefined) {
+    const dir = installDir();
+    digested = dir ? { dir, files: digests(dir) } : null;
+  }
+  return digested;
+}
+
 async function seal(): Promise<Sealed | null> {
-  const dir = installDir();
-  if (!dir) return null;
-  const files = digests(dir);
+  const taken = install();
+  if (!taken) return null;
+  const { dir, files } = taken;
   const require = createRequire(path.join(dir, 'main.js'));
   for (const f of [...files.keys()].sort()) {
     const file = path.join(dir, f);
@@ -73,10 +83,13 @@ export async function checkJudge(): Promise<void> {
   );
 }
 
-/** The judge's version and the digest of its sealed install (the version alone when the sources run unbundled). */
-export async function judgeIdentity(): Promise<string> {
-  sealed ??= seal();
-  const files = (await sealed)?.files;
+/**
+ * The judge's version and the digest of its install (the version alone when
+ * the sources run unbundled): the digest the seal compares against, so a
+ * revert cache key need not wait for the modules to load.
+ */
+export function judgeIdentity(): string {
+  const files = install()?.files;
   if (!files) return VERSION;
   const all = createHash('sha256');
   for (const f of [...files.keys()].sort()) all.update(`${f}\0${files.get(f)}\n`);

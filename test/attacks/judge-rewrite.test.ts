@@ -7,7 +7,7 @@
 // the run is not judged, and says why. The Python property runs without the
 // runtime guard (which refuses writes outside the run's folders), as a
 // runner it does not reach would. Real node --test and pytest.
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -104,6 +104,30 @@ for (const [name, args] of [
   test(`node --test: production code rewrites every file of the judge during ${name}; none of it runs, and the run is not judged`, () => {
     judged(node, { 'src/bill.mjs': JS_ATTACK }, args);
   });
+
+// Sealing the judge starts beside the worktrees and the cache key, before
+// any command needs it: a module of the install that cannot be loaded still
+// stops the check before its verdict, whichever step meets the failure first.
+test('a module of the judge that cannot be loaded refuses the check under revert.jobs: 2; it never passes', () => {
+  const judge = path.join(dir, 'judge');
+  writeFileSync(path.join(judge, 'lazy', 'zz-broken.mjs'), "throw new Error('zz-broken: this module cannot load');\n");
+  const { repo, base, head } = project(
+    { ...node, '.patchwarden.yml': config(NODE_TEST, 'revert:\n  jobs: 2\n') },
+    { 'src/bill.mjs': 'export const total = (xs) => xs.reduce((a, b) => a + b, 0);\n' },
+  );
+  const r = sh(process.execPath, [path.join(judge, 'main.js'), ...revert(base, head), '--format', 'json'], {
+    cwd: repo.dir,
+    env: repo.env,
+  });
+  assert.is.not(r.code, 0, `${r.stdout}\n${r.stderr}`);
+  assert.not.match(r.stdout, /describes_patch/);
+  assert.match(`${r.stdout}${r.stderr}`, /zz-broken: this module cannot load/);
+  // The runs started beside the key are stopped and their trees removed.
+  assert.equal(
+    sh('git', ['worktree', 'list', '--porcelain'], { cwd: repo.dir }).stdout.match(/^worktree /gm)?.length,
+    1,
+  );
+});
 
 testUnless(pytestMissing)(
   'pytest: production code rewrites every file of the judge during revert-check; none of it runs, and the run is not judged',

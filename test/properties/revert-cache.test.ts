@@ -3,10 +3,10 @@
 // trees: each run's property appends its side to a log the test names.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeEntry } from '../../src/properties/cache.js';
-import { cleanup } from '../helpers/repo.js';
+import { cleanup, DIST, sh } from '../helpers/repo.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
 import {
   baseLines,
@@ -201,6 +201,40 @@ test('a runtime that reports another version misses the cache (node --test throu
   assert.is(upgraded.out.revert_run.cached, null, 'a new runtime version is a new key');
   assert.match(upgraded.stderr, /base: not cached/);
   assert.is(upgraded.out.status, 'does_not_describe');
+});
+
+// The judge's part of the key is its install's digest, taken apart from the
+// loading of its modules: a copy changed by one byte is another judge.
+test('another install of the judge misses the cache; the same one hits it', () => {
+  const judge = path.join(tempDir(), 'judge');
+  cpSync(DIST, judge, { recursive: true });
+  const { repo, base, head } = nodeProject(CLAMPED_JS, CLAMPED_AGAIN_JS);
+  const run = () => {
+    const r = sh(
+      process.execPath,
+      [path.join(judge, 'main.js'), 'revert-check', '--base', base, '--head', head, '--format', 'json'],
+      {
+        cwd: repo.dir,
+        env: { ...repo.env, SIDES_LOG: '/dev/null' },
+      },
+    );
+    assert.ok(r.code === 0 || r.code === 1, `${r.stdout}\n${r.stderr}`);
+    return { out: JSON.parse(r.stdout) as { revert_run: { cached: string | null } }, stderr: r.stderr };
+  };
+  assert.is(run().out.revert_run.cached, null);
+  const again = run();
+  assert.type(again.out.revert_run.cached, 'string', again.stderr);
+  const lazy = path.join(judge, 'lazy');
+  const file = path.join(
+    lazy,
+    readdirSync(lazy)
+      .filter((f) => f.endsWith('.mjs'))
+      .sort()[0],
+  );
+  writeFileSync(file, `${readFileSync(file, 'utf8')}\n// another build\n`);
+  const other = run();
+  assert.is(other.out.revert_run.cached, null, 'another install is a new key');
+  assert.match(other.stderr, /base: not cached/);
 });
 
 test.run();
