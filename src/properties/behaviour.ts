@@ -19,7 +19,7 @@ import { readBlobs } from '../git/objects.js';
 import { GITLINK } from '../git/raw-diff.js';
 import type { Repo } from '../git/repo.js';
 import { classifierFor } from '../config/classifier.js';
-import { compareGo } from './go-syntax.js';
+import { compareGo, type Say } from './go-syntax.js';
 import { compareScript, scriptKind } from './js-syntax.js';
 import { comparePython, type SourcePair } from './python-syntax.js';
 
@@ -67,7 +67,12 @@ export async function productionBehaviour(
 }
 
 /** The behaviour of production `changes` already found (onto to head); null when there are none. */
-export async function changesBehaviour(repo: Repo, config: Config, changes: RawChange[]): Promise<Behaviour | null> {
+export async function changesBehaviour(
+  repo: Repo,
+  config: Config,
+  changes: RawChange[],
+  say?: Say,
+): Promise<Behaviour | null> {
   if (!changes.length) return null;
   for (const c of changes) {
     const why = plainChange(c);
@@ -83,7 +88,7 @@ export async function changesBehaviour(repo: Repo, config: Config, changes: RawC
   // Python first: one python3 for every file; go (which may build its helper) only when that settles nothing.
   for (const [files, compare] of [
     [changes.filter((c) => isPython(c.path)), (p: SourcePair[]) => comparePython(p, config.revert.ignore_docstrings)],
-    [changes.filter((c) => isGo(c.path)), (p: SourcePair[]) => compareGo(repo, p)],
+    [changes.filter((c) => isGo(c.path)), (p: SourcePair[]) => compareGo(repo, p, say)],
   ] as const) {
     const verdicts = await compare(files.map(pair));
     const i = verdicts.findIndex((v) => v !== null);

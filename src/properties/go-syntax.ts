@@ -36,11 +36,14 @@ const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('he
 type Helper = { path: string } | { missing: string };
 const helpers = new Map<string, Promise<Helper>>();
 
+/** Where a long step says it has started (a build of the helper takes tens of seconds the first time). */
+export type Say = (line: string) => void;
+
 /** The helper for this repository, built at the first call of a process that needs it. */
-function goHelper(repo: Repo): Promise<Helper> {
+function goHelper(repo: Repo, say?: Say): Promise<Helper> {
   let h = helpers.get(repo.commonDir);
   if (!h) {
-    h = buildHelper(repo);
+    h = buildHelper(repo, say);
     helpers.set(repo.commonDir, h);
   }
   return h;
@@ -56,7 +59,7 @@ async function go(args: string[], cwd: string) {
   }
 }
 
-async function buildHelper(repo: Repo): Promise<Helper> {
+async function buildHelper(repo: Repo, say?: Say): Promise<Helper> {
   const work = mkdtempSync(path.join(tmpdir(), 'patchwarden-go-'));
   try {
     const version = await go(['env', 'GOVERSION'], work);
@@ -73,6 +76,9 @@ async function buildHelper(repo: Repo): Promise<Helper> {
     writeFileSync(path.join(work, 'main.go'), GO_HELPER);
     mkdirSync(dir, { recursive: true });
     const tmp = `${bin}.new-${process.pid}`;
+    say?.(
+      `building the Go syntax helper with ${version.stdout.trim()} (once per Go version; kept in the git directory)`,
+    );
     const built = await go(['build', '-trimpath', '-o', tmp, '.'], work);
     if (!built) return { missing: 'go is not on PATH' };
     if (built.code !== 0) {
@@ -88,8 +94,8 @@ async function buildHelper(repo: Repo): Promise<Helper> {
 }
 
 /** The helper's answer, one line per pair or source, or why it has none. */
-async function ask(repo: Repo, mode: 'compare' | 'names', sources: Buffer[], lines: number) {
-  const helper = await goHelper(repo);
+async function ask(repo: Repo, mode: 'compare' | 'names', sources: Buffer[], lines: number, say?: Say) {
+  const helper = await goHelper(repo, say);
   if ('missing' in helper) return { failed: helper.missing };
   const input = Buffer.concat([Buffer.from(`${mode} ${sources.map((s) => s.length).join(' ')}\n`), ...sources]);
   const empty = mkdtempSync(path.join(tmpdir(), 'patchwarden-go-'));
@@ -107,13 +113,14 @@ async function ask(repo: Repo, mode: 'compare' | 'names', sources: Buffer[], lin
 }
 
 /** Per pair, null when both sides parse to the same tree, else why not. */
-export async function compareGo(repo: Repo, pairs: SourcePair[]): Promise<(string | null)[]> {
+export async function compareGo(repo: Repo, pairs: SourcePair[], say?: Say): Promise<(string | null)[]> {
   if (!pairs.length) return [];
   const r = await ask(
     repo,
     'compare',
     pairs.flatMap((p) => [p.old, p.new]),
     pairs.length,
+    say,
   );
   if ('failed' in r) return pairs.map(() => `it cannot be compared (${r.failed}), so any change counts`);
   return r.lines.map((l) => (l === '=' ? null : l));

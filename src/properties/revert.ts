@@ -310,7 +310,7 @@ export async function revertCheck(
   const exemption = opts.exemption ? await opts.exemption(tree.patch) : null;
   result.digest = exemption?.digest ?? null;
   const settled = await traced('settled without runs (refactor row, syntax trees)', () =>
-    settledWithoutRuns(result, exemption?.row ?? null, () => changesBehaviour(repo, config, tree.production), say),
+    settledWithoutRuns(result, exemption?.row ?? null, () => changesBehaviour(repo, config, tree.production, say), say),
   );
   if (settled) return result;
   // The first command waits for the judge's modules (runner/install.ts), the

@@ -99,6 +99,10 @@ goTest('go: an agent fixes one invariant while another is pending under the same
   assert.is(r.code, 0);
   assert.equal(r.out.failing_on_revert, [B]);
   assert.equal(r.out.pending, [A]);
+  // The first check of a repository builds the syntax helper (tens of seconds), and says so first.
+  assert.match(r.stderr, /revert-check: building the Go syntax helper with go\S+ \(once per Go version/);
+  const again = repo.json(['revert-check', '--base', b, '--head', head], { env });
+  assert.not.match(again.stderr, /building the Go syntax helper/, 'the built helper is kept');
 });
 
 goTest('go: the gate passes that fix on a branch while the other invariant is pending', () => {
