@@ -7,6 +7,9 @@ import { type CannotJudge, isCannotJudge } from '../common/errors.js';
 import { firstParentChanges } from '../git/commits.js';
 import { commitOrNull, type Repo } from '../git/repo.js';
 import { CONFIG_FILE } from '../zones/names.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { readFileAt } from '../git/objects.js';
 import { loadConfig, loadConfigAt } from './load.js';
 import { defaults, type Config } from './schema.js';
 
@@ -68,4 +71,33 @@ export function fallbackNote(broken: CannotJudge, fallback: Fallback): string {
     ? `the rules of ${fallback.rev.slice(0, 12)}, the last commit where it parses,`
     : 'the default rules (no commit had a config that parses)';
   return `${broken.describe()}; until a correction lands, ${by} judge`;
+}
+
+/**
+ * What a command judged by `rev`'s committed config says when the working
+ * tree's config differs from it (an edit not yet committed, or committed
+ * after `rev`): that edit does not judge, and a typo in it is named. Null
+ * when they are the same, or in a bare repository.
+ */
+export async function workingConfigNote(repo: Repo, rev: string): Promise<string | null> {
+  if (!repo.root) return null;
+  let text: Buffer | null;
+  try {
+    text = readFileSync(path.join(repo.root, CONFIG_FILE));
+  } catch {
+    text = null;
+  }
+  const committed = await readFileAt(repo, rev, CONFIG_FILE);
+  if (text === null ? committed === null : committed?.equals(text)) return null;
+  let broken = '';
+  if (text !== null) {
+    try {
+      await loadConfig(repo);
+    } catch (err) {
+      if (!isCannotJudge(err)) throw err;
+      broken = `; as it stands it does not parse: ${err.describe()}`;
+    }
+  }
+  const what = text === null ? 'has none' : 'differs from it';
+  return `the config that judges is ${rev.slice(0, 12)}:${CONFIG_FILE}; the working tree ${what}, and judges nothing until it is committed and lands on the base side${broken}`;
 }

@@ -7,7 +7,7 @@ import { parse } from '../common/args.js';
 import { emit } from '../common/output.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
 import { showPath } from '../common/text.js';
-import { judgingConfig } from '../config/judging.js';
+import { judgingConfig, workingConfigNote } from '../config/judging.js';
 import { commitOrNull, mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
 import { clockNow } from '../freeze/clock.js';
 import { stateLines } from '../properties/report.js';
@@ -82,6 +82,8 @@ export async function run(args: string[]): Promise<number> {
       ? await resolveCommit(repo, values.base)
       : (merged?.base ?? (await upstreamBase(repo, headRev, head)));
   const { config } = await judgingConfig(repo, common.config, base);
+  const note = common.config ? null : await workingConfigNote(repo, base);
+  if (note) process.stderr.write(`patchwarden: revert-check: ${note}\n`);
   if (merged) await checkMerged(repo, config, merged, base, head);
   const result = await revertCheck(repo, config, base, head, {
     progress: (line) => process.stderr.write(`patchwarden: ${line}\n`),

@@ -1,4 +1,5 @@
-// Small things a new user trips on: -v, replay without a report path, the
+// Small things a new user trips on: -v, replay without a report path, an
+// edited config that revert-check does not judge by, the
 // server hook script's --help, freeze apply's hint when followed, and gate
 // --help naming every flag the CI templates pass.
 import { existsSync, readFileSync } from 'node:fs';
@@ -21,6 +22,27 @@ test('gate --help lists every flag the GitHub action and the GitLab template pas
       for (const [flag] of args.matchAll(/--[a-z][\w-]*/g))
         assert.match(help, new RegExp(`^ +${flag}\\b`, 'm'), `${file} passes ${flag}, which gate --help lists`);
   }
+});
+
+test('revert-check says when the working tree config is not the one that judges, and names a typo in it', () => {
+  const repo = tempRepo();
+  const config = 'version: 1\nzones:\n  src: [src/**]\n';
+  const base = repo.commit({ '.patchwarden.yml': config, 'src/a.py': 'x = 1\n' });
+  const head = repo.commit({ 'docs/a.md': 'notes\n' });
+  const check = () => repo.pw(['revert-check', '--base', base, '--head', head]);
+  assert.not.match(check().stderr, /the config that judges/, 'the same config: nothing to say');
+  repo.write('.patchwarden.yml', `${config}propertes:\n  command: pytest\n`);
+  const typo = check();
+  assert.is(typo.code, 0, typo.stderr);
+  assert.match(
+    typo.stderr,
+    new RegExp(
+      `revert-check: the config that judges is ${base.slice(0, 12)}:\\.patchwarden\\.yml; the working tree differs from it, and judges nothing until it is committed and lands on the base side; as it stands it does not parse: .*propertes`,
+    ),
+  );
+  repo.write('.patchwarden.yml', `${config}# a comment\n`);
+  assert.not.match(check().stderr, /does not parse/);
+  assert.match(check().stderr, /the working tree differs from it/);
 });
 
 test('-v and --version print the version', () => {
