@@ -264,6 +264,27 @@ type Head = { matters: boolean; name: string; end: string };
  * kept; true for any chain with a special call (it may load a module or
  * write a member) or a subscript by a string.
  */
+// What continues a chain at token j (Skim and Chains read chains by these
+// steps alone, so what one skips the other cannot build): a member (its name
+// at j + 1), a step over `?.` before a call or over JavaScript's non-null
+// `!` before `.`, a subscript, a call, or nothing.
+const MEMBER = 0;
+const OVER = 1;
+const SUBSCRIPT = 2;
+const CALL = 3;
+const END = 4;
+function stepAt(toks: Tokens, lang: Lang, j: number): number {
+  const c = toks.opCode(j); // read once: most chains end at their first token after the head
+  const optional = c === 0 && toks.isOp(j, '?.');
+  if (c === 46 || optional) {
+    if (toks.k(j + 1) === 'id') return MEMBER;
+    return optional && toks.is(j + 1, '(') ? OVER : END;
+  }
+  if (c === 33) return lang === 'js' && toks.opCode(j + 1) === 46 ? OVER : END;
+  if (c === 91) return SUBSCRIPT;
+  return c === 40 ? CALL : END;
+}
+
 class Skim {
   /** interest.respelled as a list, compared in place with each member's name. */
   private readonly respelled: string[];
@@ -318,46 +339,27 @@ class Skim {
     let memberName: string | undefined;
     let call = headEnd === '()';
     let j = i + 1;
-    // Each step reads its operator's code once: most chains end at their first token after the head.
-    for (;;) {
-      const c = toks.opCode(j);
-      const optional = c === 0 && toks.isOp(j, '?.');
-      if (c === 46 || optional) {
-        if (toks.k(j + 1) === 'id') {
-          at = member = j + 1;
-          memberName = undefined;
-          for (let r = 0; r < this.respelled.length; r++) if (toks.is(at, this.respelled[r])) return true;
-          call = false;
-          j += 2;
-          continue;
-        }
-        if (optional && toks.is(j + 1, '(')) {
-          j++;
-          continue;
-        }
-        break;
-      }
-      if (c === 33 && src.lang === 'js' && toks.opCode(j + 1) === 46) {
-        j++;
-        continue;
-      }
-      if (c === 91) {
+    for (let step = stepAt(toks, src.lang, j); step !== END; step = stepAt(toks, src.lang, j)) {
+      if (step === MEMBER) {
+        at = member = j + 1;
+        memberName = undefined;
+        for (let r = 0; r < this.respelled.length; r++) if (toks.is(at, this.respelled[r])) return true;
+        call = false;
+        j += 2;
+      } else if (step === OVER) j++;
+      else if (step === SUBSCRIPT) {
         const end = src.close(j);
         if (end === j + 2 && src.stringAt(j + 1) !== null) return true;
         at = -2;
         call = false;
         j = end + 1;
-        continue;
-      }
-      if (c === 40) {
+      } else {
         if (at >= 0 ? SPECIAL_LAST.has((memberName ??= toks.v(at)!)) : at === -1 && SPECIAL_LAST.has(headEnd))
           return true;
         at = -2;
         call = true;
         j = src.close(j) + 1;
-        continue;
       }
-      break;
     }
     if (assignOp(toks, j)) {
       // A write counts by its last member; a bare name assigned is rebound (its own name was told above).
@@ -423,26 +425,12 @@ class Chains {
     const { toks, lang, src } = this;
     const chain: Chain = { parts: head, end: from, calls, setter }; // head is fresh: resolve() and a chain's own parts are never shared
     let j = from;
-    for (;;) {
-      const c = toks.opCode(j);
-      const optional = c === 0 && toks.isOp(j, '?.');
-      if (c === 46 || optional) {
-        if (toks.k(j + 1) === 'id') {
-          chain.parts.push(toks.v(j + 1)!);
-          j += 2;
-          continue;
-        }
-        if (optional && toks.is(j + 1, '(')) {
-          j++;
-          continue;
-        }
-        break;
-      }
-      if (c === 33 && lang === 'js' && toks.opCode(j + 1) === 46) {
-        j++;
-        continue;
-      }
-      if (c === 91) {
+    for (let step = stepAt(toks, lang, j); step !== END; step = stepAt(toks, lang, j)) {
+      if (step === MEMBER) {
+        chain.parts.push(toks.v(j + 1)!);
+        j += 2;
+      } else if (step === OVER) j++;
+      else if (step === SUBSCRIPT) {
         const end = src.close(j);
         const name = end === j + 2 ? src.stringAt(j + 1) : null;
         // `sys.modules["os"]._exit` is the module itself.
@@ -450,13 +438,7 @@ class Chains {
           chain.parts = this.moduleParts(name);
         else chain.parts.push(name ?? '[]');
         j = end + 1;
-        continue;
-      }
-      if (c === 40) {
-        j = this.call(i, j, chain, depth);
-        continue;
-      }
-      break;
+      } else j = this.call(i, j, chain, depth);
     }
     chain.end = j;
     return chain;
