@@ -19,7 +19,7 @@ import { readBlobs } from '../git/objects.js';
 import { GITLINK } from '../git/raw-diff.js';
 import type { Repo } from '../git/repo.js';
 import { classifierFor } from '../config/classifier.js';
-import { compareGo, type Say } from './go-syntax.js';
+import { compareGo } from './go-syntax.js';
 import { compareScript, scriptKind } from './js-syntax.js';
 import { comparePython, type SourcePair } from './python-syntax.js';
 
@@ -71,7 +71,7 @@ export async function changesBehaviour(
   repo: Repo,
   config: Config,
   changes: RawChange[],
-  say?: Say,
+  say?: (line: string) => void,
 ): Promise<Behaviour | null> {
   if (!changes.length) return null;
   for (const c of changes) {

@@ -36,11 +36,8 @@ const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('he
 type Helper = { path: string } | { missing: string };
 const helpers = new Map<string, Promise<Helper>>();
 
-/** Where a long step says it has started (a build of the helper takes tens of seconds the first time). */
-export type Say = (line: string) => void;
-
 /** The helper for this repository, built at the first call of a process that needs it. */
-function goHelper(repo: Repo, say?: Say): Promise<Helper> {
+function goHelper(repo: Repo, say?: (line: string) => void): Promise<Helper> {
   let h = helpers.get(repo.commonDir);
   if (!h) {
     h = buildHelper(repo, say);
@@ -59,7 +56,7 @@ async function go(args: string[], cwd: string) {
   }
 }
 
-async function buildHelper(repo: Repo, say?: Say): Promise<Helper> {
+async function buildHelper(repo: Repo, say?: (line: string) => void): Promise<Helper> {
   const work = mkdtempSync(path.join(tmpdir(), 'patchwarden-go-'));
   try {
     const version = await go(['env', 'GOVERSION'], work);
@@ -94,7 +91,13 @@ async function buildHelper(repo: Repo, say?: Say): Promise<Helper> {
 }
 
 /** The helper's answer, one line per pair or source, or why it has none. */
-async function ask(repo: Repo, mode: 'compare' | 'names', sources: Buffer[], lines: number, say?: Say) {
+async function ask(
+  repo: Repo,
+  mode: 'compare' | 'names',
+  sources: Buffer[],
+  lines: number,
+  say?: (line: string) => void,
+) {
   const helper = await goHelper(repo, say);
   if ('missing' in helper) return { failed: helper.missing };
   const input = Buffer.concat([Buffer.from(`${mode} ${sources.map((s) => s.length).join(' ')}\n`), ...sources]);
@@ -113,7 +116,11 @@ async function ask(repo: Repo, mode: 'compare' | 'names', sources: Buffer[], lin
 }
 
 /** Per pair, null when both sides parse to the same tree, else why not. */
-export async function compareGo(repo: Repo, pairs: SourcePair[], say?: Say): Promise<(string | null)[]> {
+export async function compareGo(
+  repo: Repo,
+  pairs: SourcePair[],
+  say?: (line: string) => void,
+): Promise<(string | null)[]> {
   if (!pairs.length) return [];
   const r = await ask(
     repo,

@@ -73,7 +73,7 @@ export function sealedLines(): string[] {
   const lines = [`sealed: ${weakest} (${sealedWhy(weakest, wantedMode)})${calls}`];
   if (crossed.calls >= MANY_CALLS)
     lines.push(
-      "sealed: each call from a property to production code is a round trip to the worker (tens of µs, whatever the call does): fewer, larger calls cost less, such as one call with all of a case's inputs (docs/sealed-node.md#what-it-costs)",
+      "sealed: each call from a property to production code is a round trip to the worker (tens of µs, whatever the call does): fewer, larger calls cost less, such as one call with all of a case's inputs (docs/revert-check.md#sealed-runs)",
     );
   return lines;
 }

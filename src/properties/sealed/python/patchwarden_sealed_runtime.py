@@ -565,37 +565,16 @@ class _Client:
 
     def request(self, msg):
         with self._lock:
+            # Counted under the lock (a callback's call nests in the same thread), for the run's cost line.
             self._calls += 1
             self._depth += 1
-            start = time.perf_counter() if self._depth == 1 else 0.0
+            start = time.perf_counter()
             try:
-                return self._request(msg)
+                reply = self._exchange(msg)
             finally:
                 self._depth -= 1
                 if self._depth == 0:
                     self._in_calls += time.perf_counter() - start
-
-    def _request(self, msg):
-        with self._lock:
-            if self._gone:
-                raise WorkerGone(self._gone)
-            if self._chan is None:
-                self._start()
-            try:
-                if self._drops:
-                    self._chan.send(["drop", sorted(self._drops)])
-                    self._drops.clear()
-                self._chan.send(msg)
-                while True:
-                    reply = self._chan.receive()
-                    if type(reply) is not list or not reply or reply[0] not in ("ok", "raise", "cb"):
-                        raise ValueError("%s: the worker sent a message of no known kind" % _MODE)
-                    if reply[0] != "cb":
-                        break
-                    self._chan.send(self._serve(reply))
-            except (Closed, OSError, ValueError, RecursionError) as err:
-                self._gone = self._ended(err)
-                raise WorkerGone(self._gone) from None
             refused, self._refused = self._refused, None
         if refused:
             raise _refusal(refused)
@@ -604,6 +583,28 @@ class _Client:
         if reply[0] == "ok":
             return _dec(reply[1])
         _raise(_dec(reply[1]), _frames(reply[1][5]))
+
+    def _exchange(self, msg):
+        """Sends `msg` and returns the worker's answer, serving its callbacks meanwhile (under the lock)."""
+        if self._gone:
+            raise WorkerGone(self._gone)
+        if self._chan is None:
+            self._start()
+        try:
+            if self._drops:
+                self._chan.send(["drop", sorted(self._drops)])
+                self._drops.clear()
+            self._chan.send(msg)
+            while True:
+                reply = self._chan.receive()
+                if type(reply) is not list or not reply or reply[0] not in ("ok", "raise", "cb"):
+                    raise ValueError("%s: the worker sent a message of no known kind" % _MODE)
+                if reply[0] != "cb":
+                    return reply
+                self._chan.send(self._serve(reply))
+        except (Closed, OSError, ValueError, RecursionError) as err:
+            self._gone = self._ended(err)
+            raise WorkerGone(self._gone) from None
 
     def _ended(self, err):
         proc = self._proc
