@@ -14,11 +14,10 @@
 // Go is compared by its own parser where go is on PATH; Rust is not compared
 // at all: its doc comments are attributes, and doctests run them.
 import type { Config } from '../config/schema.js';
-import { treeDiff, type RawChange } from '../git/changes.js';
+import type { RawChange } from '../git/changes.js';
 import { readBlobs } from '../git/objects.js';
 import { GITLINK } from '../git/raw-diff.js';
 import type { Repo } from '../git/repo.js';
-import { classifierFor } from '../config/classifier.js';
 import { compareGo } from './go-syntax.js';
 import { compareScript, scriptKind } from './js-syntax.js';
 import { comparePython, type SourcePair } from './python-syntax.js';
@@ -44,26 +43,6 @@ function plainChange(c: RawChange): string | null {
   if (!isPython(c.path) && !isGo(c.path) && !scriptKind(c.path))
     return 'not Python, JavaScript, TypeScript or Go, so any change counts';
   return null;
-}
-
-/**
- * The behaviour of the production diff base..head (the src-zone paths it
- * changes), compared between `onto` (the side the judged tree is built on)
- * and head; null when it changes no production path.
- */
-export async function productionBehaviour(
-  repo: Repo,
-  config: Config,
-  base: string,
-  head: string,
-  onto = base,
-): Promise<Behaviour | null> {
-  const classify = await classifierFor(repo, config);
-  const patch = (await treeDiff(repo, base, head)).filter((c) => classify(c.path) === 'src');
-  if (!patch.length) return null;
-  const paths = new Set(patch.map((c) => c.path));
-  const changes = onto === base ? patch : (await treeDiff(repo, onto, head)).filter((c) => paths.has(c.path));
-  return changesBehaviour(repo, config, changes);
 }
 
 /** The behaviour of production `changes` already found (onto to head); null when there are none. */

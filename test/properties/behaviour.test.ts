@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { defaults } from '../../src/config/schema.js';
 import { openRepo } from '../../src/git/repo.js';
-import { productionBehaviour } from '../../src/properties/behaviour.js';
+import { productionBehaviour } from '../helpers/behaviour.js';
 import { cleanup, tempRepo } from '../helpers/repo.js';
 import { missingUnless, testUnless } from '../helpers/skip.js';
 

@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { defaults } from '../../src/config/schema.js';
 import { openRepo } from '../../src/git/repo.js';
-import { productionBehaviour } from '../../src/properties/behaviour.js';
+import { productionBehaviour } from '../helpers/behaviour.js';
 import { cleanup, installPrePush, tempRepo, type TempRepo } from '../helpers/repo.js';
 import { testUnless } from '../helpers/skip.js';
 import { GO_MISSING, GO_MOD, GOTESTSUM_MISSING, goConfig, goProperty, goRegistry, TOTAL_BODY } from './go-module.js';
