@@ -1,0 +1,27 @@
+// The base's spec and harness code files of a judged tree, as they stood
+// when its property command started. The runtime guards trust a file there
+// by its path (it holds what the base wrote), so production code that
+// rewrote one before a runner loaded it (a test file pytest imports later,
+// the next file's process under node --test) would run as the harness. Each
+// file's inode, change time and size, which no write can set back, are
+// taken before the command and again after it: a file changed, replaced or
+// removed meanwhile refuses the run, restored or not.
+import { lstatSync } from 'node:fs';
+import path from 'node:path';
+
+export type TrustedStamps = Map<string, string>;
+
+function stampOf(file: string): string {
+  const st = lstatSync(file, { bigint: true, throwIfNoEntry: false });
+  return st ? `${st.ino} ${st.ctimeNs} ${st.size} ${st.mode}` : 'absent';
+}
+
+/** Each of `files` (relative to `tree`) as it stands now. */
+export function stampTrusted(tree: string, files: string[]): TrustedStamps {
+  return new Map(files.map((f) => [f, stampOf(path.join(tree, f))]));
+}
+
+/** The files that are no longer as `before` took them. */
+export function changedTrusted(tree: string, before: TrustedStamps): string[] {
+  return [...before].filter(([f, was]) => stampOf(path.join(tree, f)) !== was).map(([f]) => f);
+}
