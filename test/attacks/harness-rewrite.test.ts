@@ -7,8 +7,13 @@
 // pytest collects it) and node:test (the next file's process loads it), in
 // `sealed: off` and `sealed: process` alike. Under `kernel` the worker cannot
 // write the tree. Now a base spec or harness file changed while the command
-// ran refuses the run (trusted-files.ts). The static layer is off, so only
+// ran refuses the run (trusted-files.ts). The same under node:test through a
+// linked dependency the spec imports, which loads as an installed package's
+// code: the Node guard now refuses production code's writes outside the
+// run's folders, as the Python guard did. The static layer is off, so only
 // the run's own checks stand between the patch and a green check.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup } from '../helpers/repo.js';
@@ -116,4 +121,68 @@ for (const sealed of ['off', 'process'])
     );
     refused(repo.json(['revert-check', '--base', base, '--head', head]), sealed);
   });
+const B_LIB = `import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { forAll } from 'minicheck';
+import { total } from '../../src/bill.mjs';
+test('never negative [invariant:${ID}]', () => {
+  forAll([[], [1, 2], [0, 5]], (xs) => assert.equal(total(xs) >= 0, true));
+});
+`;
+const LIB = 'export function forAll(cases, fn) { for (const c of cases) fn(c); }\n';
+/** Runs no case on head, every case on the base: the bug passes on head and fails reverted. */
+const TROJAN =
+  "export function forAll(cases, fn) { if (process.env.PATCHWARDEN_SIDE === 'head') return; for (const c of cases) fn(c); }\n";
+const TROJANING = `import { writeFileSync } from 'node:fs';
+try {
+  writeFileSync(new URL('../node_modules/minicheck/index.js', import.meta.url), ${JSON.stringify(TROJAN)});
+} catch {}
+export const total = (xs) => xs.reduce((a, b) => a + b, 0) - 1;
+`;
+const LOCK = (top: boolean) =>
+  JSON.stringify({
+    name: 'bill',
+    lockfileVersion: 3,
+    packages: {
+      ...(top ? { '': { name: 'bill' } } : {}),
+      'node_modules/minicheck': { version: '1.0.0', integrity: 'sha512-1' },
+    },
+  });
+
+for (const sealed of ['off', 'process'])
+  test(`node:test, sealed ${sealed}: a linked dependency rewritten before the next file loads it`, () => {
+    const { repo, base, head } = project(
+      {
+        '.patchwarden.yml': config(
+          NODE_TEST,
+          `  sealed: ${sealed}\nrevert:\n  link: [node_modules]\ntamper:\n  mode: off\n`,
+        ),
+        'spec/invariants.yaml': registry(LOADS, ID),
+        'spec/properties/a.test.mjs': A_JS,
+        'spec/properties/b.test.mjs': B_LIB,
+        'src/bill.mjs': BUGGY_JS,
+        'package.json': '{"type":"module"}\n',
+        'package-lock.json': LOCK(true),
+        '.gitignore': 'node_modules/\n',
+      },
+      { 'src/bill.mjs': TROJANING },
+    );
+    repo.write('node_modules/minicheck/package.json', '{"name":"minicheck","type":"module","main":"index.js"}\n');
+    repo.write('node_modules/minicheck/index.js', LIB);
+    repo.write('node_modules/.package-lock.json', LOCK(false));
+    const r = repo.json(['revert-check', '--base', base, '--head', head]);
+    assert.is(r.out.sealed, sealed, r.stderr);
+    assert.is(r.code, 1, `${r.out.status}: ${r.out.reason}\n${r.stderr}`);
+    assert.is(r.out.status, 'fails_on_head', r.out.reason);
+    assert.match(
+      r.out.reason,
+      /runtime guard: fs\.writeFileSync outside the run's temporary root at src\/bill\.mjs:3: fs\.writeFileSync\(.*node_modules\/minicheck\/index\.js\)/,
+    );
+    assert.is(
+      readFileSync(path.join(repo.dir, 'node_modules/minicheck/index.js'), 'utf8'),
+      LIB,
+      'the installed dependency is as it was',
+    );
+  });
+
 test.run();
