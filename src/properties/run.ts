@@ -17,10 +17,11 @@ import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
 import { runEnv } from '../runner/env.js';
 import { traced, traceMark } from '../common/trace.js';
-import { checkoutFiles } from '../git/files.js';
+import { checkoutFiles, checkoutTracked } from '../git/files.js';
 import { commonGitDir } from '../git/worktrees.js';
 import { installDir } from '../runner/install.js';
 import type { Classify } from '../zones/classify.js';
+import { ORACLE_ZONES, type ZoneName } from '../zones/names.js';
 import { unreported } from './guard/records.js';
 import { type GuardSession, openGuard } from './guard/session.js';
 import { GUARD_SOURCES } from './guard/sources.js';
@@ -114,7 +115,7 @@ export async function runProperties(
     const env = sealed ? sealed.activate({ ...process.env, ...plain }, workerSetup(tree, config, opts, guard)) : plain;
     // {shard}: this run's share of its side (runenv.ts), 1/1 unless a matrix part set it.
     const shard = /^\d+\/\d+$/.test(env[SHARD_VARIABLE] ?? '') ? env[SHARD_VARIABLE]! : '1/1';
-    const trusted = opts.guard ? stampTrusted(tree, opts.guard.trusted) : null;
+    const trusted = opts.guard ? stampTrusted(tree, judgingFiles(tree, opts.guard.trusted, opts.classify)) : null;
     run = await traced(`${name}: property command`, () =>
       runTestCommand(command.replaceAll('{shard}', shard), {
         cwd: treeDir,
@@ -184,10 +185,16 @@ export async function runProperties(
   }
 }
 
-/** Why a run whose base spec or harness files changed meanwhile is not judged (trusted-files.ts). */
+/** The files a run trusts as the base's: the spec's and harness's code, and every tracked file of an oracle zone (the spec, fixtures, the guard's own). */
+function judgingFiles(tree: string, code: string[], classify: Classify): string[] {
+  const oracle = checkoutTracked(tree, TREE_ENV).filter((f) => ORACLE_ZONES.includes(classify(f) as ZoneName));
+  return [...new Set([...code, ...oracle])];
+}
+
+/** Why a run whose base spec, harness or fixture files changed meanwhile is not judged (trusted-files.ts). */
 function rewrittenProblem(files: string[]): string {
   const shown = files.slice(0, 5).map(showPath).join(', ') + (files.length > 5 ? `, and ${files.length - 5} more` : '');
-  return `the base's spec or harness files changed while the property command ran (${shown}): the runtime guard trusts them as the base wrote them, and production code that rewrote one before it loaded would run as the harness, so this run is not judged. If the project's own tests write one (a snapshot written into its test file), run them so they do not (jest --ci)`;
+  return `files the run trusts as the base's (its spec, harness and fixtures) changed while the property command ran (${shown}): production code that rewrote one before it was read would change how it is judged, so this run is not judged. If the project's own tests write one (a snapshot written into its test file, a fixture opened for writing), run them so they do not (jest --ci, a copy under the temporary folder)`;
 }
 
 /** A guarded run's guard, and its sealing (the guard counts the sealed runtimes as the harness's). */

@@ -1,8 +1,9 @@
-// The base's spec and harness code files of a judged tree, as they stood
-// when its property command started. The runtime guards trust a file there
-// by its path (it holds what the base wrote), so production code that
-// rewrote one before a runner loaded it (a test file pytest imports later,
-// the next file's process under node --test) would run as the harness. Each
+// The files of a judged tree the run trusts as the base's, as they stood
+// when its property command started: the spec's and harness's code, which
+// the runtime guards trust by its path, and the oracle zones' files (the
+// fixtures a property reads). Production code that rewrote one before it
+// was read (a test file pytest imports later, the next file's process under
+// node --test, a fixture's inputs) would change how the patch is judged. Each
 // file's inode, change time and size, which no write can set back, are
 // taken before the command and again after it: a file changed, replaced or
 // removed meanwhile refuses the run, restored or not.

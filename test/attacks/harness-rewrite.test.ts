@@ -31,7 +31,7 @@ function refused(r: { code: number; out: Record<string, any>; stderr: string }, 
   assert.is(r.out.status, 'fails_on_head', r.out.reason);
   assert.match(
     r.out.reason,
-    /the base's spec or harness files changed while the property command ran \(spec\/properties\/(test_b\.py|b\.test\.mjs)\)/,
+    /files the run trusts as the base's \(its spec, harness and fixtures\) changed while the property command ran \((spec\/properties\/(test_b\.py|b\.test\.mjs)|spec\/fixtures\/cases\.json)\)/,
   );
 }
 
@@ -184,5 +184,48 @@ for (const sealed of ['off', 'process'])
       'the installed dependency is as it was',
     );
   });
+
+const TEST_DATA = `import json, pathlib
+from bill import total
+
+
+def test_total_non_negative(record_property):
+    record_property("invariant", "${ID}")
+    cases = json.loads((pathlib.Path(__file__).parent.parent / "fixtures" / "cases.json").read_text())
+    for xs in cases:
+        assert total(xs) >= 0
+`;
+/** The bug left in; the fixture's inputs rewritten to one the bug passes, before the property reads them. */
+const REWRITING_DATA = `import os
+
+try:
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "spec", "fixtures", "cases.json"), "w") as _f:
+        _f.write("[[1, 2]]")
+except OSError:
+    pass
+
+
+def total(xs):
+    return sum(xs) - 1
+`;
+
+for (const sealed of ['off', 'process'])
+  testUnless(pytestMissing)(
+    `pytest, sealed ${sealed}: a fixture's inputs rewritten before the property reads them`,
+    () => {
+      const { repo, base, head } = project(
+        {
+          '.patchwarden.yml': config(PYTEST, `  sealed: ${sealed}\ntamper:\n  mode: off\n`),
+          'spec/invariants.yaml': registry(LOADS, ID),
+          'spec/properties/test_a.py': TEST_A,
+          'spec/properties/test_b.py': TEST_DATA,
+          'spec/fixtures/cases.json': '[[], [1, 2], [0, 5]]\n',
+          'src/bill.py': BUGGY_PY,
+        },
+        { 'src/bill.py': REWRITING_DATA },
+      );
+      refused(repo.json(['revert-check', '--base', base, '--head', head]), sealed);
+    },
+  );
 
 test.run();
