@@ -19,6 +19,11 @@ export function checkoutFiles(dir: string, env?: NodeJS.ProcessEnv): string[] {
   return [...new Set(splitNul(runGitSync(dir, LISTED, { env }).stdout))];
 }
 
+/** The tracked files of the checkout at `dir`, relative to it (as `checkoutFiles`, without the untracked). */
+export function checkoutTracked(dir: string, env?: NodeJS.ProcessEnv): string[] {
+  return [...new Set(splitNul(runGitSync(dir, ['ls-files', '-z', '--cached'], { env }).stdout))];
+}
+
 /** Tracked files only, from the top. */
 export async function trackedFiles(repo: Repo): Promise<string[]> {
   return [...new Set(splitNul((await repo.run(['ls-files', '-z', '--cached', '--full-name'])).stdout))];

@@ -10,16 +10,18 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
 import { formatDuration } from '../common/duration.js';
+import { showPath } from '../common/text.js';
 import type { Config } from '../config/schema.js';
 import { readReport } from '../junit/read.js';
 import { disagreement } from '../runner/agreement.js';
 import { runTestCommand } from '../runner/command.js';
 import { runEnv } from '../runner/env.js';
 import { traced, traceMark } from '../common/trace.js';
-import { checkoutFiles } from '../git/files.js';
+import { checkoutFiles, checkoutTracked } from '../git/files.js';
 import { commonGitDir } from '../git/worktrees.js';
 import { installDir } from '../runner/install.js';
 import type { Classify } from '../zones/classify.js';
+import { ORACLE_ZONES, type ZoneName } from '../zones/names.js';
 import { unreported } from './guard/records.js';
 import { type GuardSession, openGuard } from './guard/session.js';
 import { GUARD_SOURCES } from './guard/sources.js';
@@ -27,6 +29,7 @@ import { mapCases, type Mapping, type Placement } from './mapping.js';
 import type { Registry } from './registry.js';
 import { propertyRunEnv, SHARD_VARIABLE, SIDE_VARIABLE, TREE_ENV } from './runenv.js';
 import { openSealed, type SealedMode, type SealedSession, type WorkerSetup } from './sealed/env.js';
+import { changedTrusted, stampTrusted } from './trusted-files.js';
 import { workspaceDirs } from './workspaces.js';
 
 export interface PropertyRun {
@@ -102,6 +105,7 @@ export async function runProperties(
   let run;
   let refused: string[] = [];
   let failures: string[] = [];
+  let rewritten: string[] = [];
   try {
     const plain = {
       ...(guard ? propertyRunEnv(opts.guard!.tmp, opts.guard!.gocache, guard) : TREE_ENV),
@@ -111,6 +115,7 @@ export async function runProperties(
     const env = sealed ? sealed.activate({ ...process.env, ...plain }, workerSetup(tree, config, opts, guard)) : plain;
     // {shard}: this run's share of its side (runenv.ts), 1/1 unless a matrix part set it.
     const shard = /^\d+\/\d+$/.test(env[SHARD_VARIABLE] ?? '') ? env[SHARD_VARIABLE]! : '1/1';
+    const trusted = opts.guard ? stampTrusted(tree, judgingFiles(tree, opts.guard.trusted, opts.classify)) : null;
     run = await traced(`${name}: property command`, () =>
       runTestCommand(command.replaceAll('{shard}', shard), {
         cwd: treeDir,
@@ -127,6 +132,7 @@ export async function runProperties(
       refused = said.problems;
       failures = said.failures;
     }
+    if (trusted) rewritten = changedTrusted(tree, trusted);
   } catch (err) {
     guard?.dispose();
     sealed?.dispose();
@@ -145,6 +151,7 @@ export async function runProperties(
         mapping: null,
         problem: `the property command ran past properties.timeout (${formatDuration(config.properties.timeout)}) and was killed`,
       };
+    if (rewritten.length) return { ...base, mapping: null, problem: rewrittenProblem(rewritten) };
     if (refused.length)
       return { ...base, mapping: null, problem: `the runtime guard refused the run: ${refused.join('; ')}` };
     if (!existsSync(run.junit)) {
@@ -176,6 +183,18 @@ export async function runProperties(
     guard?.dispose();
     sealed?.dispose();
   }
+}
+
+/** The files a run trusts as the base's: the spec's and harness's code, and every tracked file of an oracle zone (the spec, fixtures, the guard's own). */
+function judgingFiles(tree: string, code: string[], classify: Classify): string[] {
+  const oracle = checkoutTracked(tree, TREE_ENV).filter((f) => ORACLE_ZONES.includes(classify(f) as ZoneName));
+  return [...new Set([...code, ...oracle])];
+}
+
+/** Why a run whose base spec, harness or fixture files changed meanwhile is not judged (trusted-files.ts). */
+function rewrittenProblem(files: string[]): string {
+  const shown = files.slice(0, 5).map(showPath).join(', ') + (files.length > 5 ? `, and ${files.length - 5} more` : '');
+  return `files the run trusts as the base's (its spec, harness and fixtures) changed while the property command ran (${shown}): production code that rewrote one before it was read would change how it is judged, so this run is not judged. If the project's own tests write one (a snapshot written into its test file, a fixture opened for writing), run them so they do not (jest --ci, a copy under the temporary folder)`;
 }
 
 /** A guarded run's guard, and its sealing (the guard counts the sealed runtimes as the harness's). */

@@ -111,6 +111,16 @@ export function leadsInto(p: unknown, dir: string): boolean {
   return r !== null && (r === dir || r.startsWith(dir + SEP));
 }
 
+/** What a write may lead to outside the run's folders: output that is no file a later process loads. */
+const HARMLESS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
+
+/** Where a write leads when that is outside every folder of `roots` (the run's temporary root and its tree), else null. */
+export function leadsOutside(p: unknown, roots: readonly string[]): string | null {
+  const r = resolved(p);
+  if (r === null || HARMLESS.has(r)) return null;
+  return roots.some((dir) => r === dir || r.startsWith(dir + SEP)) ? null : r;
+}
+
 const WRITE_FLAGS = /[wa+]/;
 /** Whether an open's flags (a number or a string) open the file for writing. */
 export const opensForWrite = (flags: unknown): boolean =>

@@ -3,7 +3,8 @@
 // project code. It keeps production code from ending the process, killing,
 // aborting or loading bindings (process.exit, reallyExit, kill, abort,
 // binding, _linkedBinding), from starting processes, from touching the test
-// report or the guard's folder, from replacing node:assert, and from
+// report or the guard's folder or writing outside the run's folders, from
+// replacing node:assert, and from
 // rewriting the results a worker sends its pool (its IPC, v8's serializer,
 // the channel's pipe, node's stream prototypes, node:test's reporter, the
 // built-in prototypes in every realm), jest-circus's state or vitest's
@@ -44,6 +45,8 @@ interface GuardConfig {
   trusted: string[];
   report: string;
   runtime: string | null;
+  /** The folders the run may write (real paths: its temporary root, the tree). */
+  writable: string[];
 }
 
 function main(): void {
@@ -77,7 +80,7 @@ function main(): void {
     }),
   );
   install('process calls', guardProcess);
-  install('report writes', () => guardFiles(path.dirname(where), cfg.report));
+  install('report writes', () => guardFiles(path.dirname(where), cfg.report, cfg.writable));
   // jest runs each test file in a vm context of its own, whose globals it
   // copies from this one and then sets: its processes lock them inside each
   // context instead (vm.ts).
