@@ -99,3 +99,11 @@ for repo in "$@"; do
   fi
   echo "install-server-hook: installed $target; $judging judges every push"
 done
+# The hook fails closed: without the executable it refuses every push. Said
+# here, where the administrator is, not at the first push (the git user's
+# PATH may differ, so this warns rather than refuses).
+if [ -n "$bin" ]; then
+  [ -x "$bin" ] || echo "install-server-hook: warning: $bin is not an executable file, so the hook refuses every push until it is; install patchwarden there, or run this again with --bin naming its path" >&2
+elif ! command -v patchwarden >/dev/null 2>&1; then
+  echo "install-server-hook: warning: patchwarden is not on PATH here, so the hook refuses every push until the git user's PATH has it; install it on the server (npm install -g ./patchwarden-VERSION.tgz, the tarball the project vendors), or run this again with --bin PATH" >&2
+fi

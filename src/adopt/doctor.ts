@@ -25,6 +25,7 @@ import { harnessFindings } from './harness-check.js';
 import { casesFinding, codeownersFinding, evidenceFinding } from './method-check.js';
 import { seedFinding } from './seed-check.js';
 import { sealedFindings } from './sealed-check.js';
+import { vendorFindings } from './vendor-check.js';
 
 export const help = `usage: patchwarden doctor [--format text|json] [--config PATH] [-C DIR]
 
@@ -62,7 +63,7 @@ export async function run(args: string[]): Promise<number> {
   const setup = await hookSetup(repo, root);
   // A linked worktree shares the main worktree's git directory, and its node_modules.
   const mainRoot = path.basename(repo.commonDir) === '.git' ? path.dirname(repo.commonDir) : root;
-  const findings = [...hookFindings(setup, root, mainRoot), binaryFinding(root, mainRoot)];
+  const findings = [...hookFindings(setup, root, mainRoot), binaryFinding(root, mainRoot), ...vendorFindings(root)];
   const config = await configFinding(repo, common.config, findings);
   if (config) {
     findings.push(

@@ -69,19 +69,44 @@ const RUNNER_COMMANDS = {
 /** Go's packages but those under spec/, from the module's own list. */
 const GO_PACKAGES_BUT_SPEC = '$(go list ./... | grep -v -E "^$(go list -m)/spec(/|$)")';
 
+/**
+ * The build steps a node project's test script runs before its runner (`npm
+ * run build && node --test test/`), as a prefix: the revert check's trees hold
+ * nothing a build wrote, so a test importing compiled output fails to load
+ * there without them. Joined by `;`, so the tests run whatever the build says
+ * (a reverted side that does not compile is read as fixed by build).
+ */
+function buildPrefix(root: string): string {
+  let test = '';
+  try {
+    test = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts?.test ?? '';
+  } catch {
+    return '';
+  }
+  const steps = String(test).split(/\s*(?:&&|;)\s*/);
+  const at = steps.findIndex((step) => /\bnode\s+(--\S+\s+)*--test\b|\bvitest\b/.test(step));
+  const builds = steps.slice(0, Math.max(at, 0)).filter((step) => /\b(build|tsc|compile)\b/.test(step));
+  return builds.map((step) => `${step}; `).join('');
+}
+
 /** The command that runs the properties under spec/properties, where the starter knows the project's runner. */
-function propertyCommand(language: Language, runner: 'node' | 'vitest' | null): string | null {
+function propertyCommand(language: Language, runner: 'node' | 'vitest' | null, build: string): string | null {
   if (language === 'python') return 'python3 -m pytest -q spec/properties --junitxml={junit}';
   if (language === 'go') return 'gotestsum --junitfile {junit} -- ./spec/...';
-  return runner && `${RUNNER_COMMANDS[runner]} spec/properties`;
+  return runner && `${build}${RUNNER_COMMANDS[runner]} spec/properties`;
 }
 
 /** The suite's command: every test but the spec zone's. */
-function suiteCommand(language: Language, runner: 'node' | 'vitest' | null, testDirs: string[]): string | null {
+function suiteCommand(
+  language: Language,
+  runner: 'node' | 'vitest' | null,
+  testDirs: string[],
+  build: string,
+): string | null {
   if (language === 'python') return 'python3 -m pytest -q --ignore=spec --junitxml={junit}';
   if (language === 'go') return `gotestsum --junitfile {junit} -- ${GO_PACKAGES_BUT_SPEC}`;
-  if (runner === 'vitest') return `${RUNNER_COMMANDS.vitest} --exclude 'spec/**'`;
-  return runner === 'node' && testDirs.length ? `${RUNNER_COMMANDS.node} ${testDirs.join(' ')}` : null;
+  if (runner === 'vitest') return `${build}${RUNNER_COMMANDS.vitest} --exclude 'spec/**'`;
+  return runner === 'node' && testDirs.length ? `${build}${RUNNER_COMMANDS.node} ${testDirs.join(' ')}` : null;
 }
 
 /** Zone globs given on init's command line (--src, --spec, --fixtures), each replacing what the starter would write. */
@@ -119,10 +144,11 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}, signers: st
     `[${globs.map((g) => (/^[\w./*-]+$/.test(g) && !g.startsWith('*') ? g : JSON.stringify(g))).join(', ')}]`;
   // Properties run only against a registry; without one the revert check would stop every push,
   // so the command the starter knows stays a comment until there is one.
-  const known = propertyCommand(language, runner);
+  const build = runner ? buildPrefix(root) : '';
+  const known = propertyCommand(language, runner, build);
   const properties = has(REGISTRY) ? known : null;
   // The suite leaves the spec zone out: a pending property is the registry's, never a suite failure.
-  const suite = suiteCommand(language, runner, ['test', 'tests'].filter(has));
+  const suite = suiteCommand(language, runner, ['test', 'tests'].filter(has), build);
   const lines = [
     '# patchwarden: production code and the oracles that judge it change in separate commits.',
     '# Every key but version is optional; see the documentation for each one.',

@@ -10,10 +10,11 @@ import type { Config } from '../config/schema.js';
 import { counted } from '../common/text.js';
 import type { Violation } from '../common/verdict.js';
 import { rangeChanges, type RawChange } from '../git/changes.js';
+import { readFileAt } from '../git/objects.js';
 import { notOnRemote, remoteHoldsRefs, tracksRemote } from '../git/history.js';
 import { commitOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
 import { fitRangeAdvice, type Landing, landingOf, rangeAdvice, reorderAdvice } from '../mixing/advice.js';
-import { BASELINE_FILE } from '../zones/names.js';
+import { BASELINE_FILE, CONFIG_FILE } from '../zones/names.js';
 import { clockNow } from '../freeze/clock.js';
 import { commitWith } from '../properties/tree.js';
 import { OVERRIDE_TRAILER, overrideLines, type Override } from '../owners/override.js';
@@ -298,13 +299,15 @@ async function revertJob(
     ref: PushedRef;
     tip: string;
     base: string | null;
+    /** Where the rules come from. */
+    judgeRev: string | null;
     overrides: Override[];
     overrideChanges: RawChange[];
   },
   say: (line: string) => void,
   targets: Map<string, Promise<RemoteTips>>,
 ): Promise<RevertJob | null> {
-  const { remote, ref, tip, base, overrides, overrideChanges } = push;
+  const { remote, ref, tip, base, judgeRev, overrides, overrideChanges } = push;
   if (!config.pre_push.revert) return null;
   if (!config.properties.command) {
     say(`revert check skipped for ${ref.remoteRef}: properties.command is not set in ${config.source}`);
@@ -327,7 +330,16 @@ async function revertJob(
   const withOwn = (rev: string) =>
     overrides.length ? commitWith(repo, rev, overrideChanges, "the base plus the owners' overrides") : rev;
   const from = await withOwn(start.from);
-  return { v, config, from, onto: start.tip ? await withOwn(start.tip) : from, base: start.tip ?? base };
+  if (start.tip) return { v, config, from, onto: await withOwn(start.tip), base: start.tip };
+  // A branch the remote held before adoption has no config where the push starts: the runs build on the
+  // commit the rules come from, whose registry, signers and refactor rows judge it (as the gate's --base).
+  if (judgeRev && judgeRev !== start.from && !(await readFileAt(repo, start.from, CONFIG_FILE))) {
+    say(
+      `${ref.remoteRef}: ${start.from.slice(0, 12)} has no ${CONFIG_FILE} (it predates adoption): the revert check builds on ${judgeRev.slice(0, 12)}, where the rules come from`,
+    );
+    return { v, config, from, onto: await withOwn(judgeRev), base: judgeRev };
+  }
+  return { v, config, from, onto: from, base };
 }
 
 /**
@@ -413,7 +425,7 @@ export async function run(args: string[]): Promise<number> {
       repo,
       config,
       v,
-      { remote, ref, tip: v.tip, base: range.base, overrides, overrideChanges },
+      { remote, ref, tip: v.tip, base: range.base, judgeRev, overrides, overrideChanges },
       say,
       targets,
     );

@@ -184,10 +184,7 @@ const list = (xs: string[]) => xs.join(', ');
  */
 export function headProblems(m: Mapping, registry: Registry): string[] {
   const problems: string[] = [];
-  if (!m.mapped)
-    problems.push(
-      `no property test case maps to an invariant id (give each a property named "invariant" or an [invariant:ID] token in its name)${strayNote(m)}`,
-    );
+  if (!m.mapped) problems.push(`no property test case maps to an invariant id${unmappedWhy(m)}`);
   if (m.min_cases > 1) {
     const few = m.invariants.filter((i) => i.status === 'passed' && i.case_count < m.min_cases);
     for (const i of few)
@@ -211,7 +208,10 @@ export function headProblems(m: Mapping, registry: Registry): string[] {
   return problems;
 }
 
-function strayNote(m: Mapping): string {
+/** Why no case maps: a failure before any case ran comes first (a file that does not load reports only that), then the naming. */
+function unmappedWhy(m: Mapping): string {
+  const naming = 'give each a property named "invariant" or an [invariant:ID] token in its name';
   const s = m.strays[0];
-  return s ? `; ${s.status} in ${JSON.stringify(s.name)}${s.message ? `: ${s.message.split('\n')[0]}` : ''}` : '';
+  if (!s) return ` (${naming})`;
+  return `: ${s.status} in ${JSON.stringify(s.name)}${s.message ? `: ${s.message.split('\n')[0]}` : ''}, and a property file that does not load (an import that does not resolve, a build the command does not run first) reports only that, before any of its cases; the property command's output says why. Where every file loads, ${naming}`;
 }

@@ -9,6 +9,7 @@
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { ownerKey } from '../helpers/owner.js';
 import { cleanup } from '../helpers/repo.js';
 import { server, type Server } from '../prereceive/server.js';
 import { Project, removeProjects } from './project.js';
@@ -194,6 +195,41 @@ test('from the installed tarball: the open branch pushes again past both hooks, 
   assert.match(server.stderr, `[mix] commit ${mixed.slice(0, 12)} "new mixed work"`);
   assert.match(server.stderr, '(pre-receive hook declined)');
   assert.is.not(p.ok('git', ['rev-parse', 'feature'], p.origin).stdout.trim(), mixed, 'nothing landed');
+});
+
+test("an open branch the server held before adoption pushes new work, judged by main's registry and signers", () => {
+  // The branch was on the server before the guard: its range base has no config, registry or signers file.
+  const s = server();
+  s.bare.git(['config', 'patchwarden.bootstrap', 'true']);
+  s.work.commit({ 'src/app.mjs': 'export const double = (x) => x + 2;\n', 'README.md': 'app\n' }, 'the project so far');
+  assert.is(s.push('main').code, 0);
+  s.work.git(['checkout', '-q', '-b', 'feature']);
+  s.work.commit({ 'src/app.mjs': 'export const double = (x) => x + 2; // old work\n' }, 'old work');
+  assert.is(s.push('feature').code, 0);
+  s.work.git(['checkout', '-q', 'main']);
+  // Adoption on main: a property of double, pending, and an owner's key.
+  const today = new Date().toISOString().slice(0, 10);
+  const adoption: Record<string, string> = {
+    '.patchwarden.yml':
+      'version: 1\nzones:\n  spec: [spec/**]\n  src: [src/**]\nproperties:\n  command: node --test --test-reporter=junit --test-reporter-destination={junit} spec\n',
+    'spec/invariants.yaml': `version: 1\ninvariants:\n  - id: app.double\n    description: double doubles\n    pending: {since: ${today}, owner: Dana Owner, reason: it adds}\n`,
+    'spec/double.test.mjs':
+      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { double } from '../src/app.mjs';\n\ntest('[invariant:app.double] doubles', () => {\n  for (const x of [0, 1, 5, -3]) assert.equal(double(x), x * 2);\n});\n",
+  };
+  for (const [file, text] of Object.entries(adoption)) s.work.write(file, text);
+  const init = s.work.pw(['init', '--yes', '--baseline', '--owner-key', ownerKey()]);
+  assert.is(init.code, 0, init.stdout + init.stderr);
+  s.work.git(['add', '-A']);
+  s.work.git(['commit', '-q', '-m', 'adopt patchwarden']);
+  assert.is(s.push('main').code, 0);
+  s.bare.git(['config', '--unset', 'patchwarden.bootstrap']);
+  // The branch's new commit fixes double, without taking main in: pre-push judges it on main's tree and rules.
+  s.work.git(['checkout', '-q', 'feature']);
+  s.work.commit({ 'src/app.mjs': 'export const double = (x) => x * 2;\n' }, 'fix: double doubles');
+  const r = s.push('feature');
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stderr, /revert check describes_patch: .*app\.double/, r.stderr);
+  assert.match(r.stderr, /has no \.patchwarden\.yml/, r.stderr);
 });
 
 test.run();

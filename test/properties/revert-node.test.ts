@@ -70,6 +70,22 @@ test('node --test: a test whose name has no [invariant:ID] maps to nothing, refu
   assert.match(r.out.reason, /no property test case maps to an invariant id/);
 });
 
+test('node --test: a property file that does not load is named first, as what stopped every case, not the naming', () => {
+  // The property imports a workspace package whose build output the command never makes.
+  const unbuilt = jsProperty(ID).replace("from '../../src/bill.mjs'", "from '@acme/core'");
+  assert.match(unbuilt, /@acme\/core/);
+  const { repo, base, head } = project(baseFiles({ 'spec/properties/bill.test.mjs': unbuilt }), {
+    'src/bill.mjs': FIXED_JS,
+  });
+  const r = check(repo, base, head);
+  assert.is(r.code, 1);
+  assert.is(r.out.status, 'fails_on_head');
+  assert.match(
+    r.out.reason,
+    /^on head: no property test case maps to an invariant id: failed in "[^"]*spec\/properties\/bill\.test\.mjs": test failed, and a property file that does not load .* the property command's output says why/,
+  );
+});
+
 test('node --test: a module the reverted tree lacks is revert_broken', () => {
   const { repo, base, head } = project(
     baseFiles({ 'spec/properties/bill.test.mjs': jsProperty(ID, 'totals.mjs'), 'src/bill.mjs': FIXED_JS }),
