@@ -89,12 +89,27 @@ const LOADERS: Record<Lang, Set<string>> = {
 /** The calls of a chain that has none: most chains; shared, never written (follow() starts a list at the first call). */
 const NO_CALLS: [number, number][] = [];
 
-/** The last name of every call above (`get` of `Reflect.get()`). */
-const SPECIAL_LAST = new Set(
-  [GETTERS, SETTERS, THROUGH, ...Object.values(LOADERS)].flatMap((set) =>
-    [...set].map((call) => call.slice(0, -2).split('.').pop()!),
-  ),
-);
+/** Each call above by its last name (`get` of `Reflect.get()`): its names, and the call as the sets spell it. */
+const SPECIAL_BY_LAST = new Map<string, { names: string[]; call: string }[]>();
+for (const set of [GETTERS, SETTERS, THROUGH, ...Object.values(LOADERS)])
+  for (const call of set) {
+    const names = call.slice(0, -2).split('.');
+    const last = names[names.length - 1];
+    SPECIAL_BY_LAST.set(last, [...(SPECIAL_BY_LAST.get(last) ?? []), { names, call }]);
+  }
+const SPECIAL_LAST: ReadonlySet<string> = new Set(SPECIAL_BY_LAST.keys());
+
+/** The special call a chain of these parts makes when called (`Reflect.get()`), else '': compared part by part, nothing joined. */
+function specialCall(parts: readonly string[]): string {
+  const list = SPECIAL_BY_LAST.get(parts[parts.length - 1]);
+  if (list)
+    for (const { names, call } of list)
+      if (names.length === parts.length && names.every((n, k) => n === parts[k])) return call;
+  return '';
+}
+
+/** What a name that is bound nowhere resolves to as a chain's head: nothing (shared, never written). */
+const NO_PARTS: string[] = [];
 
 /** The first name of a path (`os` of `os._exit()`): a pattern matches only paths with its own head. */
 export function headOf(path: string): string {
@@ -227,7 +242,9 @@ function collectRefs(
     // Assigning a bare name rebinds the name; it writes nothing it named before.
     const parts = assigned && c.end === i + 1 ? [toks.v(i)!] : c.parts;
     if (!interest || mayRead(parts, assigned, interest)) keep(chains.ref(parts, i, c.end, c.calls, assigned));
-    if (c.setter) keep(c.setter);
+    const set = c.setter;
+    if (set && (!interest || mayRead(set.parts, true, interest)))
+      keep(chains.ref(set.parts, set.start, set.end, [], true));
     // `from os import *`: a name bound nowhere in the file may come from a star import.
     if (stars.length && !bindings.has(toks.v(i)!))
       for (const m of stars) keep(chains.ref([...m.split('.'), ...parts], i, c.end, c.calls, assigned));
@@ -374,7 +391,9 @@ class Skim {
   }
 }
 
-type Chain = { parts: string[]; end: number; calls: [number, number][]; setter: Ref | null };
+/** A chain; `setter`, what a setter call in it writes (`Object.defineProperty(o, "k", …)` writes `o.k`), built into a reference only when it may be kept. */
+type Setter = { parts: string[]; start: number; end: number };
+type Chain = { parts: string[]; end: number; calls: [number, number][]; setter: Setter | null };
 
 /** Reference chains read from a file's tokens through its bindings. */
 class Chains {
@@ -419,7 +438,7 @@ class Chains {
     head: string[],
     from: number,
     calls: [number, number][],
-    setter: Ref | null,
+    setter: Setter | null,
     depth: number,
   ): Chain {
     const { toks, lang, src } = this;
@@ -448,14 +467,12 @@ class Chains {
   private call(i: number, j: number, chain: Chain, depth: number): number {
     const { toks, lang, src } = this;
     const end = src.close(j);
-    if (chain.calls === NO_CALLS) chain.calls = [];
-    chain.calls.push([j + 1, end]);
+    if (chain.calls === NO_CALLS) chain.calls = [[j + 1, end]];
+    else chain.calls.push([j + 1, end]);
     const parts = chain.parts;
-    // Only a call whose last name ends one of the special calls can be one: most calls skip the join.
-    const here = SPECIAL_LAST.has(parts[parts.length - 1]) ? joinPath(parts) + '()' : '';
-    const special =
-      here !== '' && (GETTERS.has(here) || SETTERS.has(here) || THROUGH.has(here) || LOADERS[lang].has(here));
-    if (!special) {
+    const here = specialCall(parts);
+    // A loader of another language is no special call here.
+    if (here === '' || !(GETTERS.has(here) || SETTERS.has(here) || THROUGH.has(here) || LOADERS[lang].has(here))) {
       parts.push('()');
       return end + 1;
     }
@@ -479,7 +496,7 @@ class Chains {
           here !== 'Object.setPrototypeOf()'
             ? [...first.parts, name]
             : [...first.parts, '[]'];
-        chain.setter = this.ref(target, i, end + 1, [], true);
+        chain.setter = { parts: target, start: i, end: end + 1 };
       }
       parts.push('()');
     }
@@ -494,7 +511,7 @@ class Chains {
   ref(parts: string[], start: number, end: number, calls: [number, number][], assigned: boolean): Ref {
     const { toks, bindings } = this;
     const name = toks.k(start) === 'id' && bindings.size ? toks.v(start)! : '';
-    const head = name && bindings.has(name) ? this.resolve([name]) : [];
+    const head = name && bindings.has(name) ? this.resolve([name]) : NO_PARTS;
     const held = head.includes('()') ? joinPath(this.canonicalParts(head)) : '';
     const raw = joinPath(parts);
     const same = this.canonicalParts(parts);
