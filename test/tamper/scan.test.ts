@@ -329,6 +329,15 @@ test('a chain told unread from its tokens or its parts is one no rule reads: the
       'src/a.js',
       'process\\u002eexitCode = 1; f(process\\u002eargv); a.b\\u002ewrite(1); a.b\\u002e__code__ = 1; const q = o.write.__proto__; q();',
     ],
+    // what a setter call writes: kept by its first name, by the name it writes, or not at all
+    [
+      'src/a.js',
+      'Object.defineProperty(process, "exitCode", { value: 0 }); Reflect.set(f, "__code__", g); Object.assign(process.env, e); Object.defineProperty(exports, "d0", { value: 1 });',
+    ],
+    [
+      'src/a.py',
+      'setattr(f, "__code__", g)\nobject.__setattr__(sys, "exit", h)\nsetattr(obj, "x", 1)\nsetattr(t, k, v)\n',
+    ],
   ];
   for (const [path, text] of texts)
     assert.equal(refsOf(path, text, true), refsOf(path, text, false), `${path}: ${text}`);
