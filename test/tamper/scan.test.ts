@@ -72,6 +72,10 @@ const CASES: [string, string, string[]][] = [
   ['src/a.ts', 'if (process.env.NODE_ENV === "test") x = 1;\n', ['1 env.sniff']],
   ['src/a.ts', 'const { NODE_ENV } = process.env;\nif (\n  NODE_ENV == "test"\n) x = 1;\n', ['3 env.sniff']],
   ['src/a.ts', 'if (process.env.NODE_ENV === "production") x = 1;\n', []],
+  // the string that names the test environment spelled with an escape, or in a statement of many strings
+  ['src/a.ts', 'if (process.env.NODE_ENV === "\\x74est") x = 1;\n', ['1 env.sniff']],
+  ['src/a.ts', 'const m = "a" + process.argv[2] + "b" + ("c", "vitest");\n', ['1 env.sniff']],
+  ['src/a.py', 'import sys\nif "\\x70ytest" in sys.modules:\n    x = 1\n', ['2 env.sniff']],
   // the string that names the test environment first or last in its statement
   [
     'src/a.js',
