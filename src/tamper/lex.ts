@@ -81,6 +81,15 @@ export class Tokens {
     for (let j = 0; j < n; j++) if (src.charCodeAt(a + j) !== s.charCodeAt(j)) return false;
     return true;
   }
+  /** The shape key (shapeKeyOf) of the token's value, without slicing it. */
+  shapeKey(i: number): number {
+    const k = this.kinds[i];
+    if (k & OWN) return shapeKeyOf(this.own.get(i)!);
+    const a = this.starts[i];
+    const n = this.ends[i] - a;
+    if (n === 0) return parenOf(k) ? (1 << 7) | parenOf(k) : 0;
+    return (Math.min(n, 31) << 7) | Math.min(this.src.charCodeAt(a), 127);
+  }
   /** Whether the token is an operator and one of these. */
   isOp(i: number, s: string): boolean {
     return i >= 0 && i < this.length && (this.kinds[i] & 7) === OP && this.is(i, s);
@@ -228,6 +237,15 @@ export class Tokens {
     this.ends = more(this.ends);
   }
 }
+
+/**
+ * A value's shape: its length (up to 31) and its first character's code (up
+ * to 127), as one number below SHAPE_KEYS. Equal values have equal shapes,
+ * so a name whose shape no name of a list has is not in the list.
+ */
+export const shapeKeyOf = (s: string): number =>
+  s.length === 0 ? 0 : (Math.min(s.length, 31) << 7) | Math.min(s.charCodeAt(0), 127);
+export const SHAPE_KEYS = 32 << 7;
 
 /** The union of two ascending lists of token indexes, ascending, each index once. */
 function mergeSorted(a: number[], b: number[]): number[] {

@@ -4,7 +4,7 @@
 // those bindings to the thing it names. Rules match what a chain resolves to,
 // so an alias, a string-spelled attribute, a destructured binding or a call
 // split over lines counts as the plain spelling.
-import { lex, type Tokens } from './lex.js';
+import { lex, SHAPE_KEYS, shapeKeyOf, type Tokens } from './lex.js';
 import type { Lang } from './lang.js';
 
 export interface Ref {
@@ -305,6 +305,9 @@ function stepAt(toks: Tokens, lang: Lang, j: number): number {
 class Skim {
   /** interest.respelled as a list, compared in place with each member's name. */
   private readonly respelled: string[];
+  /** The shape keys of the heads and the bound names (1: some name has it), made for this many bindings (-1: not yet). */
+  private readonly shapes = new Uint8Array(SHAPE_KEYS);
+  private shapesOf = -1;
   constructor(
     private readonly src: Source,
     private readonly chains: Chains,
@@ -313,6 +316,25 @@ class Skim {
     private readonly plain: boolean,
   ) {
     this.respelled = [...interest.respelled];
+  }
+
+  /**
+   * Whether the name token i may be a head or a bound name, by its length
+   * and first character alone (Tokens.shapeKey): most names are neither,
+   * and are then never sliced or looked up. Only for a plain file, where
+   * every name is a word (a name decoded to `process.exit` has the shape of
+   * neither head it starts with).
+   */
+  private mayBeNamed(i: number): boolean {
+    const { bindings } = this.chains;
+    // The bindings are all made before the first chain is read; a name bound later would change their count.
+    if (this.shapesOf !== bindings.size) {
+      this.shapes.fill(0);
+      for (const name of this.interest.heads) this.shapes[shapeKeyOf(name)] = 1;
+      for (const name of bindings.keys()) this.shapes[shapeKeyOf(name)] = 1;
+      this.shapesOf = bindings.size;
+    }
+    return this.shapes[this.src.toks.shapeKey(i)] === 1;
   }
 
   /** Whether s is a plain word; `token`: s is a name token's (a binding's parts may come from strings). */
@@ -336,18 +358,22 @@ class Skim {
   mayMatter(i: number): boolean {
     const { src, interest: it } = this;
     const { toks } = src;
-    const name = toks.v(i)!;
-    if (atHead(name, it, this.word(name, true))) return true;
-    /** The head's last name and last part (`()`, `[]` or a name): the name token's own, or its binding's. */
-    let headName = name;
-    let headEnd = name;
-    const b = this.chains.bindings.size ? this.chains.bindings.get(name) : undefined;
-    const bound = b !== undefined;
-    if (bound) {
-      const h = this.head(name, b);
-      if (h.matters) return true;
-      headName = h.name;
-      headEnd = h.end;
+    /** The head's last name and last part (`()`, `[]` or a name): the name token's own (sliced when first needed), or its binding's. */
+    let headName: string | undefined;
+    let headEnd: string | undefined;
+    let bound = false;
+    if (!this.plain || this.mayBeNamed(i)) {
+      const name = toks.v(i)!;
+      if (atHead(name, it, this.word(name, true))) return true;
+      headName = headEnd = name;
+      const b = this.chains.bindings.size ? this.chains.bindings.get(name) : undefined;
+      bound = b !== undefined;
+      if (b) {
+        const h = this.head(name, b);
+        if (h.matters) return true;
+        headName = h.name;
+        headEnd = h.end;
+      }
     }
     /** The token of the last member's name (-1: none yet); the last part: -1 the head's, -2 a call or subscript, else that member. */
     let member = -1;
@@ -371,7 +397,11 @@ class Skim {
         call = false;
         j = end + 1;
       } else {
-        if (at >= 0 ? SPECIAL_LAST.has((memberName ??= toks.v(at)!)) : at === -1 && SPECIAL_LAST.has(headEnd))
+        if (
+          at >= 0
+            ? SPECIAL_LAST.has((memberName ??= toks.v(at)!))
+            : at === -1 && SPECIAL_LAST.has((headEnd ??= toks.v(i)!))
+        )
           return true;
         at = -2;
         call = true;
@@ -385,7 +415,10 @@ class Skim {
       return it.written.has(last) || !this.word(last, true);
     }
     if (!call) return false;
-    if (member < 0) return it.callees.has(headName) || !this.word(headName, !bound);
+    if (member < 0) {
+      headName ??= toks.v(i)!;
+      return it.callees.has(headName) || !this.word(headName, !bound);
+    }
     const last = memberName ?? toks.v(member)!;
     return it.callees.has(last) || !this.word(last, true);
   }
