@@ -762,7 +762,8 @@ function collectBindings(
     const c = chainAt(rhs);
     // `node = node.parent` says nothing new about what `node` names.
     if (!c || (toks.k(rhs) === 'id' && toks.is(rhs, name))) return;
-    bindings.set(name, { parts: c.parts, rhs });
+    // A copy at its size: the chain's list grew by half plus 16 at its first push, and a binding is kept to the end.
+    bindings.set(name, { parts: c.parts.slice(), rhs });
   };
   // An import starts a statement or a line (Go and JavaScript may end statements at a newline).
   for (const s of shape.heads) {
