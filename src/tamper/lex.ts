@@ -180,11 +180,9 @@ export class Tokens {
   holding(needle: RegExp): number[] {
     // Matches come in order of offset, so the tokens covering them do too: repeats are adjacent.
     const found: number[] = [];
-    const re = new RegExp(needle.source, needle.flags.includes('g') ? needle.flags : `${needle.flags}g`);
-    for (let m = re.exec(this.src); m; m = re.exec(this.src)) {
-      const i = this.covering(m.index);
+    for (const at of matchStarts(this.src, needle)) {
+      const i = this.covering(at);
       if (i >= 0 && found[found.length - 1] !== i) found.push(i);
-      if (m[0] === '') re.lastIndex++;
     }
     return mergeSorted(found, this.ownSorted());
   }
@@ -246,6 +244,22 @@ export class Tokens {
 export const shapeKeyOf = (s: string): number =>
   s.length === 0 ? 0 : (Math.min(s.length, 31) << 7) | Math.min(s.charCodeAt(0), 127);
 export const SHAPE_KEYS = 32 << 7;
+
+/** Where each match of needle in src starts, in order; a plain word is found by indexOf, which makes no match object. */
+function matchStarts(src: string, needle: RegExp): number[] {
+  const out: number[] = [];
+  if (/^\w+$/.test(needle.source) && /^g?$/.test(needle.flags)) {
+    const w = needle.source;
+    for (let at = src.indexOf(w); at >= 0; at = src.indexOf(w, at + w.length)) out.push(at);
+    return out;
+  }
+  const re = new RegExp(needle.source, needle.flags.includes('g') ? needle.flags : `${needle.flags}g`);
+  for (let m = re.exec(src); m; m = re.exec(src)) {
+    out.push(m.index);
+    if (m[0] === '') re.lastIndex++;
+  }
+  return out;
+}
 
 /** The union of two ascending lists of token indexes, ascending, each index once. */
 function mergeSorted(a: number[], b: number[]): number[] {
