@@ -81,6 +81,15 @@ export class Tokens {
     for (let j = 0; j < n; j++) if (src.charCodeAt(a + j) !== s.charCodeAt(j)) return false;
     return true;
   }
+  /** The shape key (shapeKeyOf) of the token's value, without slicing it. */
+  shapeKey(i: number): number {
+    const k = this.kinds[i];
+    if (k & OWN) return shapeKeyOf(this.own.get(i)!);
+    const a = this.starts[i];
+    const n = this.ends[i] - a;
+    if (n === 0) return parenOf(k) ? (1 << 7) | parenOf(k) : 0;
+    return (Math.min(n, 31) << 7) | Math.min(this.src.charCodeAt(a), 127);
+  }
   /** Whether the token is an operator and one of these. */
   isOp(i: number, s: string): boolean {
     return i >= 0 && i < this.length && (this.kinds[i] & 7) === OP && this.is(i, s);
@@ -171,11 +180,9 @@ export class Tokens {
   holding(needle: RegExp): number[] {
     // Matches come in order of offset, so the tokens covering them do too: repeats are adjacent.
     const found: number[] = [];
-    const re = new RegExp(needle.source, needle.flags.includes('g') ? needle.flags : `${needle.flags}g`);
-    for (let m = re.exec(this.src); m; m = re.exec(this.src)) {
-      const i = this.covering(m.index);
+    for (const at of matchStarts(this.src, needle)) {
+      const i = this.covering(at);
       if (i >= 0 && found[found.length - 1] !== i) found.push(i);
-      if (m[0] === '') re.lastIndex++;
     }
     return mergeSorted(found, this.ownSorted());
   }
@@ -227,6 +234,31 @@ export class Tokens {
     this.starts = more(this.starts);
     this.ends = more(this.ends);
   }
+}
+
+/**
+ * A value's shape: its length (up to 31) and its first character's code (up
+ * to 127), as one number below SHAPE_KEYS. Equal values have equal shapes,
+ * so a name whose shape no name of a list has is not in the list.
+ */
+export const shapeKeyOf = (s: string): number =>
+  s.length === 0 ? 0 : (Math.min(s.length, 31) << 7) | Math.min(s.charCodeAt(0), 127);
+export const SHAPE_KEYS = 32 << 7;
+
+/** Where each match of needle in src starts, in order; a plain word is found by indexOf, which makes no match object. */
+function matchStarts(src: string, needle: RegExp): number[] {
+  const out: number[] = [];
+  if (/^\w+$/.test(needle.source) && /^g?$/.test(needle.flags)) {
+    const w = needle.source;
+    for (let at = src.indexOf(w); at >= 0; at = src.indexOf(w, at + w.length)) out.push(at);
+    return out;
+  }
+  const re = new RegExp(needle.source, needle.flags.includes('g') ? needle.flags : `${needle.flags}g`);
+  for (let m = re.exec(src); m; m = re.exec(src)) {
+    out.push(m.index);
+    if (m[0] === '') re.lastIndex++;
+  }
+  return out;
 }
 
 /** The union of two ascending lists of token indexes, ascending, each index once. */

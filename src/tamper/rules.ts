@@ -133,16 +133,20 @@ function tokensWhere(s: Source, test: (i: number) => boolean, needle?: RegExp): 
 }
 /** A test of a token: a string whose value matches re. */
 const stringMatching = (re: RegExp) => (s: Source, i: number) => s.toks.k(i) === 'str' && re.test(s.toks.v(i)!);
-const imports =
-  (...mods: string[]) =>
-  (s: Source): Span[] =>
-    s.imports
-      .filter((m) =>
-        mods.some(
-          (x) => m.module === x || m.module.startsWith(x.endsWith('/') ? x : x + '.') || m.module.startsWith(x + '/'),
-        ),
-      )
-      .map((m) => [m.at, m.at + 1]);
+/** The imports of these modules or of what is under them (`x.y`, `x/y`; a module that ends in `/`, only under it). */
+const imports = (...mods: string[]) => {
+  // Made once: a file may hold tens of thousands of imports, each tested against every module.
+  const under = mods.flatMap((x) => (x.endsWith('/') ? [x] : [`${x}.`, `${x}/`]));
+  return (s: Source): Span[] => {
+    const out: Span[] = [];
+    for (const { module, at } of s.imports) {
+      let yes = mods.includes(module);
+      for (let k = 0; k < under.length && !yes; k++) yes = module.startsWith(under[k]);
+      if (yes) out.push([at, at + 1]);
+    }
+    return out;
+  };
+};
 /** Names and strings (not docstrings) matching a pattern; every match holds needle. */
 const words =
   (re: RegExp, needle: RegExp) =>
@@ -174,23 +178,45 @@ function isDocstring(s: Source, i: number): boolean {
   return k >= 0 && s.stmts.end(k) - s.stmts.start(k) === 1;
 }
 
-/** Spans of the `a` matches whose statement holds a token that passes `b`. */
+/**
+ * Spans of the `a` matches whose statement holds a token that passes `b`.
+ * `needle`: text every token that passes holds; then only the tokens whose
+ * text holds it, and those decoded from an escape, are tested.
+ */
 const together =
-  (a: (s: Source) => Span[], b: (s: Source, i: number) => boolean) =>
+  (a: (s: Source) => Span[], b: (s: Source, i: number) => boolean, needle?: RegExp) =>
   (s: Source): Span[] => {
     // Only the statements `a` matched in are read, each once (a file may hold thousands of `process.env` reads).
     const holds = new Map<number, boolean>();
+    let held: number[] | null = null;
     return a(s).filter(([i]) => {
       const k = s.stmtOf[i];
       let yes = holds.get(k);
       if (yes === undefined) {
+        const to = s.stmts.end(k);
         yes = false;
-        for (let x = s.stmts.start(k); x < s.stmts.end(k) && !yes; x++) yes = b(s, x);
+        if (needle) {
+          held ??= s.toks.holding(needle);
+          for (let c = firstAtOrAfter(held, s.stmts.start(k)); c < held.length && held[c] < to && !yes; c++)
+            yes = b(s, held[c]);
+        } else for (let x = s.stmts.start(k); x < to && !yes; x++) yes = b(s, x);
         holds.set(k, yes);
       }
       return yes;
     });
   };
+
+/** The index of the first item of an ascending list at or after v (the list's length when none is). */
+function firstAtOrAfter(list: readonly number[], v: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
 // --- entry points, where leaving the process is the code's job ---
 
@@ -261,7 +287,7 @@ const exitListener = (s: Source): Span[] =>
 
 /** `NODE_ENV` in the same statement as a string naming the test environment. */
 const nodeEnvTest = (s: Source): Span[] =>
-  together(words(/^NODE_ENV$/, /NODE_ENV/), stringMatching(/^test(ing)?$/i))(s);
+  together(words(/^NODE_ENV$/, /NODE_ENV/), stringMatching(/^test(ing)?$/i), /test/i)(s);
 
 /** The test framework named next to the module table or the command line: `"pytest" in sys.modules`. */
 const frameworkProbe = together(
@@ -284,6 +310,8 @@ const frameworkProbe = together(
     'flag.CommandLine',
   ),
   stringMatching(/pytest|unittest|jest|vitest|mocha|node:test|^-?test\.|\.test$/i),
+  // what each of those holds
+  /test|jest|mocha/i,
 );
 
 /** `typeof jest !== "undefined"`, `globalThis.describe`: the test runner's globals. */

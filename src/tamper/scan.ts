@@ -4,7 +4,7 @@
 // those bindings to the thing it names. Rules match what a chain resolves to,
 // so an alias, a string-spelled attribute, a destructured binding or a call
 // split over lines counts as the plain spelling.
-import { lex, type Tokens } from './lex.js';
+import { lex, SHAPE_KEYS, shapeKeyOf, type Tokens } from './lex.js';
 import type { Lang } from './lang.js';
 
 export interface Ref {
@@ -89,12 +89,27 @@ const LOADERS: Record<Lang, Set<string>> = {
 /** The calls of a chain that has none: most chains; shared, never written (follow() starts a list at the first call). */
 const NO_CALLS: [number, number][] = [];
 
-/** The last name of every call above (`get` of `Reflect.get()`). */
-const SPECIAL_LAST = new Set(
-  [GETTERS, SETTERS, THROUGH, ...Object.values(LOADERS)].flatMap((set) =>
-    [...set].map((call) => call.slice(0, -2).split('.').pop()!),
-  ),
-);
+/** Each call above by its last name (`get` of `Reflect.get()`): its names, and the call as the sets spell it. */
+const SPECIAL_BY_LAST = new Map<string, { names: string[]; call: string }[]>();
+for (const set of [GETTERS, SETTERS, THROUGH, ...Object.values(LOADERS)])
+  for (const call of set) {
+    const names = call.slice(0, -2).split('.');
+    const last = names[names.length - 1];
+    SPECIAL_BY_LAST.set(last, [...(SPECIAL_BY_LAST.get(last) ?? []), { names, call }]);
+  }
+const SPECIAL_LAST: ReadonlySet<string> = new Set(SPECIAL_BY_LAST.keys());
+
+/** The special call a chain of these parts makes when called (`Reflect.get()`), else '': compared part by part, nothing joined. */
+function specialCall(parts: readonly string[]): string {
+  const list = SPECIAL_BY_LAST.get(parts[parts.length - 1]);
+  if (list)
+    for (const { names, call } of list)
+      if (names.length === parts.length && names.every((n, k) => n === parts[k])) return call;
+  return '';
+}
+
+/** What a name that is bound nowhere resolves to as a chain's head: nothing (shared, never written). */
+const NO_PARTS: string[] = [];
 
 /** The first name of a path (`os` of `os._exit()`): a pattern matches only paths with its own head. */
 export function headOf(path: string): string {
@@ -227,7 +242,9 @@ function collectRefs(
     // Assigning a bare name rebinds the name; it writes nothing it named before.
     const parts = assigned && c.end === i + 1 ? [toks.v(i)!] : c.parts;
     if (!interest || mayRead(parts, assigned, interest)) keep(chains.ref(parts, i, c.end, c.calls, assigned));
-    if (c.setter) keep(c.setter);
+    const set = c.setter;
+    if (set && (!interest || mayRead(set.parts, true, interest)))
+      keep(chains.ref(set.parts, set.start, set.end, [], true));
     // `from os import *`: a name bound nowhere in the file may come from a star import.
     if (stars.length && !bindings.has(toks.v(i)!))
       for (const m of stars) keep(chains.ref([...m.split('.'), ...parts], i, c.end, c.calls, assigned));
@@ -288,6 +305,9 @@ function stepAt(toks: Tokens, lang: Lang, j: number): number {
 class Skim {
   /** interest.respelled as a list, compared in place with each member's name. */
   private readonly respelled: string[];
+  /** The shape keys of the heads and the bound names (1: some name has it), made for this many bindings (-1: not yet). */
+  private readonly shapes = new Uint8Array(SHAPE_KEYS);
+  private shapesOf = -1;
   constructor(
     private readonly src: Source,
     private readonly chains: Chains,
@@ -296,6 +316,25 @@ class Skim {
     private readonly plain: boolean,
   ) {
     this.respelled = [...interest.respelled];
+  }
+
+  /**
+   * Whether the name token i may be a head or a bound name, by its length
+   * and first character alone (Tokens.shapeKey): most names are neither,
+   * and are then never sliced or looked up. Only for a plain file, where
+   * every name is a word (a name decoded to `process.exit` has the shape of
+   * neither head it starts with).
+   */
+  private mayBeNamed(i: number): boolean {
+    const { bindings } = this.chains;
+    // The bindings are all made before the first chain is read; a name bound later would change their count.
+    if (this.shapesOf !== bindings.size) {
+      this.shapes.fill(0);
+      for (const name of this.interest.heads) this.shapes[shapeKeyOf(name)] = 1;
+      for (const name of bindings.keys()) this.shapes[shapeKeyOf(name)] = 1;
+      this.shapesOf = bindings.size;
+    }
+    return this.shapes[this.src.toks.shapeKey(i)] === 1;
   }
 
   /** Whether s is a plain word; `token`: s is a name token's (a binding's parts may come from strings). */
@@ -319,18 +358,22 @@ class Skim {
   mayMatter(i: number): boolean {
     const { src, interest: it } = this;
     const { toks } = src;
-    const name = toks.v(i)!;
-    if (atHead(name, it, this.word(name, true))) return true;
-    /** The head's last name and last part (`()`, `[]` or a name): the name token's own, or its binding's. */
-    let headName = name;
-    let headEnd = name;
-    const b = this.chains.bindings.size ? this.chains.bindings.get(name) : undefined;
-    const bound = b !== undefined;
-    if (bound) {
-      const h = this.head(name, b);
-      if (h.matters) return true;
-      headName = h.name;
-      headEnd = h.end;
+    /** The head's last name and last part (`()`, `[]` or a name): the name token's own (sliced when first needed), or its binding's. */
+    let headName: string | undefined;
+    let headEnd: string | undefined;
+    let bound = false;
+    if (!this.plain || this.mayBeNamed(i)) {
+      const name = toks.v(i)!;
+      if (atHead(name, it, this.word(name, true))) return true;
+      headName = headEnd = name;
+      const b = this.chains.bindings.size ? this.chains.bindings.get(name) : undefined;
+      bound = b !== undefined;
+      if (b) {
+        const h = this.head(name, b);
+        if (h.matters) return true;
+        headName = h.name;
+        headEnd = h.end;
+      }
     }
     /** The token of the last member's name (-1: none yet); the last part: -1 the head's, -2 a call or subscript, else that member. */
     let member = -1;
@@ -354,7 +397,11 @@ class Skim {
         call = false;
         j = end + 1;
       } else {
-        if (at >= 0 ? SPECIAL_LAST.has((memberName ??= toks.v(at)!)) : at === -1 && SPECIAL_LAST.has(headEnd))
+        if (
+          at >= 0
+            ? SPECIAL_LAST.has((memberName ??= toks.v(at)!))
+            : at === -1 && SPECIAL_LAST.has((headEnd ??= toks.v(i)!))
+        )
           return true;
         at = -2;
         call = true;
@@ -368,13 +415,18 @@ class Skim {
       return it.written.has(last) || !this.word(last, true);
     }
     if (!call) return false;
-    if (member < 0) return it.callees.has(headName) || !this.word(headName, !bound);
+    if (member < 0) {
+      headName ??= toks.v(i)!;
+      return it.callees.has(headName) || !this.word(headName, !bound);
+    }
     const last = memberName ?? toks.v(member)!;
     return it.callees.has(last) || !this.word(last, true);
   }
 }
 
-type Chain = { parts: string[]; end: number; calls: [number, number][]; setter: Ref | null };
+/** A chain; `setter`, what a setter call in it writes (`Object.defineProperty(o, "k", …)` writes `o.k`), built into a reference only when it may be kept. */
+type Setter = { parts: string[]; start: number; end: number };
+type Chain = { parts: string[]; end: number; calls: [number, number][]; setter: Setter | null };
 
 /** Reference chains read from a file's tokens through its bindings. */
 class Chains {
@@ -419,7 +471,7 @@ class Chains {
     head: string[],
     from: number,
     calls: [number, number][],
-    setter: Ref | null,
+    setter: Setter | null,
     depth: number,
   ): Chain {
     const { toks, lang, src } = this;
@@ -448,14 +500,12 @@ class Chains {
   private call(i: number, j: number, chain: Chain, depth: number): number {
     const { toks, lang, src } = this;
     const end = src.close(j);
-    if (chain.calls === NO_CALLS) chain.calls = [];
-    chain.calls.push([j + 1, end]);
+    if (chain.calls === NO_CALLS) chain.calls = [[j + 1, end]];
+    else chain.calls.push([j + 1, end]);
     const parts = chain.parts;
-    // Only a call whose last name ends one of the special calls can be one: most calls skip the join.
-    const here = SPECIAL_LAST.has(parts[parts.length - 1]) ? joinPath(parts) + '()' : '';
-    const special =
-      here !== '' && (GETTERS.has(here) || SETTERS.has(here) || THROUGH.has(here) || LOADERS[lang].has(here));
-    if (!special) {
+    const here = specialCall(parts);
+    // A loader of another language is no special call here.
+    if (here === '' || !(GETTERS.has(here) || SETTERS.has(here) || THROUGH.has(here) || LOADERS[lang].has(here))) {
       parts.push('()');
       return end + 1;
     }
@@ -479,7 +529,7 @@ class Chains {
           here !== 'Object.setPrototypeOf()'
             ? [...first.parts, name]
             : [...first.parts, '[]'];
-        chain.setter = this.ref(target, i, end + 1, [], true);
+        chain.setter = { parts: target, start: i, end: end + 1 };
       }
       parts.push('()');
     }
@@ -494,7 +544,7 @@ class Chains {
   ref(parts: string[], start: number, end: number, calls: [number, number][], assigned: boolean): Ref {
     const { toks, bindings } = this;
     const name = toks.k(start) === 'id' && bindings.size ? toks.v(start)! : '';
-    const head = name && bindings.has(name) ? this.resolve([name]) : [];
+    const head = name && bindings.has(name) ? this.resolve([name]) : NO_PARTS;
     const held = head.includes('()') ? joinPath(this.canonicalParts(head)) : '';
     const raw = joinPath(parts);
     const same = this.canonicalParts(parts);
@@ -712,7 +762,8 @@ function collectBindings(
     const c = chainAt(rhs);
     // `node = node.parent` says nothing new about what `node` names.
     if (!c || (toks.k(rhs) === 'id' && toks.is(rhs, name))) return;
-    bindings.set(name, { parts: c.parts, rhs });
+    // A copy at its size: the chain's list grew by half plus 16 at its first push, and a binding is kept to the end.
+    bindings.set(name, { parts: c.parts.slice(), rhs });
   };
   // An import starts a statement or a line (Go and JavaScript may end statements at a newline).
   for (const s of shape.heads) {

@@ -546,6 +546,15 @@ test('the tokens holding a needle: those whose text holds it, and those whose va
     t.holding(/nothing/).map((i) => t.v(i)),
     ['_exit', 'exit'],
   );
+  // A plain word is found by indexOf: the same tokens as a pattern finds, repeats and a match in a comment included.
+  const words = 'x = "aaaa" + aaa + aa_aa; // aa\ny = `${aa}aa` + a.aa + "a"';
+  const w = lex(words, 'js');
+  for (const word of ['aa', 'a', 'aaa'])
+    assert.equal(w.holding(new RegExp(word)), w.holding(new RegExp(`(?:${word})`)), word);
+  assert.equal(
+    w.holding(/aa/).map((i) => w.v(i)),
+    ['aaaa', 'aaa', 'aa_aa', '${}aa', 'aa', 'aa'],
+  );
 });
 
 test('an exit added after JSX closing tags in a .js file is reported on its own line', () => {

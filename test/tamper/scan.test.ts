@@ -72,6 +72,10 @@ const CASES: [string, string, string[]][] = [
   ['src/a.ts', 'if (process.env.NODE_ENV === "test") x = 1;\n', ['1 env.sniff']],
   ['src/a.ts', 'const { NODE_ENV } = process.env;\nif (\n  NODE_ENV == "test"\n) x = 1;\n', ['3 env.sniff']],
   ['src/a.ts', 'if (process.env.NODE_ENV === "production") x = 1;\n', []],
+  // the string that names the test environment spelled with an escape, or in a statement of many strings
+  ['src/a.ts', 'if (process.env.NODE_ENV === "\\x74est") x = 1;\n', ['1 env.sniff']],
+  ['src/a.ts', 'const m = "a" + process.argv[2] + "b" + ("c", "vitest");\n', ['1 env.sniff']],
+  ['src/a.py', 'import sys\nif "\\x70ytest" in sys.modules:\n    x = 1\n', ['2 env.sniff']],
   // the string that names the test environment first or last in its statement
   [
     'src/a.js',
@@ -328,6 +332,15 @@ test('a chain told unread from its tokens or its parts is one no rule reads: the
     [
       'src/a.js',
       'process\\u002eexitCode = 1; f(process\\u002eargv); a.b\\u002ewrite(1); a.b\\u002e__code__ = 1; const q = o.write.__proto__; q();',
+    ],
+    // what a setter call writes: kept by its first name, by the name it writes, or not at all
+    [
+      'src/a.js',
+      'Object.defineProperty(process, "exitCode", { value: 0 }); Reflect.set(f, "__code__", g); Object.assign(process.env, e); Object.defineProperty(exports, "d0", { value: 1 });',
+    ],
+    [
+      'src/a.py',
+      'setattr(f, "__code__", g)\nobject.__setattr__(sys, "exit", h)\nsetattr(obj, "x", 1)\nsetattr(t, k, v)\n',
     ],
   ];
   for (const [path, text] of texts)
