@@ -23,7 +23,19 @@
 // write the folder as it likes; `revert.jobs: 1` narrows what a head run
 // could reach, and containment decides that nothing is left running.
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import type { Repo } from '../git/repo.js';
 import { stamp } from './buildcache.js';
@@ -170,13 +182,15 @@ function readEntry(
   const file = path.join(dir, `${key}.json`);
   const index = readIndex(dir);
   const rec = index.entries[key];
-  let bytes: Buffer;
+  let bytes: Buffer | null;
   try {
-    bytes = readFileSync(file);
-  } catch {
-    return { entry: null, untrusted: null };
+    bytes = regularFile(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { entry: null, untrusted: null };
+    bytes = null; // a link, or what cannot be opened: not what patchwarden wrote
   }
-  const entry = rec && fileStamp(file) === rec.stamp && sha256(bytes) === rec.sha256 ? parsed(bytes, key) : null;
+  const entry =
+    bytes && rec && fileStamp(file) === rec.stamp && sha256(bytes) === rec.sha256 ? parsed(bytes, key) : null;
   // A head entry answers only for a kernel-sealed run (its key says so too).
   if (entry && (side === 'base' || entry.run.sealed === 'kernel'))
     return { entry: { key, written: entry.written, run: { ...entry.run, problem: null } }, untrusted: null };
@@ -245,7 +259,7 @@ function evict(dir: string, index: Index, keep: string): void {
 
 function readIndex(dir: string): Index {
   try {
-    const index = JSON.parse(readFileSync(path.join(dir, 'index.json'), 'utf8')) as Index;
+    const index = JSON.parse(regularFile(path.join(dir, 'index.json'))?.toString('utf8') ?? '') as Index;
     if (index.format === 1 && index.entries && typeof index.entries === 'object') return index;
   } catch {
     // none yet, or unreadable: nothing is trusted
@@ -257,6 +271,30 @@ function writeIndex(dir: string, index: Index): void {
   const file = path.join(dir, 'index.json');
   writeFileSync(`${file}.${process.pid}`, JSON.stringify(index), { mode: 0o600 });
   renameSync(`${file}.${process.pid}`, file);
+}
+
+/**
+ * A file's bytes, or null for anything but a regular file within the bound.
+ * Whatever ran outside a check can write the folder (in CI, a pull request's
+ * install scripts): a named pipe would hold the open, and the check, forever,
+ * so nothing is waited for nor a link followed.
+ */
+function regularFile(file: string): Buffer | null {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > CACHE_BOUND.bytes) return null;
+    const bytes = Buffer.alloc(st.size);
+    let at = 0;
+    while (at < st.size) {
+      const n = readSync(fd, bytes, at, st.size - at, at);
+      if (n === 0) break;
+      at += n;
+    }
+    return bytes.subarray(0, at);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function fileStamp(file: string): string {
