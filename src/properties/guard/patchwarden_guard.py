@@ -352,16 +352,20 @@ def _handlers(run, kind, framework_code, finding):
             p, l = place(fr, run.tree)
             finding("frame read", "reads a frame of %s:%s (%s)" % (p, l, what), a)
 
+    def own_reader(f):
+        # Whose code reads is asked first: most reads come from an installed
+        # package (Hypothesis's tracer reads f_code on every line, its engine
+        # takes frames with sys._getframe), whose frame is its own actor and
+        # never production code.
+        return f is not None and kind(f.f_code.co_filename) in ("lib", "base")
+
     def on_getattr(args, f, ev):
-        # Whose code reads is asked first: most reads come from a tracer in an
-        # installed package (Hypothesis's reads f_code on every line), whose
-        # frame is its own actor and never production code.
-        if f is not None and kind(f.f_code.co_filename) in ("lib", "base"):
-            return
-        reads(frame_of(args[0], args[1]), f, args[1])
+        if not own_reader(f):
+            reads(frame_of(args[0], args[1]), f, args[1])
 
     def on_getframe(args, f, ev):
-        reads(args[0] if args else None, f, "sys._getframe")
+        if not own_reader(f):
+            reads(args[0] if args else None, f, "sys._getframe")
 
     def on_setattr(args, f, ev):
         obj, name = args[0], args[1]

@@ -125,8 +125,10 @@ export function lockIntrinsics(g: any, owners: Owners = mainOwners): void {
   // while a loop runs made a property's loop skip the case that fails.
   // Locked, they cost V8 its fast path for spread, for-of and destructuring
   // of arrays (any redefinition of the two array ones turns it off, a
-  // read-only one too): most of the guard's cost where a property spreads
-  // or calls assert.ok in a loop (docs/revert-check.md).
+  // read-only one too; Object.freeze of the two objects keeps it, but
+  // Array.prototype stays open to additions): most of the guard's cost
+  // where a property spreads or calls assert.ok in a loop
+  // (docs/revert-check.md).
   const arrayIterator = getPrototypeOf(apply(g.Array.prototype[Symbol.iterator], new g.Array(), []));
   lockMethods(arrayIterator, 'Array Iterator.prototype', false, owners);
   lockMethods(getPrototypeOf(arrayIterator), 'Iterator.prototype', false, owners);
