@@ -23,20 +23,9 @@
 // write the folder as it likes; `revert.jobs: 1` narrows what a head run
 // could reach, and containment decides that nothing is left running.
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { readRegularFile } from '../common/regular-file.js';
 import type { Repo } from '../git/repo.js';
 import { stamp } from './buildcache.js';
 import type { PropertyRun } from './run.js';
@@ -184,7 +173,7 @@ function readEntry(
   const rec = index.entries[key];
   let bytes: Buffer | null;
   try {
-    bytes = regularFile(file);
+    bytes = readRegularFile(file, CACHE_BOUND.bytes);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { entry: null, untrusted: null };
     bytes = null; // a link, or what cannot be opened: not what patchwarden wrote
@@ -259,7 +248,9 @@ function evict(dir: string, index: Index, keep: string): void {
 
 function readIndex(dir: string): Index {
   try {
-    const index = JSON.parse(regularFile(path.join(dir, 'index.json'))?.toString('utf8') ?? '') as Index;
+    const index = JSON.parse(
+      readRegularFile(path.join(dir, 'index.json'), CACHE_BOUND.bytes)?.toString('utf8') ?? '',
+    ) as Index;
     if (index.format === 1 && index.entries && typeof index.entries === 'object') return index;
   } catch {
     // none yet, or unreadable: nothing is trusted
@@ -271,30 +262,6 @@ function writeIndex(dir: string, index: Index): void {
   const file = path.join(dir, 'index.json');
   writeFileSync(`${file}.${process.pid}`, JSON.stringify(index), { mode: 0o600 });
   renameSync(`${file}.${process.pid}`, file);
-}
-
-/**
- * A file's bytes, or null for anything but a regular file within the bound.
- * Whatever ran outside a check can write the folder (in CI, a pull request's
- * install scripts): a named pipe would hold the open, and the check, forever,
- * so nothing is waited for nor a link followed.
- */
-function regularFile(file: string): Buffer | null {
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > CACHE_BOUND.bytes) return null;
-    const bytes = Buffer.alloc(st.size);
-    let at = 0;
-    while (at < st.size) {
-      const n = readSync(fd, bytes, at, st.size - at, at);
-      if (n === 0) break;
-      at += n;
-    }
-    return bytes.subarray(0, at);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 function fileStamp(file: string): string {

@@ -6,22 +6,11 @@
 // reach; the worker's temporary root is a folder of its own, so nothing it
 // writes lands where the property process reads (Hypothesis's database, the
 // report).
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { readRegularFile } from '../../common/regular-file.js';
 import type { Config } from '../../config/schema.js';
 import { SEED_VARIABLE } from '../../runner/env.js';
 import confineSource from './confine.py';
@@ -94,7 +83,7 @@ export function sealedLines(): string[] {
 function tally(dir: string): void {
   for (const name of readdirSync(dir)) {
     try {
-      const { calls, ms } = JSON.parse(figure(path.join(dir, name)) ?? '');
+      const { calls, ms } = JSON.parse(readRegularFile(path.join(dir, name), MAX_FIGURE)?.toString('utf8') ?? '');
       if (Number.isSafeInteger(calls) && Number.isSafeInteger(ms) && calls > 0 && ms >= 0) {
         crossed.calls += calls;
         crossed.ms += ms;
@@ -107,24 +96,6 @@ function tally(dir: string): void {
 
 /** A figure is a line of JSON: far shorter than this. */
 const MAX_FIGURE = 4096;
-
-/**
- * A figure's text, or null for anything but a small regular file. Outside
- * kernel sealing production code can reach the folder: a named pipe would
- * hold the open (and the check) forever, a link to /dev/zero read without
- * end, so the file is opened without waiting or following a link.
- */
-function figure(file: string): string | null {
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > MAX_FIGURE) return null;
-    const buf = Buffer.alloc(MAX_FIGURE);
-    return buf.subarray(0, readSync(fd, buf, 0, MAX_FIGURE, 0)).toString('utf8');
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** The line of a merge of matrix parts: the weakest mode their runs got, on the machines that ran them. */
 export function partsSealedLine(mode: SealedMode): string {
