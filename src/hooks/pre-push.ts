@@ -19,7 +19,7 @@ import { clockNow } from '../freeze/clock.js';
 import { commitWith } from '../properties/tree.js';
 import { OVERRIDE_TRAILER, overrideLines, type Override } from '../owners/override.js';
 import { revertCheck, type RevertResult, type RevertStatus } from '../properties/revert.js';
-import { revertViolation } from '../properties/verdict.js';
+import { outputBlock, revertViolation } from '../properties/verdict.js';
 import { stateLines } from '../properties/report.js';
 import type { InvariantVerdict } from '../properties/states.js';
 import { containedSoFar } from '../runner/contain.js';
@@ -208,15 +208,8 @@ async function revertRef(
     else if (r.states.length) say(`revert check ${r.status}: ${r.reason}\n${stateLines(r).join('\n')}`);
     const refusal = revertViolation(r);
     if (refusal) {
-      if (r.output)
-        say(
-          `the property command said:\n${r.output
-            .trimEnd()
-            .split('\n')
-            .slice(-200)
-            .map((l) => `  | ${l}`)
-            .join('\n')}`,
-        );
+      const output = outputBlock(r);
+      if (output) say(output);
       v.violations.push(refusal);
     }
   }

@@ -118,6 +118,8 @@ export interface RevertResult {
   revert_run: RunSummary | null;
   /** The property command's own output from the run that decided a refusal. */
   output: string | null;
+  /** Which run `output` is from: head's, or the one with the production diff reverted. */
+  output_of: 'head' | 'reverted' | null;
   /** The seed both runs got in PROP_SEED when the caller chose one (the gate); null: the config's pinned one. */
   seed: PropSeed | null;
   /** Invariants failing in both runs under a fresh seed that pass on head under the pinned one: a finding about the base, not a refusal. */
@@ -431,6 +433,7 @@ function notApplicable(base: string, head: string, mode: RevertResult['mode']): 
     head_run: null,
     revert_run: null,
     output: null,
+    output_of: null,
     seed: null,
     found: null,
     sealed: null,
@@ -796,6 +799,7 @@ async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
         status: 'fails_on_head',
         reason: `head fails ${failing.map((n) => JSON.stringify(n)).join(', ')}; the base was not run (stopped: no pending mark covers these cases, so its outcome cannot change the verdict)${harnessNote(result.outside_src)}`,
         output: onHead.output,
+        output_of: 'head',
       });
       return null;
     }
@@ -1037,6 +1041,7 @@ function headSettles(result: RevertResult, s: Steps, onHead: PropertyRun): boole
     status: 'fails_on_head',
     reason: `on head: ${headIssues.join('; ')}${harnessNote(result.outside_src)}`,
     output: onHead.output,
+    output_of: 'head',
   });
   return true;
 }
@@ -1063,6 +1068,7 @@ async function judgeRuns(
         status: 'revert_broken',
         reason: `with the production diff reverted, ${revertIssue}`,
         output: onRevert.output,
+        output_of: 'reverted',
       });
     }
     return;
@@ -1094,6 +1100,7 @@ async function judgeRuns(
       reason: ev.refusals.map((r) => r.message).join('; ') + harnessNote(result.outside_src),
       fix: unmarked.length ? markAdvice(s.registry, unmarked, s.now) : null,
       output: onHead.output,
+      output_of: 'head',
     });
     return;
   }
@@ -1124,6 +1131,7 @@ async function judgeRuns(
       status: 'revert_broken',
       reason: `with the production diff reverted no case failed, but the run is inconclusive (${what})`,
       output: onRevert.output,
+      output_of: 'reverted',
     });
     return;
   }
@@ -1133,6 +1141,7 @@ async function judgeRuns(
       'with the production diff reverted no case of a registered invariant fails that passes with it: the properties do not describe this patch',
     fix: `a human owner adds a registered property that fails without this patch, in a commit of its own${s.advice ? `;\n${s.advice}` : ''}`,
     output: onRevert.output,
+    output_of: 'reverted',
   });
 }
 

@@ -37,3 +37,16 @@ export function revertViolation(r: RevertResult): Violation | null {
     detail: r.reverted.map((p) => ({ path: p.path, zone: 'src', note: p.action })),
   };
 }
+
+/** The most lines of the property command's output shown with a refusal: its end, where runners summarize. */
+const OUTPUT_LINES = 200;
+
+/** The property command's own output from the run that decided a refusal, headed by which run it was; null without one. */
+export function outputBlock(r: RevertResult): string | null {
+  if (!r.output) return null;
+  const lines = r.output.trimEnd().split('\n');
+  const shown = lines.slice(-OUTPUT_LINES);
+  const run = r.output_of === 'reverted' ? 'with the production diff reverted' : 'on head';
+  const last = lines.length > shown.length ? `, its last ${shown.length} lines` : '';
+  return `the property command said, ${run}${last}:\n${shown.map((l) => `  | ${l}`).join('\n')}`;
+}

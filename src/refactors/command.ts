@@ -12,7 +12,7 @@ import { commitOrNull, mergeBase, openRepo, resolveCommit, type Repo } from '../
 import { clockNow } from '../freeze/clock.js';
 import { stateLines } from '../properties/report.js';
 import { revertCheck, revertPasses, type RevertResult, type Side } from '../properties/revert.js';
-import { revertViolation } from '../properties/verdict.js';
+import { outputBlock, revertViolation } from '../properties/verdict.js';
 import { mergeParts, readParts, type MergedParts } from '../properties/merge.js';
 import { parseShard, partOf, toSide, writePart } from '../properties/shard.js';
 import { propertyCommand } from '../properties/run.js';
@@ -107,7 +107,10 @@ export async function run(args: string[]): Promise<number> {
       text: [`patchwarden: wrote side ${values.side} shard ${matrix.part.shard} (${ran}) to ${showPath(values.out!)}`],
     });
   }
-  if (!revertPasses(result.status) && result.output) showOutput(result.output);
+  if (!revertPasses(result.status)) {
+    const output = outputBlock(result);
+    if (output) process.stderr.write(`patchwarden: ${output}\n`);
+  }
   return emit(common.format, {
     ok: revertPasses(result.status),
     json: {
@@ -203,15 +206,6 @@ async function upstreamBase(repo: Repo, headRev: string, head: string): Promise<
   const base = await mergeBase(repo, head, upstream);
   if (!base) throw new CannotJudge(`${headRev} and its upstream share no history; name a base with --base REV`);
   return base;
-}
-
-/** The property command's own output, on stderr, when it decided a refusal. */
-function showOutput(output: string): void {
-  const lines = output.trimEnd().split('\n');
-  const shown = lines.slice(-200);
-  process.stderr.write(
-    `patchwarden: the property command said${lines.length > shown.length ? ` (last ${shown.length} lines)` : ''}:\n${shown.map((l) => `  | ${l}`).join('\n')}\n`,
-  );
 }
 
 function textLines(r: RevertResult): string[] {

@@ -85,6 +85,8 @@ pyTest('a patch the property does not describe: does_not_describe, exit 1', () =
   const text = repo.pw(['revert-check', '--base', base, '--head', head]);
   assert.match(text.stdout, /refused \[revert\] does_not_describe/);
   assert.match(text.stdout, /src\/bill\.py/);
+  // What the property command said comes from the run that decided, and says which it was.
+  assert.match(text.stderr, /the property command said, with the production diff reverted:/);
 });
 
 pyTest('a patch that does not fix a red base: pending_unmarked, exit 1, the row edit and pytest output shown', () => {
@@ -98,7 +100,7 @@ pyTest('a patch that does not fix a red base: pending_unmarked, exit 1, the row 
     r.out.states.map((i: any) => [i.id, i.state]),
     [[ID, 'pending']],
   );
-  assert.match(r.stderr, /the property command said/);
+  assert.match(r.stderr, /the property command said, on head:/);
   assert.match(r.stderr, /assert -1 >= 0/);
 });
 
