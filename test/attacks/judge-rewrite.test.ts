@@ -5,8 +5,9 @@
 // The judge loaded all of its modules before the first test command, so none
 // of the rewritten code runs, and its install's digest no longer matches:
 // the run is not judged, and says why. The Python property runs without the
-// runtime guard (which refuses writes outside the run's folders), as a
-// runner it does not reach would. Real node --test and pytest.
+// runtime guards (which refuse writes outside the run's folders: each
+// command drops the variable that loads its guard), as a runner they do not
+// reach would. Real node --test and pytest.
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -96,13 +97,15 @@ const node = {
   'spec/properties/bill.test.mjs': jsProperty(ID),
   'src/bill.mjs': 'export const total = (xs) => xs.reduce((a, b) => a + b, 0) - 1;\n',
 };
+/** The same project under a command that drops the Node guard's preload. */
+const unguarded = { ...node, '.patchwarden.yml': config(`env -u NODE_OPTIONS ${NODE_TEST}`, 'tamper:\n  mode: off\n') };
 
 for (const [name, args] of [
   ['revert-check', revert],
   ['gate', gate],
 ] as const)
   test(`node --test: production code rewrites every file of the judge during ${name}; none of it runs, and the run is not judged`, () => {
-    judged(node, { 'src/bill.mjs': JS_ATTACK }, args);
+    judged(unguarded, { 'src/bill.mjs': JS_ATTACK }, args);
   });
 
 // Sealing the judge starts beside the worktrees and the cache key, before
