@@ -71,7 +71,6 @@ export function propertyCommand(config: Config): string {
   return command;
 }
 
-/** The files of the tree, tracked and untracked, relative. */
 /** Spec files of the tree the command ran in. */
 function placement(root: string, classify: Classify): Placement {
   let files: string[] | null = null;

@@ -7,7 +7,7 @@
 // really leads (a link, `/proc/self/fd/N`, a relative path), and a rename or
 // removal of the report's folder counts like one of the report.
 import fs from 'node:fs';
-import { type CallJudge, guarded } from './locks.js';
+import { type CallJudge, guarded, never } from './locks.js';
 import { leadsInto, leadsOutside, opensForWrite, resolved } from './paths.js';
 import { refuse } from './record.js';
 import { actor, patchOnStack, unowned } from './stack.js';
@@ -90,7 +90,7 @@ export function guardFiles(runDir: string, report: string, roots: readonly strin
   // Every write stream, the runner's too (it holds fs.createWriteStream from
   // before the guard), is made by fs.WriteStream, which is swapped here.
   const RealWriteStream = fs.WriteStream as unknown as new (file: unknown, options: unknown) => fs.WriteStream;
-  const streamOutside = orOutside(() => false, roots, 'fs.WriteStream', [0]);
+  const streamOutside = orOutside(never, roots, 'fs.WriteStream', [0]);
   class WriteStream extends RealWriteStream {
     constructor(file: unknown, options: unknown) {
       if (isReport(file)) {
