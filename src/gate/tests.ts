@@ -74,7 +74,7 @@ export async function propertyLayers(ctx: GateContext, refused: string[] = []): 
       progress: ctx.progress,
       onto: ctx.revertFrom.onto,
       now: ctx.now,
-      exemption: (patch) => refactorExemption(repo, ctx.base, patch),
+      exemption: (patch, kept) => refactorExemption(repo, config, { base: ctx.base, head: ctx.head }, patch, kept),
       seed: (patch) => chooseSeed(ctx, patch),
       headCache: false,
     });

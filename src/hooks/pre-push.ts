@@ -198,7 +198,7 @@ async function revertRef(
       progress: say,
       onto,
       now: clockNow(),
-      exemption: (patch) => refactorExemption(repo, base, patch),
+      exemption: (patch, kept) => refactorExemption(repo, config, { base, head: v.tip! }, patch, kept),
     });
     reverted.set(key, r);
     if (r.acknowledged)

@@ -172,8 +172,8 @@ export interface RevertOptions {
   now?: Date;
   /** The pusher as a server authenticated it, where one did. */
   pushers?: Pusher[];
-  /** Looked up before any run with the patch's src-zone changes: an owner's row lets the diff through with none. */
-  exemption?: (patch: RawChange[]) => Promise<Exemption>;
+  /** Looked up before any run with the patch's src-zone changes and the paths admitted owner commits keep: an owner's row lets the diff through with none. */
+  exemption?: (patch: RawChange[], kept: ReadonlySet<string>) => Promise<Exemption>;
   /** The seed both runs get instead of the pinned one (the gate's), chosen once the patch's src-zone changes are known. */
   seed?: (patch: RawChange[]) => Promise<PropSeed>;
   /** One part of a CI matrix (shard.ts): only this side runs, under `shard` (K/N), into `result.part`; nothing is judged. */
@@ -309,7 +309,7 @@ export async function revertCheck(
   // Settled before any run: who owes evidence, and an owner's row for exactly this diff.
   const owed = await traced('evidence owed', () => evidenceOwed(repo, config, onto, facts.production, opts.pushers));
   result.evidence = { owed: owed.owed, why: owed.why };
-  const exemption = opts.exemption ? await opts.exemption(tree.patch) : null;
+  const exemption = opts.exemption ? await opts.exemption(tree.patch, facts.kept) : null;
   result.digest = exemption?.digest ?? null;
   const settled = await traced('settled without runs (refactor row, syntax trees)', () =>
     settledWithoutRuns(result, exemption?.row ?? null, () => changesBehaviour(repo, config, tree.production, say), say),

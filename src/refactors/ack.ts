@@ -1,12 +1,14 @@
 // Owners' acknowledgment of a refactor. A behaviour-preserving production
 // change can make no property fail when it is reverted, so the revert check
 // refuses it. An owner acknowledges one such diff with a row keyed by the
-// digest of exactly that diff, in a guard-zone file read from the base side:
-// the row must land (and be reviewed) before the push it covers, so a patch
-// can never acknowledge itself, and any other diff keeps being refused.
+// digest of exactly that diff, in a guard-zone file read from the base side,
+// or from head where an admitted owner-signed commit of the range changed it
+// (as pending marks are read): a patch can never acknowledge itself, and any
+// other diff keeps being refused.
 import { createHash } from 'node:crypto';
 import { isMap, isScalar, isSeq } from 'yaml';
 import { readYaml } from '../common/yaml.js';
+import type { Config } from '../config/schema.js';
 import type { RawChange } from '../git/changes.js';
 import { readFileAt } from '../git/objects.js';
 import type { Repo } from '../git/repo.js';
@@ -62,18 +64,35 @@ export async function acknowledgment(repo: Repo, judgeRev: string, digest: strin
 
 /**
  * The revert check's lookup before any run: the digest of the patch's
- * src-zone changes and the row for it committed at `judgeRev` (the base side).
+ * src-zone changes and the row for it. The row comes from the base side, or
+ * from head where `kept` holds the file: an owner-signed commit of the range,
+ * admitted, changed it and no other commit did, so an owner can acknowledge an
+ * agent's refactor in the pull request that holds it.
  */
-export async function refactorExemption(repo: Repo, judgeRev: string, patch: RawChange[]): Promise<Exemption> {
+export async function refactorExemption(
+  repo: Repo,
+  config: Config,
+  sides: { base: string; head: string },
+  patch: RawChange[],
+  kept: ReadonlySet<string>,
+): Promise<Exemption> {
   const digest = diffDigest(patch);
-  return { digest, row: await acknowledgment(repo, judgeRev, digest), advice: ackAdvice(digest) };
+  const at = kept.has(ACK_FILE) ? sides.head : sides.base;
+  return {
+    digest,
+    row: await acknowledgment(repo, at, digest),
+    advice: ackAdvice(digest, config.owners.signers !== null),
+  };
 }
 
-/** What a refusal of this diff tells an owner to do. */
-export function ackAdvice(digest: string): string {
+/** What a refusal of this diff tells an owner to do; `signed`: owner-signed commits may share the range. */
+function ackAdvice(digest: string, signed: boolean): string {
+  const where = signed
+    ? 'in a commit of its own signed by an owner (git commit -S), on this branch or landed before it:'
+    : 'in a commit of its own, pushed and reviewed before this one:';
   return [
     'if the change preserves behaviour (a refactor), an owner can acknowledge this one diff:',
-    `  add to ${ACK_FILE}, in a commit of its own, pushed and reviewed before this one:`,
+    `  add to ${ACK_FILE}, ${where}`,
     '    version: 1',
     '    refactors:',
     `      - diff: ${digest}`,
