@@ -3,7 +3,8 @@
 // property run of 5 s or more, under `revert.jobs: 2`: the first check of an
 // honest fix (no cache), the same check again (both sides cached, under
 // properties.sealed: kernel, which init writes for both runners while the
-// project's own config names none), and a change that breaks a Hypothesis property (shrinking included). Each
+// project's own config names none), and a change that breaks a Hypothesis property (shrinking included),
+// in the project's mode and in init's. Each
 // against the property command run once, plainly, on the head tree, the two
 // alternating run by run. Each project's rows are a bench file of their own
 // (41-revert-cost-pytest.ts, 42-revert-cost-node.ts), printed as each ends.
@@ -334,16 +335,16 @@ export function revertCostRows(kind: 'py' | 'node'): Row[] {
     });
     // The project's config names no sealed mode (off); init writes kernel for both runners, under which the head side is cached too.
     const kernel = kernelConfig(p.dir);
-    const sealedCheck = () =>
+    const sealedCheck = (base: string, head: string, codes: number[]) => () =>
       timed(
         process.execPath,
-        [CLI, 'revert-check', '--config', kernel, '--base', p.buggy, '--head', p.fix],
+        [CLI, 'revert-check', '--config', kernel, '--base', base, '--head', head],
         p.dir,
         env,
-        [0],
+        codes,
       );
-    sealedCheck(); // fills the cache under the kernel-sealed key, untimed
-    const again = pairs(sealedCheck, plainRun([0]));
+    sealedCheck(p.buggy, p.fix, [0])(); // fills the cache under the kernel-sealed key, untimed
+    const again = pairs(sealedCheck(p.buggy, p.fix, [0]), plainRun([0]));
     out.push({
       name: `the same check again (both sides cached, properties.sealed: kernel as init writes it): ${label}`,
       ...again,
@@ -358,6 +359,15 @@ export function revertCostRows(kind: 'py' | 'node'): Row[] {
         name: 'a failing Hypothesis property (shrinking included) under revert-check, against plain pytest',
         ...failing,
         oursName: `${spelled(p.fix, p.regress)} (exit 1: regressed)`,
+        baselineName: `${plain.replace(junit, 'REPORT')} (on the broken commit, exit 1)`,
+        target: 1.2,
+      });
+      // The issue's row: in the mode a new init writes for a pytest project.
+      const failingSealed = pairs(sealedCheck(p.fix, p.regress, [1]), plainRun([1]), dropCache);
+      out.push({
+        name: 'a failing Hypothesis property (shrinking included) under revert-check, properties.sealed: kernel as init writes it, against plain pytest',
+        ...failingSealed,
+        oursName: `${spelled(p.fix, p.regress)} --config (the project's, with sealed: kernel; exit 1: regressed)`,
         baselineName: `${plain.replace(junit, 'REPORT')} (on the broken commit, exit 1)`,
         target: 1.2,
       });

@@ -124,11 +124,14 @@ export function lockIntrinsics(g: any, owners: Owners = mainOwners): void {
   // The iterators every for-of and spread calls: one replaced and put back
   // while a loop runs made a property's loop skip the case that fails.
   // Locked, they cost V8 its fast path for spread, for-of and destructuring
-  // of arrays (any redefinition of the two array ones turns it off, a
-  // read-only one too; Object.freeze of the two objects keeps it, but
-  // Array.prototype stays open to additions): most of the guard's cost
-  // where a property spreads or calls assert.ok in a loop
-  // (docs/revert-check.md).
+  // of arrays: any redefinition of Array.prototype[Symbol.iterator] turns it
+  // off (a read-only one too), and so does one of the iterator's next, while
+  // Array.prototype's other methods locked cost nothing there. Object.freeze
+  // keeps it, of the iterator's prototype and of Array.prototype whole (the
+  // one way to fix Symbol.iterator there without redefining it), but
+  // Array.prototype stays open to additions and to methods assigned on an
+  // array: most of the guard's cost where a property spreads or calls
+  // assert.ok in a loop (docs/revert-check.md).
   const arrayIterator = getPrototypeOf(apply(g.Array.prototype[Symbol.iterator], new g.Array(), []));
   lockMethods(arrayIterator, 'Array Iterator.prototype', false, owners);
   lockMethods(getPrototypeOf(arrayIterator), 'Iterator.prototype', false, owners);
