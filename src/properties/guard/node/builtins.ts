@@ -128,10 +128,10 @@ export function lockIntrinsics(g: any, owners: Owners = mainOwners): void {
   // off (a read-only one too), and so does one of the iterator's next, while
   // Array.prototype's other methods locked cost nothing there. Object.freeze
   // keeps it, of the iterator's prototype and of Array.prototype whole (the
-  // one way to fix Symbol.iterator there without redefining it), but
-  // Array.prototype stays open to additions and to methods assigned on an
-  // array: most of the guard's cost where a property spreads or calls
-  // assert.ok in a loop (docs/revert-check.md).
+  // one way to fix Symbol.iterator there without redefining it), but a frozen
+  // Array.prototype refuses the additions polyfills make and methods assigned
+  // on an array, so the lock redefines: most of the guard's cost where a
+  // property spreads or calls assert.ok in a loop (docs/revert-check.md).
   const arrayIterator = getPrototypeOf(apply(g.Array.prototype[Symbol.iterator], new g.Array(), []));
   lockMethods(arrayIterator, 'Array Iterator.prototype', false, owners);
   lockMethods(getPrototypeOf(arrayIterator), 'Iterator.prototype', false, owners);
