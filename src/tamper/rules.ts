@@ -174,7 +174,7 @@ const outside =
     f(s).filter(([i]) => !inside(s, i));
 
 function isDocstring(s: Source, i: number): boolean {
-  const k = s.stmtOf[i];
+  const k = s.stmts.of(i);
   return k >= 0 && s.stmts.end(k) - s.stmts.start(k) === 1;
 }
 
@@ -190,7 +190,7 @@ const together =
     const holds = new Map<number, boolean>();
     let held: number[] | null = null;
     return a(s).filter(([i]) => {
-      const k = s.stmtOf[i];
+      const k = s.stmts.of(i);
       let yes = holds.get(k);
       if (yes === undefined) {
         const to = s.stmts.end(k);
@@ -234,7 +234,7 @@ function inPythonEntry(s: Source, i: number): boolean {
       /^if __name__ == '__main__' :|^if '__main__' == __name__ :/.test(head) || /^(async )?def _?main \(/.test(head)
     );
   };
-  let k = s.stmtOf[i];
+  let k = s.stmts.of(i);
   if (k < 0) return false;
   // The statement itself (`if __name__ == "__main__": sys.exit(main())`), then each enclosing block.
   if (isEntry(k)) return true;
@@ -450,7 +450,7 @@ function pyDefIgnoresArg(s: Source, name: number): boolean {
     .flat();
   let colon = s.close(open) + 1;
   while (colon < toks.length && !toks.isOp(colon, ':')) colon++; // past `-> T`
-  const header = s.stmtOf[colon];
+  const header = s.stmts.of(colon);
   if (header < 0) return false;
   // The body: the rest of the header line, or the statements indented under it.
   const body: Span[] = [[colon + 1, stmts.end(header)]];

@@ -38,9 +38,7 @@ export interface Source {
   lang: Lang;
   path: string;
   toks: Tokens;
-  /** Statement index of each token (-1 for separators). */
-  stmtOf: Int32Array;
-  /** Token range of each statement. */
+  /** Token range of each statement, and the statement of a token. */
   stmts: Statements;
   refs: Ref[];
   imports: Import[];
@@ -153,17 +151,16 @@ export function readSource(
 ): Source {
   const toks = lex(text, lang, /\.[jt]sx$/i.test(path));
   const shape = structure(toks, lang);
-  const { pairs, stmtOf, stmts } = shape;
+  const { pairs, stmts } = shape;
   const bindings = new Map<string, Binding>();
   const src: Source = {
     lang,
     path,
     toks,
-    stmtOf,
     stmts,
     refs: [],
     imports: [],
-    close: (i) => (pairs[i] >= 0 ? pairs[i] : toks.length - 1),
+    close: (i) => pairs.closing(i) ?? toks.length - 1,
     stringAt: (i) => stringOf(toks, bindings, i),
     textsAt: (i) => textsOf(src, bindings, i),
   };
@@ -198,10 +195,9 @@ function textsOf(src: Source, bindings: Map<string, Binding>, i: number): readon
   if ('str' in b) return [b.str];
   if (b.rhs === undefined) return NO_TEXTS;
   if (!b.texts) {
-    const stmt = src.stmtOf[b.rhs];
+    const to = src.stmts.end(src.stmts.of(b.rhs));
     b.texts = [];
-    for (let x = b.rhs; x < toks.length && src.stmtOf[x] === stmt; x++)
-      if (toks.k(x) === 'str') b.texts.push(toks.v(x)!);
+    for (let x = b.rhs; x < to; x++) if (toks.k(x) === 'str') b.texts.push(toks.v(x)!);
   }
   return b.texts;
 }
@@ -645,6 +641,21 @@ export class Statements {
   end(k: number): number {
     return k >= 0 && k < this.length ? this.ends[k] : -1;
   }
+  /**
+   * The statement that holds token i, -1 for a separator: found by a binary
+   * search of the starts, where an array of every token's statement was as
+   * large as the token arrays (new memory costs more than the search).
+   */
+  of(i: number): number {
+    let lo = 0;
+    let hi = this.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.starts[mid] <= i) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 && i < this.ends[lo - 1] ? lo - 1 : -1;
+  }
   push(start: number, end: number): void {
     if (this.length === this.starts.length) {
       const n = Math.ceil(this.length * 1.5);
@@ -662,8 +673,34 @@ export class Statements {
 }
 
 /**
+ * The closing bracket of each opening one, kept as how many tokens later it
+ * comes, in two bytes a token (0: none); a longer distance is kept apart.
+ * An index of every token's pair took four bytes a token, and on this scale
+ * new memory costs more than the look-up (the token arrays are most of a
+ * scan's memory).
+ */
+class Pairs {
+  private readonly near: Uint16Array;
+  private readonly far = new Map<number, number>();
+  constructor(tokens: number) {
+    this.near = new Uint16Array(tokens);
+  }
+  set(open: number, close: number): void {
+    const d = close - open;
+    this.near[open] = Math.min(d, 0xffff);
+    if (d >= 0xffff) this.far.set(open, close);
+  }
+  /** The bracket closing the one at i; undefined when none does (or i is no opening bracket). */
+  closing(i: number): number | undefined {
+    const d = this.near[i];
+    if (!d) return undefined;
+    return d === 0xffff ? this.far.get(i) : i + d;
+  }
+}
+
+/**
  * A file's shape, from one walk of its tokens: the closing bracket of each
- * opening one, by token index (-1: none, or not a bracket); the statements
+ * opening one; the statements
  * (Python's end at a logical newline or `;`, the others' at `;`, `{` and
  * `}`); and where a binding may start, so that collectBindings reads only
  * those tokens: `heads`, each `import`, `from` and `export`; `names`, each
@@ -671,8 +708,7 @@ export class Statements {
  * (`const { a } = …`), with (Python) how deep in brackets it is.
  */
 interface Shape {
-  pairs: Int32Array;
-  stmtOf: Int32Array;
+  pairs: Pairs;
   stmts: Statements;
   heads: number[];
   names: number[];
@@ -682,14 +718,13 @@ interface Shape {
 function structure(toks: Tokens, lang: Lang): Shape {
   const n = toks.length;
   const shape: Shape = {
-    pairs: new Int32Array(n).fill(-1),
-    stmtOf: new Int32Array(n).fill(-1),
+    pairs: new Pairs(n),
     stmts: new Statements(n),
     heads: [],
     names: [],
     depths: [],
   };
-  const { pairs, stmtOf, stmts, heads, names, depths } = shape;
+  const { pairs, stmts, heads, names, depths } = shape;
   const open: number[] = [];
   /** The opener's code of each closer's: `(` 40 of `)` 41, `[` 91 of `]` 93, `{` 123 of `}` 125. */
   const opener = (c: number) => (c === 41 ? 40 : c - 2);
@@ -697,10 +732,7 @@ function structure(toks: Tokens, lang: Lang): Shape {
   let from = 0;
   /** Ends the statement before token i; a separator (`;`, newline) belongs to none. */
   const end = (i: number, separator: boolean) => {
-    if (i > from) {
-      stmtOf.fill(stmts.length, from, i);
-      stmts.push(from, i);
-    }
+    if (i > from) stmts.push(from, i);
     from = separator ? i + 1 : i;
   };
   /** Python's bracket depth, as an assignment reads it: a stray closer stops at 0. */
@@ -714,7 +746,7 @@ function structure(toks: Tokens, lang: Lang): Shape {
       depth++;
     } else if (c === 41 || c === 93 || c === 125) {
       // A stray closer (bad or partial code) closes nothing.
-      if (open.length && toks.opCode(open[open.length - 1]) === opener(c)) pairs[open.pop()!] = i;
+      if (open.length && toks.opCode(open[open.length - 1]) === opener(c)) pairs.set(open.pop()!, i);
       depth = Math.max(0, depth - 1);
     }
     if (kind === 'id') {
@@ -767,7 +799,7 @@ function collectBindings(
   };
   // An import starts a statement or a line (Go and JavaScript may end statements at a newline).
   for (const s of shape.heads) {
-    const stmt = src.stmtOf[s];
+    const stmt = src.stmts.of(s);
     if (src.stmts.start(stmt) !== s && s > 0 && toks.endLine(s - 1) === toks.line(s)) continue;
     const e = stmt >= 0 ? src.stmts.end(stmt) : toks.length;
     const word = toks.v(s);
@@ -783,10 +815,10 @@ function collectBindings(
     if (toks.k(i) === 'id') {
       if (toks.k(i - 1) === 'op' && (toks.opCode(i - 1) === 46 || toks.is(i - 1, '?.'))) continue;
       let j = i + 1;
-      const declared = lang === 'js' ? declares(i - 1) : lang === 'python' && src.stmts.start(src.stmtOf[i]) === i;
+      const declared = lang === 'js' ? declares(i - 1) : lang === 'python' && src.stmts.start(src.stmts.of(i)) === i;
       if (declared && toks.isOp(j, ':')) {
-        const stmt = src.stmtOf[i];
-        while (j < toks.length && src.stmtOf[j] === stmt && !toks.isOp(j, '=')) j++;
+        const to = src.stmts.end(src.stmts.of(i));
+        while (j < to && !toks.isOp(j, '=')) j++;
       }
       // In Python, `NAME = x` inside brackets is a keyword argument or a parameter's default: it names no
       // module or function, though its string still tells what `open(path, mode="w")` does.
