@@ -15,8 +15,12 @@ export interface Ref {
   /** Token range [start, end). */
   start: number;
   end: number;
-  /** Argument token ranges of each call in the chain, in order. */
-  calls: [number, number][];
+  /**
+   * The token after the `(` of the chain's first call, -1 when it makes none;
+   * its arguments run to the `)` that closes it (firstArgs in rules.ts). The
+   * rules read no other call's, so a reference keeps no list of them.
+   */
+  args: number;
   /** The chain is written to (`=`, or setattr / Object.defineProperty and friends). */
   assigned: boolean;
   /**
@@ -83,9 +87,6 @@ const LOADERS: Record<Lang, Set<string>> = {
   go: new Set(),
   java: new Set(['Class.forName()']),
 };
-
-/** The calls of a chain that has none: most chains; shared, never written (follow() starts a list at the first call). */
-const NO_CALLS: [number, number][] = [];
 
 /** Each call above by its last name (`get` of `Reflect.get()`): its names, and the call as the sets spell it. */
 const SPECIAL_BY_LAST = new Map<string, { names: string[]; call: string }[]>();
@@ -226,7 +227,7 @@ function collectRefs(
       const called = prev === 'str' || (prev === 'id' && !EXPRESSION_AFTER.has(toks.v(i - 1)!)) || p === 41 || p === 93;
       if (called) continue;
       const c = chains.at(i);
-      if (c && c.end > close(i) + 1) keep(chains.ref(c.parts, i, c.end, c.calls, assignOp(toks, c.end)));
+      if (c && c.end > close(i) + 1) keep(chains.ref(c.parts, i, c.end, c.args, assignOp(toks, c.end)));
       continue;
     }
     if (prev === 'op' && (toks.opCode(i - 1) === 46 || toks.is(i - 1, '?.'))) continue;
@@ -237,13 +238,13 @@ function collectRefs(
     const assigned = assignOp(toks, c.end);
     // Assigning a bare name rebinds the name; it writes nothing it named before.
     const parts = assigned && c.end === i + 1 ? [toks.v(i)!] : c.parts;
-    if (!interest || mayRead(parts, assigned, interest)) keep(chains.ref(parts, i, c.end, c.calls, assigned));
+    if (!interest || mayRead(parts, assigned, interest)) keep(chains.ref(parts, i, c.end, c.args, assigned));
     const set = c.setter;
     if (set && (!interest || mayRead(set.parts, true, interest)))
-      keep(chains.ref(set.parts, set.start, set.end, [], true));
+      keep(chains.ref(set.parts, set.start, set.end, -1, true));
     // `from os import *`: a name bound nowhere in the file may come from a star import.
     if (stars.length && !bindings.has(toks.v(i)!))
-      for (const m of stars) keep(chains.ref([...m.split('.'), ...parts], i, c.end, c.calls, assigned));
+      for (const m of stars) keep(chains.ref([...m.split('.'), ...parts], i, c.end, c.args, assigned));
   }
 }
 
@@ -422,7 +423,7 @@ class Skim {
 
 /** A chain; `setter`, what a setter call in it writes (`Object.defineProperty(o, "k", …)` writes `o.k`), built into a reference only when it may be kept. */
 type Setter = { parts: string[]; start: number; end: number };
-type Chain = { parts: string[]; end: number; calls: [number, number][]; setter: Setter | null };
+type Chain = { parts: string[]; end: number; args: number; setter: Setter | null };
 
 /** Reference chains read from a file's tokens through its bindings. */
 class Chains {
@@ -455,23 +456,16 @@ class Chains {
     if (toks.isOp(i, '(')) {
       // `(await import("node:process")).default.exit`, `(os)._exit`: the chain goes on after the `)`.
       const c = this.at(toks.k(i + 1) === 'id' && toks.is(i + 1, 'await') ? i + 2 : i + 1, depth + 1);
-      return c && c.end === this.src.close(i) ? this.follow(i, c.parts, c.end + 1, c.calls, c.setter, depth) : null;
+      return c && c.end === this.src.close(i) ? this.follow(i, c.parts, c.end + 1, c.args, c.setter, depth) : null;
     }
     if (toks.k(i) !== 'id') return null;
-    return this.follow(i, this.resolve([toks.v(i)!]), i + 1, NO_CALLS, null, depth);
+    return this.follow(i, this.resolve([toks.v(i)!]), i + 1, -1, null, depth);
   }
 
   /** The members, subscripts and calls after a chain's head. */
-  private follow(
-    i: number,
-    head: string[],
-    from: number,
-    calls: [number, number][],
-    setter: Setter | null,
-    depth: number,
-  ): Chain {
+  private follow(i: number, head: string[], from: number, args: number, setter: Setter | null, depth: number): Chain {
     const { toks, lang, src } = this;
-    const chain: Chain = { parts: head, end: from, calls, setter }; // head is fresh: resolve() and a chain's own parts are never shared
+    const chain: Chain = { parts: head, end: from, args, setter }; // head is fresh: resolve() and a chain's own parts are never shared
     let j = from;
     for (let step = stepAt(toks, lang, j); step !== END; step = stepAt(toks, lang, j)) {
       if (step === MEMBER) {
@@ -496,8 +490,7 @@ class Chains {
   private call(i: number, j: number, chain: Chain, depth: number): number {
     const { toks, lang, src } = this;
     const end = src.close(j);
-    if (chain.calls === NO_CALLS) chain.calls = [[j + 1, end]];
-    else chain.calls.push([j + 1, end]);
+    if (chain.args < 0) chain.args = j + 1;
     const parts = chain.parts;
     const here = specialCall(parts);
     // A loader of another language is no special call here.
@@ -537,14 +530,14 @@ class Chains {
   }
 
   /** The reference to the chain `parts` written over tokens [start, end). */
-  ref(parts: string[], start: number, end: number, calls: [number, number][], assigned: boolean): Ref {
+  ref(parts: string[], start: number, end: number, args: number, assigned: boolean): Ref {
     const { toks, bindings } = this;
     const name = toks.k(start) === 'id' && bindings.size ? toks.v(start)! : '';
     const head = name && bindings.has(name) ? this.resolve([name]) : NO_PARTS;
     const held = head.includes('()') ? joinPath(this.canonicalParts(head)) : '';
     const raw = joinPath(parts);
     const same = this.canonicalParts(parts);
-    return { path: same === parts ? raw : joinPath(same), raw, start, end, calls, assigned, held };
+    return { path: same === parts ? raw : joinPath(same), raw, start, end, args, assigned, held };
   }
 }
 
