@@ -44,6 +44,9 @@ export function pathMatches(path: string, pat: string): boolean {
   return path === pat || (path.startsWith(pat) && '.(['.includes(path[pat.length]));
 }
 
+/** The argument tokens of a reference's first call (which it makes: `r.args >= 0`). */
+const firstArgs = (s: Source, r: Ref): Span => [r.args, s.close(r.args - 1)];
+
 /** A pattern matches a chain only for what the chain itself adds to a value its head holds. */
 const own = (r: Ref, pat: string) => !r.held || !pathMatches(r.held, pat.replace(/\.\*$/, ''));
 
@@ -174,7 +177,7 @@ const outside =
     f(s).filter(([i]) => !inside(s, i));
 
 function isDocstring(s: Source, i: number): boolean {
-  const k = s.stmtOf[i];
+  const k = s.stmts.of(i);
   return k >= 0 && s.stmts.end(k) - s.stmts.start(k) === 1;
 }
 
@@ -190,7 +193,7 @@ const together =
     const holds = new Map<number, boolean>();
     let held: number[] | null = null;
     return a(s).filter(([i]) => {
-      const k = s.stmtOf[i];
+      const k = s.stmts.of(i);
       let yes = holds.get(k);
       if (yes === undefined) {
         const to = s.stmts.end(k);
@@ -234,7 +237,7 @@ function inPythonEntry(s: Source, i: number): boolean {
       /^if __name__ == '__main__' :|^if '__main__' == __name__ :/.test(head) || /^(async )?def _?main \(/.test(head)
     );
   };
-  let k = s.stmtOf[i];
+  let k = s.stmts.of(i);
   if (k < 0) return false;
   // The statement itself (`if __name__ == "__main__": sys.exit(main())`), then each enclosing block.
   if (isEntry(k)) return true;
@@ -280,9 +283,9 @@ const exitListener = (s: Source): Span[] =>
           'process.addListener()',
           'process.prependListener()',
           'process.prependOnceListener()',
-        ].some((p) => r.path.startsWith(p)) && r.calls[0],
+        ].some((p) => r.path.startsWith(p)) && r.args >= 0,
     )
-    .filter((r) => ['exit', 'beforeExit'].includes(s.stringAt(r.calls[0][0]) ?? ''))
+    .filter((r) => ['exit', 'beforeExit'].includes(s.stringAt(r.args) ?? ''))
     .map((r) => [r.start, r.end]);
 
 /** `NODE_ENV` in the same statement as a string naming the test environment. */
@@ -339,9 +342,9 @@ const captureStack = (s: Source): Span[] =>
     .filter(
       (r) =>
         r.path.startsWith('Error.captureStackTrace()') &&
-        r.calls[0] &&
-        !s.toks.is(r.calls[0][0], 'this') &&
-        splitArgs(s.toks, r.calls[0][0], r.calls[0][1]).length < 2,
+        r.args >= 0 &&
+        !s.toks.is(r.args, 'this') &&
+        splitArgs(s.toks, ...firstArgs(s, r)).length < 2,
     )
     .map((r) => [r.start, r.end]);
 
@@ -450,7 +453,7 @@ function pyDefIgnoresArg(s: Source, name: number): boolean {
     .flat();
   let colon = s.close(open) + 1;
   while (colon < toks.length && !toks.isOp(colon, ':')) colon++; // past `-> T`
-  const header = s.stmtOf[colon];
+  const header = s.stmts.of(colon);
   if (header < 0) return false;
   // The body: the rest of the header line, or the statements indented under it.
   const body: Span[] = [[colon + 1, stmts.end(header)]];
@@ -606,8 +609,8 @@ const reportWrite = (s: Source): Span[] => {
         if (WRITERS.has(lastName(r.path.slice(0, -2)))) return [[r.start, r.end]];
       }
       // open(name, "w"), fs.open(name, 'w'), os.OpenFile: a mode that writes
-      if (OPENERS.test(r.path) && r.calls[0]) {
-        const modes = splitArgs(toks, r.calls[0][0], r.calls[0][1]).map(([a]) => s.stringAt(a) ?? '');
+      if (OPENERS.test(r.path) && r.args >= 0) {
+        const modes = splitArgs(toks, ...firstArgs(s, r)).map(([a]) => s.stringAt(a) ?? '');
         if (modes.some((m) => /^[rbt]*[wax+][rwxab+t]*$/.test(m))) return [[r.start, r.end]];
       }
       return [];
@@ -653,9 +656,9 @@ const killOwn = (call: string, self: RegExp) => {
   const [head] = headsOf([call]);
   return (s: Source): Span[] =>
     refsWithHead(s, 'path', head)
-      .filter((r) => r.path.startsWith(call) && r.calls[0])
+      .filter((r) => r.path.startsWith(call) && r.args >= 0)
       .filter((r) => {
-        const [first] = splitArgs(s.toks, r.calls[0][0], r.calls[0][1]);
+        const [first] = splitArgs(s.toks, ...firstArgs(s, r));
         if (!first) return false;
         let literal = true;
         for (let x = first[0]; x < first[1] && literal; x++) literal = s.toks.k(x) === 'num' || s.toks.k(x) === 'op';
@@ -680,7 +683,7 @@ const internalExit = (s: Source): Span[] =>
       (r) =>
         /^process\.(binding|_linkedBinding)\(\)/.test(r.path) &&
         (/^process\.\w+\(\)\.(reallyExit|exit|kill|_kill|abort)\b/.test(r.path) ||
-          (r.calls[0] && s.stringAt(r.calls[0][0]) === 'process_methods')),
+          (r.args >= 0 && s.stringAt(r.args) === 'process_methods')),
     )
     .map((r) => [r.start, r.end]);
 

@@ -15,8 +15,12 @@ export interface Ref {
   /** Token range [start, end). */
   start: number;
   end: number;
-  /** Argument token ranges of each call in the chain, in order. */
-  calls: [number, number][];
+  /**
+   * The token after the `(` of the chain's first call, -1 when it makes none;
+   * its arguments run to the `)` that closes it (firstArgs in rules.ts). The
+   * rules read no other call's, so a reference keeps no list of them.
+   */
+  args: number;
   /** The chain is written to (`=`, or setattr / Object.defineProperty and friends). */
   assigned: boolean;
   /**
@@ -38,9 +42,7 @@ export interface Source {
   lang: Lang;
   path: string;
   toks: Tokens;
-  /** Statement index of each token (-1 for separators). */
-  stmtOf: Int32Array;
-  /** Token range of each statement. */
+  /** Token range of each statement, and the statement of a token. */
   stmts: Statements;
   refs: Ref[];
   imports: Import[];
@@ -85,9 +87,6 @@ const LOADERS: Record<Lang, Set<string>> = {
   go: new Set(),
   java: new Set(['Class.forName()']),
 };
-
-/** The calls of a chain that has none: most chains; shared, never written (follow() starts a list at the first call). */
-const NO_CALLS: [number, number][] = [];
 
 /** Each call above by its last name (`get` of `Reflect.get()`): its names, and the call as the sets spell it. */
 const SPECIAL_BY_LAST = new Map<string, { names: string[]; call: string }[]>();
@@ -153,17 +152,16 @@ export function readSource(
 ): Source {
   const toks = lex(text, lang, /\.[jt]sx$/i.test(path));
   const shape = structure(toks, lang);
-  const { pairs, stmtOf, stmts } = shape;
+  const { pairs, stmts } = shape;
   const bindings = new Map<string, Binding>();
   const src: Source = {
     lang,
     path,
     toks,
-    stmtOf,
     stmts,
     refs: [],
     imports: [],
-    close: (i) => (pairs[i] >= 0 ? pairs[i] : toks.length - 1),
+    close: (i) => pairs.closing(i) ?? toks.length - 1,
     stringAt: (i) => stringOf(toks, bindings, i),
     textsAt: (i) => textsOf(src, bindings, i),
   };
@@ -198,10 +196,9 @@ function textsOf(src: Source, bindings: Map<string, Binding>, i: number): readon
   if ('str' in b) return [b.str];
   if (b.rhs === undefined) return NO_TEXTS;
   if (!b.texts) {
-    const stmt = src.stmtOf[b.rhs];
+    const to = src.stmts.end(src.stmts.of(b.rhs));
     b.texts = [];
-    for (let x = b.rhs; x < toks.length && src.stmtOf[x] === stmt; x++)
-      if (toks.k(x) === 'str') b.texts.push(toks.v(x)!);
+    for (let x = b.rhs; x < to; x++) if (toks.k(x) === 'str') b.texts.push(toks.v(x)!);
   }
   return b.texts;
 }
@@ -230,7 +227,7 @@ function collectRefs(
       const called = prev === 'str' || (prev === 'id' && !EXPRESSION_AFTER.has(toks.v(i - 1)!)) || p === 41 || p === 93;
       if (called) continue;
       const c = chains.at(i);
-      if (c && c.end > close(i) + 1) keep(chains.ref(c.parts, i, c.end, c.calls, assignOp(toks, c.end)));
+      if (c && c.end > close(i) + 1) keep(chains.ref(c.parts, i, c.end, c.args, assignOp(toks, c.end)));
       continue;
     }
     if (prev === 'op' && (toks.opCode(i - 1) === 46 || toks.is(i - 1, '?.'))) continue;
@@ -241,13 +238,13 @@ function collectRefs(
     const assigned = assignOp(toks, c.end);
     // Assigning a bare name rebinds the name; it writes nothing it named before.
     const parts = assigned && c.end === i + 1 ? [toks.v(i)!] : c.parts;
-    if (!interest || mayRead(parts, assigned, interest)) keep(chains.ref(parts, i, c.end, c.calls, assigned));
+    if (!interest || mayRead(parts, assigned, interest)) keep(chains.ref(parts, i, c.end, c.args, assigned));
     const set = c.setter;
     if (set && (!interest || mayRead(set.parts, true, interest)))
-      keep(chains.ref(set.parts, set.start, set.end, [], true));
+      keep(chains.ref(set.parts, set.start, set.end, -1, true));
     // `from os import *`: a name bound nowhere in the file may come from a star import.
     if (stars.length && !bindings.has(toks.v(i)!))
-      for (const m of stars) keep(chains.ref([...m.split('.'), ...parts], i, c.end, c.calls, assigned));
+      for (const m of stars) keep(chains.ref([...m.split('.'), ...parts], i, c.end, c.args, assigned));
   }
 }
 
@@ -426,7 +423,7 @@ class Skim {
 
 /** A chain; `setter`, what a setter call in it writes (`Object.defineProperty(o, "k", …)` writes `o.k`), built into a reference only when it may be kept. */
 type Setter = { parts: string[]; start: number; end: number };
-type Chain = { parts: string[]; end: number; calls: [number, number][]; setter: Setter | null };
+type Chain = { parts: string[]; end: number; args: number; setter: Setter | null };
 
 /** Reference chains read from a file's tokens through its bindings. */
 class Chains {
@@ -459,23 +456,16 @@ class Chains {
     if (toks.isOp(i, '(')) {
       // `(await import("node:process")).default.exit`, `(os)._exit`: the chain goes on after the `)`.
       const c = this.at(toks.k(i + 1) === 'id' && toks.is(i + 1, 'await') ? i + 2 : i + 1, depth + 1);
-      return c && c.end === this.src.close(i) ? this.follow(i, c.parts, c.end + 1, c.calls, c.setter, depth) : null;
+      return c && c.end === this.src.close(i) ? this.follow(i, c.parts, c.end + 1, c.args, c.setter, depth) : null;
     }
     if (toks.k(i) !== 'id') return null;
-    return this.follow(i, this.resolve([toks.v(i)!]), i + 1, NO_CALLS, null, depth);
+    return this.follow(i, this.resolve([toks.v(i)!]), i + 1, -1, null, depth);
   }
 
   /** The members, subscripts and calls after a chain's head. */
-  private follow(
-    i: number,
-    head: string[],
-    from: number,
-    calls: [number, number][],
-    setter: Setter | null,
-    depth: number,
-  ): Chain {
+  private follow(i: number, head: string[], from: number, args: number, setter: Setter | null, depth: number): Chain {
     const { toks, lang, src } = this;
-    const chain: Chain = { parts: head, end: from, calls, setter }; // head is fresh: resolve() and a chain's own parts are never shared
+    const chain: Chain = { parts: head, end: from, args, setter }; // head is fresh: resolve() and a chain's own parts are never shared
     let j = from;
     for (let step = stepAt(toks, lang, j); step !== END; step = stepAt(toks, lang, j)) {
       if (step === MEMBER) {
@@ -500,8 +490,7 @@ class Chains {
   private call(i: number, j: number, chain: Chain, depth: number): number {
     const { toks, lang, src } = this;
     const end = src.close(j);
-    if (chain.calls === NO_CALLS) chain.calls = [[j + 1, end]];
-    else chain.calls.push([j + 1, end]);
+    if (chain.args < 0) chain.args = j + 1;
     const parts = chain.parts;
     const here = specialCall(parts);
     // A loader of another language is no special call here.
@@ -541,14 +530,14 @@ class Chains {
   }
 
   /** The reference to the chain `parts` written over tokens [start, end). */
-  ref(parts: string[], start: number, end: number, calls: [number, number][], assigned: boolean): Ref {
+  ref(parts: string[], start: number, end: number, args: number, assigned: boolean): Ref {
     const { toks, bindings } = this;
     const name = toks.k(start) === 'id' && bindings.size ? toks.v(start)! : '';
     const head = name && bindings.has(name) ? this.resolve([name]) : NO_PARTS;
     const held = head.includes('()') ? joinPath(this.canonicalParts(head)) : '';
     const raw = joinPath(parts);
     const same = this.canonicalParts(parts);
-    return { path: same === parts ? raw : joinPath(same), raw, start, end, calls, assigned, held };
+    return { path: same === parts ? raw : joinPath(same), raw, start, end, args, assigned, held };
   }
 }
 
@@ -645,6 +634,21 @@ export class Statements {
   end(k: number): number {
     return k >= 0 && k < this.length ? this.ends[k] : -1;
   }
+  /**
+   * The statement that holds token i, -1 for a separator: found by a binary
+   * search of the starts, where an array of every token's statement was as
+   * large as the token arrays (new memory costs more than the search).
+   */
+  of(i: number): number {
+    let lo = 0;
+    let hi = this.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.starts[mid] <= i) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 && i < this.ends[lo - 1] ? lo - 1 : -1;
+  }
   push(start: number, end: number): void {
     if (this.length === this.starts.length) {
       const n = Math.ceil(this.length * 1.5);
@@ -662,8 +666,34 @@ export class Statements {
 }
 
 /**
+ * The closing bracket of each opening one, kept as how many tokens later it
+ * comes, in two bytes a token (0: none); a longer distance is kept apart.
+ * An index of every token's pair took four bytes a token, and on this scale
+ * new memory costs more than the look-up (the token arrays are most of a
+ * scan's memory).
+ */
+class Pairs {
+  private readonly near: Uint16Array;
+  private readonly far = new Map<number, number>();
+  constructor(tokens: number) {
+    this.near = new Uint16Array(tokens);
+  }
+  set(open: number, close: number): void {
+    const d = close - open;
+    this.near[open] = Math.min(d, 0xffff);
+    if (d >= 0xffff) this.far.set(open, close);
+  }
+  /** The bracket closing the one at i; undefined when none does (or i is no opening bracket). */
+  closing(i: number): number | undefined {
+    const d = this.near[i];
+    if (!d) return undefined;
+    return d === 0xffff ? this.far.get(i) : i + d;
+  }
+}
+
+/**
  * A file's shape, from one walk of its tokens: the closing bracket of each
- * opening one, by token index (-1: none, or not a bracket); the statements
+ * opening one; the statements
  * (Python's end at a logical newline or `;`, the others' at `;`, `{` and
  * `}`); and where a binding may start, so that collectBindings reads only
  * those tokens: `heads`, each `import`, `from` and `export`; `names`, each
@@ -671,8 +701,7 @@ export class Statements {
  * (`const { a } = …`), with (Python) how deep in brackets it is.
  */
 interface Shape {
-  pairs: Int32Array;
-  stmtOf: Int32Array;
+  pairs: Pairs;
   stmts: Statements;
   heads: number[];
   names: number[];
@@ -682,14 +711,13 @@ interface Shape {
 function structure(toks: Tokens, lang: Lang): Shape {
   const n = toks.length;
   const shape: Shape = {
-    pairs: new Int32Array(n).fill(-1),
-    stmtOf: new Int32Array(n).fill(-1),
+    pairs: new Pairs(n),
     stmts: new Statements(n),
     heads: [],
     names: [],
     depths: [],
   };
-  const { pairs, stmtOf, stmts, heads, names, depths } = shape;
+  const { pairs, stmts, heads, names, depths } = shape;
   const open: number[] = [];
   /** The opener's code of each closer's: `(` 40 of `)` 41, `[` 91 of `]` 93, `{` 123 of `}` 125. */
   const opener = (c: number) => (c === 41 ? 40 : c - 2);
@@ -697,10 +725,7 @@ function structure(toks: Tokens, lang: Lang): Shape {
   let from = 0;
   /** Ends the statement before token i; a separator (`;`, newline) belongs to none. */
   const end = (i: number, separator: boolean) => {
-    if (i > from) {
-      stmtOf.fill(stmts.length, from, i);
-      stmts.push(from, i);
-    }
+    if (i > from) stmts.push(from, i);
     from = separator ? i + 1 : i;
   };
   /** Python's bracket depth, as an assignment reads it: a stray closer stops at 0. */
@@ -714,7 +739,7 @@ function structure(toks: Tokens, lang: Lang): Shape {
       depth++;
     } else if (c === 41 || c === 93 || c === 125) {
       // A stray closer (bad or partial code) closes nothing.
-      if (open.length && toks.opCode(open[open.length - 1]) === opener(c)) pairs[open.pop()!] = i;
+      if (open.length && toks.opCode(open[open.length - 1]) === opener(c)) pairs.set(open.pop()!, i);
       depth = Math.max(0, depth - 1);
     }
     if (kind === 'id') {
@@ -767,7 +792,7 @@ function collectBindings(
   };
   // An import starts a statement or a line (Go and JavaScript may end statements at a newline).
   for (const s of shape.heads) {
-    const stmt = src.stmtOf[s];
+    const stmt = src.stmts.of(s);
     if (src.stmts.start(stmt) !== s && s > 0 && toks.endLine(s - 1) === toks.line(s)) continue;
     const e = stmt >= 0 ? src.stmts.end(stmt) : toks.length;
     const word = toks.v(s);
@@ -783,10 +808,10 @@ function collectBindings(
     if (toks.k(i) === 'id') {
       if (toks.k(i - 1) === 'op' && (toks.opCode(i - 1) === 46 || toks.is(i - 1, '?.'))) continue;
       let j = i + 1;
-      const declared = lang === 'js' ? declares(i - 1) : lang === 'python' && src.stmts.start(src.stmtOf[i]) === i;
+      const declared = lang === 'js' ? declares(i - 1) : lang === 'python' && src.stmts.start(src.stmts.of(i)) === i;
       if (declared && toks.isOp(j, ':')) {
-        const stmt = src.stmtOf[i];
-        while (j < toks.length && src.stmtOf[j] === stmt && !toks.isOp(j, '=')) j++;
+        const to = src.stmts.end(src.stmts.of(i));
+        while (j < to && !toks.isOp(j, '=')) j++;
       }
       // In Python, `NAME = x` inside brackets is a keyword argument or a parameter's default: it names no
       // module or function, though its string still tells what `open(path, mode="w")` does.

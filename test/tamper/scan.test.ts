@@ -367,4 +367,12 @@ test('a name is bound however its assignment is spelled: the walk notes each tok
   for (const [path, text, want] of cases) assert.equal(hits(path, text), want, `${path}: ${text}`);
 });
 
+test('a bracket closed more than 65,535 tokens after it still closes there: the chain goes on after it', () => {
+  // Two tokens an argument: 40,000 of them put the `)` 80,001 tokens after its `(`, past what the pairs keep in two bytes.
+  for (const args of [100, 40_000]) {
+    const text = `out.stream(${'0, '.repeat(args)}0).writeFileSync("report.xml", d);\n`;
+    assert.equal(hits('src/a.js', text), ['1 report.write'], `${args} arguments`);
+  }
+});
+
 test.run();
