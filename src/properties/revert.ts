@@ -1293,7 +1293,7 @@ async function freshRun(
     // Stopped while its tree was being made: the command is never started.
     stop.throwIfAborted();
     // The other side runs at the same time: every tracked file is checked and stamped (tree-stamps.ts).
-    const tracked = config.revert.jobs > 1 ? await listTree(repo, files) : undefined;
+    const tracked = config.revert.jobs > 1 ? { entries: await listTree(repo, files), linked: tree.linked } : undefined;
     const gocache = cache.open(side, tmp);
     const run = await runProperties(tree.dir, config, registry, {
       classify,

@@ -62,8 +62,8 @@ export interface RunOptions {
     trusted: string[];
     main: string | null;
     gocache: string;
-    /** The tree's entries, when the other side runs at the same time: each is checked and stamped (tree-stamps.ts). */
-    tracked?: TreeEntry[];
+    /** The tree's entries and the links made into it, when the other side runs at the same time: each entry is checked and stamped (tree-stamps.ts). */
+    tracked?: { entries: TreeEntry[]; linked: string[] };
   };
   /** Set after the pinned variables, so no config changes them (the revert check's side). */
   env?: Record<string, string>;

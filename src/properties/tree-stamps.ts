@@ -5,11 +5,12 @@
 // runs. So every tracked file of a run's tree is stamped (trusted-files.ts:
 // inode, change time, size, mode, which no write sets back) and then checked
 // against the blob the tree holds, before the command starts, and stamped
-// again once it ended, and a file added where the tree's own .gitignore
-// files do not ignore it (a .go file in a package) counts too. The check
-// catches a write made while the tree was being made (the other side may be
-// running already); the stamps, one made after it, restored or not. Nothing of this is in reach of the runs: the
-// blob ids come from the judge's own `git ls-tree`, the stamps stay in memory.
+// again once it ended; a file added where the tree's own .gitignore files do
+// not ignore it (a .go file in a package) counts too. The check catches a
+// write made while the tree was being made (the other side may be running
+// already), the stamps one made after it, restored or not. Nothing of this
+// is in the runs' reach: the blob ids come from the judge's own
+// `git ls-tree`, the stamps stay in memory.
 import { createHash } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import path from 'node:path';
@@ -22,22 +23,30 @@ export interface TreeStamps {
   stamps: TrustedStamps;
   /** Files already unlike their blob when stamped. */
   unlike: string[];
-  /** The untracked files then (the links of `revert.link`). */
+  /** The untracked files then: the entries `revert.link` linked in, and any other counted in `unlike`. */
   untracked: Set<string>;
 }
 
 const LINK = '120000';
 const REGULAR = new Set(['100644', '100755']);
 
-/** Stamps every file of `entries` (a tree's, as `git ls-tree -r` lists it) in the checkout at `tree`, then checks each against its blob. */
-export async function stampTree(tree: string, entries: TreeEntry[], env: NodeJS.ProcessEnv): Promise<TreeStamps> {
+/**
+ * Stamps every file of `entries` (a tree's, as `git ls-tree -r` lists it) in
+ * the checkout at `tree`, then checks each against its blob; an untracked
+ * file other than the `linked` entries is already one too many.
+ */
+export async function stampTree(
+  tree: string,
+  { entries, linked }: { entries: TreeEntry[]; linked: string[] },
+  env: NodeJS.ProcessEnv,
+): Promise<TreeStamps> {
   const files = entries.filter((e) => e.type === 'blob');
   const stamps = stampTrusted(
     tree,
     files.map((e) => e.path),
   );
   const untracked = new Set(checkoutUntracked(tree, env));
-  const unlike: string[] = [];
+  const unlike = [...untracked].filter((f) => !linked.includes(f.replace(/\/$/, '')));
   for (const e of files) if (!(await likeBlob(tree, e, env))) unlike.push(e.path);
   return { stamps, unlike, untracked };
 }
