@@ -49,6 +49,7 @@ import { judgeStates, markAdvice, unmarkedFailures, type Evidence, type Invarian
 import { onlyEnv, shardEnv, sideEnv } from './runenv.js';
 import { FailureStream, unmarkedStreamed } from './streamed.js';
 import { treeWith } from '../git/trees.js';
+import { listTree } from '../git/objects.js';
 import { codeFiles, revertable, revertPaths, type Reverted } from './tree.js';
 import { ABSENT, GITLINK } from '../git/raw-diff.js';
 import { addTempWorktree, linkEntries, type TempTree } from './worktree.js';
@@ -1291,11 +1292,13 @@ async function freshRun(
     );
     // Stopped while its tree was being made: the command is never started.
     stop.throwIfAborted();
+    // The other side runs at the same time: every tracked file is checked and stamped (tree-stamps.ts).
+    const tracked = config.revert.jobs > 1 ? { entries: await listTree(repo, files), linked: tree.linked } : undefined;
     const gocache = cache.open(side, tmp);
     const run = await runProperties(tree.dir, config, registry, {
       classify,
       signal: stop,
-      guard: { tmp, trusted, main: repo.root, gocache },
+      guard: { tmp, trusted, main: repo.root, gocache, tracked },
       env: { ...env, ...sideEnv(side) },
       onFailing,
     });

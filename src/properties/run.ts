@@ -18,6 +18,7 @@ import { runTestCommand } from '../runner/command.js';
 import { runEnv } from '../runner/env.js';
 import { traced, traceMark } from '../common/trace.js';
 import { checkoutFiles, checkoutTracked } from '../git/files.js';
+import type { TreeEntry } from '../git/objects.js';
 import { commonGitDir } from '../git/worktrees.js';
 import { installDir } from '../runner/install.js';
 import type { Classify } from '../zones/classify.js';
@@ -30,6 +31,7 @@ import type { Registry } from './registry.js';
 import { propertyRunEnv, SHARD_VARIABLE, SIDE_VARIABLE, TREE_ENV } from './runenv.js';
 import { openSealed, type SealedMode, type SealedSession, type WorkerSetup } from './sealed/env.js';
 import { changedTrusted, stampTrusted } from './trusted-files.js';
+import { changedTree, stampTree } from './tree-stamps.js';
 import { workspaceDirs } from './workspaces.js';
 
 export interface PropertyRun {
@@ -55,7 +57,14 @@ export interface RunOptions {
    * files of the tree that are the base's spec and harness. The runtime
    * guards watch it, and any finding of theirs refuses it.
    */
-  guard?: { tmp: string; trusted: string[]; main: string | null; gocache: string };
+  guard?: {
+    tmp: string;
+    trusted: string[];
+    main: string | null;
+    gocache: string;
+    /** The tree's entries and the links made into it, when the other side runs at the same time: each entry is checked and stamped (tree-stamps.ts). */
+    tracked?: { entries: TreeEntry[]; linked: string[] };
+  };
   /** Set after the pinned variables, so no config changes them (the revert check's side). */
   env?: Record<string, string>;
   /** A guarded run: hears each case the runner says failed as it goes, before the report exists (pytest's plugin; guard/records.ts). */
@@ -105,6 +114,7 @@ export async function runProperties(
   let refused: string[] = [];
   let failures: string[] = [];
   let rewritten: string[] = [];
+  let touched: string[] = [];
   try {
     const plain = {
       ...(guard ? propertyRunEnv(opts.guard!.tmp, opts.guard!.gocache, guard) : TREE_ENV),
@@ -115,6 +125,9 @@ export async function runProperties(
     // {shard}: this run's share of its side (runenv.ts), 1/1 unless a matrix part set it.
     const shard = /^\d+\/\d+$/.test(env[SHARD_VARIABLE] ?? '') ? env[SHARD_VARIABLE]! : '1/1';
     const trusted = opts.guard ? stampTrusted(tree, judgingFiles(tree, opts.guard.trusted, opts.classify)) : null;
+    const tracked = opts.guard?.tracked
+      ? await traced(`${name}: tree stamped`, () => stampTree(tree, opts.guard!.tracked!, TREE_ENV))
+      : null;
     run = await traced(`${name}: property command`, () =>
       runTestCommand(command.replaceAll('{shard}', shard), {
         cwd: treeDir,
@@ -132,6 +145,7 @@ export async function runProperties(
       failures = said.failures;
     }
     if (trusted) rewritten = changedTrusted(tree, trusted);
+    if (tracked) touched = changedTree(tree, tracked, TREE_ENV);
   } catch (err) {
     guard?.dispose();
     sealed?.dispose();
@@ -151,6 +165,7 @@ export async function runProperties(
         problem: `the property command ran past properties.timeout (${formatDuration(config.properties.timeout)}) and was killed`,
       };
     if (rewritten.length) return { ...base, mapping: null, problem: rewrittenProblem(rewritten) };
+    if (touched.length) return { ...base, mapping: null, problem: touchedProblem(touched) };
     if (refused.length)
       return { ...base, mapping: null, problem: `the runtime guard refused the run: ${refused.join('; ')}` };
     if (!existsSync(run.junit)) {
@@ -192,8 +207,17 @@ function judgingFiles(tree: string, code: string[], classify: Classify): string[
 
 /** Why a run whose base spec, harness or fixture files changed meanwhile is not judged (trusted-files.ts). */
 function rewrittenProblem(files: string[]): string {
-  const shown = files.slice(0, 5).map(showPath).join(', ') + (files.length > 5 ? `, and ${files.length - 5} more` : '');
-  return `files the run trusts as the base's (its spec, harness and fixtures) changed while the property command ran (${shown}): production code that rewrote one before it was read would change how it is judged, so this run is not judged. If the project's own tests write one (a snapshot written into its test file, a fixture opened for writing), run them so they do not (jest --ci, a copy under the temporary folder)`;
+  return `files the run trusts as the base's (its spec, harness and fixtures) changed while the property command ran (${shown(files)}): production code that rewrote one before it was read would change how it is judged, so this run is not judged. If the project's own tests write one (a snapshot written into its test file, a fixture opened for writing), run them so they do not (jest --ci, a copy under the temporary folder)`;
+}
+
+/** Why a run whose tree's files changed while both sides ran at once is not judged (tree-stamps.ts). */
+function touchedProblem(files: string[]): string {
+  return `files of the run's tree changed or were added while both sides ran at once (${shown(files)}): under revert.jobs: 2 the other side's code runs beside this run as the same user and could rewrite what it builds and runs, so this run is not judged. If the project's own tests write a tracked file or one its .gitignore does not ignore, run them so they do not (a copy under the temporary folder), or set revert.jobs: 1`;
+}
+
+/** The first five of `files`, and how many more. */
+function shown(files: string[]): string {
+  return files.slice(0, 5).map(showPath).join(', ') + (files.length > 5 ? `, and ${files.length - 5} more` : '');
 }
 
 /** A guarded run's guard, and its sealing (the guard counts the sealed runtimes as the harness's). */

@@ -429,6 +429,8 @@ type Chain = { parts: string[]; end: number; args: number; setter: Setter | null
 class Chains {
   private readonly toks: Tokens;
   private readonly lang: Lang;
+  /** The `(` of each loader call whose import is recorded: a bound chain is read again by the refs' walk. */
+  private readonly loads = new Set<number>();
   constructor(
     private readonly src: Source,
     readonly bindings: Map<string, Binding>,
@@ -507,7 +509,8 @@ class Chains {
     else if (THROUGH.has(here) && first && first.end === args[0][1] && args.length === 1)
       chain.parts = [...first.parts];
     else if (loaded !== null) {
-      src.imports.push({ module: loaded, at: i });
+      if (!this.loads.has(j)) src.imports.push({ module: loaded, at: i });
+      this.loads.add(j);
       chain.parts = this.moduleParts(loaded);
     } else {
       if (SETTERS.has(here) && first && first.end === args[0][1]) {

@@ -82,6 +82,20 @@ test('a file require()d under an extension the scan does not read is refused at 
   assert.match(opaque[1].text, /not in the tree/);
 });
 
+test('a require() bound to a name is one hit: the scan reads its chain twice, and recorded the import each time', () => {
+  const r = repo();
+  r.commit({ 'src/a.dat': 'process.exit(0);\n', 'src/app.js': 'const x = require("./a.dat");\nx.go();\n' }, 'patch');
+  const t = tamper(r);
+  assert.is(t.code, 1, JSON.stringify(t.out));
+  const opaque = t.hits.filter((h) => h.rule === 'source.opaque');
+  assert.equal(
+    opaque.map((h) => h.path),
+    ['src/a.dat'],
+  );
+  assert.match(opaque[0].text, /run as code by src\/app\.js line 1: const x = require\("\.\/a\.dat"\);/);
+  assert.is(r.pw(['tamper', '--range', 'main..topic']).stdout.split('[source.opaque]').length - 1, 1);
+});
+
 test('Python in an encoding other than UTF-8 is refused whichever line the change adds', () => {
   const r = repo();
   r.git(['checkout', '-q', 'main']);
