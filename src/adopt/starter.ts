@@ -130,6 +130,24 @@ function suiteCommand(
   return runner === 'node' && testDirs.length ? `${build}${RUNNER_COMMANDS.node} ${testDirs.join(' ')}` : null;
 }
 
+/**
+ * Both sides at once where the machine has a core for each and a runtime
+ * guard watches the runner (pytest, node): a Go or Rust test binary runs
+ * unwatched and could write the other side's tree while both go, in paths
+ * the tree stamps do not see (an ignored `target/`, a `go.work`).
+ */
+function revertJobs(language: Language): string[] {
+  const head = language === 'node' ? [] : ['revert:'];
+  if (language === 'go' || language === 'rust')
+    return [
+      ...head,
+      `  # One side after the other: no runtime guard watches ${language === 'go' ? 'Go' : 'Rust'} test binaries, so`,
+      "  # at once one side's code could write the other's tree (docs/revert-check.md).",
+      '  jobs: 1',
+    ];
+  return availableParallelism() > 1 ? [...head, '  jobs: 2'] : [];
+}
+
 /** Zone globs given on init's command line (--src, --spec, --fixtures), each replacing what the starter would write. */
 export interface ZoneChoice {
   src?: string[];
@@ -211,7 +229,7 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}, signers: st
           '  link: [node_modules]',
         ]
       : []),
-    ...(availableParallelism() > 1 ? [...(language === 'node' ? [] : ['revert:']), '  jobs: 2'] : []),
+    ...revertJobs(language),
     ...ownersLines(signers),
     '# A patch is unproven while properties, fixtures or the suite judged by the',
     '# freeze ledger is missing: once all three are set up, make the gate refuse',

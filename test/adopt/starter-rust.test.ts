@@ -28,6 +28,7 @@ testUnless(CARGO_MISSING)("rust: init writes revert-check.md's libtest command, 
   const config = configOf(repo.dir);
   assert.ok(config.includes(`\n  command: ${RUST_COMMAND}\n`), config);
   assert.match(config, '# Rust properties run in one test binary with the code they judge');
+  assert.match(config, /\n {2}jobs: 1\n/, 'no runtime guard watches a Rust test binary: one side after the other');
   repo.git(['add', '-A']);
   repo.git(['commit', '-q', '--no-verify', '-m', 'patchwarden']);
   repo.commit({ 'src/lib.rs': FIXED }, 'total: no longer one short');

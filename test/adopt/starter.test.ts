@@ -57,6 +57,7 @@ test('a Go module without a registry gets its properties command as a comment, t
   assert.is(repo.pw(['init', '--yes', '--owner-key', ownerKey()]).code, 0);
   const config = readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8');
   assert.match(config, /\n {2}# command: gotestsum --junitfile \{junit\} -- \.\/spec\/\.\.\.\n/);
+  assert.match(config, /\n {2}jobs: 1\n/, 'no runtime guard watches a Go test binary: one side after the other');
   assert.is(repo.pw(['doctor']).code, 0, repo.pw(['doctor']).stdout);
 });
 
