@@ -43,8 +43,18 @@ export class Tokens {
   private kinds: Uint8Array;
   private starts: Int32Array;
   private ends: Int32Array;
-  private readonly own = new Map<number, string>();
+  /** Values held apart: a string, or how to read it (a string's escapes are decoded when first asked for). */
+  private readonly own = new Map<number, string | (() => string)>();
+  /**
+   * Strings held apart whose source text a search for word text may read in
+   * place of their value: each escape in them decodes to one character that
+   * is no letter, digit, `_` or `.` (`\n`, `\"`), so a word in the value is
+   * a word in the source text.
+   */
+  private readonly quiet = new Set<number>();
+  /** The held tokens in order: all of them, and those not quiet. */
   private ownOrder: number[] | null = null;
+  private loudOrder: number[] | null = null;
   /** The offset after each `\n` (git counts lines by it), after 0; built when a line is first asked for. */
   private lineStarts: Int32Array | null = null;
   /** The line lineOf found last. */
@@ -63,7 +73,7 @@ export class Tokens {
   v(i: number): string | undefined {
     if (i < 0 || i >= this.length) return undefined;
     const k = this.kinds[i];
-    if (k & OWN) return this.own.get(i);
+    if (k & OWN) return this.held(i);
     const paren = parenOf(k);
     return paren ? (paren === 40 ? '(' : ')') : this.src.slice(this.starts[i], this.ends[i]);
   }
@@ -71,7 +81,7 @@ export class Tokens {
   is(i: number, s: string): boolean {
     if (i < 0 || i >= this.length) return false;
     const k = this.kinds[i];
-    if (k & OWN) return this.own.get(i) === s;
+    if (k & OWN) return this.held(i) === s;
     // Length first (most tokens differ in it), then character by character: no call, no slice.
     const a = this.starts[i];
     const n = s.length;
@@ -84,7 +94,7 @@ export class Tokens {
   /** The shape key (shapeKeyOf) of the token's value, without slicing it. */
   shapeKey(i: number): number {
     const k = this.kinds[i];
-    if (k & OWN) return shapeKeyOf(this.own.get(i)!);
+    if (k & OWN) return shapeKeyOf(this.held(i));
     const a = this.starts[i];
     const n = this.ends[i] - a;
     if (n === 0) return parenOf(k) ? (1 << 7) | parenOf(k) : 0;
@@ -100,7 +110,7 @@ export class Tokens {
     const k = this.kinds[i];
     if ((k & 7) !== OP) return 0;
     if (k & OWN) {
-      const v = this.own.get(i)!;
+      const v = this.held(i);
       return v.length === 1 ? v.charCodeAt(0) : 0;
     }
     return this.ends[i] - this.starts[i] === 1 ? this.src.charCodeAt(this.starts[i]) : parenOf(k);
@@ -165,34 +175,50 @@ export class Tokens {
   kindAt(i: number): number {
     return this.kinds[i] & 7;
   }
-  /** Gives token i a value of its own; end is where its source text ends (a string's closing quote). */
-  hold(i: number, v: string, end = this.ends[i]): void {
-    this.ownOrder = null;
+  /** The value held apart for token i, read once. */
+  private held(i: number): string {
+    const v = this.own.get(i)!;
+    if (typeof v === 'string') return v;
+    const read = v();
+    this.own.set(i, read);
+    return read;
+  }
+  /** Gives token i a value of its own (or how to read it); end is where its source text ends (a string's closing quote). */
+  hold(i: number, v: string | (() => string), end = this.ends[i], quiet = false): void {
+    this.ownOrder = this.loudOrder = null;
     this.kinds[i] |= OWN;
     this.ends[i] = end;
     this.own.set(i, v);
+    if (quiet) this.quiet.add(i);
   }
   /**
    * The tokens whose value can hold a match of `needle` (text of name and
    * string characters, which no token boundary splits), in order: each
-   * whose source text holds a match, and each whose value is held apart.
+   * whose source text holds a match, and each whose value is held apart
+   * (for a needle of words, the quiet ones only where their source text
+   * holds a match: a blob's escapes are not decoded for every search).
    */
   holding(needle: RegExp): number[] {
+    const words = WORD_NEEDLE.test(needle.source) && /^[gi]*$/.test(needle.flags);
     // Matches come in order of offset, so the tokens covering them do too: repeats are adjacent.
     const found: number[] = [];
     for (const at of matchStarts(this.src, needle)) {
-      const i = this.covering(at);
+      const i = this.covering(at, words);
       if (i >= 0 && found[found.length - 1] !== i) found.push(i);
     }
-    return mergeSorted(found, this.ownSorted());
+    return mergeSorted(found, words ? this.loudSorted() : this.ownSorted());
   }
   /** The tokens whose value is held apart, in order (sorted once: each search merges them in). */
   private ownSorted(): number[] {
     this.ownOrder ??= [...this.own.keys()].sort((a, b) => a - b);
     return this.ownOrder;
   }
-  /** The token whose source text covers offset at (not one held apart), or -1. */
-  private covering(at: number): number {
+  private loudSorted(): number[] {
+    this.loudOrder ??= this.ownSorted().filter((i) => !this.quiet.has(i));
+    return this.loudOrder;
+  }
+  /** The token whose source text covers offset at (not one held apart, unless `quiet` ones are asked for), or -1. */
+  private covering(at: number, quiet: boolean): number {
     let lo = 0;
     let hi = this.length;
     while (lo < hi) {
@@ -202,7 +228,7 @@ export class Tokens {
     }
     // Tokens of no text (a line end, a parenthesis around an interpolation) may start where the covering one ends.
     for (let i = lo - 1; i >= 0 && i >= lo - 4; i--) {
-      if (this.kinds[i] & OWN || this.ends[i] === this.starts[i]) continue;
+      if ((this.kinds[i] & OWN && !(quiet && this.quiet.has(i))) || this.ends[i] === this.starts[i]) continue;
       return this.starts[i] <= at && at < this.ends[i] ? i : -1;
     }
     return -1;
@@ -210,8 +236,9 @@ export class Tokens {
   /** Token i becomes the source text [start, end) of kind code k (its lead included). */
   reset(i: number, k: number, start: number, end: number): void {
     if (this.kinds[i] & OWN) {
-      this.ownOrder = null;
+      this.ownOrder = this.loudOrder = null;
       this.own.delete(i);
+      this.quiet.delete(i);
     }
     this.kinds[i] = k;
     this.starts[i] = start;
@@ -244,6 +271,9 @@ export class Tokens {
 export const shapeKeyOf = (s: string): number =>
   s.length === 0 ? 0 : (Math.min(s.length, 31) << 7) | Math.min(s.charCodeAt(0), 127);
 export const SHAPE_KEYS = 32 << 7;
+
+/** A needle that matches only words (letters, digits, `_`) and dots, as alternatives: what every search of the rules is. */
+const WORD_NEEDLE = /^(?:\w|\\\.)+(?:\|(?:\w|\\\.)+)*$/;
 
 /** Where each match of needle in src starts, in order; a plain word is found by indexOf, which makes no match object. */
 function matchStarts(src: string, needle: RegExp): number[] {
@@ -584,71 +614,22 @@ class Lexer {
       }
       if (ch === 10 ? !triple : ch === 92 || (fmt && (ch === 123 || ch === 125))) break;
     }
+    this.pyRest(kind, start, j, { q, close, raw, fields: fmt });
+  }
+
+  /** The rest of a Python string whose value starts at start, from j, its first escape, field or line break. */
+  private pyRest(kind: number, start: number, j: number, quote: Quote): void {
     const tok = this.out.add(kind, start, start);
-    this.pyRest(tok, kind, new StringValue(src, start), j, { q, close, raw, fmt });
+    const body = new Recorder(this, start, j, quote, true);
+    const end = body.walk(body);
+    body.settle(this.out, tok, kind, end);
+    this.i = end;
   }
 
-  /** The rest of a Python string from j, its first escape, field or line break, to its end. */
-  private pyRest(
-    tok: number,
-    kind: number,
-    value: StringValue,
-    from: number,
-    s: { q: number; close: number; raw: boolean; fmt: boolean },
-  ): void {
+  /** One replacement field of an f-string from its `{` at `at`: the expression as code in parentheses, then its conversion and format spec; returns where it ends. */
+  pyField(at: number): number {
     const { src } = this;
-    const { q, close, raw, fmt } = s;
-    let j = from;
-    while (j < src.length) {
-      j = plainRun(src, j, q, fmt);
-      if (j >= src.length) break;
-      if (src.charCodeAt(j) === q && (close === 1 || (src.charCodeAt(j + 1) === q && src.charCodeAt(j + 2) === q))) {
-        value.end(j);
-        j += close;
-        break;
-      }
-      const ch = src[j];
-      if (ch === '\n' && close === 1) break; // unterminated: the line ends it
-      // A backslash never hides an f-string's `{`; in a raw string it only keeps a quote or a backslash from ending things.
-      if (ch === '\\' && j + 1 < src.length && !(fmt && (src[j + 1] === '{' || src[j + 1] === '}'))) {
-        if (src[j + 1] === '\r' && src[j + 2] === '\n') {
-          value.replace(j, j + 3, '');
-          j += 3;
-          continue;
-        } // a line continuation
-        if (raw) {
-          const d = src.charCodeAt(j + 1);
-          const kept = d === q || d === 92 || d === 10;
-          j += kept ? 2 : 1;
-          continue;
-        }
-        const [v, n] = escapeAt(src, j, true);
-        value.replace(j, j + n, v);
-        j += n;
-        continue;
-      }
-      if (fmt && (ch === '{' || ch === '}') && src[j + 1] === ch) {
-        value.replace(j, j + 2, ch);
-        j += 2;
-        continue;
-      }
-      if (fmt && ch === '{') {
-        const at = j;
-        this.i = j + 1;
-        this.pyField();
-        j = this.i;
-        value.replace(at, j, '{}');
-        continue;
-      }
-      j++;
-    }
-    value.settle(this.out, tok, kind, j);
-    this.i = j;
-  }
-
-  /** One replacement field of an f-string, from after its `{`: the expression as code in parentheses, then its conversion and format spec. */
-  private pyField(): void {
-    const { src } = this;
+    this.i = at + 1;
     this.paren('(', this.i);
     this.python(true, new Nesting());
     if (src[this.i] === '!') {
@@ -659,8 +640,7 @@ class Lexer {
       this.i++;
       while (this.i < src.length && src[this.i] !== '}') {
         if (src[this.i] === '{') {
-          this.i++;
-          this.pyField();
+          this.pyField(this.i);
           continue;
         }
         this.i++;
@@ -668,6 +648,17 @@ class Lexer {
     }
     if (src[this.i] === '}') this.i++;
     this.paren(')', this.i);
+    return this.i;
+  }
+
+  /** A template literal's `${…}` from its `$` at `at`: the code in parentheses; returns where it ends. */
+  interpolation(at: number): number {
+    this.paren('(', at);
+    this.i = at + 2;
+    this.c(true, new Nesting());
+    if (this.src[this.i] === '}') this.i++;
+    this.paren(')', this.i);
+    return this.i;
   }
 
   /** C-family tokens up to the end (or `steps` steps), or (inside a template literal's `${`) up to its `}`. */
@@ -792,52 +783,22 @@ class Lexer {
       }
       if (ch === 10 ? q !== 96 : ch === 92 ? !raw : ch === 36 && template) break;
     }
+    this.cRest(kind, i, j, { q, close: 1, raw, fields: template });
+  }
+
+  /** The rest of the string whose quote is at i, from j, its first escape, interpolation or line break. */
+  private cRest(kind: number, i: number, j: number, quote: Quote): void {
     const tok = this.out.add(kind, i + 1, i + 1);
-    const value = new StringValue(src, i + 1);
-    let closed = false;
-    while (j < src.length) {
-      j = plainRun(src, j, q, false);
-      if (j >= src.length) break;
-      const ch = src.charCodeAt(j);
-      if (ch === q) {
-        value.end(j);
-        j++;
-        closed = true;
-        break;
-      }
-      if (ch === 10 && q !== 96) break; // unterminated: the line ends it
-      if (ch === 92 && !raw && j + 1 < src.length) {
-        if (src[j + 1] === '\r' && src[j + 2] === '\n') {
-          value.replace(j, j + 3, '');
-          j += 3;
-          continue;
-        } // a line continuation
-        const [v, n] = escapeAt(src, j);
-        value.replace(j, j + n, v);
-        j += n;
-        continue;
-      }
-      if (template && ch === 36 && src[j + 1] === '{') {
-        const from = j;
-        this.paren('(', j);
-        this.i = j + 2;
-        this.c(true, new Nesting());
-        if (src[this.i] === '}') this.i++;
-        this.paren(')', this.i);
-        j = this.i;
-        value.replace(from, j, '${}');
-        continue;
-      }
-      j++;
-    }
-    if (!closed && lang === 'js' && !template) {
+    const body = new Recorder(this, i + 1, j, quote, false);
+    const end = body.walk(body);
+    if (!body.closed && this.lang === 'js' && !quote.fields) {
       // No JavaScript string runs past its line: this quote is JSX text (`<p>Don't {code}</p>`), read on as code.
       this.out.reset(tok, OP, i, i + 1);
       this.i = i + 1;
       return;
     }
-    value.settle(this.out, tok, kind, j);
-    this.i = j;
+    body.settle(this.out, tok, kind, end);
+    this.i = end;
   }
 
   /** The name or number at start, pushed; false when neither starts there. */
@@ -924,41 +885,220 @@ function prefixLength(src: string, i: number): number {
 /** Whether token i is a keyword whose `(…)` a `/` may follow as a regular expression (tested in place: most are names of calls). */
 const control = (t: Tokens, i: number) => t.is(i, 'if') || t.is(i, 'while') || t.is(i, 'for') || t.is(i, 'with');
 
-/**
- * A string's value while it is read: the source text from its start until
- * an escape or an interpolation makes it differ, then the pieces it is built
- * of. A string without either (most of them) is never copied.
- */
-class StringValue {
-  private pieces: string[] | null = null;
-  /** Where the source text not yet in pieces starts. */
-  private from: number;
-  private stop = -1;
-  constructor(
-    private readonly src: string,
-    private readonly start: number,
-  ) {
-    this.from = start;
-  }
-  /** The source text [a, b) reads as v. */
-  replace(a: number, b: number, v: string): void {
-    this.pieces ??= [];
-    this.pieces.push(this.src.slice(this.from, a), v);
-    this.from = b;
-  }
+/** How a string's body reads. */
+interface Quote {
+  /** The quote's character code, and how many of it close the string (3 for Python's triple quotes). */
+  q: number;
+  close: number;
+  /** Python's `r` prefix (a backslash only keeps a quote or a backslash from ending things), Go's backquote (no escapes). */
+  raw: boolean;
+  /** Whether `{…}` (an f-string) or `${…}` (a template literal) is code. */
+  fields: boolean;
+}
+
+/** What a walk of a string's body tells, in order, of the parts whose value is not their source text. */
+interface Body {
+  /** The escape at j (its backslash), in Python or not; returns its length. */
+  escape(j: number, python: boolean): number;
+  /** The source text [a, b) reads as v (a line continuation, a doubled brace). */
+  replace(a: number, b: number, v: string): void;
+  /** The field or interpolation at a reads as v; returns where it ends. */
+  field(a: number, v: string): number;
   /** The closing quote is at j. */
+  end(j: number): void;
+}
+
+/**
+ * A C-family string's body from j (after its quote, or later where no part
+ * differs before j) to its end: returns the offset after its closing quote,
+ * or where a line break or the file's end cuts it short.
+ */
+function cBody(src: string, j: number, s: Quote, body: Body): number {
+  const { q } = s;
+  while (j < src.length) {
+    j = plainRun(src, j, q, false);
+    if (j >= src.length) break;
+    const ch = src.charCodeAt(j);
+    if (ch === q) {
+      body.end(j);
+      return j + 1;
+    }
+    if (ch === 10 && q !== 96) break; // unterminated: the line ends it
+    if (ch === 92 && !s.raw && j + 1 < src.length) {
+      if (src.charCodeAt(j + 1) === 13 && src.charCodeAt(j + 2) === 10) {
+        body.replace(j, j + 3, ''); // a line continuation
+        j += 3;
+      } else j += body.escape(j, false);
+      continue;
+    }
+    if (s.fields && ch === 36 && src.charCodeAt(j + 1) === 123) j = body.field(j, '${}');
+    else j++;
+  }
+  return j;
+}
+
+/** The same for a Python string. */
+function pyBody(src: string, j: number, s: Quote, body: Body): number {
+  const { q, close, raw, fields } = s;
+  while (j < src.length) {
+    j = plainRun(src, j, q, fields);
+    if (j >= src.length) break;
+    const ch = src.charCodeAt(j);
+    if (ch === q && (close === 1 || (src.charCodeAt(j + 1) === q && src.charCodeAt(j + 2) === q))) {
+      body.end(j);
+      return j + close;
+    }
+    if (ch === 10 && close === 1) break; // unterminated: the line ends it
+    const d = src.charCodeAt(j + 1);
+    // A backslash never hides an f-string's `{`; in a raw string it only keeps a quote or a backslash from ending things.
+    if (ch === 92 && j + 1 < src.length && !(fields && (d === 123 || d === 125))) {
+      if (d === 13 && src.charCodeAt(j + 2) === 10) {
+        body.replace(j, j + 3, ''); // a line continuation
+        j += 3;
+      } else if (raw) j += d === q || d === 92 || d === 10 ? 2 : 1;
+      else j += body.escape(j, true);
+      continue;
+    }
+    if (fields && (ch === 123 || ch === 125) && d === ch) {
+      body.replace(j, j + 2, src[j]);
+      j += 2;
+    } else if (fields && ch === 123) j = body.field(j, '{}');
+    else j++;
+  }
+  return j;
+}
+
+/**
+ * The lexer's walk of a string's body: notes whether any part reads as
+ * other than its source text and where each field ends (the lexer reads a
+ * field's code as it is met). A short string's value is built as it is
+ * walked (what would be kept to read it later is larger than it); a longer
+ * one whose value differs gets a value read when first asked for, by walking
+ * its body again into a Builder: the escapes of a blob of data cost nothing
+ * until a rule reads it.
+ */
+class Recorder implements Body {
+  closed = false;
+  private differs = false;
+  /** Whether a part may decode to a word's character, or to none (a line continuation joins what is around it). */
+  private loud = false;
+  /** Whether every part is an escape JSON reads as this lexer does: `\n \t \r \" \\ \/ \uXXXX`. */
+  private json = true;
+  private stop = -1;
+  private fieldEnds: number[] | null = null;
+  /** The value built while the walk is within READ_LATER characters of the start (from the first part that differs). */
+  private built: Builder | null = null;
+  /** `start`: where the value starts; `from`: where the walk starts (no part differs before it). */
+  constructor(
+    private readonly lexer: Lexer,
+    private readonly start: number,
+    private readonly from: number,
+    private readonly quote: Quote,
+    private readonly python: boolean,
+  ) {}
+  /** Walks the body into `body` (this one, or a Builder); returns where the string ends. */
+  walk(body: Body): number {
+    return (this.python ? pyBody : cBody)(this.lexer.src, this.from, this.quote, body);
+  }
+  escape(j: number, python: boolean): number {
+    const { src } = this.lexer;
+    this.differs = true;
+    const n = this.building(j)?.escape(j, python) ?? escapeLength(src, j, python);
+    // `\n`, `\t` and `\r` decode to control characters, every other two-character escape to its second character.
+    const c = src.charCodeAt(j + 1);
+    if (n !== 2 || (c !== 110 && c !== 116 && c !== 114 && isWordChar(c))) this.loud = true;
+    if (n === 2 ? !JSON_ESCAPE.has(c) : n !== 6 || c !== 117 || src.charCodeAt(j + 2) === 123) this.json = false;
+    return n;
+  }
+  replace(a: number, b: number, v: string): void {
+    this.differs = true;
+    this.json = false;
+    if (v.length !== 1 || isWordChar(v.charCodeAt(0))) this.loud = true;
+    this.building(a)?.replace(a, b, v);
+  }
+  field(a: number, v: string): number {
+    this.differs = true;
+    this.json = false;
+    const end = this.python ? this.lexer.pyField(a) : this.lexer.interpolation(a);
+    (this.fieldEnds ??= []).push(end);
+    this.building(a)?.replace(a, end, v);
+    return end;
+  }
+  /** The value being built, while j is within READ_LATER characters of the start (past it, it is read when asked for). */
+  private building(j: number): Builder | null {
+    // The walk only goes on: past READ_LATER once, past it for good.
+    if (j - this.start >= READ_LATER) return (this.built = null);
+    this.built ??= new Builder(this.lexer.src, this.start, null);
+    return this.built;
+  }
   end(j: number): void {
+    this.closed = true;
     this.stop = j;
   }
-  /** Gives the token its value: the source range, or the pieces held apart. */
+  /** Gives the token its value: the source range, or the value held apart (or how to read it); j is where the walk ended. */
   settle(out: Tokens, tok: number, kind: number, j: number): void {
-    const stop = this.stop < 0 ? Math.min(j, this.src.length) : this.stop;
-    if (!this.pieces) {
+    const stop = this.stop < 0 ? Math.min(j, this.lexer.src.length) : this.stop;
+    if (!this.differs) {
       out.reset(tok, kind, this.start, stop);
       return;
     }
+    // A field's tokens lie inside the string's source text: a search would find them, not the string.
+    const quiet = !this.loud && !this.fieldEnds;
+    const { built } = this;
+    out.hold(tok, built && stop - this.start < READ_LATER ? built.text(stop) : () => this.value(stop), stop, quiet);
+  }
+  private value(stop: number): string {
+    const { src } = this.lexer;
+    // JSON's reader, in native code, decodes a blob's escapes many times faster than a walk.
+    if (this.json) {
+      try {
+        return JSON.parse(`"${src.slice(this.start, stop)}"`) as string;
+      } catch {
+        // a quote, a tab or another control character as itself: JSON has none of them
+      }
+    }
+    const value = new Builder(src, this.start, this.fieldEnds);
+    this.walk(value);
+    return value.text(stop);
+  }
+}
+
+/** How long (in source characters) a string is before its value is read only when asked for. */
+const READ_LATER = 256;
+
+/** A string's value built from its source text and the parts a walk of it tells (fields end where the lexer found). */
+class Builder implements Body {
+  private readonly pieces: string[] = [];
+  /** Where the source text not yet in pieces starts. */
+  private from: number;
+  private field_ = 0;
+  constructor(
+    private readonly src: string,
+    start: number,
+    private readonly fieldEnds: readonly number[] | null,
+  ) {
+    this.from = start;
+  }
+  escape(j: number, python: boolean): number {
+    const [v, n] = escapeAt(this.src, j, python);
+    this.replace(j, j + n, v);
+    return n;
+  }
+  replace(a: number, b: number, v: string): void {
+    this.pieces.push(this.src.slice(this.from, a), v);
+    this.from = b;
+  }
+  field(a: number, v: string): number {
+    const end = this.fieldEnds![this.field_++];
+    this.replace(a, end, v);
+    return end;
+  }
+  end(): void {
+    // where the string ends was found when it was lexed: text() is told
+  }
+  text(stop: number): string {
     this.pieces.push(this.src.slice(this.from, stop));
-    out.hold(tok, this.pieces.join(''), stop);
+    return this.pieces.join('');
   }
 }
 
@@ -994,6 +1134,27 @@ function escapeAt(src: string, j: number, python = false): [string, number] {
     return [code <= 0x10ffff ? String.fromCodePoint(code) : '', m[0].length];
   }
   return [c === 'n' ? '\n' : c === 't' ? '\t' : c === 'r' ? '\r' : c, 2];
+}
+
+/** The characters after a backslash that JSON decodes as escapeAt does (`\b` and `\f` it reads otherwise). */
+const JSON_ESCAPE = new Set([110, 116, 114, 34, 92, 47]);
+
+/** Whether a character code is a letter, digit, `_` or `.`: what a word needle (WORD_NEEDLE) matches. */
+const isWordChar = (c: number) => ((classOf(c) & (NAME | DIGIT)) !== 0 && c !== 36) || c === 46;
+
+/** The length of the escape at src[j] (the backslash), as escapeAt reads it, without decoding it. */
+function escapeLength(src: string, j: number, python: boolean): number {
+  const c = src.charCodeAt(j + 1);
+  if (python && c === 78) {
+    NAMED.lastIndex = j;
+    if (NAMED.test(src)) return NAMED.lastIndex - j;
+  }
+  // x u U and the octal digits start the escapes longer than two characters.
+  if (c === 120 || c === 117 || c === 85 || (c >= 48 && c <= 55)) {
+    ESCAPE.lastIndex = j;
+    if (ESCAPE.test(src)) return ESCAPE.lastIndex - j;
+  }
+  return 2;
 }
 
 /** Python's `\N{NAME}`, up to 100 characters in all. */

@@ -557,6 +557,46 @@ test('the tokens holding a needle: those whose text holds it, and those whose va
   );
 });
 
+test('a long string (a blob of data) has the value a short one of the same text has, read when first asked for', () => {
+  // A short string's value is built as it is lexed; a long one's when it is read: by JSON's reader where every
+  // escape reads the same there, else by walking its body again.
+  const bodies: [Lang, string, string][] = [
+    ['js', '"', 'chunk\\n \\"q\\" \\\\ \\/ \\u0041 '],
+    ['js', "'", 'a \\b\\f \\x41\\101 \\u{1F600} "q" \\\'t\\\' \\\r\n '],
+    ['js', '"', 'tab\there \\n '],
+    ['js', '"', 'b\\b \\n '],
+    ['js', '`', 'a ${x + "\\x41"} b\\n '],
+    ['python', "f'", 'v {x!r:>{w}} {{lit}} \\N{DASH} \\n '],
+    ['python', "r'", "raw \\d \\' \\\r\n "],
+    ['python', '"""', 'doc\n \\t "q" \\u0041 '],
+  ];
+  for (const [lang, open, body] of bodies) {
+    const close = open.replace(/^[a-z]+/, '');
+    const value = (n: number) => {
+      const t = lex(`s = ${open}${body.repeat(n)}${close}; after\n`, lang);
+      const last = lang === 'python' ? t.length - 2 : t.length - 1;
+      assert.is(t.v(last), 'after', `${open}${body}: the token after the string`);
+      return t.v([...Array(t.length).keys()].find((k) => t.k(k) === 'str')!)!;
+    };
+    const one = value(1);
+    assert.ok(body.length < 256 / 4, 'a short body');
+    assert.is(value(40), one.repeat(40), `${open}${body}`);
+  }
+});
+
+test('a search for a word reads a string whose escapes decode to no word character by its source text', () => {
+  const src = `a = "${'x\\n'.repeat(200)}"; b = "pyt\\x65st"; c = "py\\ntest\\n"; d = "\\npytest"; e = "pyt\\\r\nest";`;
+  const t = lex(src, 'js');
+  const [a, b, c, d, e] = [...Array(t.length).keys()].filter((i) => t.k(i) === 'str');
+  assert.is(t.v(d), '\npytest');
+  // `\x65` and a line continuation may spell the word: their strings are always read; `\n` decodes to a line break.
+  assert.equal(t.holding(/pytest/), [b, d, e]);
+  assert.equal(t.holding(/PYTEST|xx/i), [b, d, e]);
+  // A needle that may match other characters reads every string held apart, as before.
+  assert.equal(t.holding(/py\stest/), [a, b, c, d, e]);
+  assert.ok(/\n/.test(t.v(a)!) && t.v(a)!.length === 400);
+});
+
 test('an exit added after JSX closing tags in a .js file is reported on its own line', () => {
   const src = 'export const A = () => <div>Files:</div>;\nconst x = 1;\nprocess.exit(0);\n';
   const hits = hitsIn('src/a.js', src, 'js', new Set([3]), new Set()).map((h) => `${h.line} ${h.rule}`);
