@@ -60,7 +60,8 @@ export interface Source {
  * statement are what the name stands for: `texts`, read when first asked);
  * `head`, what Skim makes of it, also when first asked.
  */
-type Binding = ({ parts: string[]; rhs?: number; texts?: string[] } | { str: string }) & { head?: Head };
+// `str`: the token of the string a name is bound to, whose value (a long one decoded only when read) is read when asked for.
+type Binding = ({ parts: string[]; rhs?: number; texts?: string[] } | { str: number }) & { head?: Head };
 
 /** Objects whose members are globals: `globalThis.process` is `process`. */
 const GLOBAL_OBJECTS = new Set(['globalThis', 'global', 'window', 'self']);
@@ -183,7 +184,7 @@ function stringOf(toks: Tokens, bindings: Map<string, Binding>, i: number): stri
   if (k === 'str') return toks.v(i)!;
   if (k !== 'id' || !bindings.size) return null;
   const b = bindings.get(toks.v(i)!);
-  return b && 'str' in b ? b.str : null;
+  return b && 'str' in b ? toks.v(b.str)! : null;
 }
 
 /** The strings a token stands for: its own value, or the strings in what a name was last assigned. */
@@ -193,7 +194,7 @@ function textsOf(src: Source, bindings: Map<string, Binding>, i: number): readon
   if (k === 'str') return [toks.v(i)!];
   const b = k === 'id' && bindings.size ? bindings.get(toks.v(i)!) : undefined;
   if (!b) return NO_TEXTS;
-  if ('str' in b) return [b.str];
+  if ('str' in b) return [toks.v(b.str)!];
   if (b.rhs === undefined) return NO_TEXTS;
   if (!b.texts) {
     const to = src.stmts.end(src.stmts.of(b.rhs));
@@ -784,7 +785,7 @@ function collectBindings(
   const bindChain = (name: string, at: number) => {
     const rhs = toks.k(at) === 'id' && (toks.is(at, 'new') || toks.is(at, 'await')) ? at + 1 : at;
     if (toks.k(rhs) === 'str') {
-      bindings.set(name, { str: toks.v(rhs)! });
+      bindings.set(name, { str: rhs });
       return;
     }
     const c = chainAt(rhs);
