@@ -74,7 +74,14 @@ export async function propertyLayers(ctx: GateContext, refused: string[] = []): 
       progress: ctx.progress,
       onto: ctx.revertFrom.onto,
       now: ctx.now,
-      exemption: (patch, kept) => refactorExemption(repo, config, { base: ctx.base, head: ctx.head }, patch, kept),
+      exemption: (patch, kept) =>
+        refactorExemption(
+          repo,
+          config,
+          { from: ctx.revertFrom.mergeBase, base: ctx.base, head: ctx.head },
+          patch,
+          kept,
+        ),
       seed: (patch) => chooseSeed(ctx, patch),
       headCache: false,
     });

@@ -198,7 +198,7 @@ async function revertRef(
       progress: say,
       onto,
       now: clockNow(),
-      exemption: (patch, kept) => refactorExemption(repo, config, { base, head: v.tip! }, patch, kept),
+      exemption: (patch, kept) => refactorExemption(repo, config, { from, base, head: v.tip! }, patch, kept),
     });
     reverted.set(key, r);
     if (r.acknowledged)

@@ -65,22 +65,28 @@ export async function acknowledgment(repo: Repo, judgeRev: string, digest: strin
 /**
  * The revert check's lookup before any run: the digest of the patch's
  * src-zone changes and the row for it. The row comes from the base side, or
- * from head where `kept` holds the file: an owner-signed commit of the range,
- * admitted, changed it and no other commit did, so an owner can acknowledge an
- * agent's refactor in the pull request that holds it.
+ * from head where `kept` holds the file (an owner-signed commit of the range,
+ * admitted, changed it and no other commit did) and the range added it, so an
+ * owner can acknowledge an agent's refactor in the pull request that holds
+ * it. A row the merge base (`from`) already held counts only from the base:
+ * one an owner has since removed there stays withdrawn on a branch forked
+ * before.
  */
 export async function refactorExemption(
   repo: Repo,
   config: Config,
-  sides: { base: string; head: string },
+  sides: { from: string; base: string; head: string },
   patch: RawChange[],
   kept: ReadonlySet<string>,
 ): Promise<Exemption> {
   const digest = diffDigest(patch);
-  const at = kept.has(ACK_FILE) ? sides.head : sides.base;
+  const added = async () =>
+    kept.has(ACK_FILE) && !(await acknowledgment(repo, sides.from, digest))
+      ? acknowledgment(repo, sides.head, digest)
+      : null;
   return {
     digest,
-    row: await acknowledgment(repo, at, digest),
+    row: (await acknowledgment(repo, sides.base, digest)) ?? (await added()),
     advice: ackAdvice(digest, config.owners.signers !== null),
   };
 }

@@ -88,7 +88,7 @@ export async function run(args: string[]): Promise<number> {
   const result = await revertCheck(repo, config, base, head, {
     progress: (line) => process.stderr.write(`patchwarden: ${line}\n`),
     now: clockNow(),
-    exemption: (patch, kept) => refactorExemption(repo, config, { base, head }, patch, kept),
+    exemption: (patch, kept) => refactorExemption(repo, config, { from: base, base, head }, patch, kept),
     part: matrix.part ?? undefined,
     merged: merged?.runs,
   });
