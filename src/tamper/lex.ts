@@ -141,15 +141,8 @@ export class Tokens {
       if (last === t.length || at < t[last]) return last;
       if (last + 1 === t.length || at < t[last + 1]) return (this.lastLine = last + 1);
     } else if (last > 1 && t[last - 2] <= at) return (this.lastLine = last - 1);
-    let lo = 0;
-    let hi = t.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (t[mid] <= at) lo = mid + 1;
-      else hi = mid;
-    }
-    this.lastLine = lo;
-    return lo;
+    this.lastLine = countAtMost(t, t.length, at);
+    return this.lastLine;
   }
   private lineTable(): Int32Array {
     if (this.lineStarts) return this.lineStarts;
@@ -219,13 +212,7 @@ export class Tokens {
   }
   /** The token whose source text covers offset at (not one held apart, unless `quiet` ones are asked for), or -1. */
   private covering(at: number, quiet: boolean): number {
-    let lo = 0;
-    let hi = this.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.starts[mid] <= at) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = countAtMost(this.starts, this.length, at);
     // Tokens of no text (a line end, a parenthesis around an interpolation) may start where the covering one ends.
     for (let i = lo - 1; i >= 0 && i >= lo - 4; i--) {
       if ((this.kinds[i] & OWN && !(quiet && this.quiet.has(i))) || this.ends[i] === this.starts[i]) continue;
@@ -271,6 +258,18 @@ export class Tokens {
 export const shapeKeyOf = (s: string): number =>
   s.length === 0 ? 0 : (Math.min(s.length, 31) << 7) | Math.min(s.charCodeAt(0), 127);
 export const SHAPE_KEYS = 32 << 7;
+
+/** How many of the first n entries of the ascending a are at most v: a binary search, one loop for every sorted offset list here. */
+export function countAtMost(a: Int32Array, n: number, v: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid] <= v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
 /** A needle that matches only words (letters, digits, `_`) and dots, as alternatives: what every search of the rules is. */
 const WORD_NEEDLE = /^(?:\w|\\\.)+(?:\|(?:\w|\\\.)+)*$/;

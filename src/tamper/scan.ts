@@ -4,7 +4,7 @@
 // those bindings to the thing it names. Rules match what a chain resolves to,
 // so an alias, a string-spelled attribute, a destructured binding or a call
 // split over lines counts as the plain spelling.
-import { lex, SHAPE_KEYS, shapeKeyOf, type Tokens } from './lex.js';
+import { countAtMost, lex, SHAPE_KEYS, shapeKeyOf, type Tokens } from './lex.js';
 import type { Lang } from './lang.js';
 
 export interface Ref {
@@ -644,13 +644,7 @@ export class Statements {
    * large as the token arrays (new memory costs more than the search).
    */
   of(i: number): number {
-    let lo = 0;
-    let hi = this.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.starts[mid] <= i) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = countAtMost(this.starts, this.length, i);
     return lo > 0 && i < this.ends[lo - 1] ? lo - 1 : -1;
   }
   push(start: number, end: number): void {
