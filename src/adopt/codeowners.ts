@@ -7,6 +7,8 @@
 // unowned.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { isIgnored, isTracked } from '../git/files.js';
+import type { Repo } from '../git/repo.js';
 import { globMatcher } from '../zones/glob.js';
 import { BUILTIN_GUARD, CODEOWNERS_FILES, CONFIG_FILE } from '../zones/names.js';
 import type { Config } from '../config/schema.js';
@@ -80,8 +82,23 @@ function fromGlob(glob: string): OraclePath {
   };
 }
 
+/**
+ * The guard's own paths that are on disk but no part of the project: an
+ * installed judge under an ignored node_modules. A CODEOWNERS line for them
+ * would review nothing a commit can carry.
+ */
+async function installedOnly(repo: Repo, root: string): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const g of BUILTIN_GUARD) {
+    const literal = g.replace(/\/\*\*$/, '');
+    if (/[*?{[]/.test(literal) || !existsSync(path.join(root, literal))) continue;
+    if ((await isIgnored(repo, literal)) && !(await isTracked(repo, literal))) out.add(literal);
+  }
+  return out;
+}
+
 /** Every oracle path: the oracle zones, the files the config names, the guard's files and the workflows that run it, and CODEOWNERS itself. */
-export function oraclePaths(root: string, config: Config, file: string): OraclePath[] {
+export function oraclePaths(root: string, config: Config, file: string, skip = new Set<string>()): OraclePath[] {
   const out: OraclePath[] = [];
   const add = (o: OraclePath) => {
     if (!out.some((x) => x.pattern === o.pattern)) out.push(o);
@@ -97,8 +114,8 @@ export function oraclePaths(root: string, config: Config, file: string): OracleP
   for (const f of files) add({ probe: f, pattern: `/${f}` });
   for (const g of BUILTIN_GUARD) {
     const literal = g.replace(/\/\*\*$/, '');
-    if (CODEOWNERS_FILES.includes(literal)) continue;
-    if (!/[*?{[]/.test(literal) && existsSync(path.join(root, literal)) && literal !== CONFIG_FILE)
+    if (CODEOWNERS_FILES.includes(literal) || literal === CONFIG_FILE || skip.has(literal)) continue;
+    if (!/[*?{[]/.test(literal) && existsSync(path.join(root, literal)))
       add(g.endsWith('/**') ? fromGlob(g) : { probe: literal, pattern: `/${literal}` });
   }
   for (const dir of ['.github/workflows', '.gitlab-ci.yml'])
@@ -109,14 +126,16 @@ export function oraclePaths(root: string, config: Config, file: string): OracleP
 }
 
 /** The oracle paths no owner covers; `fallback` is where a CODEOWNERS file would go when there is none. */
-export function uncovered(
+export async function uncovered(
+  repo: Repo,
   root: string,
   config: Config,
   fallback = '.github/CODEOWNERS',
-): { file: string | null; missing: OraclePath[] } {
+): Promise<{ file: string | null; missing: OraclePath[] }> {
   const file = codeownersFile(root);
   const rules = file ? parseCodeowners(readFileSync(path.join(root, file), 'utf8')) : [];
-  const open = oraclePaths(root, config, file ?? fallback).filter((o) => requiredOwners(rules, o.probe).length === 0);
+  const paths = oraclePaths(root, config, file ?? fallback, await installedOnly(repo, root));
+  const open = paths.filter((o) => requiredOwners(rules, o.probe).length === 0);
   // A file inside a folder that needs a line anyway needs none of its own.
   const missing = open.filter(
     (o) => !open.some((other) => other !== o && globMatcher(patternGlobs(other.pattern))(o.probe)),

@@ -69,7 +69,7 @@ export async function run(args: string[]): Promise<number> {
     findings.push(
       ...(await zoneFindings(repo, root, config)),
       ...(await harnessFindings(repo, root, config)),
-      ...codeownersFinding(root, config),
+      ...(await codeownersFinding(repo, root, config)),
       ...(await seedFinding(repo, root, config)),
       ...(await sealedFindings(repo, root, config)),
       ...(await casesFinding(repo, root, config)),

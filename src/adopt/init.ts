@@ -373,7 +373,7 @@ async function writeCodeowners(
 ): Promise<string[]> {
   const config = await loadConfig(repo, explicit);
   const fallback = existsSync(path.join(root, '.gitlab-ci.yml')) ? '.gitlab/CODEOWNERS' : '.github/CODEOWNERS';
-  const { file, missing } = uncovered(root, config, fallback);
+  const { file, missing } = await uncovered(repo, root, config, fallback);
   if (!missing.length) return [`${file}: every oracle path has an owner already`];
   const target = file ?? fallback;
   const full = path.join(root, target);

@@ -58,8 +58,8 @@ export async function evidenceFinding(repo: Repo, config: Config): Promise<Findi
 }
 
 /** The oracle paths no CODEOWNERS rule gives an owner, with the lines that would. */
-export function codeownersFinding(root: string, config: Config): Finding[] {
-  const { file, missing } = uncovered(root, config);
+export async function codeownersFinding(repo: Repo, root: string, config: Config): Promise<Finding[]> {
+  const { file, missing } = await uncovered(repo, root, config);
   if (!missing.length) return [{ check: 'codeowners', ok: true, detail: `${file} gives every oracle path an owner` }];
   const where = file ?? 'no CODEOWNERS file';
   return [

@@ -1,7 +1,7 @@
 // doctor's CODEOWNERS coverage in GitHub and GitLab syntax and `init
 // --codeowners`; a new project's ledger is version 2; one-case invariants
 // listed by doctor and refused under properties.min_cases, on real pytest.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -101,6 +101,27 @@ test('doctor names every oracle path without an owner with the lines to add; ini
   const owned = readFileSync(path.join(sections.dir, 'CODEOWNERS'), 'utf8');
   assert.match(owned, /\n\[patchwarden oracles\]\n\/spec\/\s+@qa\n/, 'the optional section owned nothing');
   assert.is(finding(sections.json(['doctor']).out, 'codeowners').warn, undefined);
+});
+
+test('an installed judge under an ignored node_modules gets no CODEOWNERS line; a committed one does', () => {
+  const repo = tempRepo();
+  repo.commit(
+    { 'src/app.js': 'export const a = 1;\n', 'package.json': '{}\n', '.gitignore': 'node_modules/\n' },
+    'start',
+  );
+  assert.is(repo.pw(['init', '--yes']).code, 0);
+  // The judge as npm installs it: on disk, ignored, never committed.
+  mkdirSync(path.join(repo.dir, 'node_modules/patchwarden'), { recursive: true });
+  mkdirSync(path.join(repo.dir, 'node_modules/.bin'), { recursive: true });
+  writeFileSync(path.join(repo.dir, 'node_modules/patchwarden/package.json'), '{}\n');
+  writeFileSync(path.join(repo.dir, 'node_modules/.bin/patchwarden'), '#!/bin/sh\n');
+  const detail = () => finding(repo.json(['doctor']).out, 'codeowners').detail as string;
+  assert.not.match(detail(), /node_modules/);
+  // Committed against the ignore rule, it would run in every clone: then it needs an owner.
+  repo.git(['add', '-f', 'node_modules/patchwarden/package.json']);
+  repo.git(['commit', '-q', '--no-verify', '-m', 'vendor the judge']);
+  assert.match(detail(), /\/node_modules\/patchwarden\//);
+  assert.not.match(detail(), /\.bin/);
 });
 
 test('every CODEOWNERS location is a guard file: a production commit that drops an owner is refused', () => {
