@@ -1,9 +1,10 @@
 // Where a project keeps its production code, read from its own metadata
 // rather than guessed from folder names: Python packaging (pyproject's
 // setuptools, flit and poetry tables, setup.cfg, a package folder with
-// __init__.py), pnpm, yarn and npm workspaces, go.mod and Cargo workspaces.
+// __init__.py), pnpm, yarn and npm workspaces, go.mod, Cargo workspaces,
+// and Maven and Gradle builds (each module's src/main: src/test is tests).
 // Each answer is a list of globs for the `src` zone; tests stay outside it.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { type Dirent, existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readToml, stringsOf, tableAt, type TomlTable } from '../common/toml.js';
 import { expandPattern, isDir, workspacePatterns } from '../properties/workspaces.js';
@@ -125,6 +126,37 @@ function cargoCrates(root: string): string[] {
   return isDir(path.join(root, 'src')) ? ['src'] : [];
 }
 
+/** What marks a Maven or Gradle build at the root. */
+const JVM_BUILDS = ['pom.xml', 'build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts'];
+
+/**
+ * Maven and Gradle: each module's `src/main` (the root's and modules' down
+ * to three folders deep), where their convention keeps production code;
+ * `src/test` beside it is the suite.
+ */
+function jvmModules(root: string): string[] {
+  if (!JVM_BUILDS.some((f) => existsSync(path.join(root, f)))) return [];
+  const found: string[] = [];
+  const visit = (dir: string, depth: number) => {
+    if (isDir(path.join(root, dir, 'src/main'))) found.push(path.posix.join(dir, 'src/main'));
+    if (depth === 3) return;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(path.join(root, dir), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries)
+      if (e.isDirectory() && !e.name.startsWith('.') && !NOT_JVM_MODULES.has(e.name))
+        visit(path.posix.join(dir, e.name), depth + 1);
+  };
+  visit('', 0);
+  return found;
+}
+
+/** Folders a JVM module never sits in: the build's own output, installs, and every module's own src. */
+const NOT_JVM_MODULES = new Set([...NOT_PACKAGES, 'src', 'target', 'out', 'bin', 'gradle']);
+
 /** Each workspace pattern (`packages/*`, `crates/core`) as the folders that hold its code. */
 function workspaceGlobs(root: string, patterns: string[]): string[] {
   return patterns
@@ -145,7 +177,7 @@ function workspaceGlobs(root: string, patterns: string[]): string[] {
 export function sourceGlobs(root: string): string[] | null {
   // Go: every .go file but the tests, wherever the packages are, but under the oracle zones' folders.
   if (existsSync(path.join(root, 'go.mod'))) return GO_SOURCES;
-  const folders = [...jsWorkspaces(root), ...cargoCrates(root)];
+  const folders = [...jsWorkspaces(root), ...cargoCrates(root), ...jvmModules(root)];
   const python =
     ['pyproject.toml', 'setup.cfg', 'setup.py'].some((f) => existsSync(path.join(root, f))) ||
     packageFolders(root, '').length
