@@ -23,13 +23,14 @@ const PYTHON_MARKERS = [
 const TOOLING = new Set(['patchwarden', 'husky', 'lint-staged', 'lefthook', '@evilmartians/lefthook']);
 export const REGISTRY = 'spec/invariants.yaml';
 
-export type Language = 'python' | 'go' | 'node' | 'rust' | null;
+export type Language = 'python' | 'go' | 'node' | 'rust' | 'maven' | null;
 
 /** The project's language, from its own markers: a package.json that only holds hook tooling is not a node project. */
 export function detectLanguage(root: string): Language {
   if (PYTHON_MARKERS.some((m) => existsSync(path.join(root, m)))) return 'python';
   if (existsSync(path.join(root, 'go.mod'))) return 'go';
   if (existsSync(path.join(root, 'Cargo.toml'))) return 'rust';
+  if (existsSync(path.join(root, 'pom.xml'))) return 'maven';
   let pkg: { scripts?: Record<string, string>; dependencies?: object; devDependencies?: object };
   try {
     pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -86,6 +87,26 @@ function hasRustProperties(root: string): boolean {
   }
 }
 
+/**
+ * Maven's tests under Surefire, one report per class joined into one. The
+ * pom names its test folder by the property `tests` (revert-check.md, Java),
+ * so the properties run alone with `-Dtests=spec/java`. Where nothing ran
+ * the report is empty, which never reads as a pass.
+ */
+const surefire = (args: string) =>
+  `mvn -q ${args}test; s=$?; { echo '<testsuites>'; for f in target/surefire-reports/TEST-*.xml; do sed 1d "$f"; done; echo '</testsuites>'; } > {junit}; exit $s`;
+
+/** Whether the pom's test folder is the property MAVEN's property command sets. */
+function hasMavenProperties(root: string): boolean {
+  try {
+    return /<testSourceDirectory>\s*\$\{tests\}\s*<\/testSourceDirectory>/.test(
+      readFileSync(path.join(root, 'pom.xml'), 'utf8'),
+    );
+  } catch {
+    return false;
+  }
+}
+
 /** Go's packages but those under spec/, from the module's own list. */
 const GO_PACKAGES_BUT_SPEC = '$(go list ./... | grep -v -E "^$(go list -m)/spec(/|$)")';
 
@@ -114,6 +135,7 @@ function propertyCommand(language: Language, runner: 'node' | 'vitest' | null, b
   if (language === 'python') return 'python3 -m pytest -q spec/properties --junitxml={junit}';
   if (language === 'go') return 'gotestsum --junitfile {junit} -- ./spec/...';
   if (language === 'rust') return RUST_PROPERTIES;
+  if (language === 'maven') return surefire('-Dtests=spec/java ');
   return runner && `${build}${RUNNER_COMMANDS[runner]} spec/properties`;
 }
 
@@ -126,26 +148,47 @@ function suiteCommand(
 ): string | null {
   if (language === 'python') return 'python3 -m pytest -q --ignore=spec --junitxml={junit}';
   if (language === 'go') return `gotestsum --junitfile {junit} -- ${GO_PACKAGES_BUT_SPEC}`;
+  if (language === 'maven') return surefire('');
   if (runner === 'vitest') return `${build}${RUNNER_COMMANDS.vitest} --exclude 'spec/**'`;
   return runner === 'node' && testDirs.length ? `${build}${RUNNER_COMMANDS.node} ${testDirs.join(' ')}` : null;
 }
 
+/** What runs the tests where no runtime guard watches them, by language. */
+const UNWATCHED: Record<string, string> = {
+  go: 'Go test binaries',
+  rust: 'Rust test binaries',
+  maven: 'the JVM',
+};
+
 /**
  * Both sides at once where the machine has a core for each and a runtime
- * guard watches the runner (pytest, node): a Go or Rust test binary runs
- * unwatched and could write the other side's tree while both go, in paths
- * the tree stamps do not see (an ignored `target/`, a `go.work`).
+ * guard watches the runner (pytest, node): any other runner (a Go or Rust
+ * test binary, the JVM, a runner init does not know) runs unwatched and
+ * could write the other side's tree while both go, in paths the tree stamps
+ * do not see (an ignored `target/`, a `go.work`).
  */
 function revertJobs(language: Language): string[] {
   const head = language === 'node' ? [] : ['revert:'];
-  if (language === 'go' || language === 'rust')
+  if (language !== 'python' && language !== 'node')
     return [
       ...head,
-      `  # One side after the other: no runtime guard watches ${language === 'go' ? 'Go' : 'Rust'} test binaries, so`,
+      `  # One side after the other: no runtime guard watches ${(language && UNWATCHED[language]) ?? "this project's test runner"}, so`,
       "  # at once one side's code could write the other's tree (docs/revert-check.md).",
       '  jobs: 1',
     ];
   return availableParallelism() > 1 ? [...head, '  jobs: 2'] : [];
+}
+
+/** What the project's build file needs before the starter's property command runs, as comment lines. */
+function needs(language: Language): string[] {
+  if (language === 'rust')
+    return ['  # (Cargo.toml: [[test]] with name = "properties" and path = "spec/properties.rs")'];
+  if (language === 'maven')
+    return [
+      '  # (pom.xml: <testSourceDirectory>${tests}</testSourceDirectory> in <build>, <tests>src/test/java</tests>',
+      "  # in <properties>, and Surefire's phrased case names: docs/revert-check.md, Java)",
+    ];
+  return [];
 }
 
 /** Zone globs given on init's command line (--src, --spec, --fixtures), each replacing what the starter would write. */
@@ -185,7 +228,8 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}, signers: st
   // so the command the starter knows stays a comment until there is one.
   const build = runner ? buildPrefix(root) : '';
   const known = propertyCommand(language, runner, build);
-  const properties = has(REGISTRY) && (language !== 'rust' || hasRustProperties(root)) ? known : null;
+  const ready = language === 'rust' ? hasRustProperties(root) : language === 'maven' ? hasMavenProperties(root) : true;
+  const properties = has(REGISTRY) && ready ? known : null;
   // The suite leaves the spec zone out: a pending property is the registry's, never a suite failure.
   const suite = suiteCommand(language, runner, ['test', 'tests'].filter(has), build);
   const lines = [
@@ -213,9 +257,7 @@ export function starterConfig(root: string, chosen: ZoneChoice = {}, signers: st
     '  strict: true',
     'properties:',
     ...(properties ? [] : [`  # Set once ${REGISTRY} lists invariants and spec/ has their properties:`]),
-    ...(properties || language !== 'rust'
-      ? []
-      : ['  # (Cargo.toml: [[test]] with name = "properties" and path = "spec/properties.rs")']),
+    ...(properties ? [] : needs(language)),
     `  ${properties ? '' : '# '}command: ${known ?? 'YOUR PROPERTY COMMAND --junit-output {junit}'}`,
     `  invariants: ${REGISTRY}`,
     ...sealedLines(root, language, runner === 'node'),
@@ -286,6 +328,7 @@ function sealedLines(root: string, language: Language, nodeTest: boolean): strin
     return off('pytest-django loads settings, models and database fixtures in the property process');
   if (language === 'go') return off('Go properties run in one test binary with the code they judge');
   if (language === 'rust') return off('Rust properties run in one test binary with the code they judge');
+  if (language === 'maven') return off('Java properties run in one JVM with the code they judge');
   const runner = language === 'node' ? runnerDependency(root) : null;
   if (runner)
     return off(

@@ -2,14 +2,16 @@
 // names an invariant"), read from the doc itself and run as printed: each
 // builds a real project (a base whose total goes negative for an empty bill,
 // an agent's fix), and the real gate, through the real runner, proves the fix
-// `fixed` for the invariant the example names. (The Rust example is run by
+// `fixed` for the invariant the example names; init writes the Java
+// example's command for a project with its pom. (The Rust example is run by
 // revert-rust.test.ts.)
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { site } from '../attacks/range-site.js';
-import { cleanup, PROJECT } from '../helpers/repo.js';
+import { ownerKey } from '../helpers/owner.js';
+import { cleanup, PROJECT, tempRepo } from '../helpers/repo.js';
 import { ciInstalls, type Missing, missingUnless, testUnless } from '../helpers/skip.js';
 import { AGENT, commitBy, gate } from './evidence-site.js';
 import { GO_MOD, GOTESTSUM_MISSING } from './go-module.js';
@@ -99,6 +101,48 @@ testUnless(mavenMissing())(
       'src/main/java/shop/Bill.java': bill('-1'),
     };
     proves(config(text), files, 'src/main/java/shop/Bill.java', bill('0'));
+  },
+);
+
+testUnless(mavenMissing())(
+  "java: init in a project with the doc's pom writes the doc's command, and as written it proves a fix",
+  () => {
+    const text = section('Java, JUnit 5 under Maven Surefire', 'PHP, PHPUnit');
+    const command = /\n {2}command: (.*)\n/.exec(blocks(text, 'yaml')[0])?.[1];
+    const bill = (empty: string) =>
+      `package shop;\n\npublic class Bill {\n  public static int total(int... xs) {\n    if (xs.length == 0) return ${empty};\n    int s = 0;\n    for (int x : xs) s += x;\n    return s;\n  }\n}\n`;
+    const pom = blocks(text, 'xml')[0];
+    const files = {
+      ...file(pom),
+      ...file(blocks(text, 'java')[0]),
+      'spec/invariants.yaml': REGISTRY,
+      '.mvn/maven.config': '-o\n',
+      '.gitignore': 'target/\n',
+      'src/main/java/shop/Bill.java': bill('-1'),
+      // The project's own suite, which the property command leaves out.
+      'src/test/java/shop/BillUnitTest.java':
+        'package shop;\n\nimport org.junit.jupiter.api.Test;\n\nclass BillUnitTest {\n  @Test\n  void fails() {\n    throw new AssertionError("not a property");\n  }\n}\n',
+    };
+    const repo = tempRepo();
+    repo.commit(files, 'start');
+    assert.is(repo.pw(['init', '--yes', '--owner-key', ownerKey()]).code, 0);
+    const cfg = readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8');
+    assert.ok(command && cfg.includes(`\n  command: ${command}\n`), cfg);
+    assert.match(cfg, /\n {2}src: \[src\/main\/\*\*\]\n/);
+    assert.match(cfg, /\n {2}jobs: 1\n/, 'no runtime guard watches the JVM: one side after the other');
+    repo.git(['add', '-A']);
+    repo.git(['commit', '-q', '--no-verify', '-m', 'patchwarden']);
+    repo.commit({ 'src/main/java/shop/Bill.java': bill('0') }, 'total: an empty bill is 0');
+    const r = repo.json(['revert-check', '--base', 'HEAD~1']);
+    assert.is(r.out.status, 'describes_patch', `${r.out.reason}\n${r.stderr}`);
+    assert.equal(r.out.failing_on_revert, [ID]);
+    // A pom whose test folder is not the property: the command stays a comment naming what the pom needs.
+    const plain = tempRepo();
+    plain.commit({ ...files, 'pom.xml': pom.replace('${tests}', 'src/test/java') }, 'start');
+    assert.is(plain.pw(['init', '--yes', '--owner-key', ownerKey()]).code, 0);
+    const plainCfg = readFileSync(path.join(plain.dir, '.patchwarden.yml'), 'utf8');
+    assert.ok(plainCfg.includes(`\n  # command: ${command}\n`), plainCfg);
+    assert.match(plainCfg, '(pom.xml: <testSourceDirectory>${tests}</testSourceDirectory> in <build>');
   },
 );
 
