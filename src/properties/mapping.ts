@@ -47,6 +47,8 @@ export interface Mapping {
   mapped: number;
   /** Cases that map to no id and did not pass: collection and import errors. */
   strays: { name: string; status: TestCase['status']; message: string }[];
+  /** The first case that names no id, as the report names it: shows how the runner names cases. */
+  unnamed?: string;
   /** Cases naming an id from a file outside the spec zone: never counted. */
   outside: { ids: string[]; name: string; file: string; placed: boolean }[];
   /** properties.min_cases: an invariant with fewer distinct cases is refused (0: off). */
@@ -139,6 +141,7 @@ export function mapCases(cases: TestCase[], registry: Registry, place: Placement
   const strays: Mapping['strays'] = [];
   const outside: Mapping['outside'] = [];
   let mapped = 0;
+  let unnamed: string | undefined;
   for (const c of foldParents(cases, (c) => invariantIds(c).length > 0)) {
     const ids = invariantIds(c);
     const file = ids.length ? caseFile(c, place) : null;
@@ -147,7 +150,8 @@ export function mapCases(cases: TestCase[], registry: Registry, place: Placement
       continue;
     }
     if (ids.length) mapped++;
-    else if (c.status === 'failed' || c.status === 'error')
+    else unnamed ??= c.name;
+    if (!ids.length && (c.status === 'failed' || c.status === 'error'))
       strays.push({ name: c.name, status: c.status, message: c.failures[0]?.message ?? '' });
     for (const id of ids) byId.set(id, [...(byId.get(id) ?? []), c]);
   }
@@ -172,7 +176,7 @@ export function mapCases(cases: TestCase[], registry: Registry, place: Placement
   const unregistered = [...byId]
     .filter(([id]) => !registered.has(id))
     .map(([id, cs]) => ({ id, cases: cs.map((c) => c.name) }));
-  return { invariants, unregistered, mapped, strays, outside, min_cases: minCases };
+  return { invariants, unregistered, mapped, strays, outside, min_cases: minCases, ...(unnamed && { unnamed }) };
 }
 
 const list = (xs: string[]) => xs.join(', ');
@@ -212,6 +216,10 @@ export function headProblems(m: Mapping, registry: Registry): string[] {
 function unmappedWhy(m: Mapping): string {
   const naming = 'give each a property named "invariant" or an [invariant:ID] token in its name';
   const s = m.strays[0];
-  if (!s) return ` (${naming})`;
+  // A runner that names a case by its function (Surefire without phrased names) drops an id written elsewhere.
+  const seen = m.unnamed
+    ? `; the report names a case ${JSON.stringify(m.unnamed)}: the id goes in the name the report gives`
+    : '';
+  if (!s) return ` (${naming}${seen})`;
   return `: ${s.status} in ${JSON.stringify(s.name)}${s.message ? `: ${s.message.split('\n')[0]}` : ''}, and a property file that does not load (an import that does not resolve, a build the command does not run first) reports only that, before any of its cases; the property command's output says why. Where every file loads, ${naming}`;
 }
