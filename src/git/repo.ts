@@ -123,6 +123,26 @@ export async function resolveCommit(repo: Repo, rev: string): Promise<string> {
   return id;
 }
 
+/**
+ * The commit a revision names and its first parent (null for a root commit),
+ * from one git process; or an explanation that the revision names no commit.
+ * cat-file reads names a line each, so a name holding a line break (or a
+ * carriage return, which it would drop) is resolved the long way.
+ */
+export async function commitAndParent(repo: Repo, rev: string): Promise<{ id: string; parent: string | null }> {
+  if (/[\r\n]/.test(rev)) {
+    const id = await resolveCommit(repo, rev);
+    return { id, parent: await commitOrNull(repo, `${id}^`) };
+  }
+  const out = await repo.text(['cat-file', '--batch-check=%(objectname)'], {
+    input: `${rev}^{commit}\n${rev}^{commit}^\n`,
+  });
+  // A name it cannot resolve is answered "NAME missing" (or "ambiguous").
+  const [id, parent] = out.split('\n').map((l) => (/^[0-9a-f]{40,64}$/.test(l) ? l : null));
+  if (!id) throw new CannotJudge(`no such commit: ${rev}`);
+  return { id, parent };
+}
+
 /** The best common ancestor of two commits, or null when they share no history. */
 export async function mergeBase(repo: Repo, a: string, b: string): Promise<string | null> {
   const r = await repo.run(['merge-base', a, b], { okCodes: [1] });
