@@ -105,6 +105,10 @@ function readHunk(out: string, end: number, file: { body: string[]; lines: Set<n
   let pre = h[1] === undefined ? 1 : Number(h[1]);
   let post = h[3] === undefined ? 1 : Number(h[3]);
   let n = Number(h[2]);
+  if (pre === 0 && n === 1 && !file.body.length) {
+    const next = readNewFile(out, end, file, post);
+    if (next >= 0) return next;
+  }
   while ((pre > 0 || post > 0) && end < out.length) {
     const at = end + 1;
     end = rowEnd(out, at);
@@ -125,6 +129,47 @@ function readHunk(out: string, end: number, file: { body: string[]; lines: Set<n
     n++;
   }
   return end + 1;
+}
+
+/** Rows longer than this on average are read one by one (see readNewFile). */
+const LONG_ROW = 512;
+
+/**
+ * A hunk that adds the whole file (`@@ -0,0 +1,N @@`: a new file, or one
+ * that was empty), its text copied without the rows' marks in one pass: a
+ * string cut out per row stays alive until they are joined, and the
+ * collector copies each of them (about half of reading 3.5 MiB). Returns
+ * where the next row starts, or -1 (nothing set) when a row is not an added
+ * one, the rows are long or the text holds a character beyond Latin-1.
+ */
+function readNewFile(out: string, end: number, file: { body: string[]; lines: Set<number> }, post: number): number {
+  const from = end + 1;
+  let rows = 0;
+  for (; rows < post && end < out.length; rows++) {
+    const at = end + 1;
+    if (out.charCodeAt(at) !== 43) return -1;
+    end = rowEnd(out, at);
+  }
+  // Long rows (minified code) cost little each: cut out, they share the output's characters.
+  if (end - from > rows * LONG_ROW) return -1;
+  const text = rows ? unmarked(out, from, end) : '';
+  if (text === null) return -1;
+  for (let n = 1; n <= rows; n++) file.lines.add(n);
+  if (rows) file.body[0] = text;
+  return end + 1;
+}
+
+/** Rows from `from` (a mark) to `end`, each without its first character; null past Latin-1 (one byte a character). */
+function unmarked(out: string, from: number, end: number): string | null {
+  const bytes = Buffer.allocUnsafe(end - from);
+  let n = 0;
+  for (let i = from + 1; i < end; i++) {
+    const c = out.charCodeAt(i);
+    if (c > 255) return null;
+    bytes[n++] = c;
+    if (c === 10) i++; // the next row's mark
+  }
+  return bytes.toString('latin1', 0, n);
 }
 
 /** The path of a `diff --git a/P b/P` header (no renames: both sides name the same path). */

@@ -1,6 +1,7 @@
 // The lines a change adds, read from git's whole-file patches of a real
 // repository: a new file's text is its blob's (less one final line break),
-// whatever its rows start with, and a changed file's added lines are only
+// whatever its rows start with, whatever characters
+// it holds and however long its rows, and a changed file's added lines are only
 // the ones it gained.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -26,6 +27,9 @@ test('new, once-empty and changed files: the text after the change and the lines
       'src/rows.js': rows,
       'src/tail.py': 'a\nb',
       'src/one.js': 'only\n',
+      'src/long.js': `${'x'.repeat(3000)}\n+y\n`,
+      'src/latin.js': 'const é = "ü\xff";\n',
+      'src/wide.js': 'const s = "日本";\n// €\n',
       'src/empty.js': 'one\ntwo\n',
       'src/old.js': 'a\nc\nb\n',
     },
@@ -34,9 +38,12 @@ test('new, once-empty and changed files: the text after the change and the lines
   const want = {
     'src/empty.js': { text: 'one\ntwo', lines: [1, 2] },
     'src/old.js': { text: 'a\nc\nb', lines: [2] },
+    'src/latin.js': { text: 'const é = "ü\xff";', lines: [1] },
+    'src/long.js': { text: `${'x'.repeat(3000)}\n+y`, lines: [1, 2] },
     'src/one.js': { text: 'only', lines: [1] },
     'src/rows.js': { text: rows.slice(0, -1), lines: range(rows.split('\n').length - 1) },
     'src/tail.py': { text: 'a\nb', lines: [1, 2] },
+    'src/wide.js': { text: 'const s = "日本";\n// €', lines: [1, 2] },
   };
   const repo = await openRepo(r.dir);
   assert.equal(shown(await addedLines(repo, base, tip)), want);
