@@ -10,8 +10,8 @@ export interface Added {
   path: string;
   /** The file's text after the change. */
   text: string;
-  /** 1-based line numbers the change adds. */
-  lines: Set<number>;
+  /** 1-based line numbers the change adds; null: every line (the file is added whole). */
+  lines: Set<number> | null;
   /** The blob after the change: its bytes are what an opaque file is pinned by. */
   oid: string;
 }
@@ -54,7 +54,7 @@ const HEADER = /^[0-9a-f]{40,64}( [0-9a-f]{40,64})?$/;
  * only each kept line's text, without its mark, is cut out).
  */
 function parsePatches(out: string, pairs: boolean): Added[][] {
-  type File = { path: string; body: string[]; lines: Set<number>; link: boolean; oid: string };
+  type File = Rows & { path: string; link: boolean; oid: string };
   const groups: File[][] = pairs ? [] : [[]];
   let read = groups[0];
   let cur: File | null = null;
@@ -70,7 +70,7 @@ function parsePatches(out: string, pairs: boolean): Added[][] {
       continue;
     }
     if (line.startsWith('diff --git ')) {
-      cur = { path: gitPath(line.slice(11)), body: [], lines: new Set(), link: false, oid: '' };
+      cur = { path: gitPath(line.slice(11)), body: [], lines: new Set(), whole: false, link: false, oid: '' };
       read.push(cur);
       continue;
     }
@@ -85,9 +85,16 @@ function parsePatches(out: string, pairs: boolean): Added[][] {
   }
   return groups.map((files) =>
     files
-      .filter((f) => !f.link && f.lines.size)
-      .map((f) => ({ path: f.path, text: f.body.join('\n'), lines: f.lines, oid: f.oid })),
+      .filter((f) => !f.link && (f.whole || f.lines.size))
+      .map((f) => ({ path: f.path, text: f.body.join('\n'), lines: f.whole ? null : f.lines, oid: f.oid })),
   );
+}
+
+/** A file's rows after the change, by line, and the lines added (whole: every line, no set built). */
+interface Rows {
+  body: string[];
+  lines: Set<number>;
+  whole: boolean;
 }
 
 /** Where the row from at ends: its line break, or the end of the output. */
@@ -101,7 +108,7 @@ function rowEnd(out: string, at: number): number {
  * many as its counts say. Sets the file's new lines and its added line
  * numbers; returns where the next row starts.
  */
-function readHunk(out: string, end: number, file: { body: string[]; lines: Set<number> }, h: RegExpExecArray): number {
+function readHunk(out: string, end: number, file: Rows, h: RegExpExecArray): number {
   let pre = h[1] === undefined ? 1 : Number(h[1]);
   let post = h[3] === undefined ? 1 : Number(h[3]);
   let n = Number(h[2]);
@@ -142,7 +149,7 @@ const LONG_ROW = 512;
  * where the next row starts, or -1 (nothing set) when a row is not an added
  * one, the rows are long or the text holds a character beyond Latin-1.
  */
-function readNewFile(out: string, end: number, file: { body: string[]; lines: Set<number> }, post: number): number {
+function readNewFile(out: string, end: number, file: Rows, post: number): number {
   const from = end + 1;
   let rows = 0;
   for (; rows < post && end < out.length; rows++) {
@@ -154,8 +161,10 @@ function readNewFile(out: string, end: number, file: { body: string[]; lines: Se
   if (end - from > rows * LONG_ROW) return -1;
   const text = rows ? unmarked(out, from, end) : '';
   if (text === null) return -1;
-  for (let n = 1; n <= rows; n++) file.lines.add(n);
-  if (rows) file.body[0] = text;
+  if (rows) {
+    file.body[0] = text;
+    file.whole = true;
+  }
   return end + 1;
 }
 

@@ -13,9 +13,14 @@ test.after.each(cleanup);
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
-/** What each file gives: its text and its added line numbers, by path. */
+/** What each file gives: its text and its added line numbers (null: every line), by path. */
 const shown = (added: Added[]) =>
-  Object.fromEntries(added.map((a) => [a.path, { text: a.text, lines: [...a.lines].sort((x, y) => x - y) }]));
+  Object.fromEntries(
+    added.map((a) => [
+      a.path,
+      { text: a.text, lines: a.lines ? [...a.lines].sort((x, y) => x - y) : range(a.text.split('\n').length) },
+    ]),
+  );
 
 test('new, once-empty and changed files: the text after the change and the lines added', async () => {
   const r = tempRepo();
