@@ -42,6 +42,17 @@ export async function openRepo(dir: string): Promise<Repo> {
   return repoFrom(dir, out.split('\n'));
 }
 
+/**
+ * The same, read from disk when `dir` is a plain top folder (plainTop), so
+ * that a command which starts git anyway starts one process fewer.
+ */
+export async function repoAt(dir: string): Promise<Repo> {
+  const top = plainTop(dir);
+  if (!top) return openRepo(dir);
+  const gitDir = path.join(top, '.git');
+  return makeRepo(top, gitDir, gitDir);
+}
+
 /** Variables that point git at another repository or work tree, or add to its config. */
 const ELSEWHERE = [
   'GIT_DIR',
