@@ -42,6 +42,17 @@ export async function openRepo(dir: string): Promise<Repo> {
   return repoFrom(dir, out.split('\n'));
 }
 
+/**
+ * The same, read from disk when `dir` is a plain top folder (plainTop), so
+ * that a command which starts git anyway starts one process fewer.
+ */
+export async function repoAt(dir: string): Promise<Repo> {
+  const top = plainTop(dir);
+  if (!top) return openRepo(dir);
+  const gitDir = path.join(top, '.git');
+  return makeRepo(top, gitDir, gitDir);
+}
+
 /** Variables that point git at another repository or work tree, or add to its config. */
 const ELSEWHERE = [
   'GIT_DIR',
@@ -121,6 +132,26 @@ export async function resolveCommit(repo: Repo, rev: string): Promise<string> {
   const id = r.stdout.toString('utf8').trim();
   if (r.code !== 0 || !id) throw new CannotJudge(`no such commit: ${rev}`);
   return id;
+}
+
+/**
+ * The commit a revision names and its first parent (null for a root commit),
+ * from one git process; or an explanation that the revision names no commit.
+ * cat-file reads names a line each, so a name holding a line break (or a
+ * carriage return, which it would drop) is resolved the long way.
+ */
+export async function commitAndParent(repo: Repo, rev: string): Promise<{ id: string; parent: string | null }> {
+  if (/[\r\n]/.test(rev)) {
+    const id = await resolveCommit(repo, rev);
+    return { id, parent: await commitOrNull(repo, `${id}^`) };
+  }
+  const out = await repo.text(['cat-file', '--batch-check=%(objectname)'], {
+    input: `${rev}^{commit}\n${rev}^{commit}^\n`,
+  });
+  // A name it cannot resolve is answered "NAME missing" (or "ambiguous").
+  const [id, parent] = out.split('\n').map((l) => (/^[0-9a-f]{40,64}$/.test(l) ? l : null));
+  if (!id) throw new CannotJudge(`no such commit: ${rev}`);
+  return { id, parent };
 }
 
 /** The best common ancestor of two commits, or null when they share no history. */

@@ -10,8 +10,8 @@ export interface Added {
   path: string;
   /** The file's text after the change. */
   text: string;
-  /** 1-based line numbers the change adds. */
-  lines: Set<number>;
+  /** 1-based line numbers the change adds; null: every line (the file is added whole). */
+  lines: Set<number> | null;
   /** The blob after the change: its bytes are what an opaque file is pinned by. */
   oid: string;
 }
@@ -54,7 +54,7 @@ const HEADER = /^[0-9a-f]{40,64}( [0-9a-f]{40,64})?$/;
  * only each kept line's text, without its mark, is cut out).
  */
 function parsePatches(out: string, pairs: boolean): Added[][] {
-  type File = { path: string; body: string[]; lines: Set<number>; link: boolean; oid: string };
+  type File = Rows & { path: string; link: boolean; oid: string };
   const groups: File[][] = pairs ? [] : [[]];
   let read = groups[0];
   let cur: File | null = null;
@@ -70,7 +70,7 @@ function parsePatches(out: string, pairs: boolean): Added[][] {
       continue;
     }
     if (line.startsWith('diff --git ')) {
-      cur = { path: gitPath(line.slice(11)), body: [], lines: new Set(), link: false, oid: '' };
+      cur = { path: gitPath(line.slice(11)), body: [], lines: new Set(), whole: false, link: false, oid: '' };
       read.push(cur);
       continue;
     }
@@ -85,9 +85,16 @@ function parsePatches(out: string, pairs: boolean): Added[][] {
   }
   return groups.map((files) =>
     files
-      .filter((f) => !f.link && f.lines.size)
-      .map((f) => ({ path: f.path, text: f.body.join('\n'), lines: f.lines, oid: f.oid })),
+      .filter((f) => !f.link && (f.whole || f.lines.size))
+      .map((f) => ({ path: f.path, text: f.body.join('\n'), lines: f.whole ? null : f.lines, oid: f.oid })),
   );
+}
+
+/** A file's rows after the change, by line, and the lines added (whole: every line, no set built). */
+interface Rows {
+  body: string[];
+  lines: Set<number>;
+  whole: boolean;
 }
 
 /** Where the row from at ends: its line break, or the end of the output. */
@@ -101,10 +108,14 @@ function rowEnd(out: string, at: number): number {
  * many as its counts say. Sets the file's new lines and its added line
  * numbers; returns where the next row starts.
  */
-function readHunk(out: string, end: number, file: { body: string[]; lines: Set<number> }, h: RegExpExecArray): number {
+function readHunk(out: string, end: number, file: Rows, h: RegExpExecArray): number {
   let pre = h[1] === undefined ? 1 : Number(h[1]);
   let post = h[3] === undefined ? 1 : Number(h[3]);
   let n = Number(h[2]);
+  if (pre === 0 && n === 1 && !file.body.length) {
+    const next = readNewFile(out, end, file, post);
+    if (next >= 0) return next;
+  }
   while ((pre > 0 || post > 0) && end < out.length) {
     const at = end + 1;
     end = rowEnd(out, at);
@@ -125,6 +136,49 @@ function readHunk(out: string, end: number, file: { body: string[]; lines: Set<n
     n++;
   }
   return end + 1;
+}
+
+/** Rows longer than this on average are read one by one (see readNewFile). */
+const LONG_ROW = 512;
+
+/**
+ * A hunk that adds the whole file (`@@ -0,0 +1,N @@`: a new file, or one
+ * that was empty), its text copied without the rows' marks in one pass: a
+ * string cut out per row stays alive until they are joined, and the
+ * collector copies each of them (about half of reading 3.5 MiB). Returns
+ * where the next row starts, or -1 (nothing set) when a row is not an added
+ * one, the rows are long or the text holds a character beyond Latin-1.
+ */
+function readNewFile(out: string, end: number, file: Rows, post: number): number {
+  const from = end + 1;
+  let rows = 0;
+  for (; rows < post && end < out.length; rows++) {
+    const at = end + 1;
+    if (out.charCodeAt(at) !== 43) return -1;
+    end = rowEnd(out, at);
+  }
+  // Long rows (minified code) cost little each: cut out, they share the output's characters.
+  if (end - from > rows * LONG_ROW) return -1;
+  const text = rows ? unmarked(out, from, end) : '';
+  if (text === null) return -1;
+  if (rows) {
+    file.body[0] = text;
+    file.whole = true;
+  }
+  return end + 1;
+}
+
+/** Rows from `from` (a mark) to `end`, each without its first character; null past Latin-1 (one byte a character). */
+function unmarked(out: string, from: number, end: number): string | null {
+  const bytes = Buffer.allocUnsafe(end - from);
+  let n = 0;
+  for (let i = from + 1; i < end; i++) {
+    const c = out.charCodeAt(i);
+    if (c > 255) return null;
+    bytes[n++] = c;
+    if (c === 10) i++; // the next row's mark
+  }
+  return bytes.toString('latin1', 0, n);
 }
 
 /** The path of a `diff --git a/P b/P` header (no renames: both sides name the same path). */

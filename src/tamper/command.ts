@@ -4,7 +4,7 @@ import { emit, violationsOutcome } from '../common/output.js';
 import { UsageError } from '../common/errors.js';
 import { judgingConfig } from '../config/judging.js';
 import { loadConfig } from '../config/load.js';
-import { commitOrNull, mergeBase, openRepo, resolveCommit } from '../git/repo.js';
+import { commitAndParent, commitOrNull, mergeBase, repoAt, resolveCommit } from '../git/repo.js';
 import { ALLOW_FILE } from '../config/tamper-ids.js';
 import { judgeTamper, type TamperRange } from './judge.js';
 import { counted } from '../common/text.js';
@@ -44,11 +44,10 @@ export async function run(args: string[]): Promise<number> {
   );
   if ([values.staged, values.commit, values.range].filter((v) => v !== undefined).length > 1)
     throw new UsageError('give one of --staged, --commit REV, --range A..B');
-  const repo = await openRepo(common.dir);
+  const repo = await repoAt(common.dir);
   let range: TamperRange;
   if (values.commit !== undefined) {
-    const id = await resolveCommit(repo, values.commit);
-    const parent = await commitOrNull(repo, `${id}^`);
+    const { id, parent } = await commitAndParent(repo, values.commit);
     range = { from: parent, to: id, judgeRev: parent };
   } else if (values.range !== undefined) {
     const m = /^(.*?)\.\.(.+)$/.exec(values.range);

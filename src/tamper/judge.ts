@@ -61,8 +61,7 @@ export async function judgeTamper(
     p.catch(() => {
       /* thrown below, where it is awaited */
     });
-  // The glob compiler loads only when no classifier is handed in (the pre-commit hook has one).
-  const classify = await (zones ?? import('../config/classifier.js').then((m) => m.classifierFor(repo, config)));
+  const classify = await (zones ?? zonesOf(repo, config, diffing));
   let allowed: Promise<AllowRow[]> | undefined;
   return judgeAdded(
     repo,
@@ -72,6 +71,21 @@ export async function judgeTamper(
     range.to,
     () => (allowed ??= allowRows(repo, range.judgeRev)),
   );
+}
+
+/**
+ * The config's zones, for when no classifier is handed in (the pre-commit
+ * hook has one): the glob compiler loads and compiles while git diffs, and
+ * git is asked for core.ignorecase only when a path the diff names could
+ * fall in another zone with case folded (a process saved on most changes).
+ */
+async function zonesOf(repo: Repo, config: Config, diffing: Promise<Added[]>): Promise<Classify> {
+  const [{ classifierFor }, { zoneRules }] = await Promise.all([
+    import('../config/classifier.js'),
+    import('../config/zone-rules.js'),
+  ]);
+  const rules = { exact: zoneRules(config), folded: zoneRules(config, true) };
+  return classifierFor(repo, { rules }, { paths: (await diffing).map((a) => a.path) });
 }
 
 const nothing = (config: Config): TamperVerdict => ({

@@ -8,11 +8,52 @@ import * as assert from 'uvu/assert';
 import { messageTrailers } from '../../src/git/commits.js';
 import { tracksAnyAt } from '../../src/git/files.js';
 import { fetchObjects, headRef, remoteRefs, upstreamOf } from '../../src/git/refs.js';
-import { aliasOf, commitOrNull, configMatching, gitVars, openRepo } from '../../src/git/repo.js';
+import {
+  aliasOf,
+  commitAndParent,
+  commitOrNull,
+  configMatching,
+  gitVars,
+  openRepo,
+  repoAt,
+} from '../../src/git/repo.js';
 import { treeOf } from '../../src/git/trees.js';
 import { cleanup, tempRepo } from '../helpers/repo.js';
 
 test.after.each(cleanup);
+
+test('a repository read from disk at its top is the one git names, and git is asked elsewhere', async () => {
+  const t = tempRepo();
+  t.commit({ 'sub/a.txt': 'a\n' }, 'base');
+  const linked = path.join(t.dir, 'sub', 'linked');
+  t.git(['worktree', 'add', '-q', linked]);
+  const bare = tempRepo({ bare: true });
+  const facts = ({ root, gitDir, commonDir, cwd }: Awaited<ReturnType<typeof openRepo>>) => ({
+    root,
+    gitDir,
+    commonDir,
+    cwd,
+  });
+  for (const dir of [t.dir, path.join(t.dir, 'sub'), linked, bare.dir])
+    assert.equal(facts(await repoAt(dir)), facts(await openRepo(dir)), dir);
+});
+
+test('a commit and its first parent from one revision: none for a root commit, an error naming a missing one', async () => {
+  const t = tempRepo();
+  const root = t.commit({ 'a.txt': 'a\n' }, 'root\ncommit');
+  const tip = t.commit({ 'a.txt': 'b\n' }, 'second one');
+  t.git(['tag', '-a', '-m', 'tagged', 'v1', tip]);
+  const repo = await openRepo(t.dir);
+  assert.equal(await commitAndParent(repo, 'v1'), { id: tip, parent: root });
+  assert.equal(await commitAndParent(repo, 'HEAD^{/second one}'), { id: tip, parent: root });
+  assert.equal(await commitAndParent(repo, root), { id: root, parent: null });
+  assert.equal(await commitAndParent(repo, 'HEAD^{/root\ncommit}'), { id: root, parent: null });
+  for (const missing of ['no-such-branch', 'HEAD:a.txt', `${root}..${tip}`, '-v', 'HEAD\r']) {
+    const err = await commitAndParent(repo, missing).catch((e: Error) => e);
+    assert.instance(err, Error);
+    assert.is((err as Error).message, `no such commit: ${missing}`);
+  }
+});
 
 test('what a commit tracks: a folder with files, none for an unborn HEAD or an untracked folder', async () => {
   const t = tempRepo();

@@ -248,4 +248,19 @@ test('paths git quotes (quote, newline, non-ASCII, spaces) are read back exactly
   assert.is(repo.json(['tamper', '--commit', 'HEAD']).code, 0);
 });
 
+test('core.ignorecase decides whether a path is in a zone its glob spells in another case', () => {
+  const repo = tempRepo();
+  repo.commit({ '.patchwarden.yml': 'version: 1\nzones:\n  src: ["SRC/**"]\n' }, 'base');
+  repo.commit({ 'src/app.py': 'import os\nos._exit(0)\n', 'SRC/ok.py': 'x = 1\n' }, 'exit');
+  repo.git(['config', 'core.ignorecase', 'true']);
+  const folded = repo.json(['tamper', '--commit', 'HEAD']);
+  assert.is(folded.code, 1);
+  assert.equal(
+    folded.out.hits.map((h: { path: string; rule: string }) => `${h.path} ${h.rule}`),
+    ['src/app.py exit.process'],
+  );
+  repo.git(['config', 'core.ignorecase', 'false']);
+  assert.is(repo.json(['tamper', '--commit', 'HEAD']).code, 0);
+});
+
 test.run();
