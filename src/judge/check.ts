@@ -11,7 +11,7 @@ import { classifierFor } from '../config/classifier.js';
 import { explicitJudge, judgeOf } from '../config/judge.js';
 import { judgingConfig } from '../config/judging.js';
 import type { Config } from '../config/schema.js';
-import { commitOrNull, mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
+import { commitAndParent, mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
 import { readStaged } from '../git/staged.js';
 import { rangeChanges } from '../git/changes.js';
 import { OVERRIDE_TRAILER } from '../owners/override.js';
@@ -81,9 +81,9 @@ export async function run(args: string[]): Promise<number> {
   }
   const repo = await openRepo(common.dir);
   if (values.commit !== undefined) {
-    const id = await resolveCommit(repo, values.commit);
+    const { id, parent } = await commitAndParent(repo, values.commit);
     // A root commit has nothing older to be judged by.
-    const base = (await commitOrNull(repo, `${id}^1`)) ?? id;
+    const base = parent ?? id;
     const { config } = await judgingConfig(repo, common.config, base);
     const { violations } = await rangeRules(repo, config, `${id}^@`, id, base);
     return emit(common.format, violationsOutcome(violations, { commits: [id] }));
