@@ -1,4 +1,5 @@
 // `patchwarden init`: a starter config and the hooks, idempotently.
+import { fenceAvailable } from '../properties/fence.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
@@ -150,7 +151,7 @@ export async function run(args: string[]): Promise<number> {
   if (!fresh) actions.push(`${CONFIG_FILE}: kept as it is`);
   else {
     const zones = { src: values.src, spec: values.spec, fixtures: values.fixtures };
-    const text = starterConfig(root, zones, owner ? SIGNERS_FILE : null);
+    const text = starterConfig(root, zones, owner ? SIGNERS_FILE : null, fenceAvailable());
     // The globs are checked as the hooks will read them, before anything is written.
     const written = parseConfig(text, CONFIG_FILE);
     writeFileSync(configFile, text);

@@ -22,7 +22,7 @@
 // there (or 30 s have passed) before it builds, so the race the attack
 // needs is won on every machine; the patch cannot choose that command, but
 // on a loaded machine the attacker has time enough without it.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -32,13 +32,11 @@ import { testUnless } from '../helpers/skip.js';
 import { GO_MOD, goConfig, goProperty, goRegistry, GOTESTSUM_MISSING, TOTAL_BODY } from '../properties/go-module.js';
 import { project } from '../properties/projects.js';
 import { CARGO_MISSING, crate, RUST_COMMAND, rustConfig, rustProperty } from '../properties/rust-crate.js';
-import { landlockProbe } from '../../src/properties/sealed/confine.js';
-import { PROJECT } from '../helpers/repo.js';
+import { FENCE } from '../helpers/fence.js';
 
-const FENCED = landlockProbe(readFileSync(path.join(PROJECT, 'src/properties/sealed/confine.py'), 'utf8')).abi >= 2;
 /** Where the kernel has no Landlock the fenced half of a test cannot run. */
 const fenced = (missing: string | null) =>
-  testUnless(missing ?? (FENCED ? null : 'no Landlock ABI 2 on this kernel: the sides cannot be fenced'));
+  testUnless(missing ?? (FENCE ? null : 'no Landlock ABI 2 on this kernel: the sides cannot be fenced'));
 /** The fallback on purpose: the tree stamps alone. */
 const STAMPS = { PATCHWARDEN_LANDLOCK: 'off' };
 
