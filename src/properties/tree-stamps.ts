@@ -20,7 +20,7 @@
 // what the run does. So the stamps stay (one lstat a file), and each file's
 // type and owner bits are checked against its entry before the command.
 import { createHash } from 'node:crypto';
-import { lstatSync, readlinkSync } from 'node:fs';
+import { constants, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { readRegularFile } from '../common/regular-file.js';
 import { checkoutUntracked } from '../git/files.js';
@@ -36,6 +36,7 @@ export interface TreeStamps {
 }
 
 const LINK = '120000';
+const { S_IFMT, S_IFLNK, S_IFREG } = constants;
 const REGULAR = new Set(['100644', '100755']);
 
 /**
@@ -55,7 +56,12 @@ export async function stampTree(
     tree,
     files.map((e) => e.path),
   );
-  if (fenced) return { stamps, unlike: files.filter((e) => !likeMode(tree, e)).map((e) => e.path), untracked: null };
+  if (fenced)
+    return {
+      stamps,
+      unlike: files.filter((e) => !likeMode(stamps.get(e.path), e)).map((e) => e.path),
+      untracked: null,
+    };
   const untracked = new Set(checkoutUntracked(tree, env));
   const unlike = [...untracked].filter((f) => !linked.includes(f.replace(/\/$/, '')));
   for (const e of files) if (!(await likeBlob(tree, e, env))) unlike.push(e.path);
@@ -90,14 +96,9 @@ async function likeBlob(tree: string, e: TreeEntry, env: NodeJS.ProcessEnv): Pro
   return e.mode !== LINK && (await blobIdAs(tree, e.path, bytes, env)) === e.oid;
 }
 
-/** Whether the file is of its entry's type, readable and writable by its owner, and executable by it exactly where the entry is. */
-function likeMode(tree: string, e: TreeEntry): boolean {
-  let st;
-  try {
-    st = lstatSync(path.join(tree, e.path));
-  } catch {
-    return false; // gone, or its folder made unreadable
-  }
-  if (e.mode === LINK) return st.isSymbolicLink();
-  return st.isFile() && (st.mode & 0o700) === (e.mode === '100755' ? 0o700 : 0o600);
+/** Whether the stamped file is of its entry's type, readable and writable by its owner, and executable by it exactly where the entry is. */
+function likeMode(stamp: string | undefined, e: TreeEntry): boolean {
+  const mode = Number(stamp?.split(' ')[3]); // NaN when absent or unreachable
+  if (e.mode === LINK) return (mode & S_IFMT) === S_IFLNK;
+  return (mode & S_IFMT) === S_IFREG && (mode & 0o700) === (e.mode === '100755' ? 0o700 : 0o600);
 }

@@ -13,9 +13,11 @@
 # the worker is never run unconfined.
 #
 # --fence handles the write rights alone (making, removing, renaming,
-# writing, truncating): reads, execution, the network and signals stay as
-# they were, and only the --rw paths may be written. It fences one side of
-# the revert check from the other while both run at once.
+# writing, truncating): reads, execution and the network stay as they were,
+# and only the --rw paths may be written; from ABI 6 signals are scoped to
+# the domain too, so neither side can kill or stop the other's processes.
+# It fences one side of the revert check from the other while both run at
+# once.
 #
 # --shm gives the worker a /dev/shm of its own (POSIX semaphores and shared
 # memory: Python's multiprocessing locks, queues and pools): a fresh tmpfs
@@ -143,8 +145,8 @@ def confine(rw, ro, fence):
     if v < 1:
         fail("Landlock is not available on this kernel (landlock_create_ruleset: %s)" % os.strerror(ctypes.get_errno()))
     handled = fs_rights(v) & WRITE_RIGHTS if fence else fs_rights(v)
-    attr = RulesetAttr(handled, NET_BIND_TCP | NET_CONNECT_TCP if v >= 4 and not fence else 0,
-                       SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if v >= 6 and not fence else 0)
+    scoped = (SCOPE_SIGNAL if fence else SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL) if v >= 6 else 0
+    attr = RulesetAttr(handled, NET_BIND_TCP | NET_CONNECT_TCP if v >= 4 and not fence else 0, scoped)
     size = 24 if v >= 6 else 16 if v >= 4 else 8
     ruleset = libc.syscall(CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
     if ruleset < 0:
