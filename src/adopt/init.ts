@@ -1,5 +1,4 @@
 // `patchwarden init`: a starter config and the hooks, idempotently.
-import { fenceAvailable } from '../properties/fence.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
@@ -15,6 +14,7 @@ import { isIgnored, isTracked, workingFiles } from '../git/files.js';
 import { currentTips } from '../git/refs.js';
 import { baselineText } from '../mixing/baseline.js';
 import { BASELINE_FILE } from '../zones/names.js';
+import { fenceAvailable } from '../properties/fence.js';
 import { HOOKS, hookSetup, installHook, sharedHooksPath, type HookSetup } from './install.js';
 import { editPackageJson } from './package-json.js';
 import { installManager, wireManager } from './managers.js';
