@@ -21,6 +21,7 @@ import { OVERRIDE_TRAILER, overrideLines } from '../owners/override.js';
 import { exitCode, type LayerResult } from './layer.js';
 import { containedSoFar, containedLines } from '../runner/contain.js';
 import { sealedLines, sealedCalls, sealedSoFar } from '../properties/sealed/env.js';
+import { fenceLines, fenceSoFar } from '../properties/fence.js';
 import { containedLayer, enforceRequired, kernelLayer, requirements } from './require.js';
 import { checkedSeed } from '../runner/seed.js';
 import { Facts } from '../judge/facts.js';
@@ -163,6 +164,7 @@ export async function run(args: string[]): Promise<number> {
       contained: containedSoFar(),
       sealed: sealedSoFar(),
       sealed_calls: sealedCalls(),
+      fence: fenceSoFar(),
       overrides: overrides.granted,
       layers: jsonLayers(layers),
       ...(scratch && { scratch: { file: values.scratch, ...scratch } }),
@@ -172,6 +174,7 @@ export async function run(args: string[]): Promise<number> {
       ...listed,
       ...containedLines().map((l) => `patchwarden gate: ${l}`),
       ...sealedLines().map((l) => `patchwarden gate: ${l}`),
+      ...fenceLines().map((l) => `patchwarden gate: ${l}`),
       ...compared,
     ],
     github: githubAnnotations(layers),

@@ -32,6 +32,7 @@ import { propertyRunEnv, SHARD_VARIABLE, SIDE_VARIABLE, TREE_ENV } from './runen
 import { openSealed, type SealedMode, type SealedSession, type WorkerSetup } from './sealed/env.js';
 import { changedTrusted, stampTrusted } from './trusted-files.js';
 import { changedTree, stampTree } from './tree-stamps.js';
+import { fencePrefix, fenceRun } from './fence.js';
 import { workspaceDirs } from './workspaces.js';
 
 export interface PropertyRun {
@@ -110,23 +111,20 @@ export async function runProperties(
   const { guard, sealed } = opts.guard
     ? openSessions(tree, config, opts.guard, opts.onFailing)
     : { guard: null, sealed: null };
+  // Only a run with the other side beside it is fenced (fence.ts).
+  const fenced = opts.guard?.tracked ? fenceRun() : false;
   let run;
   let refused: string[] = [];
   let failures: string[] = [];
   let rewritten: string[] = [];
   let touched: string[] = [];
   try {
-    const plain = {
-      ...(guard ? propertyRunEnv(opts.guard!.tmp, opts.guard!.gocache, guard) : TREE_ENV),
-      ...runEnv(config),
-      ...opts.env,
-    };
-    const env = sealed ? sealed.activate({ ...process.env, ...plain }, workerSetup(tree, config, opts, guard)) : plain;
+    const env = commandEnv(tree, config, opts, { guard, sealed, fenced });
     // {shard}: this run's share of its side (runenv.ts), 1/1 unless a matrix part set it.
     const shard = /^\d+\/\d+$/.test(env[SHARD_VARIABLE] ?? '') ? env[SHARD_VARIABLE]! : '1/1';
     const trusted = opts.guard ? stampTrusted(tree, judgingFiles(tree, opts.guard.trusted, opts.classify)) : null;
     const tracked = opts.guard?.tracked
-      ? await traced(`${name}: tree stamped`, () => stampTree(tree, opts.guard!.tracked!, TREE_ENV))
+      ? await traced(`${name}: tree stamped`, () => stampTree(tree, opts.guard!.tracked!, TREE_ENV, fenced))
       : null;
     run = await traced(`${name}: property command`, () =>
       runTestCommand(command.replaceAll('{shard}', shard), {
@@ -136,6 +134,7 @@ export async function runProperties(
         signal: opts.signal,
         junit: guard?.junit,
         onSpawn: () => traceMark(`${name}: property command started`),
+        wrap: fenced ? fenceWrap(tree, opts.guard!.tmp, guard!, sealed) : undefined,
       }),
     );
     // Read only now that every process the command started has ended.
@@ -199,10 +198,32 @@ export async function runProperties(
   }
 }
 
+/** The command's environment: the guard's and the pinned variables, then the caller's, then sealing's. */
+function commandEnv(
+  tree: string,
+  config: Config,
+  opts: RunOptions,
+  { guard, sealed, fenced }: { guard: GuardSession | null; sealed: SealedSession | null; fenced: boolean },
+): NodeJS.ProcessEnv {
+  const plain = {
+    ...(guard ? propertyRunEnv(opts.guard!.tmp, opts.guard!.gocache, guard) : TREE_ENV),
+    ...runEnv(config),
+    ...opts.env,
+  };
+  return sealed && guard
+    ? sealed.activate({ ...process.env, ...plain }, workerSetup(tree, config, opts, guard, fenced))
+    : plain;
+}
+
 /** The files a run trusts as the base's: the spec's and harness's code, and every tracked file of an oracle zone (the spec, fixtures, the guard's own). */
 function judgingFiles(tree: string, code: string[], classify: Classify): string[] {
   const oracle = checkoutTracked(tree, TREE_ENV).filter((f) => ORACLE_ZONES.includes(classify(f) as ZoneName));
   return [...new Set([...code, ...oracle])];
+}
+
+/** The fence of a run with the other side beside it: it writes its tree, its temporary root, its report and guard channel, its sealed worker's folders. */
+function fenceWrap(tree: string, tmp: string, guard: GuardSession, sealed: SealedSession | null): string[] {
+  return fencePrefix([tree, tmp, path.dirname(guard.junit), guard.channel, ...(sealed?.writable ?? [])]);
 }
 
 /** Why a run whose base spec, harness or fixture files changed meanwhile is not judged (trusted-files.ts). */
@@ -253,7 +274,13 @@ function openSessions(
  * guard's folder, the run's temporary root, the git directory and the
  * judge's install kept out.
  */
-function workerSetup(tree: string, config: Config, opts: RunOptions, guard: GuardSession): WorkerSetup {
+function workerSetup(
+  tree: string,
+  config: Config,
+  opts: RunOptions,
+  guard: GuardSession,
+  fenced: boolean,
+): WorkerSetup {
   const main = opts.guard!.main;
   const entries = config.revert.link.flatMap((entry) =>
     path.basename(entry) === 'node_modules'
@@ -285,5 +312,6 @@ function workerSetup(tree: string, config: Config, opts: RunOptions, guard: Guar
       ...(judge ? [judge] : []),
     ],
     tmp: opts.guard!.tmp,
+    fenced,
   };
 }

@@ -11,8 +11,16 @@
 // already), the stamps one made after it, restored or not. Nothing of this
 // is in the runs' reach: the blob ids come from the judge's own
 // `git ls-tree`, the stamps stay in memory.
+//
+// Where the fence holds (fence.ts) the other side cannot write, make or
+// remove anything of this tree, so the blob checks and the listing of added
+// files would cost a read of every file for nothing. What the kernel's write
+// rights leave open is a file's metadata (chmod, utimes, extended
+// attributes): a file made unreadable, or its execute bit flipped, changes
+// what the run does. So the stamps stay (one lstat a file), and each file's
+// type and owner bits are checked against its entry before the command.
 import { createHash } from 'node:crypto';
-import { readlinkSync } from 'node:fs';
+import { constants, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { readRegularFile } from '../common/regular-file.js';
 import { checkoutUntracked } from '../git/files.js';
@@ -23,28 +31,37 @@ export interface TreeStamps {
   stamps: TrustedStamps;
   /** Files already unlike their blob when stamped. */
   unlike: string[];
-  /** The untracked files then: the entries `revert.link` linked in, and any other counted in `unlike`. */
-  untracked: Set<string>;
+  /** The untracked files then: the entries `revert.link` linked in, and any other counted in `unlike`; null under the fence, where none can be added. */
+  untracked: Set<string> | null;
 }
 
 const LINK = '120000';
+const { S_IFMT, S_IFLNK, S_IFREG } = constants;
 const REGULAR = new Set(['100644', '100755']);
 
 /**
  * Stamps every file of `entries` (a tree's, as `git ls-tree -r` lists it) in
  * the checkout at `tree`, then checks each against its blob; an untracked
- * file other than the `linked` entries is already one too many.
+ * file other than the `linked` entries is already one too many. `fenced`:
+ * each checked against its entry's type and mode only.
  */
 export async function stampTree(
   tree: string,
   { entries, linked }: { entries: TreeEntry[]; linked: string[] },
   env: NodeJS.ProcessEnv,
+  fenced: boolean,
 ): Promise<TreeStamps> {
   const files = entries.filter((e) => e.type === 'blob');
   const stamps = stampTrusted(
     tree,
     files.map((e) => e.path),
   );
+  if (fenced)
+    return {
+      stamps,
+      unlike: files.filter((e) => !likeMode(stamps.get(e.path), e)).map((e) => e.path),
+      untracked: null,
+    };
   const untracked = new Set(checkoutUntracked(tree, env));
   const unlike = [...untracked].filter((f) => !linked.includes(f.replace(/\/$/, '')));
   for (const e of files) if (!(await likeBlob(tree, e, env))) unlike.push(e.path);
@@ -53,7 +70,8 @@ export async function stampTree(
 
 /** The files not as `before` found them: unlike their blob then, changed since, or added. */
 export function changedTree(tree: string, before: TreeStamps, env: NodeJS.ProcessEnv): string[] {
-  const added = checkoutUntracked(tree, env).filter((f) => !before.untracked.has(f));
+  const untracked = before.untracked;
+  const added = untracked ? checkoutUntracked(tree, env).filter((f) => !untracked.has(f)) : [];
   return [...new Set([...before.unlike, ...changedTrusted(tree, before.stamps), ...added])];
 }
 
@@ -76,4 +94,11 @@ async function likeBlob(tree: string, e: TreeEntry, env: NodeJS.ProcessEnv): Pro
   const id = createHash(algo).update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
   if (id === e.oid) return true;
   return e.mode !== LINK && (await blobIdAs(tree, e.path, bytes, env)) === e.oid;
+}
+
+/** Whether the stamped file is of its entry's type, readable and writable by its owner, and executable by it exactly where the entry is. */
+function likeMode(stamp: string | undefined, e: TreeEntry): boolean {
+  const mode = Number(stamp?.split(' ')[3]); // NaN when absent or unreachable
+  if (e.mode === LINK) return (mode & S_IFMT) === S_IFLNK;
+  return (mode & S_IFMT) === S_IFREG && (mode & 0o700) === (e.mode === '100755' ? 0o700 : 0o600);
 }

@@ -13,8 +13,12 @@ import path from 'node:path';
 export type TrustedStamps = Map<string, string>;
 
 function stampOf(file: string): string {
-  const st = lstatSync(file, { bigint: true, throwIfNoEntry: false });
-  return st ? `${st.ino} ${st.ctimeNs} ${st.size} ${st.mode}` : 'absent';
+  try {
+    const st = lstatSync(file, { bigint: true, throwIfNoEntry: false });
+    return st ? `${st.ino} ${st.ctimeNs} ${st.size} ${st.mode}` : 'absent';
+  } catch {
+    return 'unreachable'; // a folder on its path made unreadable
+  }
 }
 
 /** Each of `files` (relative to `tree`) as it stands now. */

@@ -23,6 +23,7 @@ import { isOracle } from '../zones/classify.js';
 import { classifierFor } from '../config/classifier.js';
 import { containedLines, containedSoFar } from '../runner/contain.js';
 import { partsSealedLine, sealedCalls, sealedLines } from '../properties/sealed/env.js';
+import { fenceLines, fenceSoFar } from '../properties/fence.js';
 import { refactorExemption } from './ack.js';
 
 export const help = `usage: patchwarden revert-check [--base REV] [--head REV] [--side head|base [--shard K/N] --out FILE | --merge FILE...] [--format text|json] [--config PATH] [-C DIR]
@@ -137,12 +138,14 @@ export async function run(args: string[]): Promise<number> {
       contained: containedSoFar(),
       sealed: result.sealed,
       sealed_calls: sealedCalls(),
+      fence: fenceSoFar(),
     },
     text: [
       ...textLines(result),
       ...containedLines().map((l) => `patchwarden: ${l}`),
       // A merge runs no property itself: its mode is the parts'.
       ...(merged && result.sealed ? [partsSealedLine(result.sealed)] : sealedLines()).map((l) => `patchwarden: ${l}`),
+      ...fenceLines().map((l) => `patchwarden: ${l}`),
     ],
   });
 }

@@ -41,6 +41,8 @@ export interface CommandOptions {
   junit?: string;
   /** Told as the command starts (a trace's timeline). */
   onSpawn?: () => void;
+  /** An argv the shell line runs under, inside the containment (the revert check's fence). */
+  wrap?: string[];
 }
 
 const KEEP = 1 << 20;
@@ -103,7 +105,8 @@ async function spawnContained(
 ): Promise<{ run: CommandRun; left: string | null }> {
   const dir = opts.junit ? null : mkdtempSync(path.join(tmpdir(), 'patchwarden-junit-'));
   const junit = opts.junit ?? path.join(dir!, 'report.xml');
-  const line = command.replaceAll('{junit}', quote(junit));
+  const shell = command.replaceAll('{junit}', quote(junit));
+  const line = opts.wrap ? `${opts.wrap.map(quote).join(' ')} sh -c ${quote(shell)}` : shell;
   const { contained, file, args, reportFd, cgroup } = await containedSpawn(line);
   const started = Date.now();
   opts.onSpawn?.();

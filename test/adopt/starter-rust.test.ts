@@ -3,9 +3,11 @@
 // exist, and that command, as written, proves an honest fix with real cargo;
 // without the target it stays a comment naming the lines Cargo.toml needs.
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { FENCE } from '../helpers/fence.js';
 import { ownerKey } from '../helpers/owner.js';
 import { cleanup, tempRepo } from '../helpers/repo.js';
 import { testUnless } from '../helpers/skip.js';
@@ -28,7 +30,11 @@ testUnless(CARGO_MISSING)("rust: init writes revert-check.md's libtest command, 
   const config = configOf(repo.dir);
   assert.ok(config.includes(`\n  command: ${RUST_COMMAND}\n`), config);
   assert.match(config, '# Rust properties run in one test binary with the code they judge');
-  assert.match(config, /\n {2}jobs: 1\n/, 'no runtime guard watches a Rust test binary: one side after the other');
+  assert.match(
+    config,
+    FENCE && availableParallelism() > 1 ? /\n {2}jobs: 2\n/ : /\n {2}jobs: 1\n/,
+    'both sides at once only where each is fenced',
+  );
   repo.git(['add', '-A']);
   repo.git(['commit', '-q', '--no-verify', '-m', 'patchwarden']);
   repo.commit({ 'src/lib.rs': FIXED }, 'total: no longer one short');

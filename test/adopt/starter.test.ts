@@ -2,9 +2,11 @@
 // and every doctor problem ends with the command that fixes it.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { FENCE } from '../helpers/fence.js';
 import { ownerKey } from '../helpers/owner.js';
 import { cleanup, sh, tempRepo } from '../helpers/repo.js';
 import { testUnless } from '../helpers/skip.js';
@@ -57,8 +59,26 @@ test('a Go module without a registry gets its properties command as a comment, t
   assert.is(repo.pw(['init', '--yes', '--owner-key', ownerKey()]).code, 0);
   const config = readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8');
   assert.match(config, /\n {2}# command: gotestsum --junitfile \{junit\} -- \.\/spec\/\.\.\.\n/);
-  assert.match(config, /\n {2}jobs: 1\n/, 'no runtime guard watches a Go test binary: one side after the other');
+  if (FENCE && availableParallelism() > 1)
+    assert.match(
+      config,
+      /kernel \(Landlock\), so neither side's code\n {2}# \(Go test binaries\) can write.*\n.*\n {2}jobs: 2\n/,
+      'each side fenced: both at once',
+    );
+  else assert.match(config, /\n {2}jobs: 1\n/);
   assert.is(repo.pw(['doctor']).code, 0, repo.pw(['doctor']).stdout);
+});
+
+test('without Landlock a Go module gets revert.jobs: 1, and the starter says why', () => {
+  const repo = tempRepo({ env: { PATCHWARDEN_LANDLOCK: 'off' } });
+  repo.commit({ 'go.mod': 'module example.com/bill\n\ngo 1.19\n', 'bill/bill.go': 'package bill\n' }, 'start');
+  assert.is(repo.pw(['init', '--yes', '--owner-key', ownerKey()]).code, 0);
+  const config = readFileSync(path.join(repo.dir, '.patchwarden.yml'), 'utf8');
+  assert.match(
+    config,
+    /no Landlock \(ABI 2\) to fence Go test binaries,\n.*\n.*\n {2}jobs: 1\n/,
+    'one side after the other',
+  );
 });
 
 test('a registry makes the starter run the properties; fixtures get their lock; doctor passes right after init', () => {

@@ -81,6 +81,7 @@ function prefix(): string[] {
       deny: [place.judge],
       pathVar: process.env.PATH ?? '',
       pythonPath: [],
+      fenced: false,
     },
     probe.python!,
   );

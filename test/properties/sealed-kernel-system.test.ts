@@ -5,13 +5,16 @@
 // writable, inside its temporary root). Honest production code using
 // multiprocessing.Pool and Queue, or reading and writing under `~`, is
 // proven fixed; the worker still reaches neither the machine's /dev/shm
-// segments nor the user's home.
+// segments nor the user's home. Under revert.jobs: 2, inside the fence
+// (fence.ts), where no /dev/shm can be mounted, the worker writes its side's
+// own, and the machine's segments stay out of reach there too.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { landlockProbe } from '../../src/properties/sealed/confine.js';
+import { FENCE } from '../helpers/fence.js';
 import { cleanup, PROJECT } from '../helpers/repo.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
 import { BUGGY_PY, config, project, PYTEST, pyProperty, registry } from './projects.js';
@@ -31,16 +34,19 @@ const files = {
   'src/bill.py': BUGGY_PY,
 };
 
-function proven(src: string) {
-  const { repo, base, head } = project(files, { 'src/bill.py': src });
+function proven(src: string, extra = '') {
+  const { repo, base, head } = project(
+    { ...files, '.patchwarden.yml': files['.patchwarden.yml'] + extra },
+    { 'src/bill.py': src },
+  );
   const r = repo.json(['revert-check', '--base', base, '--head', head]);
   assert.is(r.out.sealed, 'kernel', r.stderr);
+  if (extra) assert.is(r.out.fence, FENCE ? 'landlock' : 'stamps', r.stderr);
   assert.is(r.code, 0, `${r.out.reason}\n${r.out.output ?? ''}\n${r.stderr}`);
   assert.is(r.out.status, 'describes_patch');
 }
 
-py('kernel: an honest fix computing through multiprocessing.Pool and Queue is proven fixed', () => {
-  proven(`import multiprocessing
+const MULTIPROCESSING = `import multiprocessing
 
 
 def _one(x):
@@ -53,7 +59,14 @@ def total(xs):
     assert q.get() == len(xs)
     with multiprocessing.Pool(2) as pool:
         return sum(pool.map(_one, xs))
-`);
+`;
+
+py('kernel: an honest fix computing through multiprocessing.Pool and Queue is proven fixed', () => {
+  proven(MULTIPROCESSING);
+});
+
+py('kernel, revert.jobs: 2: inside the fence the same fix is proven, on its side’s own /dev/shm', () => {
+  proven(MULTIPROCESSING, 'revert:\n  jobs: 2\n');
 });
 
 py("kernel: the worker's /dev/shm is its own: the machine's segments are out of reach", () => {

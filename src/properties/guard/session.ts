@@ -55,6 +55,8 @@ export interface GuardSession {
   nodePreload: string;
   /** Where the command writes its report. */
   junit: string;
+  /** The FIFO the guards write their records to. */
+  channel: string;
   /**
    * After the command's process group has ended: why the guards refuse the
    * run (empty: it stands), and the tests they saw fail, which the report must
@@ -106,6 +108,7 @@ export function openGuard(setup: GuardSetup, sources: GuardSources, onFailing?: 
       pythonPath,
       nodePreload,
       junit,
+      channel: channel.path,
       dispose: () => {
         channel.close();
         dispose();

@@ -1,6 +1,7 @@
 # The sealed worker's kernel confinement: Landlock through ctypes, then exec.
 #
 #   python3 -I -S confine.py [--shm] --rw DIR ... --ro PATH ... -- CMD ARGS...
+#   python3 -I -S confine.py --fence [--shm] --rw DIR ... -- CMD ARGS...
 #   python3 -I -S confine.py --probe     (prints the Landlock ABI, 0 when unavailable)
 #
 # The ruleset handles every file system right the ABI knows; --ro paths get
@@ -10,6 +11,13 @@
 # restrict_self, then exec: what CMD starts inherits the domain. Anything
 # that keeps the rules from applying exits 125 with its reason on stderr:
 # the worker is never run unconfined.
+#
+# --fence handles the write rights alone (making, removing, renaming,
+# writing, truncating): reads, execution and the network stay as they were,
+# and only the --rw paths may be written; from ABI 6 signals are scoped to
+# the domain too, so neither side can kill or stop the other's processes.
+# It fences one side of the revert check from the other while both run at
+# once.
 #
 # --shm gives the worker a /dev/shm of its own (POSIX semaphores and shared
 # memory: Python's multiprocessing locks, queues and pools): a fresh tmpfs
@@ -26,6 +34,8 @@ PR_SET_NO_NEW_PRIVS = 38
 
 EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
 REFER, TRUNCATE, IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+# Every right but execute, read and ioctl: remove, make (dir, file, node, link), refer, truncate.
+WRITE_RIGHTS = WRITE_FILE | REFER | TRUNCATE | (((1 << 13) - 1) & ~(EXECUTE | READ_FILE | READ_DIR))
 # The rights that apply to a file (not a directory) beneath a rule.
 FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
 NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
@@ -67,10 +77,12 @@ def fs_rights(v):
 
 
 def args(argv):
-    rw, ro, shm, i = [], [], False, 0
+    rw, ro, shm, fence, i = [], [], False, False, 0
     while i < len(argv) and argv[i] != "--":
         if argv[i] == "--shm":
             shm, i = True, i + 1
+        elif argv[i] == "--fence":
+            fence, i = True, i + 1
         elif argv[i] in ("--rw", "--ro") and i + 1 < len(argv):
             (rw if argv[i] == "--rw" else ro).append(argv[i + 1])
             i += 2
@@ -78,7 +90,7 @@ def args(argv):
             fail("unknown argument %r (usage: confine.py --rw DIR --ro PATH ... -- CMD ARGS...)" % argv[i])
     if i + 1 >= len(argv):
         fail("no command after --")
-    return rw, ro, shm, argv[i + 1:]
+    return rw, ro, shm, fence, argv[i + 1:]
 
 
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
@@ -128,13 +140,13 @@ def add(ruleset, path, rights):
         os.close(fd)
 
 
-def confine(rw, ro):
+def confine(rw, ro, fence):
     v = abi()
     if v < 1:
         fail("Landlock is not available on this kernel (landlock_create_ruleset: %s)" % os.strerror(ctypes.get_errno()))
-    handled = fs_rights(v)
-    attr = RulesetAttr(handled, NET_BIND_TCP | NET_CONNECT_TCP if v >= 4 else 0,
-                       SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if v >= 6 else 0)
+    handled = fs_rights(v) & WRITE_RIGHTS if fence else fs_rights(v)
+    scoped = (SCOPE_SIGNAL if fence else SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL) if v >= 6 else 0
+    attr = RulesetAttr(handled, NET_BIND_TCP | NET_CONNECT_TCP if v >= 4 and not fence else 0, scoped)
     size = 24 if v >= 6 else 16 if v >= 4 else 8
     ruleset = libc.syscall(CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
     if ruleset < 0:
@@ -154,7 +166,7 @@ def main():
     if sys.argv[1:] == ["--probe"]:
         print(abi())
         return
-    rw, ro, shm, cmd = args(sys.argv[1:])
+    rw, ro, shm, fence, cmd = args(sys.argv[1:])
     if shm:
         if private_shm():
             rw.append("/dev/shm")
@@ -162,7 +174,7 @@ def main():
             sys.stderr.write("patchwarden confine: no /dev/shm of its own (user namespaces are not allowed here: %s), so POSIX "
                              "semaphores and shared memory (multiprocessing locks, queues, pools) fail in the worker; "
                              "run such properties with properties.sealed: process\n" % os.strerror(ctypes.get_errno()))
-    confine(rw, ro)
+    confine(rw, ro, fence)
     try:
         os.execvp(cmd[0], cmd)
     except OSError as e:

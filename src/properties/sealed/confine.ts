@@ -168,6 +168,8 @@ export interface ConfineSetup {
   pathVar: string;
   /** Folders of the project's PYTHONPATH. */
   pythonPath: string[];
+  /** Inside the revert check's fence (fence.ts), where no /dev/shm can be mounted: the worker writes the side's own. */
+  fenced: boolean;
 }
 
 /** The argv prefix that confines a worker: [python, -I, -S, confine.py, --rw ..., --ro ..., --]; `python` from landlockProbe. */
@@ -188,14 +190,14 @@ export function confinePrefix(s: ConfineSetup, python: string): string[] {
     ...nodeDirs(s.pathVar),
   ])
     grant(p);
-  const rw = [s.tmp, ...SYSTEM_RW].flatMap((p) => carve(p, deny));
+  const rw = [s.tmp, ...SYSTEM_RW, ...(s.fenced ? ['/dev/shm'] : [])].flatMap((p) => carve(p, deny));
   for (const p of rw) ro.delete(p);
   return [
     python,
     ...ISOLATED,
     path.join(s.runtime, 'confine.py'),
     // A /dev/shm of the worker's own (multiprocessing's semaphores); the machine's is never granted.
-    '--shm',
+    ...(s.fenced ? [] : ['--shm']),
     ...rw.flatMap((p) => ['--rw', p]),
     ...[...ro].flatMap((p) => ['--ro', p]),
     '--',

@@ -125,12 +125,16 @@ export interface WorkerSetup {
   deny: string[];
   /** The property process's temporary root: the worker's too in process mode. */
   tmp: string;
+  /** The run is fenced (fence.ts): the worker shares the side's own /dev/shm, since no mount can be made inside the fence. */
+  fenced: boolean;
 }
 
 export interface SealedSession {
   mode: 'kernel' | 'process';
   /** The runtimes' folder (python/, node/, confine.py): code the guard counts as the harness's. */
   runtime: string;
+  /** What the worker writes outside the property process's temporary root: its own root and its figures. */
+  writable: string[];
   /**
    * Writes the JSON for a property command about to run with `env` (its
    * whole environment, the guard's variables in it) and returns that
@@ -167,6 +171,7 @@ export function openSealed(config: Config): SealedSession | null {
     return {
       mode,
       runtime,
+      writable: [workerTmp, calls],
       dispose,
       activate: (env, setup) => {
         const tmp = mode === 'kernel' ? workerTmp : setup.tmp;
@@ -182,6 +187,7 @@ export function openSealed(config: Config): SealedSession | null {
                   deny: [...setup.deny, file, calls],
                   pathVar: env.PATH ?? '',
                   pythonPath: (worker.PYTHONPATH ?? '').split(path.delimiter).filter((p) => path.isAbsolute(p)),
+                  fenced: setup.fenced,
                 },
                 landlockProbe(confineSource).python!,
               )

@@ -1,0 +1,72 @@
+// Under revert.jobs: 2 the head run and the reverted run go at once, as the
+// same user; Go and Rust test binaries run with no runtime guard. Where the
+// kernel has Landlock, each side's command runs in a domain of its own that
+// handles the write rights alone (confine.py --fence): reads stay open, and
+// it may write its own tree, its own temporary root (its TMPDIR, GOCACHE,
+// caches), its report and guard channel, its sealed worker's folders,
+// /dev/null and a /dev/shm of its own, and nothing else: not the other
+// side's tree or temporary root, not the git directory (the Go seeds, the
+// revert cache), not the judge's install, not the user's home. Where there is
+// no Landlock (ABI 0, no Python, macOS), the tree stamps (tree-stamps.ts) see
+// after the run what the other side wrote into its tracked files.
+import confineSource from './sealed/confine.py';
+import { abiReach, landlockProbe } from './sealed/confine.js';
+
+/** How the two sides of a run under revert.jobs: 2 were kept apart. */
+export type Fence = 'landlock' | 'stamps';
+
+/** What each says in the output. */
+export function fenceWhy(fence: Fence): string {
+  return fence === 'landlock'
+    ? `each side could write only its own tree and temporary root (${abiReach(landlockProbe(confineSource).abi)})`
+    : "no Landlock here: each side's tracked files were checked against git and stamped before its command and re-checked after; an ignored path of the other tree is not seen";
+}
+
+// The weakest fence any run of this process got, for the output.
+let weakest: Fence | null = null;
+
+/** The fence the runs of this process got under revert.jobs: 2 (the weakest), or null when none ran both sides at once. */
+export function fenceSoFar(): Fence | null {
+  return weakest;
+}
+
+/** The output's line on it, or none when no run had the other side beside it. */
+export function fenceLines(): string[] {
+  return weakest ? [`fence: ${weakest} (${fenceWhy(weakest)})`] : [];
+}
+
+/**
+ * Whether this machine can fence the sides: from Landlock ABI 2, which lets
+ * a file be moved between folders of one grant (ABI 1 refuses every such
+ * rename, which builds do).
+ */
+export function fenceAvailable(): boolean {
+  return landlockProbe(confineSource).abi >= 2;
+}
+
+/** Whether a run with the other side beside it is fenced here; counted for the output. */
+export function fenceRun(): boolean {
+  const fence = fenceAvailable() ? 'landlock' : 'stamps';
+  weakest = weakest === 'stamps' ? weakest : fence;
+  return fence === 'landlock';
+}
+
+/**
+ * The argv that runs a command under the fence, writable only beneath
+ * `writable` (a path missing grants nothing) and /dev/null, with a /dev/shm
+ * of its own. A link in the tree (`revert.link`) grants nothing where it
+ * points: the kernel checks the path it resolves to.
+ */
+export function fencePrefix(writable: string[]): string[] {
+  return [
+    landlockProbe(confineSource).python!,
+    '-I',
+    '-S',
+    '-c',
+    confineSource,
+    '--fence',
+    '--shm',
+    ...[...writable, '/dev/null'].flatMap((p) => ['--rw', p]),
+    '--',
+  ];
+}
