@@ -740,7 +740,42 @@ async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
         : s.jobs > 1
           ? await atOnce(result, s)
           : await inTurn(result, s);
-  if (runs) await judgeRuns(result, s, runs);
+  if (runs) await judgeRuns(result, s, s.jobs > 1 ? await confirmedAlone(s, runs) : runs);
+}
+
+/**
+ * Under revert.jobs: 2 a base run may have gone beside head, whose code runs
+ * as the same user and can reach it where the fence does not: a port, a
+ * database, an abstract socket, a lock (fence.ts). A base failure is what
+ * makes a case fixed or pending, so the cases the base failed run again on
+ * the base alone, once every process of head's run has ended (containment),
+ * and their outcomes take the first ones' place. Where that part cannot be
+ * judged, or leaves one of them out, the whole base runs again, alone.
+ */
+async function confirmedAlone(s: Steps, runs: Runs): Promise<Runs> {
+  const failing = [
+    ...new Set(
+      runs.onRevert.mapping?.invariants.flatMap((i) =>
+        i.outcomes.filter((o) => o.outcome === 'failed').map((o) => o.name),
+      ) ?? [],
+    ),
+  ];
+  if (!failing.length || runs.onRevert.problem) return runs;
+  const names = failing.map((n) => JSON.stringify(n)).join(', ');
+  s.say(`base: ${names} failed with head's code running beside it: those cases run again on the base alone`);
+  const part = await s.run('revert', s.guard.signal, false, failing);
+  s.guard.check();
+  const asked = part.problem ? null : askedFor(part, failing);
+  if (asked && failing.every((n) => ranNames(asked).includes(n))) {
+    s.say(`base: ran alone ${freshOutcomes(asked)}`);
+    return { ...runs, onRevert: merged(runs.onRevert, asked) };
+  }
+  s.say(
+    `base: those cases could not be run alone${part.problem ? ` (${part.problem})` : ''}: the whole base runs again, alone`,
+  );
+  const onRevert = await s.run('revert', s.guard.signal);
+  s.guard.check();
+  return { ...runs, onRevert };
 }
 
 /** Head run, revert, reverted run; null when the head run settles the verdict. */
