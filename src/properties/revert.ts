@@ -704,6 +704,8 @@ interface Runs {
   cached?: string;
   /** The key of the cache entry onHead came from. */
   headCached?: string;
+  /** The base ran whole once head's run had ended: its failures need no second run alone. */
+  alone?: true;
 }
 
 function summary(run: PropertyRun, problems: string[]): RunSummary {
@@ -760,7 +762,7 @@ async function confirmedAlone(s: Steps, runs: Runs): Promise<Runs> {
       ) ?? [],
     ),
   ];
-  if (!failing.length || runs.onRevert.problem) return runs;
+  if (!failing.length || runs.onRevert.problem || runs.alone) return runs;
   const names = failing.map((n) => JSON.stringify(n)).join(', ');
   s.say(`base: ${names} failed with head's code running beside it: those cases run again on the base alone`);
   const part = await s.run('revert', s.guard.signal, false, failing);
@@ -851,7 +853,7 @@ async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
     await reverting.catch(() => undefined);
     const onRevert = await s.run('revert', s.guard.signal);
     s.guard.check();
-    return { onHead, onRevert };
+    return { onHead, onRevert, alone: true };
   } finally {
     unlisten();
     if (!ended) s.say('stopping the run with the production diff reverted');
@@ -913,7 +915,7 @@ async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promi
     s.say('a cached outcome only confirms holds: the whole base runs fresh');
     const onRevert = await s.run('revert', s.guard.signal);
     s.guard.check();
-    return { onHead, onRevert };
+    return { onHead, onRevert, alone: true };
   } finally {
     stop.abort();
     await beside?.catch(() => undefined);
