@@ -112,9 +112,16 @@ pyTest('revert.jobs: 2 runs the head side and the base side at once, each told i
   assert.is(r.out.status, 'describes_patch');
   assert.equal(r.out.failing_on_revert, [ID]);
   assert.match(r.stderr, /at once \(revert\.jobs: 2\)/);
-  const [a, b] = r.runs.ended;
-  assert.equal(r.runs.ended.map((x) => x.side).sort(), ['base', 'head']);
-  assert.ok(overlap(a, b), `the two runs overlap: ${JSON.stringify(r.runs.ended)}`);
+  // Head and the base at once, then the case the base failed once more on the base alone, after head ended.
+  assert.equal(r.runs.ended.map((x) => x.side).sort(), ['base', 'base', 'head']);
+  const onHead = r.runs.ended.find((x) => x.side === 'head')!;
+  const [beside, alone] = r.runs.ended.filter((x) => x.side === 'base').sort((x, y) => x.start - y.start);
+  assert.ok(overlap(onHead, beside), `the two runs overlap: ${JSON.stringify(r.runs.ended)}`);
+  assert.ok(
+    alone.start >= onHead.end,
+    `the confirming base run started after head ended: ${JSON.stringify(r.runs.ended)}`,
+  );
+  assert.match(r.stderr, /base: ran alone "test_total_non_negative" failed/);
 });
 
 pyTest('revert.jobs: 2 starts the reverted run beside the cache key; a hit stops it and the cache answers', () => {
