@@ -223,7 +223,7 @@ pyTest('32 MB on the channel with no line break: the run is refused with a reaso
 });
 
 pyTest(
-  'a failing record whose name is 40 MB of name tokens: not heard, the base runs once, whole; read in linear time',
+  'a failing record whose name is 40 MB of name tokens: not heard, the base runs whole once (its failing case then alone); read in linear time',
   () => {
     const name = '"spec/properties/test_bill.py::" + "[invariant:x]" * ((40 << 20) // 13)';
     const { repo, base, head } = forged(forger(BY_FD(`_record(${name})`)));
