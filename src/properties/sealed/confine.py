@@ -202,6 +202,10 @@ def main():
     if shm:
         if private_shm(fence, rw):
             rw.append("/dev/shm")
+        elif fence:
+            sys.stderr.write("patchwarden confine: no mount namespace of its own (user namespaces are not allowed here: %s), "
+                             "so no /dev/shm, and chmod and utimes of files outside the writable paths are not refused\n"
+                             % os.strerror(ctypes.get_errno()))
         else:
             sys.stderr.write("patchwarden confine: no /dev/shm of its own (user namespaces are not allowed here: %s), so POSIX "
                              "semaphores and shared memory (multiprocessing locks, queues, pools) fail in the worker; "
