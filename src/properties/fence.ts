@@ -6,7 +6,9 @@
 // caches), its report and guard channel, its sealed worker's folders,
 // /dev/null and a /dev/shm of its own, and nothing else: not the other
 // side's tree or temporary root, not the git directory (the Go seeds, the
-// revert cache), not the judge's install, not the user's home. Where there is
+// revert cache), not the judge's install, not the user's home; and in its
+// mount namespace every other mount is read-only, so no chmod or utimes of
+// the other side's folders either. Where there is
 // no Landlock (ABI 0, no Python, macOS), the tree stamps (tree-stamps.ts) see
 // after the run what the other side wrote into its tracked files.
 import confineSource from './sealed/confine.py';

@@ -25,7 +25,13 @@
 # /dev/shm, where other processes' segments live, is never granted. Where
 # user namespaces are not allowed the worker has no /dev/shm, and says so.
 # Every capability the namespace gave is dropped before the exec.
-import ctypes, os, stat, sys
+#
+# With --fence the namespace also makes every mount read-only but the --rw
+# paths (bound onto themselves, writable): Landlock's write rights leave out
+# a file's metadata (chmod, utimes, extended attributes), so a folder of the
+# other side made unreadable and restored meanwhile would fail its run and
+# leave no trace. A read-only mount refuses those too (EROFS).
+import codecs, ctypes, os, stat, sys
 
 CREATE_RULESET, ADD_RULE, RESTRICT_SELF = 444, 445, 446
 CREATE_RULESET_VERSION = 1
@@ -94,11 +100,15 @@ def args(argv):
 
 
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 1 << 14, 1 << 18
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 1 << 14, 1 << 18
+# statvfs flags and the mount flags a remount must keep (the namespace may not change them): nosuid,
+# nodev, noexec, noatime, nodiratime, relatime.
+KEPT = ((2, MS_NOSUID), (4, MS_NODEV), (8, MS_NOEXEC), (1024, 1024), (2048, 2048), (4096, 1 << 21))
+EINVAL, ENOENT = 22, 2
 PR_CAPBSET_DROP, CAPSET, CAP_VERSION_3 = 24, 126, 0x20080522
 
 
-def private_shm():
+def private_shm(fence, rw):
     # False (and /dev/shm stays out of reach) where the namespaces are refused.
     uid, gid = os.getuid(), os.getgid()
     if libc.unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0:
@@ -109,8 +119,30 @@ def private_shm():
     if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0 or \
             libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, b"mode=1777,size=256m") != 0:
         fail("a private /dev/shm: mount: %s" % os.strerror(ctypes.get_errno()))
+    if fence:
+        read_only_but(rw + ["/dev/shm"])
     drop_capabilities()
     return True
+
+
+def remount(path, flags):
+    kept = os.statvfs(path).f_flag
+    flags |= MS_REMOUNT | MS_BIND | sum(ms for st, ms in KEPT if kept & st)
+    return libc.mount(None, os.fsencode(path), None, flags, None) == 0
+
+
+def read_only_but(rw):
+    with open("/proc/self/mountinfo", "rb") as f:
+        points = [codecs.escape_decode(line.split()[4])[0] for line in f]  # a space comes as \040
+    for p in points:
+        # A mount hidden under another one (EINVAL) or out of sight (ENOENT) is out of reach too.
+        if not remount(p, MS_RDONLY) and ctypes.get_errno() not in (EINVAL, ENOENT):
+            fail("a read-only %s: mount: %s" % (os.fsdecode(p), os.strerror(ctypes.get_errno())))
+    for p in rw:
+        if not os.path.exists(p):
+            continue  # a path missing grants nothing
+        if libc.mount(os.fsencode(p), os.fsencode(p), None, MS_BIND | MS_REC, None) != 0 or not remount(p, 0):
+            fail("a writable %s: mount: %s" % (p, os.strerror(ctypes.get_errno())))
 
 
 def drop_capabilities():
@@ -168,8 +200,12 @@ def main():
         return
     rw, ro, shm, fence, cmd = args(sys.argv[1:])
     if shm:
-        if private_shm():
+        if private_shm(fence, rw):
             rw.append("/dev/shm")
+        elif fence:
+            sys.stderr.write("patchwarden confine: no mount namespace of its own (user namespaces are not allowed here: %s), "
+                             "so no /dev/shm, and chmod and utimes of files outside the writable paths are not refused\n"
+                             % os.strerror(ctypes.get_errno()))
         else:
             sys.stderr.write("patchwarden confine: no /dev/shm of its own (user namespaces are not allowed here: %s), so POSIX "
                              "semaphores and shared memory (multiprocessing locks, queues, pools) fail in the worker; "
