@@ -755,14 +755,9 @@ async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
  * judged, or leaves one of them out, the whole base runs again, alone.
  */
 async function confirmedAlone(s: Steps, runs: Runs): Promise<Runs> {
-  const failing = [
-    ...new Set(
-      runs.onRevert.mapping?.invariants.flatMap((i) =>
-        i.outcomes.filter((o) => o.outcome === 'failed').map((o) => o.name),
-      ) ?? [],
-    ),
-  ];
-  if (!failing.length || runs.onRevert.problem || runs.alone) return runs;
+  if (runs.onRevert.problem || runs.alone) return runs;
+  const failing = failedNames(runs.onRevert);
+  if (!failing.length) return runs;
   const names = failing.map((n) => JSON.stringify(n)).join(', ');
   s.say(`base: ${names} failed with head's code running beside it: those cases run again on the base alone`);
   const part = await s.run('revert', s.guard.signal, false, failing);
@@ -875,11 +870,7 @@ async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
  */
 async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promise<Runs | null> {
   const short = hit.key.slice(0, 12);
-  const failing = [
-    ...new Set(
-      hit.run.mapping!.invariants.flatMap((i) => i.outcomes.filter((o) => o.outcome === 'failed').map((o) => o.name)),
-    ),
-  ];
+  const failing = failedNames(hit.run);
   result.reverted = await s.revert();
   s.say(
     failing.length
@@ -986,6 +977,15 @@ function hingeCases(onHead: PropertyRun, onRevert: PropertyRun, s: Steps): strin
 /** The names of the cases a run reported. */
 function ranNames(run: PropertyRun): string[] {
   return run.mapping!.invariants.flatMap((i) => i.outcomes.map((o) => o.name));
+}
+
+/** The names of the cases a run failed, each once. */
+function failedNames(run: PropertyRun): string[] {
+  return [
+    ...new Set(
+      run.mapping?.invariants.flatMap((i) => i.outcomes.filter((o) => o.outcome === 'failed').map((o) => o.name)) ?? [],
+    ),
+  ];
 }
 
 /**
