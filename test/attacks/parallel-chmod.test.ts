@@ -23,6 +23,7 @@ import { cleanup } from '../helpers/repo.js';
 import { testUnless } from '../helpers/skip.js';
 import { GO_MOD, goConfig, goProperty, goRegistry, GOTESTSUM_MISSING, TOTAL_BODY } from '../properties/go-module.js';
 import { project } from '../properties/projects.js';
+import { GO_BASE, goAtOtherRun } from './other-run.js';
 
 const ID = 'bill.total';
 let runs = '';
@@ -34,34 +35,11 @@ test.after.each(() => {
   rmSync(runs, { recursive: true, force: true });
 });
 
-const GO_BASE =
-  'package bill\n\n// Total sums the items.\nfunc Total(xs []int) int {\n\ts := 0\n\tfor _, x := range xs {\n\t\ts += x\n\t}\n\treturn s\n}\n';
 /** Head's Total is the base's; its init finds the other run's folder and makes its package folder and temporary root unreadable. */
-const GO_HEAD = `package bill
-
-import (
-\t"os"
-\t"path/filepath"
-\t"strings"
-\t"time"
-)
-
-func init() {
-\town := filepath.Dir(os.Getenv("TMPDIR"))
-\tfor i := 0; i < 300; i++ {
-\t\tfound, _ := filepath.Glob(filepath.Join(filepath.Dir(own), "patchwarden-run-*", "tree", "bill"))
-\t\tfor _, f := range found {
-\t\t\tif !strings.HasPrefix(f, own+string(filepath.Separator)) {
-\t\t\t\t_ = os.Chmod(f, 0)
-\t\t\t\t_ = os.Chmod(filepath.Join(filepath.Dir(filepath.Dir(f)), "tmp"), 0)
-\t\t\t\treturn
-\t\t\t}
-\t\t}
-\t\ttime.Sleep(100 * time.Millisecond)
-\t}
-}
-
-${GO_BASE.replace('package bill\n\n', '')}`;
+const GO_HEAD = goAtOtherRun(
+  ['tree', 'bill'],
+  '\t\t\t\t_ = os.Chmod(f, 0)\n\t\t\t\t_ = os.Chmod(filepath.Join(filepath.Dir(filepath.Dir(f)), "tmp"), 0)',
+);
 
 const LEAD =
   '[ "$PATCHWARDEN_SIDE" != base ] || for i in $(seq 300); do [ -r bill ] || break; sleep 0.1; done; ' +

@@ -33,6 +33,7 @@ import { GO_MOD, goConfig, goProperty, goRegistry, GOTESTSUM_MISSING, TOTAL_BODY
 import { project } from '../properties/projects.js';
 import { CARGO_MISSING, crate, RUST_COMMAND, rustConfig, rustProperty } from '../properties/rust-crate.js';
 import { FENCE } from '../helpers/fence.js';
+import { GO_BASE, goAtOtherRun } from './other-run.js';
 
 /** Where the kernel has no Landlock the fenced half of a test cannot run. */
 const fenced = (missing: string | null) =>
@@ -79,42 +80,21 @@ function prevented(r: Check): void {
   assert.is(r.out.status, 'does_not_describe', `${r.out.reason}\n${r.stderr}`);
 }
 
-const GO_BASE =
-  'package bill\n\n// Total sums the items.\nfunc Total(xs []int) int {\n\ts := 0\n\tfor _, x := range xs {\n\t\ts += x\n\t}\n\treturn s\n}\n';
 /**
  * Head's Total is the base's; its init finds the other run's folder and
  * writes each of `writes` (paths in that folder: its tree, its temporary
  * root) there, and a file into the git directory its own tree's .git names.
  */
-const goHead = (writes: [string, string][]) => `package bill
-
-import (
-\t"os"
-\t"path/filepath"
-\t"strings"
-\t"time"
-)
-
-func init() {
-\town := filepath.Dir(os.Getenv("TMPDIR"))
-\tfor i := 0; i < 300; i++ {
-\t\tfound, _ := filepath.Glob(filepath.Join(filepath.Dir(own), "patchwarden-run-*", "tree", "bill", "bill.go"))
-\t\tfor _, f := range found {
-\t\t\tif !strings.HasPrefix(f, own+string(filepath.Separator)) {
-\t\t\t\tother := filepath.Dir(filepath.Dir(filepath.Dir(f)))
+const goHead = (writes: [string, string][]) =>
+  goAtOtherRun(
+    ['tree', 'bill', 'bill.go'],
+    `\t\t\t\tother := filepath.Dir(filepath.Dir(filepath.Dir(f)))
 ${writes.map(([rel, content]) => `\t\t\t\t_ = os.WriteFile(filepath.Join(other, ${JSON.stringify(rel)}), []byte(${JSON.stringify(content)}), 0o644)`).join('\n')}
 \t\t\t\tif git, err := os.ReadFile(filepath.Join(own, "tree", ".git")); err == nil {
 \t\t\t\t\tcommon := filepath.Dir(filepath.Dir(strings.TrimSpace(strings.TrimPrefix(string(git), "gitdir:"))))
 \t\t\t\t\t_ = os.WriteFile(filepath.Join(common, "${GIT_MARK}"), []byte("${MARK}"), 0o644)
-\t\t\t\t}
-\t\t\t\treturn
-\t\t\t}
-\t\t}
-\t\ttime.Sleep(100 * time.Millisecond)
-\t}
-}
-
-${GO_BASE.replace('package bill\n\n', '')}`;
+\t\t\t\t}`,
+  );
 
 /** The file head's code writes into the git directory. */
 const GIT_MARK = 'pw-poisoned';
