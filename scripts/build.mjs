@@ -75,10 +75,25 @@ const shared = {
 // starts them before the command loads. The config's parser (the YAML
 // parser with it) is a third, which the command requires when there is a
 // config to read. The tamper command is a fourth: on a one-line change its
-// start is most of its cost. What else these import lazily (the report
-// reader, the tamper scanner) are ES module entries.
+// start is most of its cost, and so are the parts of the tamper layer it and
+// the pre-commit hook load lazily (the judge, the scanner, the rules, the
+// allow rows, the zone globs): as ES module entries they started the module
+// loader on every such run. What else these import lazily (the report
+// reader) are ES module entries. A CommonJS file has no import.meta: its
+// url is the file's path, which createRequire takes as well.
 const HOOK = path.resolve('src/hooks/pre-commit.ts');
-const COMMONJS = ['fixtures-command', 'fixtures-file-digests', 'config-parse', 'tamper-command'];
+const COMMONJS = [
+  'fixtures-command',
+  'fixtures-file-digests',
+  'config-parse',
+  'tamper-command',
+  'tamper-hits',
+  'tamper-allow',
+  'tamper-rules',
+  'config-classifier',
+  'config-zone-rules',
+  'tamper-judge',
+];
 const lazy = {};
 const commonjs = {};
 const entryName = (file) => path.relative('src', file).replace(/\.ts$/, '').replaceAll(path.sep, '-');
@@ -134,6 +149,7 @@ for (const built = new Set(); Object.keys(commonjs).some((n) => !built.has(n)); 
       format: 'cjs',
       entryPoints: { [name]: file },
       outExtension: { '.js': '.cjs' },
+      define: { ...shared.define, 'import.meta.url': '__filename' },
       plugins: [lazyEntries('.'), guardSources],
     });
   }
