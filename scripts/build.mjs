@@ -82,6 +82,12 @@ const shared = {
 // reader) are ES module entries. A CommonJS file has no import.meta: its
 // url is the file's path, which createRequire takes as well.
 const HOOK = path.resolve('src/hooks/pre-commit.ts');
+// These commands are each one CommonJS file holding all they import, lazily
+// or not (no entry of their own required): a check, a push and a received
+// push judge on one small commit in less time than the module loader took
+// to start and read their graph of ES module chunks, and one file keeps a
+// single copy of each class and cache, as one module graph did.
+const SELF_CONTAINED = ['judge-check', 'hooks-pre-push', 'hooks-pre-receive'];
 const COMMONJS = [
   'fixtures-command',
   'fixtures-file-digests',
@@ -93,6 +99,7 @@ const COMMONJS = [
   'config-classifier',
   'config-zone-rules',
   'tamper-judge',
+  ...SELF_CONTAINED,
 ];
 const lazy = {};
 const commonjs = {};
@@ -150,7 +157,7 @@ for (const built = new Set(); Object.keys(commonjs).some((n) => !built.has(n)); 
       entryPoints: { [name]: file },
       outExtension: { '.js': '.cjs' },
       define: { ...shared.define, 'import.meta.url': '__filename' },
-      plugins: [lazyEntries('.'), guardSources],
+      plugins: SELF_CONTAINED.includes(path.basename(name)) ? [guardSources] : [lazyEntries('.'), guardSources],
     });
   }
 // The signatures command shares no chunk with the others: node loads each
