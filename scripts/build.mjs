@@ -147,6 +147,26 @@ await build({
   banner: { js: '#!/usr/bin/env node' },
   plugins: [lazyEntries('./lazy'), guardSources],
 });
+// The YAML and glob libraries are one CommonJS file each, which the other
+// CommonJS files require: bundled into each, a command that loads every file
+// before running tests (see src/runner/install.ts) compiled them in up to
+// seven files.
+const VENDOR = ['yaml', 'micromatch'];
+const vendor = {
+  name: 'vendor',
+  setup(b) {
+    b.onResolve({ filter: new RegExp(`^(${VENDOR.join('|')})$`) }, (args) => ({
+      path: `./vendor-${args.path}.cjs`,
+      external: true,
+    }));
+  },
+};
+await build({
+  ...shared,
+  format: 'cjs',
+  entryPoints: Object.fromEntries(VENDOR.map((v) => [`lazy/vendor-${v}`, v])),
+  outExtension: { '.js': '.cjs' },
+});
 // Each may name another (the command, its hashing threads): built until none is new.
 for (const built = new Set(); Object.keys(commonjs).some((n) => !built.has(n)); )
   for (const [name, file] of Object.entries(commonjs).filter(([n]) => !built.has(n))) {
@@ -157,7 +177,7 @@ for (const built = new Set(); Object.keys(commonjs).some((n) => !built.has(n)); 
       entryPoints: { [name]: file },
       outExtension: { '.js': '.cjs' },
       define: { ...shared.define, 'import.meta.url': '__filename' },
-      plugins: SELF_CONTAINED.includes(path.basename(name)) ? [guardSources] : [lazyEntries('.'), guardSources],
+      plugins: [vendor, ...(SELF_CONTAINED.includes(path.basename(name)) ? [] : [lazyEntries('.')]), guardSources],
     });
   }
 // The signatures command shares no chunk with the others: node loads each
