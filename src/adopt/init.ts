@@ -14,7 +14,6 @@ import { isIgnored, isTracked, workingFiles } from '../git/files.js';
 import { currentTips } from '../git/refs.js';
 import { baselineText } from '../mixing/baseline.js';
 import { BASELINE_FILE } from '../zones/names.js';
-import { fenceAvailable } from '../properties/fence.js';
 import { HOOKS, hookSetup, installHook, sharedHooksPath, type HookSetup } from './install.js';
 import { editPackageJson } from './package-json.js';
 import { installManager, wireManager } from './managers.js';
@@ -151,7 +150,7 @@ export async function run(args: string[]): Promise<number> {
   if (!fresh) actions.push(`${CONFIG_FILE}: kept as it is`);
   else {
     const zones = { src: values.src, spec: values.spec, fixtures: values.fixtures };
-    const text = starterConfig(root, zones, owner ? SIGNERS_FILE : null, fenceAvailable());
+    const text = starterConfig(root, zones, owner ? SIGNERS_FILE : null);
     // The globs are checked as the hooks will read them, before anything is written.
     const written = parseConfig(text, CONFIG_FILE);
     writeFileSync(configFile, text);

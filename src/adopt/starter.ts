@@ -153,43 +153,19 @@ function suiteCommand(
   return runner === 'node' && testDirs.length ? `${build}${RUNNER_COMMANDS.node} ${testDirs.join(' ')}` : null;
 }
 
-/** What runs the tests where no runtime guard watches them, by language. */
-const UNWATCHED: Record<string, string> = {
-  go: 'Go test binaries',
-  rust: 'Rust test binaries',
-  maven: 'the JVM',
-};
-
 /**
- * Both sides at once where the machine has a core for each and each side is
- * kept from writing the other's tree: a runtime guard watches pytest and
- * node; any other runner (a Go or Rust test binary, the JVM, a runner init
- * does not know) runs unwatched, fenced by the kernel (fence.ts). Without
- * Landlock it could write the other tree where the tree stamps do not see
- * (an ignored `target/`, a `go.work`): one side after the other.
+ * Both sides at once where the machine has a core for each: the check runs
+ * them at once only where the kernel fences each side (fence.ts), and in
+ * turn, the base first, elsewhere, so jobs: 2 is safe for every runner.
  */
-function revertJobs(language: Language, fence: boolean): string[] {
-  const head = language === 'node' ? [] : ['revert:'];
-  const watched = language === 'python' || language === 'node';
-  const runner = (language && UNWATCHED[language]) ?? "this project's test runner";
-  if (!watched && !fence)
-    return [
-      ...head,
-      `  # One side after the other: this machine has no Landlock (ABI 2) to fence ${runner},`,
-      "  # and no runtime guard watches it, so at once one side's code could write the other's tree",
-      '  # (docs/revert-check.md).',
-      '  jobs: 1',
-    ];
+function revertJobs(language: Language): string[] {
   if (availableParallelism() < 2) return [];
-  if (!watched)
-    return [
-      ...head,
-      `  # Both sides at once: each runs fenced by the kernel (Landlock), so neither side's code`,
-      `  # (${runner}) can write the other's tree. A machine without Landlock says \`fence: stamps\`,`,
-      '  # which does not see ignored paths (target/, go.work): give it jobs: 1 (docs/revert-check.md).',
-      '  jobs: 2',
-    ];
-  return [...head, '  jobs: 2'];
+  return [
+    ...(language === 'node' ? [] : ['revert:']),
+    '  # Both sides at once where the kernel fences each side (Landlock ABI 2), else in turn,',
+    '  # the base first (docs/revert-check.md).',
+    '  jobs: 2',
+  ];
 }
 
 /** What the project's build file needs before the starter's property command runs, as comment lines. */
@@ -229,13 +205,7 @@ function ownersLines(signers: string | null): string[] {
   ];
 }
 
-/** `fence`: whether this machine fences the revert check's sides (properties/fence.ts), which Go and Rust need for jobs: 2. */
-export function starterConfig(
-  root: string,
-  chosen: ZoneChoice = {},
-  signers: string | null = null,
-  fence = false,
-): string {
+export function starterConfig(root: string, chosen: ZoneChoice = {}, signers: string | null = null): string {
   const has = (p: string) => existsSync(path.join(root, p));
   // tests/ stays free: ordinary tests are the patch's own suite, which it may change; spec/ holds the human-owned properties.
   const src = chosen.src ?? sourceGlobs(root);
@@ -290,7 +260,7 @@ export function starterConfig(
           '  link: [node_modules]',
         ]
       : []),
-    ...revertJobs(language, fence),
+    ...revertJobs(language),
     ...ownersLines(signers),
     '# A patch is unproven while properties, fixtures or the suite judged by the',
     '# freeze ledger is missing: once all three are set up, make the gate refuse',

@@ -24,24 +24,6 @@ export function checkoutTracked(dir: string, env?: NodeJS.ProcessEnv): string[] 
   return [...new Set(splitNul(runGitSync(dir, ['ls-files', '-z', '--cached'], { env }).stdout))];
 }
 
-/**
- * The untracked files of the checkout at `dir` that its own `.gitignore`
- * files do not ignore (a folder of them as one `dir/` entry; an empty one
- * is left out). The git directory's exclude file and the user's are not
- * read: code that can write them must not hide a file from the caller.
- */
-export function checkoutUntracked(dir: string, env?: NodeJS.ProcessEnv): string[] {
-  const args = [
-    'ls-files',
-    '-z',
-    '--others',
-    '--directory',
-    '--no-empty-directory',
-    '--exclude-per-directory=.gitignore',
-  ];
-  return splitNul(runGitSync(dir, args, { env }).stdout);
-}
-
 /** Tracked files only, from the top. */
 export async function trackedFiles(repo: Repo): Promise<string[]> {
   return [...new Set(splitNul((await repo.run(['ls-files', '-z', '--cached', '--full-name'])).stdout))];

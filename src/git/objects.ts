@@ -2,7 +2,7 @@
 // on the index, on a commit, and in a bare repository (push quarantine too).
 import type { Repo } from './repo.js';
 import { streamBlobs } from './blob-stream.js';
-import { runGit, splitNul } from './run.js';
+import { splitNul } from './run.js';
 import { GITLINK } from './raw-diff.js';
 
 /** Each blob's size in bytes, in the order given (NaN for one git cannot size). */
@@ -70,13 +70,6 @@ export async function readBlobs(repo: Repo, oids: string[], type = 'blob'): Prom
     type,
   );
   return new Map([...parts].map(([oid, chunks]) => [oid, Buffer.concat(chunks)]));
-}
-
-/** The blob id `bytes` get as `file` of the checkout at `dir`, its clean filters and line-ending rules applied (as `git add` stores them); git reads the bytes, never the file. */
-export async function blobIdAs(dir: string, file: string, bytes: Buffer, env?: NodeJS.ProcessEnv): Promise<string> {
-  return (await runGit(dir, ['hash-object', `--path=${file}`, '--stdin'], { env, input: bytes })).stdout
-    .toString()
-    .trim();
 }
 
 /** The blob of `oid` whole; an error when there is none. */

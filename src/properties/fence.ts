@@ -9,30 +9,32 @@
 // revert cache), not the judge's install, not the user's home; and in its
 // mount namespace every other mount is read-only, so no chmod or utimes of
 // the other side's folders either. Where there is
-// no Landlock (ABI 0, no Python, macOS), the tree stamps (tree-stamps.ts) see
-// after the run what the other side wrote into its tracked files.
+// no Landlock (ABI below 2, no Python, macOS) nothing keeps head's code from
+// writing what the base run reads outside its tracked tree (a linked
+// dependency, a cache under the home folder), so the sides run in turn
+// there, the base first (revert.ts).
 import confineSource from './sealed/confine.py';
 import { abiReach, landlockProbe } from './sealed/confine.js';
 
-/** How the two sides of a run under revert.jobs: 2 were kept apart. */
-export type Fence = 'landlock' | 'stamps';
+/** How the two sides of a check under revert.jobs: 2 were kept apart: fenced at once, or not at once at all. */
+export type Fence = 'landlock' | 'none';
 
 /** What each says in the output. */
-export function fenceWhy(fence: Fence): string {
+function fenceWhy(fence: Fence): string {
   return fence === 'landlock'
     ? `each side could write only its own tree and temporary root (${abiReach(landlockProbe(confineSource).abi)})`
-    : "no Landlock here: each side's tracked files were checked against git and stamped before its command and re-checked after; an ignored path of the other tree is not seen";
+    : 'in turn, base first: no Landlock ABI 2 here to fence each side, so the sides did not run at once';
 }
 
 // The weakest fence any run of this process got, for the output.
 let weakest: Fence | null = null;
 
-/** The fence the runs of this process got under revert.jobs: 2 (the weakest), or null when none ran both sides at once. */
+/** The fence the checks of this process got under revert.jobs: 2 (the weakest), or null when none asked for two sides at once. */
 export function fenceSoFar(): Fence | null {
   return weakest;
 }
 
-/** The output's line on it, or none when no run had the other side beside it. */
+/** The output's line on it, or none when no check asked for two sides at once. */
 export function fenceLines(): string[] {
   return weakest ? [`fence: ${weakest} (${fenceWhy(weakest)})`] : [];
 }
@@ -46,11 +48,11 @@ export function fenceAvailable(): boolean {
   return landlockProbe(confineSource).abi >= 2;
 }
 
-/** Whether a run with the other side beside it is fenced here; counted for the output. */
-export function fenceRun(): boolean {
-  const fence = fenceAvailable() ? 'landlock' : 'stamps';
-  weakest = weakest === 'stamps' ? weakest : fence;
-  return fence === 'landlock';
+/** Whether a check under revert.jobs: 2 runs its sides at once here (fenced) or in turn; counted for the output. */
+export function fenceCheck(): Fence {
+  const fence = fenceAvailable() ? 'landlock' : 'none';
+  weakest = weakest === 'none' ? weakest : fence;
+  return fence;
 }
 
 /**

@@ -13,9 +13,10 @@
 // owner's acknowledgment of it, are settled before any run. By default each
 // run gets a fresh worktree of its own tree (the base plus the production
 // diff, then the base) in a temporary root of its own, guarded at run time
-// (guard/), one after the other or, with `revert.jobs: 2`, at once;
-// `revert.mode: in-place` runs both in the working tree under a snapshot
-// (inplace.ts), with work in progress set aside, always one after the other.
+// (guard/), the base first, then head, or, with `revert.jobs: 2` where the
+// kernel fences each side (fence.ts), at once; `revert.mode: in-place` runs
+// both in the working tree under a snapshot (inplace.ts), with work in
+// progress set aside, always the base first, then head.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -35,6 +36,7 @@ import { openRevertCache, watchRevertCache, type CachedRun, type RevertCache } f
 import { cacheKey, headKey } from './cache-key.js';
 import { moduleCache } from './modcache.js';
 import { startEarly } from './early.js';
+import { fenceCheck } from './fence.js';
 import { headProblems, type CaseOutcome, type InvariantResult, type Mapping } from './mapping.js';
 import { dependencyProblems } from './deps.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
@@ -357,6 +359,7 @@ export async function revertCheck(
     guard,
     cache,
     say,
+    jobs: 1,
     judging,
   };
   try {
@@ -456,10 +459,12 @@ interface Check {
   guard: Guard;
   cache: BuildCache;
   say: (line: string) => void;
+  /** 2 where the sides run at once (worktree mode, fenced: sidesAtOnce), else 1. */
+  jobs: number;
   judging: Omit<Steps, 'run' | 'revert' | 'unrevert' | 'jobs' | 'cached' | 'cachedHead'>;
 }
 
-/** `in-place`: both runs in the working tree, one after the other, the production diff reverted between them. */
+/** `in-place`: both runs in the working tree, the base first, the production diff reverted for it and put back for head. */
 async function inPlaceCheck(result: RevertResult, c: Check): Promise<void> {
   const { repo, config, onto, head, classify, tree, registry, seed, guard, cache, say, judging } = c;
   const judged = [...tree.harness, ...tree.production];
@@ -470,7 +475,8 @@ async function inPlaceCheck(result: RevertResult, c: Check): Promise<void> {
     );
   // Prepared only for a check that runs the properties; checked once both runs have ended.
   const mods = await moduleCache(repo, onto, say);
-  if (config.revert.jobs > 1) say('revert.jobs: 2 does not apply in place: one working tree, one run after the other');
+  if (config.revert.jobs > 1)
+    say('revert.jobs: 2 does not apply in place: one working tree, the base first, then head');
   await inPlace(repo, head, judged, guard, say, {
     toBase: async (root, env, scratch) => {
       if (!tree.harness.length) return;
@@ -504,7 +510,7 @@ async function inPlaceCheck(result: RevertResult, c: Check): Promise<void> {
         unrevert: async () => {
           await revertPaths(root, tree.production.map(flipped), env, scratch);
         },
-        // One working tree: the reverted run needs the head run's tree put back first.
+        // One working tree: each run needs the tree as its side has it.
         jobs: 1,
         cached: null,
         cachedHead: null,
@@ -515,9 +521,9 @@ async function inPlaceCheck(result: RevertResult, c: Check): Promise<void> {
   mods.check();
 }
 
-/** `worktree`: each run in a fresh tree of its own, both sides at once under revert.jobs: 2, or one part of a matrix. */
-async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
-  const { repo, config, opts, onto, classify, tree, registry, seed, guard, cache, say } = c;
+/** `worktree`: each run in a fresh tree of its own, both sides at once under revert.jobs: 2 where fenced, or one part of a matrix. */
+async function worktreeCheck(result: RevertResult, check: Check): Promise<void> {
+  const { repo, config, opts, onto, classify, tree, registry, seed, guard, cache, say } = check;
   const deps = repo.root
     ? await traced('dependency check', () => dependencyProblems(repo, repo.root!, onto, config.revert.link))
     : null;
@@ -534,6 +540,7 @@ async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
     traced('containment probed', containment).catch(() => undefined); // met where a command or the key awaits it
     const preparing = traced('Go module cache', () => moduleCache(repo, onto, say));
     preparing.catch(() => undefined);
+    const c = { ...check, jobs: sidesAtOnce(config, say) };
     const sideRun: Steps['run'] = async (side, stop, pinned, only) =>
       freshRun(
         repo,
@@ -547,6 +554,7 @@ async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
           guard,
           stop,
           cache,
+          beside: c.jobs > 1,
           env: {
             ...seedEnv(seed, pinned),
             ...onlyEnv(only),
@@ -569,6 +577,20 @@ async function worktreeCheck(result: RevertResult, c: Check): Promise<void> {
   }
 }
 
+/**
+ * How many sides run at once: two under revert.jobs: 2 only where the kernel
+ * fences each (fence.ts). Elsewhere head's code, as the same user, could
+ * write what the base run reads outside its tracked tree (a linked
+ * dependency, a virtualenv, a cache under the home folder), so the sides run
+ * in turn, the base first, and the output says why (fence: none).
+ */
+function sidesAtOnce(config: Config, say: (line: string) => void): number {
+  if (config.revert.jobs < 2) return 1;
+  if (fenceCheck() === 'landlock') return 2;
+  say('revert.jobs: 2 runs the sides in turn, the base first: no Landlock ABI 2 here to fence each side');
+  return 1;
+}
+
 /** The steps of a worktree check: each run in a fresh tree of its own. */
 function worktreeSteps(c: Check, run: Steps['run'], cached: CachedRun | null): Steps {
   return {
@@ -577,19 +599,21 @@ function worktreeSteps(c: Check, run: Steps['run'], cached: CachedRun | null): S
     cachedHead: null,
     revert: async () => revertedPaths(c.tree.production),
     unrevert: async () => undefined,
-    jobs: c.config.revert.jobs,
+    jobs: c.jobs,
     ...c.judging,
   };
 }
 
 /**
  * Both sides, the reverted one from the revert cache where a trusted entry
- * answers for it, and a fresh reverted run kept for the next check. The head
- * run needs no key: it starts at once, while the key is computed, the cache
- * folder having been taken first (cache.ts); under revert.jobs: 2 so does
- * the reverted run, which a hit stops. Under kernel sealing (outside
- * the gate) the head side is cached too, so its key comes first: production
- * code ran in a worker that cannot write the git directory.
+ * answers for it, and a fresh reverted run kept for the next check. A first
+ * check (a miss) needs the whole reverted run: it starts at once, while the
+ * key is computed, the cache folder having been taken first (cache.ts), and
+ * a hit stops it; where the sides run at once (fenced) so does the head run,
+ * which needs no key. Run in turn, head waits: none of its code runs before
+ * the base has. Under kernel sealing (outside the gate) the head side is
+ * cached too, so its key comes first: production code ran in a worker that
+ * cannot write the git directory.
  */
 async function cachedRuns(result: RevertResult, c: Check, sideRun: Steps['run']): Promise<void> {
   const { repo, config, opts, onto, tree, facts, seed, guard, registry, say } = c;
@@ -603,16 +627,15 @@ async function cachedRuns(result: RevertResult, c: Check, sideRun: Steps['run'])
   };
   const headCached = opts.headCache !== false && sealedMode(config) === 'kernel';
   const before = watchRevertCache(repo);
-  const early = headCached ? null : startEarly(guard.signal, (stop) => run('head', stop));
-  // A first check (a miss) needs the whole reverted run: it starts beside head, kept only once the steps take it.
-  const earlyBase =
-    !headCached && config.revert.jobs > 1 ? startEarly(guard.signal, (stop) => sideRun('revert', stop)) : null;
+  const early = headCached || c.jobs < 2 ? null : startEarly(guard.signal, (stop) => run('head', stop));
+  // Kept only once the steps take it.
+  const earlyBase = headCached ? null : startEarly(guard.signal, (stop) => sideRun('revert', stop));
   try {
     const headTree = headCached ? [...tree.kept, ...tree.production] : null;
     // With runs started, the key's work waits for the judge's modules, which
     // the commands wait for: it would only slow them (a hit still stops the
     // base before the verdict).
-    if (early) await sealJudge();
+    if (earlyBase) await sealJudge();
     const store = await traced('revert cache key and lookup', () =>
       revertCache(repo, config, onto, tree.kept, headTree, seed, facts.owners, before, say),
     );
@@ -671,7 +694,7 @@ interface Steps {
    */
   run: (side: Side, stop: AbortSignal, pinned?: boolean, only?: string[]) => Promise<PropertyRun>;
   revert: () => Promise<Reverted[]>;
-  /** Puts the production diff back after the reverted run, for a head run under the pinned seed. */
+  /** Puts the production diff back after the reverted run, for the head run (in place). */
   unrevert: () => Promise<void>;
   /** The seed of both runs, when the caller chose one. */
   seed: PropSeed | null;
@@ -732,7 +755,7 @@ function allPass(m: Mapping): boolean {
   return m.invariants.every((i) => i.outcomes.length > 0 && i.outcomes.every((o) => o.outcome === 'passed'));
 }
 
-/** The two runs, one after the other or at once; then each case judged against the other run. */
+/** The two runs, the base first or, fenced, at once; then each case judged against the other run. */
 async function twoRuns(result: RevertResult, s: Steps): Promise<void> {
   const runs =
     s.cached && s.cachedHead
@@ -775,18 +798,28 @@ async function confirmedAlone(s: Steps, runs: Runs): Promise<Runs> {
   return { ...runs, onRevert };
 }
 
-/** Head run, revert, reverted run; null when the head run settles the verdict. */
+/**
+ * Revert, reverted run, head run; null when the head run settles the verdict.
+ * The base first: head's code runs as the same user and, unfenced, could
+ * write what the base run reads outside its tracked tree (a linked
+ * dependency, a virtualenv, a cache under the home folder, an ignored file),
+ * so no code of the patch runs before the base is judged. The price: a head
+ * run that settles the verdict no longer spares the base run, so a refused
+ * change costs both runs.
+ */
 async function inTurn(result: RevertResult, s: Steps): Promise<Runs | null> {
+  s.say('reverting the production paths to base');
+  result.reverted = await s.revert();
+  s.guard.check();
+  s.say('running the properties with the production diff reverted (the base first, before any code of the patch)');
+  const onRevert = await s.run('revert', s.guard.signal);
+  s.guard.check();
+  await s.unrevert();
+  s.guard.check();
   s.say('running the properties on head');
   const onHead = await s.run('head', s.guard.signal);
   s.guard.check();
   if (headSettles(result, s, onHead)) return null;
-  s.say('reverting the production paths to base');
-  result.reverted = await s.revert();
-  s.guard.check();
-  s.say('running the properties with the production diff reverted');
-  const onRevert = await s.run('revert', s.guard.signal);
-  s.guard.check();
   return { onHead, onRevert };
 }
 
@@ -862,11 +895,13 @@ async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
 /**
  * The reverted side from a trusted cache entry, which may only confirm
  * holds. The cases the cached run fails would be fixed or pending on its
- * word, so they run fresh on the base (beside head where jobs allow; only
- * those cases where the runner can be told, runenv.ts). When any other case
- * is not holds against the cached outcomes (a regression, a skip, a case the
- * entry lacks), or the fresh part cannot be judged, the whole base runs fresh
- * before the verdict.
+ * word, so they run fresh on the base (beside head where the sides run at
+ * once, else before head; only those cases where the runner can be told,
+ * runenv.ts). When any other case is not holds against the cached outcomes
+ * (a regression, a skip, a case the entry lacks), or the fresh part cannot be
+ * judged, the whole base runs fresh before the verdict. Run in turn, that
+ * whole run follows head's: it can only turn a regression into a case
+ * failing on both sides, refused unless an owner marked it pending.
  */
 async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promise<Runs | null> {
   const short = hit.key.slice(0, 12);
@@ -880,13 +915,15 @@ async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promi
   const stop = new AbortController();
   const relay = () => stop.abort();
   s.guard.signal.addEventListener('abort', relay, { once: true });
-  const beside = failing.length && s.jobs > 1 ? s.run('revert', stop.signal, false, failing) : null;
-  beside?.catch(() => undefined); // awaited below
+  // In turn, the base's part ends before head starts.
+  const basePart = failing.length ? s.run('revert', stop.signal, false, failing) : null;
+  basePart?.catch(() => undefined); // awaited below
   try {
+    if (s.jobs < 2) await basePart;
     const onHead = await s.run('head', s.guard.signal);
     s.guard.check();
     if (headSettles(result, s, onHead)) return null;
-    const ranPart = failing.length ? await (beside ?? s.run('revert', s.guard.signal, false, failing)) : null;
+    const ranPart = await basePart;
     s.guard.check();
     if (ranPart?.problem) s.say(`base: the fresh run of those cases cannot be judged (${ranPart.problem})`);
     else {
@@ -909,7 +946,7 @@ async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promi
     return { onHead, onRevert, alone: true };
   } finally {
     stop.abort();
-    await beside?.catch(() => undefined);
+    await basePart?.catch(() => undefined);
     s.guard.signal.removeEventListener('abort', relay);
   }
 }
@@ -936,10 +973,11 @@ async function withBothCached(result: RevertResult, s: Steps, base: CachedRun, h
     if (headSettles(result, s, head.run)) return null;
     return { onHead: head.run, onRevert: base.run, cached: base.key, headCached: head.key };
   }
-  const runs = [() => s.run('head', s.guard.signal, false, hinge), () => s.run('revert', s.guard.signal, false, hinge)];
+  // In turn, the base's part first.
+  const runs = [() => s.run('revert', s.guard.signal, false, hinge), () => s.run('head', s.guard.signal, false, hinge)];
   const settled = s.jobs > 1 ? await Promise.allSettled(runs.map((r) => r())) : await inSequence(runs);
   s.guard.check();
-  const [headPart, basePart] = settled.map((p) => {
+  const [basePart, headPart] = settled.map((p) => {
     if (p.status === 'rejected') throw p.reason;
     return p.value;
   });
@@ -1236,8 +1274,6 @@ async function baseFindings(result: RevertResult, s: Steps, { onHead, onRevert }
   s.say(
     `${both.map((r) => r.id).join(', ')} fail with and without the production diff under PROP_SEED=${value}: running the properties on head under the pinned seed (${pinned === null ? 'unpinned' : `PROP_SEED=${pinned}`})`,
   );
-  await s.unrevert();
-  s.guard.check();
   const again = await s.run('head', s.guard.signal, true);
   s.guard.check();
   const issue = again.problem ?? headProblems(again.mapping!, s.registry)[0];
@@ -1296,12 +1332,15 @@ async function freshRun(
     guard,
     stop,
     cache,
+    beside,
     env,
     onFailing,
   }: {
     guard: Guard;
     stop: AbortSignal;
     cache: BuildCache;
+    /** The other side runs at the same time, fenced (sidesAtOnce). */
+    beside: boolean;
     env: Record<string, string>;
     onFailing?: (name: string) => void;
   },
@@ -1329,8 +1368,8 @@ async function freshRun(
     );
     // Stopped while its tree was being made: the command is never started.
     stop.throwIfAborted();
-    // The other side runs at the same time: every tracked file is checked and stamped (tree-stamps.ts).
-    const tracked = config.revert.jobs > 1 ? { entries: await listTree(repo, files), linked: tree.linked } : undefined;
+    // The other side runs at the same time: every tracked file is stamped and its mode checked (tree-stamps.ts).
+    const tracked = beside ? await listTree(repo, files) : undefined;
     const gocache = cache.open(side, tmp);
     const run = await runProperties(tree.dir, config, registry, {
       classify,

@@ -32,7 +32,7 @@ import { propertyRunEnv, SHARD_VARIABLE, SIDE_VARIABLE, TREE_ENV } from './runen
 import { openSealed, type SealedMode, type SealedSession, type WorkerSetup } from './sealed/env.js';
 import { changedTrusted, stampTrusted } from './trusted-files.js';
 import { changedTree, stampTree } from './tree-stamps.js';
-import { fencePrefix, fenceRun } from './fence.js';
+import { fencePrefix } from './fence.js';
 import { workspaceDirs } from './workspaces.js';
 
 export interface PropertyRun {
@@ -63,8 +63,8 @@ export interface RunOptions {
     trusted: string[];
     main: string | null;
     gocache: string;
-    /** The tree's entries and the links made into it, when the other side runs at the same time: each entry is checked and stamped (tree-stamps.ts). */
-    tracked?: { entries: TreeEntry[]; linked: string[] };
+    /** The tree's entries, when the other side runs at the same time (only ever fenced, fence.ts): each is stamped and checked (tree-stamps.ts). */
+    tracked?: TreeEntry[];
   };
   /** Set after the pinned variables, so no config changes them (the revert check's side). */
   env?: Record<string, string>;
@@ -112,7 +112,7 @@ export async function runProperties(
     ? openSessions(tree, config, opts.guard, opts.onFailing)
     : { guard: null, sealed: null };
   // Only a run with the other side beside it is fenced (fence.ts).
-  const fenced = opts.guard?.tracked ? fenceRun() : false;
+  const fenced = opts.guard?.tracked !== undefined;
   let run;
   let refused: string[] = [];
   let failures: string[] = [];
@@ -124,7 +124,7 @@ export async function runProperties(
     const shard = /^\d+\/\d+$/.test(env[SHARD_VARIABLE] ?? '') ? env[SHARD_VARIABLE]! : '1/1';
     const trusted = opts.guard ? stampTrusted(tree, judgingFiles(tree, opts.guard.trusted, opts.classify)) : null;
     const tracked = opts.guard?.tracked
-      ? await traced(`${name}: tree stamped`, () => stampTree(tree, opts.guard!.tracked!, TREE_ENV, fenced))
+      ? await traced(`${name}: tree stamped`, () => stampTree(tree, opts.guard!.tracked!))
       : null;
     run = await traced(`${name}: property command`, () =>
       runTestCommand(command.replaceAll('{shard}', shard), {
@@ -144,7 +144,7 @@ export async function runProperties(
       failures = said.failures;
     }
     if (trusted) rewritten = changedTrusted(tree, trusted);
-    if (tracked) touched = changedTree(tree, tracked, TREE_ENV);
+    if (tracked) touched = changedTree(tree, tracked);
   } catch (err) {
     guard?.dispose();
     sealed?.dispose();
@@ -233,7 +233,7 @@ function rewrittenProblem(files: string[]): string {
 
 /** Why a run whose tree's files changed while both sides ran at once is not judged (tree-stamps.ts). */
 function touchedProblem(files: string[]): string {
-  return `files of the run's tree changed or were added while both sides ran at once (${shown(files)}): under revert.jobs: 2 the other side's code runs beside this run as the same user and could rewrite what it builds and runs, so this run is not judged. If the project's own tests write a tracked file or one its .gitignore does not ignore, run them so they do not (a copy under the temporary folder), or set revert.jobs: 1`;
+  return `files of the run's tree changed while both sides ran at once (${shown(files)}): under revert.jobs: 2 the other side's code runs beside this run as the same user and could change the mode of what it builds and runs (unreadable, not executable), so this run is not judged. If the project's own tests write, chmod or replace a tracked file, run them so they do not (a copy under the temporary folder), or set revert.jobs: 1`;
 }
 
 /** The first five of `files`, and how many more. */
