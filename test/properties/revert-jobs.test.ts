@@ -1,54 +1,46 @@
-// revert.jobs: with 2 the head run and the reverted run go at once, each in
-// its own tree and told its side in PATCHWARDEN_SIDE; without the key (every
-// existing config) one after the other. Overlap is read from outside the
-// trees: each run's property appends its side and its start and end times to
-// a log the test names.
+// revert.jobs: with 2 the head run and the reverted run go at once where the
+// kernel fences each side, each in its own tree and told its side in
+// PATCHWARDEN_SIDE; without the fence, and without the key (every existing
+// config), one after the other, the base first. Overlap is read from outside
+// the trees: each run's property sends its side and its start and end times
+// to a collector of the test's (test/helpers/collector.ts), which the fence
+// leaves open.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { starterConfig } from '../../src/adopt/starter.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { CannotJudge } from '../../src/common/errors.js';
+import { PY_SEND, startCollector } from '../helpers/collector.js';
+import { FENCE } from '../helpers/fence.js';
 import { cleanup, type TempRepo } from '../helpers/repo.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
-import {
-  BUGGY_PY,
-  config,
-  fingerprint,
-  FIXED_PY,
-  project,
-  PYTEST,
-  registry,
-  startPw,
-  waitForFile,
-} from './projects.js';
+import { BUGGY_PY, config, fingerprint, FIXED_PY, project, PYTEST, registry, startPw } from './projects.js';
 
 const ID = 'bill.total_non_negative';
 
 /**
- * A property that logs `SIDE START END` (ms) to $JOBS_LOG around a sleep of
- * `seconds` (the base side's own when `baseSeconds` is given).
+ * A property that sends `SIDE START END` (ms) to the collector around a sleep
+ * of `seconds` (the base side's own when `baseSeconds` is given).
  */
 function timedProperty(seconds: number, baseSeconds = seconds): string {
   return `import os, time
 from bill import total
-
+${PY_SEND}
 
 def test_total_non_negative(record_property):
     record_property("invariant", "${ID}")
     side = os.environ.get("PATCHWARDEN_SIDE", "unset")
     start = time.time()
-    with open(os.environ["JOBS_LOG"], "a") as log:
-        log.write("%s start %d\\n" % (side, start * 1000))
+    send("%s start %d" % (side, start * 1000))
     try:
         time.sleep(${baseSeconds} if side == "base" else ${seconds})
         for xs in ([], [1, 2], [0, 5]):
             assert total(xs) >= 0
     finally:
-        with open(os.environ["JOBS_LOG"], "a") as log:
-            log.write("%s end %d %d\\n" % (side, start * 1000, time.time() * 1000))
+        send("%s end %d %d" % (side, start * 1000, time.time() * 1000))
 `;
 }
 
@@ -59,7 +51,7 @@ interface Interval {
 }
 
 function intervals(log: string): { started: string[]; ended: Interval[] } {
-  const lines = readFileSync(log, 'utf8').trim().split('\n');
+  const lines = log.trim().split('\n');
   const started = lines.filter((l) => l.split(' ')[1] === 'start').map((l) => l.split(' ')[0]);
   const ended = lines
     .map((l) => l.split(' '))
@@ -82,36 +74,42 @@ function timedProject(extra: string, head: Record<string, string>, base: Record<
   );
 }
 
-function check(repo: TempRepo, base: string, head: string) {
-  const logs = mkdtempSync(path.join(tmpdir(), 'pw-jobs-log-'));
-  const log = path.join(logs, 'runs.log');
-  const before = fingerprint(repo);
-  const started = Date.now();
-  // Both sides write one log outside their trees, which the fence refuses (fence.ts; parallel-rewrite tests it): unfenced here.
-  const r = repo.json(['revert-check', '--base', base, '--head', head], {
-    env: { JOBS_LOG: log, PATCHWARDEN_LANDLOCK: 'off' },
-  });
-  const ms = Date.now() - started;
-  assert.equal(fingerprint(repo), before, 'the working tree, index, stash, refs and worktrees are as before');
-  const runs = existsSync(log) ? intervals(log) : { started: [], ended: [] };
-  const text = existsSync(log) ? readFileSync(log, 'utf8') : '';
-  rmSync(logs, { recursive: true, force: true });
-  return { ...r, runs, ms, log: text };
+/** A check, its runs' lines as the collector got them; `env` added (PATCHWARDEN_LANDLOCK=off: no fence). */
+function check(repo: TempRepo, base: string, head: string, env: NodeJS.ProcessEnv = {}) {
+  const collector = startCollector();
+  try {
+    const before = fingerprint(repo);
+    const started = Date.now();
+    const r = repo.json(['revert-check', '--base', base, '--head', head], {
+      env: { ...collector.env, JOBS_LOG: collector.log, ...env },
+    });
+    const ms = Date.now() - started;
+    assert.equal(fingerprint(repo), before, 'the working tree, index, stash, refs and worktrees are as before');
+    const text = collector.read();
+    return { ...r, runs: intervals(text), ms, log: text };
+  } finally {
+    collector.stop();
+  }
 }
 
 const overlap = (a: Interval, b: Interval) => a.start < b.end && b.start < a.end;
 
 const pyTest = testUnless(pytestMissing);
+/** Both sides at once need the fence (Landlock ABI 2). */
+const fencedTest = testUnless(
+  pytestMissing ?? (FENCE ? null : 'no Landlock ABI 2 on this kernel: the sides run in turn'),
+);
 
 test.after.each(cleanup);
 
-pyTest('revert.jobs: 2 runs the head side and the base side at once, each told its side', () => {
+fencedTest('revert.jobs: 2 runs the head side and the base side at once, fenced, each told its side', () => {
   const { repo, base, head } = timedProject('revert:\n  jobs: 2\n', { 'src/bill.py': FIXED_PY });
   const r = check(repo, base, head);
   assert.is(r.code, 0, r.stderr);
   assert.is(r.out.status, 'describes_patch');
   assert.equal(r.out.failing_on_revert, [ID]);
   assert.match(r.stderr, /at once \(revert\.jobs: 2\)/);
+  assert.is(r.out.fence, 'landlock');
   // Head and the base at once, then the case the base failed once more on the base alone, after head ended.
   assert.equal(r.runs.ended.map((x) => x.side).sort(), ['base', 'base', 'head']);
   const onHead = r.runs.ended.find((x) => x.side === 'head')!;
@@ -124,7 +122,7 @@ pyTest('revert.jobs: 2 runs the head side and the base side at once, each told i
   assert.match(r.stderr, /base: ran alone "test_total_non_negative" failed/);
 });
 
-pyTest('revert.jobs: 2 starts the reverted run beside the cache key; a hit stops it and the cache answers', () => {
+fencedTest('revert.jobs: 2 starts the reverted run beside the cache key; a hit stops it and the cache answers', () => {
   const { repo, base, head } = timedProject('revert:\n  jobs: 2\n', { 'src/bill.py': FIXED_PY });
   const first = check(repo, base, head);
   assert.is(first.out.status, 'describes_patch', first.stderr);
@@ -140,16 +138,30 @@ pyTest('revert.jobs: 2 starts the reverted run beside the cache key; a hit stops
   // The stopped run's tree is gone, like every other (check() compares the worktrees).
 });
 
-pyTest('a config without revert.jobs runs the sides one after the other, head first', () => {
+pyTest('a config without revert.jobs runs the sides one after the other, the base first', () => {
   const { repo, base, head } = timedProject('', { 'src/bill.py': FIXED_PY });
   const r = check(repo, base, head);
   assert.is(r.code, 0, r.stderr);
   assert.is(r.out.status, 'describes_patch');
   assert.not.match(r.stderr, /at once/);
+  assert.is(r.out.fence, null);
   const [a, b] = r.runs.ended;
-  assert.equal([a.side, b.side], ['head', 'base']);
+  assert.equal([a.side, b.side], ['base', 'head']);
   assert.not.ok(overlap(a, b), `the two runs do not overlap: ${JSON.stringify(r.runs.ended)}`);
   assert.ok(a.end <= b.start);
+});
+
+pyTest('revert.jobs: 2 without Landlock runs the sides in turn, the base first, and says why', () => {
+  const { repo, base, head } = timedProject('revert:\n  jobs: 2\n', { 'src/bill.py': FIXED_PY });
+  const r = check(repo, base, head, { PATCHWARDEN_LANDLOCK: 'off' });
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.out.status, 'describes_patch');
+  assert.is(r.out.fence, 'none');
+  assert.match(r.stderr, /revert\.jobs: 2 runs the sides in turn, the base first: no Landlock ABI 2 here/);
+  assert.not.match(r.stderr, /at once \(revert\.jobs: 2\)|ran alone/);
+  const [a, b] = r.runs.ended;
+  assert.equal([a.side, b.side], ['base', 'head']);
+  assert.ok(a.end <= b.start, JSON.stringify(r.runs.ended));
 });
 
 pyTest('in-place mode runs one side after the other whatever revert.jobs says, and says so', () => {
@@ -159,11 +171,11 @@ pyTest('in-place mode runs one side after the other whatever revert.jobs says, a
   assert.is(r.out.status, 'describes_patch');
   assert.match(r.stderr, /revert\.jobs: 2 does not apply in place/);
   const [a, b] = r.runs.ended;
-  assert.equal([a.side, b.side], ['head', 'base']);
+  assert.equal([a.side, b.side], ['base', 'head']);
   assert.ok(a.end <= b.start, JSON.stringify(r.runs.ended));
 });
 
-pyTest('jobs: 2, head fails a case no pending mark covers: the base run is stopped, no row edit offered', () => {
+fencedTest('jobs: 2, head fails a case no pending mark covers: the base run is stopped, no row edit offered', () => {
   // The base passes (fixed); head breaks it, fast; the base side would sleep 60 s.
   const { repo, base, head } = timedProject(
     'revert:\n  jobs: 2\n',
@@ -201,14 +213,13 @@ function streamedProject(baseSeconds: number, pending: boolean) {
   const spec = `import fcntl, os, time
 import pytest
 from bill import total
-
+${PY_SEND}
 SIDE = os.environ.get("PATCHWARDEN_SIDE", "unset")
 LOG = os.environ["JOBS_LOG"]
 
 
 def note(what):
-    with open(LOG, "a") as log:
-        log.write("%s %s\\n" % (SIDE, what))
+    send("%s %s" % (SIDE, what))
 
 
 def base_locked():
@@ -219,7 +230,7 @@ def base_locked():
 @pytest.mark.parametrize("k", [0], ids=["[invariant:${ID}]"])
 def test_total(k):
     if SIDE == "base":
-        lock = open(LOG + ".lock", "w")
+        lock = open(LOG, "r")  # a lock needs only a read, which the fence leaves open
         fcntl.flock(lock, fcntl.LOCK_EX)
         note("locked")
         time.sleep(${baseSeconds})
@@ -238,7 +249,7 @@ def test_later(k):
     if SIDE != "head":
         return
     end = time.time() + 40
-    lock = open(LOG + ".lock", "w")
+    lock = open(LOG, "r")
     while time.time() < end:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -258,7 +269,7 @@ def test_later(k):
   );
 }
 
-pyTest(
+fencedTest(
   'jobs: 2, pytest: head fails a case no pending mark covers as it runs: the base is stopped before head ends',
   () => {
     const { repo, base, head } = streamedProject(60, false);
@@ -285,7 +296,7 @@ pyTest(
   },
 );
 
-pyTest('jobs: 2, pytest: a failing case under a pending mark does not stop the base', () => {
+fencedTest('jobs: 2, pytest: a failing case under a pending mark does not stop the base', () => {
   const { repo, base, head } = streamedProject(2, true);
   const r = check(repo, base, head);
   assert.is(r.code, 1, r.stderr);
@@ -297,7 +308,7 @@ pyTest('jobs: 2, pytest: a failing case under a pending mark does not stop the b
   assert.match(log, /^head got-lock$/m);
 });
 
-pyTest('jobs: 1, the same regression: both sides run and the verdict is regressed', () => {
+pyTest('jobs: 1, the same regression: both sides run, the base first, and the verdict is regressed', () => {
   const { repo, base, head } = timedProject(
     '',
     { 'src/bill.py': BUGGY_PY },
@@ -308,24 +319,32 @@ pyTest('jobs: 1, the same regression: both sides run and the verdict is regresse
   assert.is(r.out.status, 'regressed');
   assert.equal(
     r.runs.ended.map((x) => x.side),
-    ['head', 'base'],
+    ['base', 'head'],
   );
 });
 
-test('jobs: 2, SIGTERM while both sides run: both commands stop, both temporary trees go', async () => {
-  const marks = mkdtempSync(path.join(tmpdir(), 'pw-jobs-mark-'));
-  const cmd = `touch "$PW_MARK/$PATCHWARDEN_SIDE"; sleep 60; ${PYTEST}`;
+const fenced = testUnless(FENCE ? null : 'no Landlock ABI 2 on this kernel: the sides run in turn');
+
+fenced('jobs: 2, SIGTERM while both sides run: both commands stop, both temporary trees go', async () => {
+  const collector = startCollector();
+  // Each side tells the collector it started, then sleeps.
+  const cmd = `python3 -c 'import os, socket; socket.create_connection(("127.0.0.1", int(os.environ["COLLECTOR_PORT"]))).sendall(os.environ["PATCHWARDEN_SIDE"].encode() + b" started\\n")'; sleep 60; ${PYTEST}`;
   const { repo, base, head } = timedProject('revert:\n  jobs: 2\n', { 'src/bill.py': FIXED_PY });
   repo.commit({ '.patchwarden.yml': config(cmd, 'revert:\n  jobs: 2\n') }, 'slow command');
   try {
     const before = fingerprint(repo);
-    // Each side marks its start outside its tree, which the fence refuses (fence.ts): unfenced here.
-    const run = startPw(repo, ['revert-check', '--base', base, '--head', head, '--config', '.patchwarden.yml'], {
-      PW_MARK: marks,
-      PATCHWARDEN_LANDLOCK: 'off',
+    const run = startPw(
+      repo,
+      ['revert-check', '--base', base, '--head', head, '--config', '.patchwarden.yml'],
+      collector.env,
+    );
+    let ended = false;
+    run.done.then(() => {
+      ended = true;
     });
-    for (const side of ['head', 'base'])
-      assert.ok(await waitForFile(path.join(marks, side), run.done), `the ${side} side's command started`);
+    const both = () => ['head', 'base'].every((side) => collector.read().includes(`${side} started\n`));
+    while (!both() && !ended) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(both(), `both sides' commands started: ${collector.read()}`);
     process.kill(run.pid, 'SIGTERM');
     const r = await run.done;
     assert.is(r.code, 143, r.stderr);
@@ -334,7 +353,7 @@ test('jobs: 2, SIGTERM while both sides run: both commands stop, both temporary 
     for (const t of trees) assert.not.ok(existsSync(t), `${t} is gone`);
     assert.equal(fingerprint(repo), before);
   } finally {
-    rmSync(marks, { recursive: true, force: true });
+    collector.stop();
   }
 });
 
