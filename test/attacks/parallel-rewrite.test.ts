@@ -2,21 +2,15 @@
 // a temporary tree of its own under the system's temporary folder. Go and
 // Rust runs have no runtime guard, so production code in head's test binary
 // could find the other tree and rewrite its production file, or add a file
-// to its Go package: the reverted run then failed the property on the
-// changed code, and a patch its property does not describe (the property
-// passes with and without it) came out describes_patch. Now every tracked
-// file of a run's tree is stamped, and its bytes checked against git's,
-// before the command starts, and a file changed, or added where .gitignore
-// does not ignore it, by the time it ended refuses the run, naming the file
-// (tree-stamps.ts): the reverted run cannot be judged, revert_broken.
-// Where the kernel has Landlock each side's command runs fenced (fence.ts):
-// the write fails, and the check comes out as an honest one would.
-//
-// The stamps do not see a path .gitignore ignores (a go.work at the tree's
-// root, Rust's target/), the other side's temporary root (its GOCACHE) or
-// the git directory: the fence refuses each of those writes. The reverted
-// run's command plays the build that would read the poisoned path: it
-// fails when the mark is there.
+// to its Go package, or write an ignored go.work or target/, the other
+// side's temporary root (its GOCACHE) or the git directory: the reverted run
+// then failed the property on the changed code, and a patch its property
+// does not describe (the property passes with and without it) came out
+// describes_patch. The sides run at once only where the kernel has Landlock,
+// each side's command fenced (fence.ts): the write fails, and the check
+// comes out as an honest one would. Elsewhere they run in turn, the base
+// first (base-first.test.ts). The reverted run's command plays the build
+// that would read the poisoned path: it fails when the mark is there.
 //
 // The reverted run's command waits until the file the attack writes is
 // there (or 30 s have passed) before it builds, so the race the attack
@@ -38,8 +32,6 @@ import { GO_BASE, goAtOtherRun } from './other-run.js';
 /** Where the kernel has no Landlock the fenced half of a test cannot run. */
 const fenced = (missing: string | null) =>
   testUnless(missing ?? (FENCE ? null : 'no Landlock ABI 2 on this kernel: the sides cannot be fenced'));
-/** The fallback on purpose: the tree stamps alone. */
-const STAMPS = { PATCHWARDEN_LANDLOCK: 'off' };
 
 const ID = 'bill.total';
 const MARK = 'REWRITTEN';
@@ -61,18 +53,6 @@ const poisoned = (file: string) =>
   `if [ "$PATCHWARDEN_SIDE" = base ] && grep -qs ${MARK} ${file}; then echo "${file} poisoned" >&2; exit 99; fi; `;
 
 type Check = { code: number; out: Record<string, any>; stderr: string };
-
-/** Refused by the stamps, naming the rewritten file: never describes_patch. */
-function refused(r: Check, file: string): void {
-  assert.is(r.out.fence, 'stamps', r.stderr);
-  assert.is.not(r.out.status, 'describes_patch', r.stderr);
-  assert.is(r.code, 1, `${r.out.status}: ${r.out.reason}\n${r.stderr}`);
-  assert.is(r.out.status, 'revert_broken', r.out.reason);
-  assert.ok(
-    r.out.reason.includes(`files of the run's tree changed or were added while both sides ran at once (${file})`),
-    r.out.reason,
-  );
-}
 
 /** Fenced: the write failed, and the reverted run ran on the base's own code (head's Total is the base's). */
 function prevented(r: Check): void {
@@ -126,20 +106,15 @@ function goProject(writes: [string, string][], lead: string) {
 
 for (const [file, content] of GO_WRITES) {
   const writes: [string, string][] = [[`tree/bill/${file}`, content]];
-  testUnless(GOTESTSUM_MISSING)(`go, revert.jobs: 2, stamps: head writes bill/${file} in the reverted tree`, () => {
-    const { repo, base, head } = goProject(writes, waitFor(`bill/${file}`));
-    const r = repo.json(['revert-check', '--base', base, '--head', head], { env: { TMPDIR: runs, ...STAMPS } });
-    refused(r, `bill/${file}`);
-  });
   fenced(GOTESTSUM_MISSING)(`go, revert.jobs: 2, fenced: head cannot write bill/${file} in the reverted tree`, () => {
     const { repo, base, head } = goProject(writes, waitFor(`bill/${file}`) + poisoned(`bill/${file}`));
     prevented(repo.json(['revert-check', '--base', base, '--head', head], { env: { TMPDIR: runs } }));
   });
 }
 
-// What the stamps never saw: an ignored go.work at the other tree's root, a
-// file in the other run's GOCACHE, one in the git directory. On a build
-// without the fence all three writes land and the reverted run is poisoned.
+// An ignored go.work at the other tree's root, a file in the other run's
+// GOCACHE, one in the git directory: on a build without the fence all three
+// writes land and the reverted run is poisoned.
 fenced(GOTESTSUM_MISSING)(
   'go, revert.jobs: 2, fenced: head cannot write an ignored go.work, the other GOCACHE or the git directory',
   () => {
@@ -198,18 +173,12 @@ function rustProject(rel: string, lead: string) {
   );
 }
 
-testUnless(CARGO_MISSING)('rust, revert.jobs: 2, stamps: head rewrites the reverted tree’s production file', () => {
-  const { repo, base, head } = rustProject('src/lib.rs', waitFor('src/lib.rs'));
-  const r = repo.json(['revert-check', '--base', base, '--head', head], { env: { TMPDIR: runs, ...STAMPS } });
-  refused(r, 'src/lib.rs');
-});
-
 fenced(CARGO_MISSING)('rust, revert.jobs: 2, fenced: head cannot rewrite the reverted tree’s production file', () => {
   const { repo, base, head } = rustProject('src/lib.rs', waitFor('src/lib.rs') + poisoned('src/lib.rs'));
   prevented(repo.json(['revert-check', '--base', base, '--head', head], { env: { TMPDIR: runs } }));
 });
 
-// target/ is ignored: the stamps never saw a write there.
+// target/, ignored by git.
 fenced(CARGO_MISSING)(
   'rust, revert.jobs: 2, fenced: head cannot write into the reverted tree’s ignored target/',
   () => {

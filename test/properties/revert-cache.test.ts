@@ -39,7 +39,7 @@ pyTest('a cached base confirms holds: the second check runs head alone and says 
   const { repo, base, head } = pyProject(FIXED_PY, REFACTORED_PY);
   const first = check(repo, base, head);
   assert.is(first.out.status, 'does_not_describe', first.stderr);
-  assert.equal(first.sides, ['head', 'base']);
+  assert.equal(first.sides, ['base', 'head']);
   assert.match(first.stderr, /base: not cached \(key [0-9a-f]{12}\)/);
   assert.match(first.stderr, /base: cached for the next check/);
   assert.is(first.out.revert_run.cached, null);
@@ -98,7 +98,7 @@ pyTest('an entry changed on disk after patchwarden wrote it is not trusted', () 
   writeFileSync(file, passingEntry(readFileSync(file, 'utf8')));
   const second = check(repo, base, head);
   assert.is(second.out.status, 'describes_patch', second.stderr);
-  assert.equal(second.sides, ['head', 'base']);
+  assert.equal(second.sides, ['base', 'head']);
   assert.match(second.stderr, /the cache entry [0-9a-f]{12} is not trusted/);
 });
 
@@ -126,7 +126,7 @@ pyTest('an entry written while a head run ran is not trusted: the cache is throw
   assert.is(JSON.parse(r.stdout).status, 'describes_patch', r.stderr);
   const third = check(repo, base, head);
   assert.is(third.out.status, 'describes_patch', third.stderr);
-  assert.equal(third.sides, ['head', 'base'], 'the forged entry was not read');
+  assert.equal(third.sides, ['base', 'head'], 'the forged entry was not read');
   assert.match(r.stderr, /the revert cache changed while the change ran: it is thrown away/);
 });
 
@@ -135,7 +135,7 @@ pyTest('revert.cache: false keeps nothing and runs the base every time', () => {
   for (let i = 0; i < 2; i++) {
     const r = check(repo, base, head);
     assert.is(r.out.status, 'does_not_describe', r.stderr);
-    assert.equal(r.sides, ['head', 'base']);
+    assert.equal(r.sides, ['base', 'head']);
     assert.not.match(r.stderr, /base: (not )?cached/);
   }
   assert.not.ok(existsSync(cacheDir(repo)));
