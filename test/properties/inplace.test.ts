@@ -23,8 +23,8 @@ import {
 const ID = 'bill.total_non_negative';
 const REF = 'refs/patchwarden/snapshot';
 // The command marks where it is (head or reverted tree) and can stop there to be killed.
-// With PW_BREAK it puts a folder where the revert must remove a file, so the check ends in an error.
-const STOPPABLE = `phase=head; grep -q -- '- 1' src/bill.mjs && phase=revert; if [ "$PW_BREAK" = 1 ]; then rm -f src/added.mjs; mkdir -p src/added.mjs/in; echo x > src/added.mjs/in/f; fi; if [ "$PW_STOP" = "$phase" ]; then echo $$ > "$PW_MARK.tmp"; mv "$PW_MARK.tmp" "$PW_MARK"; sleep 60; fi; ${NODE_TEST}`;
+// With PW_BREAK the reverted run puts a folder where putting head back must remove a file, so the check ends in an error.
+const STOPPABLE = `phase=head; grep -q -- '- 1' src/bill.mjs && phase=revert; if [ "$PW_BREAK$phase" = 1revert ]; then rm -f src/legacy.mjs; mkdir -p src/legacy.mjs/in; echo x > src/legacy.mjs/in/f; fi; if [ "$PW_STOP" = "$phase" ]; then echo $$ > "$PW_MARK.tmp"; mv "$PW_MARK.tmp" "$PW_MARK"; sleep 60; fi; ${NODE_TEST}`;
 const IN_PLACE = 'revert:\n  mode: in-place\n';
 
 // The patch also adds a file outside the src zone, which both runs take from the base side (absent).
@@ -224,7 +224,7 @@ for (const line of [
   });
 }
 
-test('in-place: an error half-way (the revert cannot write) restores work in progress before exit 2', () => {
+test('in-place: an error half-way (head cannot be put back) restores work in progress before exit 2', () => {
   const { repo, base, head } = inPlaceProject();
   workInProgress(repo);
   const before = fingerprint(repo);
