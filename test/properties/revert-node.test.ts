@@ -36,7 +36,8 @@ function check(repo: TempRepo, base: string, head: string, env: NodeJS.ProcessEn
   return r;
 }
 
-const tempTreeOf = (stderr: string) => /temporary worktree at head: (.*?) \[/.exec(stderr)?.[1];
+// The first tree made: the base's, which runs first.
+const tempTreeOf = (stderr: string) => /temporary worktree at base: (.*?) \[/.exec(stderr)?.[1];
 
 test.after.each(cleanup);
 

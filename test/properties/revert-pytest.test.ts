@@ -172,7 +172,7 @@ pyTest('a patch that adds and renames src files: the reverted tree is the base t
     const r = check(repo, base, head, [], { PW_LISTING: listing });
     assert.is(r.code, 0, r.stderr);
     assert.is(r.out.status, 'describes_patch');
-    const [onHead, onRevert] = readFileSync(listing, 'utf8').split('---\n');
+    const [onRevert, onHead] = readFileSync(listing, 'utf8').split('---\n'); // the base runs first
     assert.is(onHead, 'src/bill.py\nsrc/helpers.py\nsrc/keep me.py\nsrc/pkg/extra.py\n');
     assert.is(onRevert, 'src/bill.py\nsrc/helpers_old.py\nsrc/keep me.py\n');
     const actions = Object.fromEntries(r.out.reverted.map((x: { path: string; action: string }) => [x.path, x.action]));
