@@ -10,7 +10,9 @@
 // and compared after it, and a seed that changed is thrown away. The
 // reverted run's cache replaces the seed only once both runs have ended
 // (`settle`), so a head run still going (revert.jobs: 2) cannot write into
-// the new seed either.
+// the new seed either, and only when the copy it started from could not hold
+// a write of head's: taken before head's run began (the base first), or from
+// a seed head's run left as it was.
 import { constants, cpSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Repo } from '../git/repo.js';
@@ -31,6 +33,9 @@ export function buildCache(repo: Repo, say: (line: string) => void): BuildCache 
   const next = `${seed}.new-${process.pid}`;
   let before: string | null = null;
   let kept: string | null = null;
+  // The reverted runs' caches copied before head's run began, and whether the kept one is such.
+  const beforeHead = new Set<string>();
+  let keptBeforeHead = false;
   /** True when the seed is not what it was before the head run; then it is thrown away. */
   const tampered = () => {
     if (before === null || stamp(seed) === before) return false;
@@ -44,6 +49,7 @@ export function buildCache(repo: Repo, say: (line: string) => void): BuildCache 
       if (side === 'head') before = stamp(seed);
       else tampered();
       const dir = path.join(tmp, 'go-build');
+      if (side === 'revert' && before === null) beforeHead.add(dir);
       try {
         cpSync(seed, dir, { recursive: true, mode: constants.COPYFILE_FICLONE, errorOnExist: true });
       } catch {
@@ -58,9 +64,11 @@ export function buildCache(repo: Repo, say: (line: string) => void): BuildCache 
       rmSync(next, { recursive: true, force: true });
       cpSync(dir, next, { recursive: true, mode: constants.COPYFILE_FICLONE });
       kept = stamp(next);
+      keptBeforeHead = beforeHead.has(dir);
     },
     settle() {
-      const fresh = kept !== null && !tampered() && stamp(next) === kept;
+      const changed = tampered();
+      const fresh = kept !== null && (keptBeforeHead || !changed) && stamp(next) === kept;
       const old = `${seed}.old-${process.pid}`;
       try {
         if (fresh) {
