@@ -899,9 +899,13 @@ async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
  * once, else before head; only those cases where the runner can be told,
  * runenv.ts). When any other case is not holds against the cached outcomes
  * (a regression, a skip, a case the entry lacks), or the fresh part cannot be
- * judged, the whole base runs fresh before the verdict. Run in turn, that
- * whole run follows head's: it can only turn a regression into a case
- * failing on both sides, refused unless an owner marked it pending.
+ * judged, the whole base runs fresh before the verdict. Run in turn, a fresh
+ * part that cannot answer for every case it was asked sends the whole base
+ * to run before head; a whole run after head's follows code of the patch,
+ * which could have written what it reads, so it answers only for the cases
+ * head does not pass: a base failure there cannot make a case fixed, only a
+ * regression a case failing on both sides, refused unless an owner marked it
+ * pending.
  */
 async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promise<Runs | null> {
   const short = hit.key.slice(0, 12);
@@ -919,17 +923,18 @@ async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promi
   const basePart = failing.length ? s.run('revert', stop.signal, false, failing) : null;
   basePart?.catch(() => undefined); // awaited below
   try {
-    if (s.jobs < 2) await basePart;
+    const wholeFirst = s.jobs < 2 && basePart ? await wholeUnlessAnswered(s, await basePart, failing) : null;
     const onHead = await s.run('head', s.guard.signal);
     s.guard.check();
     if (headSettles(result, s, onHead)) return null;
+    if (wholeFirst) return { onHead, onRevert: wholeFirst, alone: true };
     const ranPart = await basePart;
     s.guard.check();
+    const part = ranPart && !ranPart.problem ? askedFor(ranPart, failing) : null;
+    const base = part ? merged(hit.run, part) : hit.run;
     if (ranPart?.problem) s.say(`base: the fresh run of those cases cannot be judged (${ranPart.problem})`);
     else {
-      const part = ranPart && askedFor(ranPart, failing);
       if (part) s.say(`base: ran fresh ${freshOutcomes(part)}`);
-      const base = part ? merged(hit.run, part) : hit.run;
       const ran = new Set(part?.mapping?.invariants.flatMap((i) => i.outcomes.map((o) => o.name)) ?? []);
       const ev = judgeStates(onHead.mapping!.invariants, base.mapping!.invariants, s.registry, s.now, s.ttl);
       const unsure = ev.invariants.flatMap((i) =>
@@ -943,12 +948,33 @@ async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promi
     s.say('a cached outcome only confirms holds: the whole base runs fresh');
     const onRevert = await s.run('revert', s.guard.signal);
     s.guard.check();
-    return { onHead, onRevert, alone: true };
+    if (s.jobs > 1 || onRevert.problem) return { onHead, onRevert, alone: true };
+    const notPassing = onHead.mapping!.invariants.flatMap((i) =>
+      i.outcomes.filter((o) => o.outcome !== 'passed').map((o) => o.name),
+    );
+    s.say("base: that run followed head's, so it answers only for the cases head does not pass");
+    return { onHead, onRevert: merged(base, askedFor(onRevert, notPassing)), cached: hit.key };
   } finally {
     stop.abort();
     await basePart?.catch(() => undefined);
     s.guard.signal.removeEventListener('abort', relay);
   }
+}
+
+/**
+ * In turn, the fresh part of a cached base ran before head: where it cannot
+ * be judged or leaves one of the cases it was asked out, the whole base runs
+ * then, still before any code of the patch; null where the part answers.
+ */
+async function wholeUnlessAnswered(s: Steps, part: PropertyRun, failing: string[]): Promise<PropertyRun | null> {
+  s.guard.check();
+  if (!part.problem && failing.every((n) => ranNames(askedFor(part, failing)).includes(n))) return null;
+  s.say(
+    `base: those cases could not be run fresh by themselves${part.problem ? ` (${part.problem})` : ''}: the whole base runs fresh, before head`,
+  );
+  const whole = await s.run('revert', s.guard.signal);
+  s.guard.check();
+  return whole;
 }
 
 /**
