@@ -785,8 +785,8 @@ async function confirmedAlone(s: Steps, runs: Runs): Promise<Runs> {
   s.say(`base: ${names} failed with head's code running beside it: those cases run again on the base alone`);
   const part = await s.run('revert', s.guard.signal, false, failing);
   s.guard.check();
-  const asked = part.problem ? null : askedFor(part, failing);
-  if (asked && failing.every((n) => ranNames(asked).includes(n))) {
+  const asked = answered(part, failing);
+  if (asked) {
     s.say(`base: ran alone ${freshOutcomes(asked)}`);
     return { ...runs, onRevert: merged(runs.onRevert, asked) };
   }
@@ -968,7 +968,7 @@ async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promi
  */
 async function wholeUnlessAnswered(s: Steps, part: PropertyRun, failing: string[]): Promise<PropertyRun | null> {
   s.guard.check();
-  if (!part.problem && failing.every((n) => ranNames(askedFor(part, failing)).includes(n))) return null;
+  if (answered(part, failing)) return null;
   s.say(
     `base: those cases could not be run fresh by themselves${part.problem ? ` (${part.problem})` : ''}: the whole base runs fresh, before head`,
   );
@@ -1064,6 +1064,14 @@ function askedFor(part: PropertyRun, names: string[]): PropertyRun {
     outcomes: i.outcomes.filter((o) => asked.has(o.name)),
   }));
   return { ...part, mapping: { ...part.mapping!, invariants } };
+}
+
+/** The part's outcomes of `names` where it can be judged and ran every one of them; else null. */
+function answered(part: PropertyRun, names: string[]): PropertyRun | null {
+  if (part.problem) return null;
+  const asked = askedFor(part, names);
+  const ran = new Set(ranNames(asked));
+  return names.every((n) => ran.has(n)) ? asked : null;
 }
 
 /** Each case a run of some cases ran, with its outcome, for the output: `"X" failed, "Y" passed`. */
