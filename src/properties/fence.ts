@@ -14,7 +14,7 @@
 // dependency, a cache under the home folder), so the sides run in turn
 // there, the base first (revert.ts).
 import confineSource from './sealed/confine.py';
-import { abiReach, landlockProbe } from './sealed/confine.js';
+import { landlockProbe, probeLandlock } from './sealed/confine.js';
 
 /** How the two sides of a check under revert.jobs: 2 were kept apart: fenced at once, or not at once at all. */
 export type Fence = 'landlock' | 'none';
@@ -22,8 +22,18 @@ export type Fence = 'landlock' | 'none';
 /** What each says in the output. */
 function fenceWhy(fence: Fence): string {
   return fence === 'landlock'
-    ? `each side could write only its own tree and temporary root (${abiReach(landlockProbe(confineSource).abi)})`
+    ? `each side could write only its own tree and temporary root (${fenceReach(landlockProbe(confineSource).abi)})`
     : 'in turn, base first: no Landlock ABI 2 here to fence each side, so the sides did not run at once';
+}
+
+/**
+ * What the fence keeps each side from, by Landlock ABI. It handles no TCP
+ * and no abstract socket (runners use them), so a base case that fails
+ * beside head runs again alone (revert.ts).
+ */
+function fenceReach(abi: number): string {
+  const kept = abi >= 6 ? 'files and signals' : 'files';
+  return `Landlock ABI ${abi}: ${kept}; TCP and abstract sockets stay open, so a base case that failed beside head ran again alone`;
 }
 
 // The weakest fence any run of this process got, for the output.
@@ -48,8 +58,14 @@ export function fenceAvailable(): boolean {
   return landlockProbe(confineSource).abi >= 2;
 }
 
+/** Starts the Landlock probe without waiting for it: a check calls it early, fenceCheck awaits it. */
+export function probeFence(): Promise<unknown> {
+  return probeLandlock(confineSource);
+}
+
 /** Whether a check under revert.jobs: 2 runs its sides at once here (fenced) or in turn; counted for the output. */
-export function fenceCheck(): Fence {
+export async function fenceCheck(): Promise<Fence> {
+  await probeFence();
   const fence = fenceAvailable() ? 'landlock' : 'none';
   weakest = weakest === 'none' ? weakest : fence;
   return fence;

@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { python } from '../runner/python.js';
 import { piped } from './piped.js';
 
 /**
@@ -158,7 +159,9 @@ export async function comparePython(pairs: SourcePair[], ignoreDocstrings: boole
   const input = Buffer.concat([header, ...pairs.flatMap((p) => [p.old, p.new])]);
   const empty = mkdtempSync(path.join(tmpdir(), 'patchwarden-python-'));
   try {
-    const { code, stdout, stderr } = await piped('python3', ['-I', '-S', '-c', SCRIPT], empty, input);
+    const exe = await python();
+    if (!exe) return pairs.map(() => 'python3 could not compare it (no python3 on PATH answered)');
+    const { code, stdout, stderr } = await piped(exe, ['-I', '-S', '-c', SCRIPT], empty, input);
     const lines = stdout.split('\n').slice(0, -1);
     if (code !== 0 || lines.length !== pairs.length) {
       const why =

@@ -36,7 +36,7 @@ import { openRevertCache, watchRevertCache, type CachedRun, type RevertCache } f
 import { cacheKey, headKey } from './cache-key.js';
 import { moduleCache } from './modcache.js';
 import { startEarly } from './early.js';
-import { fenceCheck } from './fence.js';
+import { fenceCheck, probeFence } from './fence.js';
 import { headProblems, type CaseOutcome, type InvariantResult, type Mapping } from './mapping.js';
 import { dependencyProblems } from './deps.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
@@ -307,6 +307,8 @@ export async function revertCheck(
     return result;
   }
   propertyCommand(config);
+  // The sides' fence and a sealed worker ask the kernel through python3, often a version manager's slow shim: asked now, awaited where needed.
+  probeFence().catch(() => undefined);
   const seed = opts.seed ? await opts.seed(tree.patch) : null;
   result.seed = seed;
   // Settled before any run: who owes evidence, and an owner's row for exactly this diff.
@@ -540,7 +542,7 @@ async function worktreeCheck(result: RevertResult, check: Check): Promise<void> 
     traced('containment probed', containment).catch(() => undefined); // met where a command or the key awaits it
     const preparing = traced('Go module cache', () => moduleCache(repo, onto, say));
     preparing.catch(() => undefined);
-    const c = { ...check, jobs: sidesAtOnce(config, say) };
+    const c = { ...check, jobs: await sidesAtOnce(config, say) };
     const sideRun: Steps['run'] = async (side, stop, pinned, only) =>
       freshRun(
         repo,
@@ -584,9 +586,9 @@ async function worktreeCheck(result: RevertResult, check: Check): Promise<void> 
  * dependency, a virtualenv, a cache under the home folder), so the sides run
  * in turn, the base first, and the output says why (fence: none).
  */
-function sidesAtOnce(config: Config, say: (line: string) => void): number {
+async function sidesAtOnce(config: Config, say: (line: string) => void): Promise<number> {
   if (config.revert.jobs < 2) return 1;
-  if (fenceCheck() === 'landlock') return 2;
+  if ((await fenceCheck()) === 'landlock') return 2;
   say('revert.jobs: 2 runs the sides in turn, the base first: no Landlock ABI 2 here to fence each side');
   return 1;
 }

@@ -23,6 +23,7 @@
 // - none: Windows, where there are no process groups to end.
 import { spawn } from 'node:child_process';
 import { type CgroupBase, cgroupBase, inCgroup, makeCgroup, sweepCgroups } from './cgroup.js';
+import { python } from './python.js';
 
 export type Contained = 'pidns' | 'cgroup' | 'subreaper' | 'group' | 'none';
 
@@ -112,7 +113,7 @@ sys.exit(os.WEXITSTATUS(status) if status is not None else 1)
 `;
 
 /** Isolated: no PYTHON* variable, user site or sitecustomize of the project runs in the launcher. */
-const PYTHON = ['python3', '-I', '-S', '-c', LAUNCHER];
+const LAUNCH = ['-I', '-S', '-c', LAUNCHER];
 
 /** Whether `file args` exits 0; spawned, so the event loop goes on while it runs. */
 function succeeds(file: string, args: string[]): Promise<boolean> {
@@ -144,6 +145,8 @@ interface Probed {
   contained: Contained;
   unshare: string[];
   cgroup?: CgroupBase;
+  /** The Python that runs the subreaper launcher. */
+  python?: string;
 }
 
 let probing: Promise<Probed> | null = null;
@@ -162,8 +165,9 @@ async function probe(): Promise<Probed> {
       sweepCgroups(cgroup);
       return { contained: 'cgroup', unshare: [], cgroup };
     }
-    if (allowed('subreaper') && (await succeeds(PYTHON[0], [...PYTHON.slice(1), '--probe'])))
-      return { contained: 'subreaper', unshare: [] };
+    const exe = allowed('subreaper') ? await python() : null;
+    if (exe && (await succeeds(exe, [...LAUNCH, '--probe'])))
+      return { contained: 'subreaper', unshare: [], python: exe };
   }
   return { contained: allowed('group') ? 'group' : 'none', unshare: [] };
 }
@@ -204,8 +208,7 @@ export async function containedSpawn(line: string): Promise<{
       args: [...probed!.unshare.slice(1), 'sh', '-c', INIT, 'sh', line],
       reportFd: false,
     };
-  if (contained === 'subreaper')
-    return { contained, file: PYTHON[0], args: [...PYTHON.slice(1), line], reportFd: true };
+  if (contained === 'subreaper') return { contained, file: probed!.python!, args: [...LAUNCH, line], reportFd: true };
   return { contained, file: 'sh', args: ['-c', line], reportFd: false };
 }
 

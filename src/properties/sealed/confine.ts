@@ -10,7 +10,10 @@
 // so a judge installed under node_modules or /usr stays out of reach.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { python as python3, pythonNow } from '../../runner/python.js';
+import { piped } from '../piped.js';
 /** Read-only system paths; those a machine lacks grant nothing. */
 const SYSTEM = [
   '/usr',
@@ -41,28 +44,41 @@ export interface Probe {
 }
 
 let probed: Probe | null = null;
+let probing: Promise<Probe> | null = null;
 
 /** Isolated, and without site: nothing of the project's runs in the launcher. */
 const ISOLATED = ['-I', '-S'];
 
-function probe(source: string): Probe {
-  // PATCHWARDEN_LANDLOCK=off runs the fallback on purpose (it can only weaken: gate.require names kernel).
-  if (process.platform !== 'linux' || process.env.PATCHWARDEN_LANDLOCK === 'off') return { abi: 0, python: null };
-  const exe = spawnSync('python3', [...ISOLATED, '-c', 'import sys; print(sys.executable)'], {
-    encoding: 'utf8',
-    timeout: 10_000,
-  });
-  const python = exe.status === 0 ? exe.stdout.trim() : '';
-  if (!python || !path.isAbsolute(python)) return { abi: 0, python: null };
-  const r = spawnSync(python, [...ISOLATED, '-c', source, '--probe'], { encoding: 'utf8', timeout: 10_000 });
-  const abi = r.status === 0 ? Number.parseInt(r.stdout.trim(), 10) : 0;
+/** PATCHWARDEN_LANDLOCK=off runs the fallback on purpose (it can only weaken: gate.require names kernel). */
+const off = () => process.platform !== 'linux' || process.env.PATCHWARDEN_LANDLOCK === 'off';
+
+/** The probe's answer: the ABI it printed, with the Python that ran it. */
+function answer(python: string, status: number | null, stdout: string): Probe {
+  const abi = status === 0 ? Number.parseInt(stdout.trim(), 10) : 0;
   return { abi: Number.isFinite(abi) && abi > 0 ? abi : 0, python };
+}
+
+/**
+ * Starts the probe without holding the event loop: a check calls it early,
+ * so its answer is in when a run needs it.
+ */
+export function probeLandlock(source: string): Promise<Probe> {
+  probing ??= (async () => {
+    const python = off() ? null : await python3();
+    if (!python) return (probed ??= { abi: 0, python: null });
+    const { code, stdout } = await piped(python, [...ISOLATED, '-c', source, '--probe'], tmpdir(), Buffer.alloc(0));
+    return (probed ??= answer(python, code, stdout));
+  })().catch(() => (probed ??= { abi: 0, python: null }));
+  return probing;
 }
 
 /** The Landlock ABI this machine offers sealed workers (0: none) and the Python that applies it, probed once per process with confine.py's `source`. */
 export function landlockProbe(source: string): Probe {
-  probed ??= probe(source);
-  return probed;
+  if (probed) return probed;
+  const python = off() ? null : pythonNow();
+  if (!python) return (probed = { abi: 0, python: null });
+  const r = spawnSync(python, [...ISOLATED, '-c', source, '--probe'], { encoding: 'utf8', timeout: 10_000 });
+  return (probed = answer(python, r.status, r.stdout ?? ''));
 }
 
 /** What the ABI lets the worker be kept from, for the output and doctor. */
