@@ -214,7 +214,9 @@ export function headProblems(m: Mapping, registry: Registry): string[] {
 
 /** Why no case maps: a failure before any case ran comes first (a file that does not load reports only that), then the naming. */
 function unmappedWhy(m: Mapping): string {
-  const naming = 'give each a property named "invariant" or an [invariant:ID] token in its name';
+  // Hypothesis refuses function-scoped fixtures such as record_property inside @given, so the id in the name comes first.
+  const naming =
+    'put an [invariant:ID] token in each case\'s name (a test or subtest title, or a pytest parametrize id: ids=["[invariant:ID]"]), or give the case a JUnit property named "invariant" (pytest: record_property("invariant", "ID"), in a test without @given)';
   const s = m.strays[0];
   // A runner that names a case by its function (Surefire without phrased names) drops an id written elsewhere.
   const seen = m.unnamed
