@@ -12,7 +12,7 @@ import { caseFile, headProblems, invariantIds, mapCases } from '../../src/proper
 import { judgeStates } from '../../src/properties/states.js';
 import { parseRegistry } from '../../src/properties/registry.js';
 import { sh } from '../helpers/repo.js';
-import { pytestMissing, skip, testUnless } from '../helpers/skip.js';
+import { ciInstalls, missingUnless, pytestMissing, skip, testUnless } from '../helpers/skip.js';
 import { CORPUS, CORPUS_MISSING } from '../junit/corpus.js';
 
 function refused(text: string, pattern: RegExp, line?: number) {
@@ -73,6 +73,48 @@ test('an alias bomb is refused, not expanded', () => {
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'pw-registry-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
+
+const hypothesisMissing = missingUnless(
+  'python3',
+  ['-c', 'import hypothesis, pytest'],
+  ciInstalls('python3 has no pytest with hypothesis'),
+);
+
+/** The mapping of one pytest file's report, run for real. */
+async function pytestMapping(name: string, source: string[], registry: ReturnType<typeof parseRegistry>) {
+  writeFileSync(path.join(tmp, name), `${source.join('\n')}\n`);
+  const xml = path.join(tmp, `${name}.xml`);
+  sh('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `--junitxml=${xml}`, name], {
+    cwd: tmp,
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+  });
+  return mapCases((await readReport(xml)).cases, registry, { root: tmp, inSpec: () => true, exists: () => false });
+}
+
+testUnless(hypothesisMissing)(
+  'a Hypothesis property that names no id is told where the id goes, and the parametrize id it shows maps',
+  async () => {
+    const registry = parseRegistry('version: 1\ninvariants:\n  - id: a.one\n    description: x\n', 'reg.yaml');
+    const body = ['@given(st.integers())', 'def test_prop(k, x):', '    assert x * 0 == 0'];
+    const head = ['import pytest', 'from hypothesis import given, strategies as st'];
+    const plain = await pytestMapping(
+      'test_plain_h.py',
+      [...head, '@pytest.mark.parametrize("k", [0])', ...body],
+      registry,
+    );
+    const problem = headProblems(plain, registry)[0];
+    assert.match(problem, /no property test case maps to an invariant id/);
+    assert.ok(problem.includes('ids=["[invariant:ID]"]'), problem);
+    // As the refusal shows it, with the registry's id for ID.
+    const hinted = '@pytest.mark.parametrize("k", [0], ids=["[invariant:a.one]"])';
+    const fixed = await pytestMapping('test_hinted_h.py', [...head, hinted, ...body], registry);
+    assert.equal(headProblems(fixed, registry), []);
+    assert.equal(
+      fixed.invariants.map((i) => [i.id, i.status]),
+      [['a.one', 'passed']],
+    );
+  },
+);
 
 testUnless(pytestMissing)(
   'pytest record_property and [invariant:ID] ids map; unknown ids and unmapped failures are named',
