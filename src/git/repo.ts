@@ -78,11 +78,29 @@ export function plainTop(dir: string): string | null {
     const gitDir = path.join(real, '.git');
     if (!lstatSync(gitDir).isDirectory() || !lstatSync(path.join(gitDir, 'HEAD')).isFile()) return null;
     if (!lstatSync(path.join(gitDir, 'objects')).isDirectory()) return null;
-    const config = readFileSync(path.join(gitDir, 'config'), 'utf8');
-    return /worktree|bare(?!\s*=\s*false\s*$)/im.test(config) ? null : real;
+    return saysPlain(readFileSync(path.join(gitDir, 'config'), 'utf8')) ? real : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * Whether a repository's config sets no work tree and does not say it is bare:
+ * no key named worktree or worktreeConfig, no bare but `bare = false`, judged by
+ * the key (in whatever section: a stray one only costs asking git), so a
+ * remote URL holding "bare" does not. A line continued onto the next is not read.
+ */
+function saysPlain(config: string): boolean {
+  for (const raw of config.split('\n')) {
+    if (/\\\s*$/.test(raw)) return false;
+    // A section header may hold the first key on its own line: `[core] bare = true`.
+    const line = raw.replace(/^\s*\[[^\]]*\]/, '').trim();
+    const m = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
+    const key = m?.[1].toLowerCase();
+    if (key === 'worktree' || key === 'worktreeconfig') return false;
+    if (key === 'bare' && !/^"?(false|no|off|0)"?\s*(?:[#;].*)?$/i.test(m![2] ?? '')) return false;
+  }
+  return true;
 }
 
 export function notARepo(dir: string, err: unknown): CannotJudge {
@@ -135,21 +153,27 @@ export async function resolveCommit(repo: Repo, rev: string): Promise<string> {
 }
 
 /**
- * The commit a revision names and its first parent (null for a root commit),
- * from one git process; or an explanation that the revision names no commit.
- * cat-file reads names a line each, so a name holding a line break (or a
- * carriage return, which it would drop) is resolved the long way.
+ * The commit each of `revs` names, in order, null where it names none, from
+ * one git process. cat-file reads names a line each, so a name holding a line
+ * break (or a carriage return, which it would drop) is resolved the long way.
  */
-export async function commitAndParent(repo: Repo, rev: string): Promise<{ id: string; parent: string | null }> {
-  if (/[\r\n]/.test(rev)) {
-    const id = await resolveCommit(repo, rev);
-    return { id, parent: await commitOrNull(repo, `${id}^`) };
-  }
+export async function commitsOrNull(repo: Repo, revs: string[]): Promise<(string | null)[]> {
+  if (revs.some((r) => /[\r\n]/.test(r))) return Promise.all(revs.map((r) => commitOrNull(repo, r)));
+  if (!revs.length) return [];
   const out = await repo.text(['cat-file', '--batch-check=%(objectname)'], {
-    input: `${rev}^{commit}\n${rev}^{commit}^\n`,
+    input: revs.map((r) => `${r}^{commit}\n`).join(''),
   });
   // A name it cannot resolve is answered "NAME missing" (or "ambiguous").
-  const [id, parent] = out.split('\n').map((l) => (/^[0-9a-f]{40,64}$/.test(l) ? l : null));
+  const lines = out.split('\n');
+  return revs.map((_, i) => (/^[0-9a-f]{40,64}$/.test(lines[i] ?? '') ? lines[i] : null));
+}
+
+/**
+ * The commit a revision names and its first parent (null for a root commit),
+ * from one git process; or an explanation that the revision names no commit.
+ */
+export async function commitAndParent(repo: Repo, rev: string): Promise<{ id: string; parent: string | null }> {
+  const [id, parent] = await commitsOrNull(repo, [rev, `${rev}^{commit}^`]);
   if (!id) throw new CannotJudge(`no such commit: ${rev}`);
   return { id, parent };
 }

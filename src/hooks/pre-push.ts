@@ -12,7 +12,7 @@ import type { Violation } from '../common/verdict.js';
 import { rangeChanges, type RawChange } from '../git/changes.js';
 import { readFileAt } from '../git/objects.js';
 import { notOnRemote, remoteHoldsRefs, tracksRemote } from '../git/history.js';
-import { commitOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
+import { commitOrNull, commitsOrNull, isZeroId, mergeBase, openRepo, type Repo } from '../git/repo.js';
 import { fitRangeAdvice, type Landing, landingOf, rangeAdvice, reorderAdvice } from '../mixing/advice.js';
 import { BASELINE_FILE, CONFIG_FILE } from '../zones/names.js';
 import { clockNow } from '../freeze/clock.js';
@@ -92,33 +92,25 @@ interface Range {
   judge?: string;
 }
 
-/** The tip of the remote's default branch as this clone last fetched it (REMOTE/HEAD, else main, else master). */
+/** Where this clone keeps the remote's default branch, in the order asked: REMOTE/HEAD, else main, else master. */
+const defaultRefs = (remote: string) => ['HEAD', 'main', 'master'].map((b) => `refs/remotes/${remote}/${b}`);
+
+/** The tip of the remote's default branch as this clone last fetched it. */
 async function remoteDefault(repo: Repo, remote: string): Promise<string | null> {
-  for (const candidate of [
-    `refs/remotes/${remote}/HEAD`,
-    `refs/remotes/${remote}/main`,
-    `refs/remotes/${remote}/master`,
-  ]) {
-    const id = await commitOrNull(repo, candidate);
-    if (id) return id;
-  }
-  return null;
+  return (await commitsOrNull(repo, defaultRefs(remote))).find((id) => id) ?? null;
 }
 
 /** Where the range of a pushed tip starts. */
 async function rangeOf(repo: Repo, remote: string, ref: PushedRef, tip: string): Promise<Range> {
-  const known = isZeroId(ref.remoteSha) ? null : await commitOrNull(repo, ref.remoteSha);
+  // Resolved here, not once per push: a target fetched for an earlier ref may bring the remote's commit.
+  // (A new ref's all-zero id names no commit.)
+  const [known, ...defaults] = await commitsOrNull(repo, [ref.remoteSha, ...defaultRefs(remote)]);
   if (known) {
     const base = await mergeBase(repo, known, tip);
     if (base) return { base, exclude: [base, `--remotes=${remote}`], first: false };
   }
   let judge = known ?? undefined;
-  for (const candidate of [
-    `refs/remotes/${remote}/HEAD`,
-    `refs/remotes/${remote}/main`,
-    `refs/remotes/${remote}/master`,
-  ]) {
-    const id = await commitOrNull(repo, candidate);
+  for (const id of defaults) {
     judge ??= id ?? undefined;
     const base = id ? await mergeBase(repo, id, tip) : null;
     if (base) return { base, exclude: [base, `--remotes=${remote}`], first: false };

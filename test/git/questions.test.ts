@@ -1,7 +1,7 @@
 // The questions the enforcement points ask git through git/ (refs, config,
 // remotes, trailers, what a commit tracks), on real repositories: each
 // answer where git has one, and the empty answer where it has none.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,6 +15,7 @@ import {
   configMatching,
   gitVars,
   openRepo,
+  plainTop,
   repoAt,
 } from '../../src/git/repo.js';
 import { treeOf } from '../../src/git/trees.js';
@@ -36,6 +37,30 @@ test('a repository read from disk at its top is the one git names, and git is as
   });
   for (const dir of [t.dir, path.join(t.dir, 'sub'), linked, bare.dir])
     assert.equal(facts(await repoAt(dir)), facts(await openRepo(dir)), dir);
+});
+
+test('the top read from disk: a remote URL holding "bare" or "worktree" is no reason to ask git, the keys are', async () => {
+  const t = tempRepo();
+  t.commit({ 'a.txt': 'a\n' }, 'base');
+  const config = path.join(t.dir, '.git/config');
+  const original = readFileSync(config, 'utf8');
+  const top = realpathSync(t.dir);
+  const cases: [string, string | null][] = [
+    ['[remote "origin"]\n\turl = https://example.com/bare/worktree.git\n', top],
+    ['[core]\n\tbare = False ; set by init\n', top],
+    ['[core]\n\tbare = true\n', null],
+    ['[core] bare\n', null],
+    ['[core]\n\tBare =\n', null],
+    ['[core]\n\tworktree = /elsewhere\n', null],
+    ['[extensions]\n\tworktreeConfig = true\n', null],
+    ['[remote "origin"]\n\turl = one \\\n bare = true\n', null],
+  ];
+  for (const [added, expected] of cases) {
+    writeFileSync(config, original + added);
+    assert.is(plainTop(t.dir), expected, added);
+    // Where it answers, git names the same top.
+    if (expected) assert.is((await openRepo(t.dir)).root, expected, added);
+  }
 });
 
 test('a commit and its first parent from one revision: none for a root commit, an error naming a missing one', async () => {
