@@ -31,7 +31,11 @@ export async function loadConfigIn(root: string, explicit?: string): Promise<Con
 
 /** The config as committed at `rev` (range modes judge by the base side), or as staged (`:`). */
 export async function loadConfigAt(repo: Repo, rev: string): Promise<Config> {
-  const blob = await readFileAt(repo, rev, CONFIG_FILE);
+  return configOf(rev, await readFileAt(repo, rev, CONFIG_FILE));
+}
+
+/** The config committed at `rev`, from its bytes there (null: none, the defaults). */
+export async function configOf(rev: string, blob: Buffer | null): Promise<Config> {
   const shown = rev === ':' ? CONFIG_FILE : `${rev}:${CONFIG_FILE}`;
   return blob ? (await parser()).parseConfig(blob.toString('utf8'), shown) : defaults(shown);
 }

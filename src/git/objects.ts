@@ -1,6 +1,7 @@
 // Reading trees, the index and blobs from git objects, so the same checks run
 // on the index, on a commit, and in a bare repository (push quarantine too).
-import type { Repo } from './repo.js';
+import { CannotJudge } from '../common/errors.js';
+import { commitAndParent, type Repo } from './repo.js';
 import { streamBlobs } from './blob-stream.js';
 import { splitNul } from './run.js';
 import { GITLINK } from './raw-diff.js';
@@ -126,4 +127,50 @@ export async function objectsOf(repo: Repo, specs: string[]): Promise<({ oid: st
     const m = /^([0-9a-f]{40,64}) (blob|tree|commit|tag)$/.exec(lines[i] ?? '');
     return m ? { oid: m[1], type: m[2] } : null;
   });
+}
+
+/**
+ * Each object `specs` names, whole, with its id and type, from one `git
+ * cat-file --batch`; null where a spec names none. For a few small objects:
+ * they are held in memory. A spec may not hold a line break.
+ */
+async function objectsWhole(
+  repo: Repo,
+  specs: string[],
+): Promise<({ oid: string; type: string; data: Buffer } | null)[]> {
+  const out = (await repo.run(['cat-file', '--batch'], { input: specs.map((s) => `${s}\n`).join('') })).stdout;
+  let at = 0;
+  return specs.map(() => {
+    const nl = out.indexOf(0x0a, at);
+    // A spec it cannot resolve is answered "SPEC missing" (or "ambiguous"), with no content.
+    const m = /^([0-9a-f]{40,64}) ([a-z]+) (\d+)$/.exec(out.toString('utf8', at, nl));
+    at = nl + 1;
+    if (!m) return null;
+    const data = out.subarray(at, at + Number(m[3]));
+    at += data.length + 1;
+    return { oid: m[1], type: m[2], data };
+  });
+}
+
+/**
+ * The commit `rev` names, its first parent (null for a root commit) and the
+ * bytes of `file` in that parent (null where it holds none), from one git
+ * process; or an explanation that `rev` names no commit.
+ */
+export async function commitParentAndFile(
+  repo: Repo,
+  rev: string,
+  file: string,
+): Promise<{ id: string; parent: string | null; file: Buffer | null }> {
+  if (/[\r\n]/.test(rev)) {
+    const { id, parent } = await commitAndParent(repo, rev);
+    return { id, parent, file: parent ? await readFileAt(repo, parent, file) : null };
+  }
+  const [commit, parent, blob] = await objectsWhole(repo, [
+    `${rev}^{commit}`,
+    `${rev}^{commit}^`,
+    `${rev}^{commit}^:${file}`,
+  ]);
+  if (!commit) throw new CannotJudge(`no such commit: ${rev}`);
+  return { id: commit.oid, parent: parent?.oid ?? null, file: blob?.type === 'blob' ? blob.data : null };
 }

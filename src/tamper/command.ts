@@ -3,8 +3,11 @@ import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
 import { UsageError } from '../common/errors.js';
 import { judgingConfig } from '../config/judging.js';
-import { loadConfig } from '../config/load.js';
-import { commitAndParent, commitOrNull, mergeBase, repoAt, resolveCommit } from '../git/repo.js';
+import { configOf, loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { commitParentAndFile } from '../git/objects.js';
+import { CONFIG_FILE } from '../zones/names.js';
+import { commitOrNull, mergeBase, repoAt, resolveCommit } from '../git/repo.js';
 import { ALLOW_FILE } from '../config/tamper-ids.js';
 import { judgeTamper, type TamperRange } from './judge.js';
 import { counted } from '../common/text.js';
@@ -46,9 +49,12 @@ export async function run(args: string[]): Promise<number> {
     throw new UsageError('give one of --staged, --commit REV, --range A..B');
   const repo = await repoAt(common.dir);
   let range: TamperRange;
+  let committed: Config | undefined;
   if (values.commit !== undefined) {
-    const { id, parent } = await commitAndParent(repo, values.commit);
+    // The parent's config comes with the commit and its parent, from the same git process.
+    const { id, parent, file } = await commitParentAndFile(repo, values.commit, CONFIG_FILE);
     range = { from: parent, to: id, judgeRev: parent };
+    if (parent && !common.config) committed = await configOf(parent, file);
   } else if (values.range !== undefined) {
     const m = /^(.*?)\.\.(.+)$/.exec(values.range);
     if (!m || m[1].endsWith('.')) throw new UsageError(`--range wants A..B, not ${JSON.stringify(values.range)}`);
@@ -59,9 +65,11 @@ export async function run(args: string[]): Promise<number> {
     const head = await commitOrNull(repo, 'HEAD');
     range = { from: head, to: null, judgeRev: head };
   }
-  const config = range.judgeRev
-    ? (await judgingConfig(repo, common.config, range.judgeRev)).config
-    : await loadConfig(repo, common.config);
+  const config =
+    committed ??
+    (range.judgeRev
+      ? (await judgingConfig(repo, common.config, range.judgeRev)).config
+      : await loadConfig(repo, common.config));
   const verdict = await judgeTamper(repo, config, range);
   for (const w of verdict.warnings) process.stderr.write(`patchwarden: ${w}\n`);
   const outcome = violationsOutcome(

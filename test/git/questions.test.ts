@@ -18,6 +18,7 @@ import {
   plainTop,
   repoAt,
 } from '../../src/git/repo.js';
+import { commitParentAndFile } from '../../src/git/objects.js';
 import { treeOf } from '../../src/git/trees.js';
 import { cleanup, tempRepo } from '../helpers/repo.js';
 
@@ -61,6 +62,24 @@ test('the top read from disk: a remote URL holding "bare" or "worktree" is no re
     // Where it answers, git names the same top.
     if (expected) assert.is((await openRepo(t.dir)).root, expected, added);
   }
+});
+
+test('a commit, its parent and a file of the parent from one process: none for a root commit or a file the parent lacks', async () => {
+  const t = tempRepo();
+  const root = t.commit({ 'a.txt': 'a\n' }, 'root');
+  const mid = t.commit({ 'cfg.yml': 'x: 1\n', 'dir/b.txt': 'b\n' }, 'mid');
+  const tip = t.commit({ 'a.txt': 'b\n' }, 'tip');
+  const repo = await openRepo(t.dir);
+  assert.equal(await commitParentAndFile(repo, 'HEAD', 'cfg.yml'), {
+    id: tip,
+    parent: mid,
+    file: Buffer.from('x: 1\n'),
+  });
+  assert.equal(await commitParentAndFile(repo, 'HEAD', 'dir'), { id: tip, parent: mid, file: null });
+  assert.equal(await commitParentAndFile(repo, mid, 'cfg.yml'), { id: mid, parent: root, file: null });
+  assert.equal(await commitParentAndFile(repo, root, 'a.txt'), { id: root, parent: null, file: null });
+  const err = await commitParentAndFile(repo, 'nope', 'cfg.yml').catch((e: Error) => e);
+  assert.is((err as Error).message, 'no such commit: nope');
 });
 
 test('a commit and its first parent from one revision: none for a root commit, an error naming a missing one', async () => {
