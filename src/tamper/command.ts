@@ -1,13 +1,13 @@
 // `patchwarden tamper`: the tamper layer on the index, one commit or a range.
 import { parse } from '../common/args.js';
 import { emit, violationsOutcome } from '../common/output.js';
-import { UsageError } from '../common/errors.js';
+import { CannotJudge, UsageError } from '../common/errors.js';
 import { judgingConfig } from '../config/judging.js';
 import { configOf, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { commitParentAndFile } from '../git/objects.js';
 import { CONFIG_FILE } from '../zones/names.js';
-import { commitOrNull, mergeBase, repoAt, resolveCommit } from '../git/repo.js';
+import { commitOrNull, commitsOrNull, mergeBase, repoAt } from '../git/repo.js';
 import { ALLOW_FILE } from '../config/tamper-ids.js';
 import { judgeTamper, type TamperRange } from './judge.js';
 import { counted } from '../common/text.js';
@@ -58,8 +58,9 @@ export async function run(args: string[]): Promise<number> {
   } else if (values.range !== undefined) {
     const m = /^(.*?)\.\.(.+)$/.exec(values.range);
     if (!m || m[1].endsWith('.')) throw new UsageError(`--range wants A..B, not ${JSON.stringify(values.range)}`);
-    const a = await resolveCommit(repo, m[1] || 'HEAD');
-    const b = await resolveCommit(repo, m[2]);
+    // Both sides from one git process.
+    const [a, b] = await commitsOrNull(repo, [m[1] || 'HEAD', m[2]]);
+    if (!a || !b) throw new CannotJudge(`no such commit: ${a ? m[2] : m[1] || 'HEAD'}`);
     range = { from: await mergeBase(repo, a, b), to: b, judgeRev: a };
   } else {
     const head = await commitOrNull(repo, 'HEAD');
