@@ -95,9 +95,15 @@ interface Range {
 /** Where this clone keeps the remote's default branch, in the order asked: REMOTE/HEAD, else main, else master. */
 const defaultRefs = (remote: string) => ['HEAD', 'main', 'master'].map((b) => `refs/remotes/${remote}/${b}`);
 
-/** The tip of the remote's default branch as this clone last fetched it. */
-async function remoteDefault(repo: Repo, remote: string): Promise<string | null> {
-  return (await commitsOrNull(repo, defaultRefs(remote))).find((id) => id) ?? null;
+/**
+ * The tip of the remote's default branch as this clone last fetched it, and
+ * the commit each pushed id names (null: none), from one git process: what is
+ * pushed is here already, so no fetch of a later ref's target changes it.
+ */
+async function knownCommits(repo: Repo, remote: string, pushed: PushedRef[]) {
+  const ids = await commitsOrNull(repo, [...defaultRefs(remote), ...pushed.map((r) => r.localSha)]);
+  const main = ids.slice(0, 3).find((id) => id) ?? null;
+  return { main, tips: new Map(pushed.map((r, i) => [r.localSha, ids[3 + i]])) };
 }
 
 /** Where the range of a pushed tip starts. */
@@ -359,7 +365,7 @@ export async function run(args: string[]): Promise<number> {
   if (!remote) throw new UsageError('pre-push wants the remote name and URL, as git gives them to the hook');
   const pushed = parsePushLines(framework?.lines ?? input);
   const verdicts: RefVerdict[] = [];
-  const judgingTip = await remoteDefault(repo, remote);
+  const { main: judgingTip, tips } = await knownCommits(repo, remote, pushed);
   const checks: RevertJob[] = [];
   const targets = new Map<string, Promise<RemoteTips>>();
   for (const ref of pushed) {
@@ -374,7 +380,7 @@ export async function run(args: string[]): Promise<number> {
     };
     verdicts.push(v);
     if (isZeroId(ref.localSha)) continue; // a deletion passes
-    v.tip = await commitOrNull(repo, ref.localSha);
+    v.tip = tips.get(ref.localSha) ?? null;
     if (!v.tip) continue; // a tag of a tree or a blob: no commits to judge
     const range = await rangeOf(repo, remote, ref, v.tip);
     v.base = range.base;
