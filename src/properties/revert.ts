@@ -729,7 +729,7 @@ interface Runs {
   cached?: string;
   /** The key of the cache entry onHead came from. */
   headCached?: string;
-  /** The base ran whole once head's run had ended: its failures need no second run alone. */
+  /** Every failure of onRevert is from a base run with no code of head's running beside it: it needs no second run alone. */
   alone?: true;
 }
 
@@ -897,11 +897,13 @@ async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
 /**
  * The reverted side from a trusted cache entry, which may only confirm
  * holds. The cases the cached run fails would be fixed or pending on its
- * word, so they run fresh on the base (beside head where the sides run at
- * once, else before head; only those cases where the runner can be told,
+ * word, so they run fresh on the base, once: in turn before head; where the
+ * sides run at once, after head's run has ended, alone, as confirmedAlone
+ * would run them again (only those cases where the runner can be told,
  * runenv.ts). When any other case is not holds against the cached outcomes
  * (a regression, a skip, a case the entry lacks), or the fresh part cannot be
- * judged, the whole base runs fresh before the verdict. Run in turn, a fresh
+ * judged or leaves a case out, the whole base runs fresh before the verdict
+ * (after head where the sides run at once, alone). Run in turn, a fresh
  * part that cannot answer for every case it was asked sends the whole base
  * to run before head; a whole run after head's follows code of the patch,
  * which could have written what it reads, so it answers only for the cases
@@ -912,55 +914,49 @@ async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
 async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promise<Runs | null> {
   const short = hit.key.slice(0, 12);
   const failing = failedNames(hit.run);
+  const inTurn = s.jobs < 2;
   result.reverted = await s.revert();
   s.say(
     failing.length
-      ? `base: cached (key ${short}) fails ${failing.map((n) => JSON.stringify(n)).join(', ')}: a cached outcome only confirms holds, so those cases run fresh on the base`
+      ? `base: cached (key ${short}) fails ${failing.map((n) => JSON.stringify(n)).join(', ')}: a cached outcome only confirms holds, so those cases run fresh on the base, ${inTurn ? 'before head' : "alone once head's run has ended"}`
       : `base: cached (key ${short}, written ${hit.written}); running the properties on head`,
   );
-  const stop = new AbortController();
-  const relay = () => stop.abort();
-  s.guard.signal.addEventListener('abort', relay, { once: true });
-  // In turn, the base's part ends before head starts.
-  const basePart = failing.length ? s.run('revert', stop.signal, false, failing) : null;
-  basePart?.catch(() => undefined); // awaited below
-  try {
-    const wholeFirst = s.jobs < 2 && basePart ? await wholeUnlessAnswered(s, await basePart, failing) : null;
-    const onHead = await s.run('head', s.guard.signal);
+  const freshPart = async () => {
+    if (!failing.length) return null;
+    const part = await s.run('revert', s.guard.signal, false, failing);
     s.guard.check();
-    if (headSettles(result, s, onHead)) return null;
-    if (wholeFirst) return { onHead, onRevert: wholeFirst, alone: true };
-    const ranPart = await basePart;
-    s.guard.check();
-    const part = ranPart && !ranPart.problem ? askedFor(ranPart, failing) : null;
-    const base = part ? merged(hit.run, part) : hit.run;
-    if (ranPart?.problem) s.say(`base: the fresh run of those cases cannot be judged (${ranPart.problem})`);
-    else {
-      if (part) s.say(`base: ran fresh ${freshOutcomes(part)}`);
-      const ran = new Set(part?.mapping?.invariants.flatMap((i) => i.outcomes.map((o) => o.name)) ?? []);
-      const ev = judgeStates(onHead.mapping!.invariants, base.mapping!.invariants, s.registry, s.now, s.ttl);
-      const unsure = ev.invariants.flatMap((i) =>
-        i.cases
-          .filter((c) => c.state !== 'holds' && !ran.has(c.name))
-          .map((c) => `${JSON.stringify(c.name)} ${c.state}`),
-      );
-      if (!unsure.length) return { onHead, onRevert: base, cached: hit.key };
-      s.say(`base: against the cached run ${unsure.join(', ')}`);
-    }
-    s.say('a cached outcome only confirms holds: the whole base runs fresh');
-    const onRevert = await s.run('revert', s.guard.signal);
-    s.guard.check();
-    if (s.jobs > 1 || onRevert.problem) return { onHead, onRevert, alone: true };
-    const notPassing = onHead.mapping!.invariants.flatMap((i) =>
-      i.outcomes.filter((o) => o.outcome !== 'passed').map((o) => o.name),
+    return part;
+  };
+  const before = inTurn ? await freshPart() : null;
+  const wholeFirst = before ? await wholeUnlessAnswered(s, before, failing) : null;
+  const onHead = await s.run('head', s.guard.signal);
+  s.guard.check();
+  if (headSettles(result, s, onHead)) return null;
+  if (wholeFirst) return { onHead, onRevert: wholeFirst, alone: true };
+  const ranPart = inTurn ? before : await freshPart();
+  const part = ranPart && !ranPart.problem ? askedFor(ranPart, failing) : null;
+  const base = part ? merged(hit.run, part) : hit.run;
+  if (ranPart?.problem) s.say(`base: the fresh run of those cases cannot be judged (${ranPart.problem})`);
+  else {
+    if (part) s.say(`base: ran fresh ${freshOutcomes(part)}`);
+    const ran = new Set(part?.mapping?.invariants.flatMap((i) => i.outcomes.map((o) => o.name)) ?? []);
+    const ev = judgeStates(onHead.mapping!.invariants, base.mapping!.invariants, s.registry, s.now, s.ttl);
+    const unsure = ev.invariants.flatMap((i) =>
+      i.cases.filter((c) => c.state !== 'holds' && !ran.has(c.name)).map((c) => `${JSON.stringify(c.name)} ${c.state}`),
     );
-    s.say("base: that run followed head's, so it answers only for the cases head does not pass");
-    return { onHead, onRevert: merged(base, askedFor(onRevert, notPassing)), cached: hit.key };
-  } finally {
-    stop.abort();
-    await basePart?.catch(() => undefined);
-    s.guard.signal.removeEventListener('abort', relay);
+    // Every failure of `base` is a fresh one that ran with no code of head's beside it.
+    if (!unsure.length) return { onHead, onRevert: base, cached: hit.key, alone: true };
+    s.say(`base: against the cached run ${unsure.join(', ')}`);
   }
+  s.say('a cached outcome only confirms holds: the whole base runs fresh');
+  const onRevert = await s.run('revert', s.guard.signal);
+  s.guard.check();
+  if (!inTurn || onRevert.problem) return { onHead, onRevert, alone: true };
+  const notPassing = onHead.mapping!.invariants.flatMap((i) =>
+    i.outcomes.filter((o) => o.outcome !== 'passed').map((o) => o.name),
+  );
+  s.say("base: that run followed head's, so it answers only for the cases head does not pass");
+  return { onHead, onRevert: merged(base, askedFor(onRevert, notPassing)), cached: hit.key };
 }
 
 /**
@@ -984,7 +980,8 @@ async function wholeUnlessAnswered(s: Steps, part: PropertyRun, failing: string[
  * confirm holds. Every case that is not holds against the cached outcomes
  * (fixed, regressed, pending, skipped, absent) hinges on one, so it runs
  * fresh on both sides, and only those cases where the runner can be told
- * (runenv.ts); its fresh outcomes take the cached ones' place. A case still
+ * (runenv.ts), one side after the other (withBothCached's order below); its
+ * fresh outcomes take the cached ones' place. A case still
  * not holds that did not run fresh on both sides, or a fresh part that cannot
  * be judged, sends both sides to run whole.
  */
@@ -1001,14 +998,15 @@ async function withBothCached(result: RevertResult, s: Steps, base: CachedRun, h
     if (headSettles(result, s, head.run)) return null;
     return { onHead: head.run, onRevert: base.run, cached: base.key, headCached: head.key };
   }
-  // In turn, the base's part first.
-  const runs = [() => s.run('revert', s.guard.signal, false, hinge), () => s.run('head', s.guard.signal, false, hinge)];
-  const settled = s.jobs > 1 ? await Promise.allSettled(runs.map((r) => r())) : await inSequence(runs);
-  s.guard.check();
-  const [basePart, headPart] = settled.map((p) => {
-    if (p.status === 'rejected') throw p.reason;
-    return p.value;
-  });
+  // One part after the other, never beside each other: in turn the base's
+  // first; where the sides run at once, head's first, then the base's alone
+  // once every process of head's has ended, as confirmedAlone would run it.
+  const ran = {} as Record<Side, PropertyRun>;
+  for (const side of s.jobs > 1 ? (['head', 'revert'] as const) : (['revert', 'head'] as const)) {
+    ran[side] = await s.run(side, s.guard.signal, false, hinge);
+    s.guard.check();
+  }
+  const { head: headPart, revert: basePart } = ran;
   const problem = headPart.problem ?? basePart.problem;
   if (problem) s.say(`the fresh run of those cases cannot be judged (${problem})`);
   else {
@@ -1019,19 +1017,12 @@ async function withBothCached(result: RevertResult, s: Steps, base: CachedRun, h
     const unsure = hingeCases(onHead, onRevert, s).filter((n) => !ranBoth.has(n));
     if (!unsure.length) {
       if (headSettles(result, s, onHead)) return null;
-      return { onHead, onRevert, cached: base.key, headCached: head.key };
+      return { onHead, onRevert, cached: base.key, headCached: head.key, alone: true };
     }
     s.say(`${unsure.map((n) => JSON.stringify(n)).join(', ')} still rest on a cached outcome`);
   }
   s.say('a cached outcome only confirms holds: both sides run whole, fresh');
   return s.jobs > 1 ? atOnce(result, s) : inTurn(result, s);
-}
-
-/** The runs one after the other, each settled as Promise.allSettled gives it. */
-async function inSequence<T>(runs: (() => Promise<T>)[]): Promise<PromiseSettledResult<T>[]> {
-  const out: PromiseSettledResult<T>[] = [];
-  for (const r of runs) out.push(await r().then((value) => ({ status: 'fulfilled' as const, value })));
-  return out;
 }
 
 /** The names of the cases whose state is not holds, judged on these two runs. */

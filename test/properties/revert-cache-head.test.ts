@@ -4,9 +4,11 @@
 // log each case appends to ($SIDES_LOG, cache-site.ts).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { writeEntry } from '../../src/properties/cache.js';
+import { startCollector } from '../helpers/collector.js';
+import { FENCE } from '../helpers/fence.js';
 import { cleanup, type TempRepo } from '../helpers/repo.js';
 import { pytestMissing, testUnless } from '../helpers/skip.js';
 import {
@@ -37,6 +39,22 @@ test.after.each(() => {
 
 const pyKernel = testUnless(pytestMissing ?? kernelMissing);
 const nodeKernel = testUnless(kernelMissing);
+/** The sides at once need the fence (Landlock ABI 2). */
+const nodeFenced = testUnless(
+  kernelMissing ?? (FENCE ? null : 'no Landlock ABI 2 on this kernel: the sides run in turn'),
+);
+const NODE_JOBS = `${NODE_KERNEL}revert:\n  jobs: 2\n`;
+
+/** A check whose cases send their lines to a collector, in the order they ran: fenced, no side may write the log. */
+function collected(repo: TempRepo, base: string, head: string) {
+  const collector = startCollector();
+  try {
+    const r = check(repo, base, head, collector.env);
+    return { ...r, lines: collector.read().trim().split('\n').filter(Boolean) };
+  } finally {
+    collector.stop();
+  }
+}
 
 /** The key a check says it cached `side` under, whole. */
 function keyOf(repo: TempRepo, stderr: string, side: 'head' | 'base'): string {
@@ -116,6 +134,38 @@ nodeKernel('node --test, kernel-sealed: the honest fix checked again runs only t
     second.stderr,
     /head: ran fresh "never negative \[invariant:[^"]+\]" passed; base: ran fresh "never negative \[invariant:[^"]+\]" failed/,
   );
+});
+
+nodeFenced('node --test, revert.jobs: 2, both sides cached: the hinge case runs once on each side, head first', () => {
+  const { repo, base, head } = nodeProject(SUM_JS, CLAMPED_JS, NODE_JOBS);
+  const first = collected(repo, base, head);
+  assert.is(first.out.status, 'describes_patch', first.stderr);
+  assert.match(first.stderr, /at once \(revert\.jobs: 2\)/);
+  const second = collected(repo, base, head);
+  assert.is(second.out.status, 'describes_patch', second.stderr);
+  // The log in the order the cases ran: the base's part after head's, and no second run of it alone.
+  assert.equal(second.lines, ['head never negative', 'base never negative']);
+  assert.not.match(second.stderr, /run again on the base alone/);
+  assert.equal(second.out.states, first.out.states);
+  assert.type(second.out.head_run.cached, 'string');
+  assert.type(second.out.revert_run.cached, 'string');
+});
+
+nodeFenced('node --test, revert.jobs: 2, the base cached: its failing case runs once, after head', () => {
+  const { repo, base, head } = nodeProject(SUM_JS, CLAMPED_JS, NODE_JOBS);
+  const first = collected(repo, base, head);
+  assert.is(first.out.status, 'describes_patch', first.stderr);
+  // Without the head entry head runs whole; the base is cached (no run of it starts beside the key under kernel).
+  rmSync(path.join(cacheDir(repo), `${keyOf(repo, first.stderr, 'head')}.json`));
+  const second = collected(repo, base, head);
+  assert.is(second.out.status, 'describes_patch', second.stderr);
+  assert.match(second.stderr, /head: not cached/);
+  assert.match(second.stderr, /so those cases run fresh on the base, alone once head's run has ended/);
+  assert.equal(second.lines.slice(0, 3).sort(), ['head never negative', 'head of two', 'head total of one']);
+  assert.equal(second.lines.slice(3), ['base never negative'], 'the case the cache fails ran once, after head');
+  assert.not.match(second.stderr, /run again on the base alone/);
+  assert.equal(second.out.failing_on_revert, [ID]);
+  assert.type(second.out.revert_run.cached, 'string');
 });
 
 nodeKernel('node --test, kernel-sealed: a regression checked again is still regressed, from fresh runs of it', () => {

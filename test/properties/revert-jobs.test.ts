@@ -132,8 +132,14 @@ fencedTest('revert.jobs: 2 starts the reverted run beside the cache key; a hit s
   assert.is(again.code, 0, again.stderr);
   assert.is(again.out.status, 'describes_patch');
   assert.match(again.stderr, /base: stopping the run started beside the key \(the cache answers for it\)/);
-  // The cached base fails the fixed case, which a cached outcome cannot answer for: it ran fresh.
+  // The cached base fails the fixed case, which a cached outcome cannot answer for: it ran fresh, once, after head.
   assert.match(again.stderr, /base: ran fresh "test_total_non_negative" failed/);
+  assert.not.match(again.stderr, /run again on the base alone/);
+  const onHead = again.runs.ended.find((x) => x.side === 'head')!;
+  // The run started beside the key was stopped mid-sleep: it never ended.
+  const bases = again.runs.ended.filter((x) => x.side === 'base');
+  assert.is(bases.length, 1, `the base's part ran once: ${JSON.stringify(again.runs.ended)}`);
+  assert.ok(bases[0].start >= onHead.end, `the base's part started after head ended: ${again.log}`);
   assert.ok(again.out.revert_run?.cached, JSON.stringify(again.out.revert_run));
   // The stopped run's tree is gone, like every other (check() compares the worktrees).
 });
