@@ -24,6 +24,7 @@ import { stateLines } from '../properties/report.js';
 import type { InvariantVerdict } from '../properties/states.js';
 import { containedSoFar } from '../runner/contain.js';
 import { sealedCalls, sealedSoFar } from '../properties/sealed/env.js';
+import { fenceLines, fenceSoFar } from '../properties/fence.js';
 import { judgeTamper } from '../tamper/judge.js';
 import { Facts } from '../judge/facts.js';
 import { runPlan, type Plan } from '../judge/rule.js';
@@ -423,6 +424,8 @@ export async function run(args: string[]): Promise<number> {
     if (job) checks.push(job);
   }
   await runChecks(repo, checks, verdicts, say);
+  // How the sides of a check under revert.jobs: 2 were kept apart, as revert-check and the gate say it.
+  for (const l of fenceLines()) say(l);
   const many = verdicts.filter((v) => v.tip).length > 1;
   const violations = verdicts.flatMap((v) =>
     v.violations.map((x) => (many ? { ...x, message: `${v.remote_ref}: ${x.message}` } : x)),
@@ -436,6 +439,7 @@ export async function run(args: string[]): Promise<number> {
         contained: containedSoFar(),
         sealed: sealedSoFar(),
         sealed_calls: sealedCalls(),
+        fence: fenceSoFar(),
       },
       'patchwarden: pre-push ok',
     ),

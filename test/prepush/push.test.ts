@@ -2,7 +2,9 @@
 // with the project's hooks/pre-push installed as a plain git hook.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { FENCE } from '../helpers/fence.js';
 import { cleanup, tempRepo, type TempRepo, installPrePush } from '../helpers/repo.js';
+import { testUnless } from '../helpers/skip.js';
 import { BUGGY_JS, config, fingerprint, FIXED_JS, jsProperty, NODE_TEST, registry } from '../properties/projects.js';
 
 const ID = 'bill.total_non_negative';
@@ -183,7 +185,34 @@ test('pre-push --format json: the base side judges, so a pushed `pre_push.revert
   assert.is(r.out.refs[0].revert, 'does_not_describe');
   assert.equal(r.out.refs[0].commits.length, 2);
   assert.ok(r.out.violations.every((v: { paths: unknown }) => Array.isArray(v.paths)));
+  // revert.jobs: 1 asks for no two sides at once: no fence to tell.
+  assert.is(r.out.fence, null);
+  assert.not.match(r.stderr, /fence:/);
 });
+
+/** Both sides at once need the fence (Landlock ABI 2). */
+const fencedTest = testUnless(FENCE ? null : 'no Landlock ABI 2 on this kernel: the sides run in turn');
+
+fencedTest(
+  'pre-push under revert.jobs: 2 says its fence in a line and in its JSON, fenced and with Landlock off',
+  () => {
+    const { repo, remote } = pushable({ ...START, '.patchwarden.yml': config(NODE_TEST, 'revert:\n  jobs: 2\n') });
+    assert.is(push(repo, 'main').code, 0);
+    const base = repo.head();
+    const tip = repo.commit({ 'src/bill.mjs': FIXED_JS }, 'fix: totals are never negative');
+    const input = `refs/heads/main ${tip} refs/heads/main ${base}\n`;
+    const fenced = repo.json(['pre-push', 'origin', remote.dir], { input });
+    assert.is(fenced.code, 0, fenced.stderr);
+    assert.is(fenced.out.refs[0].revert, 'describes_patch');
+    assert.is(fenced.out.fence, 'landlock');
+    assert.match(fenced.stderr, /^patchwarden: fence: landlock \(each side could write only its own tree/m);
+    const off = repo.json(['pre-push', 'origin', remote.dir], { input, env: { PATCHWARDEN_LANDLOCK: 'off' } });
+    assert.is(off.code, 0, off.stderr);
+    assert.is(off.out.refs[0].revert, 'describes_patch');
+    assert.is(off.out.fence, 'none');
+    assert.match(off.stderr, /^patchwarden: fence: none \(in turn, base first: no Landlock ABI 2 here/m);
+  },
+);
 
 test('pre-push: pre_push.revert false on the base side skips the revert check', () => {
   const { repo, remote } = pushable({
