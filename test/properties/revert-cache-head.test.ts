@@ -160,9 +160,9 @@ nodeFenced('node --test, revert.jobs: 2, the base cached: its failing case runs 
   const second = collected(repo, base, head);
   assert.is(second.out.status, 'describes_patch', second.stderr);
   assert.match(second.stderr, /head: not cached/);
-  assert.match(second.stderr, /so those cases run fresh on the base, alone once head's run has ended/);
   assert.equal(second.lines.slice(0, 3).sort(), ['head never negative', 'head of two', 'head total of one']);
   assert.equal(second.lines.slice(3), ['base never negative'], 'the case the cache fails ran once, after head');
+  assert.match(second.stderr, /so those cases run fresh on the base, alone once head's run has ended/);
   assert.not.match(second.stderr, /run again on the base alone/);
   assert.equal(second.out.failing_on_revert, [ID]);
   assert.type(second.out.revert_run.cached, 'string');
