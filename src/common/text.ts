@@ -5,6 +5,11 @@ export function counted(n: number, noun: string, plural = `${noun}s`): string {
   return `${n} ${n === 1 ? noun : plural}`;
 }
 
+/** The first `n` of `items`, and how many more: a list a person reads in one line. */
+export function shortList(items: string[], n = 5): string {
+  return items.slice(0, n).join(', ') + (items.length > n ? `, and ${items.length - n} more` : '');
+}
+
 /** Shows a path readably even when it holds a newline or other control bytes. */
 export function showPath(p: string): string {
   return /[\x00-\x1f\x7f"\\]/.test(p) || /^\s|\s$/.test(p) ? JSON.stringify(p) : p;

@@ -10,7 +10,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CannotJudge } from '../common/errors.js';
 import { formatDuration } from '../common/duration.js';
-import { showPath } from '../common/text.js';
+import { shortList, showPath } from '../common/text.js';
 import type { Config } from '../config/schema.js';
 import { readReport } from '../junit/read.js';
 import { disagreement } from '../runner/agreement.js';
@@ -238,7 +238,7 @@ function touchedProblem(files: string[]): string {
 
 /** The first five of `files`, and how many more. */
 function shown(files: string[]): string {
-  return files.slice(0, 5).map(showPath).join(', ') + (files.length > 5 ? `, and ${files.length - 5} more` : '');
+  return shortList(files.map(showPath));
 }
 
 /** A guarded run's guard, and its sealing (the guard counts the sealed runtimes as the harness's). */
