@@ -22,7 +22,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { formatDuration } from '../common/duration.js';
 import { CannotJudge, UsageError } from '../common/errors.js';
-import { showPath } from '../common/text.js';
 import type { Config } from '../config/schema.js';
 import { rangeChanges, stagedPaths, treeDiff, type RawChange } from '../git/changes.js';
 import { resolveCommit, worktreeRoot, type Repo } from '../git/repo.js';
@@ -55,7 +54,7 @@ import { listTree } from '../git/objects.js';
 import { codeFiles, revertable, revertPaths, type Reverted } from './tree.js';
 import { ABSENT, GITLINK } from '../git/raw-diff.js';
 import { addTempWorktree, linkEntries, type TempTree } from './worktree.js';
-import { counted } from '../common/text.js';
+import { counted, shortList, showPath } from '../common/text.js';
 import { traced } from '../common/trace.js';
 import { isFresh, seedEnv, type PropSeed } from '../runner/seed.js';
 import { containment } from '../runner/contain.js';
@@ -783,8 +782,7 @@ async function confirmedAlone(s: Steps, runs: Runs): Promise<Runs> {
   if (runs.onRevert.problem || runs.alone) return runs;
   const failing = failedNames(runs.onRevert);
   if (!failing.length) return runs;
-  const names = failing.map((n) => JSON.stringify(n)).join(', ');
-  s.say(`base: ${names} failed with head's code running beside it: those cases run again on the base alone`);
+  s.say(`base: ${names(failing)} failed with head's code running beside it: those cases run again on the base alone`);
   const part = await s.run('revert', s.guard.signal, false, failing);
   s.guard.check();
   const asked = answered(part, failing);
@@ -918,7 +916,7 @@ async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promi
   result.reverted = await s.revert();
   s.say(
     failing.length
-      ? `base: cached (key ${short}) fails ${failing.map((n) => JSON.stringify(n)).join(', ')}: a cached outcome only confirms holds, so those cases run fresh on the base, ${inTurn ? 'before head' : "alone once head's run has ended"}`
+      ? `base: cached (key ${short}) fails ${names(failing)}: a cached outcome only confirms holds, so those cases run fresh on the base, ${inTurn ? 'before head' : "alone once head's run has ended"}`
       : `base: cached (key ${short}, written ${hit.written}); running the properties on head`,
   );
   const freshPart = async () => {
@@ -991,7 +989,7 @@ async function withBothCached(result: RevertResult, s: Steps, base: CachedRun, h
   const keys = `head key ${head.key.slice(0, 12)}, base key ${base.key.slice(0, 12)}`;
   s.say(
     hinge.length
-      ? `cached on both sides (${keys}); ${hinge.map((n) => JSON.stringify(n)).join(', ')} hinge on a cached outcome, so those cases run fresh on both sides`
+      ? `cached on both sides (${keys}); ${names(hinge)} hinge on a cached outcome, so those cases run fresh on both sides`
       : `cached on both sides (${keys}): every case holds`,
   );
   if (!hinge.length) {
@@ -1019,7 +1017,7 @@ async function withBothCached(result: RevertResult, s: Steps, base: CachedRun, h
       if (headSettles(result, s, onHead)) return null;
       return { onHead, onRevert, cached: base.key, headCached: head.key, alone: true };
     }
-    s.say(`${unsure.map((n) => JSON.stringify(n)).join(', ')} still rest on a cached outcome`);
+    s.say(`${names(unsure)} still rest on a cached outcome`);
   }
   s.say('a cached outcome only confirms holds: both sides run whole, fresh');
   return s.jobs > 1 ? atOnce(result, s) : inTurn(result, s);
@@ -1070,7 +1068,15 @@ function answered(part: PropertyRun, names: string[]): PropertyRun | null {
 /** Each case a run of some cases ran, with its outcome, for the output: `"X" failed, "Y" passed`. */
 function freshOutcomes(part: PropertyRun): string {
   const ran = part.mapping!.invariants.flatMap((i) => i.outcomes.map((o) => `${JSON.stringify(o.name)} ${o.outcome}`));
-  return ran.length ? [...new Set(ran)].join(', ') : 'no case of those';
+  return ran.length ? shortList([...new Set(ran)], 3) : 'no case of those';
+}
+
+/** Case names for a progress line: the first three, and how many more (the verdict lists each). */
+function names(cases: string[]): string {
+  return shortList(
+    cases.map((n) => JSON.stringify(n)),
+    3,
+  );
 }
 
 /** The cached run with the outcomes a fresh run of some of its cases gave in their place, and that run's errors added. */

@@ -397,3 +397,34 @@ test('the starter config of a new init runs both sides at once on 2 cores or mor
 });
 
 test.run();
+
+fencedTest('a progress line names the first three of many cases and counts the rest; the verdict lists each', () => {
+  const many = `import pytest
+from bill import total
+
+
+@pytest.mark.parametrize("k", range(5), ids=["[invariant:${ID}]-%d" % k for k in range(5)])
+def test_total(k):
+    assert total([0] * k) >= 0
+`;
+  const { repo, base, head } = project(
+    {
+      '.patchwarden.yml': config(PYTEST, 'revert:\n  jobs: 2\n'),
+      'spec/invariants.yaml': registry(ID),
+      'spec/properties/test_bill.py': many,
+      'src/bill.py': BUGGY_PY,
+    },
+    { 'src/bill.py': FIXED_PY },
+  );
+  const r = check(repo, base, head);
+  assert.is(r.out.status, 'describes_patch', r.stderr);
+  const line = r.stderr.split('\n').find((l) => l.includes("failed with head's code running beside it"));
+  assert.ok(line, r.stderr);
+  assert.match(
+    line!,
+    /base: "test_total\[[^"]*-0\]", "test_total\[[^"]*-1\]", "test_total\[[^"]*-2\]", and 2 more failed/,
+  );
+  assert.match(r.stderr, /base: ran alone (?:"[^"]+" failed, ){3}and 2 more/);
+  const cases = r.out.states.find((s: { id: string }) => s.id === ID).cases;
+  assert.is(cases.length, 5);
+});
