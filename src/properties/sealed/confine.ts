@@ -64,6 +64,7 @@ function answer(python: string, status: number | null, stdout: string): Probe {
  */
 export function probeLandlock(source: string): Promise<Probe> {
   probing ??= (async () => {
+    if (probed) return probed; // asked already, by a caller that could not wait
     const python = off() ? null : await python3();
     if (!python) return (probed ??= { abi: 0, python: null });
     const { code, stdout } = await piped(python, [...ISOLATED, '-c', source, '--probe'], tmpdir(), Buffer.alloc(0));
