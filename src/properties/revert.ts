@@ -859,16 +859,7 @@ async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
     const onHead = await s.run('head', s.guard.signal);
     s.guard.check();
     if (headSettles(result, s, onHead)) return null;
-    const failing = isFresh(s.seed) ? [] : unmarkedFailures(onHead.mapping!.invariants, s.registry, s.now, s.ttl);
-    if (failing.length && (!ended || stoppedOn !== null)) {
-      Object.assign(result, {
-        status: 'fails_on_head',
-        reason: `head fails ${failing.map((n) => JSON.stringify(n)).join(', ')}; the base was not run (stopped: no pending mark covers these cases, so its outcome cannot change the verdict)${harnessNote(result.outside_src)}`,
-        output: onHead.output,
-        output_of: 'head',
-      });
-      return null;
-    }
+    if ((!ended || stoppedOn !== null) && refusedOnHead(result, s, onHead)) return null;
     result.reverted = reverted;
     if (stoppedOn === null) {
       const onRevert = await reverting;
@@ -890,6 +881,24 @@ async function atOnce(result: RevertResult, s: Steps): Promise<Runs | null> {
     await reverting.catch(() => undefined);
     s.guard.signal.removeEventListener('abort', relay);
   }
+}
+
+/**
+ * Whether head fails a case no pending mark covers, which refuses the change
+ * whatever the base says: then the base need not run, and the result says
+ * so (fails_on_head). Never under a fresh seed, where a case failing on both
+ * sides is a finding, not a refusal.
+ */
+function refusedOnHead(result: RevertResult, s: Steps, onHead: PropertyRun): boolean {
+  const failing = isFresh(s.seed) ? [] : unmarkedFailures(onHead.mapping!.invariants, s.registry, s.now, s.ttl);
+  if (!failing.length) return false;
+  Object.assign(result, {
+    status: 'fails_on_head',
+    reason: `head fails ${failing.map((n) => JSON.stringify(n)).join(', ')}; the base was not run (stopped: no pending mark covers these cases, so its outcome cannot change the verdict)${harnessNote(result.outside_src)}`,
+    output: onHead.output,
+    output_of: 'head',
+  });
+  return true;
 }
 
 /**
@@ -931,6 +940,8 @@ async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promi
   s.guard.check();
   if (headSettles(result, s, onHead)) return null;
   if (wholeFirst) return { onHead, onRevert: wholeFirst, alone: true };
+  // In turn the base has run already; after head it need not run for a refusal.
+  if (!inTurn && refusedOnHead(result, s, onHead)) return null;
   const ranPart = inTurn ? before : await freshPart();
   const part = ranPart && !ranPart.problem ? askedFor(ranPart, failing) : null;
   const base = part ? merged(hit.run, part) : hit.run;

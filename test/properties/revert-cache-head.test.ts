@@ -168,6 +168,24 @@ nodeFenced('node --test, revert.jobs: 2, the base cached: its failing case runs 
   assert.type(second.out.revert_run.cached, 'string');
 });
 
+nodeFenced(
+  'node --test, revert.jobs: 2, the base cached: a head failure no mark covers ends the check, no base run after it',
+  () => {
+    const { repo, base, head } = nodeProject(CLAMPED_JS, CLAMPED_AGAIN_JS, NODE_JOBS);
+    const first = collected(repo, base, head);
+    assert.match(first.stderr, /base: cached for the next check/, first.stderr);
+    // A later commit that breaks the invariant: its reverted tree is the base's, which is cached.
+    repo.git(['reset', '-q', '--hard']);
+    repo.git(['clean', '-fdq']);
+    const broken = repo.commit({ 'src/bill.mjs': SUM_JS }, 'break');
+    const second = collected(repo, base, broken);
+    assert.match(second.stderr, /base: cached \(key [0-9a-f]{12}/);
+    assert.is(second.out.status, 'fails_on_head', second.stderr);
+    assert.match(second.out.reason, /^head fails "never negative \[invariant:[^"]+\]"; the base was not run/);
+    assert.equal(second.lines.sort(), ['head never negative', 'head of two', 'head total of one']);
+  },
+);
+
 nodeKernel('node --test, kernel-sealed: a regression checked again is still regressed, from fresh runs of it', () => {
   const { repo, base, head } = nodeProject(CLAMPED_JS, SUM_JS, NODE_KERNEL);
   const first = check(repo, base, head);
