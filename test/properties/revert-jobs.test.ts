@@ -396,8 +396,6 @@ test('the starter config of a new init runs both sides at once on 2 cores or mor
   }
 });
 
-test.run();
-
 fencedTest('a progress line names the first three of many cases and counts the rest; the verdict lists each', () => {
   const many = `import pytest
 from bill import total
@@ -428,3 +426,5 @@ def test_total(k):
   const cases = r.out.states.find((s: { id: string }) => s.id === ID).cases;
   assert.is(cases.length, 5);
 });
+
+test.run();
