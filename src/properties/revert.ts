@@ -948,7 +948,7 @@ async function withCached(result: RevertResult, s: Steps, hit: CachedRun): Promi
   if (ranPart?.problem) s.say(`base: the fresh run of those cases cannot be judged (${ranPart.problem})`);
   else {
     if (part) s.say(`base: ran fresh ${freshOutcomes(part)}`);
-    const ran = new Set(part?.mapping?.invariants.flatMap((i) => i.outcomes.map((o) => o.name)) ?? []);
+    const ran = new Set(part ? ranNames(part) : []);
     const ev = judgeStates(onHead.mapping!.invariants, base.mapping!.invariants, s.registry, s.now, s.ttl);
     const unsure = ev.invariants.flatMap((i) =>
       i.cases.filter((c) => c.state !== 'holds' && !ran.has(c.name)).map((c) => `${JSON.stringify(c.name)} ${c.state}`),
