@@ -41,6 +41,7 @@ import { dependencyProblems } from './deps.js';
 import { findSnapshot, restoreSnapshot, takeSnapshot, type Snapshot } from './inplace.js';
 import { guardSignals, type Guard } from './interrupt.js';
 import { loadRegistryAt, type Registry } from './registry.js';
+import { warmPythonDirs } from './sealed/confine.js';
 import { type SealedMode, sealedMode, weakestMode } from './sealed/env.js';
 import { propertyCommand, runProperties, type PropertyRun } from './run.js';
 import { dropScratch, makeScratch } from './scratch.js';
@@ -306,8 +307,10 @@ export async function revertCheck(
     return result;
   }
   propertyCommand(config);
-  // The sides' fence and a sealed worker ask the kernel through python3, often a version manager's slow shim: asked now, awaited where needed.
+  // The sides' fence and a sealed worker ask the kernel, and a sealed worker its Python's folders, through
+  // python3, often a version manager's slow shim: asked now, awaited where needed.
   probeFence().catch(() => undefined);
+  if (config.properties.sealed === 'kernel') warmPythonDirs(runEnv(config).PATH ?? process.env.PATH ?? '');
   const seed = opts.seed ? await opts.seed(tree.patch) : null;
   result.seed = seed;
   // Settled before any run: who owes evidence, and an owner's row for exactly this diff.

@@ -8,7 +8,7 @@
 // directory (the revert cache and the judge's config cache live there). A
 // granted folder that holds a denied path is granted entry by entry instead,
 // so a judge installed under node_modules or /usr stays out of reach.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -111,26 +111,57 @@ export function carve(p: string, deny: string[]): string[] {
 
 const pythonInstalls = new Map<string, string[]>();
 
+/** Isolated, so no sitecustomize (the guard's) runs. */
+const INSTALL_DIRS = [
+  '-I',
+  '-c',
+  'import json, site, sys; print(json.dumps([sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *site.getsitepackages(), site.getusersitepackages()]))',
+];
+
+/** The folders from the answer, none where it gave none. */
+function installDirs(status: number | null, stdout: string): string[] {
+  try {
+    return status === 0 ? (JSON.parse(stdout) as unknown[]).filter((d): d is string => typeof d === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Asks for pythonDirs(pathVar) in the background: `python3` on PATH is often
+ * a version manager's shim, a few hundred ms a start, which the synchronous
+ * ask would spend with the event loop held just before a sealed command
+ * starts. A check calls this early; pythonDirs takes the answer when it is in.
+ */
+export function warmPythonDirs(pathVar: string): void {
+  if (pythonInstalls.has(pathVar)) return;
+  let out = '';
+  // The timeout the synchronous ask has: a hung python3 leaves pythonDirs to ask again, and never holds the process.
+  const child = spawn('python3', INSTALL_DIRS, {
+    env: { ...process.env, PATH: pathVar },
+    stdio: ['ignore', 'pipe', 'ignore'],
+    timeout: 10_000,
+  });
+  child.stdout.on('data', (b: Buffer) => (out += b.toString('utf8')));
+  child.on('error', () => undefined);
+  child.on('close', (code) => {
+    if (!pythonInstalls.has(pathVar)) pythonInstalls.set(pathVar, installDirs(code, out));
+  });
+}
+
 /**
  * The folders of the Python the property command finds on `PATH` (its
- * prefixes and site folders), asked once per PATH. Isolated, so no
- * sitecustomize (the guard's) runs.
+ * prefixes and site folders), asked once per PATH.
  */
 function pythonDirs(pathVar: string): string[] {
   let dirs = pythonInstalls.get(pathVar);
   if (dirs) return dirs;
-  const code =
-    'import json, site, sys; print(json.dumps([sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *site.getsitepackages(), site.getusersitepackages()]))';
-  const r = spawnSync('python3', ['-I', '-c', code], {
+  const r = spawnSync('python3', INSTALL_DIRS, {
     encoding: 'utf8',
     timeout: 10_000,
     env: { ...process.env, PATH: pathVar },
   });
-  try {
-    dirs = r.status === 0 ? (JSON.parse(r.stdout) as string[]).filter((d) => typeof d === 'string') : [];
-  } catch {
-    dirs = [];
-  }
+  dirs = installDirs(r.status, r.stdout ?? '');
   pythonInstalls.set(pathVar, dirs);
   return dirs;
 }
