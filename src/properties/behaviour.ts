@@ -29,7 +29,7 @@ export type Behaviour =
   | { same: false; path: string; why: string };
 
 const REGULAR = new Set(['100644', '100755']);
-const isPython = (file: string) => /\.py[iw]?$/i.test(file);
+export const isPython = (file: string) => /\.py[iw]?$/i.test(file);
 const isGo = (file: string) => file.endsWith('.go');
 
 /** What rules a change out before any file is parsed, or null when its two sides need comparing. */

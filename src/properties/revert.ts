@@ -45,7 +45,7 @@ import { warmPythonDirs } from './sealed/confine.js';
 import { type SealedMode, sealedMode, weakestMode } from './sealed/env.js';
 import { propertyCommand, runProperties, type PropertyRun } from './run.js';
 import { dropScratch, makeScratch } from './scratch.js';
-import { changesBehaviour, describeBehaviour } from './behaviour.js';
+import { changesBehaviour, describeBehaviour, isPython } from './behaviour.js';
 import { fixedByBuild, withBuildFailures } from './by-build.js';
 import { judgeStates, markAdvice, unmarkedFailures, type Evidence, type InvariantVerdict } from './states.js';
 import { onlyEnv, shardEnv, sideEnv } from './runenv.js';
@@ -60,6 +60,7 @@ import { traced } from '../common/trace.js';
 import { isFresh, seedEnv, type PropSeed } from '../runner/seed.js';
 import { containment } from '../runner/contain.js';
 import { runEnv } from '../runner/env.js';
+import { python } from '../runner/python.js';
 import { judgeIdentity, sealJudge } from '../runner/install.js';
 
 export type RevertStatus =
@@ -308,8 +309,10 @@ export async function revertCheck(
   }
   propertyCommand(config);
   // The sides' fence and a sealed worker ask the kernel, and a sealed worker its Python's folders, through
-  // python3, often a version manager's slow shim: asked now, awaited where needed.
-  probeFence().catch(() => undefined);
+  // python3, often a version manager's slow shim: asked now where the check needs them, awaited where needed.
+  // The Python syntax compare needs only the interpreter behind it.
+  if (config.revert.jobs > 1 || config.properties.sealed === 'kernel') probeFence().catch(() => undefined);
+  else if (tree.production.some((c) => isPython(c.path))) python().catch(() => undefined);
   if (config.properties.sealed === 'kernel') warmPythonDirs(runEnv(config).PATH ?? process.env.PATH ?? '');
   const seed = opts.seed ? await opts.seed(tree.patch) : null;
   result.seed = seed;
