@@ -8,16 +8,17 @@ export interface Piped {
   stderr: string;
 }
 
-/** Runs `cmd` in `cwd` with `input` on stdin; rejects only when it cannot start. */
+/** Runs `cmd` in `cwd` with `input` on stdin; rejects only when it cannot start. `timeout` (ms, none when 0) ends it: code null. */
 export function piped(
   cmd: string,
   args: string[],
   cwd: string,
   input: Buffer,
   env: NodeJS.ProcessEnv = process.env,
+  timeout = 0,
 ): Promise<Piped> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { cwd, env, timeout, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));

@@ -67,7 +67,15 @@ export function probeLandlock(source: string): Promise<Probe> {
     if (probed) return probed; // asked already, by a caller that could not wait
     const python = off() ? null : await python3();
     if (!python) return (probed ??= { abi: 0, python: null });
-    const { code, stdout } = await piped(python, [...ISOLATED, '-c', source, '--probe'], tmpdir(), Buffer.alloc(0));
+    // The synchronous probe's timeout: a hung interpreter leaves no Landlock, never a check waiting.
+    const { code, stdout } = await piped(
+      python,
+      [...ISOLATED, '-c', source, '--probe'],
+      tmpdir(),
+      Buffer.alloc(0),
+      process.env,
+      10_000,
+    );
     return (probed ??= answer(python, code, stdout));
   })().catch(() => (probed ??= { abi: 0, python: null }));
   return probing;
