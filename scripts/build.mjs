@@ -63,6 +63,7 @@ const shared = {
     PATCHWARDEN_BUILD: JSON.stringify(buildId.digest('hex').slice(0, 16)),
   },
   logLevel: 'warning',
+  metafile: true,
 };
 // What main.js imports lazily becomes an entry of the ES module build, named
 // for its source (src/gate/command.ts: lazy/gate-command.mjs). The hook
@@ -103,6 +104,9 @@ const COMMONJS = [
 ];
 const lazy = {};
 const commonjs = {};
+// Every output file of the builds, with what esbuild says it imports.
+const outputs = {};
+const bundle = async (options) => Object.assign(outputs, (await build(options)).metafile.outputs);
 const entryName = (file) => path.relative('src', file).replace(/\.ts$/, '').replaceAll(path.sep, '-');
 // `prefix`: where the lazy entries are, seen from the file being built.
 const lazyEntries = (prefix) => ({
@@ -140,7 +144,7 @@ const lazyEntries = (prefix) => ({
     );
   },
 });
-await build({
+await bundle({
   ...shared,
   format: 'cjs',
   entryPoints: { main: 'src/cli/main.ts' },
@@ -161,7 +165,7 @@ const vendor = {
     }));
   },
 };
-await build({
+await bundle({
   ...shared,
   format: 'cjs',
   entryPoints: Object.fromEntries(VENDOR.map((v) => [`lazy/vendor-${v}`, v])),
@@ -171,7 +175,7 @@ await build({
 for (const built = new Set(); Object.keys(commonjs).some((n) => !built.has(n)); )
   for (const [name, file] of Object.entries(commonjs).filter(([n]) => !built.has(n))) {
     built.add(name);
-    await build({
+    await bundle({
       ...shared,
       format: 'cjs',
       entryPoints: { [name]: file },
@@ -191,20 +195,46 @@ for (const [entryPoints, chunkNames] of [
   [others, 'lazy/chunk-[hash]'],
   ...APART.map((a) => [{ [`lazy/${a}-command`]: lazy[`lazy/${a}-command`] }, `lazy/${a}-chunk-[hash]`]),
 ])
-  await build({
+  await bundle({
     ...shared,
     format: 'esm',
     splitting: true,
     entryPoints,
     chunkNames,
     outExtension: { '.js': '.mjs' },
-    // CommonJS dependencies (micromatch) inside an ES module bundle need a require().
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    // CommonJS dependencies (micromatch) inside an ES module bundle need a
+    // require(). Each module records that it ran: ES modules have no
+    // require.cache, and the judge's seal starts from what already ran.
+    banner: {
+      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url); (globalThis[Symbol.for('patchwarden.modules')] ??= new Set()).add(import.meta.url);",
+    },
     plugins: [guardSources],
   });
+// The import graph of dist/: for each built file, every built file it may
+// load (static and dynamic imports, requires, the lazy entries' requires),
+// by path relative to dist/. The judge's seal (src/runner/install.ts) loads
+// only what the running process can still reach from it.
+function importGraph() {
+  const graph = {};
+  for (const [out, { imports }] of Object.entries(outputs)) {
+    const from = path.resolve(out);
+    const edges = new Set();
+    for (const i of imports) {
+      if (i.external && !i.path.startsWith('.')) continue; // node's built-ins
+      const to = i.external ? path.resolve(path.dirname(from), i.path) : path.resolve(i.path);
+      if (!Object.keys(outputs).some((o) => path.resolve(o) === to))
+        throw new Error(`${out} imports ${i.path}, which is not built`);
+      edges.add(path.relative(tmp, to));
+    }
+    graph[path.relative(tmp, from)] = [...edges].sort();
+  }
+  const sorted = Object.fromEntries(Object.entries(graph).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return `${JSON.stringify(sorted, null, 1)}\n`;
+}
 // dist/ is a package of its own kind: its .js files are CommonJS (the
 // project's package.json says "module" for the sources and scripts).
 writeFileSync(path.join(tmp, 'package.json'), '{ "type": "commonjs" }\n');
+writeFileSync(path.join(tmp, 'imports.json'), importGraph());
 chmodSync(path.join(tmp, 'main.js'), 0o755);
 // A build the same to the byte as the one in place leaves it alone: tests
 // running in parallel (and `npm pack` among them) keep a dist/ that is never

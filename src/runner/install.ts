@@ -2,16 +2,17 @@
 // command runs the project's code, which may find patchwarden's files (they
 // are on disk, and often writable by the same user) and rewrite a module
 // the judge would load later. So before the first command starts, every
-// module of the install is loaded and the install's digest taken; after each
-// command, a changed digest refuses the whole run: no code of the judge is
-// read after untrusted code ran, and a rewrite is named, not silently
-// outlived.
+// module this process could still load is loaded and the whole install's
+// digest taken; after each command, a changed digest refuses the whole run:
+// no code of the judge is read after untrusted code ran, and a rewrite is
+// named, not silently outlived.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CannotJudge } from '../common/errors.js';
+import { traceMark } from '../common/trace.js';
 import { VERSION } from '../common/version.js';
 
 interface Sealed {
@@ -49,12 +50,61 @@ function install(): Sealed | null {
   return digested;
 }
 
+/** The build's import graph of the install (dist/imports.json): each file, with every file it may load. */
+type Graph = Record<string, string[]>;
+
+const isModule = (f: string) => /\.[cm]?js$/.test(f);
+
+function graphOf(dir: string): Graph | null {
+  try {
+    const graph = JSON.parse(readFileSync(path.join(dir, 'imports.json'), 'utf8')) as unknown;
+    return graph && typeof graph === 'object' && !Array.isArray(graph) ? (graph as Graph) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The modules of the install this process can still load, or null for all
+ * of them. A module is loaded only by a module already loaded, along one of
+ * its edges in the graph: so what can still load is the closure, over every
+ * edge, of the modules loaded so far (the roots). The roots are every file
+ * of the install in require.cache, and every ES module of it that ran (each
+ * records itself: the build's banner). main.js is not a root: its dynamic
+ * edges are one per command, and it takes one, before this runs (the
+ * commands bundled into it run no test command, so never seal); what it
+ * loads statically is loaded already. A graph that is missing, unreadable,
+ * or does not name a root or a module file of the install loads everything.
+ */
+function reachable(dir: string, files: string[], cache: Record<string, unknown>): Set<string> | null {
+  const graph = graphOf(dir);
+  if (!graph || files.some((f) => isModule(f) && !Object.hasOwn(graph, f))) return null;
+  const esm = [...((globalThis as Record<symbol, Set<string> | undefined>)[Symbol.for('patchwarden.modules')] ?? [])];
+  const roots = [...Object.keys(cache), ...esm.map((u) => fileURLToPath(u))]
+    .map((f) => path.relative(dir, f))
+    .filter((f) => !f.startsWith('..') && !path.isAbsolute(f) && f !== 'main.js');
+  const seen = new Set<string>();
+  for (const todo = roots; todo.length; ) {
+    const f = todo.pop() as string;
+    if (seen.has(f)) continue;
+    const edges = Object.hasOwn(graph, f) ? graph[f] : undefined;
+    if (!Array.isArray(edges)) return null;
+    seen.add(f);
+    todo.push(...edges);
+  }
+  return seen;
+}
+
 async function seal(): Promise<Sealed | null> {
   const taken = install();
   if (!taken) return null;
   const { dir, files } = taken;
   const require = createRequire(path.join(dir, 'main.js'));
-  for (const f of [...files.keys()].sort()) {
+  const all = [...files.keys()].sort();
+  const reach = reachable(dir, all, require.cache);
+  const load = reach ? all.filter((f) => reach.has(f)) : all;
+  traceMark(`the judge's seal loads ${load.filter(isModule).length} of ${all.filter(isModule).length} modules`);
+  for (const f of load) {
     const file = path.join(dir, f);
     // layers: built files
     if (f.endsWith('.mjs')) await import(pathToFileURL(file).href);
@@ -64,7 +114,7 @@ async function seal(): Promise<Sealed | null> {
   return { dir, files };
 }
 
-/** Loads every module of the install and takes its digest, once per process: call before a test command starts. */
+/** Loads every module of the install this process can still load, and takes the install's digest, once per process: call before a test command starts. */
 export function sealJudge(): Promise<unknown> {
   sealed ??= seal();
   return sealed;
