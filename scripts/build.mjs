@@ -152,7 +152,7 @@ await bundle({
   plugins: [lazyEntries('./lazy'), guardSources],
 });
 // The YAML and glob libraries are one CommonJS file each, which the other
-// CommonJS files require: bundled into each, a command that loads every file
+// CommonJS files require: bundled into each, a command that loads its files
 // before running tests (see src/runner/install.ts) compiled them in up to
 // seven files.
 const VENDOR = ['yaml', 'micromatch'];
