@@ -72,9 +72,10 @@ function graphOf(dir: string): Graph | null {
  * of the install in require.cache, and every ES module of it that ran (each
  * records itself: the build's banner). main.js is not a root: its dynamic
  * edges are one per command, and it takes one, before this runs (the
- * commands bundled into it run no test command, so never seal); what it
- * loads statically is loaded already. A graph that is missing, unreadable,
- * or does not name a root or a module file of the install loads everything.
+ * commands bundled into it run no test command, so never seal: the build
+ * fails if main.js comes to hold this file); what it loads statically is
+ * loaded already. A graph that is missing, unreadable, or does not name a
+ * root or a module file of the install loads everything.
  */
 function reachable(dir: string, files: string[], cache: Record<string, unknown>): Set<string> | null {
   const graph = graphOf(dir);
