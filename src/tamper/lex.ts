@@ -897,7 +897,7 @@ interface Quote {
 
 /** What a walk of a string's body tells, in order, of the parts whose value is not their source text. */
 interface Body {
-  /** The escape at j (its backslash), in Python or not; returns its length. */
+  /** The escape at j (its backslash), in Python or not; returns its length, or more where the body needs no note of what follows (see Recorder). */
   escape(j: number, python: boolean): number;
   /** The source text [a, b) reads as v (a line continuation, a doubled brace). */
   replace(a: number, b: number, v: string): void;
@@ -1007,6 +1007,9 @@ class Recorder implements Body {
     const c = src.charCodeAt(j + 1);
     if (n !== 2 || (c !== 110 && c !== 116 && c !== 114 && isWordChar(c))) this.loud = true;
     if (n === 2 ? !JSON_ESCAPE.has(c) : n !== 6 || c !== 117 || src.charCodeAt(j + 2) === 123) this.json = false;
+    // Past what is built as it is walked, the plain characters and quiet JSON escapes (`\n`, `\"`) after one such
+    // escape change no note: a blob of data is skipped by the regular-expression engine, not walked a character at a time.
+    if (!python && this.built === null && JSON_ESCAPE.has(c)) return quietRun(src, j, this.quote.q);
     return n;
   }
   replace(a: number, b: number, v: string): void {
@@ -1137,6 +1140,29 @@ function escapeAt(src: string, j: number, python = false): [string, number] {
 
 /** The characters after a backslash that JSON decodes as escapeAt does (`\b` and `\f` it reads otherwise). */
 const JSON_ESCAPE = new Set([110, 116, 114, 34, 92, 47]);
+
+/** By the quote's code: the run of characters that mean nothing in a C-family string (plainRun's, as a sticky pattern). */
+const PLAIN_RUNS = new Map<number, RegExp>();
+
+/**
+ * The length of the run from j (a backslash of an escape in JSON_ESCAPE) of
+ * characters that mean nothing and escapes in JSON_ESCAPE (each decodes to no
+ * word character), in a C-family string quoted by q.
+ */
+function quietRun(src: string, j: number, q: number): number {
+  let plain = PLAIN_RUNS.get(q);
+  if (!plain) {
+    plain = new RegExp(`[^\\u${q.toString(16).padStart(4, '0')}\\n\\\\$]*`, 'y');
+    PLAIN_RUNS.set(q, plain);
+  }
+  let k = j;
+  while (src.charCodeAt(k) === 92 && JSON_ESCAPE.has(src.charCodeAt(k + 1))) {
+    plain.lastIndex = k + 2;
+    plain.test(src);
+    k = plain.lastIndex;
+  }
+  return k - j;
+}
 
 /** Whether a character code is a letter, digit, `_` or `.`: what a word needle (WORD_NEEDLE) matches. */
 const isWordChar = (c: number) => ((classOf(c) & (NAME | DIGIT)) !== 0 && c !== 36) || c === 46;

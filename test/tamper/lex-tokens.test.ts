@@ -597,6 +597,20 @@ test('a search for a word reads a string whose escapes decode to no word charact
   assert.ok(/\n/.test(t.v(a)!) && t.v(a)!.length === 400);
 });
 
+test('in a long string, an escape after a long run of quiet ones is still noted', () => {
+  // Past its start a blob's quiet escapes are skipped in runs: what ends a run (a `\x65`, a `\'`, the quote) is read.
+  const blob = 'x\\n\\"\\\\\\/'.repeat(100);
+  const src = `a = "${blob}pyt\\x65st"; b = '${blob}\\'pytest\\''; c = "${blob}"; after\n`;
+  const t = lex(src, 'js');
+  const [a, b, c] = [...Array(t.length).keys()].filter((i) => t.k(i) === 'str');
+  const quiet = 'x\n"\\/'.repeat(100);
+  assert.is(t.v(a), `${quiet}pytest`);
+  assert.is(t.v(b), `${quiet}'pytest'`);
+  assert.is(t.v(c), quiet);
+  assert.is(t.v(t.length - 1), 'after');
+  assert.equal(t.holding(/pytest/), [a, b]);
+});
+
 test('an exit added after JSX closing tags in a .js file is reported on its own line', () => {
   const src = 'export const A = () => <div>Files:</div>;\nconst x = 1;\nprocess.exit(0);\n';
   const hits = hitsIn('src/a.js', src, 'js', new Set([3]), new Set()).map((h) => `${h.line} ${h.rule}`);
