@@ -24,6 +24,8 @@ const NUM = 2;
 const OP = 3;
 const NL = 4;
 const RX = 5;
+/** A token length that does not fit the byte kept for it (Tokens.lens). */
+const LONG = 255;
 /** Operators of no source text: a parenthesis around an interpolation (kind and bits 3 to 5, without the flags). */
 const OPEN = OP | (1 << LEAD_SHIFT);
 const CLOSE = OP | (2 << LEAD_SHIFT);
@@ -42,7 +44,14 @@ export class Tokens {
   length = 0;
   private kinds: Uint8Array;
   private starts: Int32Array;
-  private ends: Int32Array;
+  /**
+   * Each token's length in a byte, LONG for a longer one, whose end is kept
+   * apart: where every end took four bytes, minified code touched as much
+   * new memory for them as for the starts, and new memory costs more here
+   * than the look-up.
+   */
+  private lens: Uint8Array;
+  private readonly longEnds = new Map<number, number>();
   /** Values held apart: a string, or how to read it (a string's escapes are decoded when first asked for). */
   private readonly own = new Map<number, string | (() => string)>();
   /**
@@ -65,7 +74,7 @@ export class Tokens {
     const n = Math.ceil(src.length / 2.5) + 16;
     this.kinds = new Uint8Array(n);
     this.starts = new Int32Array(n);
-    this.ends = new Int32Array(n);
+    this.lens = new Uint8Array(n);
   }
   k(i: number): Kind | undefined {
     return i >= 0 && i < this.length ? KINDS[this.kinds[i] & 7] : undefined;
@@ -75,7 +84,7 @@ export class Tokens {
     const k = this.kinds[i];
     if (k & OWN) return this.held(i);
     const paren = parenOf(k);
-    return paren ? (paren === 40 ? '(' : ')') : this.src.slice(this.starts[i], this.ends[i]);
+    return paren ? (paren === 40 ? '(' : ')') : this.src.slice(this.starts[i], this.end(i));
   }
   /** Whether the token's value is s (of any kind), without slicing it. */
   is(i: number, s: string): boolean {
@@ -85,7 +94,7 @@ export class Tokens {
     // Length first (most tokens differ in it), then character by character: no call, no slice.
     const a = this.starts[i];
     const n = s.length;
-    if (this.ends[i] - a !== n) return n === 1 && parenOf(k) === s.charCodeAt(0);
+    if (this.lenOf(i) !== n) return n === 1 && parenOf(k) === s.charCodeAt(0);
     if (n === 0) return parenOf(k) === 0;
     const { src } = this;
     for (let j = 0; j < n; j++) if (src.charCodeAt(a + j) !== s.charCodeAt(j)) return false;
@@ -96,7 +105,7 @@ export class Tokens {
     const k = this.kinds[i];
     if (k & OWN) return shapeKeyOf(this.held(i));
     const a = this.starts[i];
-    const n = this.ends[i] - a;
+    const n = this.lenOf(i);
     if (n === 0) return parenOf(k) ? (1 << 7) | parenOf(k) : 0;
     return (Math.min(n, 31) << 7) | Math.min(this.src.charCodeAt(a), 127);
   }
@@ -113,14 +122,14 @@ export class Tokens {
       const v = this.held(i);
       return v.length === 1 ? v.charCodeAt(0) : 0;
     }
-    return this.ends[i] - this.starts[i] === 1 ? this.src.charCodeAt(this.starts[i]) : parenOf(k);
+    return this.lens[i] === 1 ? this.src.charCodeAt(this.starts[i]) : parenOf(k);
   }
   /** The line of the token's first character; its last line (a string may span lines); its column. */
   line(i: number): number {
     return this.lineOf(this.first(i));
   }
   endLine(i: number): number {
-    return (this.kinds[i] & 7) === STR ? this.lineOf(this.ends[i]) : this.line(i);
+    return (this.kinds[i] & 7) === STR ? this.lineOf(this.end(i)) : this.line(i);
   }
   col(i: number): number {
     const at = this.first(i);
@@ -161,8 +170,27 @@ export class Tokens {
     const i = this.length++;
     this.kinds[i] = kind;
     this.starts[i] = start;
-    this.ends[i] = end;
+    this.setEnd(i, end);
     return i;
+  }
+  /** The offset after token i's source text, and its length. */
+  private end(i: number): number {
+    const n = this.lens[i];
+    return n === LONG ? this.longEnds.get(i)! : this.starts[i] + n;
+  }
+  private lenOf(i: number): number {
+    const n = this.lens[i];
+    return n === LONG ? this.longEnds.get(i)! - this.starts[i] : n;
+  }
+  /** Token i's source text ends at end (its start set first). */
+  private setEnd(i: number, end: number): void {
+    if (this.lens[i] === LONG) this.longEnds.delete(i);
+    const n = end - this.starts[i];
+    if (n >= 0 && n < LONG) this.lens[i] = n;
+    else {
+      this.lens[i] = LONG;
+      this.longEnds.set(i, end);
+    }
   }
   /** The kind code of token i, which the caller knows is a token (no bounds check). */
   kindAt(i: number): number {
@@ -177,10 +205,10 @@ export class Tokens {
     return read;
   }
   /** Gives token i a value of its own (or how to read it); end is where its source text ends (a string's closing quote). */
-  hold(i: number, v: string | (() => string), end = this.ends[i], quiet = false): void {
+  hold(i: number, v: string | (() => string), end = this.end(i), quiet = false): void {
     this.ownOrder = this.loudOrder = null;
     this.kinds[i] |= OWN;
-    this.ends[i] = end;
+    this.setEnd(i, end);
     this.own.set(i, v);
     if (quiet) this.quiet.add(i);
   }
@@ -215,8 +243,8 @@ export class Tokens {
     const lo = countAtMost(this.starts, this.length, at);
     // Tokens of no text (a line end, a parenthesis around an interpolation) may start where the covering one ends.
     for (let i = lo - 1; i >= 0 && i >= lo - 4; i--) {
-      if ((this.kinds[i] & OWN && !(quiet && this.quiet.has(i))) || this.ends[i] === this.starts[i]) continue;
-      return this.starts[i] <= at && at < this.ends[i] ? i : -1;
+      if ((this.kinds[i] & OWN && !(quiet && this.quiet.has(i))) || this.lens[i] === 0) continue;
+      return this.starts[i] <= at && at < this.end(i) ? i : -1;
     }
     return -1;
   }
@@ -229,7 +257,7 @@ export class Tokens {
     }
     this.kinds[i] = k;
     this.starts[i] = start;
-    this.ends[i] = end;
+    this.setEnd(i, end);
   }
   markRegexNext(i: number): void {
     this.kinds[i] |= REGEX_NEXT;
@@ -246,7 +274,7 @@ export class Tokens {
     };
     this.kinds = more(this.kinds);
     this.starts = more(this.starts);
-    this.ends = more(this.ends);
+    this.lens = more(this.lens);
   }
 }
 
