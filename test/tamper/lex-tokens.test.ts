@@ -611,6 +611,19 @@ test('in a long string, an escape after a long run of quiet ones is still noted'
   assert.equal(t.holding(/pytest/), [a, b]);
 });
 
+test('a token of 255 characters or more (its end kept apart from the lengths) reads whole', () => {
+  for (const n of [254, 255, 256, 70000]) {
+    const name = `n${'x'.repeat(n - 1)}`;
+    const src = `${name} = "${'y'.repeat(n)}"; ${name}.exit\n`;
+    const t = lex(src, 'js');
+    assert.is(t.v(0), name, `${n}: the name`);
+    assert.ok(t.is(0, name) && !t.is(0, `${name}x`), `${n}: is`);
+    assert.is(t.v(2), 'y'.repeat(n), `${n}: the string`);
+    assert.is(t.col(4), n + n + 7, `${n}: the column after them`);
+    assert.equal(t.holding(/exit/), [6], `${n}: a search`);
+  }
+});
+
 test('an exit added after JSX closing tags in a .js file is reported on its own line', () => {
   const src = 'export const A = () => <div>Files:</div>;\nconst x = 1;\nprocess.exit(0);\n';
   const hits = hitsIn('src/a.js', src, 'js', new Set([3]), new Set()).map((h) => `${h.line} ${h.rule}`);
