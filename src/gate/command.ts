@@ -13,7 +13,7 @@ import { clockNow } from '../freeze/clock.js';
 import type { Hit, HitsFile } from '../freeze/hits.js';
 import { BASELINE_FILE, CONFIG_FILE } from '../zones/names.js';
 import { rangeChanges } from '../git/changes.js';
-import { mergeBase, openRepo, type Repo, resolveCommit } from '../git/repo.js';
+import { mergeBase, openRepo, type Repo, resolveCommits } from '../git/repo.js';
 import { classifierFor } from '../config/classifier.js';
 import { commitWith } from '../properties/tree.js';
 import { ciRun } from '../replay/ci.js';
@@ -108,8 +108,7 @@ export async function run(args: string[]): Promise<number> {
   const proposal = values.scratch === undefined ? null : readProposal(values.scratch);
   const suiteTimeout = durationFlag('--suite-timeout', values['suite-timeout'] ?? '60m');
   const repo = await openRepo(common.dir);
-  const base = await resolveCommit(repo, values.base);
-  const head = await resolveCommit(repo, 'HEAD');
+  const [base, head] = await resolveCommits(repo, [values.base, 'HEAD']);
   const progress = (line: string) => process.stderr.write(`patchwarden gate: ${line}\n`);
   // A base whose config does not parse is judged by its last one that does, so a correction can merge.
   const { config } = await judgingConfig(repo, common.config, base, progress);

@@ -168,6 +168,14 @@ export async function commitsOrNull(repo: Repo, revs: string[]): Promise<(string
   return revs.map((_, i) => (/^[0-9a-f]{40,64}$/.test(lines[i] ?? '') ? lines[i] : null));
 }
 
+/** The commit each of `revs` names, in order, from one git process; an error naming the first that names none. */
+export async function resolveCommits(repo: Repo, revs: string[]): Promise<string[]> {
+  const ids = await commitsOrNull(repo, revs);
+  const missing = ids.indexOf(null);
+  if (missing >= 0) throw new CannotJudge(`no such commit: ${revs[missing]}`);
+  return ids as string[];
+}
+
 /**
  * The commit a revision names and its first parent (null for a root commit),
  * from one git process; or an explanation that the revision names no commit.
