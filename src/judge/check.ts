@@ -11,7 +11,7 @@ import { classifierFor } from '../config/classifier.js';
 import { explicitJudge, judgeOf } from '../config/judge.js';
 import { judgingConfig } from '../config/judging.js';
 import type { Config } from '../config/schema.js';
-import { commitAndParent, mergeBase, openRepo, resolveCommit, type Repo } from '../git/repo.js';
+import { commitAndParent, mergeBase, openRepo, resolveCommits, type Repo } from '../git/repo.js';
 import { readStaged } from '../git/staged.js';
 import { rangeChanges } from '../git/changes.js';
 import { OVERRIDE_TRAILER } from '../owners/override.js';
@@ -90,8 +90,7 @@ export async function run(args: string[]): Promise<number> {
   }
   const m = /^(.*?)\.\.(.+)$/.exec(values.range!);
   if (!m || m[1].endsWith('.')) throw new UsageError(`--range wants A..B, not ${JSON.stringify(values.range)}`);
-  const from = await resolveCommit(repo, m[1] || 'HEAD');
-  const to = await resolveCommit(repo, m[2]);
+  const [from, to] = await resolveCommits(repo, [m[1] || 'HEAD', m[2]]);
   const { config } = await judgingConfig(repo, common.config, from);
   const { commits, violations } = await rangeRules(repo, config, from, to, from);
   await fitRangeAdvice(
