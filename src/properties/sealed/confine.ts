@@ -8,7 +8,7 @@
 // directory (the revert cache and the judge's config cache live there). A
 // granted folder that holds a denied path is granted entry by entry instead,
 // so a judge installed under node_modules or /usr stays out of reach.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -143,18 +143,12 @@ function installDirs(status: number | null, stdout: string): string[] {
  */
 export function warmPythonDirs(pathVar: string): void {
   if (pythonInstalls.has(pathVar)) return;
-  let out = '';
   // The timeout the synchronous ask has: a hung python3 leaves pythonDirs to ask again, and never holds the process.
-  const child = spawn('python3', INSTALL_DIRS, {
-    env: { ...process.env, PATH: pathVar },
-    stdio: ['ignore', 'pipe', 'ignore'],
-    timeout: 10_000,
-  });
-  child.stdout.on('data', (b: Buffer) => (out += b.toString('utf8')));
-  child.on('error', () => undefined);
-  child.on('close', (code) => {
-    if (!pythonInstalls.has(pathVar)) pythonInstalls.set(pathVar, installDirs(code, out));
-  });
+  piped('python3', INSTALL_DIRS, process.cwd(), Buffer.alloc(0), { ...process.env, PATH: pathVar }, 10_000)
+    .then(({ code, stdout }) => {
+      if (!pythonInstalls.has(pathVar)) pythonInstalls.set(pathVar, installDirs(code, stdout));
+    })
+    .catch(() => undefined);
 }
 
 /**
