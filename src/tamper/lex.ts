@@ -179,8 +179,7 @@ export class Tokens {
     return n === LONG ? this.longEnds.get(i)! : this.starts[i] + n;
   }
   private lenOf(i: number): number {
-    const n = this.lens[i];
-    return n === LONG ? this.longEnds.get(i)! - this.starts[i] : n;
+    return this.end(i) - this.starts[i];
   }
   /** Token i's source text ends at end (its start set first). */
   private setEnd(i: number, end: number): void {
